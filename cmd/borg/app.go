@@ -1,0 +1,106 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"time"
+
+	"github.com/urfave/cli/v2"
+)
+
+// version is set at link time (-ldflags "-X main.version=…").
+var version = "dev"
+
+// env is what a command may touch of the outside world, injected so tests can
+// run commands in-process.
+type env struct {
+	in     io.Reader
+	out    io.Writer
+	err    io.Writer
+	getenv func(string) string
+	now    func() time.Time
+}
+
+func newOSEnv() *env {
+	return &env{in: os.Stdin, out: os.Stdout, err: os.Stderr, getenv: os.Getenv, now: time.Now}
+}
+
+// exitError carries an exit code out of a runner.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+// fail returns an error that makes borg print msg and exit with code.
+func fail(code int, format string, args ...any) error {
+	return &exitError{code: code, msg: fmt.Sprintf(format, args...)}
+}
+
+// run builds the app and runs it; it returns the process exit code.
+func run(ctx context.Context, args []string, e *env) int {
+	app := newApp(e)
+	err := app.RunContext(ctx, args)
+	if err == nil {
+		return 0
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.msg != "" {
+			fmt.Fprintln(e.err, "borg: "+ee.msg)
+		}
+		return ee.code
+	}
+	var ce cli.ExitCoder
+	if errors.As(err, &ce) {
+		if msg := err.Error(); msg != "" {
+			fmt.Fprintln(e.err, "borg: "+msg)
+		}
+		return ce.ExitCode()
+	}
+	fmt.Fprintln(e.err, "borg: "+err.Error())
+	return 1
+}
+
+func newApp(e *env) *cli.App {
+	app := &cli.App{
+		Name:    "borg",
+		Usage:   "a git-native, team-shared memory for AI coding agents",
+		Version: version,
+		Description: "Engineers and their agents write lessons; borg hands the right lesson to the\n" +
+			"agent when it matters, measures whether it changed the work, and lets the\n" +
+			"memory decay, merge and consolidate in a nightly sleep whose every change is\n" +
+			"a reviewable git commit.",
+		Reader:                 e.in,
+		Writer:                 e.out,
+		ErrWriter:              e.err,
+		HideVersion:            true,
+		UseShortOptionHandling: true,
+		ExitErrHandler:         func(*cli.Context, error) {},
+		Commands:               commands(e),
+	}
+	return app
+}
+
+// commands lists every verb; each lives in its own cmd_<verb>.go.
+func commands(e *env) []*cli.Command {
+	return []*cli.Command{
+		versionCommand(e),
+	}
+}
+
+func versionCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:  "version",
+		Usage: "print borg's version",
+		Action: func(c *cli.Context) error {
+			_, err := fmt.Fprintf(e.out, "borg %s (%s, %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			return err
+		},
+	}
+}

@@ -1,0 +1,106 @@
+package domain
+
+import (
+	"regexp"
+	"time"
+)
+
+// FormatVersion is the memhtml format this build writes (memhtml-format).
+const FormatVersion = 1
+
+// Defaults for the optional memhtml fields (DESIGN.md §2.1).
+const (
+	DefaultImportance = 5
+	ReachTeam         = "team"
+	// ReachRepoPrefix starts a repo reach: "repo:<tag>".
+	ReachRepoPrefix = "repo:"
+)
+
+// Lesson types named by DESIGN.md §2.1. Other lowercase words matching
+// TypePattern are accepted too (a teammate may invent a type); the retention
+// scorer gives them DEFAULT_WEIGHTS.
+const (
+	TypeEpisodic     = "episodic"
+	TypeSemantic     = "semantic"
+	TypeProcedural   = "procedural"
+	TypeArc          = "arc"
+	TypeErrorPattern = "error_pattern"
+	TypeTask         = "task"
+)
+
+// Link relations between lessons (memhtml <link rel>).
+const (
+	RelSupersedes  = "supersedes"
+	RelSupports    = "supports"
+	RelContradicts = "contradicts"
+)
+
+var (
+	// IDPattern is the only shape a lesson id may take; the file is lessons/<id>.html.
+	IDPattern = regexp.MustCompile(`^[a-z][a-z0-9-]{2,63}$`)
+	// TypePattern is the shape of a lesson type.
+	TypePattern = regexp.MustCompile(`^[a-z][a-z0-9_]{1,31}$`)
+)
+
+// ValidID reports whether id is a well-formed lesson id.
+func ValidID(id string) bool { return IDPattern.MatchString(id) }
+
+// LessonLink is one edge from a lesson to another, written as
+// <link rel="Rel" href="Target.html">. Derived marks an edge sleep mined
+// (a suspicion for review) rather than one a person authored.
+type LessonLink struct {
+	Rel     string
+	Target  string // lesson id
+	Derived bool
+}
+
+// Lesson is one memhtml file's content. Zero values of optional fields mean
+// "absent" and take the documented defaults on write.
+type Lesson struct {
+	Format     int
+	ID         string
+	Title      string
+	Type       string
+	Confidence float64 // [0,1], written with 4 decimals
+	Importance int     // 1..10; 0 means absent (DefaultImportance)
+	Reach      string  // "team" or "repo:<tag>"; "" means team
+	Author     string  // hashed engineer id, e-xxxxxxxx
+	Created    time.Time
+	ValidUntil time.Time // zero: no TTL
+	Reprieves  int
+	Tags       []string
+	Anchors    []string // path[@blob-sha]
+	Links      []LessonLink
+	Gist       string // the <mark> claim, one line
+	Body       string // the article text without the gist
+}
+
+// RepoTag returns the repo tag of a repo-reach lesson, or "" for team reach.
+func (l Lesson) RepoTag() string {
+	if len(l.Reach) > len(ReachRepoPrefix) && l.Reach[:len(ReachRepoPrefix)] == ReachRepoPrefix {
+		return l.Reach[len(ReachRepoPrefix):]
+	}
+	return ""
+}
+
+// EffectiveImportance is Importance with the default applied.
+func (l Lesson) EffectiveImportance() int {
+	if l.Importance <= 0 {
+		return DefaultImportance
+	}
+	return l.Importance
+}
+
+// InvalidMemory is the typed error for a lesson file that violates the memhtml
+// format or vocabulary. Reason names the rule broken.
+type InvalidMemory struct {
+	Path   string
+	Reason string
+}
+
+func (e *InvalidMemory) Error() string {
+	if e.Path == "" {
+		return "invalid memory: " + e.Reason
+	}
+	return "invalid memory " + e.Path + ": " + e.Reason
+}
