@@ -1,0 +1,83 @@
+package hooks
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strings"
+	"time"
+)
+
+// DefaultDeadline bounds every hook; past it the hook gives up and stays silent.
+const DefaultDeadline = 2 * time.Second
+
+// Handler decides a hook's output. It may return nil (say nothing).
+type Handler func(ctx context.Context) (*Output, error)
+
+// Run executes h so that it can never break the agent: whatever happens
+// (an error, a panic, a hang past deadline) the exit code is 0, stdout holds
+// exactly one JSON object or nothing, and a failure leaves one line on stderr.
+func Run(ctx context.Context, name string, deadline time.Duration, stdout, stderr io.Writer, h Handler) (code int) {
+	if deadline <= 0 {
+		deadline = DefaultDeadline
+	}
+	ctx, cancel := context.WithTimeout(ctx, deadline)
+	defer cancel()
+
+	type result struct {
+		out *Output
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- result{err: fmt.Errorf("panic: %v [%s]", r, firstFrame(debug.Stack()))}
+			}
+		}()
+		out, err := h(ctx)
+		done <- result{out: out, err: err}
+	}()
+
+	var res result
+	select {
+	case res = <-done:
+	case <-ctx.Done():
+		res.err = fmt.Errorf("gave up after %s (fail open)", deadline)
+	}
+	defer func() {
+		// Writing must not panic the process either.
+		if r := recover(); r != nil {
+			code = 0
+		}
+	}()
+	if res.err != nil {
+		fmt.Fprintln(stderr, "borg hook "+name+": "+oneLine(res.err.Error()))
+		return 0
+	}
+	if b := res.out.Encode(); len(b) > 0 {
+		_, _ = stdout.Write(b)
+	}
+	return 0
+}
+
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 500 {
+		s = s[:500] + "…"
+	}
+	return s
+}
+
+// firstFrame picks the panicking function out of a stack trace for the one
+// stderr line.
+func firstFrame(stack []byte) string {
+	lines := strings.Split(string(stack), "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "panic(") && i+2 < len(lines) {
+			return strings.TrimSpace(lines[i+2])
+		}
+	}
+	return ""
+}

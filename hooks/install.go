@@ -1,0 +1,534 @@
+package hooks
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Installer wires borg into an agent's settings and a repository's git hooks,
+// and takes it out again. Every install is idempotent, keeps whatever hooks
+// were there (they still run), and remembers the original bytes so that
+// uninstall restores them exactly when nothing else changed the file since.
+type Installer struct {
+	Repo    string // the project's git top level ("" for --user only)
+	Home    string // the user's home, for --user
+	Command string // how hooks call borg, e.g. "/usr/local/bin/borg"
+}
+
+// Agent hook events borg registers, with the borg subcommand for each.
+var agentEvents = []struct{ event, verb, matcher string }{
+	{"SessionStart", "session-start", "startup|resume|clear|compact"},
+	{"UserPromptSubmit", "prompt", ""},
+	{"PostToolUse", "post-tool", "*"},
+	{"Stop", "stop", ""},
+}
+
+const gitHookMarker = "# borg: chained post-commit hook"
+
+// InstallTarget names one file an install wrote.
+type InstallTarget struct {
+	Kind   string `json:"kind"` // claude | codex | git
+	Path   string `json:"path"`
+	Action string `json:"action"` // installed | already installed | removed | restored | not installed
+}
+
+// ClaudeSettingsPath is the settings file for a Claude Code install.
+func (in Installer) ClaudeSettingsPath(user bool) string {
+	if user {
+		return filepath.Join(in.Home, ".claude", "settings.json")
+	}
+	return filepath.Join(in.Repo, ".claude", "settings.json")
+}
+
+// CodexHooksPath is the hooks file for a Codex CLI install.
+func (in Installer) CodexHooksPath(user bool) string {
+	if user {
+		return filepath.Join(in.Home, ".codex", "hooks.json")
+	}
+	return filepath.Join(in.Repo, ".codex", "hooks.json")
+}
+
+func (in Installer) backupDir(user bool) (string, error) {
+	if user || in.Repo == "" {
+		return filepath.Join(in.Home, ".borg-install"), nil
+	}
+	gd, err := gitOut(in.Repo, "rev-parse", "--git-common-dir")
+	if err != nil {
+		return "", fmt.Errorf("find git dir of %s: %w (install inside a git repository or use --user)", in.Repo, err)
+	}
+	if !filepath.IsAbs(gd) {
+		gd = filepath.Join(in.Repo, gd)
+	}
+	return filepath.Join(gd, "borg-install"), nil
+}
+
+func backupName(path string) string {
+	return strings.NewReplacer("/", "_", "\\", "_", ":", "_").Replace(filepath.Clean(path))
+}
+
+// InstallAgent merges borg's hooks into an agent's JSON hooks file (Claude
+// Code's settings.json or Codex's hooks.json share the schema).
+func (in Installer) InstallAgent(kind, path string, user bool) (InstallTarget, error) {
+	t := InstallTarget{Kind: kind, Path: path}
+	orig, err := os.ReadFile(path)
+	existed := err == nil
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return t, fmt.Errorf("read %s: %w", path, err)
+	}
+	root := map[string]any{}
+	if existed && len(bytes.TrimSpace(orig)) > 0 {
+		if err := json.Unmarshal(orig, &root); err != nil {
+			return t, fmt.Errorf("parse %s: %w (fix the JSON, then run borg install again)", path, err)
+		}
+	}
+	hooks, _ := root["hooks"].(map[string]any)
+	if hooks == nil {
+		hooks = map[string]any{}
+	}
+	changed := false
+	for _, ev := range agentEvents {
+		groups, _ := hooks[ev.event].([]any)
+		if groupsHaveBorg(groups) {
+			continue
+		}
+		h := map[string]any{"type": "command", "command": in.Command + " hook " + ev.verb, "timeout": 10}
+		g := map[string]any{"hooks": []any{h}}
+		if ev.matcher != "" {
+			g["matcher"] = ev.matcher
+		}
+		hooks[ev.event] = append(groups, g)
+		changed = true
+	}
+	if !changed {
+		t.Action = "already installed"
+		return t, nil
+	}
+	root["hooks"] = hooks
+	out, err := json.MarshalIndent(root, "", "  ")
+	if err != nil {
+		return t, fmt.Errorf("encode %s: %w", path, err)
+	}
+	out = append(out, '\n')
+	bdir, err := in.backupDir(user)
+	if err != nil {
+		return t, err
+	}
+	if err := saveBackup(bdir, path, orig, existed, out); err != nil {
+		return t, err
+	}
+	if err := writeFileAtomic(path, out, 0o644); err != nil {
+		return t, err
+	}
+	t.Action = "installed"
+	return t, nil
+}
+
+// UninstallAgent removes borg's hooks from an agent's hooks file. When the
+// file is still exactly what install wrote, the original bytes come back (or
+// the file goes away if install created it); otherwise only borg's entries
+// are removed and everything else is kept.
+func (in Installer) UninstallAgent(kind, path string, user bool) (InstallTarget, error) {
+	t := InstallTarget{Kind: kind, Path: path, Action: "not installed"}
+	cur, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return t, nil
+	}
+	if err != nil {
+		return t, fmt.Errorf("read %s: %w", path, err)
+	}
+	bdir, err := in.backupDir(user)
+	if err != nil {
+		return t, err
+	}
+	b, ok := loadBackup(bdir, path)
+	if ok && bytes.Equal(cur, b.written) {
+		if b.existed {
+			if err := writeFileAtomic(path, b.orig, 0o644); err != nil {
+				return t, err
+			}
+			t.Action = "restored"
+		} else {
+			if err := os.Remove(path); err != nil {
+				return t, fmt.Errorf("remove %s: %w", path, err)
+			}
+			_ = os.Remove(filepath.Dir(path)) // only if empty
+			t.Action = "removed"
+		}
+		dropBackup(bdir, path)
+		return t, nil
+	}
+	root := map[string]any{}
+	if err := json.Unmarshal(cur, &root); err != nil {
+		return t, fmt.Errorf("parse %s: %w", path, err)
+	}
+	hooks, _ := root["hooks"].(map[string]any)
+	removed := false
+	for ev, v := range hooks {
+		groups, _ := v.([]any)
+		var keep []any
+		for _, g := range groups {
+			if groupsHaveBorg([]any{g}) {
+				removed = true
+				continue
+			}
+			keep = append(keep, g)
+		}
+		if len(keep) == 0 {
+			delete(hooks, ev)
+		} else {
+			hooks[ev] = keep
+		}
+	}
+	if !removed {
+		return t, nil
+	}
+	if len(hooks) == 0 {
+		delete(root, "hooks")
+	}
+	out, err := json.MarshalIndent(root, "", "  ")
+	if err != nil {
+		return t, err
+	}
+	if err := writeFileAtomic(path, append(out, '\n'), 0o644); err != nil {
+		return t, err
+	}
+	dropBackup(bdir, path)
+	t.Action = "removed"
+	return t, nil
+}
+
+// groupsHaveBorg reports whether any hook in the groups runs "borg … hook".
+func groupsHaveBorg(groups []any) bool {
+	for _, g := range groups {
+		gm, _ := g.(map[string]any)
+		hs, _ := gm["hooks"].([]any)
+		for _, h := range hs {
+			hm, _ := h.(map[string]any)
+			if cmd, _ := hm["command"].(string); isBorgHookCommand(cmd) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func isBorgHookCommand(cmd string) bool {
+	f := strings.Fields(cmd)
+	if len(f) < 3 || f[len(f)-2] != "hook" {
+		return false
+	}
+	base := filepath.Base(strings.Trim(f[0], `'"`))
+	return base == "borg" || strings.HasPrefix(base, "borg.") || strings.HasSuffix(base, "/borg")
+}
+
+// GitHooksDir is where git looks for this repository's hooks (core.hooksPath
+// when set, as husky does, else the common git dir's hooks/).
+func (in Installer) GitHooksDir() (string, error) {
+	if p, err := gitOut(in.Repo, "config", "--get", "core.hooksPath"); err == nil && p != "" {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(in.Repo, p)
+		}
+		return p, nil
+	}
+	gd, err := gitOut(in.Repo, "rev-parse", "--git-common-dir")
+	if err != nil {
+		return "", fmt.Errorf("find git dir of %s: %w", in.Repo, err)
+	}
+	if !filepath.IsAbs(gd) {
+		gd = filepath.Join(in.Repo, gd)
+	}
+	return filepath.Join(gd, "hooks"), nil
+}
+
+// GitSupportsConfigHooks reports git ≥ 2.54, which runs several hooks per
+// event from hook.<name>.* config without anyone owning the hook file.
+func GitSupportsConfigHooks() bool {
+	out, err := exec.Command("git", "version").Output()
+	if err != nil {
+		return false
+	}
+	f := strings.Fields(string(out))
+	if len(f) < 3 {
+		return false
+	}
+	parts := strings.SplitN(f[2], ".", 3)
+	if len(parts) < 2 {
+		return false
+	}
+	major, _ := strconv.Atoi(parts[0])
+	minor, _ := strconv.Atoi(parts[1])
+	return major > 2 || (major == 2 && minor >= 54)
+}
+
+// InstallGit adds borg's post-commit hook. On git ≥ 2.54 it uses hook config;
+// otherwise it chains: an existing post-commit (husky, pre-commit, git-lfs, a
+// user's own) is renamed beside ours, byte for byte, and still runs first.
+func (in Installer) InstallGit() (InstallTarget, error) {
+	if GitSupportsConfigHooks() {
+		t := InstallTarget{Kind: "git", Path: "hook.borg (git config)"}
+		if cur, _ := gitOut(in.Repo, "config", "--get", "hook.borg.command"); cur != "" {
+			t.Action = "already installed"
+			return t, nil
+		}
+		if _, err := gitOut(in.Repo, "config", "hook.borg.event", "post-commit"); err != nil {
+			return t, err
+		}
+		if _, err := gitOut(in.Repo, "config", "hook.borg.command", in.Command+" hook post-commit"); err != nil {
+			return t, err
+		}
+		t.Action = "installed"
+		return t, nil
+	}
+	dir, err := in.GitHooksDir()
+	if err != nil {
+		return InstallTarget{Kind: "git"}, err
+	}
+	path := filepath.Join(dir, "post-commit")
+	t := InstallTarget{Kind: "git", Path: path}
+	cur, err := os.ReadFile(path)
+	if err == nil && (bytes.Contains(cur, []byte(gitHookMarker)) || bytes.Contains(cur, []byte(gitHookBlock))) {
+		t.Action = "already installed"
+		return t, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return t, fmt.Errorf("create hooks dir %s: %w", dir, err)
+	}
+	call := shellQuote(in.Command) + " hook post-commit </dev/null >/dev/null 2>&1 || true\n"
+	if err == nil && isShellScript(cur) {
+		// A shell hook (a user's own, husky's stub, pre-commit's wrapper) gets
+		// our lines right after its shebang. Its file name and $0 stay as they
+		// were, which husky-style stubs rely on to find the real hook.
+		nl := bytes.IndexByte(cur, '\n')
+		block := gitHookBlock + " (borg install --git; borg uninstall removes it)\n" + call + gitHookEnd + "\n"
+		var out []byte
+		if nl < 0 {
+			out = append(append(append([]byte{}, cur...), '\n'), block...)
+		} else {
+			out = append(append(append([]byte{}, cur[:nl+1]...), block...), cur[nl+1:]...)
+		}
+		st, _ := os.Stat(path)
+		bdir, berr := in.backupDir(false)
+		if berr != nil {
+			return t, berr
+		}
+		if err := saveBackup(bdir, path, cur, true, out); err != nil {
+			return t, err
+		}
+		if err := writeFileAtomic(path, out, st.Mode().Perm()); err != nil {
+			return t, err
+		}
+		t.Action = "installed"
+		return t, nil
+	}
+	chained := path + ".borg-chained"
+	if err == nil {
+		// Not a shell script (a binary, a Python hook): keep it byte for
+		// byte beside ours and run it first.
+		if _, serr := os.Stat(chained); serr == nil {
+			return t, fmt.Errorf("both %s and %s exist: move one away, then run borg install again", path, chained)
+		}
+		if err := os.Rename(path, chained); err != nil {
+			return t, fmt.Errorf("keep existing hook %s: %w", path, err)
+		}
+	}
+	script := "#!/bin/sh\n" + gitHookMarker + " (borg install --git; borg uninstall restores the original)\n" +
+		"hookdir=$(dirname \"$0\")\nstatus=0\n" +
+		"if [ -x \"$hookdir/post-commit.borg-chained\" ]; then \"$hookdir/post-commit.borg-chained\" \"$@\"; status=$?; fi\n" +
+		call + "exit $status\n"
+	if err := writeFileAtomic(path, []byte(script), 0o755); err != nil {
+		_ = os.Rename(chained, path)
+		return t, err
+	}
+	t.Action = "installed"
+	return t, nil
+}
+
+const (
+	gitHookBlock = "# borg: post-commit block"
+	gitHookEnd   = "# borg: end"
+)
+
+// isShellScript reports whether a hook file is a POSIX-shell-family script.
+func isShellScript(b []byte) bool {
+	if !bytes.HasPrefix(b, []byte("#!")) {
+		return false
+	}
+	line := string(b)
+	if i := strings.IndexByte(line, '\n'); i >= 0 {
+		line = line[:i]
+	}
+	for _, sh := range []string{"/sh", " sh", "bash", "dash", "zsh", "ksh"} {
+		if strings.Contains(line, sh) {
+			return true
+		}
+	}
+	return false
+}
+
+// UninstallGit removes borg's post-commit hook and puts back the hook it
+// chained, untouched.
+func (in Installer) UninstallGit() (InstallTarget, error) {
+	if GitSupportsConfigHooks() {
+		t := InstallTarget{Kind: "git", Path: "hook.borg (git config)", Action: "not installed"}
+		if cur, _ := gitOut(in.Repo, "config", "--get", "hook.borg.command"); cur != "" {
+			if _, err := gitOut(in.Repo, "config", "--remove-section", "hook.borg"); err != nil {
+				return t, err
+			}
+			t.Action = "removed"
+		}
+		return t, nil
+	}
+	dir, err := in.GitHooksDir()
+	if err != nil {
+		return InstallTarget{Kind: "git"}, err
+	}
+	path := filepath.Join(dir, "post-commit")
+	t := InstallTarget{Kind: "git", Path: path, Action: "not installed"}
+	cur, err := os.ReadFile(path)
+	if err != nil {
+		return t, nil
+	}
+	if i := bytes.Index(cur, []byte(gitHookBlock)); i > 0 {
+		// Our block inside someone else's shell hook.
+		bdir, err := in.backupDir(false)
+		if err != nil {
+			return t, err
+		}
+		st, _ := os.Stat(path)
+		if b, ok := loadBackup(bdir, path); ok && b.existed && bytes.Equal(cur, b.written) {
+			if err := writeFileAtomic(path, b.orig, st.Mode().Perm()); err != nil {
+				return t, err
+			}
+		} else {
+			end := bytes.Index(cur[i:], []byte(gitHookEnd+"\n"))
+			if end < 0 {
+				return t, fmt.Errorf("%s: borg's block has no end marker; remove the lines from %q by hand", path, gitHookBlock)
+			}
+			out := append(append([]byte{}, cur[:i]...), cur[i+end+len(gitHookEnd)+1:]...)
+			if err := writeFileAtomic(path, out, st.Mode().Perm()); err != nil {
+				return t, err
+			}
+		}
+		dropBackup(bdir, path)
+		t.Action = "restored"
+		return t, nil
+	}
+	if !bytes.Contains(cur, []byte(gitHookMarker)) {
+		return t, nil
+	}
+	chained := path + ".borg-chained"
+	if _, err := os.Stat(chained); err == nil {
+		if err := os.Rename(chained, path); err != nil {
+			return t, fmt.Errorf("restore %s: %w", path, err)
+		}
+		t.Action = "restored"
+		return t, nil
+	}
+	if err := os.Remove(path); err != nil {
+		return t, fmt.Errorf("remove %s: %w", path, err)
+	}
+	t.Action = "removed"
+	return t, nil
+}
+
+type backup struct {
+	existed bool
+	orig    []byte
+	written []byte
+}
+
+func saveBackup(dir, path string, orig []byte, existed bool, written []byte) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create backup dir %s: %w", dir, err)
+	}
+	base := filepath.Join(dir, backupName(path))
+	if _, err := os.Stat(base + ".written"); err == nil {
+		// An earlier install's backup holds the true original; keep it.
+		return writeFileAtomic(base+".written", written, 0o644)
+	}
+	if existed {
+		if err := writeFileAtomic(base+".orig", orig, 0o644); err != nil {
+			return err
+		}
+	} else {
+		_ = os.Remove(base + ".orig")
+	}
+	return writeFileAtomic(base+".written", written, 0o644)
+}
+
+func loadBackup(dir, path string) (backup, bool) {
+	base := filepath.Join(dir, backupName(path))
+	w, err := os.ReadFile(base + ".written")
+	if err != nil {
+		return backup{}, false
+	}
+	b := backup{written: w}
+	if o, err := os.ReadFile(base + ".orig"); err == nil {
+		b.existed, b.orig = true, o
+	}
+	return b, true
+}
+
+func dropBackup(dir, path string) {
+	base := filepath.Join(dir, backupName(path))
+	_ = os.Remove(base + ".written")
+	_ = os.Remove(base + ".orig")
+	_ = os.Remove(dir)
+}
+
+// writeFileAtomic writes data to a temp file beside path and renames it in.
+func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", filepath.Dir(path), err)
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	if _, err = f.Write(data); err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, mode)
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == ' ' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+	}) < 0 && !strings.Contains(s, " ") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func gitOut(dir string, args ...string) (string, error) {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	return strings.TrimSpace(string(out)), nil
+}

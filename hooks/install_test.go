@@ -1,0 +1,283 @@
+package hooks
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func gitRun(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@e", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@e")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+func newRepo(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	gitRun(t, dir, "init", "-q", "-b", "main")
+	return dir
+}
+
+// fakeBorg writes a stand-in borg that records each hook call in a file, so
+// the test sees the chain run end to end through real git.
+func fakeBorg(t *testing.T) (cmd, logPath string) {
+	t.Helper()
+	dir := t.TempDir()
+	logPath = filepath.Join(dir, "calls")
+	cmd = filepath.Join(dir, "borg")
+	script := "#!/bin/sh\necho \"borg $*\" >> " + logPath + "\n"
+	if err := os.WriteFile(cmd, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, logPath
+}
+
+func readOr(path string) string {
+	b, _ := os.ReadFile(path)
+	return string(b)
+}
+
+func TestInstallGitChainsExistingHooks(t *testing.T) {
+	if GitSupportsConfigHooks() {
+		t.Skip("git ≥ 2.54 uses hook config; chaining is not exercised")
+	}
+	cases := []struct {
+		name  string
+		setup func(t *testing.T, repo string) (hookPath string)
+	}{
+		{"user post-commit", func(t *testing.T, repo string) string {
+			p := filepath.Join(repo, ".git", "hooks", "post-commit")
+			if err := os.WriteFile(p, []byte("#!/bin/sh\necho user-hook >> \"$(git rev-parse --show-toplevel)/.userhook\"\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			return p
+		}},
+		{"husky", func(t *testing.T, repo string) string {
+			// husky v9: core.hooksPath=.husky/_ whose stubs run .husky/<hook>.
+			hd := filepath.Join(repo, ".husky", "_")
+			if err := os.MkdirAll(hd, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(repo, ".husky", "post-commit"), []byte("echo user-hook >> .userhook\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			stub := "#!/bin/sh\nsh \"$(dirname \"$0\")/../$(basename \"$0\")\"\n"
+			p := filepath.Join(hd, "post-commit")
+			if err := os.WriteFile(p, []byte(stub), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			gitRun(t, repo, "config", "core.hooksPath", ".husky/_")
+			return p
+		}},
+		{"python hook (renamed and chained)", func(t *testing.T, repo string) string {
+			p := filepath.Join(repo, ".git", "hooks", "post-commit")
+			py := "#!/usr/bin/env python3\nimport subprocess\ntop = subprocess.check_output(['git', 'rev-parse', '--show-toplevel']).decode().strip()\nopen(top + '/.userhook', 'a').write('user-hook\\n')\n"
+			if err := os.WriteFile(p, []byte(py), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			return p
+		}},
+		{"no hook", func(t *testing.T, repo string) string {
+			return filepath.Join(repo, ".git", "hooks", "post-commit")
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			repo := newRepo(t)
+			hookPath := tc.setup(t, repo)
+			before, beforeErr := os.ReadFile(hookPath)
+			cmd, calls := fakeBorg(t)
+			in := Installer{Repo: repo, Command: cmd}
+
+			for i := 0; i < 2; i++ { // idempotent
+				tg, err := in.InstallGit()
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := "installed"
+				if i == 1 {
+					want = "already installed"
+				}
+				if tg.Action != want {
+					t.Fatalf("install #%d: action %q, want %q", i+1, tg.Action, want)
+				}
+			}
+			gitRun(t, repo, "commit", "-q", "--allow-empty", "-m", "one")
+			if got := strings.Count(readOr(calls), "borg hook post-commit"); got != 1 {
+				t.Fatalf("borg ran %d times on one commit, want 1", got)
+			}
+			hadUser := beforeErr == nil
+			if hadUser && !strings.Contains(readOr(filepath.Join(repo, ".userhook")), "user-hook") {
+				t.Fatalf("the existing hook did not run after install")
+			}
+
+			if _, err := in.UninstallGit(); err != nil {
+				t.Fatal(err)
+			}
+			after, afterErr := os.ReadFile(hookPath)
+			if hadUser {
+				if afterErr != nil || !bytes.Equal(before, after) {
+					t.Fatalf("uninstall did not restore the original hook bytes")
+				}
+				st, _ := os.Stat(hookPath)
+				if st.Mode().Perm()&0o100 == 0 {
+					t.Fatalf("restored hook lost its executable bit")
+				}
+			} else if afterErr == nil {
+				t.Fatalf("uninstall left a hook where there was none")
+			}
+			_ = os.Remove(filepath.Join(repo, ".userhook"))
+			gitRun(t, repo, "commit", "-q", "--allow-empty", "-m", "two")
+			if got := strings.Count(readOr(calls), "borg hook post-commit"); got != 1 {
+				t.Fatalf("borg still runs after uninstall")
+			}
+			if hadUser && !strings.Contains(readOr(filepath.Join(repo, ".userhook")), "user-hook") {
+				t.Fatalf("the original hook does not run after uninstall")
+			}
+		})
+	}
+}
+
+func TestInstallClaudeKeepsOtherHooks(t *testing.T) {
+	repo := newRepo(t)
+	settings := filepath.Join(repo, ".claude", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(settings), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	orig := []byte(`{
+    "permissions": {"allow": ["Bash(go test:*)"]},
+    "hooks": {
+        "Stop": [{"hooks": [{"type": "command", "command": "./scripts/lint.sh"}]}],
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard"}]}]
+    }
+}
+`)
+	if err := os.WriteFile(settings, orig, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in := Installer{Repo: repo, Command: "/opt/bin/borg"}
+	for i, want := range []string{"installed", "already installed"} {
+		tg, err := in.InstallAgent("claude", settings, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tg.Action != want {
+			t.Fatalf("install #%d: %q, want %q", i+1, tg.Action, want)
+		}
+	}
+	var got struct {
+		Permissions map[string]any `json:"permissions"`
+		Hooks       map[string][]struct {
+			Matcher string `json:"matcher"`
+			Hooks   []struct{ Command string }
+		} `json:"hooks"`
+	}
+	data, _ := os.ReadFile(settings)
+	if err := json.Unmarshal(data, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Permissions == nil {
+		t.Fatal("install dropped the permissions block")
+	}
+	cmds := map[string][]string{}
+	for ev, groups := range got.Hooks {
+		for _, g := range groups {
+			for _, h := range g.Hooks {
+				cmds[ev] = append(cmds[ev], h.Command)
+			}
+		}
+	}
+	if want := []string{"./scripts/lint.sh", "/opt/bin/borg hook stop"}; strings.Join(cmds["Stop"], "|") != strings.Join(want, "|") {
+		t.Fatalf("Stop hooks = %v, want %v", cmds["Stop"], want)
+	}
+	if strings.Join(cmds["PreToolUse"], "|") != "guard" {
+		t.Fatalf("PreToolUse = %v", cmds["PreToolUse"])
+	}
+	for _, ev := range []string{"SessionStart", "UserPromptSubmit", "PostToolUse"} {
+		if len(cmds[ev]) != 1 || !strings.HasPrefix(cmds[ev][0], "/opt/bin/borg hook ") {
+			t.Fatalf("%s = %v", ev, cmds[ev])
+		}
+	}
+	tg, err := in.UninstallAgent("claude", settings, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tg.Action != "restored" {
+		t.Fatalf("uninstall action %q", tg.Action)
+	}
+	if after, _ := os.ReadFile(settings); !bytes.Equal(after, orig) {
+		t.Fatalf("uninstall did not restore the original bytes:\n%s", after)
+	}
+}
+
+func TestUninstallAfterUserEditKeepsTheirChanges(t *testing.T) {
+	repo := newRepo(t)
+	path := filepath.Join(repo, ".codex", "hooks.json")
+	in := Installer{Repo: repo, Command: "borg"}
+	if _, err := in.InstallAgent("codex", path, false); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	var root map[string]any
+	_ = json.Unmarshal(data, &root)
+	root["model"] = "mine"
+	edited, _ := json.Marshal(root)
+	if err := os.WriteFile(path, edited, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tg, err := in.UninstallAgent("codex", path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tg.Action != "removed" {
+		t.Fatalf("action %q", tg.Action)
+	}
+	after, _ := os.ReadFile(path)
+	if !strings.Contains(string(after), `"model": "mine"`) || strings.Contains(string(after), "hook stop") {
+		t.Fatalf("surgical uninstall went wrong:\n%s", after)
+	}
+}
+
+func TestInstallCreatesAndUninstallRemoves(t *testing.T) {
+	repo := newRepo(t)
+	in := Installer{Repo: repo, Command: "borg"}
+	path := in.ClaudeSettingsPath(false)
+	if _, err := in.InstallAgent("claude", path, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Fatal(err)
+	}
+	if tg, err := in.UninstallAgent("claude", path, false); err != nil || tg.Action != "removed" {
+		t.Fatalf("uninstall: %v %v", tg, err)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("settings file left behind")
+	}
+}
+
+func TestInstallRefusesBrokenJSON(t *testing.T) {
+	repo := newRepo(t)
+	in := Installer{Repo: repo, Command: "borg"}
+	path := in.ClaudeSettingsPath(false)
+	_ = os.MkdirAll(filepath.Dir(path), 0o755)
+	_ = os.WriteFile(path, []byte("{not json"), 0o644)
+	_, err := in.InstallAgent("claude", path, false)
+	if err == nil || !strings.Contains(err.Error(), "fix the JSON") {
+		t.Fatalf("err = %v", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "{not json" {
+		t.Fatalf("broken file was rewritten")
+	}
+}
