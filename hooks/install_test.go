@@ -36,7 +36,7 @@ func fakeBorg(t *testing.T) (cmd, logPath string) {
 	dir := t.TempDir()
 	logPath = filepath.Join(dir, "calls")
 	cmd = filepath.Join(dir, "borg")
-	script := "#!/bin/sh\necho \"borg $*\" >> " + logPath + "\n"
+	script := "#!/bin/sh\necho \"borg $*\" >> '" + logPath + "'\n"
 	if err := os.WriteFile(cmd, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
