@@ -1,0 +1,150 @@
+package hooks
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// SessionState is borg's own memory of one agent session, kept on this
+// machine only (the store's .borg/sessions/, never committed). It is what
+// makes "block once per turn" hold even when an agent sends
+// stop_hook_active=false on every stop.
+type SessionState struct {
+	Session   string `json:"session"` // hashed id
+	Repo      string `json:"repo,omitempty"`
+	CWD       string `json:"cwd,omitempty"`
+	StartRef  string `json:"start_ref,omitempty"` // the work tree at session start (commit or stash-create id)
+	StartedMS int64  `json:"started_ms,omitempty"`
+	Recorded  bool   `json:"recorded,omitempty"` // the session event is in the log
+
+	Turn        int      `json:"turn"`         // user prompts seen
+	Prompts     []string `json:"prompts"`      // the last few prompts, for the Stop query
+	Blocks      int      `json:"blocks"`       // blocks this session
+	BlockedTurn int      `json:"blocked_turn"` // turn of the last block; -1 for none
+
+	// The open ask, judged at the next stop.
+	Asked    []string          `json:"asked,omitempty"`
+	Placebo  string            `json:"placebo,omitempty"`
+	AskMS    int64             `json:"ask_ms,omitempty"`
+	AskRef   string            `json:"ask_ref,omitempty"` // the work tree at the ask
+	Pending  bool              `json:"pending,omitempty"`
+	EverAsk  []string          `json:"ever_asked,omitempty"`
+	Verdicts map[string]string `json:"verdicts,omitempty"` // lesson → recorded result kind
+	Tested   map[string]bool   `json:"tested,omitempty"`
+	Early    map[string]bool   `json:"early,omitempty"` // lessons delivered early
+
+	LastTool      string   `json:"last_tool,omitempty"`
+	LastToolPaths []string `json:"last_tool_paths,omitempty"`
+	Commits       []string `json:"commits,omitempty"`
+}
+
+// maxPrompts bounds the prompts kept for the Stop query.
+const maxPrompts = 8
+
+func newSessionState(session string) *SessionState {
+	return &SessionState{Session: session, BlockedTurn: -1}
+}
+
+// StateStore keeps session states under dir (the store's .borg/sessions).
+type StateStore struct{ Dir string }
+
+func (s StateStore) path(session string) string {
+	return filepath.Join(s.Dir, session+".json")
+}
+
+// Update loads a session's state under an exclusive lock, lets fn change it,
+// and writes it back atomically. Parallel hooks of one session (PostToolUse
+// runs concurrently for parallel tool calls) serialise here; the lock waits
+// at most until deadline.
+func (s StateStore) Update(session string, deadline time.Time, fn func(st *SessionState) error) error {
+	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", s.Dir, err)
+	}
+	lock, err := os.OpenFile(s.path(session)+".lock", os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return fmt.Errorf("open session lock: %w", err)
+	}
+	defer lock.Close()
+	for {
+		err = syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			return fmt.Errorf("lock session state: %w", err)
+		}
+		if time.Now().After(deadline) {
+			return errors.New("session state is locked by another hook")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	defer func() { _ = syscall.Flock(int(lock.Fd()), syscall.LOCK_UN) }()
+
+	st, err := s.Load(session)
+	if err != nil {
+		return err
+	}
+	if err := fn(st); err != nil {
+		return err
+	}
+	data, err := json.Marshal(st)
+	if err != nil {
+		return fmt.Errorf("encode session state: %w", err)
+	}
+	return writeFileAtomic(s.path(session), data, 0o644)
+}
+
+// Load reads a session's state; a missing or unreadable file is a fresh
+// session (a corrupt state file must not wedge the hook).
+func (s StateStore) Load(session string) (*SessionState, error) {
+	data, err := os.ReadFile(s.path(session))
+	if errors.Is(err, os.ErrNotExist) {
+		return newSessionState(session), nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read session state: %w", err)
+	}
+	st := newSessionState(session)
+	if json.Unmarshal(data, st) != nil {
+		return newSessionState(session), nil
+	}
+	return st, nil
+}
+
+// List returns every session state in the store, oldest start first.
+func (s StateStore) List() ([]*SessionState, error) {
+	ents, err := os.ReadDir(s.Dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []*SessionState
+	for _, e := range ents {
+		name := e.Name()
+		if filepath.Ext(name) != ".json" {
+			continue
+		}
+		st, err := s.Load(name[:len(name)-len(".json")])
+		if err == nil {
+			out = append(out, st)
+		}
+	}
+	return out, nil
+}
+
+func (st *SessionState) addPrompt(p string) {
+	if len(p) > 4000 {
+		p = p[:4000]
+	}
+	st.Prompts = append(st.Prompts, p)
+	if len(st.Prompts) > maxPrompts {
+		st.Prompts = st.Prompts[len(st.Prompts)-maxPrompts:]
+	}
+}
