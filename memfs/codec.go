@@ -1,0 +1,567 @@
+package memfs
+
+import (
+	"bytes"
+	"fmt"
+	"html"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/PuerkitoBio/goquery"
+	nethtml "golang.org/x/net/html"
+
+	"github.com/borg-memory/borg/domain"
+)
+
+// MaxLessonBytes bounds the size of a lesson file the codec reads.
+const MaxLessonBytes = 1 << 20
+
+// The memhtml meta names (DESIGN.md §2.1).
+const (
+	metaPrefix     = "memhtml-"
+	metaFormat     = "memhtml-format"
+	metaID         = "memhtml-id"
+	metaType       = "memhtml-type"
+	metaConfidence = "memhtml-confidence"
+	metaImportance = "memhtml-importance"
+	metaReach      = "memhtml-reach"
+	metaAuthor     = "memhtml-author"
+	metaCreated    = "memhtml-created"
+	metaValidUntil = "memhtml-valid-until"
+	metaReprieves  = "memhtml-reprieves"
+	metaTags       = "memhtml-tags"
+	metaAnchors    = "memhtml-anchors"
+)
+
+// derivedAttr marks a link sleep mined rather than one a person authored.
+const derivedAttr = "data-derived"
+
+var (
+	authorPattern = regexp.MustCompile(`^e-[0-9a-f]{8}$`)
+	relPattern    = regexp.MustCompile(`^[a-z][a-z-]{1,31}$`)
+)
+
+// forbiddenElements can run code, load content or restyle the page; the codec
+// refuses them on read and never writes them.
+var forbiddenElements = map[string]bool{
+	"script": true, "style": true, "iframe": true, "frame": true, "frameset": true,
+	"object": true, "embed": true, "applet": true, "base": true, "noscript": true,
+}
+
+// blockElements end a paragraph of the body text.
+var blockElements = map[string]bool{
+	"p": true, "pre": true, "div": true, "ul": true, "ol": true, "li": true,
+	"blockquote": true, "h1": true, "h2": true, "h3": true, "h4": true, "h5": true,
+	"h6": true, "section": true, "header": true, "footer": true, "table": true,
+	"tr": true, "td": true, "th": true, "dl": true, "dt": true, "dd": true,
+	"hr": true, "figure": true, "figcaption": true, "details": true, "summary": true,
+	"article": true, "aside": true, "nav": true, "main": true,
+}
+
+// invalid builds the codec's typed error.
+func invalid(format string, args ...any) error {
+	return &domain.InvalidMemory{Reason: fmt.Sprintf(format, args...)}
+}
+
+// Parse reads one memhtml lesson file. It is total: any input yields either a
+// lesson or a *domain.InvalidMemory naming the rule the input breaks; it never
+// panics. The lesson is canonical (see Render): Parse(Render(l)) equals l for
+// every canonical valid lesson l.
+func Parse(data []byte) (l domain.Lesson, err error) {
+	defer func() {
+		// The HTML parser is total, but a lesson is read from untrusted
+		// bytes: an unexpected panic is an invalid file, not a crash.
+		if r := recover(); r != nil {
+			l, err = domain.Lesson{}, invalid("unreadable HTML (%v)", r)
+		}
+	}()
+	if len(data) > MaxLessonBytes {
+		return domain.Lesson{}, invalid("file larger than %d bytes", MaxLessonBytes)
+	}
+	if !utf8.Valid(data) {
+		return domain.Lesson{}, invalid("not valid UTF-8")
+	}
+	if i := bytes.IndexByte(data, 0); i >= 0 {
+		return domain.Lesson{}, invalid("NUL byte at offset %d", i)
+	}
+	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(data))
+	if err != nil {
+		return domain.Lesson{}, invalid("unreadable HTML: %v", err)
+	}
+	if err := checkMarkup(doc); err != nil {
+		return domain.Lesson{}, err
+	}
+	metas, err := readMetas(doc)
+	if err != nil {
+		return domain.Lesson{}, err
+	}
+	l, err = lessonFromMetas(metas)
+	if err != nil {
+		return domain.Lesson{}, err
+	}
+	l.Title = collapse(doc.Find("title").First().Text())
+	if l.Links, err = readLinks(doc); err != nil {
+		return domain.Lesson{}, err
+	}
+	l.Gist, l.Body = readText(doc)
+	l = canonical(l)
+	if err := Validate(l); err != nil {
+		return domain.Lesson{}, err
+	}
+	return l, nil
+}
+
+// checkMarkup refuses elements and attributes that run code or hide text.
+func checkMarkup(doc *goquery.Document) error {
+	var err error
+	doc.Find("*").EachWithBreak(func(_ int, s *goquery.Selection) bool {
+		n := s.Get(0)
+		name := strings.ToLower(n.Data)
+		if forbiddenElements[name] {
+			err = invalid("forbidden markup <%s>", name)
+			return false
+		}
+		for _, a := range n.Attr {
+			key := strings.ToLower(a.Key)
+			switch {
+			case strings.HasPrefix(key, "on"):
+				err = invalid("forbidden event-handler attribute %s on <%s>", key, name)
+			case key == "style" || key == "hidden":
+				err = invalid("forbidden attribute %s on <%s> (hides or restyles text)", key, name)
+			case name == "meta" && key == "http-equiv" && strings.EqualFold(strings.TrimSpace(a.Val), "refresh"):
+				err = invalid("forbidden markup <meta http-equiv=refresh>")
+			case scriptURL(a.Val):
+				err = invalid("forbidden script URL in %s on <%s>", key, name)
+			}
+			if err != nil {
+				return false
+			}
+		}
+		return true
+	})
+	return err
+}
+
+// scriptURL reports whether v is a javascript: or vbscript: URL once the
+// characters a browser ignores inside a scheme are removed.
+func scriptURL(v string) bool {
+	var b strings.Builder
+	for _, r := range v {
+		if r <= ' ' || r == 0x7f || unicode.Is(unicode.Cf, r) {
+			continue
+		}
+		b.WriteRune(unicode.ToLower(r))
+		if b.Len() >= len("javascript:") {
+			break
+		}
+	}
+	s := b.String()
+	return strings.HasPrefix(s, "javascript:") || strings.HasPrefix(s, "vbscript:")
+}
+
+// readMetas collects the memhtml-* metas, refusing duplicates.
+func readMetas(doc *goquery.Document) (map[string]string, error) {
+	metas := map[string]string{}
+	var err error
+	doc.Find("meta").EachWithBreak(func(_ int, s *goquery.Selection) bool {
+		name, _ := s.Attr("name")
+		name = strings.ToLower(strings.TrimSpace(name))
+		if !strings.HasPrefix(name, metaPrefix) {
+			return true
+		}
+		if _, dup := metas[name]; dup {
+			err = invalid("duplicate meta %s", name)
+			return false
+		}
+		content, _ := s.Attr("content")
+		metas[name] = strings.TrimSpace(content)
+		return true
+	})
+	return metas, err
+}
+
+// lessonFromMetas decodes the meta fields; Validate checks their vocabulary.
+func lessonFromMetas(m map[string]string) (domain.Lesson, error) {
+	l := domain.Lesson{Format: domain.FormatVersion}
+	if v, ok := m[metaFormat]; ok {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return l, invalid("bad %s %q", metaFormat, v)
+		}
+		l.Format = n
+	}
+	var ok bool
+	if l.ID, ok = m[metaID]; !ok || l.ID == "" {
+		return l, invalid("missing %s", metaID)
+	}
+	if l.Type, ok = m[metaType]; !ok || l.Type == "" {
+		return l, invalid("missing %s", metaType)
+	}
+	v, ok := m[metaConfidence]
+	if !ok || v == "" {
+		return l, invalid("missing %s", metaConfidence)
+	}
+	c, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		return l, invalid("bad %s %q", metaConfidence, v)
+	}
+	if !(c >= 0 && c <= 1) {
+		return l, invalid("%s %q out of range [0,1]", metaConfidence, v)
+	}
+	l.Confidence = c
+	if v, ok := m[metaImportance]; ok {
+		if l.Importance, err = strconv.Atoi(v); err != nil {
+			return l, invalid("bad %s %q", metaImportance, v)
+		}
+		if l.Importance < 1 || l.Importance > 10 {
+			return l, invalid("%s %q out of range 1..10", metaImportance, v)
+		}
+	}
+	l.Reach = m[metaReach]
+	l.Author = m[metaAuthor]
+	for _, f := range []struct {
+		name string
+		dst  *time.Time
+	}{{metaCreated, &l.Created}, {metaValidUntil, &l.ValidUntil}} {
+		v, ok := m[f.name]
+		if !ok || v == "" {
+			continue
+		}
+		t, err := time.Parse(time.RFC3339, v)
+		if err != nil {
+			return l, invalid("bad %s %q (want RFC 3339, e.g. 2026-11-29T10:00:00Z)", f.name, v)
+		}
+		*f.dst = t
+	}
+	if v, ok := m[metaReprieves]; ok && v != "" {
+		if l.Reprieves, err = strconv.Atoi(v); err != nil || l.Reprieves < 0 {
+			return l, invalid("bad %s %q", metaReprieves, v)
+		}
+	}
+	l.Tags = splitList(m[metaTags])
+	l.Anchors = splitList(m[metaAnchors])
+	return l, nil
+}
+
+// readLinks reads the <link rel href> edges to other lessons.
+func readLinks(doc *goquery.Document) ([]domain.LessonLink, error) {
+	var links []domain.LessonLink
+	var err error
+	doc.Find("link").EachWithBreak(func(_ int, s *goquery.Selection) bool {
+		rel, _ := s.Attr("rel")
+		href, _ := s.Attr("href")
+		rel, href = strings.ToLower(strings.TrimSpace(rel)), strings.TrimSpace(href)
+		target, ok := strings.CutSuffix(href, ".html")
+		if !ok || !domain.ValidID(target) {
+			err = invalid("link href %q is not a lesson (<id>.html)", href)
+			return false
+		}
+		if !relPattern.MatchString(rel) {
+			err = invalid("bad link rel %q", rel)
+			return false
+		}
+		_, derived := s.Attr(derivedAttr)
+		links = append(links, domain.LessonLink{Rel: rel, Target: target, Derived: derived})
+		return true
+	})
+	return links, err
+}
+
+// readText extracts the gist (the first <mark> of the article, or of the
+// body without an article) and the body (every other paragraph).
+func readText(doc *goquery.Document) (gist, body string) {
+	root := doc.Find("article").First()
+	if root.Length() == 0 {
+		root = doc.Find("body").First()
+	}
+	if root.Length() == 0 {
+		return "", ""
+	}
+	var mark *nethtml.Node
+	if m := root.Find("mark").First(); m.Length() > 0 {
+		mark = m.Get(0)
+		gist = collapse(m.Text())
+	}
+	w := &textWalker{mark: mark}
+	w.walk(root.Get(0), false)
+	w.flush()
+	return gist, strings.Join(w.paras, "\n\n")
+}
+
+// textWalker splits an element's text into paragraphs at block elements.
+type textWalker struct {
+	mark  *nethtml.Node
+	cur   strings.Builder
+	pre   bool // the current paragraph came from <pre>: keep its lines
+	paras []string
+}
+
+func (w *textWalker) flush() {
+	s := w.cur.String()
+	w.cur.Reset()
+	if !w.pre {
+		s = collapse(s)
+	}
+	w.pre = false
+	if strings.TrimSpace(s) != "" {
+		w.paras = append(w.paras, s)
+	}
+}
+
+func (w *textWalker) walk(n *nethtml.Node, inPre bool) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch c.Type {
+		case nethtml.TextNode:
+			w.cur.WriteString(c.Data)
+			if inPre {
+				w.pre = true
+			}
+		case nethtml.ElementNode:
+			if c == w.mark {
+				continue
+			}
+			name := strings.ToLower(c.Data)
+			if name == "br" {
+				w.cur.WriteByte('\n')
+				continue
+			}
+			block := blockElements[name]
+			if block {
+				w.flush()
+			}
+			w.walk(c, inPre || name == "pre")
+			if block {
+				w.flush()
+			}
+		}
+	}
+}
+
+// Render writes a lesson as memhtml. It is deterministic (same lesson, same
+// bytes), writes one meta per line so that changing one field changes one
+// line, escapes every text, omits absent optional fields and never writes
+// forbidden markup. It renders the canonical form of l: single-line gist and
+// title with collapsed spaces, confidence to 4 decimals, times in UTC to the
+// second, tags and anchors trimmed, body paragraphs separated by one blank
+// line (a one-line paragraph collapsed, a multi-line one kept as <pre>).
+func Render(l domain.Lesson) []byte {
+	l = canonical(l)
+	var b bytes.Buffer
+	b.WriteString("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n")
+	if l.Title != "" {
+		fmt.Fprintf(&b, "<title>%s</title>\n", html.EscapeString(l.Title))
+	}
+	meta := func(name, content string) {
+		fmt.Fprintf(&b, "<meta name=\"%s\" content=\"%s\">\n", name, html.EscapeString(content))
+	}
+	meta(metaFormat, strconv.Itoa(l.Format))
+	meta(metaID, l.ID)
+	meta(metaType, l.Type)
+	meta(metaConfidence, strconv.FormatFloat(l.Confidence, 'f', 4, 64))
+	if l.Importance != 0 {
+		meta(metaImportance, strconv.Itoa(l.Importance))
+	}
+	if l.Reach != "" {
+		meta(metaReach, l.Reach)
+	}
+	if l.Author != "" {
+		meta(metaAuthor, l.Author)
+	}
+	if !l.Created.IsZero() {
+		meta(metaCreated, l.Created.Format(time.RFC3339))
+	}
+	if !l.ValidUntil.IsZero() {
+		meta(metaValidUntil, l.ValidUntil.Format(time.RFC3339))
+	}
+	if l.Reprieves != 0 {
+		meta(metaReprieves, strconv.Itoa(l.Reprieves))
+	}
+	if len(l.Tags) > 0 {
+		meta(metaTags, strings.Join(l.Tags, ","))
+	}
+	if len(l.Anchors) > 0 {
+		meta(metaAnchors, strings.Join(l.Anchors, ","))
+	}
+	for _, k := range l.Links {
+		derived := ""
+		if k.Derived {
+			derived = " " + derivedAttr + "=\"true\""
+		}
+		fmt.Fprintf(&b, "<link rel=\"%s\" href=\"%s.html\"%s>\n",
+			html.EscapeString(k.Rel), html.EscapeString(k.Target), derived)
+	}
+	b.WriteString("</head><body><article>\n")
+	fmt.Fprintf(&b, "<p><mark>%s</mark></p>\n", html.EscapeString(l.Gist))
+	if l.Body != "" {
+		for _, p := range strings.Split(l.Body, "\n\n") {
+			if strings.Contains(p, "\n") {
+				fmt.Fprintf(&b, "<pre>%s</pre>\n", html.EscapeString(p))
+			} else {
+				fmt.Fprintf(&b, "<p>%s</p>\n", html.EscapeString(p))
+			}
+		}
+	}
+	b.WriteString("</article></body></html>\n")
+	return b.Bytes()
+}
+
+// canonical returns the form of l that Render writes and Parse returns.
+func canonical(l domain.Lesson) domain.Lesson {
+	if l.Format == 0 {
+		l.Format = domain.FormatVersion
+	}
+	l.ID = strings.TrimSpace(l.ID)
+	l.Type = strings.TrimSpace(l.Type)
+	l.Title = collapse(l.Title)
+	l.Gist = collapse(l.Gist)
+	l.Body = canonicalBody(l.Body)
+	l.Reach = strings.TrimSpace(l.Reach)
+	l.Author = strings.TrimSpace(l.Author)
+	if !math.IsNaN(l.Confidence) && !math.IsInf(l.Confidence, 0) {
+		l.Confidence = math.Round(l.Confidence*1e4) / 1e4
+	}
+	l.Created = canonicalTime(l.Created)
+	l.ValidUntil = canonicalTime(l.ValidUntil)
+	l.Tags = splitList(strings.Join(l.Tags, ","))
+	l.Anchors = splitList(strings.Join(l.Anchors, ","))
+	if len(l.Links) == 0 {
+		l.Links = nil
+	} else {
+		links := make([]domain.LessonLink, len(l.Links))
+		for i, k := range l.Links {
+			k.Rel = strings.ToLower(strings.TrimSpace(k.Rel))
+			k.Target = strings.TrimSpace(k.Target)
+			links[i] = k
+		}
+		l.Links = links
+	}
+	return l
+}
+
+func canonicalTime(t time.Time) time.Time {
+	if t.IsZero() {
+		return time.Time{}
+	}
+	return t.UTC().Truncate(time.Second)
+}
+
+// canonicalBody normalises line ends and splits the body into paragraphs at
+// blank lines: a one-line paragraph has its spaces collapsed, a multi-line
+// one keeps its lines without trailing spaces.
+func canonicalBody(s string) string {
+	s = strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+	var paras []string
+	var cur []string
+	end := func() {
+		switch len(cur) {
+		case 0:
+		case 1:
+			paras = append(paras, collapse(cur[0]))
+		default:
+			paras = append(paras, strings.Join(cur, "\n"))
+		}
+		cur = cur[:0]
+	}
+	for _, line := range strings.Split(s, "\n") {
+		line = strings.TrimRightFunc(line, unicode.IsSpace)
+		if strings.TrimSpace(line) == "" {
+			end()
+			continue
+		}
+		cur = append(cur, line)
+	}
+	end()
+	return strings.Join(paras, "\n\n")
+}
+
+// collapse joins the words of s with single spaces (one line).
+func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// splitList splits a comma-separated meta into trimmed, non-empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, item := range strings.Split(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
+}
+
+// Validate checks a lesson against the memhtml vocabulary: a well-formed id
+// and type, confidence in [0,1], importance 1..10 when present, reach team or
+// repo:<tag>, a hashed author, a gist, link targets that are lesson ids, and
+// no hidden or bidi control characters in any text. It returns a
+// *domain.InvalidMemory naming the first rule broken.
+func Validate(l domain.Lesson) error {
+	switch {
+	case l.Format != domain.FormatVersion:
+		return invalid("unsupported %s %d (this borg reads %d)", metaFormat, l.Format, domain.FormatVersion)
+	case l.ID == "":
+		return invalid("missing %s", metaID)
+	case !domain.ValidID(l.ID):
+		return invalid("bad id %q (want ^[a-z][a-z0-9-]{2,63}$)", l.ID)
+	case l.Type == "":
+		return invalid("missing %s", metaType)
+	case !domain.TypePattern.MatchString(l.Type):
+		return invalid("bad type %q (want a lowercase word such as procedural)", l.Type)
+	case !(l.Confidence >= 0 && l.Confidence <= 1):
+		return invalid("confidence %v out of range [0,1]", l.Confidence)
+	case l.Importance < 0 || l.Importance > 10:
+		return invalid("importance %d out of range 1..10", l.Importance)
+	case l.Reprieves < 0:
+		return invalid("negative reprieves %d", l.Reprieves)
+	case l.Author != "" && !authorPattern.MatchString(l.Author):
+		return invalid("bad author %q (want a hashed engineer id e-xxxxxxxx)", l.Author)
+	case l.Gist == "":
+		return invalid("no gist (the <mark> text)")
+	}
+	if l.Reach != "" && l.Reach != domain.ReachTeam {
+		tag := l.RepoTag()
+		if tag == "" || strings.ContainsFunc(tag, func(r rune) bool { return unicode.IsSpace(r) || r == ',' }) {
+			return invalid("bad reach %q (want team or repo:<tag>)", l.Reach)
+		}
+	}
+	for _, k := range l.Links {
+		if !domain.ValidID(k.Target) {
+			return invalid("link target %q is not a lesson id", k.Target)
+		}
+		if !relPattern.MatchString(k.Rel) {
+			return invalid("bad link rel %q", k.Rel)
+		}
+	}
+	fields := []struct{ name, text string }{
+		{"gist", l.Gist}, {"body", l.Body}, {"title", l.Title}, {"reach", l.Reach},
+		{"tags", strings.Join(l.Tags, ",")}, {"anchors", strings.Join(l.Anchors, ",")},
+	}
+	for _, f := range fields {
+		if !utf8.ValidString(f.text) {
+			return invalid("%s is not valid UTF-8", f.name)
+		}
+		if r, ok := hiddenRune(f.text); ok {
+			return invalid("hidden or control character U+%04X in %s", r, f.name)
+		}
+	}
+	return nil
+}
+
+// hiddenRune finds a character that hides or reorders text: format
+// characters (Cf: zero-width, bidi controls, word joiners, BOM, soft hyphen),
+// the Unicode tag block and control characters other than tab and newline.
+func hiddenRune(s string) (rune, bool) {
+	for _, r := range s {
+		switch {
+		case r == '\n' || r == '\t':
+		case r >= 0xE0000 && r <= 0xE007F,
+			unicode.Is(unicode.Cf, r),
+			unicode.IsControl(r):
+			return r, true
+		}
+	}
+	return 0, false
+}
