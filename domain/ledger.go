@@ -1,0 +1,583 @@
+package domain
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// LessonInfo is what Derive needs to know about a lesson besides its events:
+// its id, its reach ("team", "" for team, or "repo:<tag>") and its creation
+// time in unix ms (0 when unknown), which places the creation use of a lesson
+// whose created event is missing.
+type LessonInfo struct {
+	ID        string
+	Reach     string
+	CreatedMS int64
+}
+
+// Memory is one lesson's derived memory at a tick of the activity clock.
+type Memory struct {
+	ID string
+	// Uses counts the creation use and every session whose result is changed.
+	Uses int
+	// Activation is ln Σ age^(−d) over the uses (−Inf without any).
+	Activation float64
+	// The session results, one per (session, lesson), strongest winning.
+	Changed, Ignored, Corrected, Vetoed int
+	// Tested counts sessions whose tests went green after the ask, excluding
+	// sessions whose result is a correction or a veto.
+	Tested int
+	// Regretted is the capped regret credit in full regrets (before the
+	// Regret weight).
+	Regretted float64
+	// Alpha and Beta are the belief's parameters under the weights.
+	Alpha, Beta float64
+	// Mean is the belief's mean.
+	Mean float64
+	// Weight is squash(A) × (0.5 + x), x the session's Thompson draw, or the
+	// mean without a session.
+	Weight float64
+	// MeanWeight is squash(A) × (0.5 + mean): the relative bar reads it.
+	MeanWeight float64
+	// Consolidated: changed in enough distinct sessions across two repos or
+	// two engineers. Dormant: not consolidated and A below DormantBelow.
+	Consolidated, Dormant bool
+	// LastUseTick is the clock tick of the latest use: the number of clock
+	// sessions that started at or before it (0 = before the first session).
+	LastUseTick int
+	// Asked counts the sessions that asked the lesson.
+	Asked int
+}
+
+// Mark is the part of an event the ledger keeps for a natural key. Marks are
+// totally ordered (by ms, then the remaining fields), so keeping the least of
+// two is independent of the order they arrived in.
+type Mark struct {
+	MS      int64     `json:"ms"`
+	ID      string    `json:"id,omitempty"`
+	Kind    EventKind `json:"kind,omitempty"`
+	Session string    `json:"session,omitempty"`
+	Repo    string    `json:"repo,omitempty"`
+	Author  string    `json:"author,omitempty"`
+}
+
+func markOf(e Event) Mark {
+	return Mark{MS: e.MS, ID: e.ID, Kind: e.Kind, Session: e.Session, Repo: e.Repo, Author: e.Author}
+}
+
+func compareMarks(a, b Mark) int {
+	if c := cmp.Compare(a.MS, b.MS); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.ID, b.ID); c != 0 {
+		return c
+	}
+	if c := strings.Compare(string(a.Kind), string(b.Kind)); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.Session, b.Session); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.Repo, b.Repo); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Author, b.Author)
+}
+
+// resultStrength orders the session results: vetoed > corrected > changed >
+// ignored; 0 for a kind that is no result.
+func resultStrength(k EventKind) int {
+	switch k {
+	case KindVetoed:
+		return 4
+	case KindCorrected:
+		return 3
+	case KindChanged:
+		return 2
+	case KindIgnored:
+		return 1
+	}
+	return 0
+}
+
+// strongerResult reports whether a should replace b as a session's result:
+// the stronger kind, or on equal strength the lesser mark.
+func strongerResult(a, b Mark) bool {
+	sa, sb := resultStrength(a.Kind), resultStrength(b.Kind)
+	if sa != sb {
+		return sa > sb
+	}
+	return compareMarks(a, b) < 0
+}
+
+// RegretMark is one regret event: the deciding session, the lesson and the
+// share W as written.
+type RegretMark struct {
+	Session string  `json:"session"`
+	Lesson  string  `json:"lesson"`
+	W       float64 `json:"w,omitempty"`
+}
+
+func compareRegrets(a, b RegretMark) int {
+	if c := strings.Compare(a.Session, b.Session); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.Lesson, b.Lesson); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.W, b.W)
+}
+
+// Ledger accumulates outcome-log events into the state Derive reads, keyed by
+// natural keys so that adding an event twice, or events in any order, or
+// merging two ledgers in either order, gives the same state. It is plain data
+// (exported fields, encoding/json) so a cache can store it and fold in only
+// the lines appended since.
+type Ledger struct {
+	// Sessions maps a session id to the least mark of its session events:
+	// its first ms, repo and author.
+	Sessions map[string]Mark `json:"sessions"`
+	// Created maps a lesson id to the least mark of its created events.
+	Created map[string]Mark `json:"created"`
+	// Results maps session → lesson → the strongest result.
+	Results map[string]map[string]Mark `json:"results"`
+	// Tested and Asked are the (session, lesson) pairs with such an event.
+	Tested map[string]map[string]bool `json:"tested"`
+	Asked  map[string]map[string]bool `json:"asked"`
+	// Corrections maps a session to the ms stamps of its correction results
+	// (the regret cap counts distinct ones).
+	Corrections map[string]map[int64]bool `json:"corrections"`
+	// Regrets maps an event id to its regret.
+	Regrets map[string]RegretMark `json:"regrets"`
+}
+
+// NewLedger returns an empty ledger.
+func NewLedger() *Ledger {
+	l := &Ledger{}
+	l.init()
+	return l
+}
+
+func (l *Ledger) init() {
+	if l.Sessions == nil {
+		l.Sessions = map[string]Mark{}
+	}
+	if l.Created == nil {
+		l.Created = map[string]Mark{}
+	}
+	if l.Results == nil {
+		l.Results = map[string]map[string]Mark{}
+	}
+	if l.Tested == nil {
+		l.Tested = map[string]map[string]bool{}
+	}
+	if l.Asked == nil {
+		l.Asked = map[string]map[string]bool{}
+	}
+	if l.Corrections == nil {
+		l.Corrections = map[string]map[int64]bool{}
+	}
+	if l.Regrets == nil {
+		l.Regrets = map[string]RegretMark{}
+	}
+}
+
+func addPair(m map[string]map[string]bool, a, b string) {
+	inner := m[a]
+	if inner == nil {
+		inner = map[string]bool{}
+		m[a] = inner
+	}
+	inner[b] = true
+}
+
+// Add folds one event into the ledger. Kinds that carry no usefulness
+// (censored, unclear, placebo, passing) and events missing the keys their
+// kind needs are ignored. Add is idempotent and order-insensitive.
+func (l *Ledger) Add(e Event) {
+	l.init()
+	switch e.Kind {
+	case KindSession:
+		if e.Session == "" {
+			return
+		}
+		m := markOf(e)
+		if old, ok := l.Sessions[e.Session]; !ok || compareMarks(m, old) < 0 {
+			l.Sessions[e.Session] = m
+		}
+	case KindCreated:
+		if e.Lesson == "" {
+			return
+		}
+		m := markOf(e)
+		if old, ok := l.Created[e.Lesson]; !ok || compareMarks(m, old) < 0 {
+			l.Created[e.Lesson] = m
+		}
+	case KindChanged, KindIgnored, KindCorrected, KindVetoed:
+		if e.Session == "" || e.Lesson == "" {
+			return
+		}
+		l.addResult(e.Session, e.Lesson, markOf(e))
+		if e.Kind == KindCorrected {
+			c := l.Corrections[e.Session]
+			if c == nil {
+				c = map[int64]bool{}
+				l.Corrections[e.Session] = c
+			}
+			c[e.MS] = true
+		}
+	case KindTested:
+		if e.Session != "" && e.Lesson != "" {
+			addPair(l.Tested, e.Session, e.Lesson)
+		}
+	case KindAsked:
+		if e.Session != "" && e.Lesson != "" {
+			addPair(l.Asked, e.Session, e.Lesson)
+		}
+	case KindRegret:
+		if e.Session == "" || e.Lesson == "" {
+			return
+		}
+		l.addRegret(e.WithID().ID, RegretMark{Session: e.Session, Lesson: e.Lesson, W: e.W})
+	}
+}
+
+func (l *Ledger) addResult(session, lesson string, m Mark) {
+	inner := l.Results[session]
+	if inner == nil {
+		inner = map[string]Mark{}
+		l.Results[session] = inner
+	}
+	if old, ok := inner[lesson]; !ok || strongerResult(m, old) {
+		inner[lesson] = m
+	}
+}
+
+func (l *Ledger) addRegret(id string, r RegretMark) {
+	if old, ok := l.Regrets[id]; !ok || compareRegrets(r, old) < 0 {
+		l.Regrets[id] = r
+	}
+}
+
+// Merge folds o into l. Merging is commutative, associative and idempotent,
+// so two caches of overlapping logs merge into the ledger of their union.
+func (l *Ledger) Merge(o *Ledger) {
+	l.init()
+	if o == nil {
+		return
+	}
+	for s, m := range o.Sessions {
+		if old, ok := l.Sessions[s]; !ok || compareMarks(m, old) < 0 {
+			l.Sessions[s] = m
+		}
+	}
+	for id, m := range o.Created {
+		if old, ok := l.Created[id]; !ok || compareMarks(m, old) < 0 {
+			l.Created[id] = m
+		}
+	}
+	for s, inner := range o.Results {
+		for lesson, m := range inner {
+			l.addResult(s, lesson, m)
+		}
+	}
+	for s, inner := range o.Tested {
+		for lesson := range inner {
+			addPair(l.Tested, s, lesson)
+		}
+	}
+	for s, inner := range o.Asked {
+		for lesson := range inner {
+			addPair(l.Asked, s, lesson)
+		}
+	}
+	for s, times := range o.Corrections {
+		c := l.Corrections[s]
+		if c == nil {
+			c = map[int64]bool{}
+			l.Corrections[s] = c
+		}
+		for t := range times {
+			c[t] = true
+		}
+	}
+	for id, r := range o.Regrets {
+		l.addRegret(id, r)
+	}
+}
+
+// Clock returns the collective's activity clock: the sessions with a session
+// event, ordered by (first ms, id).
+func (l *Ledger) Clock() []string {
+	out := make([]string, 0, len(l.Sessions))
+	for s := range l.Sessions {
+		out = append(out, s)
+	}
+	slices.SortFunc(out, func(a, b string) int {
+		if c := cmp.Compare(l.Sessions[a].MS, l.Sessions[b].MS); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	return out
+}
+
+// clock is the sorted activity clock with the lookups Memories needs.
+type clock struct {
+	ids     []string
+	firstMS []int64
+	repos   []string
+	index   map[string]int
+	prefix  map[string][]int32 // repo tag → eligible sessions among the first t
+}
+
+func (l *Ledger) newClock() *clock {
+	ids := l.Clock()
+	c := &clock{
+		ids:     ids,
+		firstMS: make([]int64, len(ids)),
+		repos:   make([]string, len(ids)),
+		index:   make(map[string]int, len(ids)),
+		prefix:  map[string][]int32{},
+	}
+	for i, s := range ids {
+		m := l.Sessions[s]
+		c.firstMS[i] = m.MS
+		c.repos[i] = m.Repo
+		c.index[s] = i
+	}
+	return c
+}
+
+// pos is the clock position of something that happened in session at ms: the
+// session's own index when it ticks the clock, else the last session that
+// started at or before ms (−1 before the first).
+func (c *clock) pos(session string, ms int64) int {
+	if i, ok := c.index[session]; ok && session != "" {
+		return i
+	}
+	return sort.Search(len(c.firstMS), func(i int) bool { return c.firstMS[i] > ms }) - 1
+}
+
+// eligible counts the sessions in positions (i, q] that a lesson of the given
+// repo tag ages with ("" = team: every session).
+func (c *clock) eligible(tag string, i, q int) int {
+	if i >= q {
+		return 0
+	}
+	if tag == "" {
+		return q - i
+	}
+	p, ok := c.prefix[tag]
+	if !ok {
+		p = make([]int32, len(c.ids)+1)
+		for k, r := range c.repos {
+			p[k+1] = p[k]
+			if r == tag {
+				p[k+1]++
+			}
+		}
+		c.prefix[tag] = p
+	}
+	return int(p[q+1] - p[i+1])
+}
+
+// lessonAgg gathers one lesson's evidence while Memories walks the ledger.
+type lessonAgg struct {
+	uses                                               []int
+	changed, ignored, corrected, vetoed, tested, asked int
+	repos, authors                                     map[string]bool
+	regrets                                            []regretRef
+}
+
+type regretRef struct {
+	id string
+	RegretMark
+}
+
+// Memories derives the memory of each lesson in lessons (deduplicated by id,
+// sorted by id) as of session's tick; an empty or unknown session means the
+// next tick (all sessions of the clock). With a session, Weight uses that
+// session's Thompson draw; without, the belief mean.
+func (l *Ledger) Memories(lessons []LessonInfo, session string, w Weights) []Memory {
+	l.init()
+	c := l.newClock()
+	q := len(c.ids) - 1
+	if i, ok := c.index[session]; ok && session != "" {
+		q = i
+	}
+
+	infos := make(map[string]LessonInfo, len(lessons))
+	for _, li := range lessons {
+		if _, dup := infos[li.ID]; !dup {
+			infos[li.ID] = li
+		}
+	}
+	aggs := make(map[string]*lessonAgg, len(infos))
+	agg := func(id string) *lessonAgg {
+		a := aggs[id]
+		if a == nil {
+			a = &lessonAgg{}
+			aggs[id] = a
+		}
+		return a
+	}
+
+	for s, inner := range l.Results {
+		sm, known := l.Sessions[s]
+		for lesson, m := range inner {
+			if _, want := infos[lesson]; !want {
+				continue
+			}
+			a := agg(lesson)
+			switch m.Kind {
+			case KindChanged:
+				a.changed++
+				a.uses = append(a.uses, c.pos(s, m.MS))
+				repo, author := m.Repo, m.Author
+				if known {
+					repo, author = cmp.Or(sm.Repo, m.Repo), cmp.Or(sm.Author, m.Author)
+				}
+				if repo != "" {
+					if a.repos == nil {
+						a.repos = map[string]bool{}
+					}
+					a.repos[repo] = true
+				}
+				if author != "" {
+					if a.authors == nil {
+						a.authors = map[string]bool{}
+					}
+					a.authors[author] = true
+				}
+			case KindIgnored:
+				a.ignored++
+			case KindCorrected:
+				a.corrected++
+			case KindVetoed:
+				a.vetoed++
+			}
+		}
+	}
+	severe := func(s, lesson string) bool {
+		k := l.Results[s][lesson].Kind
+		return k == KindCorrected || k == KindVetoed
+	}
+	for s, inner := range l.Tested {
+		for lesson := range inner {
+			if _, want := infos[lesson]; want && !severe(s, lesson) {
+				agg(lesson).tested++
+			}
+		}
+	}
+	for _, inner := range l.Asked {
+		for lesson := range inner {
+			if _, want := infos[lesson]; want {
+				agg(lesson).asked++
+			}
+		}
+	}
+	for id, r := range l.Regrets {
+		if _, want := infos[r.Lesson]; want && !severe(r.Session, r.Lesson) {
+			a := agg(r.Lesson)
+			a.regrets = append(a.regrets, regretRef{id: id, RegretMark: r})
+		}
+	}
+
+	out := make([]Memory, 0, len(infos))
+	for id, info := range infos {
+		a := aggs[id]
+		if a == nil {
+			a = &lessonAgg{}
+		}
+		out = append(out, l.memoryOf(info, a, c, q, session, w))
+	}
+	slices.SortFunc(out, func(x, y Memory) int { return strings.Compare(x.ID, y.ID) })
+	return out
+}
+
+// memoryOf finishes one lesson's memory from its gathered evidence.
+func (l *Ledger) memoryOf(info LessonInfo, a *lessonAgg, c *clock, q int, session string, w Weights) Memory {
+	m := Memory{
+		ID: info.ID, Changed: a.changed, Ignored: a.ignored, Corrected: a.corrected,
+		Vetoed: a.vetoed, Tested: a.tested, Asked: a.asked,
+	}
+	// The creation use.
+	created := -1
+	if cm, ok := l.Created[info.ID]; ok {
+		created = c.pos(cm.Session, cm.MS)
+	} else if info.CreatedMS != 0 {
+		created = c.pos("", info.CreatedMS)
+	}
+	uses := append(a.uses, created)
+	slices.Sort(uses)
+	m.Uses = len(uses)
+	m.LastUseTick = uses[len(uses)-1] + 1
+
+	m.Consolidated = a.changed >= w.ConsolidateSessions && (len(a.repos) >= 2 || len(a.authors) >= 2)
+	d := w.D
+	if m.Consolidated {
+		d = w.DConsolidated
+	}
+	tag := ""
+	if strings.HasPrefix(info.Reach, ReachRepoPrefix) {
+		tag = info.Reach[len(ReachRepoPrefix):]
+	}
+	var sum float64
+	for _, p := range uses {
+		sum += agePow(c.eligible(tag, p, q)+1, d)
+	}
+	m.Activation = math.Log(sum)
+
+	m.Regretted = l.regretted(a.regrets, w)
+	b := BeliefOf(m.Changed, m.Ignored, m.Corrected, m.Vetoed, m.Tested, m.Regretted, w)
+	m.Alpha, m.Beta, m.Mean = b.Alpha, b.Beta, b.Mean()
+	x := m.Mean
+	if session != "" {
+		x = Draw(b.Alpha, b.Beta, Seed(session, info.ID))
+	}
+	m.Weight = UsefulnessWeight(m.Activation, x)
+	m.MeanWeight = UsefulnessWeight(m.Activation, m.Mean)
+	m.Dormant = !m.Consolidated && m.Activation < w.DormantBelow
+	return m
+}
+
+// regretted sums one lesson's regret credit: each regret's share (at most
+// RegretMax), capped per deciding session at that session's RegretCap, in a
+// fixed order so the float sum does not depend on map order.
+func (l *Ledger) regretted(rs []regretRef, w Weights) float64 {
+	if len(rs) == 0 {
+		return 0
+	}
+	slices.SortFunc(rs, func(x, y regretRef) int {
+		if c := strings.Compare(x.Session, y.Session); c != 0 {
+			return c
+		}
+		return strings.Compare(x.id, y.id)
+	})
+	var total float64
+	for i := 0; i < len(rs); {
+		j, s := i, 0.0
+		for ; j < len(rs) && rs[j].Session == rs[i].Session; j++ {
+			s += regretShare(rs[j].W, w.RegretMax)
+		}
+		capN := max(1, len(l.Corrections[rs[i].Session]))
+		total += math.Min(s, float64(capN))
+		i = j
+	}
+	return total
+}
+
+// Derive is each lesson's memory from a list of events as of session's tick
+// (the next tick when session is empty or unknown): NewLedger, Add every
+// event, Memories.
+func Derive(events []Event, lessons []LessonInfo, session string, w Weights) []Memory {
+	l := NewLedger()
+	for _, e := range events {
+		l.Add(e)
+	}
+	return l.Memories(lessons, session, w)
+}
