@@ -1,0 +1,281 @@
+package index
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Embedder turns texts into fixed-length vectors. ID names the model and
+// every setting that changes its output: vectors made under one ID are never
+// compared with vectors made under another (the sidecar is dropped whole when
+// the ID changes). Dim is the length of every vector Embed returns.
+type Embedder interface {
+	ID() string
+	Dim() int
+	Embed(texts []string) ([][]float32, error)
+}
+
+// CorpusFitter is implemented by an embedder whose weights depend on the
+// corpus it embeds (document frequencies, for instance). The index fits it on
+// the lessons when the sidecar holds no state or the corpus has drifted, and
+// stores the state in the sidecar so a later process embeds queries and new
+// lessons with the same weights.
+type CorpusFitter interface {
+	// Fit derives the corpus state from texts and starts using it.
+	Fit(texts []string) error
+	// State serialises the current corpus state (nil when unfitted).
+	State() []byte
+	// LoadState restores a state written by State.
+	LoadState(state []byte) error
+	// FittedDocs is the number of texts the current state was fitted on.
+	FittedDocs() int
+}
+
+// NGramOptions configures the default embedder. Zero values take the
+// defaults noted on each field.
+type NGramOptions struct {
+	Dim  int // vector length (default 512)
+	MinN int // shortest character n-gram (default 3)
+	MaxN int // longest character n-gram (default 5)
+	// NoIDF switches the corpus document-frequency weighting off, leaving a
+	// sublinear term frequency alone. The default fits IDF on the corpus.
+	NoIDF bool
+}
+
+// Default n-gram embedder settings, chosen by measurement on the shared
+// evaluation sets (BENCHMARKS.md).
+const (
+	DefaultNGramDim  = 512
+	DefaultNGramMinN = 3
+	DefaultNGramMaxN = 5
+	// idfBuckets is the size of the document-frequency table: larger than Dim
+	// so the IDF of an n-gram is blurred far less than its vector component.
+	idfBuckets = 1 << 18
+	// maxWordRunes skips pathological tokens (hashes, base64) as the lexical
+	// arm does.
+	maxWordRunes = 99
+)
+
+// NGramEmbedder is the default embedder: character n-grams of every word
+// (with boundary markers, "<word>"), feature-hashed into Dim signed buckets,
+// weighted by sublinear term frequency times inverse document frequency, and
+// L2-normalised. It needs no model file and no network, and is deterministic.
+type NGramEmbedder struct {
+	dim, minN, maxN int
+	useIDF          bool
+	idf             []float32 // idfBuckets weights; nil before Fit
+	docs            int       // texts the idf was fitted on
+}
+
+// NewNGramEmbedder returns the default embedder with opts applied.
+func NewNGramEmbedder(opts NGramOptions) *NGramEmbedder {
+	e := &NGramEmbedder{dim: opts.Dim, minN: opts.MinN, maxN: opts.MaxN, useIDF: !opts.NoIDF}
+	if e.dim <= 0 {
+		e.dim = DefaultNGramDim
+	}
+	if e.minN <= 0 {
+		e.minN = DefaultNGramMinN
+	}
+	if e.maxN < e.minN {
+		e.maxN = max(DefaultNGramMaxN, e.minN)
+	}
+	return e
+}
+
+// ID names the embedder and its settings, e.g. "ngram-v1-d512-n3-5-idf".
+func (e *NGramEmbedder) ID() string {
+	w := "tf"
+	if e.useIDF {
+		w = "idf"
+	}
+	return fmt.Sprintf("ngram-v1-d%d-n%d-%d-%s", e.dim, e.minN, e.maxN, w)
+}
+
+// Dim is the vector length.
+func (e *NGramEmbedder) Dim() int { return e.dim }
+
+// FittedDocs is the number of texts the IDF table was fitted on.
+func (e *NGramEmbedder) FittedDocs() int {
+	if !e.useIDF {
+		return 0
+	}
+	return e.docs
+}
+
+// Fit computes the document frequency of every hashed n-gram over texts and
+// weights later embeddings by its smoothed IDF, ln(1 + N/df). A no-op when
+// IDF is off.
+func (e *NGramEmbedder) Fit(texts []string) error {
+	if !e.useIDF {
+		return nil
+	}
+	df := make([]uint32, idfBuckets)
+	seen := make(map[uint32]struct{}, 1024)
+	for _, t := range texts {
+		clear(seen)
+		e.grams(t, func(h uint32) { seen[h%idfBuckets] = struct{}{} })
+		for b := range seen {
+			df[b]++
+		}
+	}
+	n := float64(len(texts))
+	idf := make([]float32, idfBuckets)
+	for i, d := range df {
+		idf[i] = float32(math.Log(1 + n/float64(d+1)))
+	}
+	e.idf, e.docs = idf, len(texts)
+	return nil
+}
+
+// State serialises the IDF table: a doc count then idfBuckets float32s.
+func (e *NGramEmbedder) State() []byte {
+	if !e.useIDF || e.idf == nil {
+		return nil
+	}
+	buf := make([]byte, 8+4*len(e.idf))
+	binary.LittleEndian.PutUint64(buf, uint64(e.docs))
+	for i, v := range e.idf {
+		binary.LittleEndian.PutUint32(buf[8+4*i:], math.Float32bits(v))
+	}
+	return buf
+}
+
+// LoadState restores a table written by State. An empty state unfits.
+func (e *NGramEmbedder) LoadState(state []byte) error {
+	if len(state) == 0 {
+		e.idf, e.docs = nil, 0
+		return nil
+	}
+	if len(state) != 8+4*idfBuckets {
+		return errors.New("load n-gram state: wrong length")
+	}
+	idf := make([]float32, idfBuckets)
+	for i := range idf {
+		idf[i] = math.Float32frombits(binary.LittleEndian.Uint32(state[8+4*i:]))
+	}
+	e.idf, e.docs = idf, int(binary.LittleEndian.Uint64(state))
+	return nil
+}
+
+// Embed returns one L2-normalised vector per text. An empty text (or one
+// without a word) embeds to the zero vector, which Cosine reads as 0.
+func (e *NGramEmbedder) Embed(texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	block := make([]float32, len(texts)*e.dim)
+	counts := make(map[uint32]float32, 1024)
+	for i, t := range texts {
+		v := block[i*e.dim : (i+1)*e.dim : (i+1)*e.dim]
+		e.embedOne(t, v, counts)
+		out[i] = v
+	}
+	return out, nil
+}
+
+func (e *NGramEmbedder) embedOne(text string, v []float32, counts map[uint32]float32) {
+	clear(counts)
+	e.grams(text, func(h uint32) { counts[h]++ })
+	for h, tf := range counts {
+		w := 1 + float32(math.Log(float64(tf)))
+		if e.useIDF && e.idf != nil {
+			w *= e.idf[h%idfBuckets]
+		}
+		// The top bit picks the sign so collisions cancel in expectation.
+		if h&(1<<31) != 0 {
+			w = -w
+		}
+		v[(h>>8)%uint32(e.dim)] += w
+	}
+	var n float64
+	for _, x := range v {
+		n += float64(x) * float64(x)
+	}
+	if n == 0 {
+		return
+	}
+	inv := float32(1 / math.Sqrt(n))
+	for i := range v {
+		v[i] *= inv
+	}
+}
+
+// grams calls fn with the FNV-1a hash of every character n-gram of every
+// word of text, the word lower-cased and wrapped in boundary markers.
+func (e *NGramEmbedder) grams(text string, fn func(uint32)) {
+	var word []rune
+	padded := make([]rune, 0, 32)
+	flush := func() {
+		if len(word) == 0 || len(word) > maxWordRunes {
+			word = word[:0]
+			return
+		}
+		padded = append(padded[:0], '<')
+		padded = append(padded, word...)
+		padded = append(padded, '>')
+		for n := e.minN; n <= e.maxN; n++ {
+			for i := 0; i+n <= len(padded); i++ {
+				fn(fnvRunes(padded[i : i+n]))
+			}
+		}
+		// A word too short for the shortest n-gram still counts as itself.
+		if len(padded) < e.minN {
+			fn(fnvRunes(padded))
+		}
+		word = word[:0]
+	}
+	for _, r := range text {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			word = append(word, unicode.ToLower(r))
+			continue
+		}
+		flush()
+	}
+	flush()
+}
+
+// fnvRunes is the 32-bit FNV-1a hash of the UTF-8 encoding of rs.
+func fnvRunes(rs []rune) uint32 {
+	const offset, prime = 2166136261, 16777619
+	h := uint32(offset)
+	var buf [utf8.UTFMax]byte
+	for _, r := range rs {
+		if r < utf8.RuneSelf {
+			h ^= uint32(r)
+			h *= prime
+			continue
+		}
+		n := utf8.EncodeRune(buf[:], r)
+		for _, c := range buf[:n] {
+			h ^= uint32(c)
+			h *= prime
+		}
+	}
+	// A murmur3 finaliser spreads FNV's weak low bits over the buckets.
+	h ^= h >> 16
+	h *= 0x85ebca6b
+	h ^= h >> 13
+	h *= 0xc2b2ae35
+	h ^= h >> 16
+	return h
+}
+
+// lessonText is the text a lesson is embedded from.
+func lessonText(title, gist, body string, tags []string) string {
+	var b strings.Builder
+	b.WriteString(title)
+	b.WriteString("\n")
+	if gist != "" && gist != title {
+		b.WriteString(gist)
+		b.WriteString("\n")
+	}
+	b.WriteString(body)
+	if len(tags) > 0 {
+		b.WriteString("\n")
+		b.WriteString(strings.Join(tags, " "))
+	}
+	return b.String()
+}

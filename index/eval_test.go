@@ -1,0 +1,63 @@
+package index
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// sharedData locates ../shared/data relative to the repository root found
+// from the working directory, or skips the test.
+func sharedData(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Skip("skipping: repository root not found, so ../shared/data is absent")
+		}
+		dir = parent
+	}
+	data := filepath.Join(dir, "..", "shared", "data")
+	if _, err := os.Stat(filepath.Join(data, "beir")); err != nil {
+		t.Skipf("skipping: evaluation data %s is absent", data)
+	}
+	return data
+}
+
+func TestTune(t *testing.T) {
+	if os.Getenv("BORG_TUNE") == "" {
+		t.Skip("set BORG_TUNE=1 to run the tuning sweep")
+	}
+	data := sharedData(t)
+	sets := []string{"scifact", "cranfield", "locomo-conv-0", "locomo-conv-1", "locomo-conv-2", "locomo-conv-3", "locomo-conv-4", "locomo-conv-5"}
+	var dirs []string
+	for _, s := range sets {
+		dirs = append(dirs, filepath.Join(data, "beir", s))
+	}
+	arms, err := ParseArms(os.Getenv("BORG_ARMS"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := EvalOptions{Arms: arms}
+	if os.Getenv("BORG_NOMMR") != "" {
+		opts.MMRLambda = 1
+	}
+	rep, err := EvalRetrieval(context.Background(), dirs, opts, os.Stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range rep.Folders {
+		t.Logf("%-15s n=%3d ndcg10 %.4f r10 %.4f r100 %.4f mrr10 %.4f", f.Name, f.Queries, f.NDCG10, f.Recall10, f.Recall100, f.MRR10)
+	}
+	b, _ := json.Marshal(rep.All)
+	t.Logf("all %s", b)
+}

@@ -1,0 +1,432 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/borg-memory/borg/domain"
+)
+
+// Retrieval constants (DESIGN.md §3), measured on the shared sets where a
+// choice was open (BENCHMARKS.md).
+const (
+	// DefaultK is the number of hits Search returns when Query.K is 0.
+	DefaultK = 10
+	// MinArmDepth is the shortest list each arm contributes to fusion: a
+	// lesson one arm ranks 80th can still win with another arm's vote.
+	MinArmDepth = 100
+	// DefaultBar is the usefulness bar: a lesson is over it when its
+	// fused × MeanWeight is at least this fraction of the best candidate's.
+	DefaultBar = 0.5
+	// LateralSeeds is how many of the best fused hits seed the graph walk.
+	LateralSeeds = 5
+)
+
+// ArmWeights weights each arm in the reciprocal-rank fusion. A weight of 0
+// switches the arm off. The zero value means DefaultArmWeights.
+type ArmWeights struct {
+	Lexical  float64 `json:"lexical"`
+	Vector   float64 `json:"vector"`
+	Salience float64 `json:"salience"`
+	Lateral  float64 `json:"lateral"`
+}
+
+// DefaultArmWeights are the fusion weights Search uses by default.
+func DefaultArmWeights() ArmWeights {
+	return ArmWeights{Lexical: 1, Vector: 1, Salience: 0.5, Lateral: 0.5}
+}
+
+func (a ArmWeights) isZero() bool { return a == ArmWeights{} }
+
+// ArmNames lists the arms in fusion order, as ParseArms accepts them.
+var ArmNames = []string{"lexical", "vector", "salience", "lateral"}
+
+// ParseArms reads an arm selection such as "lexical,vector" (the named arms
+// at their default weight, the others off) or "lexical=1,vector=0.7"
+// (explicit weights). "all" or "" is DefaultArmWeights.
+func ParseArms(s string) (ArmWeights, error) {
+	s = strings.TrimSpace(s)
+	if s == "" || s == "all" {
+		return DefaultArmWeights(), nil
+	}
+	def := DefaultArmWeights()
+	var out ArmWeights
+	for _, part := range strings.Split(s, ",") {
+		name, val, hasVal := strings.Cut(strings.TrimSpace(part), "=")
+		name = strings.ToLower(strings.TrimSpace(name))
+		var slot *float64
+		var d float64
+		switch name {
+		case "lexical":
+			slot, d = &out.Lexical, def.Lexical
+		case "vector":
+			slot, d = &out.Vector, def.Vector
+		case "salience":
+			slot, d = &out.Salience, def.Salience
+		case "lateral":
+			slot, d = &out.Lateral, def.Lateral
+		default:
+			return ArmWeights{}, fmt.Errorf("parse arms: unknown arm %q (want %s)", name, strings.Join(ArmNames, ", "))
+		}
+		if hasVal {
+			w, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
+			if err != nil || w < 0 || math.IsInf(w, 0) || math.IsNaN(w) {
+				return ArmWeights{}, fmt.Errorf("parse arms: bad weight %q for %s", val, name)
+			}
+			d = w
+		}
+		*slot = d
+	}
+	if out.isZero() {
+		return ArmWeights{}, errors.New("parse arms: every arm is off")
+	}
+	return out, nil
+}
+
+// String renders the weights as ParseArms reads them.
+func (a ArmWeights) String() string {
+	var parts []string
+	for i, w := range []float64{a.Lexical, a.Vector, a.Salience, a.Lateral} {
+		if w > 0 {
+			parts = append(parts, ArmNames[i]+"="+strconv.FormatFloat(w, 'g', -1, 64))
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+// Usefulness is what retrieval needs of one lesson's derived memory
+// (DESIGN.md §2.3). The caller fills it from domain; index does not care
+// how it was derived. A lesson absent from Query.Useful is neutral: Weight
+// and MeanWeight 1, no uses, not dormant.
+type Usefulness struct {
+	Uses       int     `json:"uses"`        // created + changed
+	Mean       float64 `json:"mean"`        // belief mean in [0,1]
+	Weight     float64 `json:"weight"`      // squash(A) × (0.5 + the session's Thompson draw)
+	MeanWeight float64 `json:"mean_weight"` // squash(A) × (0.5 + belief mean)
+	Dormant    bool    `json:"dormant"`
+}
+
+var neutral = Usefulness{Weight: 1, MeanWeight: 1}
+
+// Query is one retrieval request.
+type Query struct {
+	Text    string `json:"text"`
+	K       int    `json:"k"`       // hits wanted (default DefaultK)
+	Repo    string `json:"repo"`    // repo tag of the caller's working directory
+	Session string `json:"session"` // for the record; the draw is in Useful[…].Weight
+	// Arms weights the arms; the zero value means DefaultArmWeights.
+	Arms ArmWeights `json:"arms"`
+	// Useful holds each lesson's usefulness; absent lessons are neutral.
+	Useful map[string]Usefulness `json:"-"`
+	// Bar is the relative usefulness bar as a fraction of the best
+	// candidate's fused × MeanWeight (0: DefaultBar; negative: no bar, every
+	// candidate is over it).
+	Bar float64 `json:"bar"`
+	// OnlyOverBar drops the hits under the bar (a hook's limited slots);
+	// otherwise they follow the hits over it.
+	OnlyOverBar bool `json:"only_over_bar"`
+	// MMRLambda is MMR's relevance share (0: domain.MMRLambda; ≥ 1: no
+	// diversification).
+	MMRLambda float64 `json:"mmr_lambda"`
+	// Explain fills Hit.Ranks; without it they are left zero.
+	Explain bool `json:"explain"`
+}
+
+// ArmRanks is a hit's 1-based rank in each arm's list (0: absent from it).
+type ArmRanks struct {
+	Lexical  int `json:"lexical,omitempty"`
+	Vector   int `json:"vector,omitempty"`
+	Salience int `json:"salience,omitempty"`
+	Lateral  int `json:"lateral,omitempty"`
+}
+
+// Hit is one recalled lesson.
+type Hit struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	Gist  string `json:"gist"`
+	Type  string `json:"type,omitempty"`
+	Reach string `json:"reach,omitempty"`
+	// Fused is the weighted RRF score over the arms.
+	Fused float64 `json:"fused"`
+	// Score is the final score: Fused × Weight over the bar, Fused ×
+	// MeanWeight under it.
+	Score      float64  `json:"score"`
+	Weight     float64  `json:"weight"`
+	MeanWeight float64  `json:"mean_weight"`
+	OverBar    bool     `json:"over_bar"`
+	Dormant    bool     `json:"dormant,omitempty"`
+	Ranks      ArmRanks `json:"ranks"`
+	// SupersededBy names the lessons that supersede this one.
+	SupersededBy []string `json:"superseded_by,omitempty"`
+}
+
+// Search runs q through the pipeline: the arms (lexical BM25, vector cosine,
+// salience over the candidates, lateral PageRank from the top hits) → weighted
+// RRF (k = domain.RRFK) → the usefulness bar and the session's order → MMR →
+// superseded lessons moved below their successors. Reach is enforced in every
+// arm: a lesson of reach repo:T is a candidate only when q.Repo is T. A
+// dormant lesson is a candidate only on a strong match: the lexical or
+// vector arm's first hit.
+func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if ix.lex == nil {
+		return nil, errors.New("search: index closed")
+	}
+	if q.K <= 0 {
+		q.K = DefaultK
+	}
+	arms := q.Arms
+	if arms.isZero() {
+		arms = DefaultArmWeights()
+	}
+	useful := func(id string) Usefulness {
+		if u, ok := q.Useful[id]; ok {
+			return u
+		}
+		return neutral
+	}
+	allowed := func(id string) bool {
+		li, ok := ix.lessons[id]
+		return ok && (li.repo == "" || li.repo == q.Repo)
+	}
+	depth := max(q.K, MinArmDepth)
+
+	var lexHits, vecHits []scored
+	if arms.Lexical > 0 {
+		var err error
+		lexHits, err = ix.lex.search(ctx, q.Text, depth, ix.repoScoped > 0, q.Repo)
+		if err != nil {
+			return nil, fmt.Errorf("search: %w", err)
+		}
+		lexHits = filterScored(lexHits, allowed)
+	}
+	if arms.Vector > 0 && ix.vec.len() > 0 {
+		qv, err := ix.emb.Embed([]string{q.Text})
+		if err != nil {
+			return nil, fmt.Errorf("search: embed query: %w", err)
+		}
+		if len(qv) == 1 && len(qv[0]) == ix.emb.Dim() {
+			vecHits = ix.vec.search(normalized(qv[0]), depth, allowed)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+
+	// Dormant lessons survive only as an arm's first hit.
+	strong := map[string]bool{}
+	if len(lexHits) > 0 {
+		strong[lexHits[0].id] = true
+	}
+	if len(vecHits) > 0 {
+		strong[vecHits[0].id] = true
+	}
+	awake := func(id string) bool { return !useful(id).Dormant || strong[id] }
+	lexHits = filterScored(lexHits, awake)
+	vecHits = filterScored(vecHits, awake)
+
+	lexArm, vecArm := armOf(lexHits), armOf(vecHits)
+	var salArm []domain.ArmHit
+	if arms.Salience > 0 {
+		salArm = salienceArm(lexHits, vecHits, useful)
+	}
+	fused := domain.FuseArms([][]domain.ArmHit{lexArm, vecArm, salArm},
+		[]float64{arms.Lexical, arms.Vector, arms.Salience}, domain.RRFK)
+	var latOrder []string
+	if arms.Lateral > 0 {
+		latOrder = ix.lateralOrder(fused, func(id string) bool { return allowed(id) && awake(id) })
+		fused = domain.FuseLateral(fused, latOrder, arms.Lateral, domain.RRFK)
+	}
+	ranked := domain.RankFused(fused)
+	hits := ix.applyUsefulness(ranked, q, useful)
+
+	if q.Explain {
+		rank := func(arm []domain.ArmHit) map[string]int {
+			m := make(map[string]int, len(arm))
+			for _, h := range arm {
+				m[h.Path] = h.Rank
+			}
+			return m
+		}
+		lr, vr, sr := rank(lexArm), rank(vecArm), rank(salArm)
+		ar := make(map[string]int, len(latOrder))
+		for i, id := range latOrder {
+			ar[id] = i + 1
+		}
+		for i := range hits {
+			id := hits[i].ID
+			hits[i].Ranks = ArmRanks{Lexical: lr[id], Vector: vr[id], Salience: sr[id], Lateral: ar[id]}
+		}
+	}
+	return hits, nil
+}
+
+// applyUsefulness turns the fused ranking into hits: the relative bar on
+// fused × MeanWeight splits them, the session's Weight orders those over it,
+// MMR diversifies them, the rest follow by fused × MeanWeight, and a
+// superseded lesson is moved below its successor.
+func (ix *Index) applyUsefulness(ranked []domain.Scored, q Query, useful func(string) Usefulness) []Hit {
+	all := make([]Hit, 0, len(ranked))
+	best := 0.0
+	for _, r := range ranked {
+		li := ix.lessons[r.Path]
+		if li == nil {
+			continue
+		}
+		u := useful(r.Path)
+		h := Hit{ID: li.id, Title: li.title, Gist: li.gist, Type: li.typ, Reach: li.reach,
+			Fused: r.Score, Weight: u.Weight, MeanWeight: u.MeanWeight, Dormant: u.Dormant,
+			SupersededBy: ix.supersededBy[li.id]}
+		best = max(best, r.Score*u.MeanWeight)
+		all = append(all, h)
+	}
+	bar := q.Bar
+	if bar == 0 {
+		bar = DefaultBar
+	}
+	var over, under []Hit
+	for _, h := range all {
+		if bar < 0 || h.Fused*h.MeanWeight >= bar*best {
+			h.OverBar, h.Score = true, h.Fused*h.Weight
+			over = append(over, h)
+		} else {
+			h.Score = h.Fused * h.MeanWeight
+			under = append(under, h)
+		}
+	}
+	byScore := func(hs []Hit) {
+		sort.SliceStable(hs, func(i, j int) bool {
+			if hs[i].Score != hs[j].Score {
+				return hs[i].Score > hs[j].Score
+			}
+			return hs[i].ID < hs[j].ID
+		})
+	}
+	byScore(over)
+	byScore(under)
+	over = ix.diversify(over, q)
+	out := over
+	if !q.OnlyOverBar {
+		out = append(out, under...)
+	}
+	out = demoteSuperseded(out)
+	if len(out) > q.K {
+		out = out[:q.K]
+	}
+	return out
+}
+
+// diversify reorders the hits over the bar by MMR over their vectors, with
+// relevance the score scaled to the best one's, so λ weighs comparable
+// quantities (cosines are in [0,1] for these vectors).
+func (ix *Index) diversify(hits []Hit, q Query) []Hit {
+	lambda := q.MMRLambda
+	if lambda == 0 {
+		lambda = domain.MMRLambda
+	}
+	if lambda >= 1 || len(hits) < 3 {
+		return hits
+	}
+	top := hits[0].Score
+	if !(top > 0) {
+		return hits
+	}
+	cands := make([]domain.MMRCandidate, len(hits))
+	byID := make(map[string]Hit, len(hits))
+	for i, h := range hits {
+		cands[i] = domain.MMRCandidate{Path: h.ID, Score: h.Score / top, Vector: ix.vec.vector(h.ID)}
+		byID[h.ID] = h
+	}
+	picked := domain.ApplyMMR(cands, len(cands), lambda)
+	out := make([]Hit, len(picked))
+	for i, c := range picked {
+		out[i] = byID[c.Path]
+	}
+	return out
+}
+
+// demoteSuperseded moves each superseded hit to just below the last of its
+// successors present in hits (a lesson that supersedes it). A successor
+// absent from hits leaves it where it is.
+func demoteSuperseded(hits []Hit) []Hit {
+	for moved := 0; moved < len(hits); moved++ {
+		pos := make(map[string]int, len(hits))
+		for i, h := range hits {
+			pos[h.ID] = i
+		}
+		changed := false
+		for i, h := range hits {
+			last := -1
+			for _, s := range h.SupersededBy {
+				if p, ok := pos[s]; ok && p > i && p > last {
+					last = p
+				}
+			}
+			if last < 0 {
+				continue
+			}
+			out := make([]Hit, 0, len(hits))
+			out = append(out, hits[:i]...)
+			out = append(out, hits[i+1:last+1]...)
+			out = append(out, h)
+			out = append(out, hits[last+1:]...)
+			hits, changed = out, true
+			break
+		}
+		if !changed {
+			break
+		}
+	}
+	return hits
+}
+
+// salienceArm ranks the candidates the text arms found by use: ln(1 + uses)
+// × belief mean. Only lessons with a use are ranked, so with an empty log the
+// arm is silent rather than an arbitrary order.
+func salienceArm(lex, vec []scored, useful func(string) Usefulness) []domain.ArmHit {
+	seen := map[string]bool{}
+	var cands []scored
+	for _, list := range [][]scored{lex, vec} {
+		for _, s := range list {
+			if seen[s.id] {
+				continue
+			}
+			seen[s.id] = true
+			if u := useful(s.id); u.Uses > 0 {
+				cands = append(cands, scored{id: s.id, score: math.Log1p(float64(u.Uses)) * u.Mean})
+			}
+		}
+	}
+	sort.Slice(cands, func(i, j int) bool {
+		if cands[i].score != cands[j].score {
+			return cands[i].score > cands[j].score
+		}
+		return cands[i].id < cands[j].id
+	})
+	return armOf(cands)
+}
+
+func armOf(list []scored) []domain.ArmHit {
+	out := make([]domain.ArmHit, len(list))
+	for i, s := range list {
+		out[i] = domain.ArmHit{Path: s.id, Rank: i + 1}
+	}
+	return out
+}
+
+func filterScored(list []scored, keep func(string) bool) []scored {
+	out := list[:0:0]
+	for _, s := range list {
+		if keep(s.id) {
+			out = append(out, s)
+		}
+	}
+	return out
+}

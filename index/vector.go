@@ -1,0 +1,376 @@
+package index
+
+import (
+	"bufio"
+	"bytes"
+	"container/heap"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+)
+
+// The vector sidecar file (.borg/index/vectors.bin), little-endian:
+//
+//	magic "BORGVEC1" | u32 format | u32 dim | u32 count
+//	u32 len + embedder id | u32 len + embedder corpus state
+//	count × (u16 len + lesson id, u16 len + content hash)
+//	zero padding to a multiple of 4 | count × dim float32 | u32 CRC-32 (IEEE) of all before
+//
+// A file whose magic, format, embedder id, dim or checksum does not match is
+// ignored whole and rebuilt: vectors of two embedders never mix.
+const (
+	sidecarMagic   = "BORGVEC1"
+	sidecarFormat  = 1
+	sidecarName    = "vectors.bin"
+	maxSidecarID   = 1 << 12
+	maxSidecarBlob = 1 << 30
+)
+
+// vectorStore holds one embedder's vectors in one contiguous block, each
+// row keyed by lesson id and the content hash it was embedded from.
+type vectorStore struct {
+	embedderID string
+	dim        int
+	state      []byte
+	ids        []string
+	hashes     []string
+	pos        map[string]int
+	data       []float32
+}
+
+func newVectorStore(embedderID string, dim int) *vectorStore {
+	return &vectorStore{embedderID: embedderID, dim: dim, pos: make(map[string]int)}
+}
+
+func (s *vectorStore) len() int { return len(s.ids) }
+
+// hash returns the content hash the id's vector was made from.
+func (s *vectorStore) hash(id string) (string, bool) {
+	i, ok := s.pos[id]
+	if !ok {
+		return "", false
+	}
+	return s.hashes[i], true
+}
+
+// vector returns the id's vector (aliasing the store), or nil.
+func (s *vectorStore) vector(id string) []float32 {
+	i, ok := s.pos[id]
+	if !ok {
+		return nil
+	}
+	return s.data[i*s.dim : (i+1)*s.dim : (i+1)*s.dim]
+}
+
+// put sets the id's vector and hash, appending a row when new.
+func (s *vectorStore) put(id, hash string, v []float32) {
+	if i, ok := s.pos[id]; ok {
+		copy(s.data[i*s.dim:(i+1)*s.dim], v)
+		s.hashes[i] = hash
+		return
+	}
+	s.pos[id] = len(s.ids)
+	s.ids = append(s.ids, id)
+	s.hashes = append(s.hashes, hash)
+	s.data = append(s.data, v[:s.dim]...)
+}
+
+// remove deletes the id's row by moving the last row into its place.
+func (s *vectorStore) remove(id string) {
+	i, ok := s.pos[id]
+	if !ok {
+		return
+	}
+	last := len(s.ids) - 1
+	if i != last {
+		s.ids[i], s.hashes[i] = s.ids[last], s.hashes[last]
+		copy(s.data[i*s.dim:(i+1)*s.dim], s.data[last*s.dim:(last+1)*s.dim])
+		s.pos[s.ids[i]] = i
+	}
+	delete(s.pos, id)
+	s.ids, s.hashes = s.ids[:last], s.hashes[:last]
+	s.data = s.data[:last*s.dim]
+}
+
+// reset drops every row (a corpus refit re-embeds everything).
+func (s *vectorStore) reset() {
+	s.ids, s.hashes, s.data = nil, nil, nil
+	s.pos = make(map[string]int)
+}
+
+// scored is one lesson with an arm's score.
+type scored struct {
+	id    string
+	score float64
+}
+
+// scoredHeap is a min-heap on score (ties: larger id first out), used to keep
+// the best n.
+type scoredHeap []scored
+
+func (h scoredHeap) Len() int { return len(h) }
+func (h scoredHeap) Less(i, j int) bool {
+	if h[i].score != h[j].score {
+		return h[i].score < h[j].score
+	}
+	return h[i].id > h[j].id
+}
+func (h scoredHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *scoredHeap) Push(x any)   { *h = append(*h, x.(scored)) }
+func (h *scoredHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// topN keeps the n best of a stream of scores and returns them best first,
+// ties broken by id ascending.
+type topN struct {
+	n int
+	h scoredHeap
+}
+
+func (t *topN) offer(id string, score float64) {
+	if len(t.h) < t.n {
+		heap.Push(&t.h, scored{id, score})
+		return
+	}
+	if top := t.h[0]; score > top.score || (score == top.score && id < top.id) {
+		t.h[0] = scored{id, score}
+		heap.Fix(&t.h, 0)
+	}
+}
+
+func (t *topN) sorted() []scored {
+	out := make([]scored, len(t.h))
+	for i := len(out) - 1; i >= 0; i-- {
+		out[i] = heap.Pop(&t.h).(scored)
+	}
+	return out
+}
+
+// search returns the n rows most similar to q (a normalised vector) by dot
+// product, best first, skipping rows allow rejects. Rows are normalised at
+// embedding time, so the dot product is the cosine.
+func (s *vectorStore) search(q []float32, n int, allow func(id string) bool) []scored {
+	if n <= 0 || len(q) != s.dim {
+		return nil
+	}
+	t := topN{n: n}
+	d := s.dim
+	for i, id := range s.ids {
+		if allow != nil && !allow(id) {
+			continue
+		}
+		t.offer(id, float64(dot(q, s.data[i*d:(i+1)*d:(i+1)*d])))
+	}
+	return t.sorted()
+}
+
+// dot is the dot product of two equal-length vectors, unrolled by four.
+func dot(a, b []float32) float32 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return s0 + s1 + s2 + s3
+}
+
+// errSidecarMismatch reports a sidecar written by another embedder, dim or
+// format: the caller starts empty and re-embeds.
+var errSidecarMismatch = errors.New("vector sidecar does not match the embedder")
+
+// loadSidecar reads the sidecar at path. A missing file yields an empty
+// store; a file of another embedder id, dim or format yields an empty store
+// and errSidecarMismatch; a torn or corrupt file yields an empty store and
+// its error. The caller rebuilds in every case but success.
+func loadSidecar(path, embedderID string, dim int) (*vectorStore, error) {
+	empty := newVectorStore(embedderID, dim)
+	raw, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return empty, nil
+	}
+	if err != nil {
+		return empty, fmt.Errorf("read vector sidecar: %w", err)
+	}
+	s, err := decodeSidecar(raw, embedderID, dim)
+	if err != nil {
+		return empty, err
+	}
+	return s, nil
+}
+
+func decodeSidecar(raw []byte, embedderID string, dim int) (*vectorStore, error) {
+	if len(raw) < len(sidecarMagic)+16 || string(raw[:len(sidecarMagic)]) != sidecarMagic {
+		return nil, fmt.Errorf("decode vector sidecar: %w (bad magic)", errSidecarMismatch)
+	}
+	body, sum := raw[:len(raw)-4], binary.LittleEndian.Uint32(raw[len(raw)-4:])
+	if crc32.ChecksumIEEE(body) != sum {
+		return nil, errors.New("decode vector sidecar: checksum mismatch")
+	}
+	r := &sliceReader{b: body, off: len(sidecarMagic)}
+	format, fdim, count := r.u32(), r.u32(), r.u32()
+	gotID := string(r.blob32(maxSidecarID))
+	if r.err == nil && (format != sidecarFormat || gotID != embedderID || int(fdim) != dim) {
+		return nil, fmt.Errorf("decode vector sidecar (format %d, embedder %q, dim %d): %w",
+			format, gotID, fdim, errSidecarMismatch)
+	}
+	state := r.blob32(maxSidecarBlob)
+	s := newVectorStore(embedderID, dim)
+	if len(state) > 0 {
+		s.state = append([]byte(nil), state...)
+	}
+	if r.err == nil && uint64(count)*uint64(dim)*4 > uint64(len(body)) {
+		return nil, errors.New("decode vector sidecar: count exceeds file")
+	}
+	s.ids = make([]string, 0, count)
+	s.hashes = make([]string, 0, count)
+	for i := 0; i < int(count) && r.err == nil; i++ {
+		id, h := string(r.blob16()), string(r.blob16())
+		if _, dup := s.pos[id]; dup {
+			return nil, fmt.Errorf("decode vector sidecar: duplicate id %q", id)
+		}
+		s.pos[id] = len(s.ids)
+		s.ids = append(s.ids, id)
+		s.hashes = append(s.hashes, h)
+	}
+	r.off = (r.off + 3) &^ 3
+	n := int(count) * dim
+	if r.err != nil || r.off+4*n != len(body) {
+		return nil, errors.New("decode vector sidecar: truncated")
+	}
+	s.data = make([]float32, n)
+	for i := range s.data {
+		s.data[i] = math.Float32frombits(binary.LittleEndian.Uint32(body[r.off+4*i:]))
+	}
+	return s, nil
+}
+
+// save writes the sidecar atomically (temporary file, fsync, rename).
+func (s *vectorStore) save(path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("save vector sidecar: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".vectors-*.tmp")
+	if err != nil {
+		return fmt.Errorf("save vector sidecar: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	crc := crc32.NewIEEE()
+	w := bufio.NewWriterSize(io.MultiWriter(tmp, crc), 1<<16)
+	if err := s.encode(w); err != nil {
+		tmp.Close()
+		return fmt.Errorf("save vector sidecar: %w", err)
+	}
+	if err := w.Flush(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("save vector sidecar: %w", err)
+	}
+	if err := binary.Write(tmp, binary.LittleEndian, crc.Sum32()); err != nil {
+		tmp.Close()
+		return fmt.Errorf("save vector sidecar: %w", err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("save vector sidecar: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("save vector sidecar: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("save vector sidecar: %w", err)
+	}
+	return nil
+}
+
+func (s *vectorStore) encode(w *bufio.Writer) error {
+	var hdr bytes.Buffer
+	hdr.WriteString(sidecarMagic)
+	le := binary.LittleEndian
+	hdr.Write(le.AppendUint32(nil, sidecarFormat))
+	hdr.Write(le.AppendUint32(nil, uint32(s.dim)))
+	hdr.Write(le.AppendUint32(nil, uint32(len(s.ids))))
+	hdr.Write(le.AppendUint32(nil, uint32(len(s.embedderID))))
+	hdr.WriteString(s.embedderID)
+	hdr.Write(le.AppendUint32(nil, uint32(len(s.state))))
+	hdr.Write(s.state)
+	for i, id := range s.ids {
+		if len(id) > math.MaxUint16 || len(s.hashes[i]) > math.MaxUint16 {
+			return fmt.Errorf("encode vector sidecar: id %q too long", id)
+		}
+		hdr.Write(le.AppendUint16(nil, uint16(len(id))))
+		hdr.WriteString(id)
+		hdr.Write(le.AppendUint16(nil, uint16(len(s.hashes[i]))))
+		hdr.WriteString(s.hashes[i])
+	}
+	for hdr.Len()%4 != 0 {
+		hdr.WriteByte(0)
+	}
+	if _, err := w.Write(hdr.Bytes()); err != nil {
+		return err
+	}
+	var b [4]byte
+	for _, v := range s.data {
+		le.PutUint32(b[:], math.Float32bits(v))
+		if _, err := w.Write(b[:]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sliceReader reads little-endian fields, latching the first overrun.
+type sliceReader struct {
+	b   []byte
+	off int
+	err error
+}
+
+func (r *sliceReader) take(n int) []byte {
+	if r.err != nil || n < 0 || r.off+n > len(r.b) {
+		r.err = io.ErrUnexpectedEOF
+		return nil
+	}
+	p := r.b[r.off : r.off+n]
+	r.off += n
+	return p
+}
+
+func (r *sliceReader) u32() uint32 {
+	p := r.take(4)
+	if p == nil {
+		return 0
+	}
+	return binary.LittleEndian.Uint32(p)
+}
+
+func (r *sliceReader) blob32(limit int) []byte {
+	n := r.u32()
+	if int64(n) > int64(limit) {
+		r.err = errors.New("field too long")
+		return nil
+	}
+	return r.take(int(n))
+}
+
+func (r *sliceReader) blob16() []byte {
+	p := r.take(2)
+	if p == nil {
+		return nil
+	}
+	return r.take(int(binary.LittleEndian.Uint16(p)))
+}
