@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"bytes"
 	"encoding/json"
 	"unicode/utf8"
 )
@@ -51,11 +52,13 @@ func (o *Output) Encode() []byte {
 	if c.Decision == "" && c.Reason == "" && c.HookSpecificOutput == nil {
 		return nil
 	}
-	b, err := json.Marshal(c)
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // lessons quote code: keep <, > and & readable
+	if err := enc.Encode(c); err != nil {
 		return nil
 	}
-	return append(b, '\n')
+	return buf.Bytes()
 }
 
 // capString truncates s to MaxString characters, marking the cut.

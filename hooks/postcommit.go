@@ -1,0 +1,321 @@
+package hooks
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/borg-memory/borg/domain"
+)
+
+// CommitLog records, on this machine, which agent session made which commit
+// in which repository and which lessons that session had been asked. A later
+// commit that rewrites those lines reads it to find regrets. It is local
+// (.borg/local/commits.tsv) because commit ids of a user's project are not
+// the team's business; the regret events it leads to are shared.
+type CommitLog struct{ Path string }
+
+// CommitRecord is one line of the commit log.
+type CommitRecord struct {
+	Commit  string
+	Session string
+	Repo    string
+	Asked   []string
+}
+
+// Append adds one record.
+func (c CommitLog) Append(r CommitRecord) error {
+	if err := os.MkdirAll(filepath.Dir(c.Path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(c.Path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("open commit log: %w", err)
+	}
+	line := strings.Join([]string{r.Commit, r.Session, r.Repo, strings.Join(r.Asked, ",")}, "\t") + "\n"
+	_, err = f.WriteString(line)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Load reads the records of one repository, keyed by commit id. Malformed
+// lines are skipped.
+func (c CommitLog) Load(repo string) (map[string]CommitRecord, error) {
+	f, err := os.Open(c.Path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	out := map[string]CommitRecord{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		p := strings.Split(sc.Text(), "\t")
+		if len(p) != 4 || p[2] != repo || len(p[0]) < 7 {
+			continue
+		}
+		r := CommitRecord{Commit: p[0], Session: p[1], Repo: p[2]}
+		if p[3] != "" {
+			r.Asked = strings.Split(p[3], ",")
+		}
+		out[r.Commit] = r
+	}
+	return out, sc.Err()
+}
+
+// latestPath names the file holding the latest active session of a repo.
+func (s StateStore) latestPath(repo string) string {
+	return filepath.Join(s.Dir, "latest-"+strings.NewReplacer("/", "_", "\\", "_").Replace(repo))
+}
+
+// MarkActive notes that session is the latest one active in repo, so that a
+// git hook (which does not know the agent's session) can attribute commits.
+func (s StateStore) MarkActive(repo, session string) error {
+	if repo == "" {
+		return nil
+	}
+	return writeFileAtomic(s.latestPath(repo), []byte(session), 0o644)
+}
+
+// Latest returns the latest active session of repo, or "".
+func (s StateStore) Latest(repo string) string {
+	b, err := os.ReadFile(s.latestPath(repo))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// maxBlameFiles bounds the blame work of one commit.
+const maxBlameFiles = 20
+
+// PostCommit is git's post-commit hook: it records the commit against the
+// agent session working in the repository (if any), turns a fix of lines an
+// earlier asked session wrote into regret events for the lessons it was
+// asked, and flags lessons anchored on files the commit changed.
+func PostCommit(ctx context.Context, d *Deps, cwd string) (*Output, error) {
+	root := RepoRoot(cwd)
+	if root == "" {
+		return nil, errors.New("not inside a git repository")
+	}
+	repo := RepoTag(root)
+	head, err := git(ctx, root, "rev-parse", "HEAD")
+	if err != nil {
+		return nil, fmt.Errorf("read HEAD: %w", err)
+	}
+	head = strings.TrimSpace(head)
+	session := d.States.Latest(repo)
+	if session != "" {
+		st, err := d.States.Load(session)
+		if err == nil {
+			if err := d.Commits.Append(CommitRecord{Commit: head, Session: session, Repo: repo, Asked: st.EverAsk}); err != nil {
+				return nil, fmt.Errorf("record commit: %w", err)
+			}
+		}
+	}
+	records, err := d.Commits.Load(repo)
+	if err != nil {
+		return nil, fmt.Errorf("read commit log: %w", err)
+	}
+	needBlame := false
+	for c, r := range records {
+		if c != head && r.Session != session && len(r.Asked) > 0 {
+			needBlame = true
+			break
+		}
+	}
+	var anchors map[string][]string
+	if d.Anchors != nil {
+		anchors = d.Anchors()
+	}
+	if !needBlame && len(anchors) == 0 {
+		return nil, nil
+	}
+	diff, err := git(ctx, root, "diff-tree", "-p", "-U0", "--no-color", "--no-ext-diff", "--no-renames", "-r", "--root", "HEAD")
+	if err != nil {
+		return nil, fmt.Errorf("diff HEAD: %w", err)
+	}
+	files := parseHunks(diff)
+	var events []domain.Event
+	if needBlame {
+		events = d.regrets(ctx, root, repo, session, files, records)
+	}
+	if err := d.flagAnchors(head, files, anchors); err != nil {
+		return nil, err
+	}
+	if len(events) > 0 {
+		if err := d.Store.Append(events...); err != nil {
+			return nil, fmt.Errorf("record regrets: %w", err)
+		}
+	}
+	return nil, nil
+}
+
+// fileHunks lists, for one file, the parent's line ranges a commit removed
+// or rewrote.
+type fileHunks struct {
+	path   string
+	ranges [][2]int // start, count in the parent
+	added  int
+}
+
+var hunkHeader = regexp.MustCompile(`^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@`)
+
+func parseHunks(diff string) []fileHunks {
+	var out []fileHunks
+	var cur *fileHunks
+	for _, line := range strings.Split(diff, "\n") {
+		switch {
+		case strings.HasPrefix(line, "--- "):
+			p := strings.TrimPrefix(line[4:], "a/")
+			out = append(out, fileHunks{path: p})
+			cur = &out[len(out)-1]
+		case strings.HasPrefix(line, "+++ ") && cur != nil:
+			if cur.path == "/dev/null" {
+				cur.path = strings.TrimPrefix(line[4:], "b/")
+			}
+		case strings.HasPrefix(line, "@@") && cur != nil:
+			m := hunkHeader.FindStringSubmatch(line)
+			if m == nil {
+				continue
+			}
+			start, _ := strconv.Atoi(m[1])
+			count := 1
+			if m[2] != "" {
+				count, _ = strconv.Atoi(m[2])
+			}
+			added := 1
+			if m[4] != "" {
+				added, _ = strconv.Atoi(m[4])
+			}
+			cur.added += added
+			if count > 0 {
+				cur.ranges = append(cur.ranges, [2]int{start, count})
+			}
+		}
+	}
+	return out
+}
+
+// regrets blames the parent's lines this commit rewrote; lines an earlier
+// asked session wrote become that session's regret, shared among the lessons
+// it was asked. W is the share of the commit's rewritten lines.
+func (d *Deps) regrets(ctx context.Context, root, repo, session string, files []fileHunks, records map[string]CommitRecord) []domain.Event {
+	bySession := map[string]int{}
+	asked := map[string][]string{}
+	total := 0
+	for i, f := range files {
+		if i == maxBlameFiles || ctx.Err() != nil {
+			break
+		}
+		if f.path == "/dev/null" || len(f.ranges) == 0 {
+			continue
+		}
+		args := []string{"blame", "--porcelain"}
+		for _, r := range f.ranges {
+			args = append(args, "-L", fmt.Sprintf("%d,+%d", r[0], r[1]))
+		}
+		args = append(args, "HEAD^", "--", f.path)
+		out, err := git(ctx, root, args...)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(out, "\n") {
+			// Porcelain: each blamed line starts "<40-hex> <orig> <final> [n]".
+			fields := strings.Fields(line)
+			if len(fields) < 3 || len(fields[0]) != 40 || strings.HasPrefix(line, "\t") {
+				continue
+			}
+			total++
+			if r, ok := records[fields[0]]; ok && r.Session != session && len(r.Asked) > 0 {
+				bySession[r.Session]++
+				asked[r.Session] = r.Asked
+			}
+		}
+	}
+	if total == 0 {
+		return nil
+	}
+	sessions := make([]string, 0, len(bySession))
+	for s := range bySession {
+		sessions = append(sessions, s)
+	}
+	sort.Strings(sessions)
+	var events []domain.Event
+	for _, s := range sessions {
+		ids := dedupe(asked[s])
+		share := float64(bySession[s]) / float64(total) / float64(len(ids))
+		for _, id := range ids {
+			e := d.event(domain.KindRegret, s, id, repo)
+			e.W = roundTo(share, 4)
+			events = append(events, e)
+		}
+	}
+	return events
+}
+
+// flagAnchors notes lessons anchored on files this commit changed, for
+// `borg doctor` and review (.borg/local/anchors.jsonl).
+func (d *Deps) flagAnchors(head string, files []fileHunks, anchors map[string][]string) error {
+	if len(anchors) == 0 {
+		return nil
+	}
+	type flag struct {
+		Lesson string `json:"lesson"`
+		Path   string `json:"path"`
+		Commit string `json:"commit"`
+		MS     int64  `json:"ms"`
+	}
+	var lines []string
+	for _, f := range files {
+		for _, id := range anchors[f.path] {
+			b, _ := json.Marshal(flag{id, f.path, head, d.nowMS()})
+			lines = append(lines, string(b))
+		}
+	}
+	if len(lines) == 0 {
+		return nil
+	}
+	path := filepath.Join(filepath.Dir(d.Commits.Path), "anchors.jsonl")
+	fh, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("flag anchors: %w", err)
+	}
+	_, err = fh.WriteString(strings.Join(lines, "\n") + "\n")
+	if cerr := fh.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func dedupe(ids []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, id := range ids {
+		if id != "" && !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func roundTo(x float64, places int) float64 {
+	p := 1.0
+	for i := 0; i < places; i++ {
+		p *= 10
+	}
+	return float64(int64(x*p+0.5)) / p
+}
