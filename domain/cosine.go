@@ -8,19 +8,96 @@ import "math"
 // component, yields 0 (no usable direction, so no demonstrable duplication),
 // never NaN. Vectors of different lengths are compared over the shorter one.
 // The clamp is needed because subnormal magnitudes underflow when squared and
-// push the unclamped ratio just above 1.
+// push the unclamped ratio just above 1; such tiny (and overflowing huge)
+// magnitudes are also rescaled by the largest component first, so they keep
+// their direction instead of reading as zero.
 func Cosine[T ~float32 | ~float64](a, b []T) float64 {
 	n := min(len(a), len(b))
-	var dot, na, nb float64
-	for i := 0; i < n; i++ {
+	a, b = a[:n], b[:n]
+	// Four lanes per sum (i mod 4), combined as (l0+l1)+(l2+l3): the same
+	// order dot4 and sq4 use, so hoisted magnitudes give the same bits.
+	var d0, d1, d2, d3, a0, a1, a2, a3, b0, b1, b2, b3 float64
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		av, bv := a[i:i+4:i+4], b[i:i+4:i+4]
+		x0, x1, x2, x3 := float64(av[0]), float64(av[1]), float64(av[2]), float64(av[3])
+		y0, y1, y2, y3 := float64(bv[0]), float64(bv[1]), float64(bv[2]), float64(bv[3])
+		d0 += x0 * y0
+		d1 += x1 * y1
+		d2 += x2 * y2
+		d3 += x3 * y3
+		a0 += x0 * x0
+		a1 += x1 * x1
+		a2 += x2 * x2
+		a3 += x3 * x3
+		b0 += y0 * y0
+		b1 += y1 * y1
+		b2 += y2 * y2
+		b3 += y3 * y3
+	}
+	for ; i < n; i++ {
 		x, y := float64(a[i]), float64(b[i])
+		d0 += x * y
+		a0 += x * x
+		b0 += y * y
+	}
+	return cosineOf(a, b, (d0+d1)+(d2+d3), (a0+a1)+(a2+a3), (b0+b1)+(b2+b3))
+}
+
+// dot4 is the dot product of equal-length a and b in Cosine's lane order.
+func dot4[T ~float32 | ~float64](a, b []T) float64 {
+	b = b[:len(a)]
+	var d0, d1, d2, d3 float64
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		av, bv := a[i:i+4:i+4], b[i:i+4:i+4]
+		d0 += float64(av[0]) * float64(bv[0])
+		d1 += float64(av[1]) * float64(bv[1])
+		d2 += float64(av[2]) * float64(bv[2])
+		d3 += float64(av[3]) * float64(bv[3])
+	}
+	for ; i < len(a); i++ {
+		d0 += float64(a[i]) * float64(b[i])
+	}
+	return (d0 + d1) + (d2 + d3)
+}
+
+// sq4 is a's squared magnitude in Cosine's lane order.
+func sq4[T ~float32 | ~float64](a []T) float64 { return dot4(a, a) }
+
+// safeSquares bounds the squared magnitudes whose square roots and product
+// are exact enough: below it squares of subnormal components have lost their
+// precision, above it the product may overflow.
+const (
+	minSafeSquares = 0x1p-900
+	maxSafeSquares = 0x1p+900
+)
+
+// cosineOf finishes a cosine from its three sums, falling back to a rescaled
+// recomputation when the magnitudes are too small or too large to trust.
+func cosineOf[T ~float32 | ~float64](a, b []T, dot, na, nb float64) float64 {
+	if math.IsNaN(dot) || math.IsNaN(na) || math.IsNaN(nb) {
+		return 0
+	}
+	if na < minSafeSquares || nb < minSafeSquares || na > maxSafeSquares || nb > maxSafeSquares {
+		return cosineScaled(a, b)
+	}
+	return clamp(dot/(math.Sqrt(na)*math.Sqrt(nb)), -1, 1)
+}
+
+// cosineScaled recomputes a cosine with each vector divided by its largest
+// magnitude, so subnormal or huge components keep their direction.
+func cosineScaled[T ~float32 | ~float64](a, b []T) float64 {
+	sa, sb := maxAbs(a), maxAbs(b)
+	if sa == 0 || sb == 0 || math.IsInf(sa, 0) || math.IsInf(sb, 0) || math.IsNaN(sa) || math.IsNaN(sb) {
+		return 0
+	}
+	var dot, na, nb float64
+	for i := range a {
+		x, y := float64(a[i])/sa, float64(b[i])/sb
 		dot += x * y
 		na += x * x
 		nb += y * y
-	}
-	if na == 0 || nb == 0 || math.IsNaN(dot) || math.IsInf(dot, 0) ||
-		math.IsNaN(na) || math.IsInf(na, 0) || math.IsNaN(nb) || math.IsInf(nb, 0) {
-		return 0
 	}
 	s := dot / (math.Sqrt(na) * math.Sqrt(nb))
 	if math.IsNaN(s) {
@@ -29,12 +106,27 @@ func Cosine[T ~float32 | ~float64](a, b []T) float64 {
 	return clamp(s, -1, 1)
 }
 
+func maxAbs[T ~float32 | ~float64](v []T) float64 {
+	var m float64
+	for _, x := range v {
+		f := math.Abs(float64(x))
+		if f > m || math.IsNaN(f) {
+			m = f
+			if math.IsNaN(f) {
+				return f
+			}
+		}
+	}
+	return m
+}
+
 // CosineDistance is 1 - Cosine(a, b), in [0, 2].
 func CosineDistance[T ~float32 | ~float64](a, b []T) float64 { return 1 - Cosine(a, b) }
 
 // CompensatedSum adds values with Neumaier's compensated summation, so the
 // retention weight profiles sum to exactly 1 where naive addition drifts to
-// 0.9999999999999999.
+// 0.9999999999999999. An infinite or NaN value makes the plain sum the
+// answer (the compensation would turn it into NaN).
 func CompensatedSum(values []float64) float64 {
 	var sum, c float64
 	for _, v := range values {
@@ -45,6 +137,13 @@ func CompensatedSum(values []float64) float64 {
 			c += (v - t) + sum
 		}
 		sum = t
+	}
+	if math.IsInf(sum, 0) || math.IsNaN(sum) {
+		var plain float64
+		for _, v := range values {
+			plain += v
+		}
+		return plain
 	}
 	return sum + c
 }
