@@ -63,15 +63,20 @@ type Scored struct {
 }
 
 // RankFused orders fused scores best first, ties broken by path ascending, so
-// the order is total and reproducible.
+// the order is total and reproducible. A NaN score ranks last.
 func RankFused(fused map[string]float64) []Scored {
 	out := make([]Scored, 0, len(fused))
 	for p, s := range fused {
 		out = append(out, Scored{p, s})
 	}
 	sort.Slice(out, func(i, j int) bool {
-		if out[i].Score != out[j].Score {
-			return out[i].Score > out[j].Score
+		a, b := out[i].Score, out[j].Score
+		if na, nb := math.IsNaN(a), math.IsNaN(b); na || nb {
+			if na != nb {
+				return nb
+			}
+		} else if a != b {
+			return a > b
 		}
 		return out[i].Path < out[j].Path
 	})

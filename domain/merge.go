@@ -1,0 +1,308 @@
+package domain
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+)
+
+// Merge constants.
+const (
+	// NearDuplicateThreshold: two bodies whose cosine is strictly above it are
+	// the same content.
+	NearDuplicateThreshold = 0.92
+	// MaxMergePairs caps the candidate pairs one sleep cycle considers, so a
+	// flood cannot fan the phase out unboundedly.
+	MaxMergePairs = 100
+)
+
+// MergeText is what the merge veto reads of one memory: Gist (the one-line
+// <mark> claim) and Body (the article). The numeric guard reads the gist
+// alone, because a body cites evidence (dates, ticket ids, exit codes) that
+// differs between two honest tellings of one fact; the negation and variant
+// guards read both, because a polarity flip stated only in the body still
+// contradicts.
+type MergeText struct {
+	Gist, Body string
+}
+
+// JoinMergeText is the claim, a newline, and the article.
+func JoinMergeText(t MergeText) string { return t.Gist + "\n" + t.Body }
+
+// The guards' marker lists (the seed names them without giving them; these
+// are borg's choices). Markers are rare, load-bearing words a text does not
+// carry by accident.
+var (
+	// negationMarkers flip a claim's polarity. Tokens ending in n't count
+	// too (don't, isn't, won't).
+	negationMarkers = map[string]bool{
+		"not": true, "no": true, "never": true, "cannot": true, "none": true,
+		"nothing": true, "neither": true, "nor": true, "without": true, "nobody": true,
+	}
+	// variantMarkers qualify a product or release: "M1" is not "M1 Pro".
+	variantMarkers = map[string]bool{
+		"pro": true, "max": true, "mini": true, "ultra": true, "lite": true, "plus": true,
+		"beta": true, "alpha": true, "preview": true, "nightly": true, "canary": true,
+		"lts": true, "deprecated": true, "legacy": true, "experimental": true, "enterprise": true,
+	}
+	numericToken = regexp.MustCompile(`[0-9]+(?:\.[0-9]+)*`)
+)
+
+// guardTokens splits text into lowercase word tokens, keeping apostrophes
+// inside words so "don't" stays one token.
+func guardTokens(text string) []string {
+	text = strings.ReplaceAll(strings.ToLower(text), "’", "'")
+	return strings.FieldsFunc(text, func(r rune) bool {
+		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'')
+	})
+}
+
+func hasNegation(text string) bool {
+	for _, t := range guardTokens(text) {
+		t = strings.Trim(t, "'")
+		if negationMarkers[t] || strings.HasSuffix(t, "n't") {
+			return true
+		}
+	}
+	return false
+}
+
+// NegationDivergent is true when exactly one text carries a negation marker:
+// "X is safe" against "X is NOT safe". Symmetric.
+func NegationDivergent(a, b string) bool { return hasNegation(a) != hasNegation(b) }
+
+func tokenSet(tokens []string) map[string]bool {
+	s := make(map[string]bool, len(tokens))
+	for _, t := range tokens {
+		s[t] = true
+	}
+	return s
+}
+
+func sameSet(a, b map[string]bool) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k := range a {
+		if !b[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// NumericTokenDivergent is true when the two texts carry different sets of
+// numbers: "retry 3 times" against "retry 13 times", or a number against
+// none. Two texts without numbers, or with the same ones, do not trip it.
+// Symmetric.
+func NumericTokenDivergent(a, b string) bool {
+	return !sameSet(tokenSet(numericToken.FindAllString(a, -1)), tokenSet(numericToken.FindAllString(b, -1)))
+}
+
+func variantSet(text string) map[string]bool {
+	s := map[string]bool{}
+	for _, t := range guardTokens(text) {
+		if variantMarkers[t] {
+			s[t] = true
+		}
+	}
+	return s
+}
+
+// VariantQualifierDivergent is true when the two texts carry different
+// variant qualifiers: "M1" against "M1 Pro". Symmetric.
+func VariantQualifierDivergent(a, b string) bool { return !sameSet(variantSet(a), variantSet(b)) }
+
+// MergeVetoReason names a divergence family.
+type MergeVetoReason string
+
+// The veto reasons, in the veto's own order.
+const (
+	VetoNegation MergeVetoReason = "negation"
+	VetoNumeric  MergeVetoReason = "numeric"
+	VetoVariant  MergeVetoReason = "variant"
+)
+
+// MergeVetoReasons lists which guards fire on a pair, each over its own text:
+// negation and variant over the joined text, numeric over the gist alone.
+// Empty exactly when MergeVetoed is false. Symmetric.
+func MergeVetoReasons(a, b MergeText) []MergeVetoReason {
+	var out []MergeVetoReason
+	ja, jb := JoinMergeText(a), JoinMergeText(b)
+	if NegationDivergent(ja, jb) {
+		out = append(out, VetoNegation)
+	}
+	if NumericTokenDivergent(a.Gist, b.Gist) {
+		out = append(out, VetoNumeric)
+	}
+	if VariantQualifierDivergent(ja, jb) {
+		out = append(out, VetoVariant)
+	}
+	return out
+}
+
+// MergeVetoed is true when any guard fires: a vetoed pair is never a
+// duplicate, whatever its cosine.
+func MergeVetoed(a, b MergeText) bool { return len(MergeVetoReasons(a, b)) > 0 }
+
+// MergePair is one oriented candidate: KeepPath is already the canonical (the
+// older file; the orientation is the caller's). The texts are optional; when
+// either is nil the guards are skipped.
+type MergePair struct {
+	KeepPath, DropPath string
+	Similarity         float64
+	KeepText, DropText *MergeText
+}
+
+// MergeDecision is a committed merge: fold DropPath into KeepPath.
+type MergeDecision struct {
+	KeepPath, DropPath string
+	Similarity         float64
+}
+
+// MergeStage is where a candidate stopped, in the filter's own order.
+type MergeStage string
+
+// The merge stages.
+const (
+	StageCap       MergeStage = "cap"
+	StageThreshold MergeStage = "threshold"
+	StageVetoed    MergeStage = "vetoed"
+	StageSelf      MergeStage = "self"
+	StageRoleGuard MergeStage = "role-guard"
+	StageCommitted MergeStage = "committed"
+)
+
+// MergeOutcome is one candidate's fate; only StageCommitted makes a decision.
+type MergeOutcome struct {
+	Pair  MergePair
+	Stage MergeStage
+}
+
+// MergeOptions are the merge filter's knobs; a zero field takes its default.
+type MergeOptions struct {
+	MaxPairs  int     // 0: MaxMergePairs
+	Threshold float64 // 0: NearDuplicateThreshold
+}
+
+// MergeOutcomes classifies every candidate in input order, applying in turn:
+// the per-cycle cap (pairs past MaxPairs), the strict similarity threshold,
+// the divergence veto (only when both texts are present), the self-merge
+// check, and the in-batch role guard. The role guard fixes each committed
+// pair's drop path as dropped and its keep path as kept for the rest of the
+// batch: a dropped path is never dropped again nor kept, and a keeper is
+// never dropped (given [(gf → a), (b → gf)] the second would archive gf just
+// after a was folded into it). A keeper may keep again, so one page absorbs
+// several duplicates in one batch. The first pair claiming a role wins, so
+// the result is a function of input order alone.
+func MergeOutcomes(pairs []MergePair, opts MergeOptions) []MergeOutcome {
+	maxPairs := opts.MaxPairs
+	if maxPairs <= 0 {
+		maxPairs = MaxMergePairs
+	}
+	threshold := opts.Threshold
+	if threshold == 0 {
+		threshold = NearDuplicateThreshold
+	}
+	dropped, kept := map[string]bool{}, map[string]bool{}
+	out := make([]MergeOutcome, 0, len(pairs))
+	for i, p := range pairs {
+		stage := StageCommitted
+		switch {
+		case i >= maxPairs:
+			stage = StageCap
+		case !(p.Similarity > threshold):
+			stage = StageThreshold
+		case p.KeepText != nil && p.DropText != nil && MergeVetoed(*p.KeepText, *p.DropText):
+			stage = StageVetoed
+		case p.KeepPath == p.DropPath:
+			stage = StageSelf
+		case dropped[p.DropPath] || kept[p.DropPath] || dropped[p.KeepPath]:
+			stage = StageRoleGuard
+		default:
+			dropped[p.DropPath] = true
+			kept[p.KeepPath] = true
+		}
+		out = append(out, MergeOutcome{Pair: p, Stage: stage})
+	}
+	return out
+}
+
+// MergeCandidates is the committed subset of MergeOutcomes, in input order,
+// as decisions.
+func MergeCandidates(pairs []MergePair, opts MergeOptions) []MergeDecision {
+	var out []MergeDecision
+	for _, o := range MergeOutcomes(pairs, opts) {
+		if o.Stage == StageCommitted {
+			out = append(out, MergeDecision{KeepPath: o.Pair.KeepPath, DropPath: o.Pair.DropPath, Similarity: o.Pair.Similarity})
+		}
+	}
+	return out
+}
+
+// ConnectedComponents partitions the keys of an undirected edge list into
+// connected components: sorted member lists, ordered by their smallest
+// member. A union always keeps the smaller root, so the same edge set gives
+// the same partition in any order; (a, b) and (b, a) are one edge, and a
+// self-edge introduces its key and joins nothing.
+func ConnectedComponents(edges [][2]string) [][]string {
+	parent := map[string]string{}
+	var find func(x string) string
+	find = func(x string) string {
+		p, ok := parent[x]
+		if !ok {
+			parent[x] = x
+			return x
+		}
+		if p == x {
+			return x
+		}
+		r := find(p)
+		parent[x] = r
+		return r
+	}
+	for _, e := range edges {
+		a, b := e[0], e[1]
+		if b < a {
+			a, b = b, a
+		}
+		ra, rb := find(a), find(b)
+		if ra == rb {
+			continue
+		}
+		if rb < ra {
+			ra, rb = rb, ra
+		}
+		parent[rb] = ra
+	}
+	groups := map[string][]string{}
+	for k := range parent {
+		r := find(k)
+		groups[r] = append(groups[r], k)
+	}
+	roots := make([]string, 0, len(groups))
+	for r := range groups {
+		roots = append(roots, r)
+	}
+	slices.Sort(roots)
+	out := make([][]string, 0, len(roots))
+	for _, r := range roots {
+		g := groups[r]
+		slices.Sort(g)
+		out = append(out, g)
+	}
+	return out
+}
+
+// ExcludeSelfSupersede returns members without canonical, order preserved:
+// the paths a compress batch may archive, never the file just folded into.
+func ExcludeSelfSupersede(canonical string, members []string) []string {
+	out := make([]string, 0, len(members))
+	for _, m := range members {
+		if m != canonical {
+			out = append(out, m)
+		}
+	}
+	return out
+}

@@ -1,0 +1,205 @@
+package domain
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"testing"
+)
+
+func TestMergeGuards(t *testing.T) {
+	tests := []struct {
+		name              string
+		a, b              string
+		neg, num, variant bool
+	}{
+		{"identical", "X is safe", "X is safe", false, false, false},
+		{"negation", "X is safe", "X is NOT safe", true, false, false},
+		{"contraction", "retries are safe", "retries aren't safe", true, false, false},
+		{"curly contraction", "it works", "it doesn’t work", true, false, false},
+		{"both negate", "never run it", "do not run it", false, false, false},
+		{"numbers differ", "retry 3 times", "retry 13 times", false, true, false},
+		{"number against none", "retry 3 times", "retry a few times", false, true, false},
+		{"same numbers, any order", "ports 80 and 443", "443 then 80", false, false, false},
+		{"decimals", "use go 1.26", "use go 1.25", false, true, false},
+		{"variant", "runs on the M1", "runs on the M1 Pro", false, false, true},
+		{"same variant", "M1 Pro only", "only the m1 pro", false, false, false},
+		{"deprecated", "the v2 API", "the deprecated v2 API", false, false, true},
+		{"nothing to compare", "", "", false, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, swap := range []bool{false, true} {
+				a, b := tt.a, tt.b
+				if swap {
+					a, b = b, a
+				}
+				if got := NegationDivergent(a, b); got != tt.neg {
+					t.Fatalf("NegationDivergent(%q, %q) = %v", a, b, got)
+				}
+				if got := NumericTokenDivergent(a, b); got != tt.num {
+					t.Fatalf("NumericTokenDivergent(%q, %q) = %v", a, b, got)
+				}
+				if got := VariantQualifierDivergent(a, b); got != tt.variant {
+					t.Fatalf("VariantQualifierDivergent(%q, %q) = %v", a, b, got)
+				}
+			}
+		})
+	}
+}
+
+func TestMergeVetoReasons(t *testing.T) {
+	tests := []struct {
+		name string
+		a, b MergeText
+		want []MergeVetoReason
+	}{
+		{"true duplicate with different citations", MergeText{"Run the cutover off-hours", "Seen in PR 123 on 2026-01-02"},
+			MergeText{"Run the cutover off-hours", "See ticket 987, exit code 3"}, nil},
+		{"number in the claim", MergeText{"Retry 3 times", ""}, MergeText{"Retry 13 times", ""}, []MergeVetoReason{VetoNumeric}},
+		{"negation only in the body", MergeText{"Run the cutover during business hours", "Draining completes."},
+			MergeText{"Run the cutover during business hours", "Draining does NOT complete."}, []MergeVetoReason{VetoNegation}},
+		{"all three", MergeText{"M1 takes 3 s", ""}, MergeText{"M1 Pro takes 4 s", "not always"},
+			[]MergeVetoReason{VetoNegation, VetoNumeric, VetoVariant}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := MergeVetoReasons(tt.a, tt.b)
+			if !reflect.DeepEqual(got, tt.want) || !reflect.DeepEqual(MergeVetoReasons(tt.b, tt.a), tt.want) {
+				t.Fatalf("MergeVetoReasons = %v, want %v", got, tt.want)
+			}
+			if MergeVetoed(tt.a, tt.b) != (len(tt.want) > 0) {
+				t.Fatal("MergeVetoed disagrees with its reasons")
+			}
+		})
+	}
+	if JoinMergeText(MergeText{"g", "b"}) != "g\nb" {
+		t.Fatal("JoinMergeText")
+	}
+}
+
+func TestMergeOutcomes(t *testing.T) {
+	p := func(keep, drop string, sim float64) MergePair {
+		return MergePair{KeepPath: keep, DropPath: drop, Similarity: sim}
+	}
+	safe, notSafe := &MergeText{Gist: "X is safe"}, &MergeText{Gist: "X is not safe"}
+	tests := []struct {
+		name  string
+		pairs []MergePair
+		opts  MergeOptions
+		want  []MergeStage
+	}{
+		{"threshold is strict", []MergePair{p("a", "b", 0.92), p("a", "c", 0.9200001)}, MergeOptions{},
+			[]MergeStage{StageThreshold, StageCommitted}},
+		{"veto needs both texts", []MergePair{
+			{KeepPath: "a", DropPath: "b", Similarity: 0.99, KeepText: safe, DropText: notSafe},
+			{KeepPath: "a", DropPath: "c", Similarity: 0.99, KeepText: safe}},
+			MergeOptions{}, []MergeStage{StageVetoed, StageCommitted}},
+		{"self", []MergePair{p("a", "a", 0.99)}, MergeOptions{}, []MergeStage{StageSelf}},
+		{"keeper may not be dropped: [(gf→a), (b→gf)]", []MergePair{p("gf", "a", 0.99), p("b", "gf", 0.99)}, MergeOptions{},
+			[]MergeStage{StageCommitted, StageRoleGuard}},
+		{"dropped may not be dropped again", []MergePair{p("k", "a", 0.99), p("j", "a", 0.99)}, MergeOptions{},
+			[]MergeStage{StageCommitted, StageRoleGuard}},
+		{"dropped may not keep", []MergePair{p("k", "a", 0.99), p("a", "z", 0.99)}, MergeOptions{},
+			[]MergeStage{StageCommitted, StageRoleGuard}},
+		{"a keeper may keep again", []MergePair{p("k", "a", 0.99), p("k", "b", 0.99), p("k", "c", 0.99)}, MergeOptions{},
+			[]MergeStage{StageCommitted, StageCommitted, StageCommitted}},
+		{"cap first", []MergePair{p("k", "a", 0.99), p("k", "b", 0.5), p("k", "c", 0.99)}, MergeOptions{MaxPairs: 2},
+			[]MergeStage{StageCommitted, StageThreshold, StageCap}},
+		{"own threshold", []MergePair{p("k", "a", 0.85)}, MergeOptions{Threshold: 0.8}, []MergeStage{StageCommitted}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			outs := MergeOutcomes(tt.pairs, tt.opts)
+			var got []MergeStage
+			for i, o := range outs {
+				got = append(got, o.Stage)
+				if o.Pair.KeepPath != tt.pairs[i].KeepPath || o.Pair.DropPath != tt.pairs[i].DropPath {
+					t.Fatal("outcomes must follow input order")
+				}
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("stages %v, want %v", got, tt.want)
+			}
+			var committed []MergeDecision
+			for _, o := range outs {
+				if o.Stage == StageCommitted {
+					committed = append(committed, MergeDecision{o.Pair.KeepPath, o.Pair.DropPath, o.Pair.Similarity})
+				}
+			}
+			if got := MergeCandidates(tt.pairs, tt.opts); !reflect.DeepEqual(got, committed) {
+				t.Fatalf("MergeCandidates = %v, want %v", got, committed)
+			}
+		})
+	}
+	many := make([]MergePair, 150)
+	for i := range many {
+		many[i] = p("k", string(rune('a'+i%26))+string(rune('a'+i/26)), 0.99)
+	}
+	if got := len(MergeCandidates(many, MergeOptions{})); got != MaxMergePairs {
+		t.Fatalf("default cap: %d committed", got)
+	}
+}
+
+func TestConnectedComponents(t *testing.T) {
+	tests := []struct {
+		name  string
+		edges [][2]string
+		want  [][]string
+	}{
+		{"empty", nil, [][]string{}},
+		{"self edge introduces its key", [][2]string{{"z", "z"}}, [][]string{{"z"}}},
+		{"mirrored is one edge", [][2]string{{"b", "a"}, {"a", "b"}}, [][]string{{"a", "b"}}},
+		{"two components by root", [][2]string{{"x", "y"}, {"d", "c"}, {"y", "b"}, {"q", "q"}},
+			[][]string{{"b", "x", "y"}, {"c", "d"}, {"q"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ConnectedComponents(tt.edges); !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("ConnectedComponents = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestConnectedComponentsOrderInvariance(t *testing.T) {
+	r := rand.New(rand.NewPCG(testSeed(t), 4))
+	keys := []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"}
+	for round := 0; round < 300; round++ {
+		edges := make([][2]string, r.IntN(14))
+		for i := range edges {
+			edges[i] = [2]string{keys[r.IntN(len(keys))], keys[r.IntN(len(keys))]}
+		}
+		want := ConnectedComponents(edges)
+		shuffled := slices.Clone(edges)
+		r.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+		for i := range shuffled {
+			if r.IntN(2) == 0 {
+				shuffled[i][0], shuffled[i][1] = shuffled[i][1], shuffled[i][0]
+			}
+		}
+		shuffled = append(shuffled, shuffled...)
+		if got := ConnectedComponents(shuffled); !reflect.DeepEqual(got, want) {
+			t.Fatalf("round %d: %v gave %v, reordered %v gave %v", round, edges, want, shuffled, got)
+		}
+		seen := map[string]bool{}
+		for i, c := range want {
+			if !slices.IsSorted(c) || (i > 0 && want[i-1][0] >= c[0]) {
+				t.Fatalf("round %d: not sorted: %v", round, want)
+			}
+			for _, k := range c {
+				if seen[k] {
+					t.Fatalf("round %d: %s in two components", round, k)
+				}
+				seen[k] = true
+			}
+		}
+	}
+}
+
+func TestExcludeSelfSupersede(t *testing.T) {
+	got := ExcludeSelfSupersede("k", []string{"c", "k", "a", "k"})
+	if !reflect.DeepEqual(got, []string{"c", "a"}) {
+		t.Fatalf("ExcludeSelfSupersede = %v", got)
+	}
+}
