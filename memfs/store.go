@@ -1,0 +1,477 @@
+package memfs
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/borg-memory/borg/domain"
+)
+
+// Errors returned by the store. Match them with errors.Is.
+var (
+	// ErrNotFound: no lesson, file or ref has that name.
+	ErrNotFound = errors.New("not found")
+	// ErrNotStore: the directory is not a borg store.
+	ErrNotStore = errors.New("not a borg store")
+	// ErrStoreExists: Init found a store already there.
+	ErrStoreExists = errors.New("a borg store already exists")
+	// ErrRefMoved: CommitOnRef's compare-and-swap lost a race.
+	ErrRefMoved = errors.New("ref moved")
+	// ErrNoChanges: a commit would leave the tree as it is.
+	ErrNoChanges = errors.New("no changes")
+)
+
+// The store's layout (DESIGN.md §2).
+const (
+	LessonsDir  = "lessons"
+	ArchiveDir  = "archive"
+	LogDir      = "log"
+	PrivateDir  = ".borg"
+	localLogDir = ".borg/local"
+	cacheDir    = ".borg/cache"
+	tmpDir      = ".borg/tmp"
+	nodeFile    = ".borg/node"
+)
+
+const gitattributes = "log/*.jsonl merge=union\n"
+const gitignore = ".borg/\n"
+
+// Store is a borg store: a git repository holding lessons/, archive/ and
+// log/, with derived and local state under the gitignored .borg/.
+type Store struct {
+	dir    string
+	git    *gitRepo
+	getenv func(string) string
+	now    func() time.Time
+	node   string
+}
+
+// Option configures a Store.
+type Option func(*Store)
+
+// WithEnv sets how the store reads its environment (BORG_SHARE_OUTCOMES,
+// GIT_AUTHOR_*, GIT_COMMITTER_*); the default reads nothing.
+func WithEnv(getenv func(string) string) Option {
+	return func(s *Store) { s.getenv = getenv }
+}
+
+// WithClock sets the clock used for commit times; the default is time.Now.
+func WithClock(now func() time.Time) Option {
+	return func(s *Store) { s.now = now }
+}
+
+func newStore(dir string, g *gitRepo, opts []Option) *Store {
+	s := &Store{dir: dir, git: g, getenv: func(string) string { return "" }, now: time.Now}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
+
+// Discover returns the store directory: the --store flag when set, else
+// $BORG_STORE, else $XDG_DATA_HOME/borg/store, else
+// ~/.local/share/borg/store (HOME read through getenv).
+func Discover(flag string, getenv func(string) string) string {
+	if flag != "" {
+		return flag
+	}
+	if d := getenv("BORG_STORE"); d != "" {
+		return d
+	}
+	if d := getenv("XDG_DATA_HOME"); d != "" {
+		return filepath.Join(d, "borg", "store")
+	}
+	home := getenv("HOME")
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	return filepath.Join(home, ".local", "share", "borg", "store")
+}
+
+// Init creates a store in dir (made if missing), or clones remote into it
+// when remote is set, lays out lessons/, archive/, log/, .gitattributes and
+// .gitignore, gives this machine a node id, and commits the layout. It
+// returns an error wrapping ErrStoreExists when dir already holds a store.
+func Init(ctx context.Context, dir, remote string, opts ...Option) (*Store, error) {
+	s, err := initStore(ctx, dir, remote, opts)
+	if err != nil {
+		return nil, fmt.Errorf("init store %s: %w", dir, err)
+	}
+	return s, nil
+}
+
+func initStore(ctx context.Context, dir, remote string, opts []Option) (*Store, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if isStore(dir) {
+		return nil, ErrStoreExists
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var g *gitRepo
+	_, statErr := os.Stat(filepath.Join(dir, ".git"))
+	switch {
+	case statErr == nil:
+		if g, err = openGit(dir); err != nil {
+			return nil, err
+		}
+		if g.hasCommits() {
+			return nil, fmt.Errorf("%s is a git repository with history but no lessons/: choose another directory for the store", dir)
+		}
+	case remote != "":
+		if g, err = cloneGit(ctx, dir, remote); err != nil {
+			return nil, fmt.Errorf("clone %s: %w", remote, err)
+		}
+	default:
+		if g, err = initGit(dir); err != nil {
+			return nil, err
+		}
+	}
+	s := newStore(dir, g, opts)
+	if _, err := s.Node(); err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, d := range []string{LessonsDir, ArchiveDir, LogDir} {
+		keep := filepath.Join(dir, d, ".keep")
+		if err := os.MkdirAll(filepath.Dir(keep), 0o755); err != nil {
+			return nil, err
+		}
+		if _, err := os.Stat(keep); errors.Is(err, os.ErrNotExist) {
+			if err := writeAtomic(s, keep, nil); err != nil {
+				return nil, err
+			}
+		}
+		paths = append(paths, d+"/.keep")
+	}
+	for name, content := range map[string]string{".gitattributes": gitattributes, ".gitignore": gitignore} {
+		if err := ensureLine(s, filepath.Join(dir, name), content); err != nil {
+			return nil, err
+		}
+		paths = append(paths, name)
+	}
+	sort.Strings(paths)
+	if _, err := s.Commit("borg: init store", paths...); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// ensureLine makes sure file contains line, appending it if missing.
+func ensureLine(s *Store, file, line string) error {
+	old, err := os.ReadFile(file)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	for _, l := range strings.Split(string(old), "\n") {
+		if l+"\n" == line {
+			return nil
+		}
+	}
+	if len(old) > 0 && old[len(old)-1] != '\n' {
+		old = append(old, '\n')
+	}
+	return writeAtomic(s, file, append(old, line...))
+}
+
+// isStore reports whether dir looks like a store: a git repository with
+// lessons/.
+func isStore(dir string) bool {
+	if _, err := os.Stat(filepath.Join(dir, ".git")); err != nil {
+		return false
+	}
+	fi, err := os.Stat(filepath.Join(dir, LessonsDir))
+	return err == nil && fi.IsDir()
+}
+
+// Open opens the store in dir. When dir holds no store the error wraps
+// ErrNotStore and says how to make one.
+func Open(dir string, opts ...Option) (*Store, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", dir, err)
+	}
+	if !isStore(abs) {
+		return nil, fmt.Errorf("open store %s: %w (create one with: borg init --store %s)", dir, ErrNotStore, dir)
+	}
+	g, err := openGit(abs)
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", dir, err)
+	}
+	return newStore(abs, g, opts), nil
+}
+
+// Dir is the store's root directory.
+func (s *Store) Dir() string { return s.dir }
+
+// Node returns this machine's node id (the name of its log file), creating
+// it in .borg/node on first use.
+func (s *Store) Node() (string, error) {
+	if s.node != "" {
+		return s.node, nil
+	}
+	p := filepath.Join(s.dir, nodeFile)
+	data, err := os.ReadFile(p)
+	if err == nil {
+		if n := strings.TrimSpace(string(data)); nodePattern(n) {
+			s.node = n
+			return n, nil
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("read node id: %w", err)
+	}
+	var b [6]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	n := "n-" + hex.EncodeToString(b[:])
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return "", err
+	}
+	// O_EXCL: when two processes race to create the id, one wins and the
+	// other reads the winner's.
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, os.ErrExist) {
+		s.node = ""
+		data, err := os.ReadFile(p)
+		if err != nil || !nodePattern(strings.TrimSpace(string(data))) {
+			return "", fmt.Errorf("read node id %s: unreadable, remove it to make a new one", p)
+		}
+		s.node = strings.TrimSpace(string(data))
+		return s.node, nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("write node id: %w", err)
+	}
+	if _, err := f.WriteString(n + "\n"); err != nil {
+		_ = f.Close()
+		return "", err
+	}
+	if err := f.Close(); err != nil {
+		return "", err
+	}
+	s.node = n
+	return n, nil
+}
+
+func nodePattern(n string) bool {
+	if len(n) < 3 || len(n) > 40 {
+		return false
+	}
+	for _, r := range n {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// LessonPath is the slash path of a lesson file from the store's root.
+func LessonPath(id string) string { return LessonsDir + "/" + id + ".html" }
+
+// ArchivePath is the slash path of an archived lesson file.
+func ArchivePath(id string) string { return ArchiveDir + "/" + id + ".html" }
+
+// Lessons reads every lessons/*.html, sorted by id. A file that cannot be
+// read or parsed yields an error naming it (a *domain.InvalidMemory with its
+// Path set when the file breaks the format); the others still load.
+func (s *Store) Lessons() ([]domain.Lesson, []error) {
+	dir := filepath.Join(s.dir, LessonsDir)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, []error{fmt.Errorf("read %s: %w", LessonsDir, err)}
+	}
+	var out []domain.Lesson
+	var errs []error
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasSuffix(name, ".html") {
+			continue
+		}
+		id := strings.TrimSuffix(name, ".html")
+		l, err := s.readLesson(LessonsDir, id)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		out = append(out, l)
+	}
+	return out, errs
+}
+
+// Lesson reads lessons/<id>.html. A missing lesson is an error wrapping
+// ErrNotFound; a bad id or file a *domain.InvalidMemory.
+func (s *Store) Lesson(id string) (domain.Lesson, error) {
+	if !domain.ValidID(id) {
+		return domain.Lesson{}, &domain.InvalidMemory{Path: id, Reason: fmt.Sprintf("bad id %q (want ^[a-z][a-z0-9-]{2,63}$)", id)}
+	}
+	return s.readLesson(LessonsDir, id)
+}
+
+func (s *Store) readLesson(dir, id string) (domain.Lesson, error) {
+	rel := dir + "/" + id + ".html"
+	if !domain.ValidID(id) {
+		return domain.Lesson{}, &domain.InvalidMemory{Path: rel, Reason: "file name is not a lesson id (want ^[a-z][a-z0-9-]{2,63}$.html)"}
+	}
+	p := filepath.Join(s.dir, dir, id+".html")
+	fi, err := os.Lstat(p)
+	if errors.Is(err, os.ErrNotExist) {
+		return domain.Lesson{}, fmt.Errorf("read lesson %s: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return domain.Lesson{}, fmt.Errorf("read lesson %s: %w", id, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return domain.Lesson{}, &domain.InvalidMemory{Path: rel, Reason: "not a regular file (symlinks are refused)"}
+	}
+	if fi.Size() > MaxLessonBytes {
+		return domain.Lesson{}, &domain.InvalidMemory{Path: rel, Reason: fmt.Sprintf("file larger than %d bytes", MaxLessonBytes)}
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return domain.Lesson{}, fmt.Errorf("read lesson %s: %w", id, err)
+	}
+	l, err := Parse(data)
+	if err != nil {
+		var im *domain.InvalidMemory
+		if errors.As(err, &im) {
+			return domain.Lesson{}, &domain.InvalidMemory{Path: rel, Reason: im.Reason}
+		}
+		return domain.Lesson{}, err
+	}
+	if l.ID != id {
+		return domain.Lesson{}, &domain.InvalidMemory{Path: rel, Reason: fmt.Sprintf("memhtml-id %q does not match the file name", l.ID)}
+	}
+	return l, nil
+}
+
+// WriteLesson validates l and writes lessons/<id>.html atomically (a temp
+// file, fsync, rename), so a killed process leaves the old file or the new
+// one, never a torn one. It refuses a bad lesson (*domain.InvalidMemory) and
+// a symlink in the lesson's place. It does not commit.
+func (s *Store) WriteLesson(l domain.Lesson) error {
+	if err := Validate(canonical(l)); err != nil {
+		return fmt.Errorf("write lesson %s: %w", l.ID, err)
+	}
+	l = canonical(l)
+	p := filepath.Join(s.dir, LessonsDir, l.ID+".html")
+	if err := checkNotLink(filepath.Join(s.dir, LessonsDir), p); err != nil {
+		return fmt.Errorf("write lesson %s: %w", l.ID, err)
+	}
+	if err := writeAtomic(s, p, Render(l)); err != nil {
+		return fmt.Errorf("write lesson %s: %w", l.ID, err)
+	}
+	return nil
+}
+
+// checkNotLink refuses a directory that is not a real directory and a file
+// that exists as anything but a regular file.
+func checkNotLink(dir, file string) error {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is not a directory (symlinks are refused)", dir)
+	}
+	fi, err = os.Lstat(file)
+	if err == nil && !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file (symlinks are refused)", file)
+	}
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// Archive moves lessons/<id>.html to archive/<id>.html (replacing an older
+// archived copy; history keeps every version). It does not commit: commit
+// both paths, LessonPath(id) and ArchivePath(id).
+func (s *Store) Archive(id string) error {
+	if !domain.ValidID(id) {
+		return fmt.Errorf("archive lesson %s: bad id", id)
+	}
+	from := filepath.Join(s.dir, LessonsDir, id+".html")
+	to := filepath.Join(s.dir, ArchiveDir, id+".html")
+	if err := checkNotLink(filepath.Join(s.dir, LessonsDir), from); err != nil {
+		return fmt.Errorf("archive lesson %s: %w", id, err)
+	}
+	if _, err := os.Lstat(from); errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("archive lesson %s: %w", id, ErrNotFound)
+	}
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		return fmt.Errorf("archive lesson %s: %w", id, err)
+	}
+	if err := checkNotLink(filepath.Join(s.dir, ArchiveDir), to); err != nil {
+		return fmt.Errorf("archive lesson %s: %w", id, err)
+	}
+	if err := os.Rename(from, to); err != nil {
+		return fmt.Errorf("archive lesson %s: %w", id, err)
+	}
+	if err := syncDir(filepath.Dir(to)); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(from))
+}
+
+// writeAtomic writes data to p through a temp file in .borg/tmp: fsync, then
+// rename over p, then fsync the directory.
+func writeAtomic(s *Store, p string, data []byte) error {
+	tmp := filepath.Join(s.dir, tmpDir)
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(tmp, filepath.Base(p)+".*")
+	if err != nil {
+		return err
+	}
+	name := f.Name()
+	ok := false
+	defer func() {
+		if !ok {
+			_ = f.Close()
+			_ = os.Remove(name)
+		}
+	}()
+	if err := f.Chmod(0o644); err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(name, p); err != nil {
+		return err
+	}
+	ok = true
+	return syncDir(filepath.Dir(p))
+}
+
+// syncDir fsyncs a directory so a rename in it is durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = d.Close() }()
+	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
+		return err
+	}
+	return nil
+}
