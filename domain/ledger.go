@@ -152,6 +152,8 @@ type Ledger struct {
 	Corrections map[string]map[int64]bool `json:"corrections"`
 	// Regrets maps an event id to its regret.
 	Regrets map[string]RegretMark `json:"regrets"`
+	// Passings maps an event id to its link event (see Links).
+	Passings map[string]Event `json:"passings,omitempty"`
 }
 
 // NewLedger returns an empty ledger.
@@ -183,6 +185,9 @@ func (l *Ledger) init() {
 	if l.Regrets == nil {
 		l.Regrets = map[string]RegretMark{}
 	}
+	if l.Passings == nil {
+		l.Passings = map[string]Event{}
+	}
 }
 
 func addPair(m map[string]map[string]bool, a, b string) {
@@ -195,8 +200,9 @@ func addPair(m map[string]map[string]bool, a, b string) {
 }
 
 // Add folds one event into the ledger. Kinds that carry no usefulness
-// (censored, unclear, placebo, passing) and events missing the keys their
-// kind needs are ignored. Add is idempotent and order-insensitive.
+// (censored, unclear, placebo) and events missing the keys their kind needs
+// are ignored; passing events are kept for Links. Add is idempotent and
+// order-insensitive.
 func (l *Ledger) Add(e Event) {
 	l.init()
 	switch e.Kind {
@@ -242,7 +248,34 @@ func (l *Ledger) Add(e Event) {
 			return
 		}
 		l.addRegret(e.WithID().ID, RegretMark{Session: e.Session, Lesson: e.Lesson, W: e.W})
+	case KindPassing:
+		if e.Src != "" && e.Dst != "" {
+			l.addPassing(e.WithID())
+		}
 	}
+}
+
+// addPassing keeps one passing per id; should two differ under one id, the
+// lesser (by ms, then endpoints) stays, whatever the order.
+func (l *Ledger) addPassing(e Event) {
+	old, ok := l.Passings[e.ID]
+	if ok {
+		ka := [5]string{e.Src, e.SrcV, e.Dst, e.DstV, e.Session}
+		kb := [5]string{old.Src, old.SrcV, old.Dst, old.DstV, old.Session}
+		if c := cmp.Compare(e.MS, old.MS); c > 0 || (c == 0 && slices.Compare(ka[:], kb[:]) >= 0) {
+			return
+		}
+	}
+	l.Passings[e.ID] = e
+}
+
+// Links folds the ledger's passing events into links (FoldLinks).
+func (l *Ledger) Links() []Link {
+	events := make([]Event, 0, len(l.Passings))
+	for _, e := range l.Passings {
+		events = append(events, e)
+	}
+	return FoldLinks(events)
 }
 
 func (l *Ledger) addResult(session, lesson string, m Mark) {
@@ -306,6 +339,9 @@ func (l *Ledger) Merge(o *Ledger) {
 	}
 	for id, r := range o.Regrets {
 		l.addRegret(id, r)
+	}
+	for _, e := range o.Passings {
+		l.addPassing(e)
 	}
 }
 
