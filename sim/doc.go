@@ -1,0 +1,30 @@
+// Package sim is borg's learning simulator (borg eval learning): a
+// deterministic team of engineers whose agents ask lessons, react to them
+// according to a hidden truth, and write the outcome log through the real
+// store, so that the real usefulness dynamics (domain) and the real
+// retrieval (index) can be judged by numbers rather than taken on faith.
+//
+// # The scenario
+//
+// A synthetic corpus of lessons about a handful of engineering topics, each
+// topic split into subtopics with their own vocabulary, so the lexical and
+// vector arms have real text to match. Every lesson carries a hidden effect:
+// it helps, is neutral, harms, or helps only in one repo (and misleads
+// elsewhere). A task (an engineer, a repo, a topic and subtopic) is relevant
+// to the lessons of its subtopic (1.0) and, less, to the rest of its topic
+// (0.3). Reactions (changed, ignored, corrected, vetoed, tested, regret,
+// censored, placebo) are drawn from that truth with noise, with common random
+// numbers per (session, lesson) so every policy meets the same luck.
+//
+// # The policies
+//
+// Every policy sees the same task stream and keeps its own store, log and
+// ledger: borg (index.Search with the ledger's memories, the relative bar
+// and the session's Thompson draw), relevance (the same search with neutral
+// usefulness), count (the relevance candidates re-ranked by successes),
+// recency (by last use), random (a seeded sample of the candidates) and the
+// oracle (the truly best lessons for the task). Regret is the expected value
+// the oracle's choice gets minus the policy's, summed over sessions.
+//
+// The package composes domain, memfs and index; only cmd imports it.
+package sim

@@ -1,0 +1,111 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/borg-memory/borg/domain"
+	"github.com/borg-memory/borg/index"
+)
+
+// The policies, in report order.
+const (
+	PolicyBorg      = "borg"
+	PolicyRelevance = "relevance"
+	PolicyCount     = "count"
+	PolicyRecency   = "recency"
+	PolicyRandom    = "random"
+	PolicyOracle    = "oracle"
+)
+
+// PolicyNames lists every policy in report order.
+var PolicyNames = []string{PolicyBorg, PolicyRelevance, PolicyCount, PolicyRecency, PolicyRandom, PolicyOracle}
+
+// sessionCtx is what a policy may look at to choose a session's slots: the
+// task as the agent states it (never its hidden topic), the relevance
+// candidates every baseline starts from, and its own ledger.
+type sessionCtx struct {
+	ctx        context.Context
+	ix         *index.Index
+	opts       Options
+	w          *world
+	t          task
+	s          int
+	infos      []domain.LessonInfo
+	candidates []string // neutral search, relevance order
+	randSeed   uint64
+}
+
+// choose returns the lessons p asks in this session, best first.
+func (p *policy) choose(c sessionCtx) ([]string, error) {
+	slots := c.opts.Slots
+	switch p.name {
+	case PolicyBorg:
+		mems := p.ledger.Memories(c.infos, c.t.session, c.opts.Weights)
+		useful := make(map[string]index.Usefulness, len(mems))
+		for _, m := range mems {
+			useful[m.ID] = index.Usefulness{Uses: m.Uses, Mean: m.Mean, Weight: m.Weight,
+				MeanWeight: m.MeanWeight, Dormant: m.Dormant}
+		}
+		hits, err := c.ix.Search(c.ctx, index.Query{Text: c.t.text, K: slots, Repo: c.w.repos[c.t.repo],
+			Session: c.t.session, Useful: useful, OnlyOverBar: true})
+		if err != nil {
+			return nil, fmt.Errorf("borg policy: %w", err)
+		}
+		ids := make([]string, len(hits))
+		for i, h := range hits {
+			ids[i] = h.ID
+		}
+		return ids, nil
+	case PolicyRelevance:
+		return c.candidates[:min(slots, len(c.candidates))], nil
+	case PolicyCount, PolicyRecency:
+		mems := p.ledger.Memories(c.infos, "", c.opts.Weights)
+		byID := make(map[string]domain.Memory, len(mems))
+		for _, m := range mems {
+			byID[m.ID] = m
+		}
+		key := func(id string) int {
+			if p.name == PolicyCount {
+				return byID[id].Changed
+			}
+			return byID[id].LastUseTick
+		}
+		out := slices.Clone(c.candidates)
+		slices.SortStableFunc(out, func(a, b string) int { return key(b) - key(a) })
+		return out[:min(slots, len(out))], nil
+	case PolicyRandom:
+		r := domain.NewRng(c.randSeed ^ domain.Seed(c.t.session, ""))
+		return sample(r, c.candidates, slots), nil
+	case PolicyOracle:
+		type cand struct {
+			id string
+			v  float64
+		}
+		var cs []cand
+		for _, l := range c.w.available(c.s) {
+			if v := value(l, c.t); v > 0 && c.w.reachable(l, c.t) {
+				cs = append(cs, cand{l.lesson.ID, v})
+			}
+		}
+		slices.SortFunc(cs, func(a, b cand) int {
+			if a.v != b.v {
+				if a.v > b.v {
+					return -1
+				}
+				return 1
+			}
+			if a.id < b.id {
+				return -1
+			}
+			return 1
+		})
+		ids := make([]string, 0, slots)
+		for _, x := range cs[:min(slots, len(cs))] {
+			ids = append(ids, x.id)
+		}
+		return ids, nil
+	}
+	return nil, fmt.Errorf("unknown policy %q", p.name)
+}
