@@ -1,0 +1,205 @@
+package memfs
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/borg-memory/borg/domain"
+)
+
+// ledgerCacheVersion changes whenever the cache's layout or domain.Ledger's
+// serialised form changes; a cache of another version is rebuilt.
+const ledgerCacheVersion = 1
+
+// tailGuard is how many bytes before a folded offset the cache fingerprints
+// to notice a log file rewritten under it (a merge, a reset).
+const tailGuard = 256
+
+const ledgerCacheFile = cacheDir + "/ledger.json"
+
+// ledgerCache is the serialised incremental state of LoadLedger.
+type ledgerCache struct {
+	Version int                   `json:"version"`
+	Files   map[string]foldedFile `json:"files"`
+	Ledger  *domain.Ledger        `json:"ledger"`
+}
+
+// foldedFile records how much of one log file the ledger has folded in.
+type foldedFile struct {
+	Offset int64  `json:"offset"`
+	Head   string `json:"head"` // hash of the first bytes up to tailGuard
+	Tail   string `json:"tail"` // hash of the tailGuard bytes before Offset
+}
+
+// LoadLedger returns the ledger of every event in the logs (the shared ones
+// and the local one), folding in only the lines appended since the last call:
+// the ledger and, per file, the offset already folded are cached in
+// .borg/cache. A file that shrank, vanished or changed under its offset makes
+// it rebuild from scratch. Junk lines are skipped (ReadEvents reports them).
+func (s *Store) LoadLedger() (*domain.Ledger, error) {
+	l, err := s.loadLedger()
+	if err != nil {
+		return nil, fmt.Errorf("load ledger: %w", err)
+	}
+	return l, nil
+}
+
+func (s *Store) loadLedger() (*domain.Ledger, error) {
+	files, err := s.logFiles()
+	if err != nil {
+		return nil, err
+	}
+	cache := s.readLedgerCache()
+	if cache != nil && !s.cacheStillValid(cache, files) {
+		cache = nil
+	}
+	if cache == nil {
+		cache = &ledgerCache{Version: ledgerCacheVersion, Files: map[string]foldedFile{}, Ledger: domain.NewLedger()}
+	}
+	changed := false
+	for _, name := range files {
+		ff := cache.Files[name]
+		moved, err := s.foldFile(cache.Ledger, name, &ff)
+		if err != nil {
+			return nil, err
+		}
+		if moved {
+			cache.Files[name] = ff
+			changed = true
+		}
+	}
+	if changed {
+		data, err := json.Marshal(cache)
+		if err != nil {
+			return nil, err
+		}
+		p := filepath.Join(s.dir, filepath.FromSlash(ledgerCacheFile))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return nil, err
+		}
+		// A cache that cannot be written costs time, not correctness.
+		_ = writeAtomic(s, p, data)
+	}
+	return cache.Ledger, nil
+}
+
+func (s *Store) readLedgerCache() *ledgerCache {
+	data, err := os.ReadFile(filepath.Join(s.dir, filepath.FromSlash(ledgerCacheFile)))
+	if err != nil {
+		return nil
+	}
+	var c ledgerCache
+	if json.Unmarshal(data, &c) != nil || c.Version != ledgerCacheVersion || c.Ledger == nil || c.Files == nil {
+		return nil
+	}
+	return &c
+}
+
+// cacheStillValid checks that every folded file still holds, unchanged, the
+// bytes the cache folded.
+func (s *Store) cacheStillValid(c *ledgerCache, files []string) bool {
+	present := map[string]bool{}
+	for _, f := range files {
+		present[f] = true
+	}
+	for name, ff := range c.Files {
+		if !present[name] {
+			return false
+		}
+		head, tail, size, err := s.fingerprint(name, ff.Offset)
+		if err != nil || size < ff.Offset || head != ff.Head || tail != ff.Tail {
+			return false
+		}
+	}
+	return true
+}
+
+// fingerprint hashes a file's first bytes and the bytes before off.
+func (s *Store) fingerprint(name string, off int64) (head, tail string, size int64, err error) {
+	f, err := os.Open(filepath.Join(s.dir, filepath.FromSlash(name)))
+	if err != nil {
+		return "", "", 0, err
+	}
+	defer func() { _ = f.Close() }()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", "", 0, err
+	}
+	size = fi.Size()
+	if size < off {
+		return "", "", size, nil
+	}
+	sum := func(from, to int64) (string, error) {
+		buf := make([]byte, to-from)
+		if _, err := f.ReadAt(buf, from); err != nil && !errors.Is(err, io.EOF) {
+			return "", err
+		}
+		h := sha256.Sum256(buf)
+		return hex.EncodeToString(h[:8]), nil
+	}
+	if head, err = sum(0, min(off, tailGuard)); err != nil {
+		return "", "", 0, err
+	}
+	if tail, err = sum(max(0, off-tailGuard), off); err != nil {
+		return "", "", 0, err
+	}
+	return head, tail, size, nil
+}
+
+// foldFile adds the whole lines of name past ff.Offset to l and advances ff.
+// It reports whether the offset moved.
+func (s *Store) foldFile(l *domain.Ledger, name string, ff *foldedFile) (bool, error) {
+	f, err := os.Open(filepath.Join(s.dir, filepath.FromSlash(name)))
+	if err != nil {
+		return false, err
+	}
+	defer func() { _ = f.Close() }()
+	if _, err := f.Seek(ff.Offset, io.SeekStart); err != nil {
+		return false, err
+	}
+	end, err := scanEvents(f, ff.Offset, func(_ int, e domain.Event, reason string) {
+		if reason == "" {
+			l.Add(e)
+		}
+	}, false)
+	if err != nil {
+		return false, fmt.Errorf("fold %s: %w", name, err)
+	}
+	if end == ff.Offset {
+		return false, nil
+	}
+	head, tail, _, err := s.fingerprint(name, end)
+	if err != nil {
+		return false, err
+	}
+	*ff = foldedFile{Offset: end, Head: head, Tail: tail}
+	return true, nil
+}
+
+// Memories derives every given lesson's memory from the cached ledger (see
+// LoadLedger) as of session's tick under weights w.
+func (s *Store) Memories(lessons []domain.Lesson, session string, w domain.Weights) ([]domain.Memory, error) {
+	l, err := s.LoadLedger()
+	if err != nil {
+		return nil, err
+	}
+	return l.Memories(LessonInfos(lessons), HashSession(session), w), nil
+}
+
+// LessonInfos is what domain's derivation needs to know of each lesson.
+func LessonInfos(lessons []domain.Lesson) []domain.LessonInfo {
+	out := make([]domain.LessonInfo, len(lessons))
+	for i, l := range lessons {
+		out[i] = domain.LessonInfo{ID: l.ID, Reach: l.Reach}
+		if !l.Created.IsZero() {
+			out[i].CreatedMS = l.Created.UnixMilli()
+		}
+	}
+	return out
+}

@@ -1,0 +1,356 @@
+package memfs
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/borg-memory/borg/domain"
+)
+
+// maxLineBytes bounds one log line; a longer one is junk.
+const maxLineBytes = 64 << 10
+
+var (
+	hashedSession  = regexp.MustCompile(`^s-[0-9a-f]{16}$`)
+	hashedEngineer = regexp.MustCompile(`^e-[0-9a-f]{8}$`)
+)
+
+// HashSession turns a raw session id into the form the shared log carries:
+// "s-" and 16 hex of a SHA-256. An id already in that form and "" pass
+// through unchanged.
+func HashSession(raw string) string {
+	if raw == "" || hashedSession.MatchString(raw) {
+		return raw
+	}
+	sum := sha256.Sum256([]byte("borg-session\x00" + raw))
+	return "s-" + hex.EncodeToString(sum[:8])
+}
+
+// HashEngineer turns a raw engineer id (an email, trimmed and lowercased)
+// into "e-" and 8 hex of a SHA-256. An id already in that form and "" pass
+// through unchanged.
+func HashEngineer(raw string) string {
+	if raw == "" || hashedEngineer.MatchString(raw) {
+		return raw
+	}
+	sum := sha256.Sum256([]byte("borg-engineer\x00" + strings.ToLower(strings.TrimSpace(raw))))
+	return "e-" + hex.EncodeToString(sum[:4])
+}
+
+// ShareOutcomes reports whether events may go to the shared log: false when
+// BORG_SHARE_OUTCOMES is off (or 0, false, no).
+func (s *Store) ShareOutcomes() bool {
+	switch strings.ToLower(strings.TrimSpace(s.getenv("BORG_SHARE_OUTCOMES"))) {
+	case "off", "0", "false", "no":
+		return false
+	}
+	return true
+}
+
+// prepare hashes an event's session and author and fills its id.
+func prepare(e domain.Event) domain.Event {
+	e.Session = HashSession(e.Session)
+	e.Author = HashEngineer(e.Author)
+	return e.WithID()
+}
+
+// Append writes each event, its session and author hashed and its id
+// filled, as one JSON line to log/<node>.jsonl, or to .borg/local/<node>.jsonl
+// when its kind is never shared or BORG_SHARE_OUTCOMES is off. Each line
+// goes out in one write under an exclusive advisory lock, so parallel
+// appenders lose nothing. Append does not commit.
+func (s *Store) Append(events ...domain.Event) error {
+	node, err := s.Node()
+	if err != nil {
+		return fmt.Errorf("append events: %w", err)
+	}
+	share := s.ShareOutcomes()
+	byFile := map[string][][]byte{}
+	for _, e := range events {
+		e = prepare(e)
+		line, err := json.Marshal(e)
+		if err != nil {
+			return fmt.Errorf("append event %s: %w", e.Kind, err)
+		}
+		dest := s.LocalLogPath()
+		if share && e.Kind.Shared() {
+			dest = s.LogPath()
+		}
+		byFile[dest] = append(byFile[dest], append(line, '\n'))
+	}
+	for _, dest := range slices.Sorted(mapKeys(byFile)) {
+		if err := appendLines(filepath.Join(s.dir, filepath.FromSlash(dest)), byFile[dest]); err != nil {
+			return fmt.Errorf("append events to %s (node %s): %w", dest, node, err)
+		}
+	}
+	return nil
+}
+
+// AppendEvidence writes e to the local log only, with a free-text note
+// (why a lesson was vetoed, say) that never leaves the machine. The line has
+// e's id, so readers count it once with the shared line of the same event.
+func (s *Store) AppendEvidence(e domain.Event, why string) error {
+	if _, err := s.Node(); err != nil {
+		return fmt.Errorf("append evidence: %w", err)
+	}
+	line, err := json.Marshal(struct {
+		domain.Event
+		Why string `json:"why,omitempty"`
+	}{prepare(e), why})
+	if err != nil {
+		return fmt.Errorf("append evidence: %w", err)
+	}
+	p := filepath.Join(s.dir, filepath.FromSlash(s.LocalLogPath()))
+	if err := appendLines(p, [][]byte{append(line, '\n')}); err != nil {
+		return fmt.Errorf("append evidence: %w", err)
+	}
+	return nil
+}
+
+// LogPath is this node's shared log, a slash path from the store's root
+// (commit it with Commit).
+func (s *Store) LogPath() string { n, _ := s.Node(); return LogDir + "/" + n + ".jsonl" }
+
+// LocalLogPath is this node's local log, never committed.
+func (s *Store) LocalLogPath() string { n, _ := s.Node(); return localLogDir + "/" + n + ".jsonl" }
+
+func mapKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// appendLines appends whole lines to a file, one write call per line, under
+// an exclusive flock. A previous writer killed mid-line left the file
+// without a final newline: one is written first, so only that torn line is
+// lost, never the next one.
+func appendLines(p string, lines [][]byte) (err error) {
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(p, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	if err := flock(f); err != nil {
+		return fmt.Errorf("lock: %w", err)
+	}
+	defer func() { _ = funlock(f) }()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if size := fi.Size(); size > 0 {
+		var last [1]byte
+		if _, err := f.ReadAt(last[:], size-1); err != nil {
+			return err
+		}
+		if last[0] != '\n' {
+			if _, err := f.Write([]byte{'\n'}); err != nil {
+				return err
+			}
+		}
+	}
+	for _, line := range lines {
+		if _, err := f.Write(line); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// SkippedLine is one log line a reader skipped.
+type SkippedLine struct {
+	File   string `json:"file"` // slash path from the store's root
+	Line   int    `json:"line"` // 1-based
+	Reason string `json:"reason"`
+}
+
+// LogReport says what ReadEvents read.
+type LogReport struct {
+	Files      int           `json:"files"`
+	Lines      int           `json:"lines"`      // non-blank lines
+	Events     int           `json:"events"`     // distinct events returned
+	Duplicates int           `json:"duplicates"` // lines repeating an event already read
+	Skipped    []SkippedLine `json:"skipped"`
+}
+
+// logFiles lists the log files a reader folds: log/*.jsonl and
+// .borg/local/*.jsonl, as sorted slash paths.
+func (s *Store) logFiles() ([]string, error) {
+	var out []string
+	for _, dir := range []string{LogDir, localLogDir} {
+		entries, err := os.ReadDir(filepath.Join(s.dir, filepath.FromSlash(dir)))
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range entries {
+			if strings.HasSuffix(e.Name(), ".jsonl") && e.Type().IsRegular() {
+				out = append(out, dir+"/"+e.Name())
+			}
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// ReadEvents reads the union of every node's log and the local log,
+// deduplicated by event id (a line without one gets domain.ComputeEventID)
+// and sorted by (ms, id), so line and file order never matter. A torn last
+// line or a junk line is skipped and counted in the report, never fatal;
+// only an unreadable file is an error.
+func (s *Store) ReadEvents() ([]domain.Event, LogReport, error) {
+	var rep LogReport
+	files, err := s.logFiles()
+	if err != nil {
+		return nil, rep, fmt.Errorf("read events: %w", err)
+	}
+	seen := map[string]bool{}
+	var events []domain.Event
+	for _, name := range files {
+		f, err := os.Open(filepath.Join(s.dir, filepath.FromSlash(name)))
+		if err != nil {
+			return nil, rep, fmt.Errorf("read events: %w", err)
+		}
+		rep.Files++
+		_, err = scanEvents(f, 0, func(n int, e domain.Event, reason string) {
+			rep.Lines++
+			if reason != "" {
+				rep.Skipped = append(rep.Skipped, SkippedLine{File: name, Line: n, Reason: reason})
+				return
+			}
+			if seen[e.ID] {
+				rep.Duplicates++
+				return
+			}
+			seen[e.ID] = true
+			events = append(events, e)
+		}, true)
+		_ = f.Close()
+		if err != nil {
+			return nil, rep, fmt.Errorf("read events %s: %w", name, err)
+		}
+	}
+	slices.SortFunc(events, func(a, b domain.Event) int {
+		return cmp.Or(cmp.Compare(a.MS, b.MS), strings.Compare(a.ID, b.ID))
+	})
+	rep.Events = len(events)
+	return events, rep, nil
+}
+
+// scanEvents reads r line by line, calling fn with each non-blank line's
+// 1-based number and its event, or the reason it is skipped. With partial
+// true a last line without a newline is read too (skipped as torn unless it
+// is a whole event); without, it is left unread. It returns the offset just
+// past the last line it consumed.
+func scanEvents(r io.Reader, start int64, fn func(n int, e domain.Event, reason string), partial bool) (int64, error) {
+	br := bufio.NewReaderSize(r, 256<<10)
+	off := start
+	var long []byte // the start of a line longer than the buffer
+	var longLen int64
+	n := 0
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			if len(long) <= maxLineBytes {
+				long = append(long, chunk...)
+			}
+			longLen += int64(len(chunk))
+			continue
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return off, err
+		}
+		line, size := chunk, int64(len(chunk))
+		if longLen > 0 {
+			line, size = append(long, chunk...), longLen+int64(len(chunk))
+			long, longLen = long[:0], 0
+		}
+		complete := err == nil
+		if size == 0 || (!complete && !partial) {
+			return off, nil
+		}
+		off += size
+		n++
+		if len(bytes.TrimSpace(line)) > 0 {
+			e, reason := decodeLine(line)
+			if size > maxLineBytes {
+				e, reason = domain.Event{}, fmt.Sprintf("line longer than %d bytes", maxLineBytes)
+			}
+			if reason != "" && !complete {
+				reason = "torn last line (no newline): " + reason
+			}
+			fn(n, e, reason)
+		}
+		if !complete {
+			return off, nil
+		}
+	}
+}
+
+// decodeLine parses one log line into an event, or says why it cannot.
+func decodeLine(line []byte) (domain.Event, string) {
+	if len(line) > maxLineBytes {
+		return domain.Event{}, fmt.Sprintf("line longer than %d bytes", maxLineBytes)
+	}
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 || line[0] != '{' {
+		return domain.Event{}, "not a JSON object"
+	}
+	var e domain.Event
+	if err := json.Unmarshal(line, &e); err != nil {
+		return domain.Event{}, "bad JSON: " + err.Error()
+	}
+	if e.Kind == "" {
+		return domain.Event{}, "no kind"
+	}
+	return e.WithID(), ""
+}
+
+// MergeLines merges two versions of a log file: the union of their
+// non-blank lines, each once, sorted, each ending in a newline. It is
+// commutative, idempotent and insensitive to line order, so it can serve as
+// a git merge driver for log/*.jsonl.
+func MergeLines(a, b []byte) []byte {
+	set := map[string]bool{}
+	for _, data := range [][]byte{a, b} {
+		for _, line := range bytes.Split(data, []byte{'\n'}) {
+			line = bytes.TrimRight(line, "\r")
+			if len(bytes.TrimSpace(line)) > 0 {
+				set[string(line)] = true
+			}
+		}
+	}
+	lines := slices.Sorted(mapKeys(set))
+	var out bytes.Buffer
+	for _, l := range lines {
+		out.WriteString(l)
+		out.WriteByte('\n')
+	}
+	return out.Bytes()
+}

@@ -1,0 +1,404 @@
+package memfs
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"testing/quick"
+
+	"github.com/borg-memory/borg/domain"
+)
+
+func readLines(tb testing.TB, p string) []string {
+	tb.Helper()
+	data, err := os.ReadFile(p)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+}
+
+func TestHashIDs(t *testing.T) {
+	cases := []struct {
+		name, in, session, engineer string
+	}{
+		{"empty stays empty", "", "", ""},
+		{"raw is hashed", "session-1234", HashSession("session-1234"), HashEngineer("session-1234")},
+		{"hashed passes", "s-0123456789abcdef", "s-0123456789abcdef", HashEngineer("s-0123456789abcdef")},
+		{"engineer hashed passes", "e-0123abcd", HashSession("e-0123abcd"), "e-0123abcd"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := HashSession(tc.in); got != tc.session {
+				t.Errorf("HashSession = %q; want %q", got, tc.session)
+			}
+			if got := HashEngineer(tc.in); got != tc.engineer {
+				t.Errorf("HashEngineer = %q; want %q", got, tc.engineer)
+			}
+		})
+	}
+	if s := HashSession("raw"); !hashedSession.MatchString(s) || HashSession(s) != s {
+		t.Errorf("HashSession(raw) = %q is not stable", s)
+	}
+	if e := HashEngineer(" Alice@Example.com "); e != HashEngineer("alice@example.com") || !hashedEngineer.MatchString(e) {
+		t.Errorf("HashEngineer is not case-insensitive: %q", e)
+	}
+}
+
+func TestAppendRoutesAndHashes(t *testing.T) {
+	cases := []struct {
+		name   string
+		env    map[string]string
+		kind   domain.EventKind
+		shared bool
+	}{
+		{"created is shared", nil, domain.KindCreated, true},
+		{"placebo stays local", nil, domain.KindPlacebo, false},
+		{"sharing off keeps it local", map[string]string{"BORG_SHARE_OUTCOMES": "off"}, domain.KindCreated, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := Init(t.Context(), filepath.Join(t.TempDir(), "s"), "", WithEnv(testEnv(tc.env)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := domain.Event{MS: 1000, Kind: tc.kind, Session: "raw-session", Lesson: "abc", Author: "alice@example.com"}
+			if err := s.Append(e); err != nil {
+				t.Fatal(err)
+			}
+			path := s.LocalLogPath()
+			if tc.shared {
+				path = s.LogPath()
+			}
+			lines := readLines(t, filepath.Join(s.Dir(), path))
+			if len(lines) != 1 {
+				t.Fatalf("%s has %d lines", path, len(lines))
+			}
+			if strings.Contains(lines[0], "raw-session") || strings.Contains(lines[0], "alice") {
+				t.Fatalf("raw id written: %s", lines[0])
+			}
+			var got domain.Event
+			if err := json.Unmarshal([]byte(lines[0]), &got); err != nil {
+				t.Fatal(err)
+			}
+			want := domain.Event{MS: 1000, Kind: tc.kind, Session: HashSession("raw-session"), Lesson: "abc", Author: HashEngineer("alice@example.com")}.WithID()
+			if got != want {
+				t.Fatalf("line = %+v; want %+v", got, want)
+			}
+			other := s.LogPath()
+			if tc.shared {
+				other = s.LocalLogPath()
+			}
+			if _, err := os.Stat(filepath.Join(s.Dir(), other)); err == nil {
+				t.Fatalf("%s was written too", other)
+			}
+		})
+	}
+}
+
+func TestReadEventsSkipsAndDedups(t *testing.T) {
+	s := newTestStore(t)
+	a := domain.Event{MS: 2, Kind: domain.KindCreated, Lesson: "abc"}.WithID()
+	b := domain.Event{MS: 1, Kind: domain.KindSession, Session: "s-0000000000000001"}
+	aLine, _ := json.Marshal(a)
+	bLine := `{"ms":1,"kind":"session","session":"s-0000000000000001"}`
+	content := string(aLine) + "\n" +
+		"garbage\n" +
+		"\n" +
+		bLine + "\n" +
+		string(aLine) + "\n" +
+		`{"ms":3}` + "\n" +
+		`[1,2]` + "\n" +
+		`{"ms":4,"kind":"changed","lesson":"abc","sess`
+	if err := os.WriteFile(filepath.Join(s.Dir(), "log", "n-other.jsonl"), []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(s.Dir(), ".borg", "local"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(s.Dir(), ".borg", "local", "n-other.jsonl"), append(aLine, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	events, rep, err := s.ReadEvents()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []domain.Event{b.WithID(), a}
+	if !reflect.DeepEqual(events, want) {
+		t.Fatalf("events = %+v; want %+v", events, want)
+	}
+	var skipped []string
+	for _, sk := range rep.Skipped {
+		skipped = append(skipped, fmt.Sprintf("%s:%d %s", sk.File, sk.Line, sk.Reason))
+	}
+	wantSkipped := []string{
+		"log/n-other.jsonl:2 not a JSON object",
+		"log/n-other.jsonl:6 no kind",
+		"log/n-other.jsonl:7 not a JSON object",
+		"log/n-other.jsonl:8 torn last line (no newline): bad JSON",
+	}
+	if len(skipped) != len(wantSkipped) {
+		t.Fatalf("skipped = %q", skipped)
+	}
+	for i := range wantSkipped {
+		if !strings.HasPrefix(skipped[i], wantSkipped[i]) {
+			t.Errorf("skipped[%d] = %q; want prefix %q", i, skipped[i], wantSkipped[i])
+		}
+	}
+	if rep.Files != 2 || rep.Lines != 8 || rep.Duplicates != 2 || rep.Events != 2 {
+		t.Errorf("report = %+v", rep)
+	}
+	// The next append repairs the torn line's end so the new line is whole.
+	if err := appendLines(filepath.Join(s.Dir(), "log", "n-other.jsonl"), [][]byte{[]byte(`{"ms":5,"kind":"session","session":"s-0000000000000002"}` + "\n")}); err != nil {
+		t.Fatal(err)
+	}
+	events, _, err = s.ReadEvents()
+	if err != nil || len(events) != 3 {
+		t.Fatalf("after repair: %d events, %v", len(events), err)
+	}
+}
+
+// randomEvents makes a plausible log for one node.
+func randomEvents(r *rand.Rand, node string, n int) []domain.Event {
+	lessons := []string{"alpha-one", "beta-two", "gamma-three", "delta-four"}
+	kinds := []domain.EventKind{domain.KindSession, domain.KindCreated, domain.KindAsked, domain.KindChanged,
+		domain.KindIgnored, domain.KindCorrected, domain.KindVetoed, domain.KindTested, domain.KindRegret, domain.KindCensored}
+	var out []domain.Event
+	for i := 0; i < n; i++ {
+		e := domain.Event{
+			MS:      int64(r.IntN(1000)),
+			Kind:    kinds[r.IntN(len(kinds))],
+			Session: HashSession(fmt.Sprintf("%s-%d", node, r.IntN(8))),
+			Lesson:  lessons[r.IntN(len(lessons))],
+			Repo:    []string{"api", "web"}[r.IntN(2)],
+			Author:  HashEngineer(node + "@example.com"),
+		}
+		if e.Kind == domain.KindSession {
+			e.Lesson = ""
+		}
+		if e.Kind == domain.KindRegret {
+			e.W = float64(r.IntN(4)) / 4
+		}
+		out = append(out, e.WithID())
+	}
+	return out
+}
+
+func eventLines(events []domain.Event) []string {
+	var out []string
+	for _, e := range events {
+		b, _ := json.Marshal(e)
+		out = append(out, string(b))
+	}
+	return out
+}
+
+// TestLogsDeriveSameMemory: two nodes' logs, shuffled, duplicated and
+// concatenated in any order, derive the same memory.
+func TestLogsDeriveSameMemory(t *testing.T) {
+	seed := uint64(rand.Int64())
+	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewPCG(seed, 1))
+	a := randomEvents(r, "node-a", 120)
+	b := randomEvents(r, "node-b", 120)
+	infos := []domain.LessonInfo{{ID: "alpha-one"}, {ID: "beta-two", Reach: "repo:api"}, {ID: "gamma-three"}, {ID: "delta-four", Reach: "repo:web"}}
+	want := domain.Derive(append(slices.Clone(a), b...), infos, "", domain.DefaultWeights)
+	for round := 0; round < 20; round++ {
+		s := newTestStore(t)
+		lines := append(eventLines(a), eventLines(b)...)
+		// Duplicate a random third, shuffle, split across 1..3 files.
+		for _, l := range lines[:len(lines)/3] {
+			lines = append(lines, l)
+		}
+		r.Shuffle(len(lines), func(i, j int) { lines[i], lines[j] = lines[j], lines[i] })
+		nfiles := 1 + r.IntN(3)
+		files := make([][]string, nfiles)
+		for _, l := range lines {
+			k := r.IntN(nfiles)
+			files[k] = append(files[k], l)
+		}
+		for k, f := range files {
+			data := strings.Join(f, "\n") + "\n"
+			if err := os.WriteFile(filepath.Join(s.Dir(), "log", fmt.Sprintf("n-%d.jsonl", k)), []byte(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		events, rep, err := s.ReadEvents()
+		if err != nil || len(rep.Skipped) != 0 {
+			t.Fatalf("ReadEvents: %v %+v", err, rep.Skipped)
+		}
+		got := domain.Derive(events, infos, "", domain.DefaultWeights)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("round %d: memory differs\n got %+v\nwant %+v", round, got, want)
+		}
+		l, err := s.LoadLedger()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cached := l.Memories(infos, "", domain.DefaultWeights); !reflect.DeepEqual(cached, want) {
+			t.Fatalf("round %d: LoadLedger memory differs\n got %+v\nwant %+v", round, cached, want)
+		}
+	}
+}
+
+func TestLoadLedgerIncremental(t *testing.T) {
+	s := newTestStore(t)
+	r := rand.New(rand.NewPCG(7, 7))
+	events := randomEvents(r, "node-a", 300)
+	infos := []domain.LessonInfo{{ID: "alpha-one"}, {ID: "beta-two"}, {ID: "gamma-three"}, {ID: "delta-four"}}
+	check := func(step string) {
+		t.Helper()
+		all, _, err := s.ReadEvents()
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := s.LoadLedger()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := domain.Derive(all, infos, "", domain.DefaultWeights)
+		if got := l.Memories(infos, "", domain.DefaultWeights); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: cached memory differs from a full derive", step)
+		}
+	}
+	if err := s.Append(events[:100]...); err != nil {
+		t.Fatal(err)
+	}
+	check("first load")
+	if err := s.Append(events[100:200]...); err != nil {
+		t.Fatal(err)
+	}
+	check("after appends")
+	// A torn line is not folded until it is whole.
+	p := filepath.Join(s.Dir(), s.LogPath())
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, _ := json.Marshal(events[200])
+	if _, err := f.Write(line[:len(line)/2]); err != nil {
+		t.Fatal(err)
+	}
+	_ = f.Close()
+	check("torn tail")
+	if err := s.Append(events[201:250]...); err != nil {
+		t.Fatal(err)
+	}
+	check("after repair")
+	// Rewritten under the offset (a merge): rebuilt.
+	data, _ := os.ReadFile(p)
+	if err := os.WriteFile(p, MergeLines(data, []byte(strings.Join(eventLines(events[250:]), "\n"))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check("after rewrite")
+	// Shrunk: rebuilt.
+	if err := os.WriteFile(p, []byte(strings.Join(eventLines(events[:10]), "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check("after shrink")
+	// Vanished: rebuilt.
+	if err := os.Remove(p); err != nil {
+		t.Fatal(err)
+	}
+	check("after removal")
+}
+
+func TestMergeLinesProperties(t *testing.T) {
+	toLog := func(xs []uint8) []byte {
+		var b bytes.Buffer
+		for _, x := range xs {
+			fmt.Fprintf(&b, "{\"ms\":%d,\"kind\":\"session\"}\n", x%16)
+		}
+		return b.Bytes()
+	}
+	cfg := &quick.Config{Rand: nil, MaxCount: 300}
+	props := map[string]any{
+		"commutative": func(a, b []uint8) bool {
+			return bytes.Equal(MergeLines(toLog(a), toLog(b)), MergeLines(toLog(b), toLog(a)))
+		},
+		"idempotent": func(a, b []uint8) bool {
+			m := MergeLines(toLog(a), toLog(b))
+			return bytes.Equal(MergeLines(m, m), m) && bytes.Equal(MergeLines(m, toLog(b)), m)
+		},
+		"order-insensitive": func(a []uint8, seed int64) bool {
+			shuffled := slices.Clone(a)
+			rr := rand.New(rand.NewPCG(uint64(seed), 0))
+			rr.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+			return bytes.Equal(MergeLines(toLog(a), nil), MergeLines(nil, toLog(shuffled)))
+		},
+		"union": func(a, b []uint8) bool {
+			m := string(MergeLines(toLog(a), toLog(b)))
+			for _, l := range strings.Split(string(toLog(a))+string(toLog(b)), "\n") {
+				if l != "" && !strings.Contains(m, l+"\n") {
+					return false
+				}
+			}
+			return true
+		},
+	}
+	for name, p := range props {
+		t.Run(name, func(t *testing.T) {
+			if err := quick.Check(p, cfg); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	if got := string(MergeLines([]byte("b\na"), []byte("c\r\n\nb\n"))); got != "a\nb\nc\n" {
+		t.Errorf("MergeLines = %q", got)
+	}
+}
+
+func FuzzReadEvents(f *testing.F) {
+	e, _ := json.Marshal(domain.Event{MS: 5, Kind: domain.KindCreated, Lesson: "abc"}.WithID())
+	f.Add(append(e, '\n'))
+	f.Add([]byte("junk\n{\"ms\":1,\"kind\":\"session\",\"session\":\"s-1\"}\n{\"ms\":2,\"ki"))
+	f.Add([]byte("\n\n\r\n{}\n[]\nnull\n{\"kind\":1}\n"))
+	f.Add(bytes.Repeat([]byte("x"), 300<<10))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s := &Store{dir: t.TempDir(), getenv: func(string) string { return "" }}
+		if err := os.MkdirAll(filepath.Join(s.dir, "log"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(s.dir, "log", "n-x.jsonl"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		events, rep, err := s.ReadEvents()
+		if err != nil {
+			t.Fatalf("ReadEvents: %v", err)
+		}
+		if rep.Lines != rep.Events+rep.Duplicates+len(rep.Skipped) {
+			t.Fatalf("report does not add up: %+v", rep)
+		}
+		for _, e := range events {
+			if e.ID == "" || e.Kind == "" {
+				t.Fatalf("event without id or kind: %+v", e)
+			}
+		}
+		for i, sk := range rep.Skipped {
+			if strings.HasPrefix(sk.Reason, "torn") && i != len(rep.Skipped)-1 {
+				t.Fatalf("a torn line that is not the last: %+v", rep.Skipped)
+			}
+		}
+		l, err := s.LoadLedger()
+		if err != nil {
+			t.Fatalf("LoadLedger: %v", err)
+		}
+		var infos []domain.LessonInfo
+		for _, e := range events {
+			if domain.ValidID(e.Lesson) {
+				infos = append(infos, domain.LessonInfo{ID: e.Lesson})
+			}
+		}
+		want := domain.Derive(events, infos, "", domain.DefaultWeights)
+		if got := l.Memories(infos, "", domain.DefaultWeights); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("cached ledger differs from Derive:\n%v\n%v", got, want)
+		}
+	})
+}
