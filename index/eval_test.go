@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -46,6 +47,13 @@ func TestTune(t *testing.T) {
 	arms, err := ParseArms(os.Getenv("BORG_ARMS"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if w := os.Getenv("BORG_LEXW"); w != "" {
+		var a, ti, g, b, tg float64
+		fmt.Sscanf(w, "%g,%g,%g,%g,%g", &a, &ti, &g, &b, &tg)
+		for i, v := range []float64{a, ti, g, b, tg} {
+			lexFields[i].weight = v
+		}
 	}
 	opts := EvalOptions{Arms: arms}
 	if os.Getenv("BORG_NOMMR") != "" {

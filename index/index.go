@@ -3,7 +3,6 @@ package index
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -21,10 +20,6 @@ import (
 // on-disk lexical index before it falls back to an in-memory one. A hook
 // must never hang on it.
 const DefaultLockWait = 250 * time.Millisecond
-
-// manifestVersion versions manifest.json and the content hash; a change
-// re-adds every lesson.
-const manifestVersion = 1
 
 // refitDrift is the relative change in lesson count after which a corpus
 // fitted embedder (the n-gram IDF) is refitted and every vector re-embedded.
@@ -55,13 +50,6 @@ type SyncStats struct {
 	FallbackLexical bool `json:"fallback_lexical"` // the disk index was busy; memory stands in
 }
 
-// lessonInfo is what retrieval needs of a lesson besides its text.
-type lessonInfo struct {
-	id, title, gist, reach, repo, typ string
-	hash                              string
-	links                             []domain.LessonLink
-}
-
 // Index is borg's search state: a lexical index (bleve, on disk under the
 // directory Open was given, or in memory), the vector sidecar of one
 // embedder, and the lesson metadata retrieval needs. It is safe for
@@ -77,11 +65,12 @@ type Index struct {
 	rebuilt  bool // lexical was created fresh at Open
 	vec      *vectorStore
 	vecBad   bool // the sidecar was dropped at Open
-	manifest map[string]string
-	lessons  map[string]*lessonInfo
+	cat      *catalog
+	avgLen   []float64 // per lexical field, from the catalog
 	// supersededBy maps a lesson to the lessons that supersede it.
 	supersededBy map[string][]string
-	repoScoped   int // lessons with a repo reach
+	// graph is the undirected lesson link graph of the lateral arm.
+	graph map[string][]string
 }
 
 // Open opens the index stored in dir (created when missing), using emb for
@@ -100,7 +89,7 @@ func Open(dir string, emb Embedder, opts Options) (*Index, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("open index: %w", err)
 	}
-	ix := &Index{dir: dir, emb: emb, opts: opts, manifest: map[string]string{}}
+	ix := &Index{dir: dir, emb: emb, opts: opts, cat: newCatalog()}
 	lex, rebuilt, err := openLexical(dir, opts.LockWait)
 	switch {
 	case errors.Is(err, errLexicalBusy):
@@ -113,8 +102,20 @@ func Open(dir string, emb Embedder, opts Options) (*Index, error) {
 	}
 	ix.lex, ix.rebuilt = lex, rebuilt
 	if !ix.fallback && !rebuilt {
-		ix.manifest = readManifest(filepath.Join(dir, "manifest.json"))
+		cat, ok := readCatalog(filepath.Join(dir, catalogName))
+		if ok {
+			ix.cat = cat
+		} else {
+			// Without a catalog the index's content is unknown: start over.
+			_ = ix.lex.close()
+			_ = os.Remove(filepath.Join(dir, "lexical.version"))
+			if ix.lex, _, err = openLexical(dir, opts.LockWait); err != nil {
+				return nil, fmt.Errorf("open index: %w", err)
+			}
+			ix.rebuilt = true
+		}
 	}
+	ix.derive()
 	vec, verr := loadSidecar(filepath.Join(dir, sidecarName), emb.ID(), emb.Dim())
 	ix.vec, ix.vecBad = vec, verr != nil
 	if f, ok := emb.(CorpusFitter); ok && len(vec.state) > 0 {
@@ -135,8 +136,10 @@ func NewMemory(emb Embedder, opts Options) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("new memory index: %w", err)
 	}
-	return &Index{emb: emb, opts: opts.withDefaults(), lex: lex,
-		vec: newVectorStore(emb.ID(), emb.Dim()), manifest: map[string]string{}}, nil
+	ix := &Index{emb: emb, opts: opts.withDefaults(), lex: lex,
+		vec: newVectorStore(emb.ID(), emb.Dim()), cat: newCatalog()}
+	ix.derive()
+	return ix, nil
 }
 
 func (o Options) withDefaults() Options {
@@ -195,9 +198,30 @@ func ContentHash(l domain.Lesson) string {
 // Sync brings the index in line with lessons, the store's complete current
 // set: lessons whose content hash changed are re-indexed and re-embedded,
 // lessons no longer present are removed from both arms, and the rest is left
-// alone. On disk, the manifest and the sidecar are rewritten only when
+// alone. On disk, the catalog and the sidecar are rewritten only when
 // something changed.
 func (ix *Index) Sync(lessons []domain.Lesson) (SyncStats, error) {
+	return ix.SyncStamp(lessons, "")
+}
+
+// Stamp returns the caller's freshness token recorded by the last
+// SyncStamp (for instance the git tree hash of lessons/), so a caller can
+// skip reading the lessons when the store has not moved since.
+func (ix *Index) Stamp() string {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return ix.cat.stamp
+}
+
+// Len is the number of lessons the index holds.
+func (ix *Index) Len() int {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return len(ix.cat.lessons)
+}
+
+// SyncStamp is Sync that also records stamp (see Stamp).
+func (ix *Index) SyncStamp(lessons []domain.Lesson, stamp string) (SyncStats, error) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if ix.lex == nil {
@@ -205,41 +229,45 @@ func (ix *Index) Sync(lessons []domain.Lesson) (SyncStats, error) {
 	}
 	st := SyncStats{Lessons: len(lessons), InMemory: ix.dir == "", FallbackLexical: ix.fallback,
 		LexicalRebuilt: ix.rebuilt, SidecarRebuilt: ix.vecBad}
-	ix.rebuilt, ix.vecBad = false, false
 
-	current := make(map[string]*lessonInfo, len(lessons))
 	byID := make(map[string]*domain.Lesson, len(lessons))
+	hashes := make(map[string]string, len(lessons))
+	ids := make([]string, 0, len(lessons))
 	for i := range lessons {
 		l := &lessons[i]
-		if _, dup := current[l.ID]; dup {
+		if _, dup := byID[l.ID]; dup {
 			return st, fmt.Errorf("sync index: duplicate lesson id %q", l.ID)
 		}
 		byID[l.ID] = l
-		current[l.ID] = &lessonInfo{id: l.ID, title: l.Title, gist: l.Gist, reach: l.Reach,
-			repo: l.RepoTag(), typ: l.Type, hash: ContentHash(*l), links: l.Links}
-	}
-	ids := make([]string, 0, len(current))
-	for id := range current {
-		ids = append(ids, id)
+		hashes[l.ID] = ContentHash(*l)
+		ids = append(ids, l.ID)
 	}
 	sort.Strings(ids)
 
-	// Lexical arm.
+	// Lexical arm and catalog.
+	next := newCatalog()
+	next.stamp = stamp
 	var docs []lexDoc
-	var removed []string
 	for _, id := range ids {
-		if ix.manifest[id] != current[id].hash {
-			l := byID[id]
-			reach := l.Reach
-			if reach == "" {
-				reach = domain.ReachTeam
-			}
-			docs = append(docs, lexDoc{ID: id, Type: l.Type, Reach: reach, Tags: l.Tags,
-				Title: l.Title, Gist: l.Gist, Body: l.Body})
+		if old, ok := ix.cat.lessons[id]; ok && old.hash == hashes[id] {
+			next.lessons[id] = old
+			continue
 		}
+		l := byID[id]
+		reach := l.Reach
+		if reach == "" {
+			reach = domain.ReachTeam
+		}
+		d := lexDoc{ID: id, Type: l.Type, Reach: reach, Tags: l.Tags, Title: l.Title, Gist: l.Gist, Body: l.Body}
+		docs = append(docs, d)
+		li := &lessonInfo{id: id, hash: hashes[id], title: l.Title, gist: l.Gist, typ: l.Type,
+			reach: l.Reach, repo: l.RepoTag(), links: append([]domain.LessonLink(nil), l.Links...)}
+		li.lens = ix.lex.fieldLens(d)
+		next.lessons[id] = li
 	}
-	for id := range ix.manifest {
-		if _, ok := current[id]; !ok {
+	var removed []string
+	for id := range ix.cat.lessons {
+		if _, ok := byID[id]; !ok {
 			removed = append(removed, id)
 		}
 	}
@@ -248,21 +276,15 @@ func (ix *Index) Sync(lessons []domain.Lesson) (SyncStats, error) {
 		if err := ix.lex.put(docs, removed); err != nil {
 			return st, fmt.Errorf("sync index: %w", err)
 		}
-		next := make(map[string]string, len(current))
-		for id, li := range current {
-			next[id] = li.hash
-		}
-		ix.manifest = next
-		if ix.dir != "" && !ix.fallback {
-			if err := writeManifest(filepath.Join(ix.dir, "manifest.json"), next); err != nil {
-				return st, fmt.Errorf("sync index: %w", err)
-			}
-		}
 	}
+	catChanged := len(docs) > 0 || len(removed) > 0 || ix.cat.stamp != stamp || ix.rebuilt
+	ix.cat = next
+	ix.rebuilt = false
 	st.Indexed, st.Removed = len(docs), len(removed)
 
 	// Vector arm.
-	vecChanged := false
+	vecChanged := ix.vecBad
+	ix.vecBad = false
 	if f, ok := ix.emb.(CorpusFitter); ok && needsRefit(f.FittedDocs(), len(lessons)) {
 		texts := make([]string, len(ids))
 		for i, id := range ids {
@@ -278,17 +300,16 @@ func (ix *Index) Sync(lessons []domain.Lesson) (SyncStats, error) {
 	}
 	var gone []string
 	for _, id := range ix.vec.ids {
-		if _, ok := current[id]; !ok {
+		if _, ok := byID[id]; !ok {
 			gone = append(gone, id)
 		}
 	}
 	for _, id := range gone {
 		ix.vec.remove(id)
 	}
-	vecChanged = vecChanged || len(gone) > 0
 	var todo []string
 	for _, id := range ids {
-		if h, ok := ix.vec.hash(id); !ok || h != current[id].hash {
+		if h, ok := ix.vec.hash(id); !ok || h != hashes[id] {
 			todo = append(todo, id)
 		}
 	}
@@ -310,32 +331,51 @@ func (ix *Index) Sync(lessons []domain.Lesson) (SyncStats, error) {
 			if len(vecs[i]) != ix.emb.Dim() {
 				return st, fmt.Errorf("sync index: embedder returned dim %d, want %d", len(vecs[i]), ix.emb.Dim())
 			}
-			ix.vec.put(id, current[id].hash, normalized(vecs[i]))
+			ix.vec.put(id, hashes[id], normalized(vecs[i]))
 		}
 	}
 	st.Embedded = len(todo)
-	vecChanged = vecChanged || len(todo) > 0
+	vecChanged = vecChanged || len(todo) > 0 || len(gone) > 0
+	ix.derive()
 
-	ix.lessons = current
-	ix.supersededBy = make(map[string][]string)
-	ix.repoScoped = 0
-	for _, id := range ids {
-		li := current[id]
-		if li.repo != "" {
-			ix.repoScoped++
+	if ix.dir != "" && !ix.fallback {
+		if catChanged {
+			if err := ix.cat.write(filepath.Join(ix.dir, catalogName)); err != nil {
+				return st, fmt.Errorf("sync index: %w", err)
+			}
 		}
-		for _, k := range li.links {
-			if k.Rel == domain.RelSupersedes && k.Target != id {
-				ix.supersededBy[k.Target] = append(ix.supersededBy[k.Target], id)
+		if vecChanged {
+			if err := ix.vec.save(filepath.Join(ix.dir, sidecarName)); err != nil {
+				return st, fmt.Errorf("sync index: %w", err)
 			}
 		}
 	}
-	if vecChanged && ix.dir != "" && !ix.fallback {
-		if err := ix.vec.save(filepath.Join(ix.dir, sidecarName)); err != nil {
-			return st, fmt.Errorf("sync index: %w", err)
+	return st, nil
+}
+
+// derive recomputes what Search reads from the catalog: field length means,
+// the supersedes map and the link graph.
+func (ix *Index) derive() {
+	ix.avgLen = ix.cat.avgLens()
+	ix.supersededBy = make(map[string][]string)
+	ix.graph = make(map[string][]string)
+	ids := make([]string, 0, len(ix.cat.lessons))
+	for id := range ix.cat.lessons {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		for _, k := range ix.cat.lessons[id].links {
+			if k.Target == id || ix.cat.lessons[k.Target] == nil {
+				continue
+			}
+			if k.Rel == domain.RelSupersedes {
+				ix.supersededBy[k.Target] = append(ix.supersededBy[k.Target], id)
+			}
+			ix.graph[id] = append(ix.graph[id], k.Target)
+			ix.graph[k.Target] = append(ix.graph[k.Target], id)
 		}
 	}
-	return st, nil
 }
 
 // needsRefit reports whether a corpus-fitted embedder fitted on fitted texts
@@ -366,41 +406,4 @@ func normalized(v []float32) []float32 {
 		out[i] = float32(float64(x) * inv)
 	}
 	return out
-}
-
-type manifestFile struct {
-	Version int               `json:"version"`
-	Lexical string            `json:"lexical"`
-	Hashes  map[string]string `json:"hashes"`
-}
-
-// readManifest returns the lesson → content hash map of the lexical index,
-// or an empty map when the manifest is missing, unreadable or of another
-// version (every lesson is then re-added, which is idempotent).
-func readManifest(path string) map[string]string {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return map[string]string{}
-	}
-	var m manifestFile
-	if json.Unmarshal(raw, &m) != nil || m.Version != manifestVersion || m.Lexical != lexicalVersion || m.Hashes == nil {
-		return map[string]string{}
-	}
-	return m.Hashes
-}
-
-func writeManifest(path string, hashes map[string]string) error {
-	raw, err := json.Marshal(manifestFile{Version: manifestVersion, Lexical: lexicalVersion, Hashes: hashes})
-	if err != nil {
-		return fmt.Errorf("write manifest: %w", err)
-	}
-	tmp := path + ".tmp" + strconv.Itoa(os.Getpid())
-	if err := os.WriteFile(tmp, raw, 0o644); err != nil {
-		return fmt.Errorf("write manifest: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		_ = os.Remove(tmp)
-		return fmt.Errorf("write manifest: %w", err)
-	}
-	return nil
 }

@@ -2,10 +2,13 @@ package index
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -16,12 +19,10 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
 	"github.com/blevesearch/bleve/v2/analysis/token/porter"
 	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
+	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search"
-	"github.com/blevesearch/bleve/v2/search/query"
 	bleveindex "github.com/blevesearch/bleve_index_api"
-
-	"github.com/borg-memory/borg/domain"
 )
 
 // This file is the only importer of bleve. Everything else sees lexDoc,
@@ -29,7 +30,7 @@ import (
 
 // lexicalVersion names the mapping, analyzer and field layout. Any change to
 // them must change it: an on-disk index of another version is rebuilt.
-const lexicalVersion = "borg-lexical-3"
+const lexicalVersion = "borg-lexical-4"
 
 // BM25 parameters. bleve keeps them in package variables; borg is their only
 // user in the process. k1 0.9 and b 0.4 are the Anserini defaults, measured
@@ -44,12 +45,15 @@ func init() {
 	search.BM25_b = bm25B
 }
 
-// Field boosts of the lexical query, measured on the shared sets.
-const (
-	boostTitle = 1.0
-	boostGist  = 1.0
-	boostBody  = 1.0
-	boostTags  = 1.0
+// Field weights of the lexical score, measured on the shared sets: BM25 over
+// all the text as one field, plus bonuses for matches in the title, gist and
+// tags.
+var (
+	boostAll   = 1.0
+	boostTitle = 0.0
+	boostGist  = 0.0
+	boostBody  = 0.0
+	boostTags  = 0.0
 )
 
 // Lexical field names.
@@ -62,6 +66,7 @@ const (
 	fieldGist  = "gist"
 	fieldBody  = "body"
 	fieldTagTx = "tagtext"
+	fieldAll   = "all"
 
 	analyzerName = "borg_en"
 	lengthFilter = "borg_max_rune_99"
@@ -72,6 +77,11 @@ type lexDoc struct {
 	ID, Type, Reach   string
 	Tags              []string
 	Title, Gist, Body string
+}
+
+// all is the lesson's whole text, the field BM25 mainly scores.
+func (d lexDoc) all() string {
+	return strings.Join([]string{d.Title, d.Gist, d.Body, strings.Join(d.Tags, " ")}, "\n")
 }
 
 // lexical wraps one bleve index, on disk or in memory.
@@ -128,6 +138,7 @@ func newLexicalMapping() (*mapping.IndexMappingImpl, error) {
 	text(fieldGist)
 	text(fieldBody)
 	text(fieldTagTx)
+	text(fieldAll)
 	im.DefaultMapping = doc
 	im.DefaultAnalyzer = analyzerName
 	return im, nil
@@ -139,7 +150,9 @@ func newMemLexical() (*lexical, error) {
 	if err != nil {
 		return nil, err
 	}
-	idx, err := bleve.NewMemOnly(im)
+	// scorch without a path keeps its segments in memory: the same engine,
+	// internal ids and scoring as on disk (NewMemOnly would be upsidedown).
+	idx, err := bleve.NewUsing("", im, scorch.Name, scorch.Name, nil)
 	if err != nil {
 		return nil, fmt.Errorf("create memory lexical index: %w", err)
 	}
@@ -229,6 +242,7 @@ func (l *lexical) put(docs []lexDoc, remove []string) error {
 				fieldGist:  d.Gist,
 				fieldBody:  d.Body,
 				fieldTagTx: strings.Join(d.Tags, " "),
+				fieldAll:   d.all(),
 			}
 			if err := b.Index(d.ID, m); err != nil {
 				return fmt.Errorf("index lesson %s: %w", d.ID, err)
@@ -244,53 +258,193 @@ func (l *lexical) put(docs []lexDoc, remove []string) error {
 	return nil
 }
 
-// search runs text as a BM25 disjunction over title, gist, body and tags and
-// returns the n best lessons, best first. With scoped set, lessons of a repo
-// reach other than "repo:"+repo are excluded inside the query (they cost no
-// slot of the n).
-func (l *lexical) search(ctx context.Context, text string, n int, scoped bool, repo string) ([]scored, error) {
-	if n <= 0 || strings.TrimSpace(text) == "" {
+// fieldWeight pairs a text field with its weight in the BM25 sum.
+type fieldWeight struct {
+	field  string
+	weight float64
+}
+
+// lexFields are the scored text fields, in catalog order (lessonInfo.lens).
+var lexFields = []fieldWeight{
+	{fieldAll, boostAll},
+	{fieldTitle, boostTitle},
+	{fieldGist, boostGist},
+	{fieldBody, boostBody},
+	{fieldTagTx, boostTags},
+}
+
+// analyze runs text through the text fields' analyzer and returns its terms
+// (possessives stripped, lower-cased, stop words dropped, stemmed).
+func (l *lexical) analyze(text string) []string {
+	a := l.idx.Mapping().AnalyzerNamed(analyzerName)
+	if a == nil {
+		return nil
+	}
+	toks := a.Analyze([]byte(text))
+	out := make([]string, len(toks))
+	for i, t := range toks {
+		out[i] = string(t.Term)
+	}
+	return out
+}
+
+// search scores every lesson holding a query term by BM25 (k1 bm25K1, b
+// bm25B, Robertson–Spärck Jones IDF), summed over the text fields with their
+// weights, and returns the n best that keep accepts, best first (ties by
+// id). avgLen gives each field's mean length in terms.
+//
+// The scoring is computed here over bleve's postings (term frequencies and
+// field-length norms) rather than by bleve's own "bm25" model, which takes
+// the square root of term frequencies, squares the IDF through its query
+// norm and multiplies in a coordination factor; on the shared sets that
+// variant measured 0.59 nDCG@10 on SciFact where textbook BM25 gives 0.66.
+func (l *lexical) search(ctx context.Context, text string, n int, avgLen []float64, keep func(string) bool) ([]scored, error) {
+	if n <= 0 {
 		return nil, nil
 	}
-	field := func(name string, boost float64) query.Query {
-		q := bleve.NewMatchQuery(text)
-		q.SetField(name)
-		q.Analyzer = analyzerName
-		q.SetBoost(boost)
-		return q
+	terms := l.analyze(text)
+	if len(terms) == 0 {
+		return nil, nil
 	}
-	q := bleve.NewDisjunctionQuery(
-		field(fieldTitle, boostTitle),
-		field(fieldGist, boostGist),
-		field(fieldBody, boostBody),
-		field(fieldTagTx, boostTags),
-	)
-	var top query.Query = q
-	if scoped {
-		other := bleve.NewBooleanQuery()
-		prefix := bleve.NewPrefixQuery(domain.ReachRepoPrefix)
-		prefix.SetField(fieldReach)
-		other.AddMust(prefix)
-		if repo != "" {
-			own := bleve.NewTermQuery(domain.ReachRepoPrefix + repo)
-			own.SetField(fieldReach)
-			other.AddMustNot(own)
+	qtf := map[string]int{}
+	var order []string
+	for _, t := range terms {
+		if qtf[t] == 0 {
+			order = append(order, t)
 		}
-		b := bleve.NewBooleanQuery()
-		b.AddMust(q)
-		b.AddMustNot(other)
-		top = b
+		qtf[t]++
 	}
-	req := bleve.NewSearchRequestOptions(top, n, 0, false)
-	res, err := l.idx.SearchInContext(ctx, req)
+	adv, err := l.idx.Advanced()
 	if err != nil {
 		return nil, fmt.Errorf("lexical search: %w", err)
 	}
-	out := make([]scored, 0, len(res.Hits))
-	for _, h := range res.Hits {
-		out = append(out, scored{id: h.ID, score: h.Score})
+	r, err := adv.Reader()
+	if err != nil {
+		return nil, fmt.Errorf("lexical search: %w", err)
 	}
+	defer r.Close()
+	docs, err := r.DocCount()
+	if err != nil {
+		return nil, fmt.Errorf("lexical search: %w", err)
+	}
+	N := float64(docs)
+	acc := newAccumulator()
+	var tfd bleveindex.TermFieldDoc
+	for fi, fw := range lexFields {
+		if fw.weight <= 0 || fi >= len(avgLen) || avgLen[fi] <= 0 {
+			continue
+		}
+		avg := avgLen[fi]
+		for _, t := range order {
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("lexical search: %w", err)
+			}
+			tfr, err := r.TermFieldReader(ctx, []byte(t), fw.field, true, true, false)
+			if err != nil {
+				return nil, fmt.Errorf("lexical search: %w", err)
+			}
+			df := float64(tfr.Count())
+			if df == 0 {
+				_ = tfr.Close()
+				continue
+			}
+			idf := math.Log(1 + (N-df+0.5)/(df+0.5))
+			w := fw.weight * idf * float64(qtf[t])
+			for {
+				tfd.ID = tfd.ID[:0] // some readers append to a reused id
+				d, err := tfr.Next(&tfd)
+				if err != nil {
+					_ = tfr.Close()
+					return nil, fmt.Errorf("lexical search: %w", err)
+				}
+				if d == nil {
+					break
+				}
+				tf := float64(d.Freq)
+				dl := avg
+				if d.Norm > 0 {
+					dl = 1 / (d.Norm * d.Norm)
+				}
+				acc.add(d.ID, w*tf*(bm25K1+1)/(tf+bm25K1*(1-bm25B+bm25B*dl/avg)))
+			}
+			_ = tfr.Close()
+		}
+	}
+	var out []scored
+	for _, c := range acc.sorted() {
+		id, err := r.ExternalID(c.key)
+		if err != nil {
+			return nil, fmt.Errorf("lexical search: %w", err)
+		}
+		if keep != nil && !keep(id) {
+			continue
+		}
+		out = append(out, scored{id: id, score: c.score})
+		if len(out) == n {
+			break
+		}
+	}
+	// Equal scores: order by id so the arm is reproducible.
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].score != out[j].score {
+			return out[i].score > out[j].score
+		}
+		return out[i].id < out[j].id
+	})
 	return out, nil
+}
+
+// accumulator sums scores per internal document id.
+type accumulator struct {
+	dense map[uint64]int // doc number → slot
+	keys  []bleveindex.IndexInternalID
+	sums  []float64
+	other map[string]int
+}
+
+func newAccumulator() *accumulator {
+	return &accumulator{dense: make(map[uint64]int, 1024), other: map[string]int{}}
+}
+
+func (a *accumulator) add(id bleveindex.IndexInternalID, s float64) {
+	var slot int
+	var ok bool
+	if len(id) == 8 {
+		k := binary.BigEndian.Uint64(id)
+		if slot, ok = a.dense[k]; !ok {
+			slot = len(a.sums)
+			a.dense[k] = slot
+		}
+	} else if slot, ok = a.other[string(id)]; !ok {
+		slot = len(a.sums)
+		a.other[string(id)] = slot
+	}
+	if !ok {
+		a.keys = append(a.keys, append(bleveindex.IndexInternalID(nil), id...))
+		a.sums = append(a.sums, 0)
+	}
+	a.sums[slot] += s
+}
+
+type accEntry struct {
+	key   bleveindex.IndexInternalID
+	score float64
+}
+
+// sorted returns the entries best first (ties by internal id, which the
+// caller re-breaks by external id).
+func (a *accumulator) sorted() []accEntry {
+	out := make([]accEntry, len(a.sums))
+	for i := range a.sums {
+		out[i] = accEntry{a.keys[i], a.sums[i]}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].score != out[j].score {
+			return out[i].score > out[j].score
+		}
+		return string(out[i].key) < string(out[j].key)
+	})
+	return out
 }
 
 // count is the number of indexed documents.
@@ -310,4 +464,15 @@ func (l *lexical) close() error {
 		return fmt.Errorf("close lexical index: %w", err)
 	}
 	return nil
+}
+
+// fieldLens is the length in terms of each of d's lexFields, as bleve
+// counts it for the norm.
+func (l *lexical) fieldLens(d lexDoc) []uint32 {
+	texts := []string{d.all(), d.Title, d.Gist, d.Body, strings.Join(d.Tags, " ")}
+	out := make([]uint32, len(lexFields))
+	for i := range out {
+		out[i] = clampU32(len(l.analyze(texts[i])))
+	}
+	return out
 }

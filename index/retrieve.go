@@ -193,7 +193,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		return neutral
 	}
 	allowed := func(id string) bool {
-		li, ok := ix.lessons[id]
+		li, ok := ix.cat.lessons[id]
 		return ok && (li.repo == "" || li.repo == q.Repo)
 	}
 	depth := max(q.K, MinArmDepth)
@@ -201,11 +201,10 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	var lexHits, vecHits []scored
 	if arms.Lexical > 0 {
 		var err error
-		lexHits, err = ix.lex.search(ctx, q.Text, depth, ix.repoScoped > 0, q.Repo)
+		lexHits, err = ix.lex.search(ctx, q.Text, depth, ix.avgLen, allowed)
 		if err != nil {
 			return nil, fmt.Errorf("search: %w", err)
 		}
-		lexHits = filterScored(lexHits, allowed)
 	}
 	if arms.Vector > 0 && ix.vec.len() > 0 {
 		qv, err := ix.emb.Embed([]string{q.Text})
@@ -276,7 +275,7 @@ func (ix *Index) applyUsefulness(ranked []domain.Scored, q Query, useful func(st
 	all := make([]Hit, 0, len(ranked))
 	best := 0.0
 	for _, r := range ranked {
-		li := ix.lessons[r.Path]
+		li := ix.cat.lessons[r.Path]
 		if li == nil {
 			continue
 		}
