@@ -3,16 +3,35 @@
 //
 // Nothing here does I/O, reads the clock or uses global randomness; callers
 // pass time and seeds in, so a rebuild or a sleep re-run reproduces the same
-// numbers. The package imports only the standard library (a test enforces it).
+// numbers. The package imports only the standard library (TestStdlibOnly
+// enforces it).
 //
 // # Contents
 //
-//   - Similarity and fusion: Cosine, CompensatedSum, TopNeighborPairs,
-//     RankCandidatePairs, RRFScore, FuseArms, RankFused, FuseLateral, ApplyMMR.
+//   - Similarity and fusion: Cosine, CosineDistance, CompensatedSum,
+//     TopNeighborPairs, RankCandidatePairs, Float32View, RRFScore,
+//     RRFContribution, FuseArms, RankFused, FuseLateral, ApplyMMR.
 //   - Graph: Pagerank, LabelPropagation, BridgeCounts, ConnectedComponents.
-//   - Sleep math: FrameKeyOf, the retention scorer and reprieve gate, the
-//     fixed-point confidence decay and outcome EWMA, the merge guards.
-//   - Usefulness (borg-memory-module): Activation, Squash, the Beta belief and
-//     its Thompson draw, the activity clock, Derive, the word rule.
-//   - Links (DESIGN.md §5): reinforcement with decay, the ager.
+//   - Sleep math: FrameKeyOf; the retention scorer (ComputeSignals,
+//     CompositeScore, BandFor, ScoreRetention) and the reprieve gate
+//     (ReprieveScore, ShouldReprieve); the fixed-point confidence decay and
+//     outcome EWMA (ToFp, EWMAStepFp, DecayConfidence, …); the reinforcement
+//     cooldown (ShouldBumpAccess); the merge guards (MergeVetoed,
+//     MergeOutcomes, MergeCandidates, ExcludeSelfSupersede).
+//   - Usefulness (borg-memory-module): Activation, Squash, the Beta belief
+//     (BeliefOf) and its Thompson draw (Draw, SampleBeta, RoundSeeded, Seed,
+//     Rng), Shuffle, Declared and StripDeclaration, the word rule (Resolve),
+//     RegretCap, Weights. Derive, or a Ledger folding events incrementally,
+//     turns the outcome log into each lesson's Memory at a tick of the
+//     activity clock.
+//   - Links (DESIGN.md §5): Link, NewLink, Reinforce, AgeLinks,
+//     RecurringProtos, FoldLinks, LinkEdges.
+//
+// # Constants chosen here
+//
+// The seeds name some values without giving them. borg's choices sit in one
+// place each, with the reasons: the retention weight profiles and
+// normalisation curves in retention.go, the merge guards' marker lists in
+// merge.go, the word rule's stop list in words.go, and the usefulness weights
+// in DefaultWeights (usefulness.go).
 package domain

@@ -247,12 +247,27 @@ func (l *Ledger) Add(e Event) {
 		if e.Session == "" || e.Lesson == "" {
 			return
 		}
-		l.addRegret(e.WithID().ID, RegretMark{Session: e.Session, Lesson: e.Lesson, W: e.W})
+		l.addRegret(e.WithID().ID, RegretMark{Session: e.Session, Lesson: e.Lesson, W: finiteShare(e.W)})
 	case KindPassing:
 		if e.Src != "" && e.Dst != "" {
-			l.addPassing(e.WithID())
+			e = e.WithID()
+			e.W = 0 // unused by links; keeps the ledger JSON-encodable
+			l.addPassing(e)
 		}
 	}
+}
+
+// finiteShare maps a non-finite regret share onto a finite one with the same
+// effect (so the ledger stays JSON-encodable): +Inf is a full share, NaN and
+// −Inf count nothing.
+func finiteShare(w float64) float64 {
+	switch {
+	case math.IsInf(w, 1):
+		return 1
+	case math.IsNaN(w) || math.IsInf(w, -1):
+		return -1
+	}
+	return w
 }
 
 // addPassing keeps one passing per id; should two differ under one id, the

@@ -166,6 +166,8 @@ func TestDeriveRegrets(t *testing.T) {
 		{"a share is at most RegretMax", []Event{regret(900, "s02", 1)}, 0.875},
 		{"a missing share is a full one", []Event{regret(900, "s02", 0)}, 0.875},
 		{"a negative share counts nothing", []Event{regret(900, "s02", -1)}, 0},
+		{"an infinite share is a full one", []Event{regret(900, "s02", math.Inf(1))}, 0.875},
+		{"a NaN share counts nothing", []Event{regret(900, "s02", math.NaN())}, 0},
 		{"each regret once", []Event{regret(900, "s02", 0.5), regret(900, "s02", 0.5)}, 0.5},
 		{"capped at one without corrections", []Event{regret(900, "s02", 0.5), regret(901, "s02", 0.5), regret(902, "s02", 0.5)}, 1},
 		{"cap per deciding session", []Event{regret(900, "s02", 0.75), regret(901, "s02", 0.75), regret(902, "s03", 0.75)}, 1.75},
@@ -344,6 +346,16 @@ func TestDeriveOrderAndDuplicateInvariance(t *testing.T) {
 				t.Fatalf("round %d: merge is not commutative or idempotent", round)
 			}
 		}
+	}
+}
+
+func TestLedgerJSONWithOddValues(t *testing.T) {
+	l := NewLedger()
+	l.Add(Event{MS: 1, Kind: KindRegret, Session: "s1", Lesson: "lesson-a", W: math.NaN()})
+	l.Add(Event{MS: 2, Kind: KindRegret, Session: "s1", Lesson: "lesson-a", W: math.Inf(-1)})
+	l.Add(Event{MS: 3, Kind: KindPassing, Src: "a", Dst: "b", W: math.Inf(1)})
+	if _, err := json.Marshal(l); err != nil {
+		t.Fatalf("ledger not encodable: %v", err)
 	}
 }
 

@@ -215,3 +215,25 @@ func TestReprieve(t *testing.T) {
 		t.Fatal("reprieve constants moved")
 	}
 }
+
+// TestNaiveSumDrifts pins why CompensatedSum exists: plain left-to-right
+// addition of two of the six shipped profiles misses 1 by an ulp.
+func TestNaiveSumDrifts(t *testing.T) {
+	profiles := []WeightProfile{DefaultWeightsProfile}
+	for _, typ := range []string{TypeEpisodic, TypeSemantic, TypeProcedural, TypeArc, TypeErrorPattern} {
+		profiles = append(profiles, WeightProfiles[typ])
+	}
+	drift := 0
+	for _, p := range profiles {
+		var s float64
+		for _, w := range p.Values() {
+			s += w
+		}
+		if s != 1 {
+			drift++
+		}
+	}
+	if drift != 2 {
+		t.Fatalf("naive sums off 1 for %d profiles, want 2", drift)
+	}
+}
