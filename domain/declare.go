@@ -19,9 +19,9 @@ type declaration struct {
 // Declared reads the drone's own declaration for lesson id in message:
 // "<id>: applies" gives (true, true), "<id>: skip" gives (false, true), and
 // no declaration gives ok false. Matching ignores ASCII case; brackets,
-// backticks, asterisks, quotes, a dash or a colon may stand between the id and
-// the word (at least one of them), and the last declaration in the message
-// wins. The id must stand alone: "my-id" is not declared by "my-id-2: skip".
+// backticks, asterisks, quotes, a dash (-, – or —), an arrow or a colon may
+// stand between the id and the word (at least one of them, on the same line),
+// and the last declaration in the message wins. The id must stand alone: "my-id" is not declared by "my-id-2: skip".
 func Declared(message, id string) (applies bool, ok bool) {
 	ds := findDeclarations(message, id)
 	if len(ds) == 0 {
@@ -154,9 +154,18 @@ func declarationAt(text string, i, n, floor int) (declaration, bool) {
 		return declaration{}, false
 	}
 	k, marked := j, false
-	for k < len(text) && isSepByte(text[k]) {
-		marked = marked || sepMark(text[k])
-		k++
+	for k < len(text) {
+		if isSepByte(text[k]) {
+			marked = marked || sepMark(text[k])
+			k++
+			continue
+		}
+		if strings.HasPrefix(text[k:], "–") || strings.HasPrefix(text[k:], "—") { // en and em dash
+			marked = true
+			k += len("—")
+			continue
+		}
+		break
 	}
 	if !marked {
 		return declaration{}, false

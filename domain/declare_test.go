@@ -31,6 +31,9 @@ func TestDeclared(t *testing.T) {
 		{"other lesson ignored", "lesson-b: applies", "lesson-a", false, false},
 		{"not across lines", "lesson-a:\napplies", "lesson-a", false, false},
 		{"empty id", ": applies", "", false, false},
+		{"em dash", "lesson-a — skip", "lesson-a", false, true},
+		{"en dash", "lesson-a – applies", "lesson-a", true, true},
+		{"arrow", "lesson-a => applies", "lesson-a", true, true},
 		{"trailing dash separator", "lesson-a- skip", "lesson-a", false, true},
 	}
 	for _, tt := range tests {

@@ -248,18 +248,18 @@ func MergeCandidates(pairs []MergePair, opts MergeOptions) []MergeDecision {
 // self-edge introduces its key and joins nothing.
 func ConnectedComponents(edges [][2]string) [][]string {
 	parent := map[string]string{}
-	var find func(x string) string
-	find = func(x string) string {
-		p, ok := parent[x]
-		if !ok {
+	find := func(x string) string {
+		if _, ok := parent[x]; !ok {
 			parent[x] = x
 			return x
 		}
-		if p == x {
-			return x
+		r := x
+		for parent[r] != r {
+			r = parent[r]
 		}
-		r := find(p)
-		parent[x] = r
+		for parent[x] != r { // path compression, iteratively
+			x, parent[x] = parent[x], r
+		}
 		return r
 	}
 	for _, e := range edges {

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -201,5 +202,17 @@ func TestExcludeSelfSupersede(t *testing.T) {
 	got := ExcludeSelfSupersede("k", []string{"c", "k", "a", "k"})
 	if !reflect.DeepEqual(got, []string{"c", "a"}) {
 		t.Fatalf("ExcludeSelfSupersede = %v", got)
+	}
+}
+
+func TestConnectedComponentsLongChain(t *testing.T) {
+	const n = 100_000
+	edges := make([][2]string, 0, n)
+	for i := n; i > 0; i-- { // arriving largest first builds the deepest chain
+		edges = append(edges, [2]string{fmt.Sprintf("k%06d", i-1), fmt.Sprintf("k%06d", i)})
+	}
+	got := ConnectedComponents(edges)
+	if len(got) != 1 || len(got[0]) != n+1 || got[0][0] != "k000000" {
+		t.Fatalf("one component of %d expected, got %d components", n+1, len(got))
 	}
 }
