@@ -12,7 +12,7 @@ const (
 	// NearDuplicateThreshold: two bodies whose cosine is strictly above it are
 	// the same content.
 	NearDuplicateThreshold = 0.92
-	// MaxMergePairs caps the candidate pairs one sleep cycle considers, so a
+	// MaxMergePairs caps the merge decisions one sleep cycle applies, so a
 	// flood cannot fan the phase out unboundedly.
 	MaxMergePairs = 100
 )
@@ -187,7 +187,8 @@ type MergeOptions struct {
 }
 
 // MergeOutcomes classifies every candidate in input order, applying in turn:
-// the per-cycle cap (pairs past MaxPairs), the strict similarity threshold,
+// the per-cycle cap (once MaxPairs pairs have committed, every later pair
+// stops at the cap), the strict similarity threshold,
 // the divergence veto (only when both texts are present), the self-merge
 // check, and the in-batch role guard. The role guard fixes each committed
 // pair's drop path as dropped and its keep path as kept for the rest of the
@@ -207,10 +208,11 @@ func MergeOutcomes(pairs []MergePair, opts MergeOptions) []MergeOutcome {
 	}
 	dropped, kept := map[string]bool{}, map[string]bool{}
 	out := make([]MergeOutcome, 0, len(pairs))
-	for i, p := range pairs {
+	committed := 0
+	for _, p := range pairs {
 		stage := StageCommitted
 		switch {
-		case i >= maxPairs:
+		case committed >= maxPairs:
 			stage = StageCap
 		case !(p.Similarity > threshold):
 			stage = StageThreshold
@@ -223,6 +225,7 @@ func MergeOutcomes(pairs []MergePair, opts MergeOptions) []MergeOutcome {
 		default:
 			dropped[p.DropPath] = true
 			kept[p.KeepPath] = true
+			committed++
 		}
 		out = append(out, MergeOutcome{Pair: p, Stage: stage})
 	}

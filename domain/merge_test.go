@@ -105,8 +105,8 @@ func TestMergeOutcomes(t *testing.T) {
 			[]MergeStage{StageCommitted, StageRoleGuard}},
 		{"a keeper may keep again", []MergePair{p("k", "a", 0.99), p("k", "b", 0.99), p("k", "c", 0.99)}, MergeOptions{},
 			[]MergeStage{StageCommitted, StageCommitted, StageCommitted}},
-		{"cap first", []MergePair{p("k", "a", 0.99), p("k", "b", 0.5), p("k", "c", 0.99)}, MergeOptions{MaxPairs: 2},
-			[]MergeStage{StageCommitted, StageThreshold, StageCap}},
+		{"cap counts decisions and comes first", []MergePair{p("k", "a", 0.99), p("k", "b", 0.5), p("k", "c", 0.99), p("k", "d", 0.5), p("k", "k", 0.99)},
+			MergeOptions{MaxPairs: 2}, []MergeStage{StageCommitted, StageThreshold, StageCommitted, StageCap, StageCap}},
 		{"own threshold", []MergePair{p("k", "a", 0.85)}, MergeOptions{Threshold: 0.8}, []MergeStage{StageCommitted}},
 	}
 	for _, tt := range tests {
