@@ -438,10 +438,19 @@ func (c *clock) eligible(tag string, i, q int) int {
 
 // lessonAgg gathers one lesson's evidence while Memories walks the ledger.
 type lessonAgg struct {
+	info                                               LessonInfo
 	uses                                               []int
 	changed, ignored, corrected, vetoed, tested, asked int
-	repos, authors                                     map[string]bool
+	repos, authors                                     []string // distinct, few
 	regrets                                            []regretRef
+}
+
+// addDistinct appends v to a short set unless it is empty or present.
+func addDistinct(set []string, v string) []string {
+	if v == "" || slices.Contains(set, v) {
+		return set
+	}
+	return append(set, v)
 }
 
 type regretRef struct {
@@ -461,29 +470,22 @@ func (l *Ledger) Memories(lessons []LessonInfo, session string, w Weights) []Mem
 		q = i
 	}
 
-	infos := make(map[string]LessonInfo, len(lessons))
+	// One entry per wanted lesson: a lookup both filters and finds the
+	// accumulator.
+	aggs := make(map[string]*lessonAgg, len(lessons))
 	for _, li := range lessons {
-		if _, dup := infos[li.ID]; !dup {
-			infos[li.ID] = li
+		if _, dup := aggs[li.ID]; !dup {
+			aggs[li.ID] = &lessonAgg{info: li}
 		}
-	}
-	aggs := make(map[string]*lessonAgg, len(infos))
-	agg := func(id string) *lessonAgg {
-		a := aggs[id]
-		if a == nil {
-			a = &lessonAgg{}
-			aggs[id] = a
-		}
-		return a
 	}
 
 	for s, inner := range l.Results {
 		sm, known := l.Sessions[s]
 		for lesson, m := range inner {
-			if _, want := infos[lesson]; !want {
+			a := aggs[lesson]
+			if a == nil {
 				continue
 			}
-			a := agg(lesson)
 			switch m.Kind {
 			case KindChanged:
 				a.changed++
@@ -492,18 +494,8 @@ func (l *Ledger) Memories(lessons []LessonInfo, session string, w Weights) []Mem
 				if known {
 					repo, author = cmp.Or(sm.Repo, m.Repo), cmp.Or(sm.Author, m.Author)
 				}
-				if repo != "" {
-					if a.repos == nil {
-						a.repos = map[string]bool{}
-					}
-					a.repos[repo] = true
-				}
-				if author != "" {
-					if a.authors == nil {
-						a.authors = map[string]bool{}
-					}
-					a.authors[author] = true
-				}
+				a.repos = addDistinct(a.repos, repo)
+				a.authors = addDistinct(a.authors, author)
 			case KindIgnored:
 				a.ignored++
 			case KindCorrected:
@@ -513,38 +505,34 @@ func (l *Ledger) Memories(lessons []LessonInfo, session string, w Weights) []Mem
 			}
 		}
 	}
-	severe := func(s, lesson string) bool {
-		k := l.Results[s][lesson].Kind
+	severe := func(results map[string]Mark, lesson string) bool {
+		k := results[lesson].Kind
 		return k == KindCorrected || k == KindVetoed
 	}
 	for s, inner := range l.Tested {
+		results := l.Results[s]
 		for lesson := range inner {
-			if _, want := infos[lesson]; want && !severe(s, lesson) {
-				agg(lesson).tested++
+			if a := aggs[lesson]; a != nil && !severe(results, lesson) {
+				a.tested++
 			}
 		}
 	}
 	for _, inner := range l.Asked {
 		for lesson := range inner {
-			if _, want := infos[lesson]; want {
-				agg(lesson).asked++
+			if a := aggs[lesson]; a != nil {
+				a.asked++
 			}
 		}
 	}
 	for id, r := range l.Regrets {
-		if _, want := infos[r.Lesson]; want && !severe(r.Session, r.Lesson) {
-			a := agg(r.Lesson)
+		if a := aggs[r.Lesson]; a != nil && !severe(l.Results[r.Session], r.Lesson) {
 			a.regrets = append(a.regrets, regretRef{id: id, RegretMark: r})
 		}
 	}
 
-	out := make([]Memory, 0, len(infos))
-	for id, info := range infos {
-		a := aggs[id]
-		if a == nil {
-			a = &lessonAgg{}
-		}
-		out = append(out, l.memoryOf(info, a, c, q, session, w))
+	out := make([]Memory, 0, len(aggs))
+	for _, a := range aggs {
+		out = append(out, l.memoryOf(a.info, a, c, q, session, w))
 	}
 	slices.SortFunc(out, func(x, y Memory) int { return strings.Compare(x.ID, y.ID) })
 	return out
