@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/borg-memory/borg/domain"
 )
@@ -41,35 +42,32 @@ func spacingExperiment(w domain.Weights) Spacing {
 	sp := Spacing{Uses: 4, Massed: []int{0, 1, 2, 3}, Spaced: []int{0, 20, 40, 60},
 		MassedDormantAt: -1, SpacedDormantAt: -1, Horizon: horizon}
 	const author, repo = "e-00000001", "api"
-	sessions := make([]string, horizon)
-	led := domain.NewLedger()
-	for s := range sessions {
-		sessions[s] = fmt.Sprintf("s-%016x", s+1)
-		led.Add(domain.Event{MS: baseMS + int64(s)*sessionGapMS, Kind: domain.KindSession,
-			Session: sessions[s], Repo: repo, Author: author}.WithID())
-	}
 	infos := []domain.LessonInfo{{ID: "massed-lesson", CreatedMS: baseMS - 1}, {ID: "spaced-lesson", CreatedMS: baseMS - 1}}
-	for i, li := range infos {
+	// The ledger grows session by session, as a live store's does, so each
+	// reading sees only the uses made so far.
+	led := domain.NewLedger()
+	for _, li := range infos {
 		led.Add(domain.Event{MS: baseMS - 1, Kind: domain.KindCreated, Lesson: li.ID, Repo: repo, Author: author}.WithID())
-		at := sp.Massed
-		if i == 1 {
-			at = sp.Spaced
-		}
-		for _, s := range at {
-			led.Add(domain.Event{MS: baseMS + int64(s)*sessionGapMS + 1000, Kind: domain.KindChanged,
-				Session: sessions[s], Lesson: li.ID, Repo: repo, Author: author}.WithID())
-		}
 	}
 	want := map[int]bool{3: true, 60: true, 100: true, 150: true, 200: true, 300: true, horizon - 1: true}
-	for s := range sessions {
-		ms := led.Memories(infos, sessions[s], w)
-		if want[s] {
-			sp.Points = append(sp.Points, SpacingPoint{Session: s, Massed: round4(ms[0].Activation), Spaced: round4(ms[1].Activation)})
+	for s := 0; s < horizon; s++ {
+		session := fmt.Sprintf("s-%016x", s+1)
+		ms := baseMS + int64(s)*sessionGapMS
+		led.Add(domain.Event{MS: ms, Kind: domain.KindSession, Session: session, Repo: repo, Author: author}.WithID())
+		for i, at := range [][]int{sp.Massed, sp.Spaced} {
+			if slices.Contains(at, s) {
+				led.Add(domain.Event{MS: ms + 1000, Kind: domain.KindChanged, Session: session,
+					Lesson: infos[i].ID, Repo: repo, Author: author}.WithID())
+			}
 		}
-		if ms[0].Dormant && sp.MassedDormantAt < 0 {
+		mems := led.Memories(infos, session, w)
+		if want[s] {
+			sp.Points = append(sp.Points, SpacingPoint{Session: s, Massed: round4(mems[0].Activation), Spaced: round4(mems[1].Activation)})
+		}
+		if mems[0].Dormant && sp.MassedDormantAt < 0 {
 			sp.MassedDormantAt = s
 		}
-		if ms[1].Dormant && sp.SpacedDormantAt < 0 {
+		if mems[1].Dormant && sp.SpacedDormantAt < 0 {
 			sp.SpacedDormantAt = s
 		}
 	}
@@ -113,16 +111,28 @@ func holidayExperiment(opts Options, w *world, events []domain.Event) Holiday {
 	for _, l := range w.available(opts.HolidayAt - 1) {
 		infos = append(infos, domain.LessonInfo{ID: l.lesson.ID, Reach: l.lesson.Reach, CreatedMS: l.createdMS})
 	}
-	led := domain.NewLedger()
-	cut := domain.NewLedger()
+	// Each reading folds the events written up to the end of its session
+	// (a live store holds nothing later): before the holiday, and through
+	// the first session after it, with and without the gap.
+	end := int64(math.MaxInt64)
+	if opts.HolidayAt+1 < len(w.tasks) {
+		end = w.tasks[opts.HolidayAt+1].ms
+	}
+	pre, led, cut := domain.NewLedger(), domain.NewLedger(), domain.NewLedger()
 	for _, e := range events {
+		if e.MS < after.ms {
+			pre.Add(e)
+		}
+		if e.MS >= end {
+			continue
+		}
 		led.Add(e)
 		if e.MS >= w.holidayMS {
 			e.MS -= gap
 		}
 		cut.Add(e)
 	}
-	mb := led.Memories(infos, before.session, opts.Weights)
+	mb := pre.Memories(infos, before.session, opts.Weights)
 	ma := led.Memories(infos, after.session, opts.Weights)
 	mc := cut.Memories(infos, after.session, opts.Weights)
 	acts := func(ms []domain.Memory) ([]float64, int) {

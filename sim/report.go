@@ -75,14 +75,18 @@ type PolicyReport struct {
 	Regret           float64 `json:"regret"`
 	RegretPerSession float64 `json:"regret_per_session"`
 	// Value is the summed expected value of the lessons asked.
-	Value        float64          `json:"value"`
-	Asks         int              `json:"asks"`
-	AsksByEffect EffectCounts     `json:"asks_by_effect"`
+	Value        float64      `json:"value"`
+	Asks         int          `json:"asks"`
+	AsksByEffect EffectCounts `json:"asks_by_effect"`
 	// AsksByRelevance splits the asks by the lesson's relevance to the task:
 	// its subtopic, its topic's other subtopics, or unrelated.
-	AsksByRelevance RelevanceCounts `json:"asks_by_relevance"`
-	Harmful      HarmfulReport    `json:"harmful"`
-	NewLessons   NewLessonsReport `json:"new_lessons"`
+	AsksByRelevance RelevanceCounts  `json:"asks_by_relevance"`
+	Harmful         HarmfulReport    `json:"harmful"`
+	NewLessons      NewLessonsReport `json:"new_lessons"`
+	// Dormant and Consolidated count the lessons in each state at the end,
+	// as the policy's own log derives them.
+	Dormant      int `json:"dormant"`
+	Consolidated int `json:"consolidated"`
 	// Events counts the policy's log by kind, as read back from its store.
 	Events []KindCount `json:"events"`
 	// RegretCurve is the cumulative regret after each session.
@@ -206,9 +210,19 @@ func buildReport(ctx context.Context, opts Options, w *world, pols []*policy) (R
 		if p.name == PolicyBorg {
 			borgEvents = events
 		}
+		var dormant, consolidated int
+		for _, m := range want {
+			if m.Dormant {
+				dormant++
+			}
+			if m.Consolidated {
+				consolidated++
+			}
+		}
 		pr := PolicyReport{Name: p.name, Regret: round4(p.regret), Value: round4(p.value),
 			RegretPerSession: round4(p.regret / float64(len(w.tasks))), Asks: p.slots,
-			Events: kindCounts(events, shared), RegretCurve: p.curve}
+			Events: kindCounts(events, shared), RegretCurve: p.curve,
+			Dormant: dormant, Consolidated: consolidated}
 		for id, ss := range p.asked {
 			l := w.byID[id]
 			for _, s := range ss {

@@ -31,6 +31,7 @@ type policy struct {
 	// newFirst and newConsolidated: a new lesson's first ask and first
 	// consolidated session (absent: not yet).
 	newFirst, newConsolidated map[string]int
+	changedNew                bool // a new lesson got a changed result since the last check
 }
 
 // emit folds events into the ledger now and queues them for the log.
@@ -60,14 +61,22 @@ func Run(ctx context.Context, opts Options, progress io.Writer) (Report, error) 
 	if err := opts.validate(); err != nil {
 		return Report{}, err
 	}
-	if progress == nil {
-		progress = io.Discard
-	}
 	tmp, err := os.MkdirTemp("", "borg-sim-")
 	if err != nil {
 		return Report{}, fmt.Errorf("sim: %w", err)
 	}
 	defer os.RemoveAll(tmp)
+	return run(ctx, opts, progress, tmp)
+}
+
+// run is Run with the stores kept under dir (one folder per policy).
+func run(ctx context.Context, opts Options, progress io.Writer, tmp string) (Report, error) {
+	if err := opts.validate(); err != nil {
+		return Report{}, err
+	}
+	if progress == nil {
+		progress = io.Discard
+	}
 
 	w := newWorld(opts)
 	ix, err := index.NewMemory(index.NewNGramEmbedder(index.NGramOptions{}), index.Options{})
@@ -154,7 +163,10 @@ func Run(ctx context.Context, opts Options, progress io.Writer) (Report, error) 
 					p.emit(createdEvent(w, l, t.session))
 				}
 			}
-			if len(newInfos) > 0 && len(p.newConsolidated) < len(newInfos) {
+			// Consolidation only moves when a new lesson gets a changed
+			// result, so only then is its memory derived again.
+			if p.changedNew && len(p.newConsolidated) < len(newInfos) {
+				p.changedNew = false
 				for _, m := range p.ledger.Memories(newInfos, t.session, opts.Weights) {
 					if _, done := p.newConsolidated[m.ID]; !done && m.Consolidated {
 						p.newConsolidated[m.ID] = s
@@ -215,6 +227,9 @@ func (p *policy) ask(w *world, s int, t task, ids []string, censored bool, seed 
 		r := react(l, t, drawsFor(seed, t.session, id))
 		res.Kind = r.result
 		p.emit(res)
+		if l.introduced >= 0 && r.result == domain.KindChanged {
+			p.changedNew = true
+		}
 		if r.tested {
 			ev := base
 			ev.MS, ev.Kind = t.ms+2000+int64(i), domain.KindTested
