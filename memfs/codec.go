@@ -497,8 +497,10 @@ func splitList(s string) []string {
 // and type, confidence in [0,1], importance 1..10 when present, reach team or
 // repo:<tag>, a hashed author, a gist, link targets that are lesson ids, and
 // no hidden or bidi control characters in any text. It returns a
-// *domain.InvalidMemory naming the first rule broken.
+// *domain.InvalidMemory naming the first rule broken. It checks the
+// canonical form of l, the one Render writes.
 func Validate(l domain.Lesson) error {
+	l = canonical(l)
 	switch {
 	case l.Format != domain.FormatVersion:
 		return invalid("unsupported %s %d (this borg reads %d)", metaFormat, l.Format, domain.FormatVersion)

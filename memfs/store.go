@@ -361,7 +361,7 @@ func (s *Store) readLesson(dir, id string) (domain.Lesson, error) {
 // one, never a torn one. It refuses a bad lesson (*domain.InvalidMemory) and
 // a symlink in the lesson's place. It does not commit.
 func (s *Store) WriteLesson(l domain.Lesson) error {
-	if err := Validate(canonical(l)); err != nil {
+	if err := Validate(l); err != nil {
 		return fmt.Errorf("write lesson %s: %w", l.ID, err)
 	}
 	l = canonical(l)

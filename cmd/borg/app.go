@@ -45,7 +45,7 @@ func fail(code int, format string, args ...any) error {
 // run builds the app and runs it; it returns the process exit code.
 func run(ctx context.Context, args []string, e *env) int {
 	app := newApp(e)
-	err := app.RunContext(ctx, args)
+	err := app.RunContext(ctx, interspersed(app, args))
 	if err == nil {
 		return 0
 	}
@@ -83,6 +83,7 @@ func newApp(e *env) *cli.App {
 		UseShortOptionHandling: true,
 		ExitErrHandler:         func(*cli.Context, error) {},
 		Commands:               commands(e),
+		Flags:                  []cli.Flag{storeFlag()},
 	}
 	return app
 }
@@ -91,6 +92,13 @@ func newApp(e *env) *cli.App {
 func commands(e *env) []*cli.Command {
 	return []*cli.Command{
 		versionCommand(e),
+		initCommand(e),
+		learnCommand(e),
+		noCommand(e),
+		showCommand(e),
+		listCommand(e),
+		doctorCommand(e),
+		debugCommand(e),
 	}
 }
 

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/borg-memory/borg/domain"
+	"github.com/borg-memory/borg/memfs"
+)
+
+func doctorCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:      "doctor",
+		Usage:     "check every lesson and log line; exit non-zero when a lesson needs fixing",
+		ArgsUsage: " ",
+		Flags:     []cli.Flag{storeFlag(), jsonFlag()},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usageErr("doctor takes no arguments")
+			}
+			s, err := openStore(c, e)
+			if err != nil {
+				return err
+			}
+			return runDoctor(e, s, c.Bool("json"))
+		},
+	}
+}
+
+type doctorProblem struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+type doctorReport struct {
+	Store          string          `json:"store"`
+	Lessons        int             `json:"lessons"`
+	InvalidLessons []doctorProblem `json:"invalid_lessons"`
+	Log            memfs.LogReport `json:"log"`
+	OK             bool            `json:"ok"`
+}
+
+// runDoctor validates the store. Invalid lessons are errors a user must fix
+// (non-zero exit); skipped log lines are reported but tolerated.
+func runDoctor(e *env, s *memfs.Store, asJSON bool) error {
+	rep := doctorReport{Store: s.Dir(), InvalidLessons: []doctorProblem{}}
+	lessons, errs := s.Lessons()
+	rep.Lessons = len(lessons)
+	for _, err := range errs {
+		var im *domain.InvalidMemory
+		if errors.As(err, &im) {
+			rep.InvalidLessons = append(rep.InvalidLessons, doctorProblem{Path: im.Path, Reason: im.Reason})
+		} else {
+			rep.InvalidLessons = append(rep.InvalidLessons, doctorProblem{Reason: err.Error()})
+		}
+	}
+	_, logRep, err := s.ReadEvents()
+	if err != nil {
+		return fail(exitFail, "%v", err)
+	}
+	if logRep.Skipped == nil {
+		logRep.Skipped = []memfs.SkippedLine{}
+	}
+	rep.Log = logRep
+	rep.OK = len(rep.InvalidLessons) == 0
+	if asJSON {
+		if err := writeJSON(e, rep); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(e.out, "store %s\n", rep.Store)
+		fmt.Fprintf(e.out, "lessons: %d valid, %d invalid\n", rep.Lessons, len(rep.InvalidLessons))
+		for _, p := range rep.InvalidLessons {
+			fmt.Fprintf(e.out, "  %s: %s\n", p.Path, p.Reason)
+		}
+		fmt.Fprintf(e.out, "log: %d files, %d lines, %d events, %d duplicates, %d skipped\n",
+			logRep.Files, logRep.Lines, logRep.Events, logRep.Duplicates, len(logRep.Skipped))
+		for _, sk := range logRep.Skipped {
+			fmt.Fprintf(e.out, "  %s:%d: skipped: %s\n", sk.File, sk.Line, sk.Reason)
+		}
+	}
+	if !rep.OK {
+		return fail(exitFail, "%d invalid lesson file(s): fix each one as the reason says, or move it out of lessons/", len(rep.InvalidLessons))
+	}
+	if !asJSON {
+		_, err := fmt.Fprintln(e.out, "ok")
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,213 @@
+package main
+
+import (
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/borg-memory/borg/domain"
+	"github.com/borg-memory/borg/memfs"
+)
+
+func learnCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:      "learn",
+		Usage:     "write a lesson to the store and commit it",
+		ArgsUsage: `"gist"`,
+		Description: "The gist is the lesson's one-line claim. borg writes lessons/<id>.html (the id is\n" +
+			"read from the gist plus a short hash), records a created event and commits both.\n" +
+			"Text that carries a secret (keys, tokens, passwords) is refused.",
+		Flags: []cli.Flag{
+			storeFlag(),
+			jsonFlag(),
+			&cli.StringFlag{Name: "body", Usage: "the lesson's body: why, evidence (`TEXT`, or - to read stdin)"},
+			&cli.StringFlag{Name: "type", Value: domain.TypeSemantic, Usage: "episodic, semantic, procedural, arc, error_pattern, task, …"},
+			&cli.IntFlag{Name: "importance", Usage: "1..10 (default 5)"},
+			&cli.StringFlag{Name: "reach", Value: domain.ReachTeam, Usage: "team, or repo (the git repository of the working directory)"},
+			&cli.StringSliceFlag{Name: "tag", Usage: "a tag (repeatable)"},
+			&cli.StringSliceFlag{Name: "anchor", Usage: "a code file the lesson is about (repeatable)"},
+			&cli.StringFlag{Name: "title", Usage: "a title (default: none)"},
+			&cli.Float64Flag{Name: "confidence", Value: 0.8, Usage: "confidence in [0,1]"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageErr(`learn takes one argument, the gist in quotes: borg learn "Run migrations before the tests"`)
+			}
+			opts := learnOptions{
+				gist: c.Args().First(), body: c.String("body"), typ: c.String("type"),
+				importance: c.Int("importance"), reach: c.String("reach"), tags: c.StringSlice("tag"),
+				anchors: c.StringSlice("anchor"), title: c.String("title"), confidence: c.Float64("confidence"),
+				json: c.Bool("json"),
+			}
+			if opts.body == "-" {
+				data, err := io.ReadAll(e.in)
+				if err != nil {
+					return fmt.Errorf("read body from stdin: %w", err)
+				}
+				opts.body = string(data)
+			}
+			s, err := openStore(c, e)
+			if err != nil {
+				return err
+			}
+			return runLearn(e, s, opts)
+		},
+	}
+}
+
+type learnOptions struct {
+	gist, body, typ, reach, title string
+	importance                    int
+	confidence                    float64
+	tags, anchors                 []string
+	json                          bool
+}
+
+// runLearn writes, records and commits one lesson.
+func runLearn(e *env, s *memfs.Store, o learnOptions) error {
+	for _, f := range []struct{ name, text string }{
+		{"gist", o.gist}, {"body", o.body}, {"title", o.title},
+		{"tags", strings.Join(o.tags, " ")}, {"anchors", strings.Join(o.anchors, " ")},
+	} {
+		if kind, found := memfs.FindSecret(f.text); found {
+			return fail(exitRefused, "refusing to learn: the %s carries a secret (%s); remove it and run borg learn again", f.name, kind)
+		}
+	}
+	if strings.TrimSpace(o.gist) == "" {
+		return usageErr("the gist is empty: say the lesson in one line")
+	}
+	if o.importance != 0 && (o.importance < 1 || o.importance > 10) {
+		return usageErr("--importance %d is out of range: use 1..10", o.importance)
+	}
+	repo := repoTag()
+	reach := o.reach
+	switch {
+	case reach == "" || reach == domain.ReachTeam:
+		reach = domain.ReachTeam
+	case reach == "repo":
+		if repo == "" {
+			return usageErr("--reach repo needs a git repository: run borg learn from inside the repository the lesson is about")
+		}
+		reach = domain.ReachRepoPrefix + repo
+	case strings.HasPrefix(reach, domain.ReachRepoPrefix):
+	default:
+		return usageErr("--reach %q: use team or repo", reach)
+	}
+	anchors, err := resolveAnchors(o.anchors)
+	if err != nil {
+		return err
+	}
+	now := e.now().UTC()
+	l := domain.Lesson{
+		ID: lessonID(o.gist), Title: o.title, Type: o.typ, Confidence: o.confidence,
+		Importance: o.importance, Reach: reach, Author: engineer(e), Created: now,
+		Tags: o.tags, Anchors: anchors, Gist: o.gist, Body: o.body,
+	}
+	if err := memfs.Validate(l); err != nil {
+		return invalidLesson(err)
+	}
+	if _, err := s.Lesson(l.ID); err == nil {
+		return fail(exitRefused, "lesson %s already says this (see borg show %s); change the gist to write another", l.ID, l.ID)
+	} else if !errors.Is(err, memfs.ErrNotFound) {
+		return fail(exitFail, "lesson %s exists but cannot be read: %v (run borg doctor)", l.ID, err)
+	}
+	if err := s.WriteLesson(l); err != nil {
+		return invalidLesson(err)
+	}
+	ev := domain.Event{
+		MS: now.UnixMilli(), Kind: domain.KindCreated, Lesson: l.ID, Repo: repo,
+		Author: l.Author, Session: e.getenv("BORG_SESSION"),
+	}
+	if err := s.Append(ev); err != nil {
+		return err
+	}
+	paths := []string{memfs.LessonPath(l.ID)}
+	if s.ShareOutcomes() {
+		paths = append(paths, s.LogPath())
+	}
+	commit, err := s.Commit("borg learn: "+l.ID, paths...)
+	if err != nil {
+		return fail(exitFail, "lesson written to %s but not committed: %v", memfs.LessonPath(l.ID), err)
+	}
+	if o.json {
+		return writeJSON(e, map[string]string{"id": l.ID, "path": memfs.LessonPath(l.ID), "commit": commit})
+	}
+	_, err = fmt.Fprintf(e.out, "learned %s (%s)\n", l.ID, memfs.LessonPath(l.ID))
+	return err
+}
+
+// stopWords are left out of a lesson id.
+var stopWords = map[string]bool{
+	"a": true, "an": true, "the": true, "to": true, "of": true, "in": true, "on": true,
+	"for": true, "and": true, "or": true, "is": true, "are": true, "be": true, "with": true,
+	"by": true, "at": true, "it": true, "this": true, "that": true, "as": true, "from": true,
+}
+
+// lessonID is a readable id: up to five words of the gist, then four hex of
+// a hash of the gist, so the same claim always gets the same id.
+func lessonID(gist string) string {
+	norm := strings.ToLower(strings.Join(strings.Fields(gist), " "))
+	words := strings.FieldsFunc(norm, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
+	})
+	var kept []string
+	n := 0
+	for _, w := range words {
+		if stopWords[w] || len(kept) == 5 || n+len(w) > 40 {
+			continue
+		}
+		kept = append(kept, w)
+		n += len(w) + 1
+	}
+	slug := strings.Join(kept, "-")
+	if slug == "" || !unicode.IsLetter(rune(slug[0])) {
+		slug = strings.TrimSuffix("lesson-"+slug, "-")
+	}
+	sum := sha256.Sum256([]byte(norm))
+	return slug + "-" + hex.EncodeToString(sum[:2])
+}
+
+// resolveAnchors turns each --anchor path into path@<blob sha> relative to
+// its git repository's root (the blob sha of the file as it is now), or the
+// path as given when it is not in a repository.
+func resolveAnchors(paths []string) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		if strings.ContainsAny(p, ",\n") {
+			return nil, usageErr("--anchor %q: a path with a comma or a newline cannot be an anchor", p)
+		}
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, err
+		}
+		data, err := os.ReadFile(abs)
+		if err != nil {
+			return nil, usageErr("--anchor %s: %v (anchor a file that exists)", p, err)
+		}
+		rel := filepath.ToSlash(p)
+		if top := memfs.GitToplevel(filepath.Dir(abs)); top != "" {
+			if r, err := filepath.Rel(top, abs); err == nil {
+				rel = filepath.ToSlash(r)
+			}
+		}
+		out = append(out, rel+"@"+blobSHA(data))
+	}
+	return out, nil
+}
+
+// blobSHA is git's object id of a blob with this content.
+func blobSHA(data []byte) string {
+	h := sha1.New()
+	fmt.Fprintf(h, "blob %d\x00", len(data))
+	h.Write(data)
+	return hex.EncodeToString(h.Sum(nil))
+}

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/borg-memory/borg/domain"
+	"github.com/borg-memory/borg/memfs"
+)
+
+func listCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:      "list",
+		Usage:     "list the lessons in the store",
+		ArgsUsage: " ",
+		Flags: []cli.Flag{
+			storeFlag(), jsonFlag(),
+			&cli.StringFlag{Name: "type", Usage: "only lessons of this type"},
+			&cli.StringFlag{Name: "reach", Usage: "only lessons of this reach: team, repo (any repo) or repo:<tag>"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usageErr("list takes no arguments (filter with --type and --reach)")
+			}
+			s, err := openStore(c, e)
+			if err != nil {
+				return err
+			}
+			return runList(e, s, c.String("type"), c.String("reach"), c.Bool("json"))
+		},
+	}
+}
+
+// runList prints the lessons matching the filters; unreadable files are
+// named on stderr and skipped.
+func runList(e *env, s *memfs.Store, typ, reach string, asJSON bool) error {
+	lessons, errs := s.Lessons()
+	for _, err := range errs {
+		fmt.Fprintf(e.err, "borg: skipped %v (run borg doctor)\n", err)
+	}
+	var out []domain.Lesson
+	for _, l := range lessons {
+		if typ != "" && l.Type != typ {
+			continue
+		}
+		r := reachOf(l)
+		switch {
+		case reach == "":
+		case reach == "repo" && strings.HasPrefix(r, domain.ReachRepoPrefix):
+		case reach == r:
+		default:
+			continue
+		}
+		out = append(out, l)
+	}
+	if asJSON {
+		items := make([]jsonLesson, 0, len(out))
+		for _, l := range out {
+			j := toJSONLesson(l)
+			j.Body = ""
+			items = append(items, j)
+		}
+		return writeJSON(e, items)
+	}
+	tw := tabwriter.NewWriter(e.out, 0, 0, 2, ' ', 0)
+	for _, l := range out {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", l.ID, l.Type, reachOf(l), l.Gist)
+	}
+	return tw.Flush()
+}

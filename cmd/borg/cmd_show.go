@@ -1,0 +1,94 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/borg-memory/borg/domain"
+	"github.com/borg-memory/borg/memfs"
+)
+
+func showCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:      "show",
+		Usage:     "print a lesson and its derived memory",
+		ArgsUsage: "<id>",
+		Flags:     []cli.Flag{storeFlag(), jsonFlag()},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageErr("show takes one lesson id: borg show <id> (see borg list)")
+			}
+			s, err := openStore(c, e)
+			if err != nil {
+				return err
+			}
+			return runShow(e, s, c.Args().First(), c.Bool("json"))
+		},
+	}
+}
+
+// runShow prints one lesson with its memory.
+func runShow(e *env, s *memfs.Store, id string, asJSON bool) error {
+	if !domain.ValidID(id) {
+		return fail(exitRefused, "bad lesson id %q: ids look like run-migrations-before-tests-7f3a (see borg list)", id)
+	}
+	l, err := s.Lesson(id)
+	if errors.Is(err, memfs.ErrNotFound) {
+		return fail(exitFail, "no lesson %s in the store (see borg list)", id)
+	}
+	if err != nil {
+		return fail(exitFail, "%v (run borg doctor)", err)
+	}
+	mems, err := s.Memories([]domain.Lesson{l}, e.getenv("BORG_SESSION"), domain.DefaultWeights)
+	if err != nil {
+		return err
+	}
+	m := mems[0]
+	if asJSON {
+		return writeJSON(e, struct {
+			Lesson jsonLesson `json:"lesson"`
+			Memory jsonMemory `json:"memory"`
+		}{toJSONLesson(l), toJSONMemory(m)})
+	}
+	tw := tabwriter.NewWriter(e.out, 0, 0, 2, ' ', 0)
+	row := func(k, v string) {
+		if v != "" {
+			fmt.Fprintf(tw, "%s:\t%s\n", k, v)
+		}
+	}
+	row("id", l.ID)
+	row("title", l.Title)
+	row("type", l.Type)
+	row("confidence", fmt.Sprintf("%.4f", l.Confidence))
+	row("importance", fmt.Sprint(l.EffectiveImportance()))
+	row("reach", reachOf(l))
+	row("author", l.Author)
+	row("created", timeString(l.Created))
+	row("valid until", timeString(l.ValidUntil))
+	row("tags", strings.Join(l.Tags, ", "))
+	row("anchors", strings.Join(l.Anchors, ", "))
+	for _, k := range l.Links {
+		row("link", k.Rel+" "+k.Target)
+	}
+	row("gist", l.Gist)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if l.Body != "" {
+		fmt.Fprintf(e.out, "\n%s\n", l.Body)
+	}
+	fmt.Fprintln(e.out, "\nmemory:")
+	tw = tabwriter.NewWriter(e.out, 0, 0, 2, ' ', 0)
+	row("  uses", fmt.Sprint(m.Uses))
+	row("  activation", fmtFloat(m.Activation))
+	row("  belief", fmt.Sprintf("Beta(%g, %g), mean %.4f", m.Alpha, m.Beta, m.Mean))
+	row("  results", fmt.Sprintf("%d changed, %d ignored, %d corrected, %d vetoed, %d tested", m.Changed, m.Ignored, m.Corrected, m.Vetoed, m.Tested))
+	row("  weight", fmtFloat(m.Weight))
+	row("  consolidated", fmt.Sprint(m.Consolidated))
+	row("  dormant", fmt.Sprint(m.Dormant))
+	return tw.Flush()
+}

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/borg-memory/borg/domain"
+	"github.com/borg-memory/borg/memfs"
+)
+
+// Exit codes.
+const (
+	exitFail    = 1 // an error, or a store with problems a user must fix
+	exitUsage   = 2 // bad arguments or flags
+	exitRefused = 3 // borg refused the input (a secret, forbidden markup, a bad lesson)
+)
+
+// storeFlag selects the store; it is both global and per command, so
+// `borg --store D list` and `borg list --store D` both work.
+func storeFlag() cli.Flag {
+	return &cli.StringFlag{
+		Name:  "store",
+		Usage: "the store directory (default $BORG_STORE, else $XDG_DATA_HOME/borg/store, else ~/.local/share/borg/store)",
+	}
+}
+
+func jsonFlag() cli.Flag {
+	return &cli.BoolFlag{Name: "json", Usage: "print JSON"}
+}
+
+// storeDir is the store directory the flags and environment select.
+func storeDir(c *cli.Context, e *env) string {
+	return memfs.Discover(c.String("store"), e.getenv)
+}
+
+// storeOptions are the options every command opens the store with.
+func storeOptions(e *env) []memfs.Option {
+	return []memfs.Option{memfs.WithEnv(e.getenv), memfs.WithClock(e.now)}
+}
+
+// openStore opens the selected store, failing with the fix when it is none.
+func openStore(c *cli.Context, e *env) (*memfs.Store, error) {
+	s, err := memfs.Open(storeDir(c, e), storeOptions(e)...)
+	if err != nil {
+		return nil, fail(exitFail, "%v", err)
+	}
+	return s, nil
+}
+
+// writeJSON prints v as indented JSON.
+func writeJSON(e *env, v any) error {
+	enc := json.NewEncoder(e.out)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// engineer is the hashed id of the person running borg: $BORG_ENGINEER,
+// else git's user.email for the working directory, else "".
+func engineer(e *env) string {
+	if v := e.getenv("BORG_ENGINEER"); v != "" {
+		return memfs.HashEngineer(v)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	return memfs.HashEngineer(memfs.GitUserEmail(wd))
+}
+
+// repoTag is the repo tag of the working directory: the base name of its
+// git toplevel, or "" outside a git repository.
+func repoTag() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	top := memfs.GitToplevel(wd)
+	if top == "" {
+		return ""
+	}
+	return filepath.Base(top)
+}
+
+// usageErr reports bad arguments.
+func usageErr(format string, args ...any) error {
+	return fail(exitUsage, format, args...)
+}
+
+// invalidLesson turns a codec error into a refusal.
+func invalidLesson(err error) error {
+	var im *domain.InvalidMemory
+	if errors.As(err, &im) {
+		return fail(exitRefused, "%v", im)
+	}
+	return err
+}
+
+// jsonMemory is a lesson's derived memory as JSON. activation is null when
+// the lesson has no use (−Inf: JSON has no infinities).
+type jsonMemory struct {
+	ID           string   `json:"id"`
+	Uses         int      `json:"uses"`
+	Activation   *float64 `json:"activation"`
+	Alpha        float64  `json:"alpha"`
+	Beta         float64  `json:"beta"`
+	Mean         float64  `json:"mean"`
+	Weight       float64  `json:"weight"`
+	MeanWeight   float64  `json:"mean_weight"`
+	Consolidated bool     `json:"consolidated"`
+	Dormant      bool     `json:"dormant"`
+	Asked        int      `json:"asked"`
+	Changed      int      `json:"changed"`
+	Ignored      int      `json:"ignored"`
+	Corrected    int      `json:"corrected"`
+	Vetoed       int      `json:"vetoed"`
+	Tested       int      `json:"tested"`
+	Regretted    float64  `json:"regretted"`
+	LastUseTick  int      `json:"last_use_tick"`
+}
+
+func finite(x float64) *float64 {
+	if math.IsInf(x, 0) || math.IsNaN(x) {
+		return nil
+	}
+	return &x
+}
+
+func toJSONMemory(m domain.Memory) jsonMemory {
+	return jsonMemory{
+		ID: m.ID, Uses: m.Uses, Activation: finite(m.Activation), Alpha: m.Alpha, Beta: m.Beta,
+		Mean: m.Mean, Weight: m.Weight, MeanWeight: m.MeanWeight, Consolidated: m.Consolidated,
+		Dormant: m.Dormant, Asked: m.Asked, Changed: m.Changed, Ignored: m.Ignored,
+		Corrected: m.Corrected, Vetoed: m.Vetoed, Tested: m.Tested, Regretted: m.Regretted,
+		LastUseTick: m.LastUseTick,
+	}
+}
+
+// jsonLesson is a lesson as JSON; absent optional fields are omitted.
+type jsonLesson struct {
+	ID         string     `json:"id"`
+	Title      string     `json:"title,omitempty"`
+	Type       string     `json:"type"`
+	Confidence float64    `json:"confidence"`
+	Importance int        `json:"importance"`
+	Reach      string     `json:"reach"`
+	Author     string     `json:"author,omitempty"`
+	Created    string     `json:"created,omitempty"`
+	ValidUntil string     `json:"valid_until,omitempty"`
+	Reprieves  int        `json:"reprieves"`
+	Tags       []string   `json:"tags"`
+	Anchors    []string   `json:"anchors"`
+	Links      []jsonLink `json:"links"`
+	Gist       string     `json:"gist"`
+	Body       string     `json:"body,omitempty"`
+	Path       string     `json:"path"`
+}
+
+type jsonLink struct {
+	Rel     string `json:"rel"`
+	Target  string `json:"target"`
+	Derived bool   `json:"derived,omitempty"`
+}
+
+func timeString(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+// reachOf is a lesson's reach with the default applied.
+func reachOf(l domain.Lesson) string {
+	if l.Reach == "" {
+		return domain.ReachTeam
+	}
+	return l.Reach
+}
+
+func toJSONLesson(l domain.Lesson) jsonLesson {
+	j := jsonLesson{
+		ID: l.ID, Title: l.Title, Type: l.Type, Confidence: l.Confidence,
+		Importance: l.EffectiveImportance(), Reach: reachOf(l), Author: l.Author,
+		Created: timeString(l.Created), ValidUntil: timeString(l.ValidUntil), Reprieves: l.Reprieves,
+		Tags: nonNil(l.Tags), Anchors: nonNil(l.Anchors), Links: []jsonLink{},
+		Gist: l.Gist, Body: l.Body, Path: memfs.LessonPath(l.ID),
+	}
+	for _, k := range l.Links {
+		j.Links = append(j.Links, jsonLink{Rel: k.Rel, Target: k.Target, Derived: k.Derived})
+	}
+	return j
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// fmtFloat prints a float for people, −Inf as "-inf".
+func fmtFloat(x float64) string {
+	if math.IsInf(x, -1) {
+		return "-inf"
+	}
+	return fmt.Sprintf("%.4f", x)
+}
