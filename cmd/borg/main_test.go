@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"testing"
@@ -21,6 +22,18 @@ func TestScripts(t *testing.T) {
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		UpdateScripts:       os.Getenv("TESTSCRIPT_UPDATE") != "",
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// chop FILE removes FILE's final newline, to make a torn last line.
+			"chop": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 1 {
+					ts.Fatalf("usage: chop FILE")
+				}
+				p := ts.MkAbs(args[0])
+				data, err := os.ReadFile(p)
+				ts.Check(err)
+				ts.Check(os.WriteFile(p, bytes.TrimSuffix(data, []byte("\n")), 0o644))
+			},
+		},
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("HOME", e.WorkDir+"/home")
 			e.Setenv("XDG_DATA_HOME", e.WorkDir+"/home/.local/share")

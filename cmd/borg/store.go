@@ -37,7 +37,14 @@ func jsonFlag() cli.Flag {
 
 // storeDir is the store directory the flags and environment select.
 func storeDir(c *cli.Context, e *env) string {
-	return memfs.Discover(c.String("store"), e.getenv)
+	flag := ""
+	for _, cc := range c.Lineage() {
+		if cc.IsSet("store") {
+			flag = cc.String("store")
+			break
+		}
+	}
+	return memfs.Discover(flag, e.getenv)
 }
 
 // storeOptions are the options every command opens the store with.

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/borg-memory/borg/domain"
+)
+
+func TestMemoryJSONInfinity(t *testing.T) {
+	cases := []struct {
+		name       string
+		activation float64
+		want       string
+	}{
+		{"no use is null", math.Inf(-1), `"activation":null`},
+		{"finite is a number", -0.5, `"activation":-0.5`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			data, err := json.Marshal(toJSONMemory(domain.Memory{ID: "abc", Activation: tc.activation}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(data), tc.want) {
+				t.Fatalf("JSON %s lacks %s", data, tc.want)
+			}
+		})
+	}
+}
+
+func TestLessonID(t *testing.T) {
+	cases := []struct{ gist, want string }{
+		{"Run migrations before the integration tests", "run-migrations-before-integration-tests-239a"},
+		{"  Run   migrations before THE integration tests ", "run-migrations-before-integration-tests-239a"},
+		{"42 is the answer", "lesson-42-answer-"},
+		{"¿…?", "lesson-"},
+		{"Über café", "ber-caf-"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.gist, func(t *testing.T) {
+			got := lessonID(tc.gist)
+			if !strings.HasPrefix(got, tc.want) || !domain.ValidID(got) {
+				t.Fatalf("lessonID(%q) = %q; want prefix %q and a valid id", tc.gist, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestParseWeights(t *testing.T) {
+	w, err := parseWeights("vetoed_w=1, consolidate_sessions=5,d=0.4", domain.DefaultWeights)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.VetoedW != 1 || w.ConsolidateSessions != 5 || w.D != 0.4 || w.CorrectedW != domain.DefaultWeights.CorrectedW {
+		t.Fatalf("weights = %+v", w)
+	}
+	for _, bad := range []string{"x=1", "d", "d=abc", "novel_words=1.5"} {
+		if _, err := parseWeights(bad, domain.DefaultWeights); err == nil {
+			t.Errorf("parseWeights(%q) accepted", bad)
+		}
+	}
+}
+
+func TestInterspersed(t *testing.T) {
+	app := newApp(newOSEnv())
+	cases := []struct{ in, want string }{
+		{"borg learn gist --tag a --json", "borg learn --tag a --json -- gist"},
+		{"borg --store d learn gist --body -", "borg --store d learn --body - -- gist"},
+		{"borg debug ope --weights d=1", "borg debug ope --weights d=1"},
+		{"borg no abc --why=x", "borg no --why=x -- abc"},
+		{"borg learn -- --not-a-flag", "borg learn -- --not-a-flag"},
+		{"borg unknown a --b", "borg unknown a --b"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.in, func(t *testing.T) {
+			got := strings.Join(interspersed(app, strings.Fields(tc.in)), " ")
+			if got != tc.want {
+				t.Fatalf("interspersed = %q; want %q", got, tc.want)
+			}
+		})
+	}
+}
