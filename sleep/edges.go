@@ -1,0 +1,168 @@
+package sleep
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/borg-memory/borg/domain"
+)
+
+// Entities returns the entities a text names, lowercased, sorted and
+// distinct: tokens that look like paths or identifiers (holding "/", "_", an
+// inner ".", or camelCase) and capitalised words that do not start a
+// sentence (proper names: Kafka, PostgreSQL, API). Tokens shorter than three
+// characters and plain numbers are not entities.
+func Entities(text string) []string {
+	seen := map[string]bool{}
+	var out []string
+	start := true // the next token starts a sentence
+	for _, raw := range strings.Fields(text) {
+		tok := strings.TrimFunc(raw, func(r rune) bool {
+			return strings.ContainsRune("\"'`()[]{}<>,;:!?*", r) || r == '.' || r == '…'
+		})
+		wasStart := start
+		last, _ := utf8.DecodeLastRuneInString(raw)
+		start = strings.ContainsRune(".!?:", last)
+		if utf8.RuneCountInString(tok) < 3 || !strings.ContainsFunc(tok, unicode.IsLetter) {
+			continue
+		}
+		if isIdentifier(tok) || (!wasStart && isCapitalised(tok)) {
+			if e := strings.ToLower(tok); !seen[e] {
+				seen[e] = true
+				out = append(out, e)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// isIdentifier reports a path, a dotted or snake name, or camelCase.
+func isIdentifier(tok string) bool {
+	if strings.ContainsAny(tok, "/_") || strings.Contains(tok, ".") {
+		return true
+	}
+	prevLower := false
+	for _, r := range tok {
+		if prevLower && unicode.IsUpper(r) {
+			return true
+		}
+		prevLower = unicode.IsLower(r)
+	}
+	return false
+}
+
+func isCapitalised(tok string) bool {
+	r, _ := utf8.DecodeRuneInString(tok)
+	return unicode.IsUpper(r)
+}
+
+// edges is phase 5: pairs of lessons that name a common entity, ranked by
+// similarity (domain.RankCandidatePairs), become derived links written into
+// the newer lesson: contradicts when the gists diverge in negation or
+// numbers, supports otherwise. Pairs already linked either way are skipped;
+// an entity named by more than EntityMaxDF lessons is too common to pair on.
+func (p *planner) edges() PhasePlan {
+	var ph PhasePlan
+	ids := p.active()
+	ents := make(map[string][]string, len(ids))
+	postings := map[string][]string{}
+	for _, id := range ids {
+		l := p.cur[id].l
+		ents[id] = Entities(l.Title + ". " + l.Gist + ". " + l.Body)
+		for _, e := range ents[id] {
+			postings[e] = append(postings[e], id)
+		}
+	}
+	linked := map[[2]string]bool{}
+	for _, id := range ids {
+		for _, k := range p.cur[id].l.Links {
+			linked[[2]string{id, k.Target}] = true
+			linked[[2]string{k.Target, id}] = true
+		}
+	}
+	keys := make([]string, 0, len(postings))
+	for e := range postings {
+		keys = append(keys, e)
+	}
+	slices.Sort(keys)
+	seen := map[[2]string]bool{}
+	var cands []domain.CandidatePair
+	tooCommon := 0
+	for _, e := range keys {
+		ps := postings[e]
+		if len(ps) > p.opts.EntityMaxDF {
+			tooCommon++
+			continue
+		}
+		for i := range ps {
+			for j := i + 1; j < len(ps); j++ {
+				src, dst := ps[i], ps[j]
+				if p.olderFirst(src, dst) {
+					src, dst = dst, src // the newer lesson carries the link
+				}
+				k := [2]string{src, dst}
+				if seen[k] || linked[k] {
+					continue
+				}
+				seen[k] = true
+				cands = append(cands, domain.CandidatePair{Src: src, Dst: dst})
+			}
+		}
+	}
+	ranked := domain.RankCandidatePairs(cands, p.vectors(ids),
+		domain.NeighborOptions{Floor: p.opts.EdgeFloor, PerSourceK: p.opts.EdgePerSource, Limit: p.opts.EdgeLimit})
+	// Write in (src, dst) order so each file's links come out sorted.
+	slices.SortFunc(ranked, func(a, b domain.NeighborPair) int {
+		if c := strings.Compare(a.Src, b.Src); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Dst, b.Dst)
+	})
+	supports, contradicts := 0, 0
+	for _, n := range ranked {
+		s, d := p.cur[n.Src].l, p.cur[n.Dst].l
+		rel, why := domain.RelSupports, ""
+		switch {
+		case domain.NegationDivergent(s.Gist, d.Gist):
+			rel, why = domain.RelContradicts, "negation diverges, "
+		case domain.NumericTokenDivergent(s.Gist, d.Gist):
+			rel, why = domain.RelContradicts, "numbers diverge, "
+		}
+		if rel == domain.RelSupports {
+			supports++
+		} else {
+			contradicts++
+		}
+		s.Links = append(slices.Clone(s.Links), domain.LessonLink{Rel: rel, Target: n.Dst, Derived: true})
+		p.update(s)
+		ph.Items = append(ph.Items, Item{Lesson: n.Src, Action: rel, Other: n.Dst,
+			Why: why + "cosine " + fp4(n.Sim) + ", both name " + strings.Join(shared(ents[n.Src], ents[n.Dst], 3), ", ")})
+	}
+	ph.Counts = []Count{{"supports", supports}, {"contradicts", contradicts}, {"candidate pairs", len(cands)}}
+	if tooCommon > 0 {
+		ph.Notes = append(ph.Notes, "Entities named by too many lessons to pair on: "+strconv.Itoa(tooCommon)+".")
+	}
+	return ph
+}
+
+// shared lists up to n entities both sorted lists hold.
+func shared(a, b []string, n int) []string {
+	var out []string
+	for i, j := 0, 0; i < len(a) && j < len(b) && len(out) < n; {
+		switch c := strings.Compare(a[i], b[j]); {
+		case c == 0:
+			out = append(out, a[i])
+			i++
+			j++
+		case c < 0:
+			i++
+		default:
+			j++
+		}
+	}
+	return out
+}

@@ -1,0 +1,284 @@
+package sleep
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/borg-memory/borg/index"
+	"github.com/borg-memory/borg/memfs"
+)
+
+// Errors returned by Run. Match them with errors.Is.
+var (
+	// ErrRaced: another sleep moved the branch while this one was writing
+	// it. This sleep stopped cleanly; the other one's commits stand.
+	ErrRaced = errors.New("another sleep is writing the branch")
+	// ErrForeignBranch: the branch exists but does not hold (a prefix of)
+	// this sleep's commits, e.g. the store's branch moved since it was made.
+	ErrForeignBranch = errors.New("the branch holds another sleep")
+	// ErrNoDate: neither Options.Date nor Options.Now was set.
+	ErrNoDate = errors.New("no sleep date")
+)
+
+// BranchPrefix starts every default sleep branch: borg/sleep/<date>.
+const BranchPrefix = "borg/sleep/"
+
+// verifySample is how many files per existing phase commit a resumed sleep
+// checks against its plan before building on the commit.
+const verifySample = 16
+
+// Options configures Run.
+type Options struct {
+	// Date is the night to sleep for (its date, UTC); zero takes Now's.
+	Date time.Time
+	// Now is the wall clock, read only when Date is zero. Commit times never
+	// read it: a phase commit is stamped Date 00:00:00 UTC plus its phase
+	// number in seconds, so the same snapshot and date give the same commit
+	// ids.
+	Now time.Time
+	// DryRun plans and prints, and changes nothing.
+	DryRun bool
+	// Apply also merges the branch into the store's checked-out branch (a
+	// fast-forward when it has not moved, else a 3-way merge; a conflict is
+	// aborted and reported as needing a pull request).
+	Apply bool
+	// Branch names the sleep branch; "" means borg/sleep/<date>.
+	Branch string
+	// Embedder computes the vectors; nil means DefaultEmbedder.
+	Embedder index.Embedder
+	// Plan holds the planner's knobs.
+	Plan PlanOptions
+
+	// failAfter, when positive, stops Run with an error right after it
+	// commits that phase number: a kill between phases, for tests.
+	failAfter int
+}
+
+// PhaseCommit is one commit a sleep wrote (or found already written by an
+// interrupted run of the same sleep, Resumed).
+type PhaseCommit struct {
+	Phase   Phase  `json:"phase"`
+	Number  int    `json:"number"`
+	Commit  string `json:"commit"`
+	Files   int    `json:"files"`
+	Subject string `json:"subject"`
+	Resumed bool   `json:"resumed,omitempty"`
+}
+
+// Result is what Run did.
+type Result struct {
+	Branch  string        `json:"branch"`
+	Base    string        `json:"base"`
+	Tip     string        `json:"tip,omitempty"`
+	Commits []PhaseCommit `json:"commits"`
+	Plan    Plan          `json:"plan"`
+	DryRun  bool          `json:"dry_run,omitempty"`
+	// Merged says how Apply merged: "fast-forward", "merge", or "".
+	Merged string `json:"merged,omitempty"`
+}
+
+// NewCommits counts the commits this run wrote (not resumed ones).
+func (r Result) NewCommits() int {
+	n := 0
+	for _, c := range r.Commits {
+		if !c.Resumed {
+			n++
+		}
+	}
+	return n
+}
+
+// String renders the result as text: the plan, then the commits.
+func (r Result) String() string {
+	var b strings.Builder
+	b.WriteString(r.Plan.String())
+	if r.DryRun {
+		b.WriteString("\ndry run: nothing written\n")
+		return b.String()
+	}
+	if len(r.Commits) == 0 {
+		b.WriteString("\nnothing to commit\n")
+		return b.String()
+	}
+	fmt.Fprintf(&b, "\nbranch %s:\n", r.Branch)
+	for _, c := range r.Commits {
+		state := ""
+		if c.Resumed {
+			state = " (already there)"
+		}
+		fmt.Fprintf(&b, "  %s %s%s\n", short(c.Commit), c.Subject, state)
+	}
+	if r.Merged != "" {
+		fmt.Fprintf(&b, "merged into the store (%s)\n", r.Merged)
+	}
+	return b.String()
+}
+
+// Run sleeps once: it snapshots the store's checked-out branch, plans, and
+// (unless DryRun) writes one commit per phase with changes on the sleep
+// branch by compare-and-swap, never touching the worktree or the git index.
+// A branch left by an interrupted run of the same sleep is verified and
+// completed; a branch moved by a concurrent sleep stops this one with
+// ErrRaced. With Apply the branch is then merged. Progress lines go to
+// progress (may be nil).
+func Run(ctx context.Context, st *memfs.Store, opts Options, progress io.Writer) (Result, error) {
+	if progress == nil {
+		progress = io.Discard
+	}
+	date := opts.Date
+	if date.IsZero() {
+		date = opts.Now
+	}
+	if date.IsZero() {
+		return Result{}, fmt.Errorf("sleep: %w", ErrNoDate)
+	}
+	date = dayOf(date)
+	day := date.Format(time.DateOnly)
+	branch := opts.Branch
+	if branch == "" {
+		branch = BranchPrefix + day
+	}
+	branch = strings.TrimPrefix(branch, "refs/heads/")
+	ref := "refs/heads/" + branch
+	res := Result{Branch: branch, DryRun: opts.DryRun}
+
+	head, err := headBranch(ctx, st.Dir())
+	if err != nil {
+		return res, fmt.Errorf("sleep %s: %w", day, err)
+	}
+	if head == ref {
+		return res, fmt.Errorf("sleep %s: the store has %s checked out; check out its main branch", day, branch)
+	}
+	fmt.Fprintf(progress, "sleep %s: reading the store at %s\n", day, strings.TrimPrefix(head, "refs/heads/"))
+	snap, err := LoadSnapshot(ctx, st, head, date, opts.Embedder)
+	if err != nil {
+		return res, fmt.Errorf("sleep %s: %w", day, err)
+	}
+	res.Base = snap.Base
+	fmt.Fprintf(progress, "sleep %s: planning over %d lessons and %d events\n", day, len(snap.Lessons), len(snap.Events))
+	res.Plan = MakePlan(snap, opts.Plan)
+	if opts.DryRun {
+		return res, nil
+	}
+	var todo []PhasePlan
+	for _, ph := range res.Plan.Phases {
+		if ph.Changed() {
+			todo = append(todo, ph)
+		}
+	}
+	if len(todo) == 0 {
+		fmt.Fprintf(progress, "sleep %s: nothing to commit\n", day)
+		return res, nil
+	}
+
+	prev, expected, done, err := resumePoint(st, ref, snap.Base, todo)
+	if err != nil {
+		return res, fmt.Errorf("sleep %s: %w", day, err)
+	}
+	for i, ph := range todo[:done] {
+		h, _ := st.ResolveRef(ref + "~" + strconv.Itoa(done-1-i))
+		res.Commits = append(res.Commits, PhaseCommit{Phase: ph.Phase, Number: ph.Number, Commit: h,
+			Files: ph.Files, Subject: subject(ph.Message), Resumed: true})
+	}
+	for _, ph := range todo[done:] {
+		if err := ctx.Err(); err != nil {
+			return res, fmt.Errorf("sleep %s: %w", day, err)
+		}
+		when := date.Add(time.Duration(ph.Number) * time.Second)
+		h, err := st.CommitOnRef(ref, expected, prev, ph.Changes, ph.Message, when)
+		if errors.Is(err, memfs.ErrRefMoved) {
+			return res, fmt.Errorf("sleep %s: phase %d %s: %w (%s moved under it); this sleep stopped cleanly: %v",
+				day, ph.Number, ph.Phase, ErrRaced, branch, err)
+		}
+		if err != nil {
+			return res, fmt.Errorf("sleep %s: phase %d %s: %w", day, ph.Number, ph.Phase, err)
+		}
+		prev, expected = h, h
+		res.Commits = append(res.Commits, PhaseCommit{Phase: ph.Phase, Number: ph.Number, Commit: h, Files: ph.Files, Subject: subject(ph.Message)})
+		fmt.Fprintf(progress, "sleep %s: %s %s\n", day, short(h), subject(ph.Message))
+		if opts.failAfter == ph.Number {
+			return res, fmt.Errorf("sleep %s: interrupted after phase %d (injected)", day, ph.Number)
+		}
+	}
+	res.Tip = prev
+	if opts.Apply {
+		ff, err := mergeBranch(ctx, st.Dir(), branch, date.Add(time.Duration(len(Phases)+1)*time.Second))
+		if err != nil {
+			return res, fmt.Errorf("sleep %s: %w", day, err)
+		}
+		res.Merged = "merge"
+		if ff {
+			res.Merged = "fast-forward"
+		}
+		fmt.Fprintf(progress, "sleep %s: merged %s into %s (%s)\n", day, branch, strings.TrimPrefix(head, "refs/heads/"), res.Merged)
+	}
+	return res, nil
+}
+
+// resumePoint reads the sleep branch: absent, it starts from base; present,
+// it must sit on base with its first done commits holding the plan's first
+// done phases (checked on a sample of each commit's files), and the sleep
+// continues after them. It returns the parent and the expected ref value for
+// the next commit and how many phases are already committed.
+func resumePoint(st *memfs.Store, ref, base string, todo []PhasePlan) (prev, expected string, done int, err error) {
+	tip, err := st.ResolveRef(ref)
+	if errors.Is(err, memfs.ErrNotFound) {
+		return base, "", 0, nil
+	}
+	if err != nil {
+		return "", "", 0, err
+	}
+	depth := -1
+	for d := 0; d <= len(todo); d++ {
+		h, err := st.ResolveRef(ref + "~" + strconv.Itoa(d))
+		if err != nil {
+			break
+		}
+		if h == base {
+			depth = d
+			break
+		}
+	}
+	if depth < 0 {
+		return "", "", 0, fmt.Errorf("%s: %w: it does not sit on %s within %d commits; review or delete it (git branch -D), or pass another branch name",
+			ref, ErrForeignBranch, short(base), len(todo))
+	}
+	for i := 0; i < depth; i++ {
+		rev := ref + "~" + strconv.Itoa(depth-1-i)
+		if err := verifyPhase(st, rev, todo[i]); err != nil {
+			return "", "", 0, fmt.Errorf("%s: %w: commit %d differs from phase %s: %v", ref, ErrForeignBranch, i+1, todo[i].Phase, err)
+		}
+	}
+	return tip, tip, depth, nil
+}
+
+// verifyPhase checks a sample of a phase's changes against the commit rev.
+func verifyPhase(st *memfs.Store, rev string, ph PhasePlan) error {
+	step := max(1, len(ph.Changes)/verifySample)
+	for i := 0; i < len(ph.Changes); i += step {
+		c := ph.Changes[i]
+		data, err := st.ReadFileAt(rev, c.Path)
+		switch {
+		case c.Delete && errors.Is(err, memfs.ErrNotFound):
+		case c.Delete:
+			return fmt.Errorf("%s is still there", c.Path)
+		case err != nil:
+			return err
+		case !bytes.Equal(data, c.Data):
+			return fmt.Errorf("%s has other content", c.Path)
+		}
+	}
+	return nil
+}
+
+// subject is a commit message's first line.
+func subject(msg string) string {
+	s, _, _ := strings.Cut(msg, "\n")
+	return s
+}
