@@ -93,10 +93,11 @@ func Parse(data []byte) (l domain.Lesson, err error) {
 	if err != nil {
 		return domain.Lesson{}, invalid("unreadable HTML: %v", err)
 	}
-	if err := checkMarkup(doc); err != nil {
+	ix := indexDoc(doc)
+	if err := checkMarkup(ix); err != nil {
 		return domain.Lesson{}, err
 	}
-	metas, err := readMetas(doc)
+	metas, err := readMetas(ix)
 	if err != nil {
 		return domain.Lesson{}, err
 	}
@@ -104,11 +105,13 @@ func Parse(data []byte) (l domain.Lesson, err error) {
 	if err != nil {
 		return domain.Lesson{}, err
 	}
-	l.Title = collapse(doc.Find("title").First().Text())
-	if l.Links, err = readLinks(doc); err != nil {
+	if titles := ix.byTag["title"]; len(titles) > 0 {
+		l.Title = collapse(textOf(titles[0]))
+	}
+	if l.Links, err = readLinks(ix); err != nil {
 		return domain.Lesson{}, err
 	}
-	l.Gist, l.Body = readText(doc)
+	l.Gist, l.Body = readText(ix)
 	l = canonical(l)
 	if err := Validate(l); err != nil {
 		return domain.Lesson{}, err
@@ -116,35 +119,79 @@ func Parse(data []byte) (l domain.Lesson, err error) {
 	return l, nil
 }
 
+// docIndex is every element of a parsed document, in document order, once.
+type docIndex struct {
+	all   []*nethtml.Node
+	byTag map[string][]*nethtml.Node
+}
+
+func indexDoc(doc *goquery.Document) *docIndex {
+	ix := &docIndex{byTag: map[string][]*nethtml.Node{}}
+	var walk func(n *nethtml.Node)
+	walk = func(n *nethtml.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type == nethtml.ElementNode {
+				ix.all = append(ix.all, c)
+				name := strings.ToLower(c.Data)
+				ix.byTag[name] = append(ix.byTag[name], c)
+			}
+			walk(c)
+		}
+	}
+	for _, n := range doc.Nodes {
+		walk(n)
+	}
+	return ix
+}
+
+// attr is an element's attribute value and whether it is present.
+func attr(n *nethtml.Node, key string) (string, bool) {
+	for _, a := range n.Attr {
+		if strings.EqualFold(a.Key, key) {
+			return a.Val, true
+		}
+	}
+	return "", false
+}
+
+// textOf concatenates the text under n.
+func textOf(n *nethtml.Node) string {
+	var b strings.Builder
+	var walk func(*nethtml.Node)
+	walk = func(n *nethtml.Node) {
+		if n.Type == nethtml.TextNode {
+			b.WriteString(n.Data)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(n)
+	return b.String()
+}
+
 // checkMarkup refuses elements and attributes that run code or hide text.
-func checkMarkup(doc *goquery.Document) error {
-	var err error
-	doc.Find("*").EachWithBreak(func(_ int, s *goquery.Selection) bool {
-		n := s.Get(0)
+func checkMarkup(ix *docIndex) error {
+	for _, n := range ix.all {
 		name := strings.ToLower(n.Data)
 		if forbiddenElements[name] {
-			err = invalid("forbidden markup <%s>", name)
-			return false
+			return invalid("forbidden markup <%s>", name)
 		}
 		for _, a := range n.Attr {
 			key := strings.ToLower(a.Key)
 			switch {
 			case strings.HasPrefix(key, "on"):
-				err = invalid("forbidden event-handler attribute %s on <%s>", key, name)
+				return invalid("forbidden event-handler attribute %s on <%s>", key, name)
 			case key == "style" || key == "hidden":
-				err = invalid("forbidden attribute %s on <%s> (hides or restyles text)", key, name)
+				return invalid("forbidden attribute %s on <%s> (hides or restyles text)", key, name)
 			case name == "meta" && key == "http-equiv" && strings.EqualFold(strings.TrimSpace(a.Val), "refresh"):
-				err = invalid("forbidden markup <meta http-equiv=refresh>")
+				return invalid("forbidden markup <meta http-equiv=refresh>")
 			case scriptURL(a.Val):
-				err = invalid("forbidden script URL in %s on <%s>", key, name)
-			}
-			if err != nil {
-				return false
+				return invalid("forbidden script URL in %s on <%s>", key, name)
 			}
 		}
-		return true
-	})
-	return err
+	}
+	return nil
 }
 
 // scriptURL reports whether v is a javascript: or vbscript: URL once the
@@ -165,24 +212,21 @@ func scriptURL(v string) bool {
 }
 
 // readMetas collects the memhtml-* metas, refusing duplicates.
-func readMetas(doc *goquery.Document) (map[string]string, error) {
+func readMetas(ix *docIndex) (map[string]string, error) {
 	metas := map[string]string{}
-	var err error
-	doc.Find("meta").EachWithBreak(func(_ int, s *goquery.Selection) bool {
-		name, _ := s.Attr("name")
+	for _, n := range ix.byTag["meta"] {
+		name, _ := attr(n, "name")
 		name = strings.ToLower(strings.TrimSpace(name))
 		if !strings.HasPrefix(name, metaPrefix) {
-			return true
+			continue
 		}
 		if _, dup := metas[name]; dup {
-			err = invalid("duplicate meta %s", name)
-			return false
+			return nil, invalid("duplicate meta %s", name)
 		}
-		content, _ := s.Attr("content")
+		content, _ := attr(n, "content")
 		metas[name] = strings.TrimSpace(content)
-		return true
-	})
-	return metas, err
+	}
+	return metas, nil
 }
 
 // lessonFromMetas decodes the meta fields; Validate checks their vocabulary.
@@ -249,48 +293,58 @@ func lessonFromMetas(m map[string]string) (domain.Lesson, error) {
 }
 
 // readLinks reads the <link rel href> edges to other lessons.
-func readLinks(doc *goquery.Document) ([]domain.LessonLink, error) {
+func readLinks(ix *docIndex) ([]domain.LessonLink, error) {
 	var links []domain.LessonLink
-	var err error
-	doc.Find("link").EachWithBreak(func(_ int, s *goquery.Selection) bool {
-		rel, _ := s.Attr("rel")
-		href, _ := s.Attr("href")
+	for _, n := range ix.byTag["link"] {
+		rel, _ := attr(n, "rel")
+		href, _ := attr(n, "href")
 		rel, href = strings.ToLower(strings.TrimSpace(rel)), strings.TrimSpace(href)
 		target, ok := strings.CutSuffix(href, ".html")
 		if !ok || !domain.ValidID(target) {
-			err = invalid("link href %q is not a lesson (<id>.html)", href)
-			return false
+			return nil, invalid("link href %q is not a lesson (<id>.html)", href)
 		}
 		if !relPattern.MatchString(rel) {
-			err = invalid("bad link rel %q", rel)
-			return false
+			return nil, invalid("bad link rel %q", rel)
 		}
-		_, derived := s.Attr(derivedAttr)
+		_, derived := attr(n, derivedAttr)
 		links = append(links, domain.LessonLink{Rel: rel, Target: target, Derived: derived})
-		return true
-	})
-	return links, err
+	}
+	return links, nil
 }
 
 // readText extracts the gist (the first <mark> of the article, or of the
 // body without an article) and the body (every other paragraph).
-func readText(doc *goquery.Document) (gist, body string) {
-	root := doc.Find("article").First()
-	if root.Length() == 0 {
-		root = doc.Find("body").First()
-	}
-	if root.Length() == 0 {
+func readText(ix *docIndex) (gist, body string) {
+	var root *nethtml.Node
+	if a := ix.byTag["article"]; len(a) > 0 {
+		root = a[0]
+	} else if b := ix.byTag["body"]; len(b) > 0 {
+		root = b[0]
+	} else {
 		return "", ""
 	}
 	var mark *nethtml.Node
-	if m := root.Find("mark").First(); m.Length() > 0 {
-		mark = m.Get(0)
-		gist = collapse(m.Text())
+	for _, m := range ix.byTag["mark"] {
+		if within(m, root) {
+			mark = m
+			gist = collapse(textOf(m))
+			break
+		}
 	}
 	w := &textWalker{mark: mark}
-	w.walk(root.Get(0), false)
+	w.walk(root, false)
 	w.flush()
 	return gist, strings.Join(w.paras, "\n\n")
+}
+
+// within reports whether n is inside root.
+func within(n, root *nethtml.Node) bool {
+	for p := n.Parent; p != nil; p = p.Parent {
+		if p == root {
+			return true
+		}
+	}
+	return false
 }
 
 // textWalker splits an element's text into paragraphs at block elements.

@@ -322,9 +322,12 @@ func decodeLine(line []byte) (domain.Event, string) {
 	if len(line) == 0 || line[0] != '{' {
 		return domain.Event{}, "not a JSON object"
 	}
-	var e domain.Event
-	if err := json.Unmarshal(line, &e); err != nil {
-		return domain.Event{}, "bad JSON: " + err.Error()
+	e, ok := fastDecode(line)
+	if !ok {
+		e = domain.Event{}
+		if err := json.Unmarshal(line, &e); err != nil {
+			return domain.Event{}, "bad JSON: " + err.Error()
+		}
 	}
 	if e.Kind == "" {
 		return domain.Event{}, "no kind"

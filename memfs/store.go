@@ -8,8 +8,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/borg-memory/borg/domain"
@@ -292,22 +295,42 @@ func (s *Store) Lessons() ([]domain.Lesson, []error) {
 	if err != nil {
 		return nil, []error{fmt.Errorf("read %s: %w", LessonsDir, err)}
 	}
-	var out []domain.Lesson
-	var errs []error
+	var ids []string
 	for _, e := range entries {
-		name := e.Name()
-		if !strings.HasSuffix(name, ".html") {
-			continue
+		if name := e.Name(); strings.HasSuffix(name, ".html") {
+			ids = append(ids, strings.TrimSuffix(name, ".html"))
 		}
-		id := strings.TrimSuffix(name, ".html")
-		l, err := s.readLesson(LessonsDir, id)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		out = append(out, l)
 	}
-	return out, errs
+	// Parsing is CPU-bound: spread the files over the processors, keeping
+	// the results in id order.
+	lessons := make([]domain.Lesson, len(ids))
+	errs := make([]error, len(ids))
+	var wg sync.WaitGroup
+	next := atomic.Int64{}
+	for w := 0; w < min(runtime.GOMAXPROCS(0), len(ids)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(ids) {
+					return
+				}
+				lessons[i], errs[i] = s.readLesson(LessonsDir, ids[i])
+			}
+		}()
+	}
+	wg.Wait()
+	var out []domain.Lesson
+	var bad []error
+	for i := range ids {
+		if errs[i] != nil {
+			bad = append(bad, errs[i])
+			continue
+		}
+		out = append(out, lessons[i])
+	}
+	return out, bad
 }
 
 // Lesson reads lessons/<id>.html. A missing lesson is an error wrapping

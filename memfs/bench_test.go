@@ -1,0 +1,125 @@
+package memfs
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/borg-memory/borg/domain"
+)
+
+// BenchmarkLessons10k reads and parses 10,000 lesson files.
+func BenchmarkLessons10k(b *testing.B) {
+	s := newTestStore(b)
+	const n = 10000
+	for i := 0; i < n; i++ {
+		l := sampleLesson(fmt.Sprintf("bench-lesson-%05d", i))
+		l.Tags = []string{"go", "bench"}
+		l.Body = "Why: the schema is not auto-applied, so the integration tests see an empty database.\n\nSee the runbook."
+		if err := os.WriteFile(filepath.Join(s.Dir(), LessonsDir, l.ID+".html"), Render(l), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		ls, errs := s.Lessons()
+		if len(ls) != n || len(errs) != 0 {
+			b.Fatalf("%d lessons, %d errors", len(ls), len(errs))
+		}
+	}
+}
+
+// writeBenchLog writes an n-line log of plausible events.
+func writeBenchLog(b *testing.B, s *Store, n int) {
+	b.Helper()
+	f, err := os.Create(filepath.Join(s.Dir(), LogDir, "n-bench.jsonl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	kinds := []domain.EventKind{domain.KindSession, domain.KindAsked, domain.KindChanged, domain.KindIgnored, domain.KindTested, domain.KindCreated}
+	for i := 0; i < n; i++ {
+		e := domain.Event{
+			MS: 1_790_000_000_000 + int64(i), Kind: kinds[i%len(kinds)],
+			Session: HashSession(fmt.Sprint("session-", i/20)), Repo: "api", Author: "e-0123abcd",
+		}
+		if e.Kind != domain.KindSession {
+			e.Lesson = fmt.Sprintf("bench-lesson-%04d", i%2000)
+		}
+		line, _ := json.Marshal(e.WithID())
+		_, _ = w.Write(line)
+		_ = w.WriteByte('\n')
+	}
+	if err := w.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+}
+
+const benchLogLines = 1_000_000
+
+// BenchmarkReadEvents1M reads, parses and deduplicates a 1,000,000-line log.
+func BenchmarkReadEvents1M(b *testing.B) {
+	s := newTestStore(b)
+	writeBenchLog(b, s, benchLogLines)
+	b.ResetTimer()
+	for b.Loop() {
+		events, rep, err := s.ReadEvents()
+		if err != nil || len(events) != benchLogLines || len(rep.Skipped) != 0 {
+			b.Fatalf("%d events, %v", len(events), err)
+		}
+	}
+}
+
+// BenchmarkLoadLedgerCold folds a 1,000,000-line log into a ledger from
+// scratch (no cache).
+func BenchmarkLoadLedgerCold(b *testing.B) {
+	s := newTestStore(b)
+	writeBenchLog(b, s, benchLogLines)
+	cache := filepath.Join(s.Dir(), filepath.FromSlash(ledgerCacheFile))
+	b.ResetTimer()
+	for b.Loop() {
+		b.StopTimer()
+		_ = os.Remove(cache)
+		b.StartTimer()
+		if _, err := s.LoadLedger(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkLoadLedgerWarm loads the cached ledger of a 1,000,000-line log
+// after one more event was appended: the query path.
+func BenchmarkLoadLedgerWarm(b *testing.B) {
+	s := newTestStore(b)
+	writeBenchLog(b, s, benchLogLines)
+	if _, err := s.LoadLedger(); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	i := 0
+	for b.Loop() {
+		i++
+		if err := s.Append(domain.Event{MS: int64(i), Kind: domain.KindAsked, Session: "s-0000000000000001", Lesson: "bench-lesson-0001"}); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.LoadLedger(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkParse parses one rendered lesson.
+func BenchmarkParse(b *testing.B) {
+	data := Render(goldenLesson())
+	for b.Loop() {
+		if _, err := Parse(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
