@@ -363,15 +363,30 @@ func (l *Ledger) Merge(o *Ledger) {
 // Clock returns the collective's activity clock: the sessions with a session
 // event, ordered by (first ms, id).
 func (l *Ledger) Clock() []string {
-	out := make([]string, 0, len(l.Sessions))
-	for s := range l.Sessions {
-		out = append(out, s)
+	marks := l.sortedSessions()
+	out := make([]string, len(marks))
+	for i, m := range marks {
+		out[i] = m.id
 	}
-	slices.SortFunc(out, func(a, b string) int {
-		if c := cmp.Compare(l.Sessions[a].MS, l.Sessions[b].MS); c != 0 {
+	return out
+}
+
+type sessionAt struct {
+	id string
+	Mark
+}
+
+// sortedSessions lists the session marks in clock order.
+func (l *Ledger) sortedSessions() []sessionAt {
+	out := make([]sessionAt, 0, len(l.Sessions))
+	for s, m := range l.Sessions {
+		out = append(out, sessionAt{s, m})
+	}
+	slices.SortFunc(out, func(a, b sessionAt) int {
+		if c := cmp.Compare(a.MS, b.MS); c != 0 {
 			return c
 		}
-		return strings.Compare(a, b)
+		return strings.Compare(a.id, b.id)
 	})
 	return out
 }
@@ -386,19 +401,17 @@ type clock struct {
 }
 
 func (l *Ledger) newClock() *clock {
-	ids := l.Clock()
+	marks := l.sortedSessions()
 	c := &clock{
-		ids:     ids,
-		firstMS: make([]int64, len(ids)),
-		repos:   make([]string, len(ids)),
-		index:   make(map[string]int, len(ids)),
+		ids:     make([]string, len(marks)),
+		firstMS: make([]int64, len(marks)),
+		repos:   make([]string, len(marks)),
+		index:   make(map[string]int, len(marks)),
 		prefix:  map[string][]int32{},
 	}
-	for i, s := range ids {
-		m := l.Sessions[s]
-		c.firstMS[i] = m.MS
-		c.repos[i] = m.Repo
-		c.index[s] = i
+	for i, m := range marks {
+		c.ids[i], c.firstMS[i], c.repos[i] = m.id, m.MS, m.Repo
+		c.index[m.id] = i
 	}
 	return c
 }
