@@ -32,7 +32,7 @@ func (p *planner) decay() PhasePlan {
 		p.update(l)
 		decayed++
 		ph.Items = append(ph.Items, Item{Lesson: id, Action: "decay", Other: fp4(before) + " -> " + fp4(after),
-			Why: "last reinforced " + lastSeen(s.lastUseMS, e.l.Created)})
+			Why: lastSeen(s.lastUseMS, e.l.Created)})
 	}
 	ph.Counts = []Count{{"decayed", decayed}, {"reinforced", reinforced}, {"below the commit delta", small}}
 	return ph
@@ -42,9 +42,9 @@ func (p *planner) decay() PhasePlan {
 func lastSeen(ms int64, created time.Time) string {
 	switch {
 	case ms > 0:
-		return time.UnixMilli(ms).UTC().Format(time.DateOnly)
+		return "last used " + time.UnixMilli(ms).UTC().Format(time.DateOnly)
 	case !created.IsZero():
-		return fmt.Sprintf("never since created %s", created.UTC().Format(time.DateOnly))
+		return fmt.Sprintf("no use since created %s", created.UTC().Format(time.DateOnly))
 	}
-	return "never"
+	return "no use recorded"
 }

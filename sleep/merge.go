@@ -25,15 +25,22 @@ const exactPairLimit = 2000
 // loses none of them (a test checks it against the exact pairs).
 const blockOverlap = 0.5
 
+// refusalStages are the merge filter's refusal stages in its own order.
+var refusalStages = []domain.MergeStage{domain.StageThreshold, domain.StageVetoed, domain.StageSelf, domain.StageRoleGuard, domain.StageCap}
+
 // merge is phase 3: near-duplicate pairs above the strict threshold, oriented
 // so the older lesson keeps, run through domain.MergeOutcomes (cap,
 // threshold, divergence veto over both texts, self, in-batch role guard). A
 // committed merge folds the newer lesson into the keeper and moves the newer
 // file to archive/. The counts name every refusal stage.
 func (p *planner) merge() PhasePlan {
-	var ph PhasePlan
 	pairs := p.mergePairs(p.active())
-	outcomes := domain.MergeOutcomes(pairs, domain.MergeOptions{MaxPairs: p.opts.MergeMaxPairs, Threshold: p.opts.MergeThreshold})
+	return p.applyMerges(domain.MergeOutcomes(pairs, domain.MergeOptions{MaxPairs: p.opts.MergeMaxPairs, Threshold: p.opts.MergeThreshold}))
+}
+
+// applyMerges folds the committed outcomes and reports every one.
+func (p *planner) applyMerges(outcomes []domain.MergeOutcome) PhasePlan {
+	var ph PhasePlan
 	tally := map[domain.MergeStage]int{}
 	for _, o := range outcomes {
 		tally[o.Stage]++
@@ -66,8 +73,8 @@ func (p *planner) merge() PhasePlan {
 		}
 	}
 	ph.Counts = []Count{{"merged", tally[domain.StageCommitted]}}
-	for _, s := range []domain.MergeStage{domain.StageThreshold, domain.StageVetoed, domain.StageSelf, domain.StageRoleGuard, domain.StageCap} {
-		ph.Counts = append(ph.Counts, Count{"refused at " + string(s), tally[s]})
+	for _, s := range refusalStages {
+		ph.Counts = append(ph.Counts, Count{"refused (" + string(s) + ")", tally[s]})
 	}
 	return ph
 }

@@ -216,13 +216,17 @@ func (it Item) line() string {
 	return s
 }
 
+// countLine joins a phase's counts, the first always and the others when
+// not zero.
 func countLine(cs []Count) string {
 	if len(cs) == 0 {
 		return "nothing to do"
 	}
-	parts := make([]string, len(cs))
+	var parts []string
 	for i, c := range cs {
-		parts[i] = fmt.Sprintf("%d %s", c.N, c.Name)
+		if i == 0 || c.N != 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", c.N, c.Name))
+		}
 	}
 	return strings.Join(parts, ", ")
 }

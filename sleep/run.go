@@ -58,6 +58,9 @@ type Options struct {
 	// failAfter, when positive, stops Run with an error right after it
 	// commits that phase number: a kill between phases, for tests.
 	failAfter int
+	// beforeCommit, when set, runs before each phase commit: a concurrent
+	// writer, for tests.
+	beforeCommit func(phase int)
 }
 
 // PhaseCommit is one commit a sleep wrote (or found already written by an
@@ -191,6 +194,9 @@ func Run(ctx context.Context, st *memfs.Store, opts Options, progress io.Writer)
 			return res, fmt.Errorf("sleep %s: %w", day, err)
 		}
 		when := date.Add(time.Duration(ph.Number) * time.Second)
+		if opts.beforeCommit != nil {
+			opts.beforeCommit(ph.Number)
+		}
 		h, err := st.CommitOnRef(ref, expected, prev, ph.Changes, ph.Message, when)
 		if errors.Is(err, memfs.ErrRefMoved) {
 			return res, fmt.Errorf("sleep %s: phase %d %s: %w (%s moved under it); this sleep stopped cleanly: %v",

@@ -1,0 +1,292 @@
+package sleep
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/borg-memory/borg/memfs"
+)
+
+// TestGoldenPhases pins each phase's commit (message and diff) for the
+// fixture store: the diff is what a reviewer reads.
+func TestGoldenPhases(t *testing.T) {
+	st := newFixtureStore(t)
+	res, err := Run(t.Context(), st, Options{Date: fixtureDate}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "plan.txt", strings.ReplaceAll(res.Plan.String(), short(res.Base), "<base>"))
+	want := []Phase{PhaseDecay, PhaseReprieve, PhaseMerge, PhaseFrame, PhaseEdges, PhaseRetention}
+	if len(res.Commits) != len(want) {
+		t.Fatalf("got %d commits, want %d: %+v", len(res.Commits), len(want), res.Commits)
+	}
+	for i, c := range res.Commits {
+		if c.Phase != want[i] {
+			t.Errorf("commit %d is phase %s, want %s", i, c.Phase, want[i])
+		}
+		msg := gitOut(t, st, "log", "-1", "--format=%B", c.Commit)
+		diff := gitOut(t, st, "diff", "--no-color", "-M", c.Commit+"~1", c.Commit)
+		got := strings.ReplaceAll(msg+"---\n"+diff, res.Base, "<base>")
+		checkGolden(t, fmt.Sprintf("%d-%s.txt", c.Number, c.Phase), got)
+	}
+}
+
+// TestDecayChangesOneLine checks the promise the codec makes to sleep: a
+// decay's diff is exactly one meta line.
+func TestDecayChangesOneLine(t *testing.T) {
+	st := newFixtureStore(t)
+	res, err := Run(t.Context(), st, Options{Date: fixtureDate}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Commits[0]
+	stat := gitOut(t, st, "diff", "--numstat", c.Commit+"~1", c.Commit)
+	for _, line := range strings.Split(strings.TrimSpace(stat), "\n") {
+		if !strings.HasPrefix(line, "1\t1\tlessons/") {
+			t.Errorf("decay diff line %q: want one line added and one removed", line)
+		}
+	}
+}
+
+// TestDeterminism: the same store, log and date give byte-identical commits
+// (same ids, so same trees), and a second run commits nothing.
+func TestDeterminism(t *testing.T) {
+	a, b := newFixtureStore(t), newFixtureStore(t)
+	ra, err := Run(t.Context(), a, Options{Date: fixtureDate}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb, err := Run(t.Context(), b, Options{Date: fixtureDate}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ra.Base != rb.Base {
+		t.Fatalf("fixture bases differ: %s %s", ra.Base, rb.Base)
+	}
+	if len(ra.Commits) == 0 || len(ra.Commits) != len(rb.Commits) {
+		t.Fatalf("commit counts %d and %d", len(ra.Commits), len(rb.Commits))
+	}
+	for i := range ra.Commits {
+		if ra.Commits[i].Commit != rb.Commits[i].Commit {
+			t.Errorf("phase %s: commit %s vs %s", ra.Commits[i].Phase, ra.Commits[i].Commit, rb.Commits[i].Commit)
+		}
+		ta := gitOut(t, a, "rev-parse", ra.Commits[i].Commit+"^{tree}")
+		tb := gitOut(t, b, "rev-parse", rb.Commits[i].Commit+"^{tree}")
+		if ta != tb {
+			t.Errorf("phase %s: tree %s vs %s", ra.Commits[i].Phase, ta, tb)
+		}
+	}
+
+	t.Run("rerun on the branch commits nothing", func(t *testing.T) {
+		again, err := Run(t.Context(), a, Options{Date: fixtureDate}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := again.NewCommits(); n != 0 {
+			t.Errorf("second run wrote %d commits", n)
+		}
+		if again.Tip != ra.Tip {
+			t.Errorf("tip moved: %s, was %s", again.Tip, ra.Tip)
+		}
+	})
+	t.Run("rerun after apply commits nothing", func(t *testing.T) {
+		applied, err := Run(t.Context(), b, Options{Date: fixtureDate, Apply: true}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if applied.Merged != "fast-forward" {
+			t.Fatalf("merged %q, want fast-forward", applied.Merged)
+		}
+		again, err := Run(t.Context(), b, Options{Date: fixtureDate}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(again.Commits) != 0 || again.Plan.Note == "" {
+			t.Errorf("a second sleep on the same date committed %d (note %q)", len(again.Commits), again.Plan.Note)
+		}
+	})
+}
+
+// TestApplyUpdatesWorktree: --apply fast-forwards the store's branch and its
+// files, an eviction included.
+func TestApplyUpdatesWorktree(t *testing.T) {
+	st := newFixtureStore(t)
+	res, err := Run(t.Context(), st, Options{Date: fixtureDate, Apply: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, err := st.ResolveRef("HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if head != res.Tip {
+		t.Fatalf("HEAD %s, want the sleep's tip %s", head, res.Tip)
+	}
+	if _, err := os.Stat(filepath.Join(st.Dir(), "lessons", "stale-note.html")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("evicted lesson still in lessons/: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(st.Dir(), "archive", "stale-note.html")); err != nil {
+		t.Errorf("evicted lesson not in archive/: %v", err)
+	}
+	l, err := st.Lesson("cache-ttl-old")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Confidence != 0.3 {
+		t.Errorf("superseded lesson confidence %v in the worktree, want 0.3", l.Confidence)
+	}
+	if s := gitOut(t, st, "status", "--porcelain"); s != "" {
+		t.Errorf("worktree not clean after apply:\n%s", s)
+	}
+	next, err := Run(t.Context(), st, Options{Date: fixtureDate.AddDate(0, 0, 1)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if next.Plan.LastSleep != "2026-11-30" {
+		t.Errorf("the next night's last sleep is %q, want 2026-11-30", next.Plan.LastSleep)
+	}
+}
+
+// TestApplyMergesWhenMainMoved: when the store's branch moved after the
+// sleep branch was made, apply makes a 3-way merge.
+func TestApplyMergesWhenMainMoved(t *testing.T) {
+	st := newFixtureStore(t)
+	if _, err := Run(t.Context(), st, Options{Date: fixtureDate}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(st.Dir(), "notes.txt"), []byte("unrelated\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Commit("unrelated", "notes.txt"); err != nil {
+		t.Fatal(err)
+	}
+	moved, _ := st.ResolveRef("HEAD")
+	// The plan now starts from the moved branch, so the existing branch is
+	// foreign; sleep on a fresh branch name and apply.
+	res, err := Run(t.Context(), st, Options{Date: fixtureDate, Branch: "borg/sleep/other"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(st.Dir(), "notes.txt"), []byte("changed again\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Commit("unrelated again", "notes.txt"); err != nil {
+		t.Fatal(err)
+	}
+	ff, err := mergeBranch(t.Context(), st.Dir(), res.Branch, fixtureDate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ff {
+		t.Fatal("merge fast-forwarded a moved branch")
+	}
+	parents := strings.Fields(gitOut(t, st, "log", "-1", "--format=%P", "HEAD"))
+	if len(parents) != 2 {
+		t.Fatalf("HEAD has parents %v, want a merge", parents)
+	}
+	_ = moved
+}
+
+// TestDryRunWritesNothing: a dry run leaves refs and files as they were.
+func TestDryRunWritesNothing(t *testing.T) {
+	st := newFixtureStore(t)
+	before := gitOut(t, st, "show-ref")
+	res, err := Run(t.Context(), st, Options{Date: fixtureDate, DryRun: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Commits) != 0 || len(res.Plan.Phases) != len(Phases) {
+		t.Errorf("dry run: %d commits, %d phases", len(res.Commits), len(res.Plan.Phases))
+	}
+	if after := gitOut(t, st, "show-ref"); after != before {
+		t.Errorf("refs changed:\n%s\nwas\n%s", after, before)
+	}
+}
+
+// TestInterruptedSleep kills the sleep after each phase in turn: the store's
+// branch never moves, the sleep branch sits at a complete phase commit, and
+// a rerun finishes with the commits an uninterrupted sleep makes.
+func TestInterruptedSleep(t *testing.T) {
+	ref := newFixtureStore(t)
+	whole, err := Run(t.Context(), ref, Options{Date: fixtureDate}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range whole.Commits {
+		t.Run(fmt.Sprintf("after %s", c.Phase), func(t *testing.T) {
+			st := newFixtureStore(t)
+			base, _ := st.ResolveRef("HEAD")
+			_, err := Run(t.Context(), st, Options{Date: fixtureDate, failAfter: c.Number}, nil)
+			if err == nil || !strings.Contains(err.Error(), "interrupted") {
+				t.Fatalf("want the injected interruption, got %v", err)
+			}
+			if head, _ := st.ResolveRef("HEAD"); head != base {
+				t.Fatalf("main moved to %s", head)
+			}
+			tip, err := st.ResolveRef("refs/heads/" + whole.Branch)
+			if err != nil || tip != c.Commit {
+				t.Fatalf("branch at %s (%v), want the phase commit %s", tip, err, c.Commit)
+			}
+			if s := gitOut(t, st, "status", "--porcelain"); s != "" {
+				t.Errorf("worktree touched:\n%s", s)
+			}
+			res, err := Run(t.Context(), st, Options{Date: fixtureDate}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Tip != whole.Tip {
+				t.Errorf("recovered tip %s, want %s", res.Tip, whole.Tip)
+			}
+			if n := res.NewCommits(); n != len(whole.Commits)-i-1 {
+				t.Errorf("rerun wrote %d commits, want %d", n, len(whole.Commits)-i-1)
+			}
+		})
+	}
+}
+
+// TestForeignBranch: a branch of that name holding something else stops the
+// sleep rather than building on it or overwriting it.
+func TestForeignBranch(t *testing.T) {
+	st := newFixtureStore(t)
+	base, _ := st.ResolveRef("HEAD")
+	other, err := st.CommitOnRef("refs/heads/borg/sleep/2026-11-30", "", base,
+		[]memfs.FileChange{{Path: "notes.txt", Data: []byte("review notes\n")}}, "someone else's", fixtureDate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(t.Context(), st, Options{Date: fixtureDate}, nil)
+	if !errors.Is(err, ErrForeignBranch) {
+		t.Fatalf("want ErrForeignBranch, got %v", err)
+	}
+	if tip, _ := st.ResolveRef("refs/heads/borg/sleep/2026-11-30"); tip != other {
+		t.Errorf("branch moved to %s", tip)
+	}
+}
+
+// TestRacingSleeps: a sleep whose branch is moved by another between its
+// read and its write stops with ErrRaced and leaves the winner's commits.
+func TestRacingSleeps(t *testing.T) {
+	st := newFixtureStore(t)
+	var winner Result
+	var once sync.Once
+	var winErr error
+	opts := Options{Date: fixtureDate}
+	opts.beforeCommit = func(phase int) {
+		once.Do(func() { winner, winErr = Run(t.Context(), st, Options{Date: fixtureDate}, nil) })
+	}
+	_, err := Run(t.Context(), st, opts, nil)
+	if winErr != nil {
+		t.Fatal(winErr)
+	}
+	if !errors.Is(err, ErrRaced) {
+		t.Fatalf("the loser got %v, want ErrRaced", err)
+	}
+	if tip, _ := st.ResolveRef("refs/heads/" + winner.Branch); tip != winner.Tip {
+		t.Errorf("branch at %s, want the winner's %s", tip, winner.Tip)
+	}
+}
