@@ -22,8 +22,10 @@
 // ledger: borg (index.Search with the ledger's memories, the relative bar
 // and the session's Thompson draw), relevance (the same search with neutral
 // usefulness), count (the relevance candidates re-ranked by successes),
-// recency (by last use), random (a seeded sample of the candidates) and the
-// oracle (the truly best lessons for the task). Regret is the expected value
+// recency (the lesson written or asked last, no outcome at all), random (a
+// seeded sample of the candidates), last-use (by the latest changed result:
+// activation's input without the belief, a stronger baseline than the issue
+// asks for) and the oracle (the truly best lessons for the task). Regret is the expected value
 // the oracle's choice gets minus the policy's, summed over sessions.
 //
 // The package composes domain, memfs and index; only cmd imports it.

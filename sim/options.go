@@ -32,6 +32,9 @@ type Options struct {
 	HolidayAt, HolidayDays int
 	// Weights are the usefulness weights the borg policy derives under.
 	Weights domain.Weights
+	// Bar and MMRLambda are passed to every search (index.Query; 0 keeps the
+	// index's defaults), so a replay can judge the ranking's own knobs.
+	Bar, MMRLambda float64
 }
 
 // DefaultOptions is the default scenario: five engineers in three repos,

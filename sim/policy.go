@@ -16,11 +16,14 @@ const (
 	PolicyCount     = "count"
 	PolicyRecency   = "recency"
 	PolicyRandom    = "random"
+	PolicyLastUse   = "last-use"
 	PolicyOracle    = "oracle"
 )
 
-// PolicyNames lists every policy in report order.
-var PolicyNames = []string{PolicyBorg, PolicyRelevance, PolicyCount, PolicyRecency, PolicyRandom, PolicyOracle}
+// PolicyNames lists every policy in report order: borg, the four
+// baselines, last-use (a stronger baseline: recency of the last changed
+// result, activation's input without the belief) and the oracle, last.
+var PolicyNames = []string{PolicyBorg, PolicyRelevance, PolicyCount, PolicyRecency, PolicyRandom, PolicyLastUse, PolicyOracle}
 
 // sessionCtx is what a policy may look at to choose a session's slots: the
 // task as the agent states it (never its hidden topic), the relevance
@@ -49,7 +52,7 @@ func (p *policy) choose(c sessionCtx) ([]string, error) {
 				MeanWeight: m.MeanWeight, Dormant: m.Dormant}
 		}
 		hits, err := c.ix.Search(c.ctx, index.Query{Text: c.t.text, K: slots, Repo: c.w.repos[c.t.repo],
-			Session: c.t.session, Useful: useful, OnlyOverBar: true})
+			Session: c.t.session, Useful: useful, OnlyOverBar: true, Bar: c.opts.Bar, MMRLambda: c.opts.MMRLambda})
 		if err != nil {
 			return nil, fmt.Errorf("borg policy: %w", err)
 		}
@@ -60,7 +63,10 @@ func (p *policy) choose(c sessionCtx) ([]string, error) {
 		return ids, nil
 	case PolicyRelevance:
 		return c.candidates[:min(slots, len(c.candidates))], nil
-	case PolicyCount, PolicyRecency:
+	case PolicyCount, PolicyLastUse:
+		// Success count: the most changed results first; last use: the most
+		// recent use (a changed result, or the writing) first. Both read the
+		// policy's own ledger; ties keep the relevance order.
 		mems := p.ledger.Memories(c.infos, "", c.opts.Weights)
 		byID := make(map[string]domain.Memory, len(mems))
 		for _, m := range mems {
@@ -71,6 +77,19 @@ func (p *policy) choose(c sessionCtx) ([]string, error) {
 				return byID[id].Changed
 			}
 			return byID[id].LastUseTick
+		}
+		out := slices.Clone(c.candidates)
+		slices.SortStableFunc(out, func(a, b string) int { return key(b) - key(a) })
+		return out[:min(slots, len(out))], nil
+	case PolicyRecency:
+		// Recency only: the lesson touched last (written or asked) first,
+		// with no outcome at all; ties keep the relevance order.
+		key := func(id string) int {
+			last := c.w.byID[id].introduced
+			if ss := p.asked[id]; len(ss) > 0 {
+				last = max(last, ss[len(ss)-1])
+			}
+			return last
 		}
 		out := slices.Clone(c.candidates)
 		slices.SortStableFunc(out, func(a, b string) int { return key(b) - key(a) })

@@ -129,7 +129,8 @@ func run(ctx context.Context, opts Options, progress io.Writer, tmp string) (Rep
 			}
 			synced = len(avail)
 		}
-		hits, err := ix.Search(ctx, index.Query{Text: t.text, K: opts.Candidates, Repo: w.repos[t.repo], Session: t.session})
+		hits, err := ix.Search(ctx, index.Query{Text: t.text, K: opts.Candidates, Repo: w.repos[t.repo], Session: t.session,
+			MMRLambda: opts.MMRLambda})
 		if err != nil {
 			return Report{}, fmt.Errorf("sim: session %d: %w", s, err)
 		}
