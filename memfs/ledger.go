@@ -1,9 +1,10 @@
 package memfs
 
 import (
+	"bytes"
 	"crypto/sha256"
+	"encoding/gob"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,13 +16,18 @@ import (
 
 // ledgerCacheVersion changes whenever the cache's layout or domain.Ledger's
 // serialised form changes; a cache of another version is rebuilt.
-const ledgerCacheVersion = 1
+const ledgerCacheVersion = 2
 
 // tailGuard is how many bytes before a folded offset the cache fingerprints
 // to notice a log file rewritten under it (a merge, a reset).
 const tailGuard = 256
 
-const ledgerCacheFile = cacheDir + "/ledger.json"
+const ledgerCacheFile = cacheDir + "/ledger.gob"
+
+// rewriteAfter is how many newly folded bytes make LoadLedger rewrite its
+// cache. Below it the new lines are folded in memory on each load (cheap),
+// which spares the cost of encoding the whole ledger after every append.
+const rewriteAfter = 256 << 10
 
 // ledgerCache is the serialised incremental state of LoadLedger.
 type ledgerCache struct {
@@ -40,7 +46,7 @@ type foldedFile struct {
 // LoadLedger returns the ledger of every event in the logs (the shared ones
 // and the local one), folding in only the lines appended since the last call:
 // the ledger and, per file, the offset already folded are cached in
-// .borg/cache. A file that shrank, vanished or changed under its offset makes
+// .borg/cache (gob: several times faster to decode than JSON). A file that shrank, vanished or changed under its offset makes
 // it rebuild from scratch. Junk lines are skipped (ReadEvents reports them).
 func (s *Store) LoadLedger() (*domain.Ledger, error) {
 	l, err := s.loadLedger()
@@ -59,26 +65,29 @@ func (s *Store) loadLedger() (*domain.Ledger, error) {
 	if cache != nil && !s.cacheStillValid(cache, files) {
 		cache = nil
 	}
-	if cache == nil {
+	fresh := cache == nil
+	if fresh {
 		cache = &ledgerCache{Version: ledgerCacheVersion, Files: map[string]foldedFile{}, Ledger: domain.NewLedger()}
 	}
-	changed := false
+	var folded int64
 	for _, name := range files {
 		ff := cache.Files[name]
+		before := ff.Offset
 		moved, err := s.foldFile(cache.Ledger, name, &ff)
 		if err != nil {
 			return nil, err
 		}
 		if moved {
 			cache.Files[name] = ff
-			changed = true
+			folded += ff.Offset - before
 		}
 	}
-	if changed {
-		data, err := json.Marshal(cache)
-		if err != nil {
+	if fresh || folded >= rewriteAfter {
+		var buf bytes.Buffer
+		if err := gob.NewEncoder(&buf).Encode(cache); err != nil {
 			return nil, err
 		}
+		data := buf.Bytes()
 		p := filepath.Join(s.dir, filepath.FromSlash(ledgerCacheFile))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return nil, err
@@ -95,8 +104,11 @@ func (s *Store) readLedgerCache() *ledgerCache {
 		return nil
 	}
 	var c ledgerCache
-	if json.Unmarshal(data, &c) != nil || c.Version != ledgerCacheVersion || c.Ledger == nil || c.Files == nil {
+	if gob.NewDecoder(bytes.NewReader(data)).Decode(&c) != nil || c.Version != ledgerCacheVersion || c.Ledger == nil {
 		return nil
+	}
+	if c.Files == nil {
+		c.Files = map[string]foldedFile{}
 	}
 	return &c
 }

@@ -2,6 +2,7 @@ package memfs
 
 import (
 	"bytes"
+	"encoding/gob"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -407,4 +408,71 @@ func FuzzReadEvents(f *testing.F) {
 			t.Fatalf("ledger differs from Derive:\n%v\n%v", got, want)
 		}
 	})
+}
+
+func TestLoadLedgerUsesCache(t *testing.T) {
+	s := newTestStore(t)
+	r := rand.New(rand.NewPCG(3, 3))
+	events := randomEvents(r, "node-a", 50)
+	if err := s.Append(events[:40]...); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.LoadLedger(); err != nil {
+		t.Fatal(err)
+	}
+	cache := filepath.Join(s.Dir(), filepath.FromSlash(ledgerCacheFile))
+	first, err := os.ReadFile(cache)
+	if err != nil {
+		t.Fatalf("no cache written: %v", err)
+	}
+	// A cached ledger is trusted: plant a marker in it and see it come back.
+	c := s.readLedgerCache()
+	if c == nil {
+		t.Fatal("cache unreadable")
+	}
+	c.Ledger.Created["planted-marker"] = domain.Mark{MS: 1}
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(c); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cache, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A small append is folded in memory; the cache file is left as it is.
+	if err := s.Append(events[40:]...); err != nil {
+		t.Fatal(err)
+	}
+	l, err := s.LoadLedger()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := l.Created["planted-marker"]; !ok {
+		t.Fatal("LoadLedger ignored its cache")
+	}
+	if after, _ := os.ReadFile(cache); !bytes.Equal(after, buf.Bytes()) || bytes.Equal(after, first) {
+		t.Fatal("the cache was rewritten for a small append")
+	}
+	for _, e := range events[40:] {
+		if e.Kind == domain.KindCreated {
+			if _, ok := l.Created[e.Lesson]; !ok {
+				t.Fatalf("appended event %+v not folded", e)
+			}
+		}
+	}
+	// A cache of another version is ignored.
+	c.Version = ledgerCacheVersion + 1
+	buf.Reset()
+	if err := gob.NewEncoder(&buf).Encode(c); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cache, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err = s.LoadLedger()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := l.Created["planted-marker"]; ok {
+		t.Fatal("a cache of another version was trusted")
+	}
 }
