@@ -2,4 +2,37 @@
 // HTML, parsed with goquery), the lesson files under lessons/ and archive/,
 // the append-only outcome log (log/<node>.jsonl and .borg/local/), and the git
 // plumbing (go-git in process; the git CLI only where go-git cannot do the job).
+//
+// # Layout
+//
+//	lessons/<id>.html   one lesson per file (Parse, Render)
+//	archive/<id>.html   archived lessons (Store.Archive)
+//	log/<node>.jsonl    this machine's shared outcome log (Store.Append)
+//	.gitattributes      log/*.jsonl merge=union
+//	.gitignore          .borg/
+//	.borg/node          this machine's node id
+//	.borg/local/        the local log: placebo events, evidence text, and
+//	                    everything when BORG_SHARE_OUTCOMES=off
+//	.borg/cache/        the incremental ledger cache (Store.LoadLedger)
+//	.borg/tmp/          temp files of atomic writes
+//
+// # Writes
+//
+// Lesson files are written atomically (temp file, fsync, rename). Log lines
+// are appended one write per line under flock, and a torn last line left by
+// a killed writer is closed before the next append, so only that line is
+// lost. Store.Commit commits the named paths only, building the tree from
+// the last commit and the files borg wrote (never scanning the worktree), and
+// moves the branch under git's lock-file protocol. Store.CommitOnRef does the
+// same on any ref without touching the worktree or the index, with a
+// compare-and-swap on the ref (ErrRefMoved).
+//
+// # Reads
+//
+// Store.ReadEvents returns the union of every log, deduplicated by event id
+// and sorted, and reports skipped lines (LogReport). Store.LoadLedger keeps
+// the folded domain.Ledger in .borg/cache and folds only the lines appended
+// since; Store.Memories derives memory from it.
+//
+// Only git.go imports go-git and only codec.go imports goquery.
 package memfs

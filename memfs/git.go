@@ -525,7 +525,7 @@ func (s *Store) commit(msg string, paths []string) (string, error) {
 		if !fi.Mode().IsRegular() {
 			return "", fmt.Errorf("%s is not a regular file", p)
 		}
-		data, err := os.ReadFile(full)
+		data, err := readForCommit(full, strings.HasPrefix(p, LogDir+"/"))
 		if err != nil {
 			return "", err
 		}
@@ -543,6 +543,24 @@ func (s *Store) commit(msg string, paths []string) (string, error) {
 		return "", err
 	}
 	return h.String(), nil
+}
+
+// readForCommit reads a file to commit. A log file is read under its
+// append lock, so a line being appended is never committed half-written.
+func readForCommit(p string, isLog bool) ([]byte, error) {
+	if !isLog {
+		return os.ReadFile(p)
+	}
+	f, err := os.OpenFile(p, os.O_RDWR, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = f.Close() }()
+	if err := flock(f); err != nil {
+		return nil, err
+	}
+	defer func() { _ = funlock(f) }()
+	return io.ReadAll(f)
 }
 
 // stage rewrites the git index so the committed paths match commit h: an
