@@ -20,9 +20,8 @@ func Entities(text string) []string {
 	var out []string
 	start := true // the next token starts a sentence
 	for _, raw := range strings.Fields(text) {
-		tok := strings.TrimFunc(raw, func(r rune) bool {
-			return strings.ContainsRune("\"'`()[]{}<>,;:!?*", r) || r == '.' || r == '…'
-		})
+		tok := strings.TrimLeftFunc(raw, func(r rune) bool { return strings.ContainsRune("\"'`([{<*", r) })
+		tok = strings.TrimRightFunc(tok, func(r rune) bool { return strings.ContainsRune("\"'`)]}>,;:!?*.…", r) })
 		wasStart := start
 		last, _ := utf8.DecodeLastRuneInString(raw)
 		start = strings.ContainsRune(".!?:", last)

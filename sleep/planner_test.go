@@ -1,0 +1,353 @@
+package sleep
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/borg-memory/borg/domain"
+	"github.com/borg-memory/borg/memfs"
+)
+
+// synth is a lesson for a synthetic snapshot, with the vector it is given.
+type synth struct {
+	id, gist, body string
+	created        string // date
+	vec            []float32
+}
+
+// synthSnapshot builds a snapshot from synthetic lessons, their vectors set
+// by hand so a test controls every similarity.
+func synthSnapshot(t *testing.T, ls []synth) Snapshot {
+	t.Helper()
+	snap := Snapshot{Date: fixtureDate, Base: "base", LastSleep: fixtureDate.AddDate(0, 0, -1), EmbedderID: "test"}
+	for _, s := range ls {
+		created, err := time.Parse(time.DateOnly, s.created)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := domain.Lesson{ID: s.id, Type: domain.TypeSemantic, Confidence: 0.8, Created: created, Gist: s.gist, Body: s.body}
+		snap.Lessons = append(snap.Lessons, LessonFile{Lesson: l, Raw: memfs.Render(l)})
+		if s.vec != nil {
+			snap.Vectors = append(snap.Vectors, domain.KeyedVector{Key: s.id, Vec: s.vec})
+		}
+	}
+	return snap
+}
+
+// unit is a vector of dim 8 with cos·e_i + sin·e_j.
+func unit(i, j int, cos float64) []float32 {
+	v := make([]float32, 8)
+	v[i] = float32(cos)
+	v[j] = float32(math.Sqrt(1 - cos*cos))
+	return v
+}
+
+func phaseOf(t *testing.T, p Plan, ph Phase) PhasePlan {
+	t.Helper()
+	for _, x := range p.Phases {
+		if x.Phase == ph {
+			return x
+		}
+	}
+	t.Fatalf("no phase %s in plan", ph)
+	return PhasePlan{}
+}
+
+// TestMergeRefusalStages drives each refusal stage of the merge filter
+// through the planner and checks the phase's counts and decisions.
+func TestMergeRefusalStages(t *testing.T) {
+	// angle returns the unit vector at angle a (radians) in the plane of
+	// dims i, j.
+	angle := func(i, j int, a float64) []float32 { return unit(i, j, math.Cos(a)) }
+	tests := []struct {
+		name    string
+		lessons []synth
+		opts    PlanOptions
+		counts  map[string]int
+		merged  [][2]string // keep, drop
+	}{
+		{
+			name: "committed keeps the older",
+			lessons: []synth{
+				{id: "new-copy", gist: "Use the staging bucket for fixtures.", created: "2026-10-01", vec: unit(0, 1, 0.99)},
+				{id: "old-copy", gist: "Use the staging bucket for fixtures.", created: "2026-09-01", vec: unit(0, 1, 1)},
+			},
+			counts: map[string]int{"merged": 1},
+			merged: [][2]string{{"old-copy", "new-copy"}},
+		},
+		{
+			name: "threshold",
+			lessons: []synth{
+				{id: "near-a", gist: "Use the staging bucket for fixtures.", created: "2026-09-01", vec: unit(0, 1, 1)},
+				{id: "near-b", gist: "Use the staging bucket for test fixtures.", created: "2026-10-01", vec: unit(0, 1, 0.90)},
+			},
+			counts: map[string]int{"merged": 0, "refused (threshold)": 1},
+		},
+		{
+			name: "vetoed by negation",
+			lessons: []synth{
+				{id: "safe-a", gist: "It is safe to restart the broker during business hours.", created: "2026-09-01", vec: unit(0, 1, 1)},
+				{id: "safe-b", gist: "It is not safe to restart the broker during business hours.", created: "2026-10-01", vec: unit(0, 1, 0.99)},
+			},
+			counts: map[string]int{"merged": 0, "refused (vetoed)": 1},
+		},
+		{
+			name: "vetoed by variant",
+			lessons: []synth{
+				{id: "chip-a", gist: "Builds need the M1 runner.", created: "2026-09-01", vec: unit(0, 1, 1)},
+				{id: "chip-b", gist: "Builds need the M1 Pro runner.", created: "2026-10-01", vec: unit(0, 1, 0.99)},
+			},
+			counts: map[string]int{"merged": 0, "refused (vetoed)": 1},
+		},
+		{
+			name: "cap",
+			opts: PlanOptions{MergeMaxPairs: 1},
+			lessons: []synth{
+				{id: "one-old", gist: "Use the staging bucket for fixtures.", created: "2026-09-01", vec: unit(0, 1, 1)},
+				{id: "one-new", gist: "Use the staging bucket for fixtures.", created: "2026-10-01", vec: unit(0, 1, 0.99)},
+				{id: "two-old", gist: "Tag releases from main only.", created: "2026-09-01", vec: unit(3, 4, 1)},
+				{id: "two-new", gist: "Tag releases from main only.", created: "2026-10-01", vec: unit(3, 4, 0.98)},
+			},
+			counts: map[string]int{"merged": 1, "refused (cap)": 1},
+			merged: [][2]string{{"one-old", "one-new"}},
+		},
+		{
+			// a ~ b and b ~ c are duplicates, a and c are not: folding b
+			// into a commits, so b may not keep c afterwards.
+			name: "role guard chain",
+			lessons: []synth{
+				{id: "chain-a", gist: "Cache the module downloads in CI.", created: "2026-08-01", vec: angle(0, 1, 0)},
+				{id: "chain-b", gist: "Cache the module downloads in CI.", created: "2026-09-01", vec: angle(0, 1, math.Acos(0.96))},
+				{id: "chain-c", gist: "Cache the module downloads in CI.", created: "2026-10-01", vec: angle(0, 1, math.Acos(0.96)+math.Acos(0.95))},
+			},
+			counts: map[string]int{"merged": 1, "refused (role-guard)": 1},
+			merged: [][2]string{{"chain-a", "chain-b"}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			plan := MakePlan(synthSnapshot(t, tt.lessons), tt.opts)
+			ph := phaseOf(t, plan, PhaseMerge)
+			for name, n := range tt.counts {
+				if got := ph.count(name); got != n {
+					t.Errorf("count %q = %d, want %d (items %+v)", name, got, n, ph.Items)
+				}
+			}
+			var merged [][2]string
+			for _, it := range ph.Items {
+				if it.Action == "merged into" {
+					merged = append(merged, [2]string{it.Other, it.Lesson})
+				}
+			}
+			if !slices.Equal(merged, tt.merged) {
+				t.Errorf("merged %v, want %v", merged, tt.merged)
+			}
+			for _, m := range tt.merged {
+				archived, updated := false, false
+				for _, c := range ph.Changes {
+					archived = archived || c.Path == memfs.ArchivePath(m[1])
+					if c.Path == memfs.LessonPath(m[0]) {
+						l, err := memfs.Parse(c.Data)
+						if err != nil {
+							t.Fatal(err)
+						}
+						updated = slices.Contains(l.Links, domain.LessonLink{Rel: domain.RelSupersedes, Target: m[1], Derived: true})
+					}
+				}
+				if !archived || !updated {
+					t.Errorf("merge %v: archived %v, keeper links to the dropped one %v", m, archived, updated)
+				}
+			}
+		})
+	}
+
+	t.Run("self", func(t *testing.T) {
+		// Neighbour search never pairs a lesson with itself; the stage is
+		// still reported when the filter returns it.
+		p := newPlanner(synthSnapshot(t, []synth{{id: "lone", gist: "x y z", created: "2026-01-01"}}), PlanOptions{})
+		p.changes = map[string]memfs.FileChange{}
+		ph := p.applyMerges(domain.MergeOutcomes([]domain.MergePair{{KeepPath: "lone", DropPath: "lone", Similarity: 1}}, domain.MergeOptions{}))
+		if ph.count("refused (self)") != 1 || len(p.changes) != 0 {
+			t.Errorf("self pair: counts %+v, changes %d", ph.Counts, len(p.changes))
+		}
+	})
+}
+
+// TestBlockedPairsMatchExact: the prefix filter used on large stores finds
+// every merge candidate the exact all-pairs search finds.
+func TestBlockedPairsMatchExact(t *testing.T) {
+	words := strings.Fields("alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike " +
+		"november oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu migrate deploy " +
+		"cache retry timeout schema bucket runner broker queue token vault")
+	var snap Snapshot
+	snap.Date, snap.Base = fixtureDate, "base"
+	// Deterministic pseudo-random texts, with a near-copy of every seventh.
+	x := uint64(7)
+	next := func() int { x = x*6364136223846793005 + 1442695040888963407; return int(x >> 33) }
+	var texts []string
+	for i := 0; i < 400; i++ {
+		var b []string
+		if i%7 == 6 {
+			b = strings.Fields(texts[i-1])
+			b[next()%len(b)] = words[next()%len(words)]
+		} else {
+			for k := 0; k < 12+next()%8; k++ {
+				b = append(b, words[next()%len(words)])
+			}
+		}
+		texts = append(texts, strings.Join(b, " "))
+		id := "lesson-" + string(rune('a'+i/26%26)) + string(rune('a'+i%26)) + "-" + string(rune('a'+i/676))
+		l := domain.Lesson{ID: id, Type: "semantic", Confidence: 0.5, Gist: texts[i]}
+		snap.Lessons = append(snap.Lessons, LessonFile{Lesson: l, Raw: memfs.Render(l)})
+	}
+	vecs, _, err := embedLessons(sortedLessons(snap.Lessons), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap.Vectors = vecs
+	p := newPlanner(snap, PlanOptions{})
+	ids := p.active()
+	opts := domain.NeighborOptions{Floor: p.opts.MergeCandidateFloor, PerSourceK: p.opts.MergePerSource}
+	exact := domain.TopNeighborPairs(p.vectors(ids), opts)
+	blocked := domain.RankCandidatePairs(p.blockedPairs(ids), p.vectors(ids), opts)
+	if len(exact) == 0 {
+		t.Fatal("the corpus has no near-duplicates to find")
+	}
+	if !slices.Equal(exact, blocked) {
+		t.Errorf("blocked pairs differ from exact ones: %d vs %d", len(blocked), len(exact))
+	}
+}
+
+func TestReadFrame(t *testing.T) {
+	tests := []struct {
+		name, a, b string
+		conflict   bool
+	}{
+		{"different values", "The default region is eu-west-1.", "The default region is us-east-1.", true},
+		{"same value", "The default region is eu-west-1.", "the default region is  EU-WEST-1", false},
+		{"numbers", "The session cache TTL is set to 300 seconds", "The session cache TTL is set to 600 seconds", true},
+		{"different kinds", "The retry limit is 5", "The retry limit is configurable per queue", false},
+		{"false conflict: rotation of two things", "The platform team is responsible for the rotation of db-credentials",
+			"The platform team is responsible for the rotation of api-tokens", false},
+		{"no copula", "We handle the rotation of db-credentials", "We handle the rotation of api-tokens", false},
+		{"different frames", "The rotation of db-credentials is quarterly", "The rotation of api-tokens is monthly", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, okA := readFrame("a", tt.a)
+			b, okB := readFrame("b", tt.b)
+			if got := okA && okB && frameConflict(a, b); got != tt.conflict {
+				t.Errorf("conflict = %v, want %v (%+v, %+v)", got, tt.conflict, a, b)
+			}
+		})
+	}
+}
+
+// TestFrameConflicts: the newer claim supersedes the older in a frame; a
+// shared frame about two subjects is left alone; a resolved pair stays.
+func TestFrameConflicts(t *testing.T) {
+	snap := synthSnapshot(t, []synth{
+		{id: "region-old", gist: "The default region is eu-west-1.", created: "2026-05-01"},
+		{id: "region-new", gist: "The default region is us-east-1.", created: "2026-10-01"},
+		{id: "rotation-db", gist: "The platform team is responsible for the rotation of db-credentials", created: "2026-05-01"},
+		{id: "rotation-api", gist: "The platform team is responsible for the rotation of api-tokens", created: "2026-10-01"},
+	})
+	plan := MakePlan(snap, PlanOptions{})
+	ph := phaseOf(t, plan, PhaseFrame)
+	if ph.count("superseded") != 1 || len(ph.Items) != 1 || ph.Items[0].Lesson != "region-new" || ph.Items[0].Other != "region-old" {
+		t.Fatalf("frame phase: %+v", ph)
+	}
+	byPath := map[string]domain.Lesson{}
+	for _, c := range ph.Changes {
+		l, err := memfs.Parse(c.Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		byPath[c.Path] = l
+	}
+	if len(byPath) != 2 {
+		t.Fatalf("changed %d files, want 2", len(byPath))
+	}
+	if c := byPath[memfs.LessonPath("region-old")].Confidence; c != DefaultFrameConfidenceCap {
+		t.Errorf("older claim confidence %v, want %v", c, DefaultFrameConfidenceCap)
+	}
+	if !slices.Contains(byPath[memfs.LessonPath("region-new")].Links, domain.LessonLink{Rel: domain.RelSupersedes, Target: "region-old", Derived: true}) {
+		t.Errorf("newer claim has no supersedes link: %+v", byPath[memfs.LessonPath("region-new")].Links)
+	}
+
+	// Feed the resolved lessons back: nothing more to do.
+	for i, lf := range snap.Lessons {
+		if l, ok := byPath[memfs.LessonPath(lf.Lesson.ID)]; ok {
+			snap.Lessons[i] = LessonFile{Lesson: l, Raw: memfs.Render(l)}
+		}
+	}
+	again := phaseOf(t, MakePlan(snap, PlanOptions{}), PhaseFrame)
+	if again.Changed() || again.count("already resolved") != 1 {
+		t.Errorf("resolved conflict replanned: %+v", again)
+	}
+}
+
+func TestEntities(t *testing.T) {
+	tests := []struct {
+		text string
+		want []string
+	}{
+		{"Run make migrate before go test ./integration/...", []string{"./integration/"}},
+		{"Our Redis queue uses max_retries from config.yaml", []string{"config.yaml", "max_retries", "redis"}},
+		{"Kafka is fast. Use Kafka again, and the parseConfig helper.", []string{"kafka", "parseconfig"}},
+		{"It costs 3.5 ms. A B c.", nil},
+		{"Ask the API team; see docs/api.md.", []string{"api", "docs/api.md"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			if got := Entities(tt.text); !slices.Equal(got, tt.want) {
+				t.Errorf("Entities = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func FuzzEntities(f *testing.F) {
+	for _, s := range []string{"Our Redis queue uses max_retries from config.yaml", "a/b/c d.e F", "", "Ünïcode Wörds ok"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := Entities(s)
+		if !slices.IsSorted(got) {
+			t.Fatalf("not sorted: %q", got)
+		}
+		for i, e := range got {
+			if e != strings.ToLower(e) || strings.ContainsAny(e, " \t\n") || (i > 0 && got[i-1] == e) {
+				t.Fatalf("bad entity %q in %q", e, got)
+			}
+		}
+	})
+}
+
+// TestPlanDeterministic: planning twice from one snapshot gives the same
+// plan, file bytes and messages included.
+func TestPlanDeterministic(t *testing.T) {
+	st := newFixtureStore(t)
+	snap, err := LoadSnapshot(t.Context(), st, "HEAD", fixtureDate, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := MakePlan(snap, PlanOptions{}), MakePlan(snap, PlanOptions{})
+	if a.String() != b.String() {
+		t.Fatal("plan text differs between two runs")
+	}
+	for i := range a.Phases {
+		pa, pb := a.Phases[i], b.Phases[i]
+		if pa.Message != pb.Message || len(pa.Changes) != len(pb.Changes) {
+			t.Fatalf("phase %s differs", pa.Phase)
+		}
+		for j := range pa.Changes {
+			if pa.Changes[j].Path != pb.Changes[j].Path || string(pa.Changes[j].Data) != string(pb.Changes[j].Data) {
+				t.Fatalf("phase %s change %s differs", pa.Phase, pa.Changes[j].Path)
+			}
+		}
+	}
+}
