@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -118,7 +119,7 @@ func (e *NGramEmbedder) Fit(texts []string) error {
 	seen := make(map[uint32]struct{}, 1024)
 	for _, t := range texts {
 		clear(seen)
-		e.grams(t, func(h uint32) { seen[h%idfBuckets] = struct{}{} })
+		e.grams(t, func(h uint32, _ float32) { seen[h%idfBuckets] = struct{}{} })
 		for b := range seen {
 			df[b]++
 		}
@@ -126,10 +127,27 @@ func (e *NGramEmbedder) Fit(texts []string) error {
 	n := float64(len(texts))
 	idf := make([]float32, idfBuckets)
 	for i, d := range df {
-		idf[i] = float32(math.Log(1 + n/float64(d+1)))
+		idf[i] = float32(idfOf(n, float64(d)))
 	}
 	e.idf, e.docs = idf, len(texts)
 	return nil
+}
+
+var gramNorm = 0
+var wordFeat float32 = 0
+
+// idfMode selects the IDF formula (tuning only).
+var idfMode = 0
+
+func idfOf(n, df float64) float64 {
+	switch idfMode {
+	case 1:
+		return max(0, math.Log((n-df+0.5)/(df+0.5)))
+	case 2:
+		v := math.Log(1 + n/(df+1))
+		return v * v
+	}
+	return math.Log(1 + n/(df+1))
 }
 
 // State serialises the IDF table: a doc count then idfBuckets float32s.
@@ -178,9 +196,12 @@ func (e *NGramEmbedder) Embed(texts []string) ([][]float32, error) {
 
 func (e *NGramEmbedder) embedOne(text string, v []float32, counts map[uint32]float32) {
 	clear(counts)
-	e.grams(text, func(h uint32) { counts[h]++ })
+	e.grams(text, func(h uint32, w float32) { counts[h] += w })
 	for h, tf := range counts {
-		w := 1 + float32(math.Log(float64(tf)))
+		w := tf
+		if tf > 1 {
+			w = 1 + float32(math.Log(float64(tf)))
+		}
 		if e.useIDF && e.idf != nil {
 			w *= e.idf[h%idfBuckets]
 		}
@@ -205,7 +226,7 @@ func (e *NGramEmbedder) embedOne(text string, v []float32, counts map[uint32]flo
 
 // grams calls fn with the FNV-1a hash of every character n-gram of every
 // word of text, the word lower-cased and wrapped in boundary markers.
-func (e *NGramEmbedder) grams(text string, fn func(uint32)) {
+func (e *NGramEmbedder) grams(text string, fn func(uint32, float32)) {
 	var word []rune
 	padded := make([]rune, 0, 32)
 	flush := func() {
@@ -216,14 +237,27 @@ func (e *NGramEmbedder) grams(text string, fn func(uint32)) {
 		padded = append(padded[:0], '<')
 		padded = append(padded, word...)
 		padded = append(padded, '>')
+		ng := 0
+		for n := e.minN; n <= e.maxN; n++ {
+			ng += max(len(padded)-n+1, 0)
+		}
+		gw := float32(1)
+		switch gramNorm {
+		case 1:
+			gw = 1 / float32(max(ng, 1))
+		case 2:
+			gw = 1 / float32(math.Sqrt(float64(max(ng, 1))))
+		}
 		for n := e.minN; n <= e.maxN; n++ {
 			for i := 0; i+n <= len(padded); i++ {
-				fn(fnvRunes(padded[i : i+n]))
+				fn(fnvRunes(padded[i:i+n]), gw)
 			}
 		}
 		// A word too short for the shortest n-gram still counts as itself.
 		if len(padded) < e.minN {
-			fn(fnvRunes(padded))
+			fn(fnvRunes(padded), 1)
+		} else if wordFeat > 0 {
+			fn(fnvRunes(padded)^0x9e3779b9, wordFeat)
 		}
 		word = word[:0]
 	}
@@ -265,6 +299,9 @@ func fnvRunes(rs []rune) uint32 {
 
 // lessonText is the text a lesson is embedded from.
 func lessonText(title, gist, body string, tags []string) string {
+	if os.Getenv("BORG_NOTITLE") != "" {
+		title = ""
+	}
 	var b strings.Builder
 	b.WriteString(title)
 	b.WriteString("\n")

@@ -56,6 +56,15 @@ func TestTune(t *testing.T) {
 		}
 	}
 	opts := EvalOptions{Arms: arms}
+	fmt.Sscanf(os.Getenv("BORG_IDF"), "%d", &idfMode)
+	fmt.Sscanf(os.Getenv("BORG_GN"), "%d", &gramNorm)
+	fmt.Sscanf(os.Getenv("BORG_WF"), "%g", &wordFeat)
+	if d := os.Getenv("BORG_DIM"); d != "" {
+		var dim, minN, maxN int
+		fmt.Sscanf(d, "%d,%d,%d", &dim, &minN, &maxN)
+		opts.Embedder = NewNGramEmbedder(NGramOptions{Dim: dim, MinN: minN, MaxN: maxN, NoIDF: os.Getenv("BORG_NOIDF") != ""})
+	}
+	fmt.Sscanf(os.Getenv("BORG_BAR"), "%g", &opts.Bar)
 	if os.Getenv("BORG_NOMMR") != "" {
 		opts.MMRLambda = 1
 	}

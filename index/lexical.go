@@ -50,10 +50,10 @@ func init() {
 // tags.
 var (
 	boostAll   = 1.0
-	boostTitle = 0.0
-	boostGist  = 0.0
+	boostTitle = 0.3
+	boostGist  = 0.1
 	boostBody  = 0.0
-	boostTags  = 0.0
+	boostTags  = 0.3
 )
 
 // Lexical field names.

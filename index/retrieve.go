@@ -22,7 +22,7 @@ const (
 	MinArmDepth = 100
 	// DefaultBar is the usefulness bar: a lesson is over it when its
 	// fused × MeanWeight is at least this fraction of the best candidate's.
-	DefaultBar = 0.5
+	DefaultBar = 0.8
 	// LateralSeeds is how many of the best fused hits seed the graph walk.
 	LateralSeeds = 5
 )
@@ -38,7 +38,7 @@ type ArmWeights struct {
 
 // DefaultArmWeights are the fusion weights Search uses by default.
 func DefaultArmWeights() ArmWeights {
-	return ArmWeights{Lexical: 1, Vector: 1, Salience: 0.5, Lateral: 0.5}
+	return ArmWeights{Lexical: 1, Vector: 0.1, Salience: 0.5, Lateral: 0.5}
 }
 
 func (a ArmWeights) isZero() bool { return a == ArmWeights{} }
@@ -218,7 +218,6 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
-
 	// Dormant lessons survive only as an arm's first hit.
 	strong := map[string]bool{}
 	if len(lexHits) > 0 {
@@ -333,14 +332,15 @@ func (ix *Index) diversify(hits []Hit, q Query) []Hit {
 	if lambda >= 1 || len(hits) < 3 {
 		return hits
 	}
-	top := hits[0].Score
-	if !(top > 0) {
+	hi, lo := hits[0].Score, hits[len(hits)-1].Score
+	if !(hi > lo) {
 		return hits
 	}
 	cands := make([]domain.MMRCandidate, len(hits))
 	byID := make(map[string]Hit, len(hits))
 	for i, h := range hits {
-		cands[i] = domain.MMRCandidate{Path: h.ID, Score: h.Score / top, Vector: ix.vec.vector(h.ID)}
+		rel := (h.Score - lo) / (hi - lo)
+		cands[i] = domain.MMRCandidate{Path: h.ID, Score: rel, Vector: ix.vec.vector(h.ID)}
 		byID[h.ID] = h
 	}
 	picked := domain.ApplyMMR(cands, len(cands), lambda)
