@@ -60,6 +60,20 @@ func DefaultOptions() Options {
 	}
 }
 
+// WithSessions returns o with n sessions and the mid-run events moved to the
+// same places in the run as in the default scenario: the new lessons a
+// quarter of the way in, the holiday two thirds of the way (none for a run
+// too short to hold one). A --sessions flag should go through it.
+func (o Options) WithSessions(n int) Options {
+	o.Sessions = n
+	o.NewAt = n / 4
+	o.HolidayAt = 2 * n / 3
+	if o.HolidayAt < 1 {
+		o.HolidayAt, o.HolidayDays = 0, 0
+	}
+	return o
+}
+
 // Limits on Options, so a typo cannot ask for a week of simulation.
 const (
 	maxEngineers = 1000

@@ -326,6 +326,20 @@ func TestReact(t *testing.T) {
 	}
 }
 
+func TestWithSessions(t *testing.T) {
+	d := DefaultOptions()
+	if got := d.WithSessions(d.Sessions); got != d {
+		t.Errorf("DefaultOptions().WithSessions(%d) = %+v, want the defaults", d.Sessions, got)
+	}
+	rep, err := Run(t.Context(), d.WithSessions(2), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Policies[0].RegretCurve) != 2 {
+		t.Errorf("curve of %d points, want 2", len(rep.Policies[0].RegretCurve))
+	}
+}
+
 func TestOptionsValidate(t *testing.T) {
 	cases := []struct {
 		name string
@@ -342,6 +356,9 @@ func TestOptionsValidate(t *testing.T) {
 		{"all censored", func(o *Options) { o.Censored = 1 }, false},
 		{"holiday after the end", func(o *Options) { o.HolidayAt = o.Sessions }, false},
 		{"zero weights", func(o *Options) { o.Weights = domain.Weights{} }, false},
+		{"short run rescaled", func(o *Options) { *o = o.WithSessions(10) }, true},
+		{"one session", func(o *Options) { *o = o.WithSessions(1) }, true},
+		{"short run not rescaled", func(o *Options) { o.Sessions = 100 }, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
