@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -127,27 +126,10 @@ func (e *NGramEmbedder) Fit(texts []string) error {
 	n := float64(len(texts))
 	idf := make([]float32, idfBuckets)
 	for i, d := range df {
-		idf[i] = float32(idfOf(n, float64(d)))
+		idf[i] = float32(math.Log(1 + n/float64(d+1)))
 	}
 	e.idf, e.docs = idf, len(texts)
 	return nil
-}
-
-var gramNorm = 0
-var wordFeat float32 = 0
-
-// idfMode selects the IDF formula (tuning only).
-var idfMode = 0
-
-func idfOf(n, df float64) float64 {
-	switch idfMode {
-	case 1:
-		return max(0, math.Log((n-df+0.5)/(df+0.5)))
-	case 2:
-		v := math.Log(1 + n/(df+1))
-		return v * v
-	}
-	return math.Log(1 + n/(df+1))
 }
 
 // State serialises the IDF table: a doc count then idfBuckets float32s.
@@ -237,27 +219,14 @@ func (e *NGramEmbedder) grams(text string, fn func(uint32, float32)) {
 		padded = append(padded[:0], '<')
 		padded = append(padded, word...)
 		padded = append(padded, '>')
-		ng := 0
-		for n := e.minN; n <= e.maxN; n++ {
-			ng += max(len(padded)-n+1, 0)
-		}
-		gw := float32(1)
-		switch gramNorm {
-		case 1:
-			gw = 1 / float32(max(ng, 1))
-		case 2:
-			gw = 1 / float32(math.Sqrt(float64(max(ng, 1))))
-		}
 		for n := e.minN; n <= e.maxN; n++ {
 			for i := 0; i+n <= len(padded); i++ {
-				fn(fnvRunes(padded[i:i+n]), gw)
+				fn(fnvRunes(padded[i:i+n]), 1)
 			}
 		}
 		// A word too short for the shortest n-gram still counts as itself.
 		if len(padded) < e.minN {
 			fn(fnvRunes(padded), 1)
-		} else if wordFeat > 0 {
-			fn(fnvRunes(padded)^0x9e3779b9, wordFeat)
 		}
 		word = word[:0]
 	}
@@ -299,9 +268,6 @@ func fnvRunes(rs []rune) uint32 {
 
 // lessonText is the text a lesson is embedded from.
 func lessonText(title, gist, body string, tags []string) string {
-	if os.Getenv("BORG_NOTITLE") != "" {
-		title = ""
-	}
 	var b strings.Builder
 	b.WriteString(title)
 	b.WriteString("\n")

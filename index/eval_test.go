@@ -56,9 +56,6 @@ func TestTune(t *testing.T) {
 		}
 	}
 	opts := EvalOptions{Arms: arms}
-	fmt.Sscanf(os.Getenv("BORG_IDF"), "%d", &idfMode)
-	fmt.Sscanf(os.Getenv("BORG_GN"), "%d", &gramNorm)
-	fmt.Sscanf(os.Getenv("BORG_WF"), "%g", &wordFeat)
 	if d := os.Getenv("BORG_DIM"); d != "" {
 		var dim, minN, maxN int
 		fmt.Sscanf(d, "%d,%d,%d", &dim, &minN, &maxN)

@@ -1,6 +1,90 @@
 package index
 
-// lateralOrder is the lateral arm: pending domain.Pagerank.
+import (
+	"sort"
+
+	"github.com/borg-memory/borg/domain"
+)
+
+// lateralHops bounds the neighbourhood the walk runs over: the seeds and
+// the lessons within this many links of them. A personalized walk's mass
+// decays geometrically with distance, so farther lessons would rank last
+// anyway; the bound keeps the arm O(neighbourhood), not O(store).
+const lateralHops = 2
+
+// lateralOrder is the lateral arm: a personalized PageRank over the lesson
+// link graph (links read both ways: a lesson used with another is related to
+// it either way), teleporting to the LateralSeeds best fused hits in
+// proportion to their fused score. It returns the lessons the walk reaches,
+// best first, without the seeds themselves (they already rank) and without
+// the lessons keep rejects (reach, dormancy).
 func (ix *Index) lateralOrder(fused map[string]float64, keep func(string) bool) []string {
-	return nil
+	if len(ix.graph) == 0 || len(fused) == 0 {
+		return nil
+	}
+	ranked := domain.RankFused(fused)
+	seeds := map[string]float64{}
+	for _, r := range ranked {
+		if len(seeds) == LateralSeeds {
+			break
+		}
+		if len(ix.graph[r.Path]) > 0 {
+			seeds[r.Path] = r.Score
+		}
+	}
+	if len(seeds) == 0 {
+		return nil
+	}
+	// Breadth-first neighbourhood of the seeds.
+	near := map[string]bool{}
+	frontier := make([]string, 0, len(seeds))
+	for s := range seeds {
+		near[s] = true
+		frontier = append(frontier, s)
+	}
+	sort.Strings(frontier)
+	for hop := 0; hop < lateralHops && len(frontier) > 0; hop++ {
+		var next []string
+		for _, id := range frontier {
+			for _, nb := range ix.graph[id] {
+				if !near[nb] {
+					near[nb] = true
+					next = append(next, nb)
+				}
+			}
+		}
+		frontier = next
+	}
+	nodes := make([]string, 0, len(near))
+	for id := range near {
+		nodes = append(nodes, id)
+	}
+	sort.Strings(nodes)
+	var edges []domain.GraphEdge
+	for _, id := range nodes {
+		for _, nb := range ix.graph[id] {
+			if near[nb] {
+				edges = append(edges, domain.GraphEdge{Src: id, Dst: nb, Strength: 1})
+			}
+		}
+	}
+	pr := domain.Pagerank(nodes, edges, domain.PagerankOptions{Seeds: seeds})
+	var out []scored
+	for id, s := range pr {
+		if _, seed := seeds[id]; seed || !(s > 0) || !keep(id) {
+			continue
+		}
+		out = append(out, scored{id: id, score: s})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].score != out[j].score {
+			return out[i].score > out[j].score
+		}
+		return out[i].id < out[j].id
+	})
+	order := make([]string, len(out))
+	for i, s := range out {
+		order[i] = s.id
+	}
+	return order
 }

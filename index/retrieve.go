@@ -171,8 +171,8 @@ type Hit struct {
 // RRF (k = domain.RRFK) → the usefulness bar and the session's order → MMR →
 // superseded lessons moved below their successors. Reach is enforced in every
 // arm: a lesson of reach repo:T is a candidate only when q.Repo is T. A
-// dormant lesson is a candidate only on a strong match: the lexical or
-// vector arm's first hit.
+// dormant lesson is a candidate only on a strong match: the lexical arm's
+// first hit.
 func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
@@ -218,12 +218,13 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
-	// Dormant lessons survive only as an arm's first hit.
+	// Dormant lessons survive only as the lexical arm's first hit (the
+	// vector arm's first hit when the lexical arm is off): a nearest
+	// neighbour always exists, an exact-term best match does not.
 	strong := map[string]bool{}
 	if len(lexHits) > 0 {
 		strong[lexHits[0].id] = true
-	}
-	if len(vecHits) > 0 {
+	} else if arms.Lexical <= 0 && len(vecHits) > 0 {
 		strong[vecHits[0].id] = true
 	}
 	awake := func(id string) bool { return !useful(id).Dormant || strong[id] }

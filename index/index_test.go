@@ -1,0 +1,587 @@
+package index
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/borg-memory/borg/domain"
+)
+
+func lesson(id, title, gist, body string) domain.Lesson {
+	return domain.Lesson{ID: id, Title: title, Type: domain.TypeProcedural, Confidence: 0.8, Gist: gist, Body: body}
+}
+
+// corpus is a small store about unrelated engineering topics.
+func corpus() []domain.Lesson {
+	return []domain.Lesson{
+		lesson("migrate-before-tests", "Run migrations before the integration tests",
+			"Run make migrate before go test ./integration/...", "The schema is not applied automatically; tests fail with missing tables."),
+		lesson("flaky-network-retry", "Retry flaky network calls with backoff",
+			"Wrap outbound HTTP calls in a retry with exponential backoff.", "Timeouts from the payment gateway are transient."),
+		lesson("go-race-detector", "Always run the race detector in CI",
+			"go test -race catches data races in the cache.", "A data race in the session cache corrupted memory twice."),
+		lesson("python-venv", "Use a virtual environment for Python tools",
+			"Create a venv before installing the linters.", "System Python packages conflict with the project's pins."),
+		lesson("docker-layer-cache", "Order Dockerfile steps for the layer cache",
+			"Copy go.mod and download modules before copying the sources.", "Builds drop from six minutes to forty seconds."),
+		lesson("sql-index-on-fk", "Index foreign keys in Postgres",
+			"Every foreign key column needs an index.", "Deletes on the parent table scanned the child table in full."),
+	}
+}
+
+func newTestIndex(t *testing.T, lessons []domain.Lesson) *Index {
+	t.Helper()
+	ix, err := NewMemory(NewNGramEmbedder(NGramOptions{}), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	if _, err := ix.Sync(lessons); err != nil {
+		t.Fatal(err)
+	}
+	return ix
+}
+
+func ids(hits []Hit) []string {
+	out := make([]string, len(hits))
+	for i, h := range hits {
+		out[i] = h.ID
+	}
+	return out
+}
+
+func indexOf(list []string, id string) int {
+	for i, s := range list {
+		if s == id {
+			return i
+		}
+	}
+	return -1
+}
+
+func TestLexicalArm(t *testing.T) {
+	ix := newTestIndex(t, corpus())
+	cases := []struct {
+		name, query, want string
+	}{
+		{"stemmed match", "migrating the database schema", "migrate-before-tests"},
+		{"rare term wins", "postgres foreign key", "sql-index-on-fk"},
+		{"title words", "race detector", "go-race-detector"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			hits, err := ix.lex.search(context.Background(), tc.query, 10, ix.avgLen, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(hits) == 0 || hits[0].id != tc.want {
+				t.Fatalf("lexical(%q) = %v, want %s first", tc.query, hits, tc.want)
+			}
+			for i := 1; i < len(hits); i++ {
+				if hits[i].score > hits[i-1].score {
+					t.Fatalf("scores not descending: %v", hits)
+				}
+			}
+		})
+	}
+	t.Run("no match", func(t *testing.T) {
+		hits, err := ix.lex.search(context.Background(), "kubernetes", 10, ix.avgLen, nil)
+		if err != nil || len(hits) != 0 {
+			t.Fatalf("got %v, %v; want no hits", hits, err)
+		}
+	})
+	t.Run("tokens of 100 runes are dropped", func(t *testing.T) {
+		long := strings.Repeat("x", 100)
+		ix2 := newTestIndex(t, []domain.Lesson{lesson("long-token", "blob", "a blob", long), lesson("short-token", "blob", "a blob", strings.Repeat("y", 99))})
+		if hits, _ := ix2.lex.search(context.Background(), long, 10, ix2.avgLen, nil); len(hits) != 0 {
+			t.Fatalf("100-rune token indexed: %v", hits)
+		}
+		if hits, _ := ix2.lex.search(context.Background(), strings.Repeat("y", 99), 10, ix2.avgLen, nil); len(hits) != 1 {
+			t.Fatalf("99-rune token not indexed: %v", hits)
+		}
+	})
+}
+
+func TestNGramEmbedder(t *testing.T) {
+	e := NewNGramEmbedder(NGramOptions{Dim: 256})
+	texts := []string{"retry network calls with backoff", "retrying the network call with a backoff", "index foreign keys in postgres", ""}
+	if err := e.Fit(texts); err != nil {
+		t.Fatal(err)
+	}
+	v, err := e.Embed(texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("unit length", func(t *testing.T) {
+		for i, x := range v[:3] {
+			if n := domain.Cosine(x, x); n < 0.999 {
+				t.Fatalf("vector %d self-cosine %v", i, n)
+			}
+			if len(x) != 256 {
+				t.Fatalf("dim %d", len(x))
+			}
+		}
+	})
+	t.Run("empty text is zero", func(t *testing.T) {
+		for _, x := range v[3] {
+			if x != 0 {
+				t.Fatal("non-zero vector for empty text")
+			}
+		}
+	})
+	t.Run("morphology is near", func(t *testing.T) {
+		near, far := domain.Cosine(v[0], v[1]), domain.Cosine(v[0], v[2])
+		if !(near > far+0.2) {
+			t.Fatalf("cos(near) %v, cos(far) %v", near, far)
+		}
+	})
+	t.Run("deterministic and state round trip", func(t *testing.T) {
+		e2 := NewNGramEmbedder(NGramOptions{Dim: 256})
+		if err := e2.LoadState(e.State()); err != nil {
+			t.Fatal(err)
+		}
+		v2, _ := e2.Embed(texts)
+		if !reflect.DeepEqual(v, v2) {
+			t.Fatal("restored embedder embeds differently")
+		}
+		if e2.FittedDocs() != 4 {
+			t.Fatalf("fitted docs %d", e2.FittedDocs())
+		}
+	})
+	t.Run("id names settings", func(t *testing.T) {
+		a, b := NewNGramEmbedder(NGramOptions{}).ID(), NewNGramEmbedder(NGramOptions{NoIDF: true}).ID()
+		if a == b || !strings.HasPrefix(a, "ngram-v1-d512") {
+			t.Fatalf("ids %q %q", a, b)
+		}
+	})
+}
+
+func TestVectorArm(t *testing.T) {
+	ix := newTestIndex(t, corpus())
+	qv, _ := ix.emb.Embed([]string{"retrying flaky network requests"})
+	hits := ix.vec.search(qv[0], 3, nil)
+	if len(hits) != 3 || hits[0].id != "flaky-network-retry" {
+		t.Fatalf("vector hits %v", hits)
+	}
+	t.Run("allow filter", func(t *testing.T) {
+		hits := ix.vec.search(qv[0], 10, func(id string) bool { return id != "flaky-network-retry" })
+		if indexOf(idsOf(hits), "flaky-network-retry") >= 0 || len(hits) != 5 {
+			t.Fatalf("filtered hits %v", hits)
+		}
+	})
+	t.Run("remove keeps rows aligned", func(t *testing.T) {
+		s := newVectorStore("x", 2)
+		s.put("a", "1", []float32{1, 0})
+		s.put("b", "2", []float32{0, 1})
+		s.put("c", "3", []float32{0.6, 0.8})
+		s.remove("a")
+		if got := s.vector("c"); !reflect.DeepEqual(got, []float32{0.6, 0.8}) {
+			t.Fatalf("c = %v", got)
+		}
+		if h, _ := s.hash("c"); h != "3" || s.len() != 2 {
+			t.Fatalf("hash %q len %d", h, s.len())
+		}
+	})
+}
+
+func idsOf(list []scored) []string {
+	out := make([]string, len(list))
+	for i, s := range list {
+		out[i] = s.id
+	}
+	return out
+}
+
+// fixedEmbedder is a deterministic embedder whose ID the test chooses.
+type fixedEmbedder struct {
+	id    string
+	calls int
+}
+
+func (f *fixedEmbedder) ID() string { return f.id }
+func (f *fixedEmbedder) Dim() int   { return 4 }
+func (f *fixedEmbedder) Embed(texts []string) ([][]float32, error) {
+	f.calls += len(texts)
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		out[i] = []float32{float32(len(t)%7) + 1, float32(strings.Count(t, "e")), 1, 0}
+	}
+	return out, nil
+}
+
+func TestSidecarEmbedderIDInvalidates(t *testing.T) {
+	dir := t.TempDir()
+	ls := corpus()
+	open := func(id string) (*Index, *fixedEmbedder, SyncStats) {
+		t.Helper()
+		emb := &fixedEmbedder{id: id}
+		ix, err := Open(dir, emb, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := ix.Sync(ls)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ix, emb, st
+	}
+	ix, emb, st := open("model-a")
+	if emb.calls != len(ls) || st.Embedded != len(ls) {
+		t.Fatalf("first sync embedded %d (%d calls)", st.Embedded, emb.calls)
+	}
+	ix.Close()
+	ix, emb, st = open("model-a")
+	if emb.calls != 0 || st.Embedded != 0 || st.SidecarRebuilt {
+		t.Fatalf("same embedder re-embedded %d (%+v)", emb.calls, st)
+	}
+	ix.Close()
+	ix, emb, st = open("model-b")
+	if emb.calls != len(ls) || !st.SidecarRebuilt {
+		t.Fatalf("other embedder id: %d calls, stats %+v; want every lesson re-embedded", emb.calls, st)
+	}
+	ix.Close()
+	raw, err := os.ReadFile(filepath.Join(dir, sidecarName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(raw), "model-b") || strings.Contains(string(raw), "model-a") {
+		t.Fatal("sidecar mixes or keeps the old embedder")
+	}
+	t.Run("corrupt sidecar is rebuilt", func(t *testing.T) {
+		raw[len(raw)/2] ^= 0xff
+		if err := os.WriteFile(filepath.Join(dir, sidecarName), raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ix, emb, st := open("model-b")
+		defer ix.Close()
+		if emb.calls != len(ls) || !st.SidecarRebuilt {
+			t.Fatalf("corrupt sidecar: %d calls, %+v", emb.calls, st)
+		}
+	})
+}
+
+func TestSyncIncremental(t *testing.T) {
+	dir := t.TempDir()
+	ls := corpus()
+	ix, err := Open(dir, NewNGramEmbedder(NGramOptions{}), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := ix.SyncStamp(ls, "tree-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Indexed != len(ls) || !st.LexicalRebuilt || !st.Refit {
+		t.Fatalf("first sync %+v", st)
+	}
+	steps := []struct {
+		name   string
+		edit   func([]domain.Lesson) []domain.Lesson
+		want   SyncStats
+		absent string
+	}{
+		{"unchanged", func(l []domain.Lesson) []domain.Lesson { return l }, SyncStats{}, ""},
+		{"one edited", func(l []domain.Lesson) []domain.Lesson {
+			l[1].Body = "Timeouts from the payment gateway resolve within seconds."
+			return l
+		}, SyncStats{Indexed: 1, Embedded: 1}, ""},
+		{"one deleted", func(l []domain.Lesson) []domain.Lesson { return l[1:] }, SyncStats{Removed: 1}, "migrate-before-tests"},
+	}
+	for _, step := range steps {
+		t.Run(step.name, func(t *testing.T) {
+			ls = step.edit(ls)
+			st, err := ix.Sync(ls)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Indexed != step.want.Indexed || st.Embedded != step.want.Embedded || st.Removed != step.want.Removed {
+				t.Fatalf("stats %+v, want %+v", st, step.want)
+			}
+			if step.absent != "" {
+				hits, _ := ix.Search(context.Background(), Query{Text: "migrations integration tests schema"})
+				if indexOf(ids(hits), step.absent) >= 0 {
+					t.Fatalf("deleted lesson still found: %v", ids(hits))
+				}
+			}
+		})
+	}
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("reopened index searches without a sync", func(t *testing.T) {
+		ix, err := Open(dir, NewNGramEmbedder(NGramOptions{}), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ix.Close()
+		if ix.Len() != len(ls) || ix.Stamp() != "" {
+			t.Fatalf("len %d stamp %q", ix.Len(), ix.Stamp())
+		}
+		hits, err := ix.Search(context.Background(), Query{Text: "postgres foreign key index", Explain: true})
+		if err != nil || len(hits) == 0 || hits[0].ID != "sql-index-on-fk" {
+			t.Fatalf("hits %v err %v", ids(hits), err)
+		}
+		if hits[0].Ranks.Lexical != 1 || hits[0].Title == "" {
+			t.Fatalf("hit %+v", hits[0])
+		}
+		st, err := ix.Sync(ls)
+		if err != nil || st.Indexed != 0 || st.Embedded != 0 {
+			t.Fatalf("resync after reopen %+v %v", st, err)
+		}
+	})
+	t.Run("version change rebuilds", func(t *testing.T) {
+		if err := os.WriteFile(filepath.Join(dir, "lexical.version"), []byte("borg-lexical-0\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ix, err := Open(dir, NewNGramEmbedder(NGramOptions{}), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ix.Close()
+		st, err := ix.Sync(ls)
+		if err != nil || !st.LexicalRebuilt || st.Indexed != len(ls) {
+			t.Fatalf("rebuild %+v %v", st, err)
+		}
+	})
+}
+
+func TestFusion(t *testing.T) {
+	ls := corpus()
+	ls = append(ls,
+		domain.Lesson{ID: "repo-only-migrate", Title: "Run migrations with the billing tool", Type: domain.TypeProcedural,
+			Reach: "repo:billing", Gist: "In billing, migrations run through ./tool migrate.", Body: "The Makefile target is missing there."},
+		domain.Lesson{ID: "migrate-v2", Title: "Run migrations before the integration tests (v2)", Type: domain.TypeProcedural,
+			Gist: "Run make migrate-all before go test ./integration/...", Body: "The schema is not applied automatically.",
+			Links: []domain.LessonLink{{Rel: domain.RelSupersedes, Target: "migrate-before-tests"}}},
+		domain.Lesson{ID: "schema-fixtures", Title: "Load the fixtures after the schema", Type: domain.TypeProcedural,
+			Gist: "Fixtures go in after the tables exist.", Body: "Order matters for the seed data.",
+			Links: []domain.LessonLink{{Rel: domain.RelSupports, Target: "migrate-before-tests"}}},
+	)
+	ix := newTestIndex(t, ls)
+	q := "run migrations before integration tests"
+	search := func(t *testing.T, q Query) []Hit {
+		t.Helper()
+		hits, err := ix.Search(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return hits
+	}
+	t.Run("reach", func(t *testing.T) {
+		if got := ids(search(t, Query{Text: q, Repo: "web"})); indexOf(got, "repo-only-migrate") >= 0 {
+			t.Fatalf("repo lesson recalled in another repo: %v", got)
+		}
+		if got := ids(search(t, Query{Text: q, Repo: "billing"})); indexOf(got, "repo-only-migrate") < 0 {
+			t.Fatalf("repo lesson missing in its repo: %v", got)
+		}
+	})
+	t.Run("superseded ranks below its successor", func(t *testing.T) {
+		got := ids(search(t, Query{Text: "make migrate go test integration schema"}))
+		old, succ := indexOf(got, "migrate-before-tests"), indexOf(got, "migrate-v2")
+		if old < 0 || succ < 0 || old < succ {
+			t.Fatalf("order %v", got)
+		}
+	})
+	t.Run("dormant only on a strong match", func(t *testing.T) {
+		useful := map[string]Usefulness{"docker-layer-cache": {Weight: 1, MeanWeight: 1, Dormant: true}}
+		weak := ids(search(t, Query{Text: "race detector cache builds", Useful: useful, K: 20}))
+		if indexOf(weak, "docker-layer-cache") >= 0 {
+			t.Fatalf("dormant lesson on a weak match: %v", weak)
+		}
+		strong := ids(search(t, Query{Text: "Dockerfile layer cache", Useful: useful}))
+		if len(strong) == 0 || strong[0] != "docker-layer-cache" {
+			t.Fatalf("dormant lesson missing on a strong match: %v", strong)
+		}
+	})
+	t.Run("usefulness bar and session order", func(t *testing.T) {
+		q := "tests fail when the race detector or the python tools are missing"
+		base := search(t, Query{Text: q, MMRLambda: 1, Bar: -1})
+		if len(base) < 2 {
+			t.Fatalf("hits %v", ids(base))
+		}
+		first, second := base[0].ID, base[1].ID
+		// A harmful first hit falls under the bar.
+		hits := search(t, Query{Text: q, MMRLambda: 1, Useful: map[string]Usefulness{first: {Weight: 0.2, MeanWeight: 0.2}}})
+		if hits[0].ID == first {
+			t.Fatalf("harmful lesson still first: %v", ids(hits))
+		}
+		for _, h := range hits {
+			if h.ID == first && h.OverBar {
+				t.Fatalf("harmful lesson over the bar: %+v", h)
+			}
+		}
+		// Over the bar, the session's draw orders the slots.
+		draw := map[string]Usefulness{second: {Weight: 1.5, MeanWeight: 1}, first: {Weight: 0.6, MeanWeight: 1}}
+		hits = search(t, Query{Text: q, MMRLambda: 1, Bar: 0.01, Useful: draw})
+		if hits[0].ID != second {
+			t.Fatalf("session draw ignored: %v (base %v)", ids(hits), ids(base))
+		}
+		only := search(t, Query{Text: q, OnlyOverBar: true, Bar: 0.99})
+		for _, h := range only {
+			if !h.OverBar {
+				t.Fatalf("under-bar hit with OnlyOverBar: %+v", h)
+			}
+		}
+	})
+	t.Run("salience arm", func(t *testing.T) {
+		useful := map[string]Usefulness{"schema-fixtures": {Uses: 9, Mean: 0.9, Weight: 1, MeanWeight: 1}}
+		hits := search(t, Query{Text: q, Useful: useful, Explain: true, K: 20})
+		for _, h := range hits {
+			if h.ID == "schema-fixtures" && h.Ranks.Salience != 1 {
+				t.Fatalf("salience rank %+v", h)
+			}
+			if h.ID != "schema-fixtures" && h.Ranks.Salience != 0 {
+				t.Fatalf("unused lesson ranked by salience: %+v", h)
+			}
+		}
+	})
+	t.Run("lateral arm follows links", func(t *testing.T) {
+		hits := search(t, Query{Text: "make migrate integration", Explain: true, K: 20,
+			Arms: ArmWeights{Lexical: 1, Lateral: 1}})
+		for _, h := range hits {
+			if h.ID == "schema-fixtures" {
+				if h.Ranks.Lateral == 0 {
+					t.Fatalf("linked lesson without a lateral rank: %+v", h)
+				}
+				return
+			}
+		}
+		t.Fatalf("linked lesson not reached: %v", ids(hits))
+	})
+	t.Run("explain fills ranks", func(t *testing.T) {
+		hits := search(t, Query{Text: q, Explain: true})
+		if hits[0].Ranks == (ArmRanks{}) {
+			t.Fatalf("no ranks: %+v", hits[0])
+		}
+		raw, err := json.Marshal(hits[0])
+		if err != nil || !strings.Contains(string(raw), `"ranks":{`) {
+			t.Fatalf("json %s %v", raw, err)
+		}
+	})
+}
+
+func TestParseArms(t *testing.T) {
+	cases := []struct {
+		in      string
+		want    ArmWeights
+		wantErr bool
+	}{
+		{"", DefaultArmWeights(), false},
+		{"all", DefaultArmWeights(), false},
+		{"lexical", ArmWeights{Lexical: 1}, false},
+		{"lexical,vector", ArmWeights{Lexical: 1, Vector: DefaultArmWeights().Vector}, false},
+		{"lexical=2, lateral=0.25", ArmWeights{Lexical: 2, Lateral: 0.25}, false},
+		{"bm25", ArmWeights{}, true},
+		{"lexical=-1", ArmWeights{}, true},
+		{"lexical=0", ArmWeights{}, true},
+	}
+	for _, tc := range cases {
+		t.Run(fmt.Sprintf("%q", tc.in), func(t *testing.T) {
+			got, err := ParseArms(tc.in)
+			if (err != nil) != tc.wantErr || got != tc.want {
+				t.Fatalf("ParseArms(%q) = %+v, %v", tc.in, got, err)
+			}
+			if err == nil {
+				back, err := ParseArms(got.String())
+				if err != nil || back != got {
+					t.Fatalf("round trip %q → %+v, %v", got.String(), back, err)
+				}
+			}
+		})
+	}
+}
+
+// TestSecondProcessDoesNotHang holds the on-disk index in another process
+// (this test binary, re-executed) and opens it here: Open must fall back to
+// memory after the lock wait instead of blocking, and search must work.
+func TestSecondProcessDoesNotHang(t *testing.T) {
+	if os.Getenv("BORG_INDEX_HOLDER") != "" {
+		t.Skip("holder process")
+	}
+	dir := t.TempDir()
+	ix, err := Open(dir, NewNGramEmbedder(NGramOptions{}), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.Sync(corpus()); err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHoldIndex$", "-test.v")
+	cmd.Env = append(os.Environ(), "BORG_INDEX_HOLDER="+dir)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		stdin.Close()
+		_ = cmd.Wait()
+	}()
+	sc := bufio.NewScanner(stdout)
+	ready := false
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), "holding") {
+			ready = true
+			break
+		}
+	}
+	if !ready {
+		t.Fatal("holder process never took the index")
+	}
+	go func() { // drain the holder's output
+		for sc.Scan() {
+		}
+	}()
+
+	ix2, err := Open(dir, NewNGramEmbedder(NGramOptions{}), Options{LockWait: DefaultLockWait})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix2.Close()
+	if !ix2.Fallback() {
+		t.Fatal("second process got the disk index while another held it")
+	}
+	st, err := ix2.Sync(corpus())
+	if err != nil || !st.FallbackLexical || st.Indexed != len(corpus()) {
+		t.Fatalf("fallback sync %+v %v", st, err)
+	}
+	hits, err := ix2.Search(context.Background(), Query{Text: "postgres foreign key"})
+	if err != nil || len(hits) == 0 || hits[0].ID != "sql-index-on-fk" {
+		t.Fatalf("fallback search %v %v", ids(hits), err)
+	}
+}
+
+// TestHoldIndex is the holder half of TestSecondProcessDoesNotHang: it
+// opens the index named by BORG_INDEX_HOLDER and keeps it until stdin closes.
+func TestHoldIndex(t *testing.T) {
+	dir := os.Getenv("BORG_INDEX_HOLDER")
+	if dir == "" {
+		t.Skip("run by TestSecondProcessDoesNotHang")
+	}
+	ix, err := Open(dir, NewNGramEmbedder(NGramOptions{}), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if ix.Fallback() {
+		t.Fatal("holder fell back")
+	}
+	fmt.Println("holding")
+	_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
+}
