@@ -131,6 +131,7 @@ func TestLabelPropagationAndBridges(t *testing.T) {
 func BenchmarkPagerank10kNodes50kEdges(b *testing.B) {
 	nodes, edges := randomGraph(rand.New(rand.NewPCG(3, 4)), 10_000, 50_000)
 	b.ResetTimer()
+	defer reportCPU(b)()
 	for b.Loop() {
 		if len(Pagerank(nodes, edges, PagerankOptions{})) != len(nodes) {
 			b.Fatal("size")

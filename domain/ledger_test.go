@@ -416,6 +416,7 @@ func benchLog(n int) ([]Event, []LessonInfo) {
 func BenchmarkDerive1M(b *testing.B) {
 	events, lessons := benchLog(1_000_000)
 	b.ResetTimer()
+	defer reportCPU(b)()
 	for b.Loop() {
 		ms := Derive(events, lessons, "s-0000000000000100", DefaultWeights)
 		if len(ms) != len(lessons) {
@@ -438,6 +439,7 @@ func BenchmarkMemories10kLessons(b *testing.B) {
 		}
 	}
 	b.ResetTimer()
+	defer reportCPU(b)()
 	for b.Loop() {
 		if ms := l.Memories(lessons, "s-0000000000000010", DefaultWeights); len(ms) != len(lessons) {
 			b.Fatal(len(ms))

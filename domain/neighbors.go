@@ -54,7 +54,7 @@ func hoist(vectors []KeyedVector) []normed {
 			continue
 		}
 		seen[kv.Key] = true
-		nv := normed{key: kv.Key, vec: kv.Vec, ok: true, sq: sq4(kv.Vec)}
+		nv := normed{key: kv.Key, vec: kv.Vec, ok: true, sq: sq(kv.Vec)}
 		for _, x := range kv.Vec {
 			if f := float64(x); math.IsNaN(f) || math.IsInf(f, 0) {
 				nv.ok = false
@@ -73,7 +73,7 @@ func pairCosine(a, b *normed) float64 {
 	if len(a.vec) != len(b.vec) {
 		return Cosine(a.vec, b.vec)
 	}
-	return cosineOf(a.vec, b.vec, dot4(a.vec, b.vec), a.sq, b.sq)
+	return cosineOf(a.vec, b.vec, dot(a.vec, b.vec), a.sq, b.sq)
 }
 
 // neighborhood keeps one source's best k pairs, best first.
