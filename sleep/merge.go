@@ -4,26 +4,34 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"runtime"
 	"strings"
+	"sync"
 	"time"
-	"unicode"
 
 	"github.com/borg-memory/borg/domain"
 )
 
 // exactPairLimit is the largest lesson count whose neighbour pairs are found
-// by comparing every pair (domain.TopNeighborPairs). Above it, candidates
-// come from a word-prefix filter and are ranked by
-// domain.RankCandidatePairs: every pair is no longer affordable (10,000
-// lessons are 50 million cosines).
+// by comparing every pair at full dimension (domain.TopNeighborPairs). Above
+// it every pair is no longer affordable (10,000 lessons are 50 million
+// cosines of 512 dimensions), so candidates come from a sketch (see
+// sketchPairs) and are ranked by domain.RankCandidatePairs, which computes
+// the same cosines bit for bit.
 const exactPairLimit = 2000
 
-// blockOverlap is the word-overlap share the prefix filter guarantees to
-// find: any two lessons sharing at least this share of the larger one's
-// distinct words are compared. Two texts above the near-duplicate threshold
-// on character n-grams share far more than half their words, so the filter
-// loses none of them (a test checks it against the exact pairs).
-const blockOverlap = 0.5
+// The sketch: each vector projected onto sketchDim pseudo-random ±1
+// directions (a fixed seed, so every run and machine draws the same) and
+// normalised. The sketch's cosine estimates the true one with a standard
+// error of about (1 − c²)/√sketchDim, under 0.05 at the 0.85 candidate floor,
+// so a pair is kept when its estimate is within sketchMargin (five standard
+// errors) of the floor: a true candidate is lost with odds below one in a
+// million.
+const (
+	sketchDim    = 32
+	sketchMargin = 0.25
+	sketchSeed   = 0x5eed_b0a6
+)
 
 // refusalStages are the merge filter's refusal stages in its own order.
 var refusalStages = []domain.MergeStage{domain.StageThreshold, domain.StageVetoed, domain.StageSelf, domain.StageRoleGuard, domain.StageCap}
@@ -88,7 +96,7 @@ func (p *planner) mergePairs(ids []string) []domain.MergePair {
 	if len(ids) <= exactPairLimit {
 		ns = domain.TopNeighborPairs(p.vectors(ids), opts)
 	} else {
-		ns = domain.RankCandidatePairs(p.blockedPairs(ids), p.vectors(ids), opts)
+		ns = domain.RankCandidatePairs(p.sketchPairs(ids), p.vectors(ids), opts)
 	}
 	seen := map[[2]string]bool{}
 	var out []domain.MergePair
@@ -136,59 +144,114 @@ func (p *planner) vectors(ids []string) []domain.KeyedVector {
 	return out
 }
 
-// blockedPairs is the prefix filter: each lesson's distinct words sorted
-// rarest first (document frequency, then the word), of which the first
-// |x| − ⌈blockOverlap·|x|⌉ + 1 are indexed; two lessons sharing at least
-// blockOverlap of the larger's words must share an indexed word, so they
-// become a candidate (in both directions, as TopNeighborPairs offers them).
-func (p *planner) blockedPairs(ids []string) []domain.CandidatePair {
-	words := make([][]string, len(ids))
-	df := map[string]int{}
-	for i, id := range ids {
-		words[i] = wordSet(embedText(p.cur[id].l))
-		for _, w := range words[i] {
-			df[w]++
+// sketchPairs returns the pairs among ids whose sketch cosine is at least
+// the candidate floor less sketchMargin, each in both directions (as
+// TopNeighborPairs offers them), sorted. The all-pairs scan over the small
+// sketches is split over the available CPUs; the result does not depend on
+// the split.
+func (p *planner) sketchPairs(ids []string) []domain.CandidatePair {
+	sk := make([][]float32, len(ids))
+	var dim int
+	for _, id := range ids {
+		if v := p.vec[id]; len(v) > 0 {
+			dim = len(v)
+			break
 		}
 	}
-	postings := map[string][]int{}
-	var out []domain.CandidatePair
-	seen := map[[2]int]bool{}
-	for i := range ids {
-		ws := words[i]
-		slices.SortFunc(ws, func(a, b string) int {
-			if df[a] != df[b] {
-				return df[a] - df[b]
+	proj := make([]float32, sketchDim*dim)
+	r := uint64(sketchSeed)
+	for i := range proj {
+		r = r*6364136223846793005 + 1442695040888963407
+		proj[i] = float32(int64(r>>63)*2 - 1)
+	}
+	for i, id := range ids {
+		v := p.vec[id]
+		if len(v) != dim || !finite(v) {
+			continue
+		}
+		s := make([]float32, sketchDim)
+		var norm float64
+		for k := range s {
+			row := proj[k*dim : (k+1)*dim]
+			var acc float32
+			for j, x := range v {
+				acc += row[j] * x
 			}
-			return strings.Compare(a, b)
-		})
-		prefix := len(ws) - int(math.Ceil(blockOverlap*float64(len(ws)))) + 1
-		for _, w := range ws[:min(prefix, len(ws))] {
-			for _, j := range postings[w] {
-				if seen[[2]int{j, i}] {
+			s[k] = acc
+			norm += float64(acc) * float64(acc)
+		}
+		if norm == 0 {
+			continue
+		}
+		inv := float32(1 / math.Sqrt(norm))
+		for k := range s {
+			s[k] *= inv
+		}
+		sk[i] = s
+	}
+	floor := float32(p.opts.MergeCandidateFloor - sketchMargin)
+	workers := max(1, min(runtime.GOMAXPROCS(0), 8))
+	found := make([][][2]int, workers)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := w; i < len(sk); i += workers {
+				a := sk[i]
+				if a == nil {
 					continue
 				}
-				seen[[2]int{j, i}] = true
-				out = append(out, domain.CandidatePair{Src: ids[j], Dst: ids[i]}, domain.CandidatePair{Src: ids[i], Dst: ids[j]})
+				for j := i + 1; j < len(sk); j++ {
+					if b := sk[j]; b != nil && dot32(a, b) >= floor {
+						found[w] = append(found[w], [2]int{i, j})
+					}
+				}
 			}
-			postings[w] = append(postings[w], i)
+		}(w)
+	}
+	wg.Wait()
+	var pairs [][2]int
+	for _, f := range found {
+		pairs = append(pairs, f...)
+	}
+	slices.SortFunc(pairs, func(a, b [2]int) int {
+		if a[0] != b[0] {
+			return a[0] - b[0]
 		}
+		return a[1] - b[1]
+	})
+	out := make([]domain.CandidatePair, 0, 2*len(pairs))
+	for _, pr := range pairs {
+		out = append(out, domain.CandidatePair{Src: ids[pr[0]], Dst: ids[pr[1]]}, domain.CandidatePair{Src: ids[pr[1]], Dst: ids[pr[0]]})
 	}
 	return out
 }
 
-// wordSet is the distinct lowercase words (letters and digits) of text.
-func wordSet(text string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	}) {
-		if !seen[w] {
-			seen[w] = true
-			out = append(out, w)
+// dot32 is the dot product of two sketches of sketchDim.
+func dot32(a, b []float32) float32 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+func finite(v []float32) bool {
+	for _, x := range v {
+		if f := float64(x); math.IsNaN(f) || math.IsInf(f, 0) {
+			return false
 		}
 	}
-	return out
+	return true
 }
 
 // fold merges drop into keep: tags, anchors and links are unioned (links to

@@ -60,6 +60,9 @@ const (
 	// DefaultYoungDays: a lesson created within this many days of the sleep
 	// is never evicted.
 	DefaultYoungDays = 30
+	// DefaultMaxEvictShare is the share of the lessons retention may evict
+	// in one night (at least one).
+	DefaultMaxEvictShare = 0.02
 )
 
 // PlanOptions are the planner's knobs; a zero field takes its default.
@@ -81,6 +84,8 @@ type PlanOptions struct {
 	EntityMaxDF   int
 	// YoungDays: see DefaultYoungDays.
 	YoungDays int
+	// MaxEvictShare: see DefaultMaxEvictShare.
+	MaxEvictShare float64
 }
 
 func (o PlanOptions) withDefaults() PlanOptions {
@@ -114,6 +119,9 @@ func (o PlanOptions) withDefaults() PlanOptions {
 	}
 	if o.YoungDays <= 0 {
 		o.YoungDays = DefaultYoungDays
+	}
+	if o.MaxEvictShare <= 0 {
+		o.MaxEvictShare = DefaultMaxEvictShare
 	}
 	return o
 }
@@ -445,8 +453,9 @@ func (p *planner) phaseWhy(ph Phase) string {
 		return fmt.Sprintf("The eight-signal retention score (PageRank, communities and bridges over the\n"+
 			"lesson links; access and outcomes from the log): evict at or below %.1f moves to\n"+
 			"archive/, compress (up to %.1f) is listed, keep stays. A lesson created within %d days\n"+
-			"or with a changed or tested outcome is never evicted.",
-			domain.EvictThreshold, domain.KeepThreshold, o.YoungDays)
+			"or with a changed or tested outcome is never evicted, and at most %.0f%% of the\n"+
+			"lessons are evicted a night, lowest scores first.",
+			domain.EvictThreshold, domain.KeepThreshold, o.YoungDays, 100*o.MaxEvictShare)
 	}
 	return ""
 }

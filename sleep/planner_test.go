@@ -176,9 +176,9 @@ func TestMergeRefusalStages(t *testing.T) {
 	})
 }
 
-// TestBlockedPairsMatchExact: the prefix filter used on large stores finds
+// TestSketchPairsMatchExact: the sketch prefilter used on large stores finds
 // every merge candidate the exact all-pairs search finds.
-func TestBlockedPairsMatchExact(t *testing.T) {
+func TestSketchPairsMatchExact(t *testing.T) {
 	words := strings.Fields("alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike " +
 		"november oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu migrate deploy " +
 		"cache retry timeout schema bucket runner broker queue token vault")
@@ -212,7 +212,7 @@ func TestBlockedPairsMatchExact(t *testing.T) {
 	ids := p.active()
 	opts := domain.NeighborOptions{Floor: p.opts.MergeCandidateFloor, PerSourceK: p.opts.MergePerSource}
 	exact := domain.TopNeighborPairs(p.vectors(ids), opts)
-	blocked := domain.RankCandidatePairs(p.blockedPairs(ids), p.vectors(ids), opts)
+	blocked := domain.RankCandidatePairs(p.sketchPairs(ids), p.vectors(ids), opts)
 	if len(exact) == 0 {
 		t.Fatal("the corpus has no near-duplicates to find")
 	}

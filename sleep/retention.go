@@ -1,8 +1,10 @@
 package sleep
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -24,9 +26,11 @@ const (
 //
 // The guard: a lesson created within YoungDays of the sleep, or with any
 // changed or tested outcome, is never evicted (it is listed as kept by the
-// guard); and when the log holds no session at all, nothing is evicted,
-// because every access signal would read zero for want of data rather than
-// for want of use.
+// guard); when the log holds no session at all, nothing is evicted, because
+// every access signal would read zero for want of data rather than for want
+// of use; and at most MaxEvictShare of the lessons are evicted in one night,
+// the lowest scores first, so a store that has just started logging is
+// thinned over several nights, each reviewable.
 func (p *planner) retention() PhasePlan {
 	var ph PhasePlan
 	ids := p.active()
@@ -80,7 +84,12 @@ func (p *planner) retention() PhasePlan {
 		}
 	}
 	young := p.at.Add(-time.Duration(p.opts.YoungDays) * 24 * time.Hour)
-	kept, compressed, evicted, guarded := 0, 0, 0, 0
+	type verdict struct {
+		id, why, guard string
+		score          domain.RetentionScore
+	}
+	verdicts := make([]verdict, 0, len(ids))
+	var evictable []int
 	for _, id := range ids {
 		l, s := p.cur[id].l, p.stats[id]
 		m := p.mems[id]
@@ -98,33 +107,51 @@ func (p *planner) retention() PhasePlan {
 			BridgeCount: float64(bridges[id]), ReinforcementCount: float64(inSupports[id]),
 			WordCount: float64(len(strings.Fields(l.Body))), ContradictionCount: float64(contradictions[id]),
 		})
-		why := fmt.Sprintf("score %s: recency %.2f, access %.2f, confidence %.2f, pagerank %.2f, bridges %.2f, supports %.2f, density %.2f, uncontested %.2f",
+		v := verdict{id: id, score: sc, why: fmt.Sprintf("score %s: recency %.2f, access %.2f, confidence %.2f, pagerank %.2f, bridges %.2f, supports %.2f, density %.2f, uncontested %.2f",
 			fp4(sc.Score), sc.Signals.Recency, sc.Signals.AccessFrequency, sc.Signals.Confidence, sc.Signals.Pagerank,
-			sc.Signals.BridgeImportance, sc.Signals.ReinforcementCount, sc.Signals.ContentDensity, sc.Signals.ContestedStatus)
-		switch sc.Action {
-		case domain.TriageKeep:
-			kept++
-		case domain.TriageCompress:
-			compressed++
-			ph.Items = append(ph.Items, Item{Lesson: id, Action: "compress", Why: why})
-		case domain.TriageEvict:
-			var guard string
+			sc.Signals.BridgeImportance, sc.Signals.ReinforcementCount, sc.Signals.ContentDensity, sc.Signals.ContestedStatus)}
+		if sc.Action == domain.TriageEvict {
 			switch {
 			case !sessions:
-				guard = "the log has no sessions yet"
+				v.guard = "the log has no sessions yet"
 			case !l.Created.IsZero() && l.Created.After(young):
-				guard = fmt.Sprintf("created %s, within %d days", l.Created.UTC().Format(time.DateOnly), p.opts.YoungDays)
+				v.guard = fmt.Sprintf("created %s, within %d days", l.Created.UTC().Format(time.DateOnly), p.opts.YoungDays)
 			case m.Changed > 0 || m.Tested > 0:
-				guard = fmt.Sprintf("positive outcomes: %d changed, %d tested", m.Changed, m.Tested)
+				v.guard = fmt.Sprintf("positive outcomes: %d changed, %d tested", m.Changed, m.Tested)
+			default:
+				evictable = append(evictable, len(verdicts))
 			}
-			if guard != "" {
-				guarded++
-				ph.Items = append(ph.Items, Item{Lesson: id, Action: "kept by the guard", Why: why + "; " + guard})
-				continue
-			}
+		}
+		verdicts = append(verdicts, v)
+	}
+	// The nightly cap: the lowest scores go first, the rest wait.
+	limit := int(math.Ceil(p.opts.MaxEvictShare * float64(len(ids))))
+	slices.SortFunc(evictable, func(a, b int) int {
+		if c := cmp.Compare(verdicts[a].score.Score, verdicts[b].score.Score); c != 0 {
+			return c
+		}
+		return strings.Compare(verdicts[a].id, verdicts[b].id)
+	})
+	for k, i := range evictable {
+		if k >= limit {
+			verdicts[i].guard = fmt.Sprintf("over tonight's cap of %d evictions (%.0f%% of the lessons)", limit, 100*p.opts.MaxEvictShare)
+		}
+	}
+	kept, compressed, evicted, guarded := 0, 0, 0, 0
+	for _, v := range verdicts {
+		switch {
+		case v.score.Action == domain.TriageKeep:
+			kept++
+		case v.score.Action == domain.TriageCompress:
+			compressed++
+			ph.Items = append(ph.Items, Item{Lesson: v.id, Action: "compress", Why: v.why})
+		case v.guard != "":
+			guarded++
+			ph.Items = append(ph.Items, Item{Lesson: v.id, Action: "kept by the guard", Why: v.why + "; " + v.guard})
+		default:
 			evicted++
-			p.archive(id)
-			ph.Items = append(ph.Items, Item{Lesson: id, Action: "evict", Why: why})
+			p.archive(v.id)
+			ph.Items = append(ph.Items, Item{Lesson: v.id, Action: "evict", Why: v.why})
 		}
 	}
 	ph.Counts = []Count{{"evicted", evicted}, {"compress", compressed}, {"kept", kept}, {"kept by the guard", guarded}}
