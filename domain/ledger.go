@@ -494,6 +494,7 @@ func (l *Ledger) Memories(lessons []LessonInfo, session string, w Weights) []Mem
 
 	for s, inner := range l.Results {
 		sm, known := l.Sessions[s]
+		at, ticks := c.index[s]
 		for lesson, m := range inner {
 			a := aggs[lesson]
 			if a == nil {
@@ -502,7 +503,10 @@ func (l *Ledger) Memories(lessons []LessonInfo, session string, w Weights) []Mem
 			switch m.Kind {
 			case KindChanged:
 				a.changed++
-				a.uses = append(a.uses, c.pos(s, m.MS))
+				if !ticks {
+					at = c.pos("", m.MS)
+				}
+				a.uses = append(a.uses, at)
 				repo, author := m.Repo, m.Author
 				if known {
 					repo, author = cmp.Or(sm.Repo, m.Repo), cmp.Or(sm.Author, m.Author)
