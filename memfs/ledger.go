@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/gob"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,24 +17,91 @@ import (
 
 // ledgerCacheVersion changes whenever the cache's layout or domain.Ledger's
 // serialised form changes; a cache of another version is rebuilt.
-const ledgerCacheVersion = 2
+const ledgerCacheVersion = 3
 
 // tailGuard is how many bytes before a folded offset the cache fingerprints
 // to notice a log file rewritten under it (a merge, a reset).
 const tailGuard = 256
 
-const ledgerCacheFile = cacheDir + "/ledger.gob"
+const ledgerCacheFile = cacheDir + "/ledger.bin"
 
 // rewriteAfter is how many newly folded bytes make LoadLedger rewrite its
 // cache. Below it the new lines are folded in memory on each load (cheap),
 // which spares the cost of encoding the whole ledger after every append.
 const rewriteAfter = 256 << 10
 
-// ledgerCache is the serialised incremental state of LoadLedger.
+// ledgerCache is the incremental state of LoadLedger. On disk it is a JSON
+// header line (version, codec, files) followed by the ledger, in the compact
+// codec of ledgercodec.go or, when domain.Ledger has changed shape, in gob.
 type ledgerCache struct {
 	Version int                   `json:"version"`
+	Codec   string                `json:"codec"`
 	Files   map[string]foldedFile `json:"files"`
-	Ledger  *domain.Ledger        `json:"ledger"`
+	Ledger  *domain.Ledger        `json:"-"`
+}
+
+const (
+	codecCompact = "blg1"
+	codecGob     = "gob"
+)
+
+// encodeCache writes the cache's bytes.
+func encodeCache(c *ledgerCache) ([]byte, error) {
+	codec := codecGob
+	if ledgerCodecFits {
+		codec = codecCompact
+	}
+	return encodeCacheWith(c, codec)
+}
+
+func encodeCacheWith(c *ledgerCache, codec string) ([]byte, error) {
+	c.Codec = codec
+	head, err := json.Marshal(c)
+	if err != nil {
+		return nil, err
+	}
+	buf := bytes.NewBuffer(append(head, '\n'))
+	if c.Codec == codecCompact {
+		err = encodeLedger(buf, c.Ledger)
+	} else {
+		err = gob.NewEncoder(buf).Encode(c.Ledger)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// decodeCache reads what encodeCache wrote, or reports why it cannot.
+func decodeCache(data []byte) (*ledgerCache, error) {
+	head, rest, ok := bytes.Cut(data, []byte{'\n'})
+	if !ok {
+		return nil, errLedgerCodec
+	}
+	var c ledgerCache
+	if err := json.Unmarshal(head, &c); err != nil {
+		return nil, err
+	}
+	if c.Version != ledgerCacheVersion {
+		return nil, fmt.Errorf("cache version %d", c.Version)
+	}
+	var err error
+	switch {
+	case c.Codec == codecCompact && ledgerCodecFits:
+		c.Ledger, err = decodeLedger(rest)
+	case c.Codec == codecGob:
+		c.Ledger = domain.NewLedger()
+		err = gob.NewDecoder(bytes.NewReader(rest)).Decode(c.Ledger)
+	default:
+		err = fmt.Errorf("cache codec %q", c.Codec)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if c.Files == nil {
+		c.Files = map[string]foldedFile{}
+	}
+	return &c, nil
 }
 
 // foldedFile records how much of one log file the ledger has folded in.
@@ -46,7 +114,7 @@ type foldedFile struct {
 // LoadLedger returns the ledger of every event in the logs (the shared ones
 // and the local one), folding in only the lines appended since the last call:
 // the ledger and, per file, the offset already folded are cached in
-// .borg/cache (gob: several times faster to decode than JSON). A file that shrank, vanished or changed under its offset makes
+// .borg/cache. A file that shrank, vanished or changed under its offset makes
 // it rebuild from scratch. Junk lines are skipped (ReadEvents reports them).
 func (s *Store) LoadLedger() (*domain.Ledger, error) {
 	l, err := s.loadLedger()
@@ -83,11 +151,10 @@ func (s *Store) loadLedger() (*domain.Ledger, error) {
 		}
 	}
 	if fresh || folded >= rewriteAfter {
-		var buf bytes.Buffer
-		if err := gob.NewEncoder(&buf).Encode(cache); err != nil {
+		data, err := encodeCache(cache)
+		if err != nil {
 			return nil, err
 		}
-		data := buf.Bytes()
 		p := filepath.Join(s.dir, filepath.FromSlash(ledgerCacheFile))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return nil, err
@@ -103,14 +170,11 @@ func (s *Store) readLedgerCache() *ledgerCache {
 	if err != nil {
 		return nil
 	}
-	var c ledgerCache
-	if gob.NewDecoder(bytes.NewReader(data)).Decode(&c) != nil || c.Version != ledgerCacheVersion || c.Ledger == nil {
+	c, err := decodeCache(data)
+	if err != nil {
 		return nil
 	}
-	if c.Files == nil {
-		c.Files = map[string]foldedFile{}
-	}
-	return &c
+	return c
 }
 
 // cacheStillValid checks that every folded file still holds, unchanged, the
