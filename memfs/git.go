@@ -205,6 +205,55 @@ func (s *Store) ListAt(rev, dir string) ([]string, error) {
 	return out, nil
 }
 
+// File is one file read from a commit.
+type File struct {
+	Path string // slash path from the store's root
+	Data []byte
+}
+
+// ReadDirAt returns every file directly inside dir in the commit rev names,
+// with its bytes, sorted by path, resolving the commit and the tree once
+// (ReadFileAt per file would walk them again for each). A missing directory
+// reads as nothing.
+func (s *Store) ReadDirAt(rev, dir string) ([]File, error) {
+	t, err := s.treeAt(rev)
+	if err != nil {
+		return nil, fmt.Errorf("read %s at %s: %w", dir, rev, err)
+	}
+	dir = strings.Trim(dir, "/")
+	if dir != "" {
+		t, err = t.Tree(dir)
+		if errors.Is(err, object.ErrDirectoryNotFound) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read %s at %s: %w", dir, rev, err)
+		}
+	}
+	var out []File
+	for _, e := range t.Entries {
+		if !e.Mode.IsFile() {
+			continue
+		}
+		blob, err := s.git.r.BlobObject(e.Hash)
+		if err != nil {
+			return nil, fmt.Errorf("read %s at %s: %w", path.Join(dir, e.Name), rev, err)
+		}
+		rd, err := blob.Reader()
+		if err != nil {
+			return nil, err
+		}
+		data, err := io.ReadAll(rd)
+		_ = rd.Close()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, File{Path: path.Join(dir, e.Name), Data: data})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}
+
 // CommitOnRef writes changes as a commit whose parent is parent ("" for a
 // root commit) and moves ref to it, without touching the worktree or the git
 // index. The ref moves by compare-and-swap: if ref no longer names

@@ -288,6 +288,13 @@ func TestCommitOnRef(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(list, []string{"lessons/a-lesson.html"}) {
 		t.Errorf("ListAt = %v, %v", list, err)
 	}
+	files, err := s.ReadDirAt(ref, "lessons/")
+	if err != nil || len(files) != 1 || files[0].Path != "lessons/a-lesson.html" || string(files[0].Data) != string(changes[0].Data) {
+		t.Errorf("ReadDirAt = %+v, %v", files, err)
+	}
+	if files, err := s.ReadDirAt(ref, "nowhere"); err != nil || len(files) != 0 {
+		t.Errorf("ReadDirAt(missing) = %v, %v", files, err)
+	}
 	if list, err := s.ListAt(ref, "nowhere"); err != nil || len(list) != 0 {
 		t.Errorf("ListAt(missing) = %v, %v", list, err)
 	}
