@@ -3,8 +3,9 @@ package sleep
 import (
 	"fmt"
 	"math"
-	"slices"
+	"math/bits"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -20,18 +21,20 @@ import (
 // the same cosines bit for bit.
 const exactPairLimit = 2000
 
-// The sketch: each vector projected onto sketchDim pseudo-random ±1
-// directions (a fixed seed, so every run and machine draws the same) and
-// normalised. The sketch's cosine estimates the true one with a standard
-// error of about (1 − c²)/√sketchDim, under 0.05 at the 0.85 candidate floor,
-// so a pair is kept when its estimate is within sketchMargin (five standard
-// errors) of the floor: a true candidate is lost with odds below one in a
-// million.
+// The sketch: each vector's signs against sketchBits pseudo-random ±1
+// hyperplanes (a fixed seed, so every run and machine draws the same), a
+// SimHash. The share of differing bits estimates the angle between two
+// vectors; at the 0.85 candidate floor the cosine it implies has a standard
+// error of about 0.04, so a pair is kept when its estimate is within
+// sketchMargin (six standard errors) of the floor: a true candidate is lost
+// with odds far below one in a million.
 const (
-	sketchDim    = 32
+	sketchBits   = 256
 	sketchMargin = 0.25
 	sketchSeed   = 0x5eed_b0a6
 )
+
+type sketch [sketchBits / 64]uint64
 
 // refusalStages are the merge filter's refusal stages in its own order.
 var refusalStages = []domain.MergeStage{domain.StageThreshold, domain.StageVetoed, domain.StageSelf, domain.StageRoleGuard, domain.StageCap}
@@ -144,13 +147,12 @@ func (p *planner) vectors(ids []string) []domain.KeyedVector {
 	return out
 }
 
-// sketchPairs returns the pairs among ids whose sketch cosine is at least
-// the candidate floor less sketchMargin, each in both directions (as
-// TopNeighborPairs offers them), sorted. The all-pairs scan over the small
-// sketches is split over the available CPUs; the result does not depend on
+// sketchPairs returns the pairs among ids whose sketch puts their cosine at
+// least the candidate floor less sketchMargin, each in both directions (as
+// TopNeighborPairs offers them), sorted. The sketches and the all-pairs scan
+// over them are split over the available CPUs; the result does not depend on
 // the split.
 func (p *planner) sketchPairs(ids []string) []domain.CandidatePair {
-	sk := make([][]float32, len(ids))
 	var dim int
 	for _, id := range ids {
 		if v := p.vec[id]; len(v) > 0 {
@@ -158,59 +160,53 @@ func (p *planner) sketchPairs(ids []string) []domain.CandidatePair {
 			break
 		}
 	}
-	proj := make([]float32, sketchDim*dim)
+	proj := make([]float32, sketchBits*dim)
 	r := uint64(sketchSeed)
 	for i := range proj {
 		r = r*6364136223846793005 + 1442695040888963407
 		proj[i] = float32(int64(r>>63)*2 - 1)
 	}
-	for i, id := range ids {
-		v := p.vec[id]
+	sk := make([]sketch, len(ids))
+	ok := make([]bool, len(ids))
+	workers := max(1, min(runtime.GOMAXPROCS(0), 8))
+	parallel(workers, len(ids), func(i int) {
+		v := p.vec[ids[i]]
 		if len(v) != dim || !finite(v) {
-			continue
+			return
 		}
-		s := make([]float32, sketchDim)
-		var norm float64
-		for k := range s {
+		var s sketch
+		nonzero := false
+		for k := 0; k < sketchBits; k++ {
 			row := proj[k*dim : (k+1)*dim]
 			var acc float32
 			for j, x := range v {
 				acc += row[j] * x
 			}
-			s[k] = acc
-			norm += float64(acc) * float64(acc)
-		}
-		if norm == 0 {
-			continue
-		}
-		inv := float32(1 / math.Sqrt(norm))
-		for k := range s {
-			s[k] *= inv
-		}
-		sk[i] = s
-	}
-	floor := float32(p.opts.MergeCandidateFloor - sketchMargin)
-	workers := max(1, min(runtime.GOMAXPROCS(0), 8))
-	found := make([][][2]int, workers)
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			for i := w; i < len(sk); i += workers {
-				a := sk[i]
-				if a == nil {
-					continue
-				}
-				for j := i + 1; j < len(sk); j++ {
-					if b := sk[j]; b != nil && dot32(a, b) >= floor {
-						found[w] = append(found[w], [2]int{i, j})
-					}
-				}
+			if acc != 0 {
+				nonzero = true
 			}
-		}(w)
-	}
-	wg.Wait()
+			if acc > 0 {
+				s[k/64] |= 1 << (k % 64)
+			}
+		}
+		sk[i], ok[i] = s, nonzero
+	})
+	// cos(π·h/bits) ≥ floor − margin  ⇔  h ≤ bits·acos(floor − margin)/π.
+	maxDiff := int(float64(sketchBits) * math.Acos(max(-1, p.opts.MergeCandidateFloor-sketchMargin)) / math.Pi)
+	found := make([][][2]int, workers)
+	parallelStripes(workers, len(ids), func(w, i int) {
+		if !ok[i] {
+			return
+		}
+		a := &sk[i]
+		for j := i + 1; j < len(sk); j++ {
+			b := &sk[j]
+			d := bits.OnesCount64(a[0]^b[0]) + bits.OnesCount64(a[1]^b[1]) + bits.OnesCount64(a[2]^b[2]) + bits.OnesCount64(a[3]^b[3])
+			if d <= maxDiff && ok[j] {
+				found[w] = append(found[w], [2]int{i, j})
+			}
+		}
+	})
 	var pairs [][2]int
 	for _, f := range found {
 		pairs = append(pairs, f...)
@@ -228,21 +224,25 @@ func (p *planner) sketchPairs(ids []string) []domain.CandidatePair {
 	return out
 }
 
-// dot32 is the dot product of two sketches of sketchDim.
-func dot32(a, b []float32) float32 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3 float32
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		s0 += a[i] * b[i]
-		s1 += a[i+1] * b[i+1]
-		s2 += a[i+2] * b[i+2]
-		s3 += a[i+3] * b[i+3]
+// parallel calls fn(i) for i in [0, n) over workers goroutines.
+func parallel(workers, n int, fn func(i int)) {
+	parallelStripes(workers, n, func(_, i int) { fn(i) })
+}
+
+// parallelStripes calls fn(w, i) for i in [0, n), worker w taking every
+// workers-th i from w, so early (longer) rows of a triangle spread evenly.
+func parallelStripes(workers, n int, fn func(w, i int)) {
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := w; i < n; i += workers {
+				fn(w, i)
+			}
+		}(w)
 	}
-	for ; i < len(a); i++ {
-		s0 += a[i] * b[i]
-	}
-	return (s0 + s1) + (s2 + s3)
+	wg.Wait()
 }
 
 func finite(v []float32) bool {

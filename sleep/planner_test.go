@@ -217,8 +217,28 @@ func TestSketchPairsMatchExact(t *testing.T) {
 		t.Fatal("the corpus has no near-duplicates to find")
 	}
 	if !slices.Equal(exact, blocked) {
-		t.Errorf("blocked pairs differ from exact ones: %d vs %d", len(blocked), len(exact))
+		t.Errorf("sketched pairs differ from exact ones: %d vs %d", len(blocked), len(exact))
 	}
+
+	t.Run("generated store", func(t *testing.T) {
+		var snap Snapshot
+		snap.Date, snap.Base = benchDate, "base"
+		for _, l := range genLessons(800) {
+			snap.Lessons = append(snap.Lessons, LessonFile{Lesson: l, Raw: memfs.Render(l)})
+		}
+		vecs, _, err := embedLessons(snap.Lessons, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		snap.Vectors = vecs
+		p := newPlanner(snap, PlanOptions{})
+		ids := p.active()
+		exact := domain.TopNeighborPairs(p.vectors(ids), opts)
+		sketched := domain.RankCandidatePairs(p.sketchPairs(ids), p.vectors(ids), opts)
+		if len(exact) < 10 || !slices.Equal(exact, sketched) {
+			t.Errorf("sketched pairs differ from exact ones: %d vs %d", len(sketched), len(exact))
+		}
+	})
 }
 
 func TestReadFrame(t *testing.T) {

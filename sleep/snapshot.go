@@ -3,8 +3,10 @@ package sleep
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/borg-memory/borg/domain"
@@ -63,12 +65,13 @@ func LoadSnapshot(ctx context.Context, st *memfs.Store, base string, date time.T
 	if err != nil {
 		return snap, fmt.Errorf("load snapshot: %w", err)
 	}
-	for _, f := range files {
+	parsed := parseAll(files)
+	for i, f := range files {
 		id, ok := strings.CutSuffix(strings.TrimPrefix(f.Path, memfs.LessonsDir+"/"), ".html")
 		if !ok {
 			continue // .keep and other non-lesson files
 		}
-		l, err := memfs.Parse(f.Data)
+		l, err := parsed[i].l, parsed[i].err
 		switch {
 		case err != nil:
 			snap.Skipped = append(snap.Skipped, f.Path+": "+err.Error())
@@ -96,6 +99,32 @@ func LoadSnapshot(ctx context.Context, st *memfs.Store, base string, date time.T
 		return snap, fmt.Errorf("load snapshot: %w", err)
 	}
 	return snap, nil
+}
+
+type parsedLesson struct {
+	l   domain.Lesson
+	err error
+}
+
+// parseAll parses the .html files with memfs.Parse (pure) over the
+// available CPUs; result i belongs to file i.
+func parseAll(files []fileAt) []parsedLesson {
+	out := make([]parsedLesson, len(files))
+	workers := max(1, min(runtime.GOMAXPROCS(0), 8))
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := w; i < len(files); i += workers {
+				if strings.HasSuffix(files[i].Path, ".html") {
+					out[i].l, out[i].err = memfs.Parse(files[i].Data)
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	return out
 }
 
 // DefaultEmbedder is the embedder a sleep uses when none is configured: the
