@@ -99,6 +99,7 @@ func commands(e *env) []*cli.Command {
 		listCommand(e),
 		doctorCommand(e),
 		debugCommand(e),
+		mergeOutcomesCommand(),
 	}
 }
 

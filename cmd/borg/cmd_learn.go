@@ -31,7 +31,7 @@ func learnCommand(e *env) *cli.Command {
 			jsonFlag(),
 			&cli.StringFlag{Name: "body", Usage: "the lesson's body: why, evidence (`TEXT`, or - to read stdin)"},
 			&cli.StringFlag{Name: "type", Value: domain.TypeSemantic, Usage: "episodic, semantic, procedural, arc, error_pattern, task, …"},
-			&cli.IntFlag{Name: "importance", Usage: "1..10 (default 5)"},
+			&cli.IntFlag{Name: "importance", Usage: "1..10", DefaultText: "5"},
 			&cli.StringFlag{Name: "reach", Value: domain.ReachTeam, Usage: "team, or repo (the git repository of the working directory)"},
 			&cli.StringSliceFlag{Name: "tag", Usage: "a tag (repeatable)"},
 			&cli.StringSliceFlag{Name: "anchor", Usage: "a code file the lesson is about (repeatable)"},
