@@ -35,10 +35,10 @@ type SpacingPoint struct {
 
 // spacingExperiment runs the spacing comparison under w: four uses at
 // sessions 0–3 against four at sessions 0, 20, 40 and 60, by one engineer in
-// one repo (so neither consolidates and both decay at w.D), over 400
+// one repo (so neither consolidates and both decay at w.D), over 2,000
 // sessions.
 func spacingExperiment(w domain.Weights) Spacing {
-	const horizon = 400
+	const horizon = 2000
 	sp := Spacing{Uses: 4, Massed: []int{0, 1, 2, 3}, Spaced: []int{0, 20, 40, 60},
 		MassedDormantAt: -1, SpacedDormantAt: -1, Horizon: horizon}
 	const author, repo = "e-00000001", "api"
@@ -49,26 +49,58 @@ func spacingExperiment(w domain.Weights) Spacing {
 	for _, li := range infos {
 		led.Add(domain.Event{MS: baseMS - 1, Kind: domain.KindCreated, Lesson: li.ID, Repo: repo, Author: author}.WithID())
 	}
-	want := map[int]bool{3: true, 60: true, 100: true, 150: true, 200: true, 300: true, horizon - 1: true}
+	points := []int{3, 60, 100, 200, 400, 1000, horizon - 1}
+	lastUse := max(slices.Max(sp.Massed), slices.Max(sp.Spaced))
+	sessions := make([]string, horizon)
+	dormantAt := []*int{&sp.MassedDormantAt, &sp.SpacedDormantAt}
 	for s := 0; s < horizon; s++ {
-		session := fmt.Sprintf("s-%016x", s+1)
+		sessions[s] = fmt.Sprintf("s-%016x", s+1)
 		ms := baseMS + int64(s)*sessionGapMS
-		led.Add(domain.Event{MS: ms, Kind: domain.KindSession, Session: session, Repo: repo, Author: author}.WithID())
+		led.Add(domain.Event{MS: ms, Kind: domain.KindSession, Session: sessions[s], Repo: repo, Author: author}.WithID())
 		for i, at := range [][]int{sp.Massed, sp.Spaced} {
 			if slices.Contains(at, s) {
-				led.Add(domain.Event{MS: ms + 1000, Kind: domain.KindChanged, Session: session,
+				led.Add(domain.Event{MS: ms + 1000, Kind: domain.KindChanged, Session: sessions[s],
 					Lesson: infos[i].ID, Repo: repo, Author: author}.WithID())
 			}
 		}
-		mems := led.Memories(infos, session, w)
-		if want[s] {
+		// Up to the last use, read every session as it ends (a later use
+		// must not count); dormancy may come and go between uses.
+		if s <= lastUse {
+			mems := led.Memories(infos, sessions[s], w)
+			for i, m := range mems {
+				if m.Dormant && *dormantAt[i] < 0 {
+					*dormantAt[i] = s
+				}
+			}
+			if slices.Contains(points, s) {
+				sp.Points = append(sp.Points, SpacingPoint{Session: s, Massed: round4(mems[0].Activation), Spaced: round4(mems[1].Activation)})
+			}
+		}
+	}
+	// After the last use nothing but the clock moves, so a reading as of any
+	// later session is exact on the whole ledger, and activation only falls:
+	// the first dormant session is found by bisection.
+	for i := range infos {
+		if *dormantAt[i] >= 0 {
+			continue
+		}
+		dormant := func(s int) bool { return led.Memories(infos[i:i+1], sessions[s], w)[0].Dormant }
+		if lo, hi := lastUse+1, horizon; lo < hi && dormant(hi-1) {
+			for lo < hi {
+				mid := (lo + hi) / 2
+				if dormant(mid) {
+					hi = mid
+				} else {
+					lo = mid + 1
+				}
+			}
+			*dormantAt[i] = lo
+		}
+	}
+	for _, s := range points {
+		if s > lastUse {
+			mems := led.Memories(infos, sessions[s], w)
 			sp.Points = append(sp.Points, SpacingPoint{Session: s, Massed: round4(mems[0].Activation), Spaced: round4(mems[1].Activation)})
-		}
-		if mems[0].Dormant && sp.MassedDormantAt < 0 {
-			sp.MassedDormantAt = s
-		}
-		if mems[1].Dormant && sp.SpacedDormantAt < 0 {
-			sp.SpacedDormantAt = s
 		}
 	}
 	return sp
