@@ -29,7 +29,6 @@ var PolicyNames = []string{PolicyBorg, PolicyRelevance, PolicyCount, PolicyRecen
 // task as the agent states it (never its hidden topic), the relevance
 // candidates every baseline starts from, and its own ledger.
 type sessionCtx struct {
-	ctx        context.Context
 	ix         *index.Index
 	opts       Options
 	w          *world
@@ -41,7 +40,7 @@ type sessionCtx struct {
 }
 
 // choose returns the lessons p asks in this session, best first.
-func (p *policy) choose(c sessionCtx) ([]string, error) {
+func (p *policy) choose(ctx context.Context, c sessionCtx) ([]string, error) {
 	slots := c.opts.Slots
 	switch p.name {
 	case PolicyBorg:
@@ -51,7 +50,7 @@ func (p *policy) choose(c sessionCtx) ([]string, error) {
 			useful[m.ID] = index.Usefulness{Uses: m.Uses, Mean: m.Mean, Weight: m.Weight,
 				MeanWeight: m.MeanWeight, Dormant: m.Dormant}
 		}
-		hits, err := c.ix.Search(c.ctx, index.Query{Text: c.t.text, K: slots, Repo: c.w.repos[c.t.repo],
+		hits, err := c.ix.Search(ctx, index.Query{Text: c.t.text, K: slots, Repo: c.w.repos[c.t.repo],
 			Session: c.t.session, Useful: useful, OnlyOverBar: true, Bar: c.opts.Bar, MMRLambda: c.opts.MMRLambda})
 		if err != nil {
 			return nil, fmt.Errorf("borg policy: %w", err)

@@ -138,7 +138,7 @@ func run(ctx context.Context, opts Options, progress io.Writer, tmp string) (Rep
 		for i, h := range hits {
 			cands[i] = h.ID
 		}
-		sc := sessionCtx{ctx: ctx, ix: ix, opts: opts, w: w, t: t, s: s, infos: infos,
+		sc := sessionCtx{ix: ix, opts: opts, w: w, t: t, s: s, infos: infos,
 			candidates: cands, randSeed: randSeed}
 		censU, placeboU, placeboIDU := sessionDraws(reactSeed, t.session)
 		censored := censU < opts.Censored
@@ -149,7 +149,7 @@ func run(ctx context.Context, opts Options, progress io.Writer, tmp string) (Rep
 			p.emit(sessionEvent(w, t))
 			p.emit(p.pending[s]...)
 			delete(p.pending, s)
-			ids, err := p.choose(sc)
+			ids, err := p.choose(ctx, sc)
 			if err != nil {
 				return Report{}, fmt.Errorf("sim: session %d: %w", s, err)
 			}
