@@ -370,17 +370,26 @@ func (l *lexical) search(ctx context.Context, text string, n int, avgLen []float
 			_ = tfr.Close()
 		}
 	}
+	// Take twice what is wanted; only when the filter rejects too many,
+	// fall back to ranking every scored document.
 	var out []scored
-	for _, c := range acc.sorted() {
-		id, err := r.ExternalID(c.key)
-		if err != nil {
-			return nil, fmt.Errorf("lexical search: %w", err)
+	for _, want := range []int{2*n + 16, -1} {
+		out = out[:0]
+		cands := acc.best(want)
+		for _, c := range cands {
+			id, err := r.ExternalID(c.key)
+			if err != nil {
+				return nil, fmt.Errorf("lexical search: %w", err)
+			}
+			if keep != nil && !keep(id) {
+				continue
+			}
+			out = append(out, scored{id: id, score: c.score})
+			if len(out) == n {
+				break
+			}
 		}
-		if keep != nil && !keep(id) {
-			continue
-		}
-		out = append(out, scored{id: id, score: c.score})
-		if len(out) == n {
+		if len(out) == n || len(cands) < want || want < 0 {
 			break
 		}
 	}
@@ -394,36 +403,36 @@ func (l *lexical) search(ctx context.Context, text string, n int, avgLen []float
 	return out, nil
 }
 
-// accumulator sums scores per internal document id.
+// accumulator sums scores per internal document id: a dense slice by
+// scorch's 8-byte document number, a map for any other id shape.
 type accumulator struct {
-	dense map[uint64]int // doc number → slot
-	keys  []bleveindex.IndexInternalID
-	sums  []float64
-	other map[string]int
+	sums    []float64
+	seen    []bool
+	touched []uint64
+	other   map[string]float64
 }
 
-func newAccumulator() *accumulator {
-	return &accumulator{dense: make(map[uint64]int, 1024), other: map[string]int{}}
-}
+func newAccumulator() *accumulator { return &accumulator{other: map[string]float64{}} }
+
+const maxDenseDoc = 1 << 26
 
 func (a *accumulator) add(id bleveindex.IndexInternalID, s float64) {
-	var slot int
-	var ok bool
 	if len(id) == 8 {
-		k := binary.BigEndian.Uint64(id)
-		if slot, ok = a.dense[k]; !ok {
-			slot = len(a.sums)
-			a.dense[k] = slot
+		if k := binary.BigEndian.Uint64(id); k < maxDenseDoc {
+			if int(k) >= len(a.sums) {
+				n := max(int(k)+1, 2*len(a.sums), 1024)
+				a.sums = append(a.sums, make([]float64, n-len(a.sums))...)
+				a.seen = append(a.seen, make([]bool, n-len(a.seen))...)
+			}
+			if !a.seen[k] {
+				a.seen[k] = true
+				a.touched = append(a.touched, k)
+			}
+			a.sums[k] += s
+			return
 		}
-	} else if slot, ok = a.other[string(id)]; !ok {
-		slot = len(a.sums)
-		a.other[string(id)] = slot
 	}
-	if !ok {
-		a.keys = append(a.keys, append(bleveindex.IndexInternalID(nil), id...))
-		a.sums = append(a.sums, 0)
-	}
-	a.sums[slot] += s
+	a.other[string(id)] += s
 }
 
 type accEntry struct {
@@ -431,39 +440,26 @@ type accEntry struct {
 	score float64
 }
 
-// sorted returns the entries best first (ties by internal id, which the
-// caller re-breaks by external id).
-func (a *accumulator) sorted() []accEntry {
-	out := make([]accEntry, len(a.sums))
-	for i := range a.sums {
-		out[i] = accEntry{a.keys[i], a.sums[i]}
+// best returns the n best entries, best first (ties by internal id, which
+// the caller re-breaks by external id), with n < 0 meaning all of them.
+func (a *accumulator) best(n int) []accEntry {
+	total := len(a.touched) + len(a.other)
+	if n < 0 || n > total {
+		n = total
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].score != out[j].score {
-			return out[i].score > out[j].score
-		}
-		return string(out[i].key) < string(out[j].key)
-	})
+	t := topN{n: n}
+	for _, k := range a.touched {
+		t.offer(string(binary.BigEndian.AppendUint64(nil, k)), a.sums[k])
+	}
+	for k, s := range a.other {
+		t.offer(k, s)
+	}
+	top := t.sorted()
+	out := make([]accEntry, len(top))
+	for i, e := range top {
+		out[i] = accEntry{key: bleveindex.IndexInternalID(e.id), score: e.score}
+	}
 	return out
-}
-
-// count is the number of indexed documents.
-func (l *lexical) count() (uint64, error) {
-	n, err := l.idx.DocCount()
-	if err != nil {
-		return 0, fmt.Errorf("count lexical documents: %w", err)
-	}
-	return n, nil
-}
-
-func (l *lexical) close() error {
-	if l == nil || l.idx == nil {
-		return nil
-	}
-	if err := l.idx.Close(); err != nil {
-		return fmt.Errorf("close lexical index: %w", err)
-	}
-	return nil
 }
 
 // fieldLens is the length in terms of each of d's lexFields, as bleve
@@ -475,4 +471,14 @@ func (l *lexical) fieldLens(d lexDoc) []uint32 {
 		out[i] = clampU32(len(l.analyze(texts[i])))
 	}
 	return out
+}
+
+func (l *lexical) close() error {
+	if l == nil || l.idx == nil {
+		return nil
+	}
+	if err := l.idx.Close(); err != nil {
+		return fmt.Errorf("close lexical index: %w", err)
+	}
+	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sync"
 )
 
 // The vector sidecar file (.borg/index/vectors.bin), little-endian:
@@ -157,21 +158,47 @@ func (t *topN) sorted() []scored {
 
 // search returns the n rows most similar to q (a normalised vector) by dot
 // product, best first, skipping rows allow rejects. Rows are normalised at
-// embedding time, so the dot product is the cosine.
+// embedding time, so the dot product is the cosine. The products are
+// computed brute force, split over two goroutines on large stores; allow is
+// asked only about rows that would enter the current top n.
 func (s *vectorStore) search(q []float32, n int, allow func(id string) bool) []scored {
-	if n <= 0 || len(q) != s.dim {
+	if n <= 0 || len(q) != s.dim || len(s.ids) == 0 {
 		return nil
 	}
-	t := topN{n: n}
+	scores := make([]float32, len(s.ids))
 	d := s.dim
-	for i, id := range s.ids {
-		if allow != nil && !allow(id) {
+	fill := func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			scores[i] = dot(q, s.data[i*d:(i+1)*d:(i+1)*d])
+		}
+	}
+	if rows := len(s.ids); rows*d >= parallelDotWork {
+		var wg sync.WaitGroup
+		half := rows / 2
+		wg.Add(1)
+		go func() { defer wg.Done(); fill(0, half) }()
+		fill(half, rows)
+		wg.Wait()
+	} else {
+		fill(0, len(s.ids))
+	}
+	t := topN{n: n}
+	for i, sc := range scores {
+		f := float64(sc)
+		if len(t.h) == n && (f < t.h[0].score || (f == t.h[0].score && s.ids[i] > t.h[0].id)) {
 			continue
 		}
-		t.offer(id, float64(dot(q, s.data[i*d:(i+1)*d:(i+1)*d])))
+		if allow != nil && !allow(s.ids[i]) {
+			continue
+		}
+		t.offer(s.ids[i], f)
 	}
 	return t.sorted()
 }
+
+// parallelDotWork is the number of multiply-adds above which search splits
+// the products over two goroutines.
+const parallelDotWork = 1 << 20
 
 // dot is the dot product of two equal-length vectors, unrolled by four.
 func dot(a, b []float32) float32 {
