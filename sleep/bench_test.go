@@ -229,7 +229,9 @@ func TestSleepProfile(t *testing.T) {
 	st := benchStore(t, n)
 	ctx := context.Background()
 	var steps []string
-	lap := func(name string, start time.Time) { steps = append(steps, fmt.Sprintf("%-22s %8.3fs", name, time.Since(start).Seconds())) }
+	lap := func(name string, start time.Time) {
+		steps = append(steps, fmt.Sprintf("%-22s %8.3fs", name, time.Since(start).Seconds()))
+	}
 	total := time.Now()
 
 	start := time.Now()
