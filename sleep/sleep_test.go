@@ -165,7 +165,6 @@ func TestApplyMergesWhenMainMoved(t *testing.T) {
 	if _, err := st.Commit("unrelated", "notes.txt"); err != nil {
 		t.Fatal(err)
 	}
-	moved, _ := st.ResolveRef("HEAD")
 	// The plan now starts from the moved branch, so the existing branch is
 	// foreign; sleep on a fresh branch name and apply.
 	res, err := Run(t.Context(), st, Options{Date: fixtureDate, Branch: "borg/sleep/other"}, nil)
@@ -189,7 +188,9 @@ func TestApplyMergesWhenMainMoved(t *testing.T) {
 	if len(parents) != 2 {
 		t.Fatalf("HEAD has parents %v, want a merge", parents)
 	}
-	_ = moved
+	if s := gitOut(t, st, "status", "--porcelain"); s != "" {
+		t.Errorf("worktree not clean after the merge:\n%s", s)
+	}
 }
 
 // TestDryRunWritesNothing: a dry run leaves refs and files as they were.
