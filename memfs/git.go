@@ -614,15 +614,9 @@ func readForCommit(p string, isLog bool) ([]byte, error) {
 
 // stage rewrites the git index so the committed paths match commit h: an
 // entry per written file, none for a deleted one. Other entries are kept.
+// The index is patched in place when it can be (patchIndex); otherwise it
+// goes through go-git's decoder and encoder.
 func (s *Store) stage(lock *lockFile, idxPath string, h plumbing.Hash, changes []FileChange, infos map[string]os.FileInfo) error {
-	idx := &index.Index{Version: 2}
-	if data, err := os.ReadFile(idxPath); err == nil {
-		if err := index.NewDecoder(bytes.NewReader(data)).Decode(idx); err != nil {
-			return fmt.Errorf("read git index: %w", err)
-		}
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return err
-	}
 	c, err := s.git.r.CommitObject(h)
 	if err != nil {
 		return err
@@ -630,6 +624,46 @@ func (s *Store) stage(lock *lockFile, idxPath string, h plumbing.Hash, changes [
 	tree, err := c.Tree()
 	if err != nil {
 		return err
+	}
+	type staged struct {
+		te *object.TreeEntry
+		fi os.FileInfo
+	}
+	entries := map[string]staged{}
+	var set []indexEntry
+	var del []string
+	for _, ch := range changes {
+		if ch.Delete {
+			del = append(del, ch.Path)
+			continue
+		}
+		te, err := tree.FindEntry(ch.Path)
+		if err != nil {
+			return fmt.Errorf("find %s in commit: %w", ch.Path, err)
+		}
+		fi := infos[ch.Path]
+		entries[ch.Path] = staged{te, fi}
+		dev, ino, uid, gid := statIDs(fi)
+		set = append(set, indexEntry{
+			name: ch.Path, hash: te.Hash, mode: uint32(te.Mode), size: uint32(fi.Size()),
+			mtime: fi.ModTime(), dev: dev, ino: ino, uid: uid, gid: gid,
+		})
+	}
+	data, err := os.ReadFile(idxPath)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	if patched, ok := patchIndex(data, set, del); ok {
+		if _, err := lock.f.Write(patched); err != nil {
+			return fmt.Errorf("write git index: %w", err)
+		}
+		return lock.commit(idxPath)
+	}
+	idx := &index.Index{Version: 2}
+	if len(data) > 0 {
+		if err := index.NewDecoder(bytes.NewReader(data)).Decode(idx); err != nil {
+			return fmt.Errorf("read git index: %w", err)
+		}
 	}
 	for _, ch := range changes {
 		kept := idx.Entries[:0]
@@ -639,17 +673,15 @@ func (s *Store) stage(lock *lockFile, idxPath string, h plumbing.Hash, changes [
 			}
 		}
 		idx.Entries = kept
-		if ch.Delete {
+		st, ok := entries[ch.Path]
+		if !ok {
 			continue
 		}
-		te, err := tree.FindEntry(ch.Path)
-		if err != nil {
-			return fmt.Errorf("find %s in commit: %w", ch.Path, err)
-		}
-		fi := infos[ch.Path]
-		e := &index.Entry{Name: ch.Path, Hash: te.Hash, Mode: te.Mode, Size: uint32(fi.Size()), ModifiedAt: fi.ModTime()}
-		fillStat(e, fi)
-		idx.Entries = append(idx.Entries, e)
+		dev, ino, uid, gid := statIDs(st.fi)
+		idx.Entries = append(idx.Entries, &index.Entry{
+			Name: ch.Path, Hash: st.te.Hash, Mode: st.te.Mode, Size: uint32(st.fi.Size()),
+			ModifiedAt: st.fi.ModTime(), Dev: dev, Inode: ino, UID: uid, GID: gid,
+		})
 	}
 	sort.Slice(idx.Entries, func(i, j int) bool { return idx.Entries[i].Name < idx.Entries[j].Name })
 	// The cache-tree extension would describe the old trees: drop it.

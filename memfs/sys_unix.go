@@ -6,8 +6,6 @@ import (
 	"errors"
 	"os"
 	"syscall"
-
-	"github.com/go-git/go-git/v5/plumbing/format/index"
 )
 
 // flock takes an exclusive advisory lock on f, waiting for it.
@@ -23,15 +21,13 @@ func flock(f *os.File) error {
 // funlock releases flock's lock.
 func funlock(f *os.File) error { return syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
 
-// fillStat copies the stat fields git keeps in an index entry (ctime is left
-// out: its field differs between the unixes, and git only rehashes the file).
-func fillStat(e *index.Entry, fi os.FileInfo) {
+// statIDs returns the stat fields git keeps in an index entry besides the
+// times and the size (ctime is left out: its field differs between the
+// unixes, and git only rehashes the file when it does not match).
+func statIDs(fi os.FileInfo) (dev, ino, uid, gid uint32) {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
-		return
+		return 0, 0, 0, 0
 	}
-	e.Dev = uint32(st.Dev)
-	e.Inode = uint32(st.Ino)
-	e.UID = st.Uid
-	e.GID = st.Gid
+	return uint32(st.Dev), uint32(st.Ino), st.Uid, st.Gid
 }
