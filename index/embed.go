@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -109,27 +110,53 @@ func (e *NGramEmbedder) FittedDocs() int {
 
 // Fit computes the document frequency of every hashed n-gram over texts and
 // weights later embeddings by its smoothed IDF, ln(1 + N/df). A no-op when
-// IDF is off.
+// IDF is off. The texts are split over two goroutines.
 func (e *NGramEmbedder) Fit(texts []string) error {
 	if !e.useIDF {
 		return nil
 	}
-	df := make([]uint32, idfBuckets)
-	seen := make(map[uint32]struct{}, 1024)
-	for _, t := range texts {
-		clear(seen)
-		e.grams(t, func(h uint32, _ float32) { seen[h%idfBuckets] = struct{}{} })
-		for b := range seen {
-			df[b]++
+	parts := make([][]uint32, 2)
+	parallel(len(texts), func(part, lo, hi int) {
+		df := make([]uint32, idfBuckets)
+		last := make([]uint32, idfBuckets) // 1 + the index of the last text that counted
+		for i := lo; i < hi; i++ {
+			stamp := uint32(i + 1)
+			e.grams(texts[i], func(h uint32) {
+				if b := h & (idfBuckets - 1); last[b] != stamp {
+					last[b] = stamp
+					df[b]++
+				}
+			})
 		}
-	}
+		parts[part] = df
+	})
 	n := float64(len(texts))
 	idf := make([]float32, idfBuckets)
-	for i, d := range df {
+	for i := range idf {
+		var d uint32
+		for _, df := range parts {
+			if df != nil {
+				d += df[i]
+			}
+		}
 		idf[i] = float32(math.Log(1 + n/float64(d+1)))
 	}
 	e.idf, e.docs = idf, len(texts)
 	return nil
+}
+
+// parallel runs fn over [0, n) in two halves on two goroutines (one when n
+// is small).
+func parallel(n int, fn func(part, lo, hi int)) {
+	if n < 64 {
+		fn(0, 0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); fn(1, n/2, n) }()
+	fn(0, 0, n/2)
+	wg.Wait()
 }
 
 // State serialises the IDF table: a doc count then idfBuckets float32s.
@@ -167,31 +194,57 @@ func (e *NGramEmbedder) LoadState(state []byte) error {
 func (e *NGramEmbedder) Embed(texts []string) ([][]float32, error) {
 	out := make([][]float32, len(texts))
 	block := make([]float32, len(texts)*e.dim)
-	counts := make(map[uint32]float32, 1024)
-	for i, t := range texts {
-		v := block[i*e.dim : (i+1)*e.dim : (i+1)*e.dim]
-		e.embedOne(t, v, counts)
-		out[i] = v
-	}
+	parallel(len(texts), func(_, lo, hi int) {
+		sc := newEmbedScratch()
+		for i := lo; i < hi; i++ {
+			v := block[i*e.dim : (i+1)*e.dim : (i+1)*e.dim]
+			e.embedOne(texts[i], v, sc)
+			out[i] = v
+		}
+	})
 	return out, nil
 }
 
-func (e *NGramEmbedder) embedOne(text string, v []float32, counts map[uint32]float32) {
-	clear(counts)
-	e.grams(text, func(h uint32, w float32) { counts[h] += w })
-	for h, tf := range counts {
-		w := tf
+// embedScratch counts n-gram occurrences per feature bucket.
+type embedScratch struct {
+	count   []uint16
+	touched []uint32
+}
+
+func newEmbedScratch() *embedScratch {
+	return &embedScratch{count: make([]uint16, idfBuckets)}
+}
+
+// embedOne fills v (zeroed) with text's vector. Each n-gram hashes to one
+// of idfBuckets features; a feature's weight is its sublinear count times
+// its IDF, and a multiplicative hash of the feature picks its component
+// and sign (so collisions cancel in expectation).
+func (e *NGramEmbedder) embedOne(text string, v []float32, sc *embedScratch) {
+	sc.touched = sc.touched[:0]
+	e.grams(text, func(h uint32) {
+		b := h & (idfBuckets - 1)
+		if sc.count[b] == 0 {
+			sc.touched = append(sc.touched, b)
+		}
+		if sc.count[b] < math.MaxUint16 {
+			sc.count[b]++
+		}
+	})
+	for _, b := range sc.touched {
+		tf := sc.count[b]
+		sc.count[b] = 0
+		w := float32(1)
 		if tf > 1 {
 			w = 1 + float32(math.Log(float64(tf)))
 		}
 		if e.useIDF && e.idf != nil {
-			w *= e.idf[h%idfBuckets]
+			w *= e.idf[b]
 		}
-		// The top bit picks the sign so collisions cancel in expectation.
-		if h&(1<<31) != 0 {
+		m := b * 0x9e3779b1
+		if m&(1<<31) != 0 {
 			w = -w
 		}
-		v[(h>>8)%uint32(e.dim)] += w
+		v[(m>>8)%uint32(e.dim)] += w
 	}
 	var n float64
 	for _, x := range v {
@@ -208,7 +261,7 @@ func (e *NGramEmbedder) embedOne(text string, v []float32, counts map[uint32]flo
 
 // grams calls fn with the FNV-1a hash of every character n-gram of every
 // word of text, the word lower-cased and wrapped in boundary markers.
-func (e *NGramEmbedder) grams(text string, fn func(uint32, float32)) {
+func (e *NGramEmbedder) grams(text string, fn func(uint32)) {
 	var word []rune
 	padded := make([]rune, 0, 32)
 	flush := func() {
@@ -221,21 +274,26 @@ func (e *NGramEmbedder) grams(text string, fn func(uint32, float32)) {
 		padded = append(padded, '>')
 		for n := e.minN; n <= e.maxN; n++ {
 			for i := 0; i+n <= len(padded); i++ {
-				fn(fnvRunes(padded[i:i+n]), 1)
+				fn(fnvRunes(padded[i : i+n]))
 			}
 		}
 		// A word too short for the shortest n-gram still counts as itself.
 		if len(padded) < e.minN {
-			fn(fnvRunes(padded), 1)
+			fn(fnvRunes(padded))
 		}
 		word = word[:0]
 	}
 	for _, r := range text {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			word = append(word, r)
+		case r >= 'A' && r <= 'Z':
+			word = append(word, r+('a'-'A'))
+		case r >= utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)):
 			word = append(word, unicode.ToLower(r))
-			continue
+		default:
+			flush()
 		}
-		flush()
 	}
 	flush()
 }

@@ -10,7 +10,10 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
@@ -18,7 +21,7 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/token/length"
 	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
 	"github.com/blevesearch/bleve/v2/analysis/token/porter"
-	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
+	bleveunicode "github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search"
@@ -30,7 +33,7 @@ import (
 
 // lexicalVersion names the mapping, analyzer and field layout. Any change to
 // them must change it: an on-disk index of another version is rebuilt.
-const lexicalVersion = "borg-lexical-4"
+const lexicalVersion = "borg-lexical-5"
 
 // BM25 parameters. bleve keeps them in package variables; borg is their only
 // user in the process. k1 0.9 and b 0.4 are the Anserini defaults, measured
@@ -52,7 +55,6 @@ var (
 	boostAll   = 1.0
 	boostTitle = 0.3
 	boostGist  = 0.1
-	boostBody  = 0.0
 	boostTags  = 0.3
 )
 
@@ -106,7 +108,7 @@ func newLexicalMapping() (*mapping.IndexMappingImpl, error) {
 	}
 	if err := im.AddCustomAnalyzer(analyzerName, map[string]interface{}{
 		"type":      custom.Name,
-		"tokenizer": unicode.Name,
+		"tokenizer": bleveunicode.Name,
 		"token_filters": []interface{}{
 			lengthFilter, en.PossessiveName, lowercase.Name, en.StopName, porter.Name,
 		},
@@ -136,7 +138,6 @@ func newLexicalMapping() (*mapping.IndexMappingImpl, error) {
 	keyword(fieldTags)
 	text(fieldTitle)
 	text(fieldGist)
-	text(fieldBody)
 	text(fieldTagTx)
 	text(fieldAll)
 	im.DefaultMapping = doc
@@ -240,7 +241,6 @@ func (l *lexical) put(docs []lexDoc, remove []string) error {
 				fieldTags:  d.Tags,
 				fieldTitle: d.Title,
 				fieldGist:  d.Gist,
-				fieldBody:  d.Body,
 				fieldTagTx: strings.Join(d.Tags, " "),
 				fieldAll:   d.all(),
 			}
@@ -269,7 +269,6 @@ var lexFields = []fieldWeight{
 	{fieldAll, boostAll},
 	{fieldTitle, boostTitle},
 	{fieldGist, boostGist},
-	{fieldBody, boostBody},
 	{fieldTagTx, boostTags},
 }
 
@@ -462,15 +461,54 @@ func (a *accumulator) best(n int) []accEntry {
 	return out
 }
 
-// fieldLens is the length in terms of each of d's lexFields, as bleve
-// counts it for the norm.
+// fieldLens is the length in terms of each of d's lexFields. Title, gist
+// and tags are analysed exactly; the body, the bulk of the text, is counted
+// by a fast approximation of the analyser (words of at most 99 runes that
+// are not stop words), because only the field's mean length depends on it:
+// each document's own length comes from bleve's norm at query time.
 func (l *lexical) fieldLens(d lexDoc) []uint32 {
-	texts := []string{d.all(), d.Title, d.Gist, d.Body, strings.Join(d.Tags, " ")}
-	out := make([]uint32, len(lexFields))
-	for i := range out {
-		out[i] = clampU32(len(l.analyze(texts[i])))
+	title := len(l.analyze(d.Title))
+	gist := len(l.analyze(d.Gist))
+	tags := len(l.analyze(strings.Join(d.Tags, " ")))
+	body := approxTerms(d.Body)
+	return []uint32{clampU32(title + gist + body + tags), clampU32(title), clampU32(gist), clampU32(tags)}
+}
+
+var (
+	stopOnce sync.Once
+	stopSet  map[string]bool
+)
+
+// approxTerms counts the words of text the analyser would keep.
+func approxTerms(text string) int {
+	stopOnce.Do(func() {
+		stopSet = map[string]bool{}
+		for _, line := range strings.Split(string(en.EnglishStopWords), "\n") {
+			if k := strings.IndexByte(line, '|'); k >= 0 {
+				line = line[:k]
+			}
+			for _, w := range strings.Fields(line) {
+				stopSet[w] = true
+			}
+		}
+	})
+	n := 0
+	var word []byte
+	flush := func() {
+		if len(word) > 0 && utf8.RuneCount(word) <= maxWordRunes && !stopSet[string(word)] {
+			n++
+		}
+		word = word[:0]
 	}
-	return out
+	for _, r := range text {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			word = utf8.AppendRune(word, unicode.ToLower(r))
+			continue
+		}
+		flush()
+	}
+	flush()
+	return n
 }
 
 func (l *lexical) close() error {
