@@ -291,3 +291,36 @@ func TestRacingSleeps(t *testing.T) {
 		t.Errorf("branch at %s, want the winner's %s", tip, winner.Tip)
 	}
 }
+
+// TestApplyConflictNeedsPR: when the store's branch changed the same lines,
+// the merge is aborted, the store is left as it was, and the error says a
+// pull request is needed.
+func TestApplyConflictNeedsPR(t *testing.T) {
+	st := newFixtureStore(t)
+	res, err := Run(t.Context(), st, Options{Date: fixtureDate}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := st.Lesson("cache-ttl-new")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Confidence = 0.95
+	if err := st.WriteLesson(l); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Commit("teammate raised confidence", memfs.LessonPath(l.ID)); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := st.ResolveRef("HEAD")
+	_, err = mergeBranch(t.Context(), st.Dir(), res.Branch, fixtureDate)
+	if !errors.Is(err, errMergeConflict) || !strings.Contains(err.Error(), "pull request") {
+		t.Fatalf("want a merge conflict asking for a pull request, got %v", err)
+	}
+	if after, _ := st.ResolveRef("HEAD"); after != before {
+		t.Errorf("HEAD moved to %s", after)
+	}
+	if s := gitOut(t, st, "status", "--porcelain"); s != "" {
+		t.Errorf("worktree left dirty:\n%s", s)
+	}
+}
