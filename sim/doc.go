@@ -25,7 +25,10 @@
 // recency (the lesson written or asked last, no outcome at all), random (a
 // seeded sample of the candidates), last-use (by the latest changed result:
 // activation's input without the belief, a stronger baseline than the issue
-// asks for) and the oracle (the truly best lessons for the task). Regret is the expected value
+// asks for), borg-rerank (a diagnostic: borg's usefulness weight, the
+// session's draw, ordering the relevance candidates alone, without the
+// index's fusion, bar and dormancy filter) and the oracle (the truly best
+// lessons for the task). Regret is the expected value
 // the oracle's choice gets minus the policy's, summed over sessions.
 //
 // The package composes domain, memfs and index; only cmd imports it.

@@ -18,6 +18,7 @@ var plotColors = []color.RGBA{
 	{0xff, 0x7f, 0x0e, 0xff}, // recency: orange
 	{0x94, 0x67, 0xbd, 0xff}, // random: purple
 	{0x8c, 0x56, 0x4b, 0xff}, // last-use: brown
+	{0xe3, 0x77, 0xc2, 0xff}, // borg-rerank: pink
 	{0x7f, 0x7f, 0x7f, 0xff}, // oracle: grey
 }
 
@@ -31,7 +32,7 @@ const (
 // WritePNG draws the cumulative regret curves to a PNG file at path
 // (x: sessions, y: regret from 0 to the largest value), with axes and a
 // legend of colour swatches in PolicyNames order (borg red, relevance blue,
-// count green, recency orange, random purple, last-use brown, oracle grey).
+// count green, recency orange, random purple, last-use brown, borg-rerank pink, oracle grey).
 func (r Report) WritePNG(path string) error {
 	img := r.renderPNG()
 	f, err := os.Create(path)

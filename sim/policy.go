@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -17,13 +18,16 @@ const (
 	PolicyRecency   = "recency"
 	PolicyRandom    = "random"
 	PolicyLastUse   = "last-use"
+	PolicyRerank    = "borg-rerank"
 	PolicyOracle    = "oracle"
 )
 
 // PolicyNames lists every policy in report order: borg, the four
 // baselines, last-use (a stronger baseline: recency of the last changed
-// result, activation's input without the belief) and the oracle, last.
-var PolicyNames = []string{PolicyBorg, PolicyRelevance, PolicyCount, PolicyRecency, PolicyRandom, PolicyLastUse, PolicyOracle}
+// result, activation's input without the belief), borg-rerank (a
+// diagnostic: borg's weight over the relevance candidates alone) and the
+// oracle, last.
+var PolicyNames = []string{PolicyBorg, PolicyRelevance, PolicyCount, PolicyRecency, PolicyRandom, PolicyLastUse, PolicyRerank, PolicyOracle}
 
 // sessionCtx is what a policy may look at to choose a session's slots: the
 // task as the agent states it (never its hidden topic), the relevance
@@ -60,6 +64,18 @@ func (p *policy) choose(ctx context.Context, c sessionCtx) ([]string, error) {
 			ids[i] = h.ID
 		}
 		return ids, nil
+	case PolicyRerank:
+		// borg's usefulness weight (the session's draw) applied to the
+		// relevance candidates alone, without the index's fusion, bar or
+		// dormancy filter: which part of borg's ranking wins or loses.
+		mems := p.ledger.Memories(c.infos, c.t.session, c.opts.Weights)
+		weight := make(map[string]float64, len(mems))
+		for _, m := range mems {
+			weight[m.ID] = m.Weight
+		}
+		out := slices.Clone(c.candidates)
+		slices.SortStableFunc(out, func(a, b string) int { return cmp.Compare(weight[b], weight[a]) })
+		return out[:min(slots, len(out))], nil
 	case PolicyRelevance:
 		return c.candidates[:min(slots, len(c.candidates))], nil
 	case PolicyCount, PolicyLastUse:

@@ -9,7 +9,7 @@ import (
 )
 
 // plotMarks are the policies' marks in the ASCII plot, in PolicyNames order.
-var plotMarks = []byte{'B', 'r', 'c', 't', 'x', 'u', 'o'}
+var plotMarks = []byte{'B', 'r', 'c', 't', 'x', 'u', 'w', 'o'}
 
 // WriteTable writes the report for a terminal: the scenario, a table of the
 // policies, borg against each baseline, an ASCII plot of cumulative regret
