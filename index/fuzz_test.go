@@ -34,8 +34,13 @@ func FuzzDecodeSidecar(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if len(got.data) != got.len()*3 || len(got.pos) != got.len() {
-			t.Fatalf("inconsistent store: %d rows, %d floats, %d keys", got.len(), len(got.data), len(got.pos))
+		if len(got.cols) != 3 || len(got.pos) != got.len() {
+			t.Fatalf("inconsistent store: %d rows, %d columns, %d keys", got.len(), len(got.cols), len(got.pos))
+		}
+		for _, col := range got.cols {
+			if len(col) != got.len() {
+				t.Fatalf("column of %d rows in a store of %d", len(col), got.len())
+			}
 		}
 	})
 }

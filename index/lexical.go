@@ -328,6 +328,7 @@ func (l *lexical) search(ctx context.Context, text string, n int, avgLen []float
 	}
 	N := float64(docs)
 	acc := newAccumulator()
+	acc.reserve(int(docs + docs/4))
 	var tfd bleveindex.TermFieldDoc
 	for fi, fw := range lexFields {
 		if fw.weight <= 0 || fi >= len(avgLen) || avgLen[fi] <= 0 {
@@ -415,6 +416,15 @@ func newAccumulator() *accumulator { return &accumulator{other: map[string]float
 
 const maxDenseDoc = 1 << 26
 
+// reserve sizes the dense table for document numbers below n.
+func (a *accumulator) reserve(n int) {
+	n = min(n, maxDenseDoc)
+	if n > len(a.sums) {
+		a.sums = make([]float64, n)
+		a.seen = make([]bool, n)
+	}
+}
+
 func (a *accumulator) add(id bleveindex.IndexInternalID, s float64) {
 	if len(id) == 8 {
 		if k := binary.BigEndian.Uint64(id); k < maxDenseDoc {
@@ -442,23 +452,88 @@ type accEntry struct {
 // best returns the n best entries, best first (ties by internal id, which
 // the caller re-breaks by external id), with n < 0 meaning all of them.
 func (a *accumulator) best(n int) []accEntry {
-	total := len(a.touched) + len(a.other)
-	if n < 0 || n > total {
-		n = total
-	}
-	t := topN{n: n}
+	all := make([]keyScore, 0, len(a.touched)+len(a.other))
 	for _, k := range a.touched {
-		t.offer(string(binary.BigEndian.AppendUint64(nil, k)), a.sums[k])
+		all = append(all, keyScore{score: a.sums[k], dense: k, isDense: true})
 	}
 	for k, s := range a.other {
-		t.offer(k, s)
+		all = append(all, keyScore{key: k, score: s})
 	}
-	top := t.sorted()
+	if n < 0 || n > len(all) {
+		n = len(all)
+	}
+	top := selectTop(all, n)
 	out := make([]accEntry, len(top))
 	for i, e := range top {
-		out[i] = accEntry{key: bleveindex.IndexInternalID(e.id), score: e.score}
+		key := bleveindex.IndexInternalID(e.key)
+		if e.isDense {
+			key = binary.BigEndian.AppendUint64(nil, e.dense)
+		}
+		out[i] = accEntry{key: key, score: e.score}
 	}
 	return out
+}
+
+type keyScore struct {
+	key     string
+	score   float64
+	dense   uint64
+	isDense bool
+}
+
+func (a keyScore) better(b keyScore) bool {
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	if a.isDense && b.isDense {
+		return a.dense < b.dense
+	}
+	return a.key < b.key
+}
+
+// selectTop returns the n best of all, best first, in O(len·log n) without
+// allocating per element (a hand-rolled min-heap on the worst kept).
+func selectTop(all []keyScore, n int) []keyScore {
+	if n <= 0 {
+		return nil
+	}
+	h := make([]keyScore, 0, n)
+	down := func(i int) {
+		for {
+			l, m := 2*i+1, i
+			if l < len(h) && h[m].better(h[l]) {
+				m = l
+			}
+			if r := l + 1; r < len(h) && h[m].better(h[r]) {
+				m = r
+			}
+			if m == i {
+				return
+			}
+			h[i], h[m] = h[m], h[i]
+			i = m
+		}
+	}
+	for _, e := range all {
+		if len(h) < n {
+			h = append(h, e)
+			for i := len(h) - 1; i > 0; {
+				p := (i - 1) / 2
+				if !h[p].better(h[i]) {
+					break
+				}
+				h[i], h[p] = h[p], h[i]
+				i = p
+			}
+			continue
+		}
+		if e.better(h[0]) {
+			h[0] = e
+			down(0)
+		}
+	}
+	sort.Slice(h, func(i, j int) bool { return h[i].better(h[j]) })
+	return h
 }
 
 // fieldLens is the length in terms of each of d's lexFields. Title, gist

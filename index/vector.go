@@ -20,20 +20,24 @@ import (
 //	magic "BORGVEC1" | u32 format | u32 dim | u32 count
 //	u32 len + embedder id | u32 len + embedder corpus state
 //	count × (u16 len + lesson id, u16 len + content hash)
-//	zero padding to a multiple of 4 | count × dim float32 | u32 CRC-32 (IEEE) of all before
+//	zero padding to a multiple of 4 | dim × count float32 (column-major: all
+//	rows' first component, then all rows' second, …) | u32 CRC-32 (IEEE) of all before
 //
 // A file whose magic, format, embedder id, dim or checksum does not match is
 // ignored whole and rebuilt: vectors of two embedders never mix.
 const (
-	sidecarMagic   = "BORGVEC1"
+	sidecarMagic   = "BORGVEC2"
 	sidecarFormat  = 1
 	sidecarName    = "vectors.bin"
 	maxSidecarID   = 1 << 12
 	maxSidecarBlob = 1 << 30
 )
 
-// vectorStore holds one embedder's vectors in one contiguous block, each
-// row keyed by lesson id and the content hash it was embedded from.
+// vectorStore holds one embedder's vectors column-major (cols[c][row]),
+// each row keyed by lesson id and the content hash it was embedded from.
+// Column-major makes the brute-force scan an axpy per query component, and
+// a sparse query (the n-gram embedder's, a few words) touches only its
+// non-zero columns.
 type vectorStore struct {
 	embedderID string
 	dim        int
@@ -41,11 +45,11 @@ type vectorStore struct {
 	ids        []string
 	hashes     []string
 	pos        map[string]int
-	data       []float32
+	cols       [][]float32
 }
 
 func newVectorStore(embedderID string, dim int) *vectorStore {
-	return &vectorStore{embedderID: embedderID, dim: dim, pos: make(map[string]int)}
+	return &vectorStore{embedderID: embedderID, dim: dim, pos: make(map[string]int), cols: make([][]float32, dim)}
 }
 
 func (s *vectorStore) len() int { return len(s.ids) }
@@ -59,26 +63,34 @@ func (s *vectorStore) hash(id string) (string, bool) {
 	return s.hashes[i], true
 }
 
-// vector returns the id's vector (aliasing the store), or nil.
+// vector returns a copy of the id's vector, or nil.
 func (s *vectorStore) vector(id string) []float32 {
 	i, ok := s.pos[id]
 	if !ok {
 		return nil
 	}
-	return s.data[i*s.dim : (i+1)*s.dim : (i+1)*s.dim]
+	v := make([]float32, s.dim)
+	for c, col := range s.cols {
+		v[c] = col[i]
+	}
+	return v
 }
 
 // put sets the id's vector and hash, appending a row when new.
 func (s *vectorStore) put(id, hash string, v []float32) {
 	if i, ok := s.pos[id]; ok {
-		copy(s.data[i*s.dim:(i+1)*s.dim], v)
+		for c, col := range s.cols {
+			col[i] = v[c]
+		}
 		s.hashes[i] = hash
 		return
 	}
 	s.pos[id] = len(s.ids)
 	s.ids = append(s.ids, id)
 	s.hashes = append(s.hashes, hash)
-	s.data = append(s.data, v[:s.dim]...)
+	for c := range s.cols {
+		s.cols[c] = append(s.cols[c], v[c])
+	}
 }
 
 // remove deletes the id's row by moving the last row into its place.
@@ -90,17 +102,22 @@ func (s *vectorStore) remove(id string) {
 	last := len(s.ids) - 1
 	if i != last {
 		s.ids[i], s.hashes[i] = s.ids[last], s.hashes[last]
-		copy(s.data[i*s.dim:(i+1)*s.dim], s.data[last*s.dim:(last+1)*s.dim])
+		for _, col := range s.cols {
+			col[i] = col[last]
+		}
 		s.pos[s.ids[i]] = i
 	}
 	delete(s.pos, id)
 	s.ids, s.hashes = s.ids[:last], s.hashes[:last]
-	s.data = s.data[:last*s.dim]
+	for c := range s.cols {
+		s.cols[c] = s.cols[c][:last]
+	}
 }
 
 // reset drops every row (a corpus refit re-embeds everything).
 func (s *vectorStore) reset() {
-	s.ids, s.hashes, s.data = nil, nil, nil
+	s.ids, s.hashes = nil, nil
+	s.cols = make([][]float32, s.dim)
 	s.pos = make(map[string]int)
 }
 
@@ -158,21 +175,26 @@ func (t *topN) sorted() []scored {
 
 // search returns the n rows most similar to q (a normalised vector) by dot
 // product, best first, skipping rows allow rejects. Rows are normalised at
-// embedding time, so the dot product is the cosine. The products are
-// computed brute force, split over two goroutines on large stores; allow is
-// asked only about rows that would enter the current top n.
+// embedding time, so the dot product is the cosine. The scan is brute
+// force, one axpy per non-zero query component, split over two goroutines
+// on large stores; allow is asked only about rows that would enter the
+// current top n.
 func (s *vectorStore) search(q []float32, n int, allow func(id string) bool) []scored {
-	if n <= 0 || len(q) != s.dim || len(s.ids) == 0 {
+	rows := len(s.ids)
+	if n <= 0 || len(q) != s.dim || rows == 0 {
 		return nil
 	}
-	scores := make([]float32, len(s.ids))
-	d := s.dim
+	scores := make([]float32, rows)
 	fill := func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			scores[i] = dot(q, s.data[i*d:(i+1)*d:(i+1)*d])
+		out := scores[lo:hi]
+		for c, qc := range q {
+			if qc == 0 {
+				continue
+			}
+			axpy(out, qc, s.cols[c][lo:hi])
 		}
 	}
-	if rows := len(s.ids); rows*d >= parallelDotWork {
+	if rows*s.dim >= parallelDotWork {
 		var wg sync.WaitGroup
 		half := rows / 2
 		wg.Add(1)
@@ -180,7 +202,7 @@ func (s *vectorStore) search(q []float32, n int, allow func(id string) bool) []s
 		fill(half, rows)
 		wg.Wait()
 	} else {
-		fill(0, len(s.ids))
+		fill(0, rows)
 	}
 	t := topN{n: n}
 	for i, sc := range scores {
@@ -197,24 +219,22 @@ func (s *vectorStore) search(q []float32, n int, allow func(id string) bool) []s
 }
 
 // parallelDotWork is the number of multiply-adds above which search splits
-// the products over two goroutines.
+// the scan over two goroutines.
 const parallelDotWork = 1 << 20
 
-// dot is the dot product of two equal-length vectors, unrolled by four.
-func dot(a, b []float32) float32 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3 float32
+// axpy adds a·x to y, unrolled by four.
+func axpy(y []float32, a float32, x []float32) {
+	x = x[:len(y)]
 	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		s0 += a[i] * b[i]
-		s1 += a[i+1] * b[i+1]
-		s2 += a[i+2] * b[i+2]
-		s3 += a[i+3] * b[i+3]
+	for ; i+4 <= len(y); i += 4 {
+		y[i] += a * x[i]
+		y[i+1] += a * x[i+1]
+		y[i+2] += a * x[i+2]
+		y[i+3] += a * x[i+3]
 	}
-	for ; i < len(a); i++ {
-		s0 += a[i] * b[i]
+	for ; i < len(y); i++ {
+		y[i] += a * x[i]
 	}
-	return s0 + s1 + s2 + s3
 }
 
 // errSidecarMismatch reports a sidecar written by another embedder, dim or
@@ -280,9 +300,13 @@ func decodeSidecar(raw []byte, embedderID string, dim int) (*vectorStore, error)
 	if r.err != nil || r.off+4*n != len(body) {
 		return nil, errors.New("decode vector sidecar: truncated")
 	}
-	s.data = make([]float32, n)
-	for i := range s.data {
-		s.data[i] = math.Float32frombits(binary.LittleEndian.Uint32(body[r.off+4*i:]))
+	block := make([]float32, n)
+	for i := range block {
+		block[i] = math.Float32frombits(binary.LittleEndian.Uint32(body[r.off+4*i:]))
+	}
+	for c := range s.cols {
+		// Full slice expressions: appending to one column never overwrites the next.
+		s.cols[c] = block[c*int(count) : (c+1)*int(count) : (c+1)*int(count)]
 	}
 	return s, nil
 }
@@ -351,10 +375,12 @@ func (s *vectorStore) encode(w *bufio.Writer) error {
 		return err
 	}
 	var b [4]byte
-	for _, v := range s.data {
-		le.PutUint32(b[:], math.Float32bits(v))
-		if _, err := w.Write(b[:]); err != nil {
-			return err
+	for _, col := range s.cols {
+		for _, v := range col[:len(s.ids)] {
+			le.PutUint32(b[:], math.Float32bits(v))
+			if _, err := w.Write(b[:]); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
