@@ -123,3 +123,31 @@ func BenchmarkParse(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCommitIn10k commits one new lesson in a store that already
+// holds 10,000 committed lessons (tree and index included).
+func BenchmarkCommitIn10k(b *testing.B) {
+	s := newTestStore(b)
+	paths := make([]string, 0, 10000)
+	for i := 0; i < 10000; i++ {
+		l := sampleLesson(fmt.Sprintf("bench-lesson-%05d", i))
+		if err := os.WriteFile(filepath.Join(s.Dir(), LessonsDir, l.ID+".html"), Render(l), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		paths = append(paths, LessonPath(l.ID))
+	}
+	if _, err := s.Commit("10k lessons", paths...); err != nil {
+		b.Fatal(err)
+	}
+	i := 0
+	for b.Loop() {
+		i++
+		l := sampleLesson(fmt.Sprintf("new-lesson-%05d", i))
+		if err := s.WriteLesson(l); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.Commit("learn", LessonPath(l.ID)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -266,7 +266,7 @@ func (s *Store) CommitOnRef(ref, expectedOld, parent string, changes []FileChang
 	if !strings.HasPrefix(ref, "refs/") {
 		name = plumbing.NewBranchReferenceName(ref)
 	}
-	h, err := s.commitOnRef(name, hashOf(expectedOld), hashOf(parent), changes, msg, when)
+	h, err := s.commitOnRef(name, hashOf(expectedOld), hashOf(parent), changes, msg, when, nil)
 	if err != nil {
 		return "", fmt.Errorf("commit on %s: %w", name, err)
 	}
@@ -280,7 +280,7 @@ func hashOf(s string) plumbing.Hash {
 	return plumbing.NewHash(s)
 }
 
-func (s *Store) commitOnRef(name plumbing.ReferenceName, old, parent plumbing.Hash, changes []FileChange, msg string, when time.Time) (plumbing.Hash, error) {
+func (s *Store) commitOnRef(name plumbing.ReferenceName, old, parent plumbing.Hash, changes []FileChange, msg string, when time.Time, written map[string]object.TreeEntry) (plumbing.Hash, error) {
 	if err := name.Validate(); err != nil {
 		return plumbing.ZeroHash, err
 	}
@@ -289,23 +289,21 @@ func (s *Store) commitOnRef(name plumbing.ReferenceName, old, parent plumbing.Ha
 			return plumbing.ZeroHash, err
 		}
 	}
-	var base *object.Tree
+	base := plumbing.ZeroHash
 	var parents []plumbing.Hash
 	if !parent.IsZero() {
 		pc, err := s.git.r.CommitObject(parent)
 		if err != nil {
 			return plumbing.ZeroHash, fmt.Errorf("read parent %s: %w", parent, err)
 		}
-		if base, err = pc.Tree(); err != nil {
-			return plumbing.ZeroHash, err
-		}
+		base = pc.TreeHash
 		parents = []plumbing.Hash{parent}
 	}
-	treeHash, _, err := s.git.writeTree(base, changes)
+	treeHash, _, err := s.git.writeTree(base, changes, "", written)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	if base != nil && treeHash == base.Hash {
+	if !base.IsZero() && treeHash == base {
 		return plumbing.ZeroHash, ErrNoChanges
 	}
 	author, committer := s.signatures(when)
@@ -341,16 +339,31 @@ func checkRepoPath(p string) error {
 	return nil
 }
 
-// writeTree writes base with changes applied (paths relative to this tree)
-// and returns the tree's hash and its entry count. An emptied subtree is
-// dropped, as git has no empty directories.
-func (g *gitRepo) writeTree(base *object.Tree, changes []FileChange) (plumbing.Hash, int, error) {
-	entries := map[string]object.TreeEntry{}
-	if base != nil {
-		for _, e := range base.Entries {
-			entries[e.Name] = e
+// writeTree writes the tree base (zero hash: an empty tree) with changes
+// applied (paths relative to this tree) and returns the tree's hash and its
+// entry count. An emptied subtree is dropped, as git has no empty
+// directories. Each file written is recorded in written under its full path
+// (prefix is the path of this tree, "" at the root). It edits the tree's
+// raw bytes, copying the entries it does not change as they are: decoding a
+// tree of ten thousand lessons into structs and encoding it again costs
+// several times more.
+func (g *gitRepo) writeTree(base plumbing.Hash, changes []FileChange, prefix string, written map[string]object.TreeEntry) (plumbing.Hash, int, error) {
+	var old []rawTreeEntry
+	if !base.IsZero() {
+		raw, err := g.readObject(plumbing.TreeObject, base)
+		if err != nil {
+			return plumbing.ZeroHash, 0, fmt.Errorf("read tree %s: %w", prefix, err)
+		}
+		if old, err = parseRawTree(raw); err != nil {
+			return plumbing.ZeroHash, 0, fmt.Errorf("read tree %s: %w", prefix, err)
 		}
 	}
+	byName := make(map[string]int, len(old))
+	for i, e := range old {
+		byName[e.name] = i
+	}
+	// next holds the entries that change: a new entry, or nil to delete.
+	next := map[string]*rawTreeEntry{}
 	sub := map[string][]FileChange{}
 	for _, c := range changes {
 		head, rest, nested := strings.Cut(c.Path, "/")
@@ -360,7 +373,7 @@ func (g *gitRepo) writeTree(base *object.Tree, changes []FileChange) (plumbing.H
 			continue
 		}
 		if c.Delete {
-			delete(entries, head)
+			next[head] = nil
 			continue
 		}
 		h, err := g.writeBlob(c.Data)
@@ -368,57 +381,138 @@ func (g *gitRepo) writeTree(base *object.Tree, changes []FileChange) (plumbing.H
 			return plumbing.ZeroHash, 0, err
 		}
 		mode := filemode.Regular
-		if old, ok := entries[head]; ok && old.Mode == filemode.Executable {
+		if i, ok := byName[head]; ok && old[i].mode == filemode.Executable {
 			mode = filemode.Executable
 		}
-		entries[head] = object.TreeEntry{Name: head, Mode: mode, Hash: h}
+		next[head] = &rawTreeEntry{name: head, mode: mode, hash: h}
+		if written != nil {
+			written[prefix+head] = object.TreeEntry{Name: head, Mode: mode, Hash: h}
+		}
 	}
 	for name, cs := range sub {
-		var subBase *object.Tree
-		if e, ok := entries[name]; ok && e.Mode == filemode.Dir {
-			t, err := g.r.TreeObject(e.Hash)
-			if err != nil {
-				return plumbing.ZeroHash, 0, fmt.Errorf("read tree %s: %w", name, err)
-			}
-			subBase = t
+		subBase := plumbing.ZeroHash
+		if i, ok := byName[name]; ok && old[i].mode == filemode.Dir {
+			subBase = old[i].hash
 		}
-		h, n, err := g.writeTree(subBase, cs)
+		h, n, err := g.writeTree(subBase, cs, prefix+name+"/", written)
 		if err != nil {
 			return plumbing.ZeroHash, 0, err
 		}
 		if n == 0 {
-			delete(entries, name)
+			next[name] = nil
 		} else {
-			entries[name] = object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: h}
+			next[name] = &rawTreeEntry{name: name, mode: filemode.Dir, hash: h}
 		}
 	}
-	t := &object.Tree{}
-	for _, e := range entries {
-		t.Entries = append(t.Entries, e)
-	}
-	// git orders a tree's entries by name, a directory's name read with a
-	// trailing slash.
-	key := func(e object.TreeEntry) string {
-		if e.Mode == filemode.Dir {
-			return e.Name + "/"
+	// Merge: the old entries in order, changed ones replaced or dropped,
+	// new ones inserted in git's order.
+	var added []rawTreeEntry
+	for name, e := range next {
+		if _, ok := byName[name]; !ok && e != nil {
+			added = append(added, *e)
 		}
-		return e.Name
 	}
-	sort.Slice(t.Entries, func(i, j int) bool { return key(t.Entries[i]) < key(t.Entries[j]) })
-	obj := g.r.Storer.NewEncodedObject()
-	if err := t.Encode(obj); err != nil {
-		return plumbing.ZeroHash, 0, err
+	sort.Slice(added, func(i, j int) bool { return added[i].key() < added[j].key() })
+	var out bytes.Buffer
+	n := 0
+	emit := func(e rawTreeEntry) {
+		if e.raw != nil {
+			out.Write(e.raw)
+		} else {
+			fmt.Fprintf(&out, "%o %s\x00", uint32(e.mode), e.name)
+			out.Write(e.hash[:])
+		}
+		n++
 	}
-	h, err := g.r.Storer.SetEncodedObject(obj)
+	k := 0
+	for _, e := range old {
+		if ch, ok := next[e.name]; ok {
+			if ch == nil {
+				continue
+			}
+			e = *ch
+		}
+		for k < len(added) && added[k].key() < e.key() {
+			emit(added[k])
+			k++
+		}
+		emit(e)
+	}
+	for ; k < len(added); k++ {
+		emit(added[k])
+	}
+	h, err := g.writeObject(plumbing.TreeObject, out.Bytes())
 	if err != nil {
 		return plumbing.ZeroHash, 0, fmt.Errorf("write tree: %w", err)
 	}
-	return h, len(t.Entries), nil
+	return h, n, nil
 }
 
-func (g *gitRepo) writeBlob(data []byte) (plumbing.Hash, error) {
+// rawTreeEntry is one entry of a tree object; raw holds its bytes when it
+// was read from an existing tree.
+type rawTreeEntry struct {
+	name string
+	mode filemode.FileMode
+	hash plumbing.Hash
+	raw  []byte
+}
+
+// key is the name git sorts tree entries by: a directory's with a slash.
+func (e rawTreeEntry) key() string {
+	if e.mode == filemode.Dir {
+		return e.name + "/"
+	}
+	return e.name
+}
+
+// parseRawTree splits a tree object's content into its entries:
+// "<octal mode> <name>\x00<20-byte hash>" each.
+func parseRawTree(b []byte) ([]rawTreeEntry, error) {
+	var out []rawTreeEntry
+	for i := 0; i < len(b); {
+		sp := bytes.IndexByte(b[i:], ' ')
+		if sp < 0 {
+			return nil, errors.New("corrupt tree")
+		}
+		var mode uint32
+		for _, c := range b[i : i+sp] {
+			if c < '0' || c > '7' {
+				return nil, errors.New("corrupt tree mode")
+			}
+			mode = mode<<3 | uint32(c-'0')
+		}
+		nul := bytes.IndexByte(b[i+sp+1:], 0)
+		if nul < 0 || i+sp+1+nul+1+20 > len(b) {
+			return nil, errors.New("corrupt tree")
+		}
+		nameEnd := i + sp + 1 + nul
+		end := nameEnd + 1 + 20
+		e := rawTreeEntry{name: string(b[i+sp+1 : nameEnd]), mode: filemode.FileMode(mode), raw: b[i:end]}
+		copy(e.hash[:], b[nameEnd+1:end])
+		out = append(out, e)
+		i = end
+	}
+	return out, nil
+}
+
+// readObject returns the content of an object of type t.
+func (g *gitRepo) readObject(t plumbing.ObjectType, h plumbing.Hash) ([]byte, error) {
+	obj, err := g.r.Storer.EncodedObject(t, h)
+	if err != nil {
+		return nil, err
+	}
+	rd, err := obj.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = rd.Close() }()
+	return io.ReadAll(rd)
+}
+
+// writeObject stores an object of type t with content data.
+func (g *gitRepo) writeObject(t plumbing.ObjectType, data []byte) (plumbing.Hash, error) {
 	obj := g.r.Storer.NewEncodedObject()
-	obj.SetType(plumbing.BlobObject)
+	obj.SetType(t)
 	obj.SetSize(int64(len(data)))
 	w, err := obj.Writer()
 	if err != nil {
@@ -430,7 +524,16 @@ func (g *gitRepo) writeBlob(data []byte) (plumbing.Hash, error) {
 	if err := w.Close(); err != nil {
 		return plumbing.ZeroHash, err
 	}
-	h, err := g.r.Storer.SetEncodedObject(obj)
+	return g.r.Storer.SetEncodedObject(obj)
+}
+
+// blobHash is the object id of a blob with data, without writing it.
+func (g *gitRepo) blobHash(data []byte) (plumbing.Hash, error) {
+	return plumbing.ComputeHash(plumbing.BlobObject, data), nil
+}
+
+func (g *gitRepo) writeBlob(data []byte) (plumbing.Hash, error) {
+	h, err := g.writeObject(plumbing.BlobObject, data)
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("write blob: %w", err)
 	}
@@ -581,14 +684,15 @@ func (s *Store) commit(msg string, paths []string) (string, error) {
 		infos[p] = fi
 		changes = append(changes, FileChange{Path: p, Data: data})
 	}
-	h, err := s.commitOnRef(branch, cur, cur, changes, msg, s.now())
+	written := map[string]object.TreeEntry{}
+	h, err := s.commitOnRef(branch, cur, cur, changes, msg, s.now(), written)
 	if errors.Is(err, ErrNoChanges) {
 		h, err = cur, nil
 	}
 	if err != nil {
 		return "", err
 	}
-	if err := s.stage(lock, idxPath, h, changes, infos); err != nil {
+	if err := s.stage(lock, idxPath, written, changes, infos); err != nil {
 		return "", err
 	}
 	return h.String(), nil
@@ -612,21 +716,14 @@ func readForCommit(p string, isLog bool) ([]byte, error) {
 	return io.ReadAll(f)
 }
 
-// stage rewrites the git index so the committed paths match commit h: an
-// entry per written file, none for a deleted one. Other entries are kept.
+// stage rewrites the git index so the committed paths match the commit: an
+// entry per written file (its blob and mode in written), none for a deleted
+// one. Other entries are kept.
 // The index is patched in place when it can be (patchIndex); otherwise it
 // goes through go-git's decoder and encoder.
-func (s *Store) stage(lock *lockFile, idxPath string, h plumbing.Hash, changes []FileChange, infos map[string]os.FileInfo) error {
-	c, err := s.git.r.CommitObject(h)
-	if err != nil {
-		return err
-	}
-	tree, err := c.Tree()
-	if err != nil {
-		return err
-	}
+func (s *Store) stage(lock *lockFile, idxPath string, written map[string]object.TreeEntry, changes []FileChange, infos map[string]os.FileInfo) error {
 	type staged struct {
-		te *object.TreeEntry
+		te object.TreeEntry
 		fi os.FileInfo
 	}
 	entries := map[string]staged{}
@@ -637,9 +734,14 @@ func (s *Store) stage(lock *lockFile, idxPath string, h plumbing.Hash, changes [
 			del = append(del, ch.Path)
 			continue
 		}
-		te, err := tree.FindEntry(ch.Path)
-		if err != nil {
-			return fmt.Errorf("find %s in commit: %w", ch.Path, err)
+		te, ok := written[ch.Path]
+		if !ok {
+			// Unchanged (no commit was needed): the blob is the file's.
+			h, err := s.git.blobHash(ch.Data)
+			if err != nil {
+				return err
+			}
+			te = object.TreeEntry{Name: path.Base(ch.Path), Mode: filemode.Regular, Hash: h}
 		}
 		fi := infos[ch.Path]
 		entries[ch.Path] = staged{te, fi}
