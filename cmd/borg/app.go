@@ -98,6 +98,12 @@ func commands(e *env) []*cli.Command {
 		showCommand(e),
 		listCommand(e),
 		doctorCommand(e),
+		recallCommand(e),
+		hookCommand(e),
+		installCommand(e),
+		uninstallCommand(e),
+		sleepCommand(e),
+		evalCommand(e),
 		debugCommand(e),
 		mergeOutcomesCommand(),
 	}

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/borg-memory/borg/index"
+	"github.com/borg-memory/borg/sim"
+)
+
+func evalCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:  "eval",
+		Usage: "measure borg: retrieval on BEIR-layout data, learning in a simulated team",
+		Subcommands: []*cli.Command{
+			{
+				Name:      "retrieval",
+				Usage:     "nDCG@10, Recall@10/100 and MRR@10 of the recall pipeline on BEIR-layout folders",
+				ArgsUsage: "DIR…",
+				Flags: []cli.Flag{
+					jsonFlag(),
+					&cli.StringFlag{Name: "arms", Usage: "arms to fuse (default all), e.g. lexical or lexical,vector"},
+					&cli.StringFlag{Name: "split", Value: "test", Usage: "qrels split: qrels/<split>.tsv"},
+				},
+				Action: func(c *cli.Context) error {
+					if c.NArg() == 0 {
+						return usageErr("eval retrieval takes BEIR folders: borg eval retrieval ../shared/data/beir/scifact")
+					}
+					opts := index.EvalOptions{Split: c.String("split"), Terminal: isTerminal(e.err)}
+					if c.IsSet("arms") {
+						a, err := index.ParseArms(c.String("arms"))
+						if err != nil {
+							return usageErr("%v", err)
+						}
+						opts.Arms = a
+					}
+					rep, err := index.EvalRetrieval(c.Context, c.Args().Slice(), opts, e.err)
+					if err != nil {
+						return fail(exitFail, "%v", err)
+					}
+					if c.Bool("json") {
+						return writeJSON(e, rep)
+					}
+					return writeEvalTable(e.out, rep)
+				},
+			},
+			{
+				Name:  "learning",
+				Usage: "simulate a team and compare borg's ranking with baselines (cumulative regret)",
+				Flags: []cli.Flag{
+					jsonFlag(),
+					&cli.IntFlag{Name: "engineers", Usage: "engineers in the team"},
+					&cli.IntFlag{Name: "repos", Usage: "repositories"},
+					&cli.IntFlag{Name: "lessons", Usage: "lessons at the start"},
+					&cli.IntFlag{Name: "sessions", Usage: "sessions simulated"},
+					&cli.Uint64Flag{Name: "seed", Usage: "random seed (same seed, same output)"},
+					&cli.StringFlag{Name: "plot", Usage: "also write a PNG plot of cumulative regret to FILE"},
+				},
+				Action: func(c *cli.Context) error {
+					opts := sim.DefaultOptions()
+					if c.IsSet("engineers") {
+						opts.Engineers = c.Int("engineers")
+					}
+					if c.IsSet("repos") {
+						opts.Repos = c.Int("repos")
+					}
+					if c.IsSet("lessons") {
+						opts.Lessons = c.Int("lessons")
+					}
+					if c.IsSet("sessions") {
+						opts = opts.WithSessions(c.Int("sessions"))
+					}
+					if c.IsSet("seed") {
+						opts.Seed = c.Uint64("seed")
+					}
+					var progress io.Writer
+					if isTerminal(e.err) {
+						progress = e.err
+					}
+					rep, err := sim.Run(c.Context, opts, progress)
+					if err != nil {
+						return fail(exitUsage, "%v", err)
+					}
+					if p := c.String("plot"); p != "" {
+						if err := rep.WritePNG(p); err != nil {
+							return fail(exitFail, "write plot %s: %v", p, err)
+						}
+					}
+					if c.Bool("json") {
+						return writeJSON(e, rep)
+					}
+					return rep.WriteTable(e.out)
+				},
+			},
+		},
+	}
+}
+
+func writeEvalTable(w io.Writer, rep index.EvalReport) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "folder\tqueries\tnDCG@10\tRecall@10\tRecall@100\tMRR@10\t")
+	row := func(name string, m index.EvalMetrics) {
+		fmt.Fprintf(tw, "%s\t%d\t%.4f\t%.4f\t%.4f\t%.4f\t\n", name, m.Queries, m.NDCG10, m.Recall10, m.Recall100, m.MRR10)
+	}
+	for _, f := range rep.Folders {
+		row(f.Name, f.EvalMetrics)
+	}
+	row("all (micro)", rep.All)
+	for _, c := range rep.Categories {
+		row("category "+c.Category, c.EvalMetrics)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "arms: %s; embedder: %s\n", rep.Arms, rep.Embedder)
+	return err
+}
+
+// isTerminal reports whether w is a character device (a person watching).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/borg-memory/borg/domain"
+	"github.com/borg-memory/borg/hooks"
+	"github.com/borg-memory/borg/memfs"
+)
+
+func hookCommand(e *env) *cli.Command {
+	var subs []*cli.Command
+	for _, verb := range hooks.Events {
+		verb := verb
+		subs = append(subs, &cli.Command{
+			Name:            verb,
+			Usage:           "run the " + verb + " hook (reads the agent's hook JSON on stdin; never fails)",
+			SkipFlagParsing: true,
+			Action: func(c *cli.Context) error {
+				code := runHook(c.Context, e, verb, globalStore(c))
+				if code != 0 {
+					return fail(code, "")
+				}
+				return nil
+			},
+		})
+	}
+	return &cli.Command{
+		Name:        "hook",
+		Usage:       "agent and git hook entry points: stop, prompt, session-start, post-tool, post-commit",
+		Description: "Each hook fails open: whatever goes wrong, it exits 0 with nothing on stdout and one line on stderr.",
+		Subcommands: subs,
+	}
+}
+
+// globalStore is the --store given before the verb, if any.
+func globalStore(c *cli.Context) string {
+	for _, cc := range c.Lineage() {
+		if cc.IsSet("store") {
+			return cc.String("store")
+		}
+	}
+	return ""
+}
+
+// hookConfig reads the hooks' tunables from the environment.
+func hookConfig(getenv func(string) string) (hooks.Config, time.Duration) {
+	cfg := hooks.DefaultConfig()
+	if n, err := strconv.Atoi(getenv("BORG_SLOTS")); err == nil && n > 0 {
+		cfg.Slots = n
+	}
+	if n, err := strconv.Atoi(getenv("BORG_MAX_BLOCKS")); err == nil && n >= 0 {
+		cfg.MaxBlocks = n
+	}
+	if f, err := strconv.ParseFloat(getenv("BORG_PLACEBO_RATE"), 64); err == nil && f >= 0 && f <= 1 {
+		cfg.PlaceboRate = f
+	}
+	if d, err := time.ParseDuration(getenv("BORG_JUDGE_TIMEOUT")); err == nil && d > 0 {
+		cfg.JudgeTimeout = d
+	}
+	cfg.Judge = strings.TrimSpace(getenv("BORG_JUDGE"))
+	cfg.Early = getenv("BORG_EARLY") == "1"
+	deadline := hooks.DefaultDeadline
+	if d, err := time.ParseDuration(getenv("BORG_HOOK_DEADLINE")); err == nil && d > 0 {
+		deadline = d
+	}
+	if cfg.Judge != "" {
+		deadline += cfg.JudgeTimeout * time.Duration(cfg.Slots+1)
+	}
+	return cfg, deadline
+}
+
+// runHook runs one hook through the fail-open guard; it returns 0 always.
+func runHook(ctx context.Context, e *env, verb, storeFlag string) int {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	cfg, deadline := hookConfig(e.getenv)
+	cwd, _ := os.Getwd()
+	return hooks.Main(ctx, verb, e.in, e.out, e.err, deadline, cwd, func(ctx context.Context) (*hooks.Deps, error) {
+		if e.getenv("BORG_HOOK_PANIC") == "1" {
+			panic(hooks.ErrForcedPanic)
+		}
+		dir := memfs.Discover(storeFlag, e.getenv)
+		s, err := memfs.Open(dir, storeOptions(e)...)
+		if err != nil {
+			return nil, err
+		}
+		local := filepath.Join(s.Dir(), ".borg")
+		d := &hooks.Deps{
+			Store:       s,
+			States:      hooks.StateStore{Dir: filepath.Join(local, "sessions")},
+			Commits:     hooks.CommitLog{Path: filepath.Join(local, "local", "commits.tsv")},
+			Now:         e.now,
+			HashSession: memfs.HashSession,
+			Engineer:    hookEngineer(e),
+			Config:      cfg,
+			Anchors:     func() map[string][]string { return readAnchors(s) },
+		}
+		if verb == "stop" || verb == "prompt" || (verb == "session-start" && cfg.Early) {
+			d.Recall = &storeRecaller{store: s, env: e}
+		}
+		return d, nil
+	})
+}
+
+// hookEngineer is the engineer's hashed id without starting git: hooks run
+// on every agent turn.
+func hookEngineer(e *env) string {
+	if v := e.getenv("BORG_ENGINEER"); v != "" {
+		return memfs.HashEngineer(v)
+	}
+	if v := e.getenv("GIT_AUTHOR_EMAIL"); v != "" {
+		return memfs.HashEngineer(v)
+	}
+	return ""
+}
+
+// anchorsFile caches which lessons are anchored on which file, refreshed
+// whenever the index re-reads the lessons, so post-commit need not parse
+// every lesson.
+const anchorsFile = ".borg/cache/anchors.json"
+
+func readAnchors(s *memfs.Store) map[string][]string {
+	data, err := os.ReadFile(filepath.Join(s.Dir(), anchorsFile))
+	if err != nil {
+		return nil
+	}
+	var m map[string][]string
+	if json.Unmarshal(data, &m) != nil {
+		return nil
+	}
+	return m
+}
+
+func writeAnchors(s *memfs.Store, lessons []domain.Lesson) error {
+	m := map[string][]string{}
+	for _, l := range lessons {
+		for _, a := range l.Anchors {
+			path := a
+			if i := strings.LastIndexByte(a, '@'); i > 0 {
+				path = a[:i]
+			}
+			m[path] = append(m[path], l.ID)
+		}
+	}
+	data, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	p := filepath.Join(s.Dir(), anchorsFile)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	tmp := p + fmt.Sprintf(".tmp%d", os.Getpid())
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, p)
+}

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/borg-memory/borg/hooks"
+	"github.com/borg-memory/borg/memfs"
+)
+
+func installFlags() []cli.Flag {
+	return []cli.Flag{
+		jsonFlag(),
+		&cli.BoolFlag{Name: "claude", Usage: "Claude Code hooks (.claude/settings.json)"},
+		&cli.BoolFlag{Name: "codex", Usage: "Codex CLI hooks (.codex/hooks.json)"},
+		&cli.BoolFlag{Name: "git", Usage: "git post-commit hook"},
+		&cli.BoolFlag{Name: "user", Usage: "agent hooks in your home directory instead of the repository"},
+		&cli.StringFlag{Name: "repo", Usage: "the project repository (default: the current one)"},
+		&cli.StringFlag{Name: "command", Usage: "how hooks call borg (default: this binary's absolute path)"},
+	}
+}
+
+func installCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:  "install",
+		Usage: "wire borg into Claude Code, Codex CLI and git (keeps every existing hook; idempotent)",
+		Description: "Without --claude, --codex or --git, installs all three. Existing hooks keep running;\n" +
+			"borg uninstall restores the files' original bytes.",
+		Flags:  installFlags(),
+		Action: func(c *cli.Context) error { return runInstall(c, e, false) },
+	}
+}
+
+func uninstallCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:   "uninstall",
+		Usage:  "take borg's hooks out again, restoring the original files",
+		Flags:  installFlags(),
+		Action: func(c *cli.Context) error { return runInstall(c, e, true) },
+	}
+}
+
+func runInstall(c *cli.Context, e *env, remove bool) error {
+	claude, codex, gitHook := c.Bool("claude"), c.Bool("codex"), c.Bool("git")
+	if !claude && !codex && !gitHook {
+		claude, codex, gitHook = true, true, !c.Bool("user")
+	}
+	user := c.Bool("user")
+	home, _ := os.UserHomeDir()
+	if h := e.getenv("HOME"); h != "" {
+		home = h
+	}
+	repo := c.String("repo")
+	if repo == "" {
+		wd, _ := os.Getwd()
+		repo = memfs.GitToplevel(wd)
+	} else {
+		repo = memfs.GitToplevel(repo)
+	}
+	if repo == "" && (gitHook || !user) {
+		return fail(exitFail, "not inside a git repository: run borg install from your project, pass --repo DIR, or use --user for agent hooks only")
+	}
+	command := c.String("command")
+	if command == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return fail(exitFail, "find borg's own path: %v (pass --command)", err)
+		}
+		if p, err := exec.LookPath("borg"); err == nil {
+			if ap, err := filepath.Abs(p); err == nil && sameFile(ap, exe) {
+				exe = "borg"
+			}
+		}
+		command = exe
+	}
+	in := hooks.Installer{Repo: repo, Home: home, Command: command}
+	var done []hooks.InstallTarget
+	step := func(t hooks.InstallTarget, err error) error {
+		if err != nil {
+			return fail(exitFail, "%v", err)
+		}
+		done = append(done, t)
+		return nil
+	}
+	if claude {
+		p := in.ClaudeSettingsPath(user)
+		if remove {
+			err := step(in.UninstallAgent("claude", p, user))
+			if err != nil {
+				return err
+			}
+		} else if err := step(in.InstallAgent("claude", p, user)); err != nil {
+			return err
+		}
+	}
+	if codex {
+		p := in.CodexHooksPath(user)
+		if remove {
+			if err := step(in.UninstallAgent("codex", p, user)); err != nil {
+				return err
+			}
+		} else if err := step(in.InstallAgent("codex", p, user)); err != nil {
+			return err
+		}
+	}
+	if gitHook {
+		if remove {
+			if err := step(in.UninstallGit()); err != nil {
+				return err
+			}
+		} else if err := step(in.InstallGit()); err != nil {
+			return err
+		}
+	}
+	if c.Bool("json") {
+		return writeJSON(e, done)
+	}
+	for _, t := range done {
+		fmt.Fprintf(e.out, "%-6s %-18s %s\n", t.Kind, t.Action, t.Path)
+	}
+	return nil
+}
+
+func sameFile(a, b string) bool {
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/borg-memory/borg/index"
+	"github.com/borg-memory/borg/memfs"
+)
+
+func recallCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:      "recall",
+		Usage:     "find the lessons that bear on a query, as the hooks would",
+		ArgsUsage: "\"query\"",
+		Flags: []cli.Flag{
+			storeFlag(), jsonFlag(),
+			&cli.IntFlag{Name: "k", Value: 5, Usage: "how many lessons"},
+			&cli.StringFlag{Name: "repo", Usage: "repo tag of the session (default: the current git repository's)"},
+			&cli.StringFlag{Name: "session", Usage: "session id: orders lessons over the bar by its Thompson draw"},
+			&cli.StringFlag{Name: "arms", Usage: "arms to fuse, e.g. lexical,vector (default all: " + strings.Join(index.ArmNames, ",") + ")"},
+			&cli.BoolFlag{Name: "explain", Usage: "show each arm's rank and the usefulness weight"},
+			&cli.BoolFlag{Name: "sync", Usage: "re-read every lesson before searching"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 || strings.TrimSpace(c.Args().First()) == "" {
+				return usageErr("recall takes one query: borg recall \"how do we run migrations\"")
+			}
+			if c.Int("k") <= 0 {
+				return usageErr("--k must be at least 1")
+			}
+			s, err := openStore(c, e)
+			if err != nil {
+				return err
+			}
+			q := index.Query{Text: c.Args().First(), K: c.Int("k"), Repo: c.String("repo"), Session: c.String("session"), Explain: c.Bool("explain")}
+			if !c.IsSet("repo") {
+				q.Repo = repoTag()
+			}
+			if c.IsSet("arms") {
+				if q.Arms, err = index.ParseArms(c.String("arms")); err != nil {
+					return usageErr("%v", err)
+				}
+			}
+			return runRecall(c, e, s, q, c.Bool("sync"), c.Bool("json"))
+		},
+	}
+}
+
+func runRecall(c *cli.Context, e *env, s *memfs.Store, q index.Query, sync, asJSON bool) error {
+	r, err := openRetrieval(c.Context, s, sync, e.err)
+	if err != nil {
+		return fail(exitFail, "%v", err)
+	}
+	defer r.Close()
+	q.Useful = useful(r.memories(q.Session))
+	hits, err := r.ix.Search(c.Context, q)
+	if err != nil {
+		return fail(exitFail, "%v", err)
+	}
+	if asJSON {
+		if hits == nil {
+			hits = []index.Hit{}
+		}
+		return writeJSON(e, hits)
+	}
+	if len(hits) == 0 {
+		fmt.Fprintln(e.out, "no lesson matches (borg list shows them all)")
+		return nil
+	}
+	tw := tabwriter.NewWriter(e.out, 0, 0, 2, ' ', 0)
+	if q.Explain {
+		fmt.Fprintln(tw, "#\tid\tscore\tfused\tweight\tlexical\tvector\tsalience\tlateral\tgist")
+	} else {
+		fmt.Fprintln(tw, "#\tid\tscore\tgist")
+	}
+	for i, h := range hits {
+		gist := h.Gist
+		if len(gist) > 80 {
+			gist = gist[:77] + "..."
+		}
+		if len(h.SupersededBy) > 0 {
+			gist += " (superseded by " + strings.Join(h.SupersededBy, ", ") + ")"
+		}
+		if q.Explain {
+			fmt.Fprintf(tw, "%d\t%s\t%.4f\t%.4f\t%.3f\t%s\t%s\t%s\t%s\t%s\n", i+1, h.ID, h.Score, h.Fused, h.Weight,
+				rank(h.Ranks.Lexical), rank(h.Ranks.Vector), rank(h.Ranks.Salience), rank(h.Ranks.Lateral), gist)
+		} else {
+			fmt.Fprintf(tw, "%d\t%s\t%.4f\t%s\n", i+1, h.ID, h.Score, gist)
+		}
+	}
+	return tw.Flush()
+}
+
+func rank(r int) string {
+	if r == 0 {
+		return "-"
+	}
+	return fmt.Sprint(r)
+}

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+
+	"github.com/borg-memory/borg/domain"
+	"github.com/borg-memory/borg/hooks"
+	"github.com/borg-memory/borg/index"
+	"github.com/borg-memory/borg/memfs"
+)
+
+// retrieval is a store's search state opened for a query: the index synced
+// with the lessons, and the ledger the usefulness weights come from.
+type retrieval struct {
+	store  *memfs.Store
+	ix     *index.Index
+	ledger *domain.Ledger
+	infos  []domain.LessonInfo
+}
+
+// indexDir is where a store keeps its index (derived, gitignored).
+func indexDir(s *memfs.Store) string { return filepath.Join(s.Dir(), ".borg", "index") }
+
+// newEmbedder is the default embedder, compiled into the binary.
+func newEmbedder() index.Embedder { return index.NewNGramEmbedder(index.NGramOptions{}) }
+
+// lessonsStamp is a cheap freshness token for lessons/: the directory's
+// modification time (every borg write renames into it) and the store's HEAD.
+// A hand edit made in place and not yet committed is picked up at the next
+// commit or by `borg recall --sync`.
+func lessonsStamp(s *memfs.Store) string {
+	st, err := os.Stat(filepath.Join(s.Dir(), "lessons"))
+	if err != nil {
+		return ""
+	}
+	head, _ := s.ResolveRef("HEAD")
+	return strconv.FormatInt(st.ModTime().UnixNano(), 10) + "@" + head
+}
+
+// openRetrieval opens the store's index and brings it up to date (only
+// changed lessons are re-indexed), then loads the ledger.
+func openRetrieval(ctx context.Context, s *memfs.Store, force bool, progress io.Writer) (*retrieval, error) {
+	ix, err := index.Open(indexDir(s), newEmbedder(), index.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("%w (delete %s to rebuild it)", err, indexDir(s))
+	}
+	r := &retrieval{store: s, ix: ix}
+	stamp := lessonsStamp(s)
+	if force || stamp == "" || ix.Stamp() != stamp || ix.Fallback() {
+		lessons, errs := s.Lessons()
+		if progress != nil && len(errs) > 0 {
+			fmt.Fprintf(progress, "borg: %d lesson file(s) skipped (run borg doctor)\n", len(errs))
+		}
+		if _, err := ix.SyncStamp(lessons, stamp); err != nil {
+			_ = ix.Close()
+			return nil, err
+		}
+		_ = writeAnchors(s, lessons)
+	}
+	r.infos = ix.Infos()
+	if r.ledger, err = s.LoadLedger(); err != nil {
+		_ = ix.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+func (r *retrieval) Close() error { return r.ix.Close() }
+
+// memories is every indexed lesson's derived memory for session (raw id;
+// "" for the belief mean).
+func (r *retrieval) memories(session string) []domain.Memory {
+	return r.ledger.Memories(r.infos, memfs.HashSession(session), domain.DefaultWeights)
+}
+
+// useful turns memories into the index's usefulness map.
+func useful(mems []domain.Memory) map[string]index.Usefulness {
+	m := make(map[string]index.Usefulness, len(mems))
+	for _, x := range mems {
+		m[x.ID] = index.Usefulness{Uses: x.Uses, Mean: x.Mean, Weight: x.Weight, MeanWeight: x.MeanWeight, Dormant: x.Dormant}
+	}
+	return m
+}
+
+// storeRecaller serves the hooks' recalls from the store's index. It opens
+// the index on first use, so a hook that does not recall never pays for it.
+type storeRecaller struct {
+	store *memfs.Store
+	env   *env
+	r     *retrieval
+	mems  map[string]domain.Memory
+}
+
+func (sr *storeRecaller) open(ctx context.Context, session string) error {
+	if sr.r != nil {
+		return nil
+	}
+	r, err := openRetrieval(ctx, sr.store, false, nil)
+	if err != nil {
+		return err
+	}
+	sr.r = r
+	sr.mems = map[string]domain.Memory{}
+	for _, m := range r.ledger.Memories(r.infos, session, domain.DefaultWeights) {
+		sr.mems[m.ID] = m
+	}
+	return nil
+}
+
+// Recall implements hooks.Recaller.
+func (sr *storeRecaller) Recall(ctx context.Context, q hooks.RecallQuery) ([]hooks.Recalled, error) {
+	if err := sr.open(ctx, q.Session); err != nil {
+		return nil, err
+	}
+	mems := make([]domain.Memory, 0, len(sr.mems))
+	for _, m := range sr.mems {
+		mems = append(mems, m)
+	}
+	skip := map[string]bool{}
+	for _, id := range q.Exclude {
+		skip[id] = true
+	}
+	hits, err := sr.r.ix.Search(ctx, index.Query{Text: q.Text, K: q.K + len(skip), Repo: q.Repo, Session: q.Session,
+		Useful: useful(mems), OnlyOverBar: true})
+	if err != nil {
+		return nil, err
+	}
+	var out []hooks.Recalled
+	for _, h := range hits {
+		if skip[h.ID] || (q.ConsolidatedOnly && !sr.mems[h.ID].Consolidated) || len(h.SupersededBy) > 0 {
+			continue
+		}
+		l, err := sr.store.Lesson(h.ID)
+		if err != nil {
+			continue
+		}
+		out = append(out, hooks.Recalled{Lesson: l, Score: h.Score})
+		if len(out) == q.K {
+			break
+		}
+	}
+	return out, nil
+}
+
+// Placebo implements hooks.Recaller: a lesson drawn at random (seeded by the
+// session) from those outside the query's top matches.
+func (sr *storeRecaller) Placebo(ctx context.Context, q hooks.RecallQuery) (domain.Lesson, bool, error) {
+	if err := sr.open(ctx, q.Session); err != nil {
+		return domain.Lesson{}, false, err
+	}
+	hits, err := sr.r.ix.Search(ctx, index.Query{Text: q.Text, K: 50, Repo: q.Repo, Bar: -1})
+	if err != nil {
+		return domain.Lesson{}, false, err
+	}
+	near := map[string]bool{}
+	for _, h := range hits {
+		near[h.ID] = true
+	}
+	for _, id := range q.Exclude {
+		near[id] = true
+	}
+	var pool []string
+	for _, li := range sr.r.infos {
+		tag := domain.Lesson{Reach: li.Reach}.RepoTag()
+		if !near[li.ID] && (tag == "" || tag == q.Repo) && !sr.mems[li.ID].Dormant {
+			pool = append(pool, li.ID)
+		}
+	}
+	if len(pool) == 0 {
+		return domain.Lesson{}, false, nil
+	}
+	sort.Strings(pool)
+	rng := domain.NewRng(domain.Seed(q.Session, "placebo-pick"))
+	l, err := sr.store.Lesson(pool[rng.Intn(len(pool))])
+	if err != nil {
+		return domain.Lesson{}, false, err
+	}
+	return l, true, nil
+}
