@@ -76,6 +76,9 @@ func patchIndex(data []byte, set []indexEntry, del []string) ([]byte, bool) {
 	if sum := sha1.Sum(data[:end]); !bytes.Equal(sum[:], data[end:]) {
 		return nil, false
 	}
+	if count > (end-header)/62 {
+		return nil, false
+	}
 	entries := make([]rawEntry, 0, count+len(set))
 	i := header
 	for range count {

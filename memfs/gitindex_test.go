@@ -2,6 +2,7 @@ package memfs
 
 import (
 	"bytes"
+	"crypto/sha1"
 	"os"
 	"path/filepath"
 	"strings"
@@ -114,4 +115,41 @@ func TestPatchIndexRefuses(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzPatchIndex: any bytes with a valid checksum either patch into an index
+// the patcher reads back, or are refused; never a panic.
+func FuzzPatchIndex(f *testing.F) {
+	f.Add([]byte("DIRC\x00\x00\x00\x02\x00\x00\x00\x00"))
+	f.Add([]byte("DIRC\x00\x00\x00\x02\x00\x00\x00\x01" + strings.Repeat("\x00", 60) + "\x00\x03abc\x00\x00\x00\x00\x00"))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		sum := sha1.Sum(body)
+		data := append(append([]byte{}, body...), sum[:]...)
+		out, ok := patchIndex(data, []indexEntry{{name: "lessons/new.html", mode: 0o100644, size: 1}}, []string{"lessons/old.html"})
+		if !ok {
+			return
+		}
+		if _, ok := patchIndex(out, nil, nil); !ok {
+			t.Fatalf("patched index unreadable: %q", out)
+		}
+	})
+}
+
+// FuzzParseRawTree: a tree parses into entries whose bytes are the tree's,
+// or is refused.
+func FuzzParseRawTree(f *testing.F) {
+	f.Add([]byte("100644 a.html\x00" + strings.Repeat("\x01", 20) + "40000 dir\x00" + strings.Repeat("\x02", 20)))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		es, err := parseRawTree(b)
+		if err != nil {
+			return
+		}
+		var back []byte
+		for _, e := range es {
+			back = append(back, e.raw...)
+		}
+		if !bytes.Equal(back, b) {
+			t.Fatalf("entries do not cover the tree")
+		}
+	})
 }
