@@ -104,6 +104,7 @@ func commands(e *env) []*cli.Command {
 		uninstallCommand(e),
 		sleepCommand(e),
 		evalCommand(e),
+		demoCommand(e),
 		debugCommand(e),
 		mergeOutcomesCommand(),
 	}
