@@ -3,6 +3,9 @@ package sleep
 import (
 	"context"
 	"flag"
+	"fmt"
+	"hash/fnv"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +13,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/rogpeppe/go-internal/txtar"
 
@@ -108,4 +112,35 @@ func checkGolden(t *testing.T, name, got string) {
 	if string(want) != got {
 		t.Errorf("%s differs from the golden file (go test ./sleep -update rewrites it)\n--- got ---\n%s\n--- want ---\n%s", name, got, want)
 	}
+}
+
+// wordEmbedder is a small embedder owned by these tests, so the goldens pin
+// sleep's behaviour rather than the index's current embedder: lowercased
+// words hashed (FNV-1a) into dim buckets, counted, L2-normalised.
+type wordEmbedder struct{ dim int }
+
+func (e wordEmbedder) ID() string { return fmt.Sprintf("test-words-d%d", e.dim) }
+func (e wordEmbedder) Dim() int   { return e.dim }
+func (e wordEmbedder) Embed(texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		v := make([]float32, e.dim)
+		for _, w := range strings.FieldsFunc(strings.ToLower(t), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+			h := fnv.New32a()
+			_, _ = h.Write([]byte(w))
+			v[h.Sum32()%uint32(e.dim)]++
+		}
+		var n float64
+		for _, x := range v {
+			n += float64(x) * float64(x)
+		}
+		if n > 0 {
+			inv := float32(1 / math.Sqrt(n))
+			for k := range v {
+				v[k] *= inv
+			}
+		}
+		out[i] = v
+	}
+	return out, nil
 }

@@ -198,7 +198,7 @@ func (p Plan) String() string {
 	}
 	for _, ph := range p.Phases {
 		fmt.Fprintf(&b, "\n%d. %s: %s", ph.Number, ph.Phase, countLine(ph.Counts))
-		if ph.Changed() {
+		if ph.Files > 0 {
 			fmt.Fprintf(&b, " (%d files)\n", ph.Files)
 		} else {
 			b.WriteString(" (no commit)\n")

@@ -1,6 +1,7 @@
 package sleep
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -13,10 +14,12 @@ import (
 )
 
 // TestGoldenPhases pins each phase's commit (message and diff) for the
-// fixture store: the diff is what a reviewer reads.
+// fixture store: the diff is what a reviewer reads. It embeds with the
+// tests' own embedder so a change of the index's default embedder does not
+// move the similarities printed here.
 func TestGoldenPhases(t *testing.T) {
 	st := newFixtureStore(t)
-	res, err := Run(t.Context(), st, Options{Date: fixtureDate}, nil)
+	res, err := Run(t.Context(), st, Options{Date: fixtureDate, Embedder: wordEmbedder{dim: 256}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,6 +209,17 @@ func TestDryRunWritesNothing(t *testing.T) {
 	}
 	if after := gitOut(t, st, "show-ref"); after != before {
 		t.Errorf("refs changed:\n%s\nwas\n%s", after, before)
+	}
+	raw, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Result
+	if err := json.Unmarshal(raw, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Plan.String() != res.Plan.String() {
+		t.Errorf("the plan does not survive JSON:\n%s", raw)
 	}
 }
 
