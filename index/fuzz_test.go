@@ -30,7 +30,7 @@ func FuzzDecodeSidecar(f *testing.F) {
 	f.Add([]byte(sidecarMagic))
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		got, err := decodeSidecar(raw, "emb", 3)
+		got, err := decodeSidecar(append([]byte(nil), raw...), "emb", 3)
 		if err != nil {
 			return
 		}
@@ -65,7 +65,7 @@ func FuzzDecodeCatalog(f *testing.F) {
 	f.Add(raw)
 	f.Add([]byte(catalogMagic))
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		c, err := decodeCatalog(raw)
+		c, err := decodeCatalog(append([]byte(nil), raw...))
 		if err != nil {
 			return
 		}

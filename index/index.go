@@ -165,6 +165,7 @@ func (ix *Index) Close() error {
 	defer ix.mu.Unlock()
 	err := ix.lex.close()
 	ix.lex = nil
+	ix.vec.close()
 	return err
 }
 
@@ -359,9 +360,11 @@ func (ix *Index) derive() {
 	ix.avgLen = ix.cat.avgLens()
 	ix.supersededBy = make(map[string][]string)
 	ix.graph = make(map[string][]string)
-	ids := make([]string, 0, len(ix.cat.lessons))
-	for id := range ix.cat.lessons {
-		ids = append(ids, id)
+	var ids []string // lessons with links, sorted so the graph is deterministic
+	for id, li := range ix.cat.lessons {
+		if len(li.links) > 0 {
+			ids = append(ids, id)
+		}
 	}
 	sort.Strings(ids)
 	for _, id := range ids {

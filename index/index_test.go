@@ -255,17 +255,30 @@ func TestSidecarEmbedderIDInvalidates(t *testing.T) {
 	if !strings.Contains(string(raw), "model-b") || strings.Contains(string(raw), "model-a") {
 		t.Fatal("sidecar mixes or keeps the old embedder")
 	}
-	t.Run("corrupt sidecar is rebuilt", func(t *testing.T) {
-		raw[len(raw)/2] ^= 0xff
-		if err := os.WriteFile(filepath.Join(dir, sidecarName), raw, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		ix, emb, st := open("model-b")
-		defer ix.Close()
-		if emb.calls != len(ls) || !st.SidecarRebuilt {
-			t.Fatalf("corrupt sidecar: %d calls, %+v", emb.calls, st)
-		}
-	})
+	damage := []struct {
+		name string
+		edit func([]byte) []byte
+	}{
+		{"flipped key byte", func(b []byte) []byte {
+			c := append([]byte(nil), b...)
+			c[strings.Index(string(c), "sql-index-on-fk")] ^= 0x20
+			return c
+		}},
+		{"truncated", func(b []byte) []byte { return b[:len(b)-3] }},
+		{"empty", func([]byte) []byte { return nil }},
+	}
+	for _, d := range damage {
+		t.Run("damaged sidecar is rebuilt: "+d.name, func(t *testing.T) {
+			if err := os.WriteFile(filepath.Join(dir, sidecarName), d.edit(raw), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			ix, emb, st := open("model-b")
+			defer ix.Close()
+			if emb.calls != len(ls) || !st.SidecarRebuilt {
+				t.Fatalf("damaged sidecar: %d calls, %+v", emb.calls, st)
+			}
+		})
+	}
 }
 
 func TestSyncIncremental(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"unsafe"
 )
 
 // The vector sidecar file (.borg/index/vectors.bin), little-endian:
@@ -20,8 +21,14 @@ import (
 //	magic "BORGVEC1" | u32 format | u32 dim | u32 count
 //	u32 len + embedder id | u32 len + embedder corpus state
 //	count × (u16 len + lesson id, u16 len + content hash)
-//	zero padding to a multiple of 4 | dim × count float32 (column-major: all
-//	rows' first component, then all rows' second, …) | u32 CRC-32 (IEEE) of all before
+//	zero padding to a multiple of 4 | u32 CRC-32 (IEEE) of all before
+//	dim × count float32 (column-major: all rows' first component, then all
+//	rows' second, …)
+//
+// The checksum covers the header and keys, not the vectors, so a process
+// can map the file and read only the columns its queries touch; the file is
+// replaced by rename, never rewritten in place, and its exact length is
+// checked.
 //
 // A file whose magic, format, embedder id, dim or checksum does not match is
 // ignored whole and rebuilt: vectors of two embedders never mix.
@@ -46,6 +53,7 @@ type vectorStore struct {
 	hashes     []string
 	pos        map[string]int
 	cols       [][]float32
+	release    func() // unmaps the file the columns alias, if any
 }
 
 func newVectorStore(embedderID string, dim int) *vectorStore {
@@ -247,7 +255,7 @@ var errSidecarMismatch = errors.New("vector sidecar does not match the embedder"
 // its error. The caller rebuilds in every case but success.
 func loadSidecar(path, embedderID string, dim int) (*vectorStore, error) {
 	empty := newVectorStore(embedderID, dim)
-	raw, err := os.ReadFile(path)
+	raw, release, err := readMapped(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return empty, nil
 	}
@@ -256,19 +264,27 @@ func loadSidecar(path, embedderID string, dim int) (*vectorStore, error) {
 	}
 	s, err := decodeSidecar(raw, embedderID, dim)
 	if err != nil {
+		release()
 		return empty, err
 	}
+	s.release = release
 	return s, nil
+}
+
+// close releases the store's file mapping; the store is empty afterwards.
+func (s *vectorStore) close() {
+	if s.release != nil {
+		s.reset()
+		s.release()
+		s.release = nil
+	}
 }
 
 func decodeSidecar(raw []byte, embedderID string, dim int) (*vectorStore, error) {
 	if len(raw) < len(sidecarMagic)+16 || string(raw[:len(sidecarMagic)]) != sidecarMagic {
 		return nil, fmt.Errorf("decode vector sidecar: %w (bad magic)", errSidecarMismatch)
 	}
-	body, sum := raw[:len(raw)-4], binary.LittleEndian.Uint32(raw[len(raw)-4:])
-	if crc32.ChecksumIEEE(body) != sum {
-		return nil, errors.New("decode vector sidecar: checksum mismatch")
-	}
+	body := raw
 	r := &sliceReader{b: body, off: len(sidecarMagic)}
 	format, fdim, count := r.u32(), r.u32(), r.u32()
 	gotID := string(r.blob32(maxSidecarID))
@@ -287,7 +303,7 @@ func decodeSidecar(raw []byte, embedderID string, dim int) (*vectorStore, error)
 	s.ids = make([]string, 0, count)
 	s.hashes = make([]string, 0, count)
 	for i := 0; i < int(count) && r.err == nil; i++ {
-		id, h := string(r.blob16()), string(r.blob16())
+		id, h := aliasString(r.blob16()), aliasString(r.blob16())
 		if _, dup := s.pos[id]; dup {
 			return nil, fmt.Errorf("decode vector sidecar: duplicate id %q", id)
 		}
@@ -296,20 +312,55 @@ func decodeSidecar(raw []byte, embedderID string, dim int) (*vectorStore, error)
 		s.hashes = append(s.hashes, h)
 	}
 	r.off = (r.off + 3) &^ 3
-	n := int(count) * dim
-	if r.err != nil || r.off+4*n != len(body) {
+	headerEnd := r.off
+	sum := r.u32()
+	if r.err != nil {
 		return nil, errors.New("decode vector sidecar: truncated")
 	}
-	block := make([]float32, n)
-	for i := range block {
-		block[i] = math.Float32frombits(binary.LittleEndian.Uint32(body[r.off+4*i:]))
+	if crc32.ChecksumIEEE(body[:headerEnd]) != sum {
+		return nil, errors.New("decode vector sidecar: checksum mismatch")
 	}
+	n := int(count) * dim
+	if r.off+4*n != len(body) {
+		return nil, errors.New("decode vector sidecar: truncated")
+	}
+	block := floatsLE(body[r.off : r.off+4*n])
 	for c := range s.cols {
 		// Full slice expressions: appending to one column never overwrites the next.
 		s.cols[c] = block[c*int(count) : (c+1)*int(count) : (c+1)*int(count)]
 	}
 	return s, nil
 }
+
+// floatsLE views little-endian float32 bytes as []float32 without copying
+// when the machine is little-endian and b is aligned (the file's vector
+// block is padded to 4 bytes and os.ReadFile's buffer is word-aligned), and
+// decodes them into a new slice otherwise. The view aliases b, which the
+// caller must never modify afterwards.
+func floatsLE(b []byte) []float32 {
+	n := len(b) / 4
+	if n == 0 {
+		return nil
+	}
+	if nativeLittleEndian && uintptr(unsafe.Pointer(&b[0]))%4 == 0 {
+		return unsafe.Slice((*float32)(unsafe.Pointer(&b[0])), n)
+	}
+	out := make([]float32, n)
+	for i := range out {
+		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return out
+}
+
+// aliasString views b as a string without copying; b must never change.
+func aliasString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
+
+var nativeLittleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
 // save writes the sidecar atomically (temporary file, fsync, rename).
 func (s *vectorStore) save(path string) error {
@@ -321,17 +372,12 @@ func (s *vectorStore) save(path string) error {
 		return fmt.Errorf("save vector sidecar: %w", err)
 	}
 	defer os.Remove(tmp.Name())
-	crc := crc32.NewIEEE()
-	w := bufio.NewWriterSize(io.MultiWriter(tmp, crc), 1<<16)
+	w := bufio.NewWriterSize(tmp, 1<<16)
 	if err := s.encode(w); err != nil {
 		tmp.Close()
 		return fmt.Errorf("save vector sidecar: %w", err)
 	}
 	if err := w.Flush(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("save vector sidecar: %w", err)
-	}
-	if err := binary.Write(tmp, binary.LittleEndian, crc.Sum32()); err != nil {
 		tmp.Close()
 		return fmt.Errorf("save vector sidecar: %w", err)
 	}
@@ -371,6 +417,7 @@ func (s *vectorStore) encode(w *bufio.Writer) error {
 	for hdr.Len()%4 != 0 {
 		hdr.WriteByte(0)
 	}
+	hdr.Write(le.AppendUint32(nil, crc32.ChecksumIEEE(hdr.Bytes())))
 	if _, err := w.Write(hdr.Bytes()); err != nil {
 		return err
 	}
