@@ -28,6 +28,9 @@ func Main(ctx context.Context, verb string, stdin io.Reader, stdout, stderr io.W
 			if in, err = ParseInput(stdin); err != nil {
 				return nil, err
 			}
+			if in.CWD == "" {
+				in.CWD = cwd // agents run hooks in the project directory
+			}
 		}
 		d, err := open(ctx)
 		if err != nil {
