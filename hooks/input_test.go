@@ -14,7 +14,9 @@ func TestParseInput(t *testing.T) {
 		check   func(Input) bool
 	}{
 		{"claude stop", `{"session_id":"a","stop_hook_active":true,"last_assistant_message":"hi","extra":{"x":1}}`, false,
-			func(in Input) bool { return in.SessionID == "a" && bool(in.StopHookActive) && in.LastAssistantMessage == "hi" }},
+			func(in Input) bool {
+				return in.SessionID == "a" && bool(in.StopHookActive) && in.LastAssistantMessage == "hi"
+			}},
 		{"string flag", `{"session_id":"a","stop_hook_active":"false"}`, false, func(in Input) bool { return !bool(in.StopHookActive) }},
 		{"null flag", `{"stop_hook_active":null}`, false, func(in Input) bool { return !bool(in.StopHookActive) }},
 		{"codex argv", `{"tool_input":{"command":["go","test","./..."]}}`, false, func(in Input) bool { return in.ToolCommand() == "go test ./..." }},
