@@ -54,6 +54,7 @@ func debugCommand(e *env) *cli.Command {
 					return runDebugOPE(e, s, w, c.Bool("json"))
 				},
 			},
+			debugJudgeCommand(e),
 		},
 	}
 }
