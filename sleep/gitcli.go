@@ -13,7 +13,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -135,15 +134,11 @@ func headBranch(ctx context.Context, storeDir string) (string, error) {
 	return strings.TrimSpace(string(out)), nil
 }
 
-// errMergeConflict: the 3-way merge of the sleep branch conflicted and was
-// aborted; the branch needs a pull request.
-var errMergeConflict = errors.New("the sleep branch does not merge cleanly")
-
 // mergeBranch merges branch into the store's checked-out branch with the git
 // CLI: a fast-forward when the store's branch has not moved since the sleep
 // planned from it, otherwise a 3-way merge commit. The CLI updates the
 // worktree and the git index and refuses to overwrite local changes. A
-// conflicted merge is aborted and reported with errMergeConflict.
+// conflicted merge is aborted and reported with ErrMergeConflict.
 func mergeBranch(ctx context.Context, storeDir, branch string, when time.Time) (fastForward bool, err error) {
 	if _, err := git(ctx, storeDir, nil, "merge", "--ff-only", "-q", branch); err == nil {
 		return true, nil
@@ -162,7 +157,7 @@ func mergeBranch(ctx context.Context, storeDir, branch string, when time.Time) (
 	if err := cmd.Run(); err != nil {
 		_, _ = git(ctx, storeDir, nil, "merge", "--abort")
 		if strings.Contains(errb.String(), "CONFLICT") {
-			return false, fmt.Errorf("merge %s: %w; open a pull request instead", branch, errMergeConflict)
+			return false, fmt.Errorf("merge %s: %w; open a pull request instead", branch, ErrMergeConflict)
 		}
 		return false, fmt.Errorf("merge %s: %w: %s", branch, err, strings.TrimSpace(errb.String()))
 	}

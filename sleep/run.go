@@ -24,6 +24,10 @@ var (
 	ErrForeignBranch = errors.New("the branch holds another sleep")
 	// ErrNoDate: neither Options.Date nor Options.Now was set.
 	ErrNoDate = errors.New("no sleep date")
+	// ErrMergeConflict: Apply's 3-way merge of the sleep branch conflicted
+	// and was aborted (the store is as it was); the branch needs a pull
+	// request.
+	ErrMergeConflict = errors.New("the sleep branch does not merge cleanly")
 )
 
 // BranchPrefix starts every default sleep branch: borg/sleep/<date>.

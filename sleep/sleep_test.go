@@ -328,7 +328,7 @@ func TestApplyConflictNeedsPR(t *testing.T) {
 	}
 	before, _ := st.ResolveRef("HEAD")
 	_, err = mergeBranch(t.Context(), st.Dir(), res.Branch, fixtureDate)
-	if !errors.Is(err, errMergeConflict) || !strings.Contains(err.Error(), "pull request") {
+	if !errors.Is(err, ErrMergeConflict) || !strings.Contains(err.Error(), "pull request") {
 		t.Fatalf("want a merge conflict asking for a pull request, got %v", err)
 	}
 	if after, _ := st.ResolveRef("HEAD"); after != before {
