@@ -405,8 +405,8 @@ var strict = flag.Bool("sim.strict", false, "fail TestDefaultScenario when borg'
 // fails the test. It is never a reason to change the simulator.
 func TestDefaultScenario(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("the default scenario takes a few seconds")
+	if testing.Short() || raceEnabled {
+		t.Skip("the default scenario is a measurement: run it without -short and -race")
 	}
 	rep, err := Run(t.Context(), DefaultOptions(), nil)
 	if err != nil {
