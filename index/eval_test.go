@@ -148,9 +148,13 @@ func TestEvalRetrieval(t *testing.T) {
 	})
 }
 
-func TestTune(t *testing.T) {
-	if os.Getenv("BORG_TUNE") == "" {
-		t.Skip("set BORG_TUNE=1 to run the tuning sweep")
+// TestEvalSharedSets prints the evaluation report over every shared set,
+// the figures of BENCHMARKS.md. It runs only with BORG_EVAL=1 (about a
+// minute); knobs: BORG_ARMS (as ParseArms reads it), BORG_NOMMR=1,
+// BORG_BAR=fraction, BORG_DIM=dim,minN,maxN (+ BORG_NOIDF=1).
+func TestEvalSharedSets(t *testing.T) {
+	if os.Getenv("BORG_EVAL") == "" {
+		t.Skip("set BORG_EVAL=1 to evaluate on every shared set")
 	}
 	data := sharedData(t)
 	sets := []string{"scifact", "cranfield", "locomo-conv-0", "locomo-conv-1", "locomo-conv-2", "locomo-conv-3", "locomo-conv-4", "locomo-conv-5"}
@@ -161,13 +165,6 @@ func TestTune(t *testing.T) {
 	arms, err := ParseArms(os.Getenv("BORG_ARMS"))
 	if err != nil {
 		t.Fatal(err)
-	}
-	if w := os.Getenv("BORG_LEXW"); w != "" {
-		var a, ti, g, b, tg float64
-		fmt.Sscanf(w, "%g,%g,%g,%g,%g", &a, &ti, &g, &b, &tg)
-		for i, v := range []float64{a, ti, g, b, tg} {
-			lexFields[i].weight = v
-		}
 	}
 	opts := EvalOptions{Arms: arms}
 	if d := os.Getenv("BORG_DIM"); d != "" {
@@ -183,9 +180,16 @@ func TestTune(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var locomo metricSum
 	for _, f := range rep.Folders {
 		t.Logf("%-15s n=%3d ndcg10 %.4f r10 %.4f r100 %.4f mrr10 %.4f", f.Name, f.Queries, f.NDCG10, f.Recall10, f.Recall100, f.MRR10)
+		if strings.HasPrefix(f.Name, "locomo") {
+			n := float64(f.Queries)
+			locomo.add(metricSum{n: f.Queries, ndcg: f.NDCG10 * n, rec10: f.Recall10 * n, rec100: f.Recall100 * n, mrr: f.MRR10 * n})
+		}
 	}
-	b, _ := json.Marshal(rep.All)
-	t.Logf("all %s", b)
+	lm := locomo.metrics()
+	t.Logf("locomo (micro) n=%d ndcg10 %.4f r10 %.4f r100 %.4f mrr10 %.4f", lm.Queries, lm.NDCG10, lm.Recall10, lm.Recall100, lm.MRR10)
+	b, _ := json.Marshal(rep)
+	t.Logf("json %s", b)
 }

@@ -48,6 +48,10 @@ type SyncStats struct {
 	SidecarRebuilt  bool `json:"sidecar_rebuilt"`  // the sidecar was dropped (other embedder, corrupt)
 	InMemory        bool `json:"in_memory"`        // the index lives in memory only
 	FallbackLexical bool `json:"fallback_lexical"` // the disk index was busy; memory stands in
+	// EmbedError is set when the embedder failed (an endpoint down): the
+	// lexical arm is in sync, the vector arm lacks the lessons not embedded
+	// and the next Sync retries them.
+	EmbedError string `json:"embed_error,omitempty"`
 }
 
 // Index is borg's search state: a lexical index (bleve, on disk under the
@@ -116,6 +120,11 @@ func Open(dir string, emb Embedder, opts Options) (*Index, error) {
 		}
 	}
 	ix.derive()
+	if emb.Dim() <= 0 {
+		// Unavailable embedder: keep whatever sidecar is on disk for later.
+		ix.vec = newVectorStore(emb.ID(), 0)
+		return ix, nil
+	}
 	vec, verr := loadSidecar(filepath.Join(dir, sidecarName), emb.ID(), emb.Dim())
 	ix.vec, ix.vecBad = vec, verr != nil
 	if f, ok := emb.(CorpusFitter); ok && len(vec.state) > 0 {
@@ -283,7 +292,18 @@ func (ix *Index) SyncStamp(lessons []domain.Lesson, stamp string) (SyncStats, er
 	ix.rebuilt = false
 	st.Indexed, st.Removed = len(docs), len(removed)
 
-	// Vector arm.
+	// Vector arm. An embedder without a dimension (an endpoint that could
+	// not be reached to probe it) leaves the sidecar untouched.
+	if ix.vec.dim <= 0 {
+		st.EmbedError = "embedder unavailable (no dimension)"
+		ix.derive()
+		if ix.dir != "" && !ix.fallback && catChanged {
+			if err := ix.cat.write(filepath.Join(ix.dir, catalogName)); err != nil {
+				return st, fmt.Errorf("sync index: %w", err)
+			}
+		}
+		return st, nil
+	}
 	vecChanged := ix.vecBad
 	ix.vecBad = false
 	if f, ok := ix.emb.(CorpusFitter); ok && needsRefit(f.FittedDocs(), len(lessons)) {
@@ -322,21 +342,24 @@ func (ix *Index) SyncStamp(lessons []domain.Lesson, stamp string) (SyncStats, er
 			texts[i] = lessonText(l.Title, l.Gist, l.Body, l.Tags)
 		}
 		vecs, err := ix.emb.Embed(texts)
-		if err != nil {
-			return st, fmt.Errorf("sync index: embed: %w", err)
+		if err == nil && len(vecs) != len(batch) {
+			err = fmt.Errorf("embedder returned %d vectors for %d texts", len(vecs), len(batch))
 		}
-		if len(vecs) != len(batch) {
-			return st, fmt.Errorf("sync index: embedder returned %d vectors for %d texts", len(vecs), len(batch))
+		for i := range vecs {
+			if err == nil && len(vecs[i]) != ix.vec.dim {
+				err = fmt.Errorf("embedder returned dim %d, want %d", len(vecs[i]), ix.vec.dim)
+			}
+		}
+		if err != nil {
+			st.EmbedError = err.Error()
+			break
 		}
 		for i, id := range batch {
-			if len(vecs[i]) != ix.emb.Dim() {
-				return st, fmt.Errorf("sync index: embedder returned dim %d, want %d", len(vecs[i]), ix.emb.Dim())
-			}
 			ix.vec.put(id, hashes[id], normalized(vecs[i]))
+			st.Embedded++
 		}
 	}
-	st.Embedded = len(todo)
-	vecChanged = vecChanged || len(todo) > 0 || len(gone) > 0
+	vecChanged = vecChanged || st.Embedded > 0 || len(gone) > 0
 	ix.derive()
 
 	if ix.dir != "" && !ix.fallback {

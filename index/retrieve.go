@@ -207,11 +207,10 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		}
 	}
 	if arms.Vector > 0 && ix.vec.len() > 0 {
+		// An embedder that fails (an endpoint down) leaves the vector arm
+		// silent for this query rather than failing the search.
 		qv, err := ix.emb.Embed([]string{q.Text})
-		if err != nil {
-			return nil, fmt.Errorf("search: embed query: %w", err)
-		}
-		if len(qv) == 1 && len(qv[0]) == ix.emb.Dim() {
+		if err == nil && len(qv) == 1 && len(qv[0]) == ix.vec.dim {
 			vecHits = ix.vec.search(normalized(qv[0]), depth, allowed)
 		}
 	}
