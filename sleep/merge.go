@@ -160,36 +160,20 @@ func (p *planner) sketchPairs(ids []string) []domain.CandidatePair {
 			break
 		}
 	}
-	proj := make([]float32, sketchBits*dim)
-	r := uint64(sketchSeed)
-	for i := range proj {
-		r = r*6364136223846793005 + 1442695040888963407
-		proj[i] = float32(int64(r>>63)*2 - 1)
-	}
+	h := newHasher(dim)
 	sk := make([]sketch, len(ids))
 	ok := make([]bool, len(ids))
 	workers := max(1, min(runtime.GOMAXPROCS(0), 8))
-	parallel(workers, len(ids), func(i int) {
+	bufs := make([][]float32, workers)
+	parallelStripes(workers, len(ids), func(w, i int) {
 		v := p.vec[ids[i]]
 		if len(v) != dim || !finite(v) {
 			return
 		}
-		var s sketch
-		nonzero := false
-		for k := 0; k < sketchBits; k++ {
-			row := proj[k*dim : (k+1)*dim]
-			var acc float32
-			for j, x := range v {
-				acc += row[j] * x
-			}
-			if acc != 0 {
-				nonzero = true
-			}
-			if acc > 0 {
-				s[k/64] |= 1 << (k % 64)
-			}
+		if bufs[w] == nil {
+			bufs[w] = make([]float32, dim)
 		}
-		sk[i], ok[i] = s, nonzero
+		sk[i], ok[i] = h.sketch(v, bufs[w])
 	})
 	// cos(π·h/bits) ≥ floor − margin  ⇔  h ≤ bits·acos(floor − margin)/π.
 	maxDiff := int(float64(sketchBits) * math.Acos(max(-1, p.opts.MergeCandidateFloor-sketchMargin)) / math.Pi)
@@ -224,9 +208,92 @@ func (p *planner) sketchPairs(ids []string) []domain.CandidatePair {
 	return out
 }
 
-// parallel calls fn(i) for i in [0, n) over workers goroutines.
-func parallel(workers, n int, fn func(i int)) {
-	parallelStripes(workers, n, func(_, i int) { fn(i) })
+// hasher draws the sketch's hyperplanes. When the dimension is a power of
+// two of at least sketchBits, the hyperplanes are sketchBits rows of a
+// Hadamard matrix with their columns' signs flipped at random (a randomised
+// Hadamard transform): each is a uniformly random ±1 vector like a dense
+// draw, they are mutually orthogonal, and one vector's sketch costs a fast
+// Walsh–Hadamard transform (dim·log dim additions) instead of sketchBits·dim
+// multiplications. Otherwise the hyperplanes are drawn densely.
+type hasher struct {
+	dim   int
+	signs []float32 // per column ±1
+	rows  []int     // the Hadamard rows used
+	dense []float32 // sketchBits × dim, when dim is not a power of two
+}
+
+func newHasher(dim int) *hasher {
+	h := &hasher{dim: dim}
+	r := uint64(sketchSeed)
+	next := func() uint64 { r = r*6364136223846793005 + 1442695040888963407; return r }
+	if dim >= sketchBits && dim&(dim-1) == 0 {
+		h.signs = make([]float32, dim)
+		for i := range h.signs {
+			h.signs[i] = float32(int64(next()>>63)*2 - 1)
+		}
+		perm := make([]int, dim)
+		for i := range perm {
+			perm[i] = i
+		}
+		for i := dim - 1; i > 0; i-- { // Fisher–Yates
+			j := int((next() >> 33) % uint64(i+1))
+			perm[i], perm[j] = perm[j], perm[i]
+		}
+		h.rows = perm[:sketchBits]
+		return h
+	}
+	h.dense = make([]float32, sketchBits*dim)
+	for i := range h.dense {
+		h.dense[i] = float32(int64(next()>>63)*2 - 1)
+	}
+	return h
+}
+
+// sketch returns v's sign bits and whether v has a direction at all; buf is
+// scratch of length dim.
+func (h *hasher) sketch(v, buf []float32) (sketch, bool) {
+	var s sketch
+	nonzero := false
+	set := func(k int, acc float32) {
+		if acc != 0 {
+			nonzero = true
+		}
+		if acc > 0 {
+			s[k/64] |= 1 << (k % 64)
+		}
+	}
+	if h.dense != nil {
+		for k := 0; k < sketchBits; k++ {
+			row := h.dense[k*h.dim : (k+1)*h.dim]
+			var acc float32
+			for j, x := range v {
+				acc += row[j] * x
+			}
+			set(k, acc)
+		}
+		return s, nonzero
+	}
+	for i, x := range v {
+		buf[i] = x * h.signs[i]
+	}
+	fwht(buf)
+	for k, row := range h.rows {
+		set(k, buf[row])
+	}
+	return s, nonzero
+}
+
+// fwht is the in-place fast Walsh–Hadamard transform of a power-of-two
+// length vector (unnormalised).
+func fwht(a []float32) {
+	for span := 1; span < len(a); span *= 2 {
+		for i := 0; i < len(a); i += 2 * span {
+			for j := i; j < i+span; j++ {
+				x, y := a[j], a[j+span]
+				a[j], a[j+span] = x+y, x-y
+			}
+		}
+	}
 }
 
 // parallelStripes calls fn(w, i) for i in [0, n), worker w taking every

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/borg-memory/borg/domain"
+	"github.com/borg-memory/borg/index"
 	"github.com/borg-memory/borg/memfs"
 )
 
@@ -203,21 +204,23 @@ func TestSketchPairsMatchExact(t *testing.T) {
 		l := domain.Lesson{ID: id, Type: "semantic", Confidence: 0.5, Gist: texts[i]}
 		snap.Lessons = append(snap.Lessons, LessonFile{Lesson: l, Raw: memfs.Render(l)})
 	}
-	vecs, _, err := embedLessons(sortedLessons(snap.Lessons), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	snap.Vectors = vecs
-	p := newPlanner(snap, PlanOptions{})
-	ids := p.active()
-	opts := domain.NeighborOptions{Floor: p.opts.MergeCandidateFloor, PerSourceK: p.opts.MergePerSource}
-	exact := domain.TopNeighborPairs(p.vectors(ids), opts)
-	blocked := domain.RankCandidatePairs(p.sketchPairs(ids), p.vectors(ids), opts)
-	if len(exact) == 0 {
-		t.Fatal("the corpus has no near-duplicates to find")
-	}
-	if !slices.Equal(exact, blocked) {
-		t.Errorf("sketched pairs differ from exact ones: %d vs %d", len(blocked), len(exact))
+	for _, emb := range []index.Embedder{DefaultEmbedder(), wordEmbedder{dim: 300}} {
+		vecs, _, err := embedLessons(sortedLessons(snap.Lessons), emb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		snap.Vectors = vecs
+		p := newPlanner(snap, PlanOptions{})
+		ids := p.active()
+		opts := domain.NeighborOptions{Floor: p.opts.MergeCandidateFloor, PerSourceK: p.opts.MergePerSource}
+		exact := domain.TopNeighborPairs(p.vectors(ids), opts)
+		sketched := domain.RankCandidatePairs(p.sketchPairs(ids), p.vectors(ids), opts)
+		if len(exact) == 0 {
+			t.Fatalf("%s: the corpus has no near-duplicates to find", emb.ID())
+		}
+		if !slices.Equal(exact, sketched) {
+			t.Errorf("%s: sketched pairs differ from exact ones: %d vs %d", emb.ID(), len(sketched), len(exact))
+		}
 	}
 
 	t.Run("generated store", func(t *testing.T) {
@@ -233,6 +236,7 @@ func TestSketchPairsMatchExact(t *testing.T) {
 		snap.Vectors = vecs
 		p := newPlanner(snap, PlanOptions{})
 		ids := p.active()
+		opts := domain.NeighborOptions{Floor: p.opts.MergeCandidateFloor, PerSourceK: p.opts.MergePerSource}
 		exact := domain.TopNeighborPairs(p.vectors(ids), opts)
 		sketched := domain.RankCandidatePairs(p.sketchPairs(ids), p.vectors(ids), opts)
 		if len(exact) < 10 || !slices.Equal(exact, sketched) {
