@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"sync"
 
 	"github.com/borg-memory/borg/domain"
 	"github.com/borg-memory/borg/hooks"
@@ -93,11 +94,14 @@ func useful(mems []domain.Memory) map[string]index.Usefulness {
 type storeRecaller struct {
 	store *memfs.Store
 	env   *env
+	mu    sync.Mutex
 	r     *retrieval
 	mems  map[string]domain.Memory
 }
 
 func (sr *storeRecaller) open(ctx context.Context, session string) error {
+	sr.mu.Lock()
+	defer sr.mu.Unlock()
 	if sr.r != nil {
 		return nil
 	}
@@ -111,6 +115,16 @@ func (sr *storeRecaller) open(ctx context.Context, session string) error {
 		sr.mems[m.ID] = m
 	}
 	return nil
+}
+
+// Close releases the index if it was opened.
+func (sr *storeRecaller) Close() {
+	sr.mu.Lock()
+	defer sr.mu.Unlock()
+	if sr.r != nil {
+		_ = sr.r.Close()
+		sr.r = nil
+	}
 }
 
 // Recall implements hooks.Recaller.
@@ -182,4 +196,9 @@ func (sr *storeRecaller) Placebo(ctx context.Context, q hooks.RecallQuery) (doma
 		return domain.Lesson{}, false, err
 	}
 	return l, true, nil
+}
+
+// searchQuery is a plain recall query over mems.
+func searchQuery(text string, mems []domain.Memory) index.Query {
+	return index.Query{Text: text, K: 5, Useful: useful(mems)}
 }

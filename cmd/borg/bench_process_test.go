@@ -1,0 +1,288 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/borg-memory/borg/domain"
+	"github.com/borg-memory/borg/memfs"
+)
+
+// The process benchmarks time borg as an agent and git run it: a fresh
+// process per call, on a generated store (default 10,000 lessons and
+// 1,000,000 log events; BORG_BENCH_LESSONS and BORG_BENCH_EVENTS change
+// that). Each reports the median wall time per call and the same store's
+// `git status` median for scale. Run them with scripts/bench-hooks.sh.
+
+func benchSizes() (lessons, events int) {
+	lessons, events = 10000, 1000000
+	if n, err := strconv.Atoi(os.Getenv("BORG_BENCH_LESSONS")); err == nil && n > 0 {
+		lessons = n
+	}
+	if n, err := strconv.Atoi(os.Getenv("BORG_BENCH_EVENTS")); err == nil && n >= 0 {
+		events = n
+	}
+	return lessons, events
+}
+
+// benchBinary builds borg once per benchmark run.
+func benchBinary(b *testing.B) string {
+	b.Helper()
+	bin := filepath.Join(b.TempDir(), "borg")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func benchEnv(store string) []string {
+	return append(os.Environ(), "BORG_STORE="+store, "BORG_ENGINEER=bench@example.com", "BORG_PLACEBO_RATE=0",
+		"GIT_AUTHOR_NAME=bench", "GIT_AUTHOR_EMAIL=bench@example.com", "GIT_COMMITTER_NAME=bench", "GIT_COMMITTER_EMAIL=bench@example.com")
+}
+
+// benchStore returns a generated store, cached in the temp dir across runs
+// (generation takes a while at full size).
+func benchStore(b *testing.B, bin string) string {
+	b.Helper()
+	nl, ne := benchSizes()
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("borg-bench-store-%d-%d", nl, ne))
+	if _, err := os.Stat(filepath.Join(dir, ".borg", "bench-ready")); err == nil {
+		return dir
+	}
+	_ = os.RemoveAll(dir)
+	env := benchEnv(dir)
+	run := func(stdin string, args ...string) {
+		cmd := exec.Command(bin, args...)
+		cmd.Env, cmd.Stdin = env, strings.NewReader(stdin)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("borg %v: %v\n%s", args, err, out)
+		}
+	}
+	run("", "init", "--store", dir)
+	words := benchVocabulary()
+	r := domain.NewRng(42)
+	pick := func() string { return words[min(r.Intn(len(words)), r.Intn(len(words)))] }
+	sentence := func(n int) string {
+		ws := make([]string, n)
+		for i := range ws {
+			ws[i] = pick()
+		}
+		return strings.Join(ws, " ")
+	}
+	ids := make([]string, nl)
+	for i := 0; i < nl; i++ {
+		l := domain.Lesson{ID: fmt.Sprintf("bench-lesson-%06d", i), Type: domain.TypeSemantic, Confidence: 0.8,
+			Gist: sentence(8 + r.Intn(8)) + ".", Body: sentence(20 + r.Intn(40)) + "."}
+		ids[i] = l.ID
+		if err := os.WriteFile(filepath.Join(dir, "lessons", l.ID+".html"), memfs.Render(l), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	git := func(args ...string) {
+		cmd := exec.Command("git", args...)
+		cmd.Dir, cmd.Env = dir, env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("add", "lessons")
+	git("commit", "-q", "-m", "bench lessons")
+	st, err := memfs.Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, st.LogPath()), os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	ms := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
+	kinds := []domain.EventKind{domain.KindAsked, domain.KindChanged, domain.KindIgnored, domain.KindTested}
+	for i, sess := 0, 0; i < ne; sess++ {
+		s := fmt.Sprintf("s-%016x", sess)
+		ms += 60000
+		for k := 0; k < 10 && i < ne; k, i = k+1, i+1 {
+			e := domain.Event{MS: ms + int64(k), Session: s, Kind: domain.KindSession}
+			if k > 0 {
+				e.Kind, e.Lesson = kinds[r.Intn(len(kinds))], ids[r.Intn(len(ids))]
+			}
+			line, _ := json.Marshal(e.WithID())
+			w.Write(line)
+			w.WriteByte('\n')
+		}
+	}
+	if err := w.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	_ = f.Close()
+	run("", "recall", "warm up the index and the ledger cache")
+	_ = os.WriteFile(filepath.Join(dir, ".borg", "bench-ready"), nil, 0o644)
+	return dir
+}
+
+func benchVocabulary() []string {
+	base := strings.Fields(`migrate schema database index query cache timeout retry backoff jitter client server
+request response handler router middleware token session cookie header payload json yaml config deploy release
+build test flaky lint format vet race goroutine channel mutex lock deadlock context cancel error wrap panic recover
+log metric trace span alert pager incident outage rollback feature flag canary shard replica leader follower
+queue worker batch stream kafka redis postgres mysql sqlite bucket upload download proxy gateway payments billing
+invoice ledger refund currency account user admin permission role secret vault rotate certificate tls dns port`)
+	var out []string
+	for _, a := range base {
+		out = append(out, a)
+		for _, s := range []string{"s", "ing", "er"} {
+			out = append(out, a+s)
+		}
+	}
+	return out
+}
+
+// timeCalls runs call n times and returns the median duration.
+func timeCalls(n int, call func(i int)) time.Duration {
+	ds := make([]time.Duration, n)
+	for i := range ds {
+		t0 := time.Now()
+		call(i)
+		ds[i] = time.Since(t0)
+	}
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	return ds[n/2]
+}
+
+func gitStatusMedian(b *testing.B, dir string, n int) time.Duration {
+	return timeCalls(n, func(int) {
+		cmd := exec.Command("git", "status", "--porcelain")
+		cmd.Dir = dir
+		if err := cmd.Run(); err != nil {
+			b.Fatal(err)
+		}
+	})
+}
+
+func report(b *testing.B, d, gitStatus time.Duration) {
+	b.ReportMetric(float64(d.Microseconds())/1000, "ms-median")
+	b.ReportMetric(float64(gitStatus.Microseconds())/1000, "git-status-ms")
+	b.ReportMetric(float64(d)/float64(gitStatus), "x-git-status")
+}
+
+// BenchmarkStopHookProcess: `borg hook stop` end to end (process start to
+// exit), each call a new session's first stop (recall, block, asked events).
+func BenchmarkStopHookProcess(b *testing.B) {
+	bin := benchBinary(b)
+	store := benchStore(b, bin)
+	env := benchEnv(store)
+	proj := b.TempDir()
+	b.ResetTimer()
+	d := timeCalls(b.N, func(i int) {
+		in := fmt.Sprintf(`{"session_id":"bench-%d-%d","cwd":%q,"last_assistant_message":"I added a retry with backoff to the payments gateway client and a timeout to the request context."}`, time.Now().UnixNano(), i, proj)
+		cmd := exec.Command(bin, "hook", "stop")
+		cmd.Env, cmd.Stdin = env, strings.NewReader(in)
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Run(); err != nil || errb.Len() > 0 {
+			b.Fatalf("hook stop: %v %s", err, errb.String())
+		}
+		if !bytes.Contains(out.Bytes(), []byte(`"decision":"block"`)) {
+			b.Fatalf("hook stop did not ask: %q", out.String())
+		}
+	})
+	b.StopTimer()
+	report(b, d, gitStatusMedian(b, store, 21))
+}
+
+// BenchmarkRecallProcess: `borg recall` end to end as a process, warm index.
+func BenchmarkRecallProcess(b *testing.B) {
+	bin := benchBinary(b)
+	store := benchStore(b, bin)
+	env := benchEnv(store)
+	b.ResetTimer()
+	d := timeCalls(b.N, func(i int) {
+		cmd := exec.Command(bin, "recall", "payments gateway timeout and retry backoff", "--k", "5")
+		cmd.Env = env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("recall: %v %s", err, out)
+		}
+	})
+	b.StopTimer()
+	report(b, d, gitStatusMedian(b, store, 21))
+}
+
+// BenchmarkRecallInProcess: one Search on the warm, opened index with the
+// usefulness of every lesson derived from the cached ledger.
+func BenchmarkRecallInProcess(b *testing.B) {
+	bin := benchBinary(b)
+	store := benchStore(b, bin)
+	s, err := memfs.Open(store, memfs.WithEnv(func(k string) string { return "" }))
+	if err != nil {
+		b.Fatal(err)
+	}
+	r, err := openRetrieval(context.Background(), s, false, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		q := searchQuery("payments gateway timeout and retry backoff", r.memories(fmt.Sprintf("s-%d", i)))
+		if _, err := r.ix.Search(context.Background(), q); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkPostCommitOverhead: `git commit` in a project with borg's
+// post-commit hook installed, against the same commit without it.
+func BenchmarkPostCommitOverhead(b *testing.B) {
+	bin := benchBinary(b)
+	store := benchStore(b, bin)
+	env := benchEnv(store)
+	mk := func(hook bool) string {
+		dir := b.TempDir()
+		for _, args := range [][]string{{"init", "-q"}, {"commit", "-q", "--allow-empty", "-m", "init"}} {
+			cmd := exec.Command("git", args...)
+			cmd.Dir, cmd.Env = dir, env
+			if out, err := cmd.CombinedOutput(); err != nil {
+				b.Fatalf("%s", out)
+			}
+		}
+		if hook {
+			cmd := exec.Command(bin, "install", "--git", "--command", bin)
+			cmd.Dir, cmd.Env = dir, env
+			if out, err := cmd.CombinedOutput(); err != nil {
+				b.Fatalf("install: %s", out)
+			}
+		}
+		return dir
+	}
+	plain, hooked := mk(false), mk(true)
+	commit := func(dir string, i int) {
+		if err := os.WriteFile(filepath.Join(dir, "f.txt"), []byte(strconv.Itoa(i)), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		cmd := exec.Command("sh", "-c", "git add f.txt && git commit -q -m c")
+		cmd.Dir, cmd.Env = dir, env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("commit: %v %s", err, out)
+		}
+	}
+	b.ResetTimer()
+	with := timeCalls(b.N, func(i int) { commit(hooked, i) })
+	without := timeCalls(b.N, func(i int) { commit(plain, i) })
+	b.StopTimer()
+	b.ReportMetric(float64(with.Microseconds())/1000, "commit-ms-median")
+	b.ReportMetric(float64(without.Microseconds())/1000, "plain-commit-ms-median")
+	b.ReportMetric(float64((with-without).Microseconds())/1000, "overhead-ms")
+	b.ReportMetric(float64(gitStatusMedian(b, store, 21).Microseconds())/1000, "git-status-ms")
+}
