@@ -24,12 +24,13 @@ func (r Report) WriteTable(w io.Writer) error {
 		sc.Slots, sc.Candidates, 100*sc.Censored)
 
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "policy\tregret\tper session\tasks\thelps\tharms\tmisplaced\tharmful late rate\tnew: 1st ask\tconsolidated\t")
+	fmt.Fprintln(tw, "policy\tregret\tper session\tasks\thelps\tharms\tmisplaced\tharmful late rate\tnew: 1st ask\tnew: consolidated\t")
 	for _, p := range r.Policies {
 		fmt.Fprintf(tw, "%s\t%.1f\t%.3f\t%d\t%d\t%d\t%d\t%.2f\t%s\t%s\t\n", p.Name, p.Regret, p.RegretPerSession,
 			p.Asks, p.AsksByEffect.Helps+p.AsksByEffect.Repo-p.AsksByEffect.Misplaced, p.AsksByEffect.Harms,
 			p.AsksByEffect.Misplaced, p.Harmful.AskRateLate,
-			orDash(p.NewLessons.MedianSessionsToFirstAsk), orDash(p.NewLessons.MedianSessionsToConsolidate))
+			ofN(p.NewLessons.MedianSessionsToFirstAsk, p.NewLessons.Asked, p.NewLessons.Lessons),
+			ofN(p.NewLessons.MedianSessionsToConsolidate, p.NewLessons.Consolidated, p.NewLessons.Lessons))
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("write table: %w", err)
@@ -61,6 +62,11 @@ func (r Report) WriteTable(w io.Writer) error {
 		return fmt.Errorf("write table: %w", err)
 	}
 	return nil
+}
+
+// ofN is a median with how many of n lessons it is over: "12 (3/4)".
+func ofN(median, k, n int) string {
+	return fmt.Sprintf("%s (%d/%d)", orDash(median), k, n)
 }
 
 func orDash(n int) string {
