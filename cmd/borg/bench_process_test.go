@@ -84,7 +84,7 @@ func benchStore(b *testing.B, bin string) string {
 	ids := make([]string, nl)
 	for i := 0; i < nl; i++ {
 		l := domain.Lesson{ID: fmt.Sprintf("bench-lesson-%06d", i), Type: domain.TypeSemantic, Confidence: 0.8,
-			Gist: sentence(8 + r.Intn(8)) + ".", Body: sentence(20 + r.Intn(40)) + "."}
+			Gist: sentence(8+r.Intn(8)) + ".", Body: sentence(20+r.Intn(40)) + "."}
 		ids[i] = l.ID
 		if err := os.WriteFile(filepath.Join(dir, "lessons", l.ID+".html"), memfs.Render(l), 0o644); err != nil {
 			b.Fatal(err)
