@@ -102,7 +102,7 @@ func decodeCatalog(raw []byte) (*catalog, error) {
 	c := newCatalog()
 	c.stamp = string(r.blob32(maxCatalogStr))
 	count := r.u32()
-	if int64(count) > int64(len(body)) {
+	if int64(count)*int64(8+len(lexFields)*4) > int64(len(body)) {
 		return nil, errors.New("decode catalog: count exceeds file")
 	}
 	// Strings alias raw (never modified after the read): 10,000 lessons
@@ -114,8 +114,12 @@ func decodeCatalog(raw []byte) (*catalog, error) {
 		}
 		return unsafe.String(&b[0], len(b))
 	}
+	c.lessons = make(map[string]*lessonInfo, count)
+	slab := make([]lessonInfo, count)
+	lens := make([]uint32, int(count)*len(lexFields))
 	for i := 0; i < int(count) && r.err == nil; i++ {
-		li := &lessonInfo{id: str(), hash: str(), title: str(), gist: str(), typ: str(), reach: str()}
+		li := &slab[i]
+		*li = lessonInfo{id: str(), hash: str(), title: str(), gist: str(), typ: str(), reach: str()}
 		li.repo = repoTag(li.reach)
 		nl := r.u32()
 		if int64(nl) > int64(len(body)) {
@@ -128,7 +132,7 @@ func decodeCatalog(raw []byte) (*catalog, error) {
 			}
 			li.links = append(li.links, k)
 		}
-		li.lens = make([]uint32, len(lexFields))
+		li.lens = lens[i*len(lexFields) : (i+1)*len(lexFields) : (i+1)*len(lexFields)]
 		for j := range li.lens {
 			li.lens[j] = r.u32()
 		}

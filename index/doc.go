@@ -2,4 +2,55 @@
 // lexical index, the vector sidecar and its embedder, and the retrieval
 // pipeline (arms → weighted RRF → usefulness → MMR). Deleting the store's
 // .borg/ folder loses nothing: the index rebuilds what it needs.
+//
+// # Use
+//
+//	ix, err := index.Open(".borg/index", index.NewNGramEmbedder(index.NGramOptions{}), index.Options{})
+//	st, err := ix.SyncStamp(lessons, treeHash) // only changed lessons are redone
+//	hits, err := ix.Search(ctx, index.Query{Text: "…", K: 5, Repo: tag, Useful: u})
+//	ix.Close()
+//
+// NewMemory builds the same index in memory (evaluation, tests). A process
+// whose Stamp matches the store may Search right after Open, without reading
+// the lessons: the catalog holds what retrieval needs.
+//
+// # Files under the directory Open is given
+//
+//   - lexical.bleve/, lexical.version: the bleve index (lexical.go, the only
+//     importer of bleve), rebuilt when lexicalVersion changes.
+//   - catalog.bin: per lesson its content hash, title, gist, type, reach,
+//     links and field lengths (catalog.go).
+//   - vectors.bin: the vector sidecar, keyed by (lesson id, content hash,
+//     embedder id); another embedder id drops it whole (vector.go).
+//
+// A second process that finds the bleve index locked waits Options.LockWait
+// and then works on an in-memory index filled by Sync (Index.Fallback), so a
+// hook never hangs on another process's lock.
+//
+// # Pipeline (Search)
+//
+//   - lexical: BM25 (k1 0.9, b 0.4) over the lesson's whole text, plus
+//     weighted bonuses for title, gist and tag matches; English analysis
+//     (possessives, lower case, stop words, Porter stemming), tokens of 100
+//     runes or more dropped.
+//   - vector: cosine over the sidecar, brute force (column-major, one pass
+//     per non-zero query component). The default embedder hashes character
+//     3–5-grams into 512 signed dimensions with corpus IDF (embed.go); an
+//     HTTP embedder can call a local OpenAI-compatible or Ollama endpoint.
+//   - salience: the text arms' candidates that have uses, by ln(1+uses) ×
+//     belief mean.
+//   - lateral: personalized PageRank over lesson links from the best fused
+//     hits (lateral.go).
+//   - fusion: domain.FuseArms with domain.RRFK; arm weights ArmWeights.
+//   - usefulness: a lesson is over the bar when fused × MeanWeight ≥
+//     Query.Bar (default DefaultBar = 0.8) × the best candidate's; those
+//     over it come first, ordered by fused × Weight (the session's Thompson
+//     draw), then the rest by fused × MeanWeight. Absent lessons are neutral.
+//   - MMR (domain.ApplyMMR, λ 0.5) over the hits over the bar, relevance
+//     min-max scaled; a superseded lesson is then moved below the lesson
+//     that supersedes it.
+//   - reach: a repo:<tag> lesson is a candidate only when Query.Repo is tag;
+//     a dormant lesson only as the lexical arm's first hit.
+//
+// EvalRetrieval (eval.go) runs BEIR-layout folders through the same Search.
 package index
