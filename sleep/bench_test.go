@@ -278,3 +278,12 @@ func TestSleepProfile(t *testing.T) {
 	sort.Strings(counts)
 	t.Logf("sleep over %d lessons, %d events\n%s\n%s", len(snap.Lessons), len(snap.Events), strings.Join(steps, "\n"), strings.Join(counts, "\n"))
 }
+
+// TestMain removes the generated template stores after the run.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	for _, dir := range benchTemplates {
+		_ = os.RemoveAll(filepath.Dir(dir))
+	}
+	os.Exit(code)
+}
