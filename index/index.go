@@ -66,6 +66,7 @@ type Index struct {
 	opts     Options
 	lex      *lexical
 	fallback bool // lexical is an in-memory stand-in for a busy disk index
+	lexEmpty bool // the stand-in holds nothing yet, whatever the catalog says
 	rebuilt  bool // lexical was created fresh at Open
 	vec      *vectorStore
 	vecBad   bool // the sidecar was dropped at Open
@@ -100,7 +101,12 @@ func Open(dir string, emb Embedder, opts Options) (*Index, error) {
 		if lex, err = newMemLexical(); err != nil {
 			return nil, fmt.Errorf("open index: %w", err)
 		}
-		ix.fallback = true
+		ix.fallback, ix.lexEmpty = true, true
+		// The catalog and sidecar are still readable: Search works on the
+		// vector arm right away, the lexical arm once Sync refills it.
+		if cat, ok := readCatalog(filepath.Join(dir, catalogName)); ok {
+			ix.cat = cat
+		}
 	case err != nil:
 		return nil, fmt.Errorf("open index: %w", err)
 	}
@@ -162,7 +168,8 @@ func (o Options) withDefaults() Options {
 }
 
 // Fallback reports whether the lexical arm is an in-memory stand-in because
-// another process held the on-disk index.
+// another process held the on-disk index. Until Sync fills it, Search uses
+// the other arms (the catalog and sidecar are read without the lock).
 func (ix *Index) Fallback() bool { return ix.fallback }
 
 // Embedder returns the index's embedder.
@@ -259,7 +266,7 @@ func (ix *Index) SyncStamp(lessons []domain.Lesson, stamp string) (SyncStats, er
 	next.stamp = stamp
 	var docs []lexDoc
 	for _, id := range ids {
-		if old, ok := ix.cat.lessons[id]; ok && old.hash == hashes[id] {
+		if old, ok := ix.cat.lessons[id]; ok && old.hash == hashes[id] && !ix.lexEmpty {
 			next.lessons[id] = old
 			continue
 		}
@@ -277,7 +284,7 @@ func (ix *Index) SyncStamp(lessons []domain.Lesson, stamp string) (SyncStats, er
 	}
 	var removed []string
 	for id := range ix.cat.lessons {
-		if _, ok := byID[id]; !ok {
+		if _, ok := byID[id]; !ok && !ix.lexEmpty {
 			removed = append(removed, id)
 		}
 	}
@@ -289,7 +296,7 @@ func (ix *Index) SyncStamp(lessons []domain.Lesson, stamp string) (SyncStats, er
 	}
 	catChanged := len(docs) > 0 || len(removed) > 0 || ix.cat.stamp != stamp || ix.rebuilt
 	ix.cat = next
-	ix.rebuilt = false
+	ix.rebuilt, ix.lexEmpty = false, false
 	st.Indexed, st.Removed = len(docs), len(removed)
 
 	// Vector arm. An embedder without a dimension (an endpoint that could

@@ -570,6 +570,11 @@ func TestSecondProcessDoesNotHang(t *testing.T) {
 	if !ix2.Fallback() {
 		t.Fatal("second process got the disk index while another held it")
 	}
+	// Before any Sync the vector arm answers from the sidecar and catalog.
+	pre, err := ix2.Search(context.Background(), Query{Text: "retrying flaky network requests"})
+	if err != nil || len(pre) == 0 || pre[0].ID != "flaky-network-retry" {
+		t.Fatalf("fallback search before sync %v %v", ids(pre), err)
+	}
 	st, err := ix2.Sync(corpus())
 	if err != nil || !st.FallbackLexical || st.Indexed != len(corpus()) {
 		t.Fatalf("fallback sync %+v %v", st, err)
