@@ -173,6 +173,7 @@ func TestEvalSharedSets(t *testing.T) {
 		opts.Embedder = NewNGramEmbedder(NGramOptions{Dim: dim, MinN: minN, MaxN: maxN, NoIDF: os.Getenv("BORG_NOIDF") != ""})
 	}
 	fmt.Sscanf(os.Getenv("BORG_BAR"), "%g", &opts.Bar)
+	fmt.Sscanf(os.Getenv("BORG_BM25"), "%g,%g", &bm25K1, &bm25B)
 	if os.Getenv("BORG_NOMMR") != "" {
 		opts.MMRLambda = 1
 	}

@@ -24,7 +24,6 @@ import (
 	bleveunicode "github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
-	"github.com/blevesearch/bleve/v2/search"
 	bleveindex "github.com/blevesearch/bleve_index_api"
 )
 
@@ -35,18 +34,15 @@ import (
 // them must change it: an on-disk index of another version is rebuilt.
 const lexicalVersion = "borg-lexical-5"
 
-// BM25 parameters. bleve keeps them in package variables; borg is their only
-// user in the process. k1 0.9 and b 0.4 are the Anserini defaults, measured
-// better than Elasticsearch's 1.2/0.75 on the shared sets (BENCHMARKS.md).
-const (
+// BM25 parameters of the lexical arm's scorer. k1 0.9 and b 0.4 are the
+// Anserini defaults, measured better than Elasticsearch's 1.2/0.75 on the
+// shared sets (BENCHMARKS.md). The mapping still selects bleve's own "bm25"
+// model, which only matters to bleve's searcher; this package scores the
+// postings itself (see search).
+var (
 	bm25K1 = 0.9
 	bm25B  = 0.4
 )
-
-func init() {
-	search.BM25_k1 = bm25K1
-	search.BM25_b = bm25B
-}
 
 // Field weights of the lexical score, measured on the shared sets: BM25 over
 // all the text as one field, plus bonuses for matches in the title, gist and
