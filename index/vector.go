@@ -182,7 +182,7 @@ func (t *topN) sorted() []scored {
 }
 
 // search returns the n rows most similar to q (a normalised vector) by dot
-// product, best first, skipping rows allow rejects. Rows are normalised at
+// product, best first, skipping rows allow rejects and rows of cosine ≤ 0. Rows are normalised at
 // embedding time, so the dot product is the cosine. The scan is brute
 // force, one axpy per non-zero query component, split over two goroutines
 // on large stores; allow is asked only about rows that would enter the
@@ -215,6 +215,9 @@ func (s *vectorStore) search(q []float32, n int, allow func(id string) bool) []s
 	t := topN{n: n}
 	for i, sc := range scores {
 		f := float64(sc)
+		if !(f > 0) {
+			continue // shares nothing with the query (or the query is empty)
+		}
 		if len(t.h) == n && (f < t.h[0].score || (f == t.h[0].score && s.ids[i] > t.h[0].id)) {
 			continue
 		}
