@@ -305,6 +305,7 @@ func decodeSidecar(raw []byte, embedderID string, dim int) (*vectorStore, error)
 	}
 	s.ids = make([]string, 0, count)
 	s.hashes = make([]string, 0, count)
+	s.pos = make(map[string]int, count)
 	for i := 0; i < int(count) && r.err == nil; i++ {
 		id, h := aliasString(r.blob16()), aliasString(r.blob16())
 		if _, dup := s.pos[id]; dup {
