@@ -300,7 +300,7 @@ func decodeSidecar(raw []byte, embedderID string, dim int) (*vectorStore, error)
 	if len(state) > 0 {
 		s.state = append([]byte(nil), state...)
 	}
-	if r.err == nil && uint64(count)*uint64(dim)*4 > uint64(len(body)) {
+	if r.err == nil && (uint64(count)*uint64(dim)*4 > uint64(len(body)) || uint64(count)*4 > uint64(len(body))) {
 		return nil, errors.New("decode vector sidecar: count exceeds file")
 	}
 	s.ids = make([]string, 0, count)
