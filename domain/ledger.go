@@ -588,7 +588,7 @@ func (l *Ledger) memoryOf(info LessonInfo, a *lessonAgg, c *clock, q int, sessio
 	}
 	m.Activation = math.Log(sum)
 
-	m.Regretted = l.regretted(a.regrets, w)
+	m.Regretted = regretted(a.regrets, l.Corrections, w)
 	b := BeliefOf(m.Changed, m.Ignored, m.Corrected, m.Vetoed, m.Tested, m.Regretted, w)
 	m.Alpha, m.Beta, m.Mean = b.Alpha, b.Beta, b.Mean()
 	x := m.Mean
@@ -604,7 +604,7 @@ func (l *Ledger) memoryOf(info LessonInfo, a *lessonAgg, c *clock, q int, sessio
 // regretted sums one lesson's regret credit: each regret's share (at most
 // RegretMax), capped per deciding session at that session's RegretCap, in a
 // fixed order so the float sum does not depend on map order.
-func (l *Ledger) regretted(rs []regretRef, w Weights) float64 {
+func regretted(rs []regretRef, corrections map[string]map[int64]bool, w Weights) float64 {
 	if len(rs) == 0 {
 		return 0
 	}
@@ -620,7 +620,7 @@ func (l *Ledger) regretted(rs []regretRef, w Weights) float64 {
 		for ; j < len(rs) && rs[j].Session == rs[i].Session; j++ {
 			s += regretShare(rs[j].W, w.RegretMax)
 		}
-		capN := max(1, len(l.Corrections[rs[i].Session]))
+		capN := max(1, len(corrections[rs[i].Session]))
 		total += math.Min(s, float64(capN))
 		i = j
 	}

@@ -1,0 +1,817 @@
+package domain
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/binary"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Summary is the part of a Ledger that Memories reads, kept so that a query
+// costs O(lessons + uses) however long the log: per lesson its result counts,
+// the clock positions of its uses and its creation, and the clock itself as
+// plain columns. Beside that it keeps a sorted table of hashed keys (which
+// sessions tick the clock, which (session, lesson) pairs have a result, a
+// tested or an asked event) that Fold probes, never scans, to fold newly
+// appended events exactly.
+//
+// A Summary gives the same memories as the Ledger it was made from and, after
+// Fold, as the Ledger with those events added. When an event would need the
+// full ledger to fold (a session inserted into the middle of the clock, a
+// changed result overturned), Fold reports false and the caller rebuilds the
+// summary from the full ledger. Summaries are encoded by AppendBinary and read
+// back by ParseSummary without copying their large columns. A Summary is not
+// safe for concurrent use.
+type Summary struct {
+	// The clock in order: each session's first ms and the value indexes of
+	// its repo and author.
+	clockMS            col64
+	clockRepo, clockBy col32
+	// vals holds the repo and author values the summary refers to; vals[0]
+	// is "".
+	vals   []string
+	valIdx map[string]uint32
+	// last is the id of the clock's last session.
+	last string
+	// freeMS is the greatest ms of a use or creation placed on the clock by
+	// its ms alone (its session does not tick); math.MinInt64 without one.
+	// A session appended at or before it would move such a use.
+	freeMS int64
+
+	lessons []lessonSum // sorted by id
+	fresh   map[string]*lessonSum
+
+	// regrets and corrections are the ledger's, decoded on demand from
+	// evidence (nil once decoded): a query reads each lesson's cached regret
+	// credit, computed under regretMax, and recomputes only the stale ones.
+	regrets     map[string]RegretMark
+	corrections map[string]map[int64]bool
+	evidence    []byte
+	regretMax   float64
+	stale       map[string]bool
+
+	keys keyTable
+	more map[sumKey]uint32
+
+	prefix map[string][]int32 // repo tag → eligible sessions among the first t
+}
+
+// lessonSum is one lesson's evidence.
+type lessonSum struct {
+	id                                                 string
+	changed, ignored, corrected, vetoed, tested, asked int
+	// uses are the clock positions of the changed results, sorted unless
+	// unsorted is set.
+	uses     []int32
+	unsorted bool
+	// repos and authors are the first two distinct non-empty repos and
+	// authors of the changed results (as value indexes): consolidation only
+	// asks whether there are two.
+	repos, authors   [2]uint32
+	nRepos, nAuthors uint8
+	regretted        float64
+	hasCreated       bool
+	createdPos       int32
+	created          Mark
+	createdRaw       []byte // the encoded mark, decoded on demand
+}
+
+// Key kinds of the summary's key table.
+const (
+	keySession = 's' // value: the session's clock position
+	keyFree    = 'f' // a session with a use or creation but no session event
+	keyResult  = 'r' // value: the result's strength
+	keyTested  = 't'
+	keyAsked   = 'a'
+)
+
+// sumKey is a 96-bit hash of a key kind and its strings.
+type sumKey struct {
+	hi uint64
+	lo uint32
+}
+
+func keyOf(kind byte, a, b string) sumKey {
+	var buf [160]byte
+	p := append(buf[:0], kind)
+	p = append(p, a...)
+	p = append(p, 0)
+	p = append(p, b...)
+	sum := sha256.Sum256(p)
+	return sumKey{hi: binary.BigEndian.Uint64(sum[:8]), lo: binary.BigEndian.Uint32(sum[8:12])}
+}
+
+func compareKeys(a, b sumKey) int {
+	if c := cmp.Compare(a.hi, b.hi); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.lo, b.lo)
+}
+
+// keyRecord is the encoded size of one key and its value.
+const keyRecord = 16
+
+// keyTable is a sorted run of key records: hi (8 bytes), lo (4) and value
+// (4), little-endian.
+type keyTable []byte
+
+func (t keyTable) len() int { return len(t) / keyRecord }
+
+func (t keyTable) key(i int) sumKey {
+	r := t[i*keyRecord:]
+	return sumKey{hi: binary.LittleEndian.Uint64(r), lo: binary.LittleEndian.Uint32(r[8:])}
+}
+
+func (t keyTable) value(i int) uint32 { return binary.LittleEndian.Uint32(t[i*keyRecord+12:]) }
+
+func (t keyTable) find(k sumKey) (uint32, bool) {
+	lo, hi := 0, t.len()
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if compareKeys(t.key(m), k) < 0 {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < t.len() && t.key(lo) == k {
+		return t.value(lo), true
+	}
+	return 0, false
+}
+
+func appendKeyRecord(b []byte, k sumKey, v uint32) []byte {
+	b = binary.LittleEndian.AppendUint64(b, k.hi)
+	b = binary.LittleEndian.AppendUint32(b, k.lo)
+	return binary.LittleEndian.AppendUint32(b, v)
+}
+
+// col64 and col32 are columns read from encoded bytes with values appended
+// since in memory.
+type col64 struct {
+	b []byte
+	x []int64
+}
+
+func (c *col64) len() int { return len(c.b)/8 + len(c.x) }
+
+func (c *col64) at(i int) int64 {
+	if n := len(c.b) / 8; i < n {
+		return int64(binary.LittleEndian.Uint64(c.b[8*i:]))
+	}
+	return c.x[i-len(c.b)/8]
+}
+
+type col32 struct {
+	b []byte
+	x []uint32
+}
+
+func (c *col32) len() int { return len(c.b)/4 + len(c.x) }
+
+func (c *col32) at(i int) uint32 {
+	if n := len(c.b) / 4; i < n {
+		return binary.LittleEndian.Uint32(c.b[4*i:])
+	}
+	return c.x[i-len(c.b)/4]
+}
+
+func newSummary() *Summary {
+	return &Summary{vals: []string{""}, freeMS: math.MinInt64, fresh: map[string]*lessonSum{},
+		regrets: map[string]RegretMark{}, corrections: map[string]map[int64]bool{}, regretMax: DefaultWeights.RegretMax,
+		stale: map[string]bool{}, more: map[sumKey]uint32{}}
+}
+
+// NewSummary returns the summary of an empty ledger.
+func NewSummary() *Summary { return newSummary() }
+
+func (s *Summary) val(v string) uint32 {
+	if v == "" {
+		return 0
+	}
+	if s.valIdx == nil {
+		s.valIdx = make(map[string]uint32, len(s.vals))
+		for i, x := range s.vals {
+			s.valIdx[x] = uint32(i)
+		}
+	}
+	i, ok := s.valIdx[v]
+	if !ok {
+		i = uint32(len(s.vals))
+		s.vals = append(s.vals, v)
+		s.valIdx[v] = i
+	}
+	return i
+}
+
+func (s *Summary) lookup(k sumKey) (uint32, bool) {
+	if v, ok := s.more[k]; ok {
+		return v, true
+	}
+	return s.keys.find(k)
+}
+
+func (s *Summary) set(k sumKey, v uint32) { s.more[k] = v }
+
+// sessionPos is the clock position of a session that ticks the clock.
+func (s *Summary) sessionPos(session string) (int, bool) {
+	if session == "" {
+		return 0, false
+	}
+	v, ok := s.lookup(keyOf(keySession, session, ""))
+	return int(v), ok
+}
+
+// posAt is the last session that started at or before ms (−1 before the
+// first).
+func (s *Summary) posAt(ms int64) int {
+	return sort.Search(s.clockMS.len(), func(i int) bool { return s.clockMS.at(i) > ms }) - 1
+}
+
+// place is the clock position of something that happened in session at ms
+// (clock.pos); one placed by ms alone is remembered for the append check.
+func (s *Summary) place(session string, ms int64) int {
+	if p, ok := s.sessionPos(session); ok {
+		return p
+	}
+	s.freeMS = max(s.freeMS, ms)
+	if session != "" {
+		s.set(keyOf(keyFree, session, ""), 1)
+	}
+	return s.posAt(ms)
+}
+
+// lesson finds a lesson's evidence, adding an empty one when add is set.
+func (s *Summary) lesson(id string, add bool) *lessonSum {
+	i, ok := slices.BinarySearchFunc(s.lessons, id, func(l lessonSum, id string) int { return strings.Compare(l.id, id) })
+	if ok {
+		return &s.lessons[i]
+	}
+	if ls := s.fresh[id]; ls != nil || !add {
+		return ls
+	}
+	ls := &lessonSum{id: id}
+	s.fresh[id] = ls
+	return ls
+}
+
+func (ls *lessonSum) count(kind EventKind, n int) {
+	switch kind {
+	case KindChanged:
+		ls.changed += n
+	case KindIgnored:
+		ls.ignored += n
+	case KindCorrected:
+		ls.corrected += n
+	case KindVetoed:
+		ls.vetoed += n
+	}
+}
+
+func addDistinctIdx(set *[2]uint32, n *uint8, v uint32) {
+	if v == 0 || *n == 2 || (*n == 1 && set[0] == v) {
+		return
+	}
+	set[*n] = v
+	*n++
+}
+
+// kindOfStrength inverts resultStrength.
+var kindOfStrength = [...]EventKind{1: KindIgnored, 2: KindChanged, 3: KindCorrected, 4: KindVetoed}
+
+func severeStrength(st uint32) bool { return st >= 3 }
+
+// Summary returns the ledger's summary: a Summary whose Memories are the
+// ledger's.
+func (l *Ledger) Summary() *Summary {
+	l.init()
+	c := l.newClock()
+	s := newSummary()
+	var recs []keyRec
+	n := len(c.ids)
+	s.clockMS.x = make([]int64, n)
+	s.clockRepo.x = make([]uint32, n)
+	s.clockBy.x = make([]uint32, n)
+	for i, id := range c.ids {
+		sm := l.Sessions[id]
+		s.clockMS.x[i], s.clockRepo.x[i], s.clockBy.x[i] = sm.MS, s.val(sm.Repo), s.val(sm.Author)
+		recs = append(recs, keyRec{keyOf(keySession, id, ""), uint32(i)})
+	}
+	if n > 0 {
+		s.last = c.ids[n-1]
+	}
+	lessons := map[string]*lessonSum{}
+	get := func(id string) *lessonSum {
+		ls := lessons[id]
+		if ls == nil {
+			ls = &lessonSum{id: id}
+			lessons[id] = ls
+		}
+		return ls
+	}
+	free := func(session string, ms int64) int32 {
+		s.freeMS = max(s.freeMS, ms)
+		if session != "" {
+			recs = append(recs, keyRec{keyOf(keyFree, session, ""), 1})
+		}
+		return int32(c.pos("", ms))
+	}
+	for id, m := range l.Created {
+		ls := get(id)
+		ls.hasCreated, ls.created = true, m
+		if i, ok := c.index[m.Session]; ok && m.Session != "" {
+			ls.createdPos = int32(i)
+		} else {
+			ls.createdPos = free(m.Session, m.MS)
+		}
+	}
+	for session, inner := range l.Results {
+		sm, known := l.Sessions[session]
+		at, ticks := c.index[session]
+		for lesson, m := range inner {
+			ls := get(lesson)
+			recs = append(recs, keyRec{keyOf(keyResult, session, lesson), uint32(resultStrength(m.Kind))})
+			ls.count(m.Kind, 1)
+			if m.Kind != KindChanged {
+				continue
+			}
+			p := int32(at)
+			if !ticks {
+				p = free(session, m.MS)
+			}
+			ls.uses = append(ls.uses, p)
+			repo, author := m.Repo, m.Author
+			if known {
+				repo, author = cmp.Or(sm.Repo, m.Repo), cmp.Or(sm.Author, m.Author)
+			}
+			addDistinctIdx(&ls.repos, &ls.nRepos, s.val(repo))
+			addDistinctIdx(&ls.authors, &ls.nAuthors, s.val(author))
+		}
+	}
+	for session, inner := range l.Tested {
+		results := l.Results[session]
+		for lesson := range inner {
+			recs = append(recs, keyRec{keyOf(keyTested, session, lesson), 1})
+			ls := get(lesson)
+			if k := results[lesson].Kind; k != KindCorrected && k != KindVetoed {
+				ls.tested++
+			}
+		}
+	}
+	for session, inner := range l.Asked {
+		for lesson := range inner {
+			recs = append(recs, keyRec{keyOf(keyAsked, session, lesson), 1})
+			get(lesson).asked++
+		}
+	}
+	byLesson := map[string][]regretRef{}
+	for id, r := range l.Regrets {
+		s.regrets[id] = r
+		if k := l.Results[r.Session][r.Lesson].Kind; k != KindCorrected && k != KindVetoed {
+			byLesson[r.Lesson] = append(byLesson[r.Lesson], regretRef{id: id, RegretMark: r})
+		}
+	}
+	for session, times := range l.Corrections {
+		c := make(map[int64]bool, len(times))
+		for t := range times {
+			c[t] = true
+		}
+		s.corrections[session] = c
+	}
+	for lesson, rs := range byLesson {
+		get(lesson).regretted = regretted(rs, s.corrections, Weights{RegretMax: s.regretMax})
+	}
+	s.lessons = make([]lessonSum, 0, len(lessons))
+	for _, ls := range lessons {
+		slices.Sort(ls.uses)
+		s.lessons = append(s.lessons, *ls)
+	}
+	slices.SortFunc(s.lessons, func(a, b lessonSum) int { return strings.Compare(a.id, b.id) })
+	s.keys = sortedKeyTable(recs)
+	return s
+}
+
+type keyRec struct {
+	k sumKey
+	v uint32
+}
+
+// sortedKeyTable sorts and encodes records; of duplicate keys (only free
+// markers repeat) the first is kept.
+func sortedKeyTable(recs []keyRec) keyTable {
+	slices.SortStableFunc(recs, func(a, b keyRec) int { return compareKeys(a.k, b.k) })
+	out := make([]byte, 0, len(recs)*keyRecord)
+	for i, r := range recs {
+		if i > 0 && recs[i-1].k == r.k {
+			continue
+		}
+		out = appendKeyRecord(out, r.k, r.v)
+	}
+	return out
+}
+
+// Fold adds newly appended events (in any order, duplicates allowed) to the
+// summary. It reports false when one of them cannot be folded without the
+// full ledger; the summary is then unusable and must be rebuilt with
+// Ledger.Summary.
+func (s *Summary) Fold(events []Event) bool {
+	// Sessions first, in clock order: most then append to the clock, and the
+	// results of a session in the same batch find it ticking.
+	var sess []Event
+	for _, e := range events {
+		if e.Kind == KindSession && e.Session != "" {
+			sess = append(sess, e)
+		}
+	}
+	slices.SortFunc(sess, func(a, b Event) int {
+		if c := cmp.Compare(a.MS, b.MS); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Session, b.Session)
+	})
+	for _, e := range sess {
+		if !s.addSession(e) {
+			return false
+		}
+	}
+	for _, e := range events {
+		if e.Kind != KindSession && !s.add(e) {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Summary) addSession(e Event) bool {
+	if p, ok := s.sessionPos(e.Session); ok {
+		// Only the least mark counts; its repo and author are all a memory
+		// reads of it (the ms fixes the clock order).
+		ms := s.clockMS.at(p)
+		return e.MS > ms || (e.MS == ms && s.vals[s.clockRepo.at(p)] == e.Repo && s.vals[s.clockBy.at(p)] == e.Author)
+	}
+	if _, free := s.lookup(keyOf(keyFree, e.Session, "")); free {
+		return false // its uses were placed by ms
+	}
+	if n := s.clockMS.len(); n > 0 {
+		last := s.clockMS.at(n - 1)
+		if e.MS < last || (e.MS == last && e.Session < s.last) {
+			return false // into the middle of the clock
+		}
+	}
+	if e.MS <= s.freeMS {
+		return false
+	}
+	s.set(keyOf(keySession, e.Session, ""), uint32(s.clockMS.len()))
+	s.clockMS.x = append(s.clockMS.x, e.MS)
+	s.clockRepo.x = append(s.clockRepo.x, s.val(e.Repo))
+	s.clockBy.x = append(s.clockBy.x, s.val(e.Author))
+	s.last = e.Session
+	s.prefix = nil
+	return true
+}
+
+func (s *Summary) add(e Event) bool {
+	switch e.Kind {
+	case KindCreated:
+		if e.Lesson == "" {
+			return true
+		}
+		ls := s.lesson(e.Lesson, true)
+		m := markOf(e)
+		if ls.hasCreated {
+			if !ls.decodeCreated() {
+				return false
+			}
+			if compareMarks(m, ls.created) >= 0 {
+				return true
+			}
+		}
+		ls.hasCreated, ls.created, ls.createdRaw = true, m, nil
+		ls.createdPos = int32(s.place(e.Session, e.MS))
+	case KindChanged, KindIgnored, KindCorrected, KindVetoed:
+		if e.Session == "" || e.Lesson == "" {
+			return true
+		}
+		if e.Kind == KindCorrected && !s.addCorrection(e.Session, e.MS) {
+			return false
+		}
+		return s.addResult(e)
+	case KindTested:
+		if e.Session == "" || e.Lesson == "" {
+			return true
+		}
+		k := keyOf(keyTested, e.Session, e.Lesson)
+		if _, ok := s.lookup(k); ok {
+			return true
+		}
+		s.set(k, 1)
+		if !s.severe(e.Session, e.Lesson) {
+			s.lesson(e.Lesson, true).tested++
+		}
+	case KindAsked:
+		if e.Session == "" || e.Lesson == "" {
+			return true
+		}
+		k := keyOf(keyAsked, e.Session, e.Lesson)
+		if _, ok := s.lookup(k); ok {
+			return true
+		}
+		s.set(k, 1)
+		s.lesson(e.Lesson, true).asked++
+	case KindRegret:
+		if e.Session == "" || e.Lesson == "" {
+			return true
+		}
+		if !s.loadEvidence() {
+			return false
+		}
+		r := RegretMark{Session: e.Session, Lesson: e.Lesson, W: finiteShare(e.W)}
+		id := e.WithID().ID
+		old, ok := s.regrets[id]
+		if ok && compareRegrets(r, old) >= 0 {
+			return true
+		}
+		if ok {
+			s.stale[old.Lesson] = true
+		}
+		s.regrets[id] = r
+		s.stale[r.Lesson] = true
+		s.lesson(r.Lesson, true)
+	}
+	return true
+}
+
+// addCorrection records a correction time of a session; a new one raises
+// the regret cap of the session's regrets.
+func (s *Summary) addCorrection(session string, ms int64) bool {
+	if !s.loadEvidence() {
+		return false
+	}
+	c := s.corrections[session]
+	if c == nil {
+		c = map[int64]bool{}
+		s.corrections[session] = c
+	}
+	if c[ms] {
+		return true
+	}
+	c[ms] = true
+	for _, r := range s.regrets {
+		if r.Session == session {
+			s.stale[r.Lesson] = true
+		}
+	}
+	return true
+}
+
+// loadEvidence decodes the regrets and corrections; false when corrupt.
+func (s *Summary) loadEvidence() bool {
+	if s.evidence == nil {
+		return true
+	}
+	if err := s.parseEvidence(s.evidence); err != nil {
+		return false
+	}
+	s.evidence = nil
+	return true
+}
+
+// refreshRegrets recomputes the regret credit of the stale lessons, or of
+// every lesson under another RegretMax than the cached one.
+func (s *Summary) refreshRegrets(w Weights) (map[string]float64, bool) {
+	all := w.RegretMax != s.regretMax && !(math.IsNaN(w.RegretMax) && math.IsNaN(s.regretMax))
+	if !all && len(s.stale) == 0 {
+		return nil, true
+	}
+	if !s.loadEvidence() {
+		return nil, false
+	}
+	byLesson := map[string][]regretRef{}
+	for id, r := range s.regrets {
+		if (all || s.stale[r.Lesson]) && !s.severe(r.Session, r.Lesson) {
+			byLesson[r.Lesson] = append(byLesson[r.Lesson], regretRef{id: id, RegretMark: r})
+		}
+	}
+	out := make(map[string]float64, len(byLesson))
+	for lesson, rs := range byLesson {
+		out[lesson] = regretted(rs, s.corrections, w)
+	}
+	if !all {
+		for lesson := range s.stale {
+			if ls := s.lesson(lesson, false); ls != nil {
+				ls.regretted = out[lesson]
+			}
+		}
+		clear(s.stale)
+		return nil, true
+	}
+	return out, true
+}
+
+func (s *Summary) severe(session, lesson string) bool {
+	st, ok := s.lookup(keyOf(keyResult, session, lesson))
+	return ok && severeStrength(st)
+}
+
+func (s *Summary) addResult(e Event) bool {
+	k := keyOf(keyResult, e.Session, e.Lesson)
+	st := uint32(resultStrength(e.Kind))
+	old, had := s.lookup(k)
+	if had {
+		switch {
+		case st < old, st == old && e.Kind != KindChanged:
+			return true // the stronger result stays; an equal one reads the same
+		case st == old:
+			// Two changed results: the lesser mark wins, which matters only
+			// when the session does not fix the use's position, repo and
+			// author.
+			p, ticks := s.sessionPos(e.Session)
+			return ticks && s.clockRepo.at(p) != 0 && s.clockBy.at(p) != 0
+		case kindOfStrength[old] == KindChanged:
+			return false // a use and its repo and author would go
+		}
+	}
+	ls := s.lesson(e.Lesson, true)
+	if had {
+		ls.count(kindOfStrength[old], -1)
+	}
+	if severeStrength(st) && (!had || !severeStrength(old)) {
+		// A tested pair and a regret stop counting beside a correction or a
+		// veto.
+		if _, ok := s.lookup(keyOf(keyTested, e.Session, e.Lesson)); ok {
+			ls.tested--
+		}
+		s.stale[e.Lesson] = true
+	}
+	s.set(k, st)
+	ls.count(e.Kind, 1)
+	if e.Kind == KindChanged {
+		repo, author := e.Repo, e.Author
+		if p, ok := s.sessionPos(e.Session); ok {
+			repo, author = cmp.Or(s.vals[s.clockRepo.at(p)], e.Repo), cmp.Or(s.vals[s.clockBy.at(p)], e.Author)
+		}
+		ls.uses = append(ls.uses[:len(ls.uses):len(ls.uses)], int32(s.place(e.Session, e.MS)))
+		ls.unsorted = true
+		addDistinctIdx(&ls.repos, &ls.nRepos, s.val(repo))
+		addDistinctIdx(&ls.authors, &ls.nAuthors, s.val(author))
+	}
+	return true
+}
+
+// Memories derives the memory of each lesson in lessons as Ledger.Memories
+// does for the ledger the summary stands for: deduplicated by id, sorted by
+// id, as of session's tick (the next tick when session is empty or unknown).
+func (s *Summary) Memories(lessons []LessonInfo, session string, w Weights) []Memory {
+	q := s.clockMS.len() - 1
+	if p, ok := s.sessionPos(session); ok {
+		q = p
+	}
+	// Regret credits under other weights, or nil for the cached ones; a
+	// corrupt evidence block reads as none (the cache's checks catch it).
+	regrets, _ := s.refreshRegrets(w)
+	sorted := slices.IsSortedFunc(lessons, func(a, b LessonInfo) int { return strings.Compare(a.ID, b.ID) })
+	out := make([]Memory, 0, len(lessons))
+	var seen map[string]bool
+	if !sorted {
+		seen = make(map[string]bool, len(lessons))
+	}
+	j := 0 // merge cursor into s.lessons when lessons is sorted
+	var scratch []int32
+	for i, info := range lessons {
+		if sorted {
+			if i > 0 && lessons[i-1].ID == info.ID {
+				continue
+			}
+		} else {
+			if seen[info.ID] {
+				continue
+			}
+			seen[info.ID] = true
+		}
+		var ls *lessonSum
+		if sorted {
+			for j < len(s.lessons) && s.lessons[j].id < info.ID {
+				j++
+			}
+			if j < len(s.lessons) && s.lessons[j].id == info.ID {
+				ls = &s.lessons[j]
+			} else {
+				ls = s.fresh[info.ID]
+			}
+		} else {
+			ls = s.lesson(info.ID, false)
+		}
+		var m Memory
+		m, scratch = s.memoryOf(info, ls, regrets, q, session, w, scratch)
+		out = append(out, m)
+	}
+	if !sorted {
+		slices.SortFunc(out, func(x, y Memory) int { return strings.Compare(x.ID, y.ID) })
+	}
+	return out
+}
+
+// eligible counts the sessions in positions (i, q] that a lesson of the given
+// repo tag ages with (clock.eligible).
+func (s *Summary) eligible(tag string, i, q int) int {
+	if i >= q {
+		return 0
+	}
+	if tag == "" {
+		return q - i
+	}
+	p, ok := s.prefix[tag]
+	if !ok {
+		want, known := uint32(0), false
+		for k, v := range s.vals {
+			if k > 0 && v == tag {
+				want, known = uint32(k), true
+				break
+			}
+		}
+		n := s.clockMS.len()
+		p = make([]int32, n+1)
+		for k := 0; k < n; k++ {
+			p[k+1] = p[k]
+			if known && s.clockRepo.at(k) == want {
+				p[k+1]++
+			}
+		}
+		if s.prefix == nil {
+			s.prefix = map[string][]int32{}
+		}
+		s.prefix[tag] = p
+	}
+	return int(p[q+1] - p[i+1])
+}
+
+// memoryOf is Ledger.memoryOf over a lesson's summary (nil: no evidence).
+func (s *Summary) memoryOf(info LessonInfo, ls *lessonSum, regrets map[string]float64, q int, session string, w Weights, scratch []int32) (Memory, []int32) {
+	if ls == nil {
+		ls = &lessonSum{}
+	}
+	m := Memory{
+		ID: info.ID, Changed: ls.changed, Ignored: ls.ignored, Corrected: ls.corrected,
+		Vetoed: ls.vetoed, Tested: ls.tested, Asked: ls.asked,
+	}
+	created := int32(-1)
+	if ls.hasCreated {
+		created = ls.createdPos
+	} else if info.CreatedMS != 0 {
+		created = int32(s.posAt(info.CreatedMS))
+	}
+	uses := ls.uses
+	if ls.unsorted {
+		uses = append(scratch[:0], uses...)
+		slices.Sort(uses)
+		scratch = uses
+	}
+	m.Uses = len(uses) + 1
+	m.LastUseTick = int(created) + 1
+	if len(uses) > 0 {
+		m.LastUseTick = int(max(created, uses[len(uses)-1])) + 1
+	}
+
+	m.Consolidated = ls.changed >= w.ConsolidateSessions && (ls.nRepos >= 2 || ls.nAuthors >= 2)
+	d := w.D
+	if m.Consolidated {
+		d = w.DConsolidated
+	}
+	tag := ""
+	if strings.HasPrefix(info.Reach, ReachRepoPrefix) {
+		tag = info.Reach[len(ReachRepoPrefix):]
+	}
+	// Σ over the uses in ascending order, the creation merged in, as
+	// Ledger.memoryOf sums them.
+	var sum float64
+	merged := false
+	for _, p := range uses {
+		if !merged && created <= p {
+			sum += agePow(s.eligible(tag, int(created), q)+1, d)
+			merged = true
+		}
+		sum += agePow(s.eligible(tag, int(p), q)+1, d)
+	}
+	if !merged {
+		sum += agePow(s.eligible(tag, int(created), q)+1, d)
+	}
+	m.Activation = math.Log(sum)
+
+	m.Regretted = ls.regretted
+	if regrets != nil {
+		m.Regretted = regrets[info.ID]
+	}
+	b := BeliefOf(m.Changed, m.Ignored, m.Corrected, m.Vetoed, m.Tested, m.Regretted, w)
+	m.Alpha, m.Beta, m.Mean = b.Alpha, b.Beta, b.Mean()
+	x := m.Mean
+	if session != "" {
+		x = Draw(b.Alpha, b.Beta, Seed(session, info.ID))
+	}
+	m.Weight = UsefulnessWeight(m.Activation, x)
+	m.MeanWeight = UsefulnessWeight(m.Activation, m.Mean)
+	m.Dormant = !m.Consolidated && m.Activation < w.DormantBelow
+	return m, scratch
+}
