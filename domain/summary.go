@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"math"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -67,16 +68,14 @@ type lessonSum struct {
 	// unsorted is set.
 	uses     []int32
 	unsorted bool
-	// repos and authors are the first two distinct non-empty repos and
-	// authors of the changed results (as value indexes): consolidation only
-	// asks whether there are two.
-	repos, authors   [2]uint32
-	nRepos, nAuthors uint8
-	regretted        float64
-	hasCreated       bool
-	createdPos       int32
-	created          Mark
-	createdRaw       []byte // the encoded mark, decoded on demand
+	// repos and authors count the changed results per non-empty repo and
+	// author (as value indexes): consolidation asks whether there are two.
+	repos, authors tally
+	regretted      float64
+	hasCreated     bool
+	createdPos     int32
+	created        Mark
+	createdRaw     []byte // the encoded mark, decoded on demand
 }
 
 // Key kinds of the summary's key table.
@@ -271,12 +270,47 @@ func (ls *lessonSum) count(kind EventKind, n int) {
 	}
 }
 
-func addDistinctIdx(set *[2]uint32, n *uint8, v uint32) {
-	if v == 0 || *n == 2 || (*n == 1 && set[0] == v) {
+// tally counts value indexes; 0 ("") is not counted.
+type tally []valCount
+
+type valCount struct {
+	v uint32
+	n int32
+}
+
+func (t *tally) add(v uint32, n int32) {
+	if v == 0 {
 		return
 	}
-	set[*n] = v
-	*n++
+	for i := range *t {
+		if (*t)[i].v == v {
+			(*t)[i].n += n
+			if (*t)[i].n == 0 {
+				*t = slices.Delete(slices.Clone(*t), i, i+1)
+			}
+			return
+		}
+	}
+	*t = append(*t, valCount{v, n})
+}
+
+// A result key's value: the strength in the low bits, and for a changed
+// result in a session that ticks the clock the value indexes of the repo and
+// author it was counted under (effUnknown when they do not fit or the
+// session does not tick), so that overturning it needs no full ledger.
+const (
+	effBits    = 14
+	effUnknown = 1<<effBits - 1
+)
+
+func resultValue(st, repo, author uint32) uint32 {
+	return st | min(repo, effUnknown)<<3 | min(author, effUnknown)<<(3+effBits)
+}
+
+func resultStrengthOf(v uint32) uint32 { return v & 7 }
+
+func effOf(v uint32) (repo, author uint32) {
+	return v >> 3 & effUnknown, v >> (3 + effBits) & effUnknown
 }
 
 // kindOfStrength inverts resultStrength.
@@ -333,9 +367,10 @@ func (l *Ledger) Summary() *Summary {
 		at, ticks := c.index[session]
 		for lesson, m := range inner {
 			ls := get(lesson)
-			recs = append(recs, keyRec{keyOf(keyResult, session, lesson), uint32(resultStrength(m.Kind))})
+			st := uint32(resultStrength(m.Kind))
 			ls.count(m.Kind, 1)
 			if m.Kind != KindChanged {
+				recs = append(recs, keyRec{keyOf(keyResult, session, lesson), st})
 				continue
 			}
 			p := int32(at)
@@ -343,12 +378,15 @@ func (l *Ledger) Summary() *Summary {
 				p = free(session, m.MS)
 			}
 			ls.uses = append(ls.uses, p)
-			repo, author := m.Repo, m.Author
+			repo, author := s.val(m.Repo), s.val(m.Author)
+			v := resultValue(st, effUnknown, effUnknown)
 			if known {
-				repo, author = cmp.Or(sm.Repo, m.Repo), cmp.Or(sm.Author, m.Author)
+				repo, author = s.val(cmp.Or(sm.Repo, m.Repo)), s.val(cmp.Or(sm.Author, m.Author))
+				v = resultValue(st, repo, author)
 			}
-			addDistinctIdx(&ls.repos, &ls.nRepos, s.val(repo))
-			addDistinctIdx(&ls.authors, &ls.nAuthors, s.val(author))
+			recs = append(recs, keyRec{keyOf(keyResult, session, lesson), v})
+			ls.repos.add(repo, 1)
+			ls.authors.add(author, 1)
 		}
 	}
 	for session, inner := range l.Tested {
@@ -418,6 +456,7 @@ func sortedKeyTable(recs []keyRec) keyTable {
 // full ledger; the summary is then unusable and must be rebuilt with
 // Ledger.Summary.
 func (s *Summary) Fold(events []Event) bool {
+	defer runtime.KeepAlive(s) // see ParseSummary
 	// Sessions first, in clock order: most then append to the clock, and the
 	// results of a session in the same batch find it ticking.
 	var sess []Event
@@ -612,29 +651,48 @@ func (s *Summary) refreshRegrets(w Weights) (map[string]float64, bool) {
 }
 
 func (s *Summary) severe(session, lesson string) bool {
-	st, ok := s.lookup(keyOf(keyResult, session, lesson))
-	return ok && severeStrength(st)
+	v, ok := s.lookup(keyOf(keyResult, session, lesson))
+	return ok && severeStrength(resultStrengthOf(v))
 }
 
 func (s *Summary) addResult(e Event) bool {
 	k := keyOf(keyResult, e.Session, e.Lesson)
 	st := uint32(resultStrength(e.Kind))
-	old, had := s.lookup(k)
+	oldV, had := s.lookup(k)
+	old := resultStrengthOf(oldV)
+	// The repo and author a changed result counts under.
+	p, ticks := s.sessionPos(e.Session)
+	repo, author := s.val(e.Repo), s.val(e.Author)
+	if ticks {
+		repo, author = cmp.Or(s.clockRepo.at(p), repo), cmp.Or(s.clockBy.at(p), author)
+	}
 	if had {
 		switch {
 		case st < old, st == old && e.Kind != KindChanged:
 			return true // the stronger result stays; an equal one reads the same
 		case st == old:
 			// Two changed results: the lesser mark wins, which matters only
-			// when the session does not fix the use's position, repo and
-			// author.
-			p, ticks := s.sessionPos(e.Session)
-			return ticks && s.clockRepo.at(p) != 0 && s.clockBy.at(p) != 0
-		case kindOfStrength[old] == KindChanged:
-			return false // a use and its repo and author would go
+			// when they would count under another repo or author (the
+			// session, ticking, fixes the use's position).
+			r, a := effOf(oldV)
+			return ticks && r == min(repo, effUnknown) && a == min(author, effUnknown) && r != effUnknown && a != effUnknown
 		}
 	}
 	ls := s.lesson(e.Lesson, true)
+	if had && kindOfStrength[old] == KindChanged {
+		// The change is overturned: its use, repo and author go.
+		r, a := effOf(oldV)
+		if !ticks || r == effUnknown || a == effUnknown {
+			return false
+		}
+		i := slices.Index(ls.uses, int32(p))
+		if i < 0 {
+			return false
+		}
+		ls.uses = slices.Delete(slices.Clone(ls.uses), i, i+1)
+		ls.repos.add(r, -1)
+		ls.authors.add(a, -1)
+	}
 	if had {
 		ls.count(kindOfStrength[old], -1)
 	}
@@ -646,18 +704,21 @@ func (s *Summary) addResult(e Event) bool {
 		}
 		s.stale[e.Lesson] = true
 	}
-	s.set(k, st)
 	ls.count(e.Kind, 1)
-	if e.Kind == KindChanged {
-		repo, author := e.Repo, e.Author
-		if p, ok := s.sessionPos(e.Session); ok {
-			repo, author = cmp.Or(s.vals[s.clockRepo.at(p)], e.Repo), cmp.Or(s.vals[s.clockBy.at(p)], e.Author)
-		}
-		ls.uses = append(ls.uses[:len(ls.uses):len(ls.uses)], int32(s.place(e.Session, e.MS)))
-		ls.unsorted = true
-		addDistinctIdx(&ls.repos, &ls.nRepos, s.val(repo))
-		addDistinctIdx(&ls.authors, &ls.nAuthors, s.val(author))
+	if e.Kind != KindChanged {
+		s.set(k, st)
+		return true
 	}
+	if ticks {
+		s.set(k, resultValue(st, repo, author))
+	} else {
+		s.set(k, resultValue(st, effUnknown, effUnknown))
+		p = s.place(e.Session, e.MS)
+	}
+	ls.uses = append(ls.uses[:len(ls.uses):len(ls.uses)], int32(p))
+	ls.unsorted = true
+	ls.repos.add(repo, 1)
+	ls.authors.add(author, 1)
 	return true
 }
 
@@ -665,6 +726,7 @@ func (s *Summary) addResult(e Event) bool {
 // does for the ledger the summary stands for: deduplicated by id, sorted by
 // id, as of session's tick (the next tick when session is empty or unknown).
 func (s *Summary) Memories(lessons []LessonInfo, session string, w Weights) []Memory {
+	defer runtime.KeepAlive(s) // see ParseSummary
 	q := s.clockMS.len() - 1
 	if p, ok := s.sessionPos(session); ok {
 		q = p
@@ -775,7 +837,7 @@ func (s *Summary) memoryOf(info LessonInfo, ls *lessonSum, regrets map[string]fl
 		m.LastUseTick = int(max(created, uses[len(uses)-1])) + 1
 	}
 
-	m.Consolidated = ls.changed >= w.ConsolidateSessions && (ls.nRepos >= 2 || ls.nAuthors >= 2)
+	m.Consolidated = ls.changed >= w.ConsolidateSessions && (len(ls.repos) >= 2 || len(ls.authors) >= 2)
 	d := w.D
 	if m.Consolidated {
 		d = w.DConsolidated

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"maps"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
 )
@@ -38,6 +39,7 @@ func appendMark(w *sumWriter, m Mark) {
 // and lessons as varints, then the clock's columns and the key table at fixed
 // widths, which ParseSummary reads in place.
 func (s *Summary) AppendBinary(b []byte) ([]byte, error) {
+	defer runtime.KeepAlive(s) // see ParseSummary
 	if _, ok := s.refreshRegrets(Weights{RegretMax: s.regretMax}); !ok {
 		return nil, ErrSummaryCorrupt
 	}
@@ -85,12 +87,12 @@ func (s *Summary) AppendBinary(b []byte) ([]byte, error) {
 		} else {
 			w.b = append(w.b, 0)
 		}
-		w.b = append(w.b, ls.nRepos, ls.nAuthors)
-		for _, v := range ls.repos[:ls.nRepos] {
-			w.uint(uint64(v))
-		}
-		for _, v := range ls.authors[:ls.nAuthors] {
-			w.uint(uint64(v))
+		for _, t := range []tally{ls.repos, ls.authors} {
+			w.uint(uint64(len(t)))
+			for _, c := range t {
+				w.uint(uint64(c.v))
+				w.uint(uint64(c.n))
+			}
 		}
 		uses := ls.uses
 		if ls.unsorted {
@@ -247,7 +249,9 @@ func (r *sumReader) float() float64 {
 
 // ParseSummary reads a summary AppendBinary wrote. The summary keeps
 // referring to data (its clock and key table are read in place), so data must
-// not change while the summary is in use.
+// neither change nor go away while the summary is reachable; every method
+// that reads data keeps the summary alive until it returns, so a caller may
+// release data when the summary is collected (runtime.AddCleanup).
 func ParseSummary(data []byte) (*Summary, error) {
 	if len(data) < len(summaryMagic) || string(data[:len(summaryMagic)]) != summaryMagic {
 		return nil, ErrSummaryCorrupt
@@ -299,16 +303,18 @@ func ParseSummary(data []byte) (*Summary, error) {
 		default:
 			r.fail()
 		}
-		ls.nRepos, ls.nAuthors = r.byte(), r.byte()
-		if ls.nRepos > 2 || ls.nAuthors > 2 {
-			r.fail()
-			break
-		}
-		for k := range ls.nRepos {
-			ls.repos[k] = valid(r.uint())
-		}
-		for k := range ls.nAuthors {
-			ls.authors[k] = valid(r.uint())
+		for _, t := range []*tally{&ls.repos, &ls.authors} {
+			k := r.count(2)
+			if k > 0 {
+				*t = make(tally, k)
+			}
+			for j := range *t {
+				v, n := valid(r.uint()), r.uint()
+				if v == 0 || n == 0 || n > math.MaxInt32 {
+					r.fail()
+				}
+				(*t)[j] = valCount{v, int32(n)}
+			}
 		}
 		nu := r.count(1)
 		if len(uses)+nu > total {

@@ -11,6 +11,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"sync/atomic"
 
 	"github.com/borg-memory/borg/domain"
 )
@@ -129,8 +131,18 @@ func (s *Store) loadLedger() (*domain.Ledger, error) {
 	if err != nil {
 		return nil, err
 	}
+	cache, err := s.loadLedgerCache(files)
+	if err != nil {
+		return nil, err
+	}
+	return cache.Ledger, nil
+}
+
+// loadLedgerCache brings the ledger cache up to date with files and returns
+// it: the ledger and the offsets it has folded.
+func (s *Store) loadLedgerCache(files []string) (*ledgerCache, error) {
 	cache := s.readLedgerCache()
-	if cache != nil && !s.cacheStillValid(cache, files) {
+	if cache != nil && !s.cacheStillValid(cache.Files, files) {
 		cache = nil
 	}
 	fresh := cache == nil
@@ -141,7 +153,7 @@ func (s *Store) loadLedger() (*domain.Ledger, error) {
 	for _, name := range files {
 		ff := cache.Files[name]
 		before := ff.Offset
-		moved, err := s.foldFile(cache.Ledger, name, &ff)
+		moved, err := s.foldFile(cache.Ledger.Add, name, &ff)
 		if err != nil {
 			return nil, err
 		}
@@ -162,7 +174,7 @@ func (s *Store) loadLedger() (*domain.Ledger, error) {
 		// A cache that cannot be written costs time, not correctness.
 		_ = writeAtomic(s, p, data)
 	}
-	return cache.Ledger, nil
+	return cache, nil
 }
 
 func (s *Store) readLedgerCache() *ledgerCache {
@@ -179,12 +191,12 @@ func (s *Store) readLedgerCache() *ledgerCache {
 
 // cacheStillValid checks that every folded file still holds, unchanged, the
 // bytes the cache folded.
-func (s *Store) cacheStillValid(c *ledgerCache, files []string) bool {
+func (s *Store) cacheStillValid(folded map[string]foldedFile, files []string) bool {
 	present := map[string]bool{}
 	for _, f := range files {
 		present[f] = true
 	}
-	for name, ff := range c.Files {
+	for name, ff := range folded {
 		if !present[name] {
 			return false
 		}
@@ -228,9 +240,9 @@ func (s *Store) fingerprint(name string, off int64) (head, tail string, size int
 	return head, tail, size, nil
 }
 
-// foldFile adds the whole lines of name past ff.Offset to l and advances ff.
-// It reports whether the offset moved.
-func (s *Store) foldFile(l *domain.Ledger, name string, ff *foldedFile) (bool, error) {
+// foldFile passes the events of the whole lines of name past ff.Offset to add
+// and advances ff. It reports whether the offset moved.
+func (s *Store) foldFile(add func(domain.Event), name string, ff *foldedFile) (bool, error) {
 	f, err := os.Open(filepath.Join(s.dir, filepath.FromSlash(name)))
 	if err != nil {
 		return false, err
@@ -241,7 +253,7 @@ func (s *Store) foldFile(l *domain.Ledger, name string, ff *foldedFile) (bool, e
 	}
 	end, err := scanEvents(f, ff.Offset, func(_ int, e domain.Event, reason string) {
 		if reason == "" {
-			l.Add(e)
+			add(e)
 		}
 	}, false)
 	if err != nil {
@@ -258,14 +270,14 @@ func (s *Store) foldFile(l *domain.Ledger, name string, ff *foldedFile) (bool, e
 	return true, nil
 }
 
-// Memories derives every given lesson's memory from the cached ledger (see
-// LoadLedger) as of session's tick under weights w.
+// Memories derives every given lesson's memory from the cached summary (see
+// Summary) as of session's tick under weights w.
 func (s *Store) Memories(lessons []domain.Lesson, session string, w domain.Weights) ([]domain.Memory, error) {
-	l, err := s.LoadLedger()
+	sum, err := s.Summary()
 	if err != nil {
 		return nil, err
 	}
-	return l.Memories(LessonInfos(lessons), HashSession(session), w), nil
+	return sum.Memories(LessonInfos(lessons), HashSession(session), w), nil
 }
 
 // LessonInfos is what domain's derivation needs to know of each lesson.
@@ -278,4 +290,125 @@ func LessonInfos(lessons []domain.Lesson) []domain.LessonInfo {
 		}
 	}
 	return out
+}
+
+// The summary cache: the domain.Summary of the logs up to the offsets its
+// header records, as a JSON header line and the summary's binary encoding.
+// It is a second cache beside the ledger's: a query reads the summary (its
+// large columns in place, mapped) and folds the lines appended since, and
+// only loads the full ledger when those lines cannot be folded without it.
+const (
+	summaryCacheFile    = cacheDir + "/summary.bin"
+	summaryCacheVersion = 1
+	// summaryRewriteAfter is how many newly folded bytes make Summary
+	// rewrite its cache; below it the tail is folded on each call.
+	summaryRewriteAfter = 64 << 10
+)
+
+// summaryRebuilds counts the summaries made from the full ledger (tests
+// read it to see that the fast path is taken).
+var summaryRebuilds atomic.Int64
+
+type summaryHead struct {
+	Version int                   `json:"version"`
+	Files   map[string]foldedFile `json:"files"`
+}
+
+// Summary returns the summary (domain.Summary) of every event in the logs:
+// the cached one with the lines appended since folded in. When those lines
+// need the full ledger (a session older than the clock's last, a result
+// overturning a change), or the cache is missing, stale or from another
+// version, it is rebuilt from LoadLedger. Like LoadLedger it only ever
+// reads the logs; the cache can be deleted at any time.
+func (s *Store) Summary() (*domain.Summary, error) {
+	sum, err := s.summary()
+	if err != nil {
+		return nil, fmt.Errorf("load summary: %w", err)
+	}
+	return sum, nil
+}
+
+func (s *Store) summary() (*domain.Summary, error) {
+	files, err := s.logFiles()
+	if err != nil {
+		return nil, err
+	}
+	if head, sum := s.readSummaryCache(); sum != nil && s.cacheStillValid(head.Files, files) {
+		var tail []domain.Event
+		var folded int64
+		moved := map[string]foldedFile{}
+		for _, name := range files {
+			ff := head.Files[name]
+			before := ff.Offset
+			ok, err := s.foldFile(func(e domain.Event) { tail = append(tail, e) }, name, &ff)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				moved[name] = ff
+				folded += ff.Offset - before
+			}
+		}
+		if sum.Fold(tail) {
+			if folded >= summaryRewriteAfter {
+				for name, ff := range moved {
+					head.Files[name] = ff
+				}
+				s.writeSummaryCache(head.Files, sum)
+			}
+			return sum, nil
+		}
+	}
+	summaryRebuilds.Add(1)
+	cache, err := s.loadLedgerCache(files)
+	if err != nil {
+		return nil, err
+	}
+	sum := cache.Ledger.Summary()
+	s.writeSummaryCache(cache.Files, sum)
+	return sum, nil
+}
+
+// readSummaryCache maps and parses the summary cache; nil when there is none
+// usable.
+func (s *Store) readSummaryCache() (*summaryHead, *domain.Summary) {
+	data, unmap, err := mapFile(filepath.Join(s.dir, filepath.FromSlash(summaryCacheFile)))
+	if err != nil {
+		return nil, nil
+	}
+	line, rest, ok := bytes.Cut(data, []byte{'\n'})
+	var head summaryHead
+	if !ok || json.Unmarshal(line, &head) != nil || head.Version != summaryCacheVersion {
+		unmap()
+		return nil, nil
+	}
+	sum, err := domain.ParseSummary(rest)
+	if err != nil {
+		unmap()
+		return nil, nil
+	}
+	// The summary reads its columns in place: the mapping goes with it.
+	runtime.AddCleanup(sum, func(unmap func()) { unmap() }, unmap)
+	if head.Files == nil {
+		head.Files = map[string]foldedFile{}
+	}
+	return &head, sum
+}
+
+// writeSummaryCache writes sum as the summary of files up to their offsets.
+// A cache that cannot be written costs time, not correctness.
+func (s *Store) writeSummaryCache(files map[string]foldedFile, sum *domain.Summary) {
+	head, err := json.Marshal(summaryHead{Version: summaryCacheVersion, Files: files})
+	if err != nil {
+		return
+	}
+	data, err := sum.AppendBinary(append(head, '\n'))
+	if err != nil {
+		return
+	}
+	p := filepath.Join(s.dir, filepath.FromSlash(summaryCacheFile))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return
+	}
+	_ = writeAtomic(s, p, data)
 }

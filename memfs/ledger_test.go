@@ -1,0 +1,245 @@
+package memfs
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/borg-memory/borg/domain"
+)
+
+// hookStream is a node's log as the hooks write it: sessions starting in
+// time order from start, each with asks, results, tests, corrections and
+// regrets, lessons created along the way; disorder is the chance of a
+// session event out of order, a result in a session that never started and
+// a duplicated line.
+func hookStream(r *rand.Rand, node string, start int64, n int, disorder float64) []domain.Event {
+	lessons := []string{"alpha-one", "beta-two", "gamma-three", "delta-four", "epsilon-five"}
+	repos := []string{"api", "web", ""}
+	var out []domain.Event
+	var live []string
+	ms := start
+	for len(out) < n {
+		ms += int64(1 + r.IntN(30))
+		e := domain.Event{MS: ms, Lesson: lessons[r.IntN(len(lessons))], Repo: repos[r.IntN(len(repos))],
+			Author: HashEngineer(node + "@example.com")}
+		switch x := r.IntN(10); {
+		case x == 0 || len(live) == 0:
+			e.Kind, e.Lesson = domain.KindSession, ""
+			e.Session = HashSession(fmt.Sprintf("%s-%d", node, len(live)))
+			if r.Float64() < disorder {
+				e.MS -= int64(r.IntN(300))
+			}
+			live = append(live, e.Session)
+		case x == 1:
+			e.Kind = domain.KindCreated
+			if r.IntN(2) == 0 {
+				e.Session = live[len(live)-1]
+			}
+		default:
+			kinds := []domain.EventKind{domain.KindAsked, domain.KindAsked, domain.KindChanged, domain.KindChanged,
+				domain.KindIgnored, domain.KindTested, domain.KindCorrected, domain.KindVetoed, domain.KindRegret,
+				domain.KindPassing, domain.KindCensored}
+			e.Kind = kinds[r.IntN(len(kinds))]
+			e.Session = live[max(0, len(live)-1-r.IntN(3))]
+			if r.Float64() < disorder/3 {
+				e.Session = HashSession(fmt.Sprintf("%s-remote-%d", node, r.IntN(3)))
+			}
+			switch e.Kind {
+			case domain.KindRegret:
+				e.W = float64(r.IntN(4)) / 4
+			case domain.KindPassing:
+				e.Lesson, e.Src, e.Dst = "", "tool:a", "tool:b"
+			}
+		}
+		out = append(out, e.WithID())
+		if r.Float64() < disorder {
+			out = append(out, out[r.IntN(len(out))])
+		}
+	}
+	return out
+}
+
+func appendLog(t *testing.T, s *Store, name string, events []domain.Event) {
+	t.Helper()
+	p := filepath.Join(s.Dir(), filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = f.Close() }()
+	if _, err := f.WriteString(strings.Join(eventLines(events), "\n") + "\n"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkSummaryMemories compares the store's summary with a full derive over
+// every line of every log.
+func checkSummaryMemories(t *testing.T, s *Store, step string) {
+	t.Helper()
+	all, _, err := s.ReadEvents()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := s.Summary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	infos := []domain.LessonInfo{{ID: "alpha-one"}, {ID: "beta-two", Reach: "repo:api"}, {ID: "gamma-three", CreatedMS: 1_000_500},
+		{ID: "delta-four", Reach: "repo:web"}, {ID: "epsilon-five"}, {ID: "zeta-none", CreatedMS: 1_000_100}}
+	for _, session := range []string{"", HashSession("node-a-2"), HashSession("node-b-1"), "s-unknown"} {
+		want := domain.Derive(all, infos, session, domain.DefaultWeights)
+		if got := sum.Memories(infos, session, domain.DefaultWeights); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s, session %q: summary memories\n got %+v\nwant %+v", step, session, got, want)
+		}
+	}
+}
+
+// TestSummaryMatchesDerive appends hook-like logs in random chunks to several
+// files (the node's shared and local logs, a teammate's log that appears
+// later with older sessions, duplicated lines), reading the summary at
+// random points, and rewrites and shrinks files under the cache; at every
+// read the summary's memories equal a full derive over all the lines.
+func TestSummaryMatchesDerive(t *testing.T) {
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewPCG(seed, 11))
+	rebuilds, reads := int64(0), 0
+	for round := 0; round < 12; round++ {
+		s := newTestStore(t)
+		disorder := []float64{0, 0.02, 0.2}[round%3]
+		ours := hookStream(r, "node-a", 1_000_000, 400, disorder)
+		theirs := hookStream(r, "node-b", 1_000_000-50_000, 200, disorder)
+		mine, local, team := "log/node-a.jsonl", ".borg/local/node-a.jsonl", "log/node-b.jsonl"
+		before := summaryRebuilds.Load()
+		done, shared := 0, 0
+		for step := 0; done < len(ours); step++ {
+			switch x := r.IntN(20); {
+			case x == 0 && shared < len(theirs):
+				// The teammate's log arrives (a pull), older sessions included.
+				k := min(len(theirs), shared+1+r.IntN(150))
+				appendLog(t, s, team, theirs[shared:k])
+				shared = k
+			case x == 1 && done > 0:
+				// A line already folded, again in the local log.
+				appendLog(t, s, local, ours[r.IntN(done):][:1])
+			case x == 2:
+				// A torn line: not folded until it is whole.
+				line, _ := json.Marshal(ours[done])
+				p := filepath.Join(s.Dir(), mine)
+				f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o644)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, _ = f.Write(line[:len(line)/2])
+				_ = f.Close()
+				checkSummaryMemories(t, s, fmt.Sprintf("round %d step %d (torn line)", round, step))
+				reads++
+				f, err = os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0o644)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, _ = f.Write(append(line[len(line)/2:], '\n'))
+				_ = f.Close()
+				done++
+			default:
+				k := min(len(ours), done+1+r.IntN(25))
+				appendLog(t, s, mine, ours[done:k])
+				done = k
+			}
+			if r.IntN(3) == 0 {
+				checkSummaryMemories(t, s, fmt.Sprintf("round %d step %d", round, step))
+				reads++
+			}
+		}
+		checkSummaryMemories(t, s, fmt.Sprintf("round %d end", round))
+		reads++
+		rebuilds += summaryRebuilds.Load() - before
+
+		// A file rewritten under the cache (a merge, a reset): shrunk, and
+		// rewritten with other lines of the same length.
+		p := filepath.Join(s.Dir(), mine)
+		data := readFile(t, p)
+		lines := strings.SplitAfter(string(data), "\n")
+		if err := os.WriteFile(p, []byte(strings.Join(lines[:len(lines)/2], "")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		head, _ := s.readSummaryCache()
+		before = summaryRebuilds.Load()
+		checkSummaryMemories(t, s, fmt.Sprintf("round %d shrunk", round))
+		if cut := int64(len(strings.Join(lines[:len(lines)/2], ""))); head.Files[mine].Offset > cut && summaryRebuilds.Load() == before {
+			t.Fatalf("round %d: a log shrunk under the cache's offset did not rebuild the summary", round)
+		}
+		// A union merge: the teammate's lines interleaved into ours.
+		lines = strings.SplitAfter(string(readFile(t, p)), "\n")
+		extra := eventLines(hookStream(r, "node-c", 1_000_000, 20, 0))
+		for i, l := range extra {
+			at := r.IntN(len(lines))
+			lines = append(lines[:at], append([]string{l + "\n"}, lines[at:]...)...)
+			_ = i
+		}
+		if err := os.WriteFile(p, []byte(strings.Join(lines, "")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		checkSummaryMemories(t, s, fmt.Sprintf("round %d merged", round))
+	}
+	t.Logf("%d reads, %d rebuilds", reads, rebuilds)
+	if rebuilds*2 > int64(reads) {
+		t.Fatalf("%d of %d reads rebuilt the summary: the fast path is hardly used", rebuilds, reads)
+	}
+}
+
+func readFile(t *testing.T, p string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// TestSummaryCacheIsACache: deleting or corrupting the summary cache loses
+// nothing, and a cache of another version is rebuilt.
+func TestSummaryCacheIsACache(t *testing.T) {
+	s := newTestStore(t)
+	appendLog(t, s, "log/node-a.jsonl", hookStream(rand.New(rand.NewPCG(1, 2)), "node-a", 1_000_000, 300, 0.05))
+	checkSummaryMemories(t, s, "first read")
+	p := filepath.Join(s.Dir(), filepath.FromSlash(summaryCacheFile))
+	good := readFile(t, p)
+	tests := []struct {
+		name string
+		data []byte
+	}{
+		{"deleted", nil},
+		{"truncated", good[:len(good)/2]},
+		{"garbage", []byte("not a cache\n")},
+		{"other version", []byte(strings.Replace(string(good), fmt.Sprintf(`"version":%d`, summaryCacheVersion), `"version":999`, 1))},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_ = os.Remove(p)
+			if tt.data != nil {
+				if err := os.WriteFile(p, tt.data, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			before := summaryRebuilds.Load()
+			checkSummaryMemories(t, s, tt.name)
+			if summaryRebuilds.Load() == before {
+				t.Fatal("the summary was not rebuilt")
+			}
+			if _, err := os.Stat(p); err != nil {
+				t.Fatalf("no cache written: %v", err)
+			}
+		})
+	}
+}
