@@ -206,6 +206,15 @@ func (s *Summary) val(v string) uint32 {
 	return i
 }
 
+// valAt is the value of an index read from the clock's columns, which are
+// not checked when parsed (an index out of range reads as "").
+func (s *Summary) valAt(i uint32) string {
+	if int(i) < len(s.vals) {
+		return s.vals[i]
+	}
+	return ""
+}
+
 func (s *Summary) lookup(k sumKey) (uint32, bool) {
 	if v, ok := s.more[k]; ok {
 		return v, true
@@ -489,7 +498,7 @@ func (s *Summary) addSession(e Event) bool {
 		// Only the least mark counts; its repo and author are all a memory
 		// reads of it (the ms fixes the clock order).
 		ms := s.clockMS.at(p)
-		return e.MS > ms || (e.MS == ms && s.vals[s.clockRepo.at(p)] == e.Repo && s.vals[s.clockBy.at(p)] == e.Author)
+		return e.MS > ms || (e.MS == ms && s.valAt(s.clockRepo.at(p)) == e.Repo && s.valAt(s.clockBy.at(p)) == e.Author)
 	}
 	if _, free := s.lookup(keyOf(keyFree, e.Session, "")); free {
 		return false // its uses were placed by ms

@@ -17,12 +17,12 @@ import (
 )
 
 // retrieval is a store's search state opened for a query: the index synced
-// with the lessons, and the ledger the usefulness weights come from.
+// with the lessons, and the log's summary the usefulness weights come from.
 type retrieval struct {
-	store  *memfs.Store
-	ix     *index.Index
-	ledger *domain.Ledger
-	infos  []domain.LessonInfo
+	store   *memfs.Store
+	ix      *index.Index
+	summary *domain.Summary
+	infos   []domain.LessonInfo
 }
 
 // indexDir is where a store keeps its index (derived, gitignored).
@@ -45,8 +45,34 @@ func lessonsStamp(s *memfs.Store) string {
 }
 
 // openRetrieval opens the store's index and brings it up to date (only
-// changed lessons are re-indexed), then loads the ledger.
+// changed lessons are re-indexed) while it loads the log's summary (an
+// O(lessons) cache with the new log lines folded in; see memfs.Summary).
 func openRetrieval(ctx context.Context, s *memfs.Store, force bool, progress io.Writer) (*retrieval, error) {
+	type loaded struct {
+		sum *domain.Summary
+		err error
+	}
+	summary := make(chan loaded, 1)
+	go func() {
+		sum, err := s.Summary()
+		summary <- loaded{sum, err}
+	}()
+	r, err := openIndex(s, force, progress)
+	got := <-summary
+	if err != nil {
+		return nil, err
+	}
+	if got.err != nil {
+		_ = r.ix.Close()
+		return nil, got.err
+	}
+	r.summary = got.sum
+	return r, nil
+}
+
+// openIndex opens the store's index and syncs it with the lessons when they
+// changed.
+func openIndex(s *memfs.Store, force bool, progress io.Writer) (*retrieval, error) {
 	ix, err := index.Open(indexDir(s), newEmbedder(), index.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("%w (delete %s to rebuild it)", err, indexDir(s))
@@ -65,10 +91,6 @@ func openRetrieval(ctx context.Context, s *memfs.Store, force bool, progress io.
 		_ = writeAnchors(s, lessons)
 	}
 	r.infos = ix.Infos()
-	if r.ledger, err = s.LoadLedger(); err != nil {
-		_ = ix.Close()
-		return nil, err
-	}
 	return r, nil
 }
 
@@ -77,7 +99,7 @@ func (r *retrieval) Close() error { return r.ix.Close() }
 // memories is every indexed lesson's derived memory for session (raw id;
 // "" for the belief mean).
 func (r *retrieval) memories(session string) []domain.Memory {
-	return r.ledger.Memories(r.infos, memfs.HashSession(session), domain.DefaultWeights)
+	return r.summary.Memories(r.infos, memfs.HashSession(session), domain.DefaultWeights)
 }
 
 // useful turns memories into the index's usefulness map.
@@ -92,11 +114,12 @@ func useful(mems []domain.Memory) map[string]index.Usefulness {
 // storeRecaller serves the hooks' recalls from the store's index. It opens
 // the index on first use, so a hook that does not recall never pays for it.
 type storeRecaller struct {
-	store *memfs.Store
-	env   *env
-	mu    sync.Mutex
-	r     *retrieval
-	mems  map[string]domain.Memory
+	store  *memfs.Store
+	env    *env
+	mu     sync.Mutex
+	r      *retrieval
+	mems   map[string]domain.Memory
+	useful map[string]index.Usefulness
 }
 
 func (sr *storeRecaller) open(ctx context.Context, session string) error {
@@ -110,10 +133,12 @@ func (sr *storeRecaller) open(ctx context.Context, session string) error {
 		return err
 	}
 	sr.r = r
-	sr.mems = map[string]domain.Memory{}
-	for _, m := range r.ledger.Memories(r.infos, session, domain.DefaultWeights) {
+	mems := r.summary.Memories(r.infos, session, domain.DefaultWeights)
+	sr.mems = make(map[string]domain.Memory, len(mems))
+	for _, m := range mems {
 		sr.mems[m.ID] = m
 	}
+	sr.useful = useful(mems)
 	return nil
 }
 
@@ -132,16 +157,12 @@ func (sr *storeRecaller) Recall(ctx context.Context, q hooks.RecallQuery) ([]hoo
 	if err := sr.open(ctx, q.Session); err != nil {
 		return nil, err
 	}
-	mems := make([]domain.Memory, 0, len(sr.mems))
-	for _, m := range sr.mems {
-		mems = append(mems, m)
-	}
 	skip := map[string]bool{}
 	for _, id := range q.Exclude {
 		skip[id] = true
 	}
 	hits, err := sr.r.ix.Search(ctx, index.Query{Text: q.Text, K: q.K + len(skip), Repo: q.Repo, Session: q.Session,
-		Useful: useful(mems), OnlyOverBar: true})
+		Useful: sr.useful, OnlyOverBar: true})
 	if err != nil {
 		return nil, err
 	}
