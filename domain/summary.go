@@ -54,6 +54,12 @@ type Summary struct {
 	regretMax   float64
 	stale       map[string]bool
 
+	// draws caches the Thompson draws WarmDraws made for drawSession under
+	// drawW, by lesson.
+	draws       map[string]float64
+	drawSession string
+	drawW       Weights
+
 	keys keyTable
 	more map[sumKey]uint32
 
@@ -466,6 +472,7 @@ func sortedKeyTable(recs []keyRec) keyTable {
 // Ledger.Summary.
 func (s *Summary) Fold(events []Event) bool {
 	defer runtime.KeepAlive(s) // see ParseSummary
+	s.draws = nil
 	// Sessions first, in clock order: most then append to the clock, and the
 	// results of a session in the same batch find it ticking.
 	var sess []Event
@@ -785,6 +792,34 @@ func (s *Summary) Memories(lessons []LessonInfo, session string, w Weights) []Me
 	return out
 }
 
+// WarmDraws makes the Thompson draws of every lesson with evidence for
+// session under w ahead of Memories, which then reads them instead of
+// drawing (the draws are most of its cost): a caller can overlap this with
+// other work, such as opening an index. Folding events drops them.
+func (s *Summary) WarmDraws(session string, w Weights) {
+	defer runtime.KeepAlive(s) // see ParseSummary
+	if session == "" {
+		return
+	}
+	regrets, _ := s.refreshRegrets(w)
+	draws := make(map[string]float64, len(s.lessons)+len(s.fresh))
+	draw := func(ls *lessonSum) {
+		r := ls.regretted
+		if regrets != nil {
+			r = regrets[ls.id]
+		}
+		b := BeliefOf(ls.changed, ls.ignored, ls.corrected, ls.vetoed, ls.tested, r, w)
+		draws[ls.id] = Draw(b.Alpha, b.Beta, Seed(session, ls.id))
+	}
+	for i := range s.lessons {
+		draw(&s.lessons[i])
+	}
+	for _, ls := range s.fresh {
+		draw(ls)
+	}
+	s.draws, s.drawSession, s.drawW = draws, session, w
+}
+
 // eligible counts the sessions in positions (i, q] that a lesson of the given
 // repo tag ages with (clock.eligible).
 func (s *Summary) eligible(tag string, i, q int) int {
@@ -879,7 +914,11 @@ func (s *Summary) memoryOf(info LessonInfo, ls *lessonSum, regrets map[string]fl
 	m.Alpha, m.Beta, m.Mean = b.Alpha, b.Beta, b.Mean()
 	x := m.Mean
 	if session != "" {
-		x = Draw(b.Alpha, b.Beta, Seed(session, info.ID))
+		d, ok := s.draws[info.ID]
+		if !ok || session != s.drawSession || w != s.drawW {
+			d = Draw(b.Alpha, b.Beta, Seed(session, info.ID))
+		}
+		x = d
 	}
 	m.Weight = UsefulnessWeight(m.Activation, x)
 	m.MeanWeight = UsefulnessWeight(m.Activation, m.Mean)

@@ -51,7 +51,7 @@ func recallCommand(e *env) *cli.Command {
 }
 
 func runRecall(c *cli.Context, e *env, s *memfs.Store, q index.Query, sync, asJSON bool) error {
-	r, err := openRetrieval(c.Context, s, sync, e.err)
+	r, err := openRetrieval(c.Context, s, sync, e.err, memfs.HashSession(q.Session))
 	if err != nil {
 		return fail(exitFail, "%v", err)
 	}

@@ -46,8 +46,9 @@ func lessonsStamp(s *memfs.Store) string {
 
 // openRetrieval opens the store's index and brings it up to date (only
 // changed lessons are re-indexed) while it loads the log's summary (an
-// O(lessons) cache with the new log lines folded in; see memfs.Summary).
-func openRetrieval(ctx context.Context, s *memfs.Store, force bool, progress io.Writer) (*retrieval, error) {
+// O(lessons) cache with the new log lines folded in; see memfs.Summary) and
+// makes the Thompson draws of session (hashed; "" for none).
+func openRetrieval(ctx context.Context, s *memfs.Store, force bool, progress io.Writer, session string) (*retrieval, error) {
 	type loaded struct {
 		sum *domain.Summary
 		err error
@@ -55,6 +56,9 @@ func openRetrieval(ctx context.Context, s *memfs.Store, force bool, progress io.
 	summary := make(chan loaded, 1)
 	go func() {
 		sum, err := s.Summary()
+		if err == nil {
+			sum.WarmDraws(session, domain.DefaultWeights)
+		}
 		summary <- loaded{sum, err}
 	}()
 	r, err := openIndex(s, force, progress)
@@ -128,7 +132,7 @@ func (sr *storeRecaller) open(ctx context.Context, session string) error {
 	if sr.r != nil {
 		return nil
 	}
-	r, err := openRetrieval(ctx, sr.store, false, nil)
+	r, err := openRetrieval(ctx, sr.store, false, nil, session)
 	if err != nil {
 		return err
 	}
