@@ -54,11 +54,11 @@ type Summary struct {
 	regretMax   float64
 	stale       map[string]bool
 
-	// draws caches the Thompson draws WarmDraws made for drawSession under
-	// drawW, by lesson.
-	draws       map[string]float64
-	drawSession string
-	drawW       Weights
+	// warm holds the memories Warm derived, as team lessons without a
+	// creation time of their own, for warmSession under warmW.
+	warm        map[string]Memory
+	warmSession string
+	warmW       Weights
 
 	keys keyTable
 	more map[sumKey]uint32
@@ -472,7 +472,7 @@ func sortedKeyTable(recs []keyRec) keyTable {
 // Ledger.Summary.
 func (s *Summary) Fold(events []Event) bool {
 	defer runtime.KeepAlive(s) // see ParseSummary
-	s.draws = nil
+	s.warm = nil
 	// Sessions first, in clock order: most then append to the clock, and the
 	// results of a session in the same batch find it ticking.
 	var sess []Event
@@ -743,9 +743,10 @@ func (s *Summary) addResult(e Event) bool {
 // id, as of session's tick (the next tick when session is empty or unknown).
 func (s *Summary) Memories(lessons []LessonInfo, session string, w Weights) []Memory {
 	defer runtime.KeepAlive(s) // see ParseSummary
-	q := s.clockMS.len() - 1
-	if p, ok := s.sessionPos(session); ok {
-		q = p
+	q := s.queryPos(session)
+	warm := s.warm
+	if session != s.warmSession || w != s.warmW {
+		warm = nil
 	}
 	// Regret credits under other weights, or nil for the cached ones; a
 	// corrupt evidence block reads as none (the cache's checks catch it).
@@ -782,6 +783,10 @@ func (s *Summary) Memories(lessons []LessonInfo, session string, w Weights) []Me
 		} else {
 			ls = s.lesson(info.ID, false)
 		}
+		if m, ok := warm[info.ID]; ok && !strings.HasPrefix(info.Reach, ReachRepoPrefix) && (ls.hasCreated || info.CreatedMS == 0) {
+			out = append(out, m)
+			continue
+		}
 		var m Memory
 		m, scratch = s.memoryOf(info, ls, regrets, q, session, w, scratch)
 		out = append(out, m)
@@ -792,32 +797,40 @@ func (s *Summary) Memories(lessons []LessonInfo, session string, w Weights) []Me
 	return out
 }
 
-// WarmDraws makes the Thompson draws of every lesson with evidence for
-// session under w ahead of Memories, which then reads them instead of
-// drawing (the draws are most of its cost): a caller can overlap this with
+// Warm derives, ahead of Memories, the memory of every lesson with evidence
+// as Memories would for session under w, taking it for a team lesson with no
+// creation time but its created event. Memories then copies those for the
+// lessons that are so, instead of deriving them (Thompson draws and
+// activation sums are most of its cost): a caller can overlap this with
 // other work, such as opening an index. Folding events drops them.
-func (s *Summary) WarmDraws(session string, w Weights) {
+func (s *Summary) Warm(session string, w Weights) {
 	defer runtime.KeepAlive(s) // see ParseSummary
-	if session == "" {
-		return
-	}
+	s.warm = nil
+	q := s.queryPos(session)
 	regrets, _ := s.refreshRegrets(w)
-	draws := make(map[string]float64, len(s.lessons)+len(s.fresh))
-	draw := func(ls *lessonSum) {
-		r := ls.regretted
-		if regrets != nil {
-			r = regrets[ls.id]
-		}
-		b := BeliefOf(ls.changed, ls.ignored, ls.corrected, ls.vetoed, ls.tested, r, w)
-		draws[ls.id] = Draw(b.Alpha, b.Beta, Seed(session, ls.id))
+	warm := make(map[string]Memory, len(s.lessons)+len(s.fresh))
+	var scratch []int32
+	add := func(ls *lessonSum) {
+		var m Memory
+		m, scratch = s.memoryOf(LessonInfo{ID: ls.id}, ls, regrets, q, session, w, scratch)
+		warm[ls.id] = m
 	}
 	for i := range s.lessons {
-		draw(&s.lessons[i])
+		add(&s.lessons[i])
 	}
 	for _, ls := range s.fresh {
-		draw(ls)
+		add(ls)
 	}
-	s.draws, s.drawSession, s.drawW = draws, session, w
+	s.warm, s.warmSession, s.warmW = warm, session, w
+}
+
+// queryPos is the clock position Memories derives at: the session's own, or
+// the last for an empty or unknown one.
+func (s *Summary) queryPos(session string) int {
+	if p, ok := s.sessionPos(session); ok {
+		return p
+	}
+	return s.clockMS.len() - 1
 }
 
 // eligible counts the sessions in positions (i, q] that a lesson of the given
@@ -914,11 +927,7 @@ func (s *Summary) memoryOf(info LessonInfo, ls *lessonSum, regrets map[string]fl
 	m.Alpha, m.Beta, m.Mean = b.Alpha, b.Beta, b.Mean()
 	x := m.Mean
 	if session != "" {
-		d, ok := s.draws[info.ID]
-		if !ok || session != s.drawSession || w != s.drawW {
-			d = Draw(b.Alpha, b.Beta, Seed(session, info.ID))
-		}
-		x = d
+		x = Draw(b.Alpha, b.Beta, Seed(session, info.ID))
 	}
 	m.Weight = UsefulnessWeight(m.Activation, x)
 	m.MeanWeight = UsefulnessWeight(m.Activation, m.Mean)

@@ -78,12 +78,12 @@ func checkSummary(t *testing.T, s *Summary, events []Event, label string) {
 		if got := s.Memories(shuffled, session, DefaultWeights); !reflect.DeepEqual(got, want) {
 			t.Fatalf("%s session %q: summary memories of an unsorted list differ", label, session)
 		}
-		s.WarmDraws(session, DefaultWeights)
+		s.Warm(session, DefaultWeights)
 		if got := s.Memories(infos, session, DefaultWeights); !reflect.DeepEqual(got, want) {
-			t.Fatalf("%s session %q: summary memories with warmed draws differ", label, session)
+			t.Fatalf("%s session %q: summary memories after Warm differ", label, session)
 		}
 	}
-	s.WarmDraws("s001", DefaultWeights) // for another session: not read
+	s.Warm("s001", DefaultWeights) // for another session: not read
 	other := DefaultWeights
 	other.RegretMax, other.D = 0.5, 0.4
 	if got, want := s.Memories(infos, "", other), Derive(events, infos, "", other); !reflect.DeepEqual(got, want) {

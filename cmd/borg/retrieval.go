@@ -47,7 +47,7 @@ func lessonsStamp(s *memfs.Store) string {
 // openRetrieval opens the store's index and brings it up to date (only
 // changed lessons are re-indexed) while it loads the log's summary (an
 // O(lessons) cache with the new log lines folded in; see memfs.Summary) and
-// makes the Thompson draws of session (hashed; "" for none).
+// derives the memories of session (hashed; "" for none) ahead.
 func openRetrieval(ctx context.Context, s *memfs.Store, force bool, progress io.Writer, session string) (*retrieval, error) {
 	type loaded struct {
 		sum *domain.Summary
@@ -57,7 +57,7 @@ func openRetrieval(ctx context.Context, s *memfs.Store, force bool, progress io.
 	go func() {
 		sum, err := s.Summary()
 		if err == nil {
-			sum.WarmDraws(session, domain.DefaultWeights)
+			sum.Warm(session, domain.DefaultWeights)
 		}
 		summary <- loaded{sum, err}
 	}()
