@@ -54,9 +54,9 @@ type Summary struct {
 	regretMax   float64
 	stale       map[string]bool
 
-	// warm holds the memories Warm derived, as team lessons without a
-	// creation time of their own, for warmSession under warmW.
-	warm        map[string]Memory
+	// warmed says that each lesson's warm memory is the one Warm derived
+	// for warmSession under warmW.
+	warmed      bool
 	warmSession string
 	warmW       Weights
 
@@ -82,6 +82,8 @@ type lessonSum struct {
 	createdPos     int32
 	created        Mark
 	createdRaw     []byte // the encoded mark, decoded on demand
+	// warm is the memory Warm derived (see Summary.warmed).
+	warm Memory
 }
 
 // Key kinds of the summary's key table.
@@ -472,7 +474,7 @@ func sortedKeyTable(recs []keyRec) keyTable {
 // Ledger.Summary.
 func (s *Summary) Fold(events []Event) bool {
 	defer runtime.KeepAlive(s) // see ParseSummary
-	s.warm = nil
+	s.warmed = false
 	// Sessions first, in clock order: most then append to the clock, and the
 	// results of a session in the same batch find it ticking.
 	var sess []Event
@@ -744,10 +746,7 @@ func (s *Summary) addResult(e Event) bool {
 func (s *Summary) Memories(lessons []LessonInfo, session string, w Weights) []Memory {
 	defer runtime.KeepAlive(s) // see ParseSummary
 	q := s.queryPos(session)
-	warm := s.warm
-	if session != s.warmSession || w != s.warmW {
-		warm = nil
-	}
+	warm := s.warmed && session == s.warmSession && w == s.warmW
 	// Regret credits under other weights, or nil for the cached ones; a
 	// corrupt evidence block reads as none (the cache's checks catch it).
 	regrets, _ := s.refreshRegrets(w)
@@ -783,8 +782,8 @@ func (s *Summary) Memories(lessons []LessonInfo, session string, w Weights) []Me
 		} else {
 			ls = s.lesson(info.ID, false)
 		}
-		if m, ok := warm[info.ID]; ok && !strings.HasPrefix(info.Reach, ReachRepoPrefix) && (ls.hasCreated || info.CreatedMS == 0) {
-			out = append(out, m)
+		if warm && ls != nil && !strings.HasPrefix(info.Reach, ReachRepoPrefix) && (ls.hasCreated || info.CreatedMS == 0) {
+			out = append(out, ls.warm)
 			continue
 		}
 		var m Memory
@@ -805,23 +804,17 @@ func (s *Summary) Memories(lessons []LessonInfo, session string, w Weights) []Me
 // other work, such as opening an index. Folding events drops them.
 func (s *Summary) Warm(session string, w Weights) {
 	defer runtime.KeepAlive(s) // see ParseSummary
-	s.warm = nil
 	q := s.queryPos(session)
 	regrets, _ := s.refreshRegrets(w)
-	warm := make(map[string]Memory, len(s.lessons)+len(s.fresh))
 	var scratch []int32
-	add := func(ls *lessonSum) {
-		var m Memory
-		m, scratch = s.memoryOf(LessonInfo{ID: ls.id}, ls, regrets, q, session, w, scratch)
-		warm[ls.id] = m
-	}
 	for i := range s.lessons {
-		add(&s.lessons[i])
+		ls := &s.lessons[i]
+		ls.warm, scratch = s.memoryOf(LessonInfo{ID: ls.id}, ls, regrets, q, session, w, scratch)
 	}
 	for _, ls := range s.fresh {
-		add(ls)
+		ls.warm, scratch = s.memoryOf(LessonInfo{ID: ls.id}, ls, regrets, q, session, w, scratch)
 	}
-	s.warm, s.warmSession, s.warmW = warm, session, w
+	s.warmed, s.warmSession, s.warmW = true, session, w
 }
 
 // queryPos is the clock position Memories derives at: the session's own, or

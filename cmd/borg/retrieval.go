@@ -6,8 +6,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/borg-memory/borg/domain"
@@ -122,8 +124,17 @@ type storeRecaller struct {
 	env    *env
 	mu     sync.Mutex
 	r      *retrieval
-	mems   map[string]domain.Memory
+	mems   []domain.Memory // sorted by id
 	useful map[string]index.Usefulness
+}
+
+// memory is a lesson's memory (the zero Memory for one not indexed).
+func (sr *storeRecaller) memory(id string) domain.Memory {
+	i, ok := slices.BinarySearchFunc(sr.mems, id, func(m domain.Memory, id string) int { return strings.Compare(m.ID, id) })
+	if !ok {
+		return domain.Memory{}
+	}
+	return sr.mems[i]
 }
 
 func (sr *storeRecaller) open(ctx context.Context, session string) error {
@@ -137,12 +148,8 @@ func (sr *storeRecaller) open(ctx context.Context, session string) error {
 		return err
 	}
 	sr.r = r
-	mems := r.summary.Memories(r.infos, session, domain.DefaultWeights)
-	sr.mems = make(map[string]domain.Memory, len(mems))
-	for _, m := range mems {
-		sr.mems[m.ID] = m
-	}
-	sr.useful = useful(mems)
+	sr.mems = r.summary.Memories(r.infos, session, domain.DefaultWeights)
+	sr.useful = useful(sr.mems)
 	return nil
 }
 
@@ -172,7 +179,7 @@ func (sr *storeRecaller) Recall(ctx context.Context, q hooks.RecallQuery) ([]hoo
 	}
 	var out []hooks.Recalled
 	for _, h := range hits {
-		if skip[h.ID] || (q.ConsolidatedOnly && !sr.mems[h.ID].Consolidated) || len(h.SupersededBy) > 0 {
+		if skip[h.ID] || (q.ConsolidatedOnly && !sr.memory(h.ID).Consolidated) || len(h.SupersededBy) > 0 {
 			continue
 		}
 		l, err := sr.store.Lesson(h.ID)
@@ -207,7 +214,7 @@ func (sr *storeRecaller) Placebo(ctx context.Context, q hooks.RecallQuery) (doma
 	var pool []string
 	for _, li := range sr.r.infos {
 		tag := domain.Lesson{Reach: li.Reach}.RepoTag()
-		if !near[li.ID] && (tag == "" || tag == q.Repo) && !sr.mems[li.ID].Dormant {
+		if !near[li.ID] && (tag == "" || tag == q.Repo) && !sr.memory(li.ID).Dormant {
 			pool = append(pool, li.ID)
 		}
 	}
