@@ -4,22 +4,30 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+	"sync"
 )
 
-// testCommand matches the shell commands that run a project's tests.
-var testCommand = regexp.MustCompile(`(?i)(^|[;&|(\s])(` +
-	`go\s+test|gotestsum|pytest|py\.test|python3?\s+-m\s+(pytest|unittest)|tox|nox|` +
-	`(npm|pnpm|yarn|bun)\s+(run\s+)?test|npx\s+(jest|vitest|mocha)|jest|vitest|mocha|` +
-	`cargo\s+(test|nextest)|make\s+(test|check)|ctest|mvn\s+(\S+\s+)*test|(\./)?gradlew?\s+(\S+\s+)*test|` +
-	`dotnet\s+test|mix\s+test|(bundle\s+exec\s+)?rspec|rake\s+test|phpunit|swift\s+test|bazel\s+test|deno\s+test)` +
-	`($|[\s;&|)])`)
+// testCommand matches the shell commands that run a project's tests. The
+// patterns here are compiled on first use, not at every hook's start.
+var testCommand = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(^|[;&|(\s])(` +
+		`go\s+test|gotestsum|pytest|py\.test|python3?\s+-m\s+(pytest|unittest)|tox|nox|` +
+		`(npm|pnpm|yarn|bun)\s+(run\s+)?test|npx\s+(jest|vitest|mocha)|jest|vitest|mocha|` +
+		`cargo\s+(test|nextest)|make\s+(test|check)|ctest|mvn\s+(\S+\s+)*test|(\./)?gradlew?\s+(\S+\s+)*test|` +
+		`dotnet\s+test|mix\s+test|(bundle\s+exec\s+)?rspec|rake\s+test|phpunit|swift\s+test|bazel\s+test|deno\s+test)` +
+		`($|[\s;&|)])`)
+})
 
 // IsTestCommand reports whether a shell command runs tests.
-func IsTestCommand(cmd string) bool { return testCommand.MatchString(cmd) }
+func IsTestCommand(cmd string) bool { return testCommand().MatchString(cmd) }
 
 var (
-	testFailed = regexp.MustCompile(`(?m)(^FAIL\b|^--- FAIL|\bFAILED\b|^\s*\d+ failed|\bfailures?: [1-9]|\b[1-9]\d* (tests? )?failed|npm ERR!|^panic: |error\[E\d+\]|test result: FAILED|Tests:\s+\d+ failed|BUILD FAILURE)`)
-	testPassed = regexp.MustCompile(`(?m)(^ok\s+\S+|^PASS$|\b\d+ passed\b|test result: ok|Tests:\s+\d+ passed|BUILD SUCCESS|^OK( \(|$)|All tests passed|\bpassed\b.*\b0 failed)`)
+	testFailed = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?m)(^FAIL\b|^--- FAIL|\bFAILED\b|^\s*\d+ failed|\bfailures?: [1-9]|\b[1-9]\d* (tests? )?failed|npm ERR!|^panic: |error\[E\d+\]|test result: FAILED|Tests:\s+\d+ failed|BUILD FAILURE)`)
+	})
+	testPassed = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?m)(^ok\s+\S+|^PASS$|\b\d+ passed\b|test result: ok|Tests:\s+\d+ passed|BUILD SUCCESS|^OK( \(|$)|All tests passed|\bpassed\b.*\b0 failed)`)
+	})
 )
 
 // TestOutcome reads a test tool call's response: passed is true for a green
@@ -55,10 +63,10 @@ func TestOutcome(response json.RawMessage) (passed, known bool) {
 			text = string(response)
 		}
 	}
-	if testFailed.MatchString(text) {
+	if testFailed().MatchString(text) {
 		return false, true
 	}
-	if testPassed.MatchString(text) {
+	if testPassed().MatchString(text) {
 		return true, true
 	}
 	return false, false

@@ -4,6 +4,7 @@ import (
 	"math"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -17,25 +18,29 @@ type secretPattern struct {
 
 // secretPatterns are checked in order; the first match names the secret.
 // Specific token formats come before the generic assignment rule.
-var secretPatterns = []secretPattern{
-	{name: "private key block", re: regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----`)},
-	{name: "AWS access key", re: regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA|AIDA|AROA|AIPA|ANPA|ANVA|AGPA)[A-Z0-9]{16}\b`),
-		value: func(v string) bool { return !strings.HasSuffix(v, "EXAMPLE") }},
-	{name: "GitHub token", re: regexp.MustCompile(`\b(?:ghp|gho|ghs|ghu|ghr)_[A-Za-z0-9]{36,255}\b`)},
-	{name: "GitHub fine-grained token", re: regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}\b`)},
-	{name: "Slack token", re: regexp.MustCompile(`\bxox[abposre]-[0-9A-Za-z]{6,}-[0-9A-Za-z-]{6,}`)},
-	{name: "Anthropic API key", re: regexp.MustCompile(`\bsk-ant-[A-Za-z0-9]{2,10}-[A-Za-z0-9_-]{32,}`)},
-	{name: "API key (sk-)", re: regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}`),
-		value: func(v string) bool { return classes(v) >= 2 }},
-	{name: "secret assignment", re: regexp.MustCompile(
-		`(?i)\b(?:[a-z0-9]+[_-])*(?:password|passwd|pwd|pass|secret|client[_-]?secret|api[_-]?key|apikey|access[_-]?key|secret[_-]?key|private[_-]?key|token|auth[_-]?token|access[_-]?token|bearer)\b["']?\s*(?:=|:|:=)\s*["']?(?P<v>[^\s"'` + "`" + `,;)]{8,})`),
-		value: highEntropy},
-}
+// They are compiled on first use: every borg process (a hook on each agent
+// turn) would otherwise pay for them at start.
+var secretPatterns = sync.OnceValue(func() []secretPattern {
+	return []secretPattern{
+		{name: "private key block", re: regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----`)},
+		{name: "AWS access key", re: regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA|AIDA|AROA|AIPA|ANPA|ANVA|AGPA)[A-Z0-9]{16}\b`),
+			value: func(v string) bool { return !strings.HasSuffix(v, "EXAMPLE") }},
+		{name: "GitHub token", re: regexp.MustCompile(`\b(?:ghp|gho|ghs|ghu|ghr)_[A-Za-z0-9]{36,255}\b`)},
+		{name: "GitHub fine-grained token", re: regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}\b`)},
+		{name: "Slack token", re: regexp.MustCompile(`\bxox[abposre]-[0-9A-Za-z]{6,}-[0-9A-Za-z-]{6,}`)},
+		{name: "Anthropic API key", re: regexp.MustCompile(`\bsk-ant-[A-Za-z0-9]{2,10}-[A-Za-z0-9_-]{32,}`)},
+		{name: "API key (sk-)", re: regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}`),
+			value: func(v string) bool { return classes(v) >= 2 }},
+		{name: "secret assignment", re: regexp.MustCompile(
+			`(?i)\b(?:[a-z0-9]+[_-])*(?:password|passwd|pwd|pass|secret|client[_-]?secret|api[_-]?key|apikey|access[_-]?key|secret[_-]?key|private[_-]?key|token|auth[_-]?token|access[_-]?token|bearer)\b["']?\s*(?:=|:|:=)\s*["']?(?P<v>[^\s"'` + "`" + `,;)]{8,})`),
+			value: highEntropy},
+	}
+})
 
 // FindSecret reports whether text carries a credential, naming the kind
 // ("GitHub token", "secret assignment", …) of the first one found.
 func FindSecret(text string) (kind string, found bool) {
-	for _, p := range secretPatterns {
+	for _, p := range secretPatterns() {
 		for _, m := range p.re.FindAllStringSubmatchIndex(text, -1) {
 			if p.value == nil {
 				return p.name, true
