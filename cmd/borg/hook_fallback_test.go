@@ -1,0 +1,86 @@
+package main
+
+import (
+	"bytes"
+	"context"
+
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/borg-memory/borg/domain"
+	"github.com/borg-memory/borg/index"
+	"github.com/borg-memory/borg/memfs"
+)
+
+// TestStopHookWhileIndexHeld: another process (here another open handle)
+// holding the on-disk index must not make the Stop hook hang or fail: it
+// answers within its deadline, exit 0, from the in-memory fallback.
+func TestStopHookWhileIndexHeld(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "store")
+	getenv := func(k string) string {
+		switch k {
+		case "BORG_STORE":
+			return dir
+		case "BORG_PLACEBO_RATE":
+			return "0"
+		case "GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME":
+			return "t"
+		case "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL":
+			return "t@example.com"
+		}
+		return ""
+	}
+	s, err := memfs.Init(context.Background(), dir, "", memfs.WithEnv(getenv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []domain.Lesson{
+		{ID: "retry-payments-backoff-1a2b", Type: "procedural", Confidence: 0.8, Gist: "Retry the payments client with exponential backoff and jitter."},
+		{ID: "gateway-timeout-context-3c4d", Type: "semantic", Confidence: 0.8, Gist: "Every payments gateway call takes a context with a timeout."},
+	} {
+		if err := s.WriteLesson(l); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Append(domain.Event{MS: 1, Kind: domain.KindCreated, Lesson: l.ID}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	held, err := index.Open(indexDir(s), newEmbedder(), index.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	lessons, _ := s.Lessons()
+	if _, err := held.Sync(lessons); err != nil {
+		t.Fatal(err)
+	}
+
+	proj := t.TempDir()
+	if out, err := exec.Command("git", "-C", proj, "init", "-q").CombinedOutput(); err != nil {
+		t.Fatalf("%s", out)
+	}
+	in := `{"session_id":"held-1","cwd":"` + proj + `","last_assistant_message":"I added retries with backoff to the payments client."}`
+	var out, errb bytes.Buffer
+	e := &env{in: strings.NewReader(in), out: &out, err: &errb, getenv: getenv, now: time.Now}
+	done := make(chan int, 1)
+	go func() { done <- runHook(context.Background(), e, "stop", "") }()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Fatalf("exit %d", code)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the Stop hook hung on a held index")
+	}
+	// The fallback index (rebuilt in memory from the lessons) still answers.
+	if o := out.String(); !strings.HasPrefix(o, `{"decision":"block"`) || strings.Count(o, "\n") != 1 {
+		t.Fatalf("want one block from the fallback index, got %q (stderr %q)", o, errb.String())
+	}
+	if n := strings.Count(strings.TrimRight(errb.String(), "\n"), "\n"); n > 0 {
+		t.Fatalf("more than one stderr line: %q", errb.String())
+	}
+
+}
