@@ -410,3 +410,30 @@ func TestRegretFromLaterFix(t *testing.T) {
 		}
 	}
 }
+
+func TestReadHeadMatchesGit(t *testing.T) {
+	repo := newRepo(t)
+	if _, err := readHead(repo); err == nil {
+		t.Fatal("a repo without commits has no HEAD commit")
+	}
+	gitRun(t, repo, "commit", "-q", "--allow-empty", "-m", "one")
+	check := func(dir string) {
+		t.Helper()
+		want := strings.TrimSpace(gitRun(t, dir, "rev-parse", "HEAD"))
+		got, err := readHead(dir)
+		if err != nil || got != want {
+			t.Fatalf("readHead = %q, %v; git says %q", got, err, want)
+		}
+	}
+	check(repo)
+	gitRun(t, repo, "pack-refs", "--all")
+	check(repo)
+	gitRun(t, repo, "commit", "-q", "--allow-empty", "-m", "two")
+	check(repo)
+	wt := filepath.Join(t.TempDir(), "wt")
+	gitRun(t, repo, "worktree", "add", "-q", "-b", "side", wt)
+	gitRun(t, wt, "commit", "-q", "--allow-empty", "-m", "three")
+	check(wt)
+	gitRun(t, repo, "checkout", "-q", "--detach")
+	check(repo)
+}

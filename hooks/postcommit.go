@@ -111,11 +111,15 @@ func PostCommit(ctx context.Context, d *Deps, cwd string) (*Output, error) {
 		return nil, errors.New("not inside a git repository")
 	}
 	repo := RepoTag(root)
-	head, err := git(ctx, root, "rev-parse", "HEAD")
+	head, err := readHead(root)
 	if err != nil {
-		return nil, fmt.Errorf("read HEAD: %w", err)
+		// An unusual layout (reftable, a detached worktree): ask git.
+		out, gerr := git(ctx, root, "rev-parse", "HEAD")
+		if gerr != nil {
+			return nil, fmt.Errorf("read HEAD: %w", gerr)
+		}
+		head = strings.TrimSpace(out)
 	}
-	head = strings.TrimSpace(head)
 	session := d.States.Latest(repo)
 	if session != "" {
 		st, err := d.States.Load(session)
@@ -318,4 +322,72 @@ func roundTo(x float64, places int) float64 {
 		p *= 10
 	}
 	return float64(int64(x*p+0.5)) / p
+}
+
+// readHead resolves a repository's HEAD to a commit id from the files, without
+// starting git: post-commit runs on every commit and must stay cheap. It
+// follows a .git file (worktrees, submodules), a symbolic HEAD, loose refs
+// and packed-refs; anything else is an error and the caller asks git.
+func readHead(root string) (string, error) {
+	gitDir := filepath.Join(root, ".git")
+	if b, err := os.ReadFile(gitDir); err == nil {
+		// A .git file: "gitdir: <path>".
+		line := strings.TrimSpace(string(b))
+		if !strings.HasPrefix(line, "gitdir: ") {
+			return "", errors.New("unrecognised .git file")
+		}
+		gitDir = strings.TrimPrefix(line, "gitdir: ")
+		if !filepath.IsAbs(gitDir) {
+			gitDir = filepath.Join(root, gitDir)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+	if err != nil {
+		return "", err
+	}
+	head := strings.TrimSpace(string(b))
+	if !strings.HasPrefix(head, "ref: ") {
+		if isHexID(head) {
+			return head, nil
+		}
+		return "", errors.New("unrecognised HEAD")
+	}
+	ref := strings.TrimPrefix(head, "ref: ")
+	// A worktree keeps its refs in the common dir.
+	common := gitDir
+	if c, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+		common = strings.TrimSpace(string(c))
+		if !filepath.IsAbs(common) {
+			common = filepath.Join(gitDir, common)
+		}
+	}
+	for _, dir := range []string{gitDir, common} {
+		if b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(ref))); err == nil {
+			if id := strings.TrimSpace(string(b)); isHexID(id) {
+				return id, nil
+			}
+		}
+	}
+	packed, err := os.ReadFile(filepath.Join(common, "packed-refs"))
+	if err != nil {
+		return "", err
+	}
+	for _, line := range strings.Split(string(packed), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[1] == ref && isHexID(f[0]) {
+			return f[0], nil
+		}
+	}
+	return "", errors.New("HEAD's ref not found")
+}
+
+func isHexID(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
