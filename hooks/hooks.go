@@ -70,6 +70,9 @@ type Deps struct {
 	HashSession func(raw string) string
 	Engineer    string // hashed engineer id for events ("" = none)
 	Config      Config
+	// Commit is the commit post-commit records ($BORG_COMMIT, set by the
+	// installed hook); "" reads HEAD.
+	Commit string
 	// Anchors maps an anchored file path (relative to a repo top level) to
 	// the lessons anchored on it; nil when unknown.
 	Anchors func() map[string][]string

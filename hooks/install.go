@@ -300,7 +300,9 @@ func (in Installer) InstallGit() (InstallTarget, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return t, fmt.Errorf("create hooks dir %s: %w", dir, err)
 	}
-	call := shellQuote(in.Command) + " hook post-commit </dev/null >/dev/null 2>&1 || true\n"
+	// borg runs in the background so the commit returns at once; it is told
+	// which commit to record, since HEAD may move before it reads it.
+	call := "BORG_COMMIT=$(git rev-parse HEAD 2>/dev/null) " + shellQuote(in.Command) + " hook post-commit </dev/null >/dev/null 2>&1 &\n"
 	if err == nil && isShellScript(cur) {
 		// A shell hook (a user's own, husky's stub, pre-commit's wrapper) gets
 		// our lines right after its shebang. Its file name and $0 stay as they

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func gitRun(t *testing.T, dir string, args ...string) string {
@@ -41,6 +42,19 @@ func fakeBorg(t *testing.T) (cmd, logPath string) {
 		t.Fatal(err)
 	}
 	return cmd, logPath
+}
+
+// waitCalls waits (borg runs in the background after a commit) until the
+// fake borg has been called want times, or a few seconds have passed.
+func waitCalls(path string, want int) int {
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		n := strings.Count(readOr(path), "borg hook post-commit")
+		if n >= want || time.Now().After(deadline) {
+			return n
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 func readOr(path string) string {
@@ -114,7 +128,7 @@ func TestInstallGitChainsExistingHooks(t *testing.T) {
 				}
 			}
 			gitRun(t, repo, "commit", "-q", "--allow-empty", "-m", "one")
-			if got := strings.Count(readOr(calls), "borg hook post-commit"); got != 1 {
+			if got := waitCalls(calls, 1); got != 1 {
 				t.Fatalf("borg ran %d times on one commit, want 1", got)
 			}
 			hadUser := beforeErr == nil

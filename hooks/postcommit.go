@@ -111,7 +111,10 @@ func PostCommit(ctx context.Context, d *Deps, cwd string) (*Output, error) {
 		return nil, errors.New("not inside a git repository")
 	}
 	repo := RepoTag(root)
-	head, err := readHead(root)
+	head, err := d.Commit, error(nil)
+	if !isHexID(head) {
+		head, err = readHead(root)
+	}
 	if err != nil {
 		// An unusual layout (reftable, a detached worktree): ask git.
 		out, gerr := git(ctx, root, "rev-parse", "HEAD")
@@ -147,14 +150,14 @@ func PostCommit(ctx context.Context, d *Deps, cwd string) (*Output, error) {
 	if !needBlame && len(anchors) == 0 {
 		return nil, nil
 	}
-	diff, err := git(ctx, root, "diff-tree", "-p", "-U0", "--no-color", "--no-ext-diff", "--no-renames", "-r", "--root", "HEAD")
+	diff, err := git(ctx, root, "diff-tree", "-p", "-U0", "--no-color", "--no-ext-diff", "--no-renames", "-r", "--root", head)
 	if err != nil {
 		return nil, fmt.Errorf("diff HEAD: %w", err)
 	}
 	files := parseHunks(diff)
 	var events []domain.Event
 	if needBlame {
-		events = d.regrets(ctx, root, repo, session, files, records)
+		events = d.regrets(ctx, root, repo, session, head, files, records)
 	}
 	if err := d.flagAnchors(head, files, anchors); err != nil {
 		return nil, err
@@ -216,7 +219,7 @@ func parseHunks(diff string) []fileHunks {
 // regrets blames the parent's lines this commit rewrote; lines an earlier
 // asked session wrote become that session's regret, shared among the lessons
 // it was asked. W is the share of the commit's rewritten lines.
-func (d *Deps) regrets(ctx context.Context, root, repo, session string, files []fileHunks, records map[string]CommitRecord) []domain.Event {
+func (d *Deps) regrets(ctx context.Context, root, repo, session, head string, files []fileHunks, records map[string]CommitRecord) []domain.Event {
 	bySession := map[string]int{}
 	asked := map[string][]string{}
 	total := 0
@@ -231,7 +234,7 @@ func (d *Deps) regrets(ctx context.Context, root, repo, session string, files []
 		for _, r := range f.ranges {
 			args = append(args, "-L", fmt.Sprintf("%d,+%d", r[0], r[1]))
 		}
-		args = append(args, "HEAD^", "--", f.path)
+		args = append(args, head+"^", "--", f.path)
 		out, err := git(ctx, root, args...)
 		if err != nil {
 			continue

@@ -100,6 +100,7 @@ func runHook(ctx context.Context, e *env, verb, storeFlag string) int {
 			Store:       s,
 			States:      hooks.StateStore{Dir: filepath.Join(local, "sessions")},
 			Commits:     hooks.CommitLog{Path: filepath.Join(local, "local", "commits.tsv")},
+			Commit:      e.getenv("BORG_COMMIT"),
 			Now:         e.now,
 			HashSession: memfs.HashSession,
 			Engineer:    hookEngineer(e),
