@@ -120,9 +120,9 @@ func (d *Deps) ensureSession(ctx context.Context, st *SessionState, root, repo, 
 	return d.States.MarkActive(repo, st.Session)
 }
 
-// SessionStart records the session and, when configured, delivers the
-// repository's consolidated lessons early.
-func SessionStart(ctx context.Context, d *Deps, in Input) (*Output, error) {
+// inSession runs fn on a session's state under its lock, once the session
+// is recorded; every agent hook goes through it.
+func (d *Deps) inSession(ctx context.Context, in Input, fn func(st *SessionState, root string) (*Output, error)) (*Output, error) {
 	session, root, repo, err := d.sessionOf(in)
 	if err != nil {
 		return nil, err
@@ -132,51 +132,53 @@ func SessionStart(ctx context.Context, d *Deps, in Input) (*Output, error) {
 		if err := d.ensureSession(ctx, st, root, repo, in.CWD); err != nil {
 			return err
 		}
-		if !d.Config.Early || d.Recall == nil {
-			return nil
-		}
-		got, err := d.Recall.Recall(ctx, RecallQuery{Text: repo, Repo: repo, Session: session, K: d.Config.Slots, ConsolidatedOnly: true})
-		if err != nil || len(got) == 0 {
-			return nil
-		}
-		out = Context("SessionStart", formatEarly(got, st))
-		return nil
+		o, err := fn(st, root)
+		out = o
+		return err
 	})
 	return out, err
+}
+
+// early recalls consolidated lessons for early delivery; nothing when
+// retrieval is unavailable or finds none.
+func (d *Deps) early(ctx context.Context, st *SessionState, event string, q RecallQuery) *Output {
+	if d.Recall == nil || strings.TrimSpace(q.Text) == "" {
+		return nil
+	}
+	q.Repo, q.Session, q.ConsolidatedOnly, q.Exclude = st.Repo, st.Session, true, keys(st.Early)
+	got, err := d.Recall.Recall(ctx, q)
+	if err != nil || len(got) == 0 {
+		return nil
+	}
+	return Context(event, formatEarly(got, st))
+}
+
+// SessionStart records the session and, when configured, delivers the
+// repository's consolidated lessons early.
+func SessionStart(ctx context.Context, d *Deps, in Input) (*Output, error) {
+	return d.inSession(ctx, in, func(st *SessionState, _ string) (*Output, error) {
+		if !d.Config.Early {
+			return nil, nil
+		}
+		return d.early(ctx, st, "SessionStart", RecallQuery{Text: st.Repo, K: d.Config.Slots}), nil
+	})
 }
 
 // Prompt handles UserPromptSubmit: a new turn starts; a correction of a
 // point a lesson was asked about is recorded; consolidated lessons that match
 // the prompt are delivered early as additional context.
 func Prompt(ctx context.Context, d *Deps, in Input) (*Output, error) {
-	session, root, repo, err := d.sessionOf(in)
-	if err != nil {
-		return nil, err
-	}
-	var out *Output
-	err = d.States.Update(session, d.deadline(ctx), func(st *SessionState) error {
-		if err := d.ensureSession(ctx, st, root, repo, in.CWD); err != nil {
-			return err
-		}
+	return d.inSession(ctx, in, func(st *SessionState, _ string) (*Output, error) {
 		st.Turn++
 		st.addPrompt(in.Prompt)
 		if err := d.States.MarkActive(st.Repo, st.Session); err != nil {
-			return err
+			return nil, err
 		}
 		if err := d.detectCorrections(st, in.Prompt); err != nil {
-			return err
+			return nil, err
 		}
-		if d.Recall == nil || strings.TrimSpace(in.Prompt) == "" {
-			return nil
-		}
-		got, err := d.Recall.Recall(ctx, RecallQuery{Text: in.Prompt, Repo: st.Repo, Session: session, K: 2, ConsolidatedOnly: true, Exclude: keys(st.Early)})
-		if err != nil || len(got) == 0 {
-			return nil
-		}
-		out = Context("UserPromptSubmit", formatEarly(got, st))
-		return nil
+		return d.early(ctx, st, "UserPromptSubmit", RecallQuery{Text: in.Prompt, K: 2}), nil
 	})
-	return out, err
 }
 
 func (d *Deps) detectCorrections(st *SessionState, prompt string) error {
@@ -218,27 +220,16 @@ func formatEarly(got []Recalled, st *SessionState) string {
 // Stop handles the agent's Stop: judge an open ask, else ask the lessons that
 // clear the bar, at most once per turn and MaxBlocks times per session.
 func Stop(ctx context.Context, d *Deps, in Input) (*Output, error) {
-	session, root, repo, err := d.sessionOf(in)
-	if err != nil {
-		return nil, err
-	}
-	var out *Output
-	err = d.States.Update(session, d.deadline(ctx), func(st *SessionState) error {
-		if err := d.ensureSession(ctx, st, root, repo, in.CWD); err != nil {
-			return err
-		}
+	return d.inSession(ctx, in, func(st *SessionState, root string) (*Output, error) {
 		if st.Pending {
 			// The stop after our ask: judge, never block again this turn.
-			return d.judge(ctx, st, root, in.LastAssistantMessage)
+			return nil, d.judge(ctx, st, root, in.LastAssistantMessage)
 		}
 		if st.BlockedTurn == st.Turn || st.Blocks >= d.Config.MaxBlocks || d.Recall == nil {
-			return nil
+			return nil, nil
 		}
-		o, err := d.ask(ctx, st, root, in)
-		out = o
-		return err
+		return d.ask(ctx, st, root, in)
 	})
-	return out, err
 }
 
 func (d *Deps) ask(ctx context.Context, st *SessionState, root string, in Input) (*Output, error) {
@@ -416,14 +407,7 @@ func (d *Deps) judge(ctx context.Context, st *SessionState, root, message string
 // records tested for each asked lesson (once per session), and a tool whose
 // input uses what the previous tool printed records a passing link.
 func PostTool(ctx context.Context, d *Deps, in Input) (*Output, error) {
-	session, root, repo, err := d.sessionOf(in)
-	if err != nil {
-		return nil, err
-	}
-	err = d.States.Update(session, d.deadline(ctx), func(st *SessionState) error {
-		if err := d.ensureSession(ctx, st, root, repo, in.CWD); err != nil {
-			return err
-		}
+	return d.inSession(ctx, in, func(st *SessionState, _ string) (*Output, error) {
 		var events []domain.Event
 		if cmd := in.ToolCommand(); cmd != "" && IsTestCommand(cmd) && len(st.EverAsk) > 0 {
 			if passed, known := TestOutcome(in.ToolResponse); known && passed {
@@ -451,11 +435,10 @@ func PostTool(ctx context.Context, d *Deps, in Input) (*Output, error) {
 			st.LastToolPaths = pathsIn(string(in.ToolResponse), 50)
 		}
 		if len(events) == 0 {
-			return nil
+			return nil, nil
 		}
-		return d.Store.Append(events...)
+		return nil, d.Store.Append(events...)
 	})
-	return nil, err
 }
 
 // toolName is the tool's link endpoint: its name, plus the program for a

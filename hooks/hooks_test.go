@@ -58,7 +58,10 @@ func (m *memStore) kinds() map[domain.EventKind]int {
 
 // wordRecall recalls lessons sharing a distinctive word with the query, in
 // id order: deterministic and enough to drive the hooks.
-type wordRecall struct{ store *memStore }
+type wordRecall struct {
+	store        *memStore
+	consolidated map[string]bool
+}
 
 func (w wordRecall) Recall(_ context.Context, q RecallQuery) ([]Recalled, error) {
 	qw := map[string]bool{}
@@ -77,7 +80,7 @@ func (w wordRecall) Recall(_ context.Context, q RecallQuery) ([]Recalled, error)
 	var out []Recalled
 	for _, id := range ids {
 		l := w.store.lessons[id]
-		if ex[id] || q.ConsolidatedOnly {
+		if ex[id] || (q.ConsolidatedOnly && !w.consolidated[id]) {
 			continue
 		}
 		for _, x := range domain.DistinctiveWords(l.Gist) {
@@ -140,7 +143,7 @@ func newDeps(t *testing.T, repo string) (*Deps, *memStore) {
 	cfg.PlaceboRate = 0
 	return &Deps{
 		Store:       st,
-		Recall:      wordRecall{st},
+		Recall:      wordRecall{store: st},
 		States:      StateStore{Dir: filepath.Join(dir, "sessions")},
 		Commits:     CommitLog{Path: filepath.Join(dir, "local", "commits.tsv")},
 		Now:         func() time.Time { clock = clock.Add(time.Second); return clock },
@@ -436,4 +439,21 @@ func TestReadHeadMatchesGit(t *testing.T) {
 	check(wt)
 	gitRun(t, repo, "checkout", "-q", "--detach")
 	check(repo)
+}
+
+func TestPromptDeliversConsolidatedEarly(t *testing.T) {
+	repo := newRepo(t)
+	d, _ := newDeps(t, repo)
+	d.Recall = wordRecall{store: d.Store.(*memStore), consolidated: map[string]bool{"timeouts-context-9f2e": true}}
+	fix := func(s string) string { return strings.ReplaceAll(s, "REPO", repo) }
+	out, _ := runHook(t, d, "prompt", fix(`{"session_id":"e1","cwd":"REPO","prompt":"why does the payments client hang?"}`), "")
+	golden(t, "prompt-early.json", []byte(out))
+	// Delivered once per session; and an early lesson is not asked at Stop.
+	if out, _ = runHook(t, d, "prompt", fix(`{"session_id":"e1","cwd":"REPO","prompt":"the payments client still hangs"}`), ""); out != "" {
+		t.Fatalf("delivered twice: %s", out)
+	}
+	out, _ = runHook(t, d, "stop", fix(`{"session_id":"e1","cwd":"REPO","last_assistant_message":"added a timeout to the payments client"}`), "")
+	if strings.Contains(out, "timeouts-context-9f2e") {
+		t.Fatalf("an early-delivered lesson was asked again: %s", out)
+	}
 }
