@@ -82,15 +82,6 @@ func DiffSince(ctx context.Context, root, ref string) string {
 	return out
 }
 
-// DiffBetween is the diff from one snapshot to another.
-func DiffBetween(ctx context.Context, root, a, b string) string {
-	if root == "" || a == "" || b == "" || a == b {
-		return ""
-	}
-	out, _ := git(ctx, root, "diff", "--no-color", "--no-ext-diff", a, b)
-	return out
-}
-
 type limitedWriter struct {
 	w *bytes.Buffer
 	n int

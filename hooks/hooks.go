@@ -233,7 +233,8 @@ func Stop(ctx context.Context, d *Deps, in Input) (*Output, error) {
 }
 
 func (d *Deps) ask(ctx context.Context, st *SessionState, root string, in Input) (*Output, error) {
-	query := d.stopQuery(ctx, st, root, in)
+	diff := DiffSince(ctx, root, st.StartRef)
+	query := d.stopQuery(st, diff, in)
 	if strings.TrimSpace(query) == "" {
 		return nil, nil
 	}
@@ -278,7 +279,13 @@ func (d *Deps) ask(ctx context.Context, st *SessionState, root string, in Input)
 	st.Asked, st.Placebo = asked, placebo
 	st.EverAsk = append(st.EverAsk, asked...)
 	st.AskMS = d.nowMS()
-	st.AskRef = Snapshot(ctx, root)
+	// The word rule compares the work at the ask with the work at the
+	// verdict: keep the diff the query just read. Only an external judge,
+	// which reads the work since the ask as a diff, needs a snapshot.
+	st.AskDiff, st.AskRef = diff, ""
+	if d.Config.Judge != "" {
+		st.AskRef = Snapshot(ctx, root)
+	}
 	st.Pending = true
 	st.BlockedTurn = st.Turn
 	st.Blocks++
@@ -287,7 +294,7 @@ func (d *Deps) ask(ctx context.Context, st *SessionState, root string, in Input)
 
 // stopQuery is the session's work as retrieval text: the user's prompts, the
 // agent's last message and the repository's diff against the session start.
-func (d *Deps) stopQuery(ctx context.Context, st *SessionState, root string, in Input) string {
+func (d *Deps) stopQuery(st *SessionState, diff string, in Input) string {
 	var b strings.Builder
 	for _, p := range st.Prompts {
 		b.WriteString(p)
@@ -295,7 +302,7 @@ func (d *Deps) stopQuery(ctx context.Context, st *SessionState, root string, in 
 	}
 	b.WriteString(clip(in.LastAssistantMessage, 4000))
 	b.WriteByte('\n')
-	b.WriteString(diffWords(DiffSince(ctx, root, st.StartRef), 4000))
+	b.WriteString(diffWords(diff, 4000))
 	return b.String()
 }
 
@@ -324,6 +331,7 @@ func diffWords(diff string, n int) string {
 // (session, lesson); the placebo's verdict goes to the local log only.
 func (d *Deps) judge(ctx context.Context, st *SessionState, root, message string) error {
 	st.Pending = false
+	defer func() { st.AskDiff = "" }()
 	ids := append([]string{}, st.Asked...)
 	if st.Placebo != "" {
 		ids = append(ids, st.Placebo)
@@ -351,7 +359,7 @@ func (d *Deps) judge(ctx context.Context, st *SessionState, root, message string
 			verdicts[id] = v
 		}
 	} else {
-		before := DiffBetween(ctx, root, st.StartRef, st.AskRef)
+		before := st.AskDiff
 		after := DiffSince(ctx, root, st.StartRef)
 		var asked []domain.AskedLesson
 		for _, id := range ids {

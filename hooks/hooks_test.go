@@ -457,3 +457,32 @@ func TestPromptDeliversConsolidatedEarly(t *testing.T) {
 		t.Fatalf("an early-delivered lesson was asked again: %s", out)
 	}
 }
+
+func TestExternalJudge(t *testing.T) {
+	cases := []struct {
+		judge string
+		want  domain.EventKind
+	}{
+		{`cat >/dev/null; echo "Changed: the retry now backs off."`, domain.KindChanged},
+		{`cat >/dev/null; echo ignored`, domain.KindIgnored},
+		{`cat >/dev/null; echo "no idea"`, domain.KindUnclear},
+		{`exit 3`, domain.KindUnclear},
+	}
+	for _, tc := range cases {
+		t.Run(tc.judge, func(t *testing.T) {
+			repo := newRepo(t)
+			d, st := newDeps(t, repo)
+			d.Config.Judge, d.Config.Slots = tc.judge, 1
+			fix := func(s string) string { return strings.ReplaceAll(s, "REPO", repo) }
+			runHook(t, d, "prompt", fix(`{"session_id":"j1","cwd":"REPO","prompt":"add retries to the payments client"}`), "")
+			if out, _ := runHook(t, d, "stop", fix(`{"session_id":"j1","cwd":"REPO","last_assistant_message":"payments retries"}`), ""); out == "" {
+				t.Fatal("no ask")
+			}
+			runHook(t, d, "stop", fix(`{"session_id":"j1","cwd":"REPO","last_assistant_message":"retry-backoff-3c1d: applies"}`), "")
+			k := st.kinds()
+			if k[tc.want] != 1 || k[domain.KindChanged]+k[domain.KindIgnored]+k[domain.KindUnclear] != 1 {
+				t.Fatalf("events %v, want one %s", k, tc.want)
+			}
+		})
+	}
+}

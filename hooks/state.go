@@ -31,7 +31,8 @@ type SessionState struct {
 	Asked    []string          `json:"asked,omitempty"`
 	Placebo  string            `json:"placebo,omitempty"`
 	AskMS    int64             `json:"ask_ms,omitempty"`
-	AskRef   string            `json:"ask_ref,omitempty"` // the work tree at the ask
+	AskRef   string            `json:"ask_ref,omitempty"`  // the work tree at the ask (for an external judge)
+	AskDiff  string            `json:"ask_diff,omitempty"` // the session's diff at the ask (for the word rule)
 	Pending  bool              `json:"pending,omitempty"`
 	EverAsk  []string          `json:"ever_asked,omitempty"`
 	Verdicts map[string]string `json:"verdicts,omitempty"` // lesson → recorded result kind
