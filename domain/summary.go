@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Summary is the part of a Ledger that Memories reads, kept so that a query
@@ -806,14 +807,26 @@ func (s *Summary) Warm(session string, w Weights) {
 	defer runtime.KeepAlive(s) // see ParseSummary
 	q := s.queryPos(session)
 	regrets, _ := s.refreshRegrets(w)
-	var scratch []int32
-	for i := range s.lessons {
-		ls := &s.lessons[i]
-		ls.warm, scratch = s.memoryOf(LessonInfo{ID: ls.id}, ls, regrets, q, session, w, scratch)
+	// The lessons are independent (a team lesson's activation reads no
+	// lazily built state), so they are derived in parallel.
+	parts := min(runtime.GOMAXPROCS(0), 4, 1+len(s.lessons)/512)
+	var wg sync.WaitGroup
+	for k := range parts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var scratch []int32
+			for i := k * len(s.lessons) / parts; i < (k+1)*len(s.lessons)/parts; i++ {
+				ls := &s.lessons[i]
+				ls.warm, scratch = s.memoryOf(LessonInfo{ID: ls.id}, ls, regrets, q, session, w, scratch)
+			}
+		}()
 	}
+	var scratch []int32
 	for _, ls := range s.fresh {
 		ls.warm, scratch = s.memoryOf(LessonInfo{ID: ls.id}, ls, regrets, q, session, w, scratch)
 	}
+	wg.Wait()
 	s.warmed, s.warmSession, s.warmW = true, session, w
 }
 

@@ -329,3 +329,20 @@ func BenchmarkParseSummary1M(b *testing.B) {
 		}
 	}
 }
+
+// TestSummaryWarmManyLessons: Warm derives in parallel over many lessons and
+// gives the memories Derive does.
+func TestSummaryWarmManyLessons(t *testing.T) {
+	events, lessons := benchLog(40_000)
+	l := NewLedger()
+	for _, e := range events {
+		l.Add(e)
+	}
+	s := l.Summary()
+	for _, session := range []string{"", "s-0000000000000010"} {
+		s.Warm(session, DefaultWeights)
+		if got, want := s.Memories(lessons, session, DefaultWeights), l.Memories(lessons, session, DefaultWeights); !reflect.DeepEqual(got, want) {
+			t.Fatalf("session %q: warmed memories differ from the ledger's", session)
+		}
+	}
+}
