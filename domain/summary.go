@@ -55,9 +55,11 @@ type Summary struct {
 	regretMax   float64
 	stale       map[string]bool
 
-	// warmed says that each lesson's warm memory is the one Warm derived
-	// for warmSession under warmW.
+	// warmed says that warmMems (by lesson index) and warmFresh hold the
+	// memories Warm derived for warmSession under warmW.
 	warmed      bool
+	warmMems    []Memory
+	warmFresh   map[string]Memory
 	warmSession string
 	warmW       Weights
 
@@ -81,10 +83,10 @@ type lessonSum struct {
 	regretted      float64
 	hasCreated     bool
 	createdPos     int32
-	created        Mark
-	createdRaw     []byte // the encoded mark, decoded on demand
-	// warm is the memory Warm derived (see Summary.warmed).
-	warm Memory
+	created        *Mark  // nil until decoded from createdRaw
+	createdRaw     []byte // the encoded mark
+	// idx is the lesson's index in Summary.lessons (−1 for a fresh one).
+	idx int32
 }
 
 // Key kinds of the summary's key table.
@@ -270,7 +272,7 @@ func (s *Summary) lesson(id string, add bool) *lessonSum {
 	if ls := s.fresh[id]; ls != nil || !add {
 		return ls
 	}
-	ls := &lessonSum{id: id}
+	ls := &lessonSum{id: id, idx: -1}
 	s.fresh[id] = ls
 	return ls
 }
@@ -373,7 +375,7 @@ func (l *Ledger) Summary() *Summary {
 	}
 	for id, m := range l.Created {
 		ls := get(id)
-		ls.hasCreated, ls.created = true, m
+		ls.hasCreated, ls.created = true, &m
 		if i, ok := c.index[m.Session]; ok && m.Session != "" {
 			ls.createdPos = int32(i)
 		} else {
@@ -446,6 +448,9 @@ func (l *Ledger) Summary() *Summary {
 		s.lessons = append(s.lessons, *ls)
 	}
 	slices.SortFunc(s.lessons, func(a, b lessonSum) int { return strings.Compare(a.id, b.id) })
+	for i := range s.lessons {
+		s.lessons[i].idx = int32(i)
+	}
 	s.keys = sortedKeyTable(recs)
 	return s
 }
@@ -543,11 +548,11 @@ func (s *Summary) add(e Event) bool {
 			if !ls.decodeCreated() {
 				return false
 			}
-			if compareMarks(m, ls.created) >= 0 {
+			if compareMarks(m, *ls.created) >= 0 {
 				return true
 			}
 		}
-		ls.hasCreated, ls.created, ls.createdRaw = true, m, nil
+		ls.hasCreated, ls.created, ls.createdRaw = true, &m, nil
 		ls.createdPos = int32(s.place(e.Session, e.MS))
 	case KindChanged, KindIgnored, KindCorrected, KindVetoed:
 		if e.Session == "" || e.Lesson == "" {
@@ -784,7 +789,11 @@ func (s *Summary) Memories(lessons []LessonInfo, session string, w Weights) []Me
 			ls = s.lesson(info.ID, false)
 		}
 		if warm && ls != nil && !strings.HasPrefix(info.Reach, ReachRepoPrefix) && (ls.hasCreated || info.CreatedMS == 0) {
-			out = append(out, ls.warm)
+			if ls.idx >= 0 {
+				out = append(out, s.warmMems[ls.idx])
+			} else {
+				out = append(out, s.warmFresh[ls.id])
+			}
 			continue
 		}
 		var m Memory
@@ -809,6 +818,10 @@ func (s *Summary) Warm(session string, w Weights) {
 	regrets, _ := s.refreshRegrets(w)
 	// The lessons are independent (a team lesson's activation reads no
 	// lazily built state), so they are derived in parallel.
+	if len(s.warmMems) != len(s.lessons) {
+		s.warmMems = make([]Memory, len(s.lessons))
+	}
+	s.warmFresh = make(map[string]Memory, len(s.fresh))
 	parts := min(runtime.GOMAXPROCS(0), 4, 1+len(s.lessons)/512)
 	var wg sync.WaitGroup
 	for k := range parts {
@@ -818,13 +831,13 @@ func (s *Summary) Warm(session string, w Weights) {
 			var scratch []int32
 			for i := k * len(s.lessons) / parts; i < (k+1)*len(s.lessons)/parts; i++ {
 				ls := &s.lessons[i]
-				ls.warm, scratch = s.memoryOf(LessonInfo{ID: ls.id}, ls, regrets, q, session, w, scratch)
+				s.warmMems[i], scratch = s.memoryOf(LessonInfo{ID: ls.id}, ls, regrets, q, session, w, scratch)
 			}
 		}()
 	}
 	var scratch []int32
 	for _, ls := range s.fresh {
-		ls.warm, scratch = s.memoryOf(LessonInfo{ID: ls.id}, ls, regrets, q, session, w, scratch)
+		s.warmFresh[ls.id], scratch = s.memoryOf(LessonInfo{ID: ls.id}, ls, regrets, q, session, w, scratch)
 	}
 	wg.Wait()
 	s.warmed, s.warmSession, s.warmW = true, session, w

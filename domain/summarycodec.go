@@ -11,7 +11,7 @@ import (
 )
 
 // summaryMagic starts an encoded Summary; it changes with the layout.
-const summaryMagic = "BSM1"
+const summaryMagic = "BSM2"
 
 // ErrSummaryCorrupt is returned by ParseSummary for bytes AppendBinary did
 // not write.
@@ -66,9 +66,18 @@ func (s *Summary) AppendBinary(b []byte) ([]byte, error) {
 	}
 	w.uint(uint64(len(lessons)))
 	w.uint(uint64(total))
+	// The ids as one block, read back as one string.
+	var ids sumWriter
+	tallies := 0
+	for _, ls := range lessons {
+		ids.str(ls.id)
+		tallies += len(ls.repos) + len(ls.authors)
+	}
+	w.uint(uint64(len(ids.b)))
+	w.b = append(w.b, ids.b...)
+	w.uint(uint64(tallies))
 	var mark sumWriter
 	for _, ls := range lessons {
-		w.str(ls.id)
 		for _, n := range []int{ls.changed, ls.ignored, ls.corrected, ls.vetoed, ls.tested, ls.asked} {
 			w.int(int64(n))
 		}
@@ -79,7 +88,7 @@ func (s *Summary) AppendBinary(b []byte) ([]byte, error) {
 			raw := ls.createdRaw
 			if raw == nil {
 				mark.b = mark.b[:0]
-				appendMark(&mark, ls.created)
+				appendMark(&mark, *ls.created)
 				raw = mark.b
 			}
 			w.uint(uint64(len(raw)))
@@ -281,12 +290,27 @@ func ParseSummary(data []byte) (*Summary, error) {
 	total := r.count(1)
 	s.lessons = make([]lessonSum, nl)
 	uses := make([]int32, 0, total)
+	ids := &sumReader{b: r.bytes(r.count(1))}
+	all := string(ids.b)
 	for i := range s.lessons {
-		ls := &s.lessons[i]
-		ls.id = r.str()
-		if i > 0 && r.err == nil && s.lessons[i-1].id >= ls.id {
+		n := ids.count(1)
+		if ids.err != nil {
+			r.fail()
+			break
+		}
+		s.lessons[i].id = all[ids.i : ids.i+n]
+		ids.i += n
+		if i > 0 && s.lessons[i-1].id >= s.lessons[i].id {
 			r.fail()
 		}
+	}
+	if ids.i != len(ids.b) {
+		r.fail()
+	}
+	counts := make([]valCount, 0, r.count(2))
+	for i := range s.lessons {
+		ls := &s.lessons[i]
+		ls.idx = int32(i)
 		ls.changed, ls.ignored, ls.corrected = int(r.int()), int(r.int()), int(r.int())
 		ls.vetoed, ls.tested, ls.asked = int(r.int()), int(r.int()), int(r.int())
 		ls.regretted = r.float()
@@ -305,15 +329,16 @@ func ParseSummary(data []byte) (*Summary, error) {
 		}
 		for _, t := range []*tally{&ls.repos, &ls.authors} {
 			k := r.count(2)
-			if k > 0 {
-				*t = make(tally, k)
-			}
-			for j := range *t {
+			start := len(counts)
+			for range k {
 				v, n := valid(r.uint()), r.uint()
 				if v == 0 || n == 0 || n > math.MaxInt32 {
 					r.fail()
 				}
-				(*t)[j] = valCount{v, int32(n)}
+				counts = append(counts, valCount{v, int32(n)})
+			}
+			if k > 0 {
+				*t = tally(counts[start:len(counts):len(counts)])
 			}
 		}
 		nu := r.count(1)
@@ -393,6 +418,6 @@ func (ls *lessonSum) decodeCreated() bool {
 	if r.err != nil || r.i != len(r.b) {
 		return false
 	}
-	ls.created, ls.createdRaw = m, nil
+	ls.created, ls.createdRaw = &m, nil
 	return true
 }
