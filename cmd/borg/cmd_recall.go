@@ -26,6 +26,7 @@ func recallCommand(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "sync", Usage: "re-read every lesson before searching"},
 		},
 		Action: func(c *cli.Context) error {
+			shortLived()
 			if c.NArg() != 1 || strings.TrimSpace(c.Args().First()) == "" {
 				return usageErr("recall takes one query: borg recall \"how do we run migrations\"")
 			}
