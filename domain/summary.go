@@ -756,54 +756,66 @@ func (s *Summary) Memories(lessons []LessonInfo, session string, w Weights) []Me
 	// Regret credits under other weights, or nil for the cached ones; a
 	// corrupt evidence block reads as none (the cache's checks catch it).
 	regrets, _ := s.refreshRegrets(w)
-	sorted := slices.IsSortedFunc(lessons, func(a, b LessonInfo) int { return strings.Compare(a.ID, b.ID) })
-	out := make([]Memory, 0, len(lessons))
-	var seen map[string]bool
-	if !sorted {
-		seen = make(map[string]bool, len(lessons))
-	}
-	j := 0 // merge cursor into s.lessons when lessons is sorted
-	var scratch []int32
-	for i, info := range lessons {
-		if sorted {
-			if i > 0 && lessons[i-1].ID == info.ID {
-				continue
-			}
-		} else {
-			if seen[info.ID] {
-				continue
-			}
-			seen[info.ID] = true
+	list := uniqueByID(lessons)
+	for _, info := range list {
+		if tag, ok := strings.CutPrefix(info.Reach, ReachRepoPrefix); ok {
+			s.prefixOf(tag) // built here: the parallel part only reads it
 		}
-		var ls *lessonSum
-		if sorted {
-			for j < len(s.lessons) && s.lessons[j].id < info.ID {
-				j++
-			}
-			if j < len(s.lessons) && s.lessons[j].id == info.ID {
-				ls = &s.lessons[j]
-			} else {
-				ls = s.fresh[info.ID]
-			}
-		} else {
-			ls = s.lesson(info.ID, false)
-		}
-		if warm && ls != nil && !strings.HasPrefix(info.Reach, ReachRepoPrefix) && (ls.hasCreated || info.CreatedMS == 0) {
-			if ls.idx >= 0 {
-				out = append(out, s.warmMems[ls.idx])
-			} else {
-				out = append(out, s.warmFresh[ls.id])
-			}
-			continue
-		}
-		var m Memory
-		m, scratch = s.memoryOf(info, ls, regrets, q, session, w, scratch)
-		out = append(out, m)
 	}
-	if !sorted {
-		slices.SortFunc(out, func(x, y Memory) int { return strings.Compare(x.ID, y.ID) })
+	// The lessons are independent, so they are derived in parallel, each
+	// part merging its run of the sorted list with the sorted summaries.
+	out := make([]Memory, len(list))
+	parts := min(runtime.GOMAXPROCS(0), 4, 1+len(list)/512)
+	var wg sync.WaitGroup
+	for k := range parts {
+		lo, hi := k*len(list)/parts, (k+1)*len(list)/parts
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var scratch []int32
+			j := 0
+			if lo < hi {
+				j, _ = slices.BinarySearchFunc(s.lessons, list[lo].ID, func(l lessonSum, id string) int { return strings.Compare(l.id, id) })
+			}
+			for i := lo; i < hi; i++ {
+				info := list[i]
+				for j < len(s.lessons) && s.lessons[j].id < info.ID {
+					j++
+				}
+				ls := s.fresh[info.ID]
+				if j < len(s.lessons) && s.lessons[j].id == info.ID {
+					ls = &s.lessons[j]
+				}
+				if warm && ls != nil && !strings.HasPrefix(info.Reach, ReachRepoPrefix) && (ls.hasCreated || info.CreatedMS == 0) {
+					if ls.idx >= 0 {
+						out[i] = s.warmMems[ls.idx]
+					} else {
+						out[i] = s.warmFresh[ls.id]
+					}
+					continue
+				}
+				out[i], scratch = s.memoryOf(info, ls, regrets, q, session, w, scratch)
+			}
+		}()
 	}
+	wg.Wait()
 	return out
+}
+
+// uniqueByID is lessons sorted by id with the first of each id kept (lessons
+// itself when it already is).
+func uniqueByID(lessons []LessonInfo) []LessonInfo {
+	if slices.IsSortedFunc(lessons, func(a, b LessonInfo) int {
+		if a.ID == b.ID {
+			return -1 // a duplicate: not strictly sorted
+		}
+		return strings.Compare(a.ID, b.ID)
+	}) {
+		return lessons
+	}
+	list := slices.Clone(lessons)
+	slices.SortStableFunc(list, func(a, b LessonInfo) int { return strings.Compare(a.ID, b.ID) })
+	return slices.CompactFunc(list, func(a, b LessonInfo) bool { return a.ID == b.ID })
 }
 
 // Warm derives, ahead of Memories, the memory of every lesson with evidence
@@ -861,6 +873,13 @@ func (s *Summary) eligible(tag string, i, q int) int {
 	if tag == "" {
 		return q - i
 	}
+	p := s.prefixOf(tag)
+	return int(p[q+1] - p[i+1])
+}
+
+// prefixOf is, for a repo tag, the number of sessions of that repo among
+// the clock's first t, by t (built on first use).
+func (s *Summary) prefixOf(tag string) []int32 {
 	p, ok := s.prefix[tag]
 	if !ok {
 		want, known := uint32(0), false
@@ -883,7 +902,7 @@ func (s *Summary) eligible(tag string, i, q int) int {
 		}
 		s.prefix[tag] = p
 	}
-	return int(p[q+1] - p[i+1])
+	return p
 }
 
 // memoryOf is Ledger.memoryOf over a lesson's summary (nil: no evidence).

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -70,6 +72,8 @@ func checkSummary(t *testing.T, s *Summary, events []Event, label string) {
 	infos := append(propLessons(), LessonInfo{ID: "lesson-5", Reach: "repo:api", CreatedMS: 1500},
 		LessonInfo{ID: "lesson-6", Reach: "repo:web"}, LessonInfo{ID: "lesson-9", CreatedMS: 99999})
 	shuffled := append([]LessonInfo{infos[3]}, infos...) // unsorted, one duplicate
+	doubled := slices.SortedStableFunc(slices.Values(append(slices.Clone(infos), LessonInfo{ID: infos[2].ID, Reach: "repo:other"})),
+		func(a, b LessonInfo) int { return strings.Compare(a.ID, b.ID) }) // sorted, one duplicate
 	for _, session := range []string{"", "s002", "s-remote-1", "s-none"} {
 		want := Derive(events, infos, session, DefaultWeights)
 		if got := s.Memories(infos, session, DefaultWeights); !reflect.DeepEqual(got, want) {
@@ -77,6 +81,9 @@ func checkSummary(t *testing.T, s *Summary, events []Event, label string) {
 		}
 		if got := s.Memories(shuffled, session, DefaultWeights); !reflect.DeepEqual(got, want) {
 			t.Fatalf("%s session %q: summary memories of an unsorted list differ", label, session)
+		}
+		if got := s.Memories(doubled, session, DefaultWeights); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s session %q: summary memories of a sorted list with a duplicate differ", label, session)
 		}
 		s.Warm(session, DefaultWeights)
 		if got := s.Memories(infos, session, DefaultWeights); !reflect.DeepEqual(got, want) {
@@ -340,6 +347,9 @@ func TestSummaryWarmManyLessons(t *testing.T) {
 	}
 	s := l.Summary()
 	for _, session := range []string{"", "s-0000000000000010"} {
+		if got, want := s.Memories(lessons, session, DefaultWeights), l.Memories(lessons, session, DefaultWeights); !reflect.DeepEqual(got, want) {
+			t.Fatalf("session %q: memories differ from the ledger's", session)
+		}
 		s.Warm(session, DefaultWeights)
 		if got, want := s.Memories(lessons, session, DefaultWeights), l.Memories(lessons, session, DefaultWeights); !reflect.DeepEqual(got, want) {
 			t.Fatalf("session %q: warmed memories differ from the ledger's", session)
