@@ -344,7 +344,17 @@ func (l *Ledger) Summary() *Summary {
 	l.init()
 	c := l.newClock()
 	s := newSummary()
-	var recs []keyRec
+	size := len(c.ids) + len(l.Created)
+	for _, m := range []map[string]map[string]bool{l.Tested, l.Asked} {
+		for _, inner := range m {
+			size += len(inner)
+		}
+	}
+	for _, inner := range l.Results {
+		size += len(inner)
+	}
+	// The keys are listed here and hashed at the end, in parallel.
+	recs := make([]keySpec, 0, size)
 	n := len(c.ids)
 	s.clockMS.x = make([]int64, n)
 	s.clockRepo.x = make([]uint32, n)
@@ -352,7 +362,7 @@ func (l *Ledger) Summary() *Summary {
 	for i, id := range c.ids {
 		sm := l.Sessions[id]
 		s.clockMS.x[i], s.clockRepo.x[i], s.clockBy.x[i] = sm.MS, s.val(sm.Repo), s.val(sm.Author)
-		recs = append(recs, keyRec{keyOf(keySession, id, ""), uint32(i)})
+		recs = append(recs, keySpec{keySession, id, "", uint32(i)})
 	}
 	if n > 0 {
 		s.last = c.ids[n-1]
@@ -369,7 +379,7 @@ func (l *Ledger) Summary() *Summary {
 	free := func(session string, ms int64) int32 {
 		s.freeMS = max(s.freeMS, ms)
 		if session != "" {
-			recs = append(recs, keyRec{keyOf(keyFree, session, ""), 1})
+			recs = append(recs, keySpec{keyFree, session, "", 1})
 		}
 		return int32(c.pos("", ms))
 	}
@@ -390,7 +400,7 @@ func (l *Ledger) Summary() *Summary {
 			st := uint32(resultStrength(m.Kind))
 			ls.count(m.Kind, 1)
 			if m.Kind != KindChanged {
-				recs = append(recs, keyRec{keyOf(keyResult, session, lesson), st})
+				recs = append(recs, keySpec{keyResult, session, lesson, st})
 				continue
 			}
 			p := int32(at)
@@ -404,7 +414,7 @@ func (l *Ledger) Summary() *Summary {
 				repo, author = s.val(cmp.Or(sm.Repo, m.Repo)), s.val(cmp.Or(sm.Author, m.Author))
 				v = resultValue(st, repo, author)
 			}
-			recs = append(recs, keyRec{keyOf(keyResult, session, lesson), v})
+			recs = append(recs, keySpec{keyResult, session, lesson, v})
 			ls.repos.add(repo, 1)
 			ls.authors.add(author, 1)
 		}
@@ -412,7 +422,7 @@ func (l *Ledger) Summary() *Summary {
 	for session, inner := range l.Tested {
 		results := l.Results[session]
 		for lesson := range inner {
-			recs = append(recs, keyRec{keyOf(keyTested, session, lesson), 1})
+			recs = append(recs, keySpec{keyTested, session, lesson, 1})
 			ls := get(lesson)
 			if k := results[lesson].Kind; k != KindCorrected && k != KindVetoed {
 				ls.tested++
@@ -421,7 +431,7 @@ func (l *Ledger) Summary() *Summary {
 	}
 	for session, inner := range l.Asked {
 		for lesson := range inner {
-			recs = append(recs, keyRec{keyOf(keyAsked, session, lesson), 1})
+			recs = append(recs, keySpec{keyAsked, session, lesson, 1})
 			get(lesson).asked++
 		}
 	}
@@ -451,8 +461,58 @@ func (l *Ledger) Summary() *Summary {
 	for i := range s.lessons {
 		s.lessons[i].idx = int32(i)
 	}
-	s.keys = sortedKeyTable(recs)
+	s.keys = sortedKeyTable(hashKeys(recs))
 	return s
+}
+
+// sortKeyRecs sorts records by key: a counting sort on the top 16 bits of
+// the (uniformly distributed) hash, then each small bucket.
+func sortKeyRecs(recs []keyRec) []keyRec {
+	const bits = 16
+	start := make([]int, 1<<bits+1)
+	for _, r := range recs {
+		start[r.k.hi>>(64-bits)+1]++
+	}
+	for i := 1; i < len(start); i++ {
+		start[i] += start[i-1]
+	}
+	next := slices.Clone(start[:1<<bits])
+	out := make([]keyRec, len(recs))
+	for _, r := range recs {
+		b := r.k.hi >> (64 - bits)
+		out[next[b]] = r
+		next[b]++
+	}
+	for b := range 1 << bits {
+		slices.SortFunc(out[start[b]:start[b+1]], func(x, y keyRec) int { return compareKeys(x.k, y.k) })
+	}
+	return out
+}
+
+// keySpec is a key before hashing.
+type keySpec struct {
+	kind byte
+	a, b string
+	v    uint32
+}
+
+// hashKeys hashes the keys, in parallel.
+func hashKeys(specs []keySpec) []keyRec {
+	out := make([]keyRec, len(specs))
+	parts := min(runtime.GOMAXPROCS(0), 4, 1+len(specs)/4096)
+	var wg sync.WaitGroup
+	for k := range parts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := k * len(specs) / parts; i < (k+1)*len(specs)/parts; i++ {
+				sp := specs[i]
+				out[i] = keyRec{keyOf(sp.kind, sp.a, sp.b), sp.v}
+			}
+		}()
+	}
+	wg.Wait()
+	return out
 }
 
 type keyRec struct {
@@ -461,9 +521,9 @@ type keyRec struct {
 }
 
 // sortedKeyTable sorts and encodes records; of duplicate keys (only free
-// markers repeat) the first is kept.
+// markers repeat, all with the same value) one is kept.
 func sortedKeyTable(recs []keyRec) keyTable {
-	slices.SortStableFunc(recs, func(a, b keyRec) int { return compareKeys(a.k, b.k) })
+	recs = sortKeyRecs(recs)
 	out := make([]byte, 0, len(recs)*keyRecord)
 	for i, r := range recs {
 		if i > 0 && recs[i-1].k == r.k {
