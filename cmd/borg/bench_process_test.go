@@ -220,7 +220,8 @@ func BenchmarkRecallProcess(b *testing.B) {
 }
 
 // BenchmarkRecallInProcess: one Search on the warm, opened index with the
-// usefulness of every lesson derived from the cached ledger.
+// usefulness of every lesson derived from the store's summary (memfs.Summary)
+// for a new session each time (its Thompson draws included).
 func BenchmarkRecallInProcess(b *testing.B) {
 	bin := benchBinary(b)
 	store := benchStore(b, bin)
