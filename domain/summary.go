@@ -23,8 +23,9 @@ import (
 // A Summary gives the same memories as the Ledger it was made from and, after
 // Fold, as the Ledger with those events added. When an event would need the
 // full ledger to fold (a session inserted into the middle of the clock, a
-// changed result overturned), Fold reports false and the caller rebuilds the
-// summary from the full ledger. Summaries are encoded by AppendBinary and read
+// session event for a session whose results were placed by time, a change
+// overturned in a session the clock does not know), Fold reports false and
+// the caller rebuilds the summary from the full ledger. Summaries are encoded by AppendBinary and read
 // back by ParseSummary without copying their large columns. A Summary is not
 // safe for concurrent use.
 type Summary struct {
