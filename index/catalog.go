@@ -47,6 +47,9 @@ type lessonInfo struct {
 type catalog struct {
 	stamp   string
 	lessons map[string]*lessonInfo
+	// order holds the lessons sorted by id when known (a decoded catalog is
+	// written in id order; Sync builds it in id order), nil otherwise.
+	order []*lessonInfo
 }
 
 func newCatalog() *catalog { return &catalog{lessons: map[string]*lessonInfo{}} }
@@ -143,6 +146,14 @@ func decodeCatalog(raw []byte) (*catalog, error) {
 	}
 	if r.err != nil || r.off != len(body) {
 		return nil, errors.New("decode catalog: truncated")
+	}
+	c.order = make([]*lessonInfo, len(slab))
+	for i := range slab {
+		if i > 0 && slab[i-1].id >= slab[i].id {
+			c.order = nil // not in id order: derive sorts
+			break
+		}
+		c.order[i] = &slab[i]
 	}
 	return c, nil
 }

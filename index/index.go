@@ -8,8 +8,10 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -76,6 +78,8 @@ type Index struct {
 	supersededBy map[string][]string
 	// graph is the undirected lesson link graph of the lateral arm.
 	graph map[string][]string
+	// infos is every lesson's id and reach, sorted by id (Infos).
+	infos []domain.LessonInfo
 }
 
 // Open opens the index stored in dir (created when missing), using emb for
@@ -282,6 +286,10 @@ func (ix *Index) SyncStamp(lessons []domain.Lesson, stamp string) (SyncStats, er
 		li.lens = ix.lex.fieldLens(d)
 		next.lessons[id] = li
 	}
+	next.order = make([]*lessonInfo, len(ids))
+	for i, id := range ids {
+		next.order[i] = next.lessons[id]
+	}
 	var removed []string
 	for id := range ix.cat.lessons {
 		if _, ok := byID[id]; !ok && !ix.lexEmpty {
@@ -388,6 +396,18 @@ func (ix *Index) SyncStamp(lessons []domain.Lesson, stamp string) (SyncStats, er
 // the supersedes map and the link graph.
 func (ix *Index) derive() {
 	ix.avgLen = ix.cat.avgLens()
+	order := ix.cat.order
+	if len(order) != len(ix.cat.lessons) {
+		order = make([]*lessonInfo, 0, len(ix.cat.lessons))
+		for _, li := range ix.cat.lessons {
+			order = append(order, li)
+		}
+		slices.SortFunc(order, func(a, b *lessonInfo) int { return strings.Compare(a.id, b.id) })
+	}
+	ix.infos = make([]domain.LessonInfo, len(order))
+	for i, li := range order {
+		ix.infos[i] = domain.LessonInfo{ID: li.id, Reach: li.reach}
+	}
 	ix.supersededBy = make(map[string][]string)
 	ix.graph = make(map[string][]string)
 	var ids []string // lessons with links, sorted so the graph is deterministic
