@@ -416,16 +416,16 @@ func TestRegretFromLaterFix(t *testing.T) {
 
 func TestReadHeadMatchesGit(t *testing.T) {
 	repo := newRepo(t)
-	if _, err := readHead(repo); err == nil {
+	if _, err := ReadHead(repo); err == nil {
 		t.Fatal("a repo without commits has no HEAD commit")
 	}
 	gitRun(t, repo, "commit", "-q", "--allow-empty", "-m", "one")
 	check := func(dir string) {
 		t.Helper()
 		want := strings.TrimSpace(gitRun(t, dir, "rev-parse", "HEAD"))
-		got, err := readHead(dir)
+		got, err := ReadHead(dir)
 		if err != nil || got != want {
-			t.Fatalf("readHead = %q, %v; git says %q", got, err, want)
+			t.Fatalf("ReadHead = %q, %v; git says %q", got, err, want)
 		}
 	}
 	check(repo)

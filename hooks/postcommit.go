@@ -113,7 +113,7 @@ func PostCommit(ctx context.Context, d *Deps, cwd string) (*Output, error) {
 	repo := RepoTag(root)
 	head, err := d.Commit, error(nil)
 	if !isHexID(head) {
-		head, err = readHead(root)
+		head, err = ReadHead(root)
 	}
 	if err != nil {
 		// An unusual layout (reftable, a detached worktree): ask git.
@@ -327,11 +327,11 @@ func roundTo(x float64, places int) float64 {
 	return float64(int64(x*p+0.5)) / p
 }
 
-// readHead resolves a repository's HEAD to a commit id from the files, without
+// ReadHead resolves a repository's HEAD to a commit id from the files, without
 // starting git: post-commit runs on every commit and must stay cheap. It
 // follows a .git file (worktrees, submodules), a symbolic HEAD, loose refs
 // and packed-refs; anything else is an error and the caller asks git.
-func readHead(root string) (string, error) {
+func ReadHead(root string) (string, error) {
 	gitDir := filepath.Join(root, ".git")
 	if b, err := os.ReadFile(gitDir); err == nil {
 		// A .git file: "gitdir: <path>".

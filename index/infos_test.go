@@ -42,3 +42,45 @@ func TestInfosSortedAcrossSyncAndReopen(t *testing.T) {
 		t.Fatalf("after a removal: %v", got)
 	}
 }
+
+func TestUsefulFuncAskedForCandidatesOnly(t *testing.T) {
+	ix, err := NewMemory(NewNGramEmbedder(NGramOptions{}), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lessons []domain.Lesson
+	for i, g := range []string{"payments retry backoff jitter", "payments gateway timeout", "stylesheet colour tokens", "kafka consumer lag alert", "database migration schema"} {
+		lessons = append(lessons, domain.Lesson{ID: "lesson-" + string(rune('a'+i)) + "-0000", Type: "semantic", Gist: g})
+	}
+	if _, err := ix.Sync(lessons); err != nil {
+		t.Fatal(err)
+	}
+	calls := map[string]int{}
+	q := Query{Text: "payments retry", K: 3, UsefulFunc: func(id string) Usefulness {
+		calls[id]++
+		if id == "lesson-b-0000" {
+			return Usefulness{Weight: 0.1, MeanWeight: 0.1}
+		}
+		return Usefulness{Weight: 1, MeanWeight: 1}
+	}}
+	hits, err := ix.Search(t.Context(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(calls) == 0 {
+		t.Fatalf("UsefulFunc calls: %v", calls)
+	}
+	for id, n := range calls {
+		if n != 1 {
+			t.Fatalf("UsefulFunc asked %d times for %s", n, id)
+		}
+	}
+	if len(hits) == 0 || hits[0].ID != "lesson-a-0000" {
+		t.Fatalf("hits %v", hits)
+	}
+	for _, h := range hits {
+		if h.ID == "lesson-b-0000" && h.Weight != 0.1 {
+			t.Fatalf("UsefulFunc's weight not applied: %+v", h)
+		}
+	}
+}

@@ -134,6 +134,10 @@ type Query struct {
 	Arms ArmWeights `json:"arms"`
 	// Useful holds each lesson's usefulness; absent lessons are neutral.
 	Useful map[string]Usefulness `json:"-"`
+	// UsefulFunc, when set, gives the usefulness of a lesson absent from
+	// Useful. Search asks it only for its candidates (once each), so a
+	// caller can derive memory for those alone instead of every lesson.
+	UsefulFunc func(id string) Usefulness `json:"-"`
 	// Bar is the relative usefulness bar as a fraction of the best
 	// candidate's fused × MeanWeight (0: DefaultBar; negative: no bar, every
 	// candidate is over it).
@@ -197,11 +201,20 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if arms.isZero() {
 		arms = DefaultArmWeights()
 	}
+	asked := map[string]Usefulness{}
 	useful := func(id string) Usefulness {
 		if u, ok := q.Useful[id]; ok {
 			return u
 		}
-		return neutral
+		if q.UsefulFunc == nil {
+			return neutral
+		}
+		u, ok := asked[id]
+		if !ok {
+			u = q.UsefulFunc(id)
+			asked[id] = u
+		}
+		return u
 	}
 	allowed := func(id string) bool {
 		li, ok := ix.cat.lessons[id]

@@ -229,14 +229,14 @@ func BenchmarkRecallInProcess(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	r, err := openRetrieval(context.Background(), s, false, nil, "")
+	r, err := openRetrieval(context.Background(), s, false, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer r.Close()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		q := searchQuery("payments gateway timeout and retry backoff", r.memories(fmt.Sprintf("s-%d", i)))
+		q := searchQuery("payments gateway timeout and retry backoff", r, memfs.HashSession(fmt.Sprintf("s-%d", i)))
 		if _, err := r.ix.Search(context.Background(), q); err != nil {
 			b.Fatal(err)
 		}

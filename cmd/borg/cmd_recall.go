@@ -52,12 +52,12 @@ func recallCommand(e *env) *cli.Command {
 }
 
 func runRecall(c *cli.Context, e *env, s *memfs.Store, q index.Query, sync, asJSON bool) error {
-	r, err := openRetrieval(c.Context, s, sync, e.err, memfs.HashSession(q.Session))
+	r, err := openRetrieval(c.Context, s, sync, e.err)
 	if err != nil {
 		return fail(exitFail, "%v", err)
 	}
 	defer r.Close()
-	q.Useful = useful(r.memories(q.Session))
+	q.UsefulFunc = r.usefulFunc(memfs.HashSession(q.Session))
 	hits, err := r.ix.Search(c.Context, q)
 	if err != nil {
 		return fail(exitFail, "%v", err)

@@ -42,15 +42,18 @@ func lessonsStamp(s *memfs.Store) string {
 	if err != nil {
 		return ""
 	}
-	head, _ := s.ResolveRef("HEAD")
+	head, err := hooks.ReadHead(s.Dir()) // from the files: go-git's open costs ms
+	if err != nil {
+		head, _ = s.ResolveRef("HEAD")
+	}
 	return strconv.FormatInt(st.ModTime().UnixNano(), 10) + "@" + head
 }
 
 // openRetrieval opens the store's index and brings it up to date (only
 // changed lessons are re-indexed) while it loads the log's summary (an
-// O(lessons) cache with the new log lines folded in; see memfs.Summary) and
-// derives the memories of session (hashed; "" for none) ahead.
-func openRetrieval(ctx context.Context, s *memfs.Store, force bool, progress io.Writer, session string) (*retrieval, error) {
+// O(lessons) cache with the new log lines folded in; see memfs.Summary).
+// Memories are then derived on demand, for the lessons a search asks about.
+func openRetrieval(ctx context.Context, s *memfs.Store, force bool, progress io.Writer) (*retrieval, error) {
 	type loaded struct {
 		sum *domain.Summary
 		err error
@@ -58,9 +61,6 @@ func openRetrieval(ctx context.Context, s *memfs.Store, force bool, progress io.
 	summary := make(chan loaded, 1)
 	go func() {
 		sum, err := s.Summary()
-		if err == nil {
-			sum.Warm(session, domain.DefaultWeights)
-		}
 		summary <- loaded{sum, err}
 	}()
 	r, err := openIndex(s, force, progress)
@@ -102,39 +102,47 @@ func openIndex(s *memfs.Store, force bool, progress io.Writer) (*retrieval, erro
 
 func (r *retrieval) Close() error { return r.ix.Close() }
 
-// memories is every indexed lesson's derived memory for session (raw id;
-// "" for the belief mean).
-func (r *retrieval) memories(session string) []domain.Memory {
-	return r.summary.Memories(r.infos, memfs.HashSession(session), domain.DefaultWeights)
+// memory derives one indexed lesson's memory as of session (hashed; "" for
+// the belief mean); ok is false for a lesson the index does not hold.
+func (r *retrieval) memory(id, session string) (domain.Memory, bool) {
+	i, ok := slices.BinarySearchFunc(r.infos, id, func(l domain.LessonInfo, id string) int { return strings.Compare(l.ID, id) })
+	if !ok {
+		return domain.Memory{}, false
+	}
+	return r.summary.Memories(r.infos[i:i+1], session, domain.DefaultWeights)[0], true
 }
 
-// useful turns memories into the index's usefulness map.
-func useful(mems []domain.Memory) map[string]index.Usefulness {
-	m := make(map[string]index.Usefulness, len(mems))
-	for _, x := range mems {
-		m[x.ID] = index.Usefulness{Uses: x.Uses, Mean: x.Mean, Weight: x.Weight, MeanWeight: x.MeanWeight, Dormant: x.Dormant}
+// usefulFunc is Query.UsefulFunc for session (hashed): a search derives the
+// memory of its candidates only, not of every lesson.
+func (r *retrieval) usefulFunc(session string) func(id string) index.Usefulness {
+	return func(id string) index.Usefulness {
+		m, ok := r.memory(id, session)
+		if !ok {
+			return index.Usefulness{Weight: 1, MeanWeight: 1}
+		}
+		return toUseful(m)
 	}
-	return m
+}
+
+func toUseful(m domain.Memory) index.Usefulness {
+	return index.Usefulness{Uses: m.Uses, Mean: m.Mean, Weight: m.Weight, MeanWeight: m.MeanWeight, Dormant: m.Dormant}
 }
 
 // storeRecaller serves the hooks' recalls from the store's index. It opens
 // the index on first use, so a hook that does not recall never pays for it.
 type storeRecaller struct {
-	store  *memfs.Store
-	env    *env
-	mu     sync.Mutex
-	r      *retrieval
-	mems   []domain.Memory // sorted by id
-	useful map[string]index.Usefulness
+	store   *memfs.Store
+	env     *env
+	mu      sync.Mutex
+	r       *retrieval
+	session string
 }
 
-// memory is a lesson's memory (the zero Memory for one not indexed).
+// memory is a lesson's memory for the session (the zero Memory for one not
+// indexed).
 func (sr *storeRecaller) memory(id string) domain.Memory {
-	i, ok := slices.BinarySearchFunc(sr.mems, id, func(m domain.Memory, id string) int { return strings.Compare(m.ID, id) })
-	if !ok {
-		return domain.Memory{}
-	}
-	return sr.mems[i]
+	m, _ := sr.r.memory(id, sr.session)
+	return m
 }
 
 func (sr *storeRecaller) open(ctx context.Context, session string) error {
@@ -143,13 +151,11 @@ func (sr *storeRecaller) open(ctx context.Context, session string) error {
 	if sr.r != nil {
 		return nil
 	}
-	r, err := openRetrieval(ctx, sr.store, false, nil, session)
+	r, err := openRetrieval(ctx, sr.store, false, nil)
 	if err != nil {
 		return err
 	}
-	sr.r = r
-	sr.mems = r.summary.Memories(r.infos, session, domain.DefaultWeights)
-	sr.useful = useful(sr.mems)
+	sr.r, sr.session = r, session
 	return nil
 }
 
@@ -173,7 +179,7 @@ func (sr *storeRecaller) Recall(ctx context.Context, q hooks.RecallQuery) ([]hoo
 		skip[id] = true
 	}
 	hits, err := sr.r.ix.Search(ctx, index.Query{Text: q.Text, K: q.K + len(skip), Repo: q.Repo, Session: q.Session,
-		Useful: sr.useful, OnlyOverBar: true})
+		UsefulFunc: sr.r.usefulFunc(q.Session), OnlyOverBar: true})
 	if err != nil {
 		return nil, err
 	}
@@ -211,10 +217,15 @@ func (sr *storeRecaller) Placebo(ctx context.Context, q hooks.RecallQuery) (doma
 	for _, id := range q.Exclude {
 		near[id] = true
 	}
+	// Dormancy needs no draw: one pass over every lesson's mean memory.
+	dormant := map[string]bool{}
+	for _, m := range sr.r.summary.Memories(sr.r.infos, "", domain.DefaultWeights) {
+		dormant[m.ID] = m.Dormant
+	}
 	var pool []string
 	for _, li := range sr.r.infos {
 		tag := domain.Lesson{Reach: li.Reach}.RepoTag()
-		if !near[li.ID] && (tag == "" || tag == q.Repo) && !sr.memory(li.ID).Dormant {
+		if !near[li.ID] && (tag == "" || tag == q.Repo) && !dormant[li.ID] {
 			pool = append(pool, li.ID)
 		}
 	}
@@ -230,7 +241,7 @@ func (sr *storeRecaller) Placebo(ctx context.Context, q hooks.RecallQuery) (doma
 	return l, true, nil
 }
 
-// searchQuery is a plain recall query over mems.
-func searchQuery(text string, mems []domain.Memory) index.Query {
-	return index.Query{Text: text, K: 5, Useful: useful(mems)}
+// searchQuery is a plain recall query deriving usefulness for session.
+func searchQuery(text string, r *retrieval, session string) index.Query {
+	return index.Query{Text: text, K: 5, UsefulFunc: r.usefulFunc(session)}
 }
