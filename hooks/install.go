@@ -23,11 +23,16 @@ type Installer struct {
 }
 
 // Agent hook events borg registers, with the borg subcommand for each.
-var agentEvents = []struct{ event, verb, matcher string }{
-	{"SessionStart", "session-start", "startup|resume|clear|compact"},
-	{"UserPromptSubmit", "prompt", ""},
-	{"PostToolUse", "post-tool", "*"},
-	{"Stop", "stop", ""},
+// The Stop hook's timeout leaves room for an external judge (BORG_JUDGE);
+// the others answer within borg's own 2 s deadline.
+var agentEvents = []struct {
+	event, verb, matcher string
+	timeout              int // seconds
+}{
+	{"SessionStart", "session-start", "startup|resume|clear|compact", 10},
+	{"UserPromptSubmit", "prompt", "", 10},
+	{"PostToolUse", "post-tool", "*", 10},
+	{"Stop", "stop", "", 300},
 }
 
 const gitHookMarker = "# borg: chained post-commit hook"
@@ -98,7 +103,7 @@ func (in Installer) InstallAgent(kind, path string, user bool) (InstallTarget, e
 		if groupsHaveBorg(groups) {
 			continue
 		}
-		h := map[string]any{"type": "command", "command": in.Command + " hook " + ev.verb, "timeout": 10}
+		h := map[string]any{"type": "command", "command": in.Command + " hook " + ev.verb, "timeout": ev.timeout}
 		g := map[string]any{"hooks": []any{h}}
 		if ev.matcher != "" {
 			g["matcher"] = ev.matcher
