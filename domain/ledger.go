@@ -573,14 +573,11 @@ func (l *Ledger) memoryOf(info LessonInfo, a *lessonAgg, c *clock, q int, sessio
 	m.Uses = len(uses)
 	m.LastUseTick = uses[len(uses)-1] + 1
 
-	m.Consolidated = a.changed >= w.ConsolidateSessions && (len(a.repos) >= 2 || len(a.authors) >= 2)
-	d := w.D
-	if m.Consolidated {
-		d = w.DConsolidated
-	}
-	tag := ""
-	if strings.HasPrefix(info.Reach, ReachRepoPrefix) {
-		tag = info.Reach[len(ReachRepoPrefix):]
+	var d float64
+	m.Consolidated, d = consolidation(a.changed, len(a.repos), len(a.authors), w)
+	tag, repoReach := strings.CutPrefix(info.Reach, ReachRepoPrefix)
+	if !repoReach {
+		tag = "" // a team lesson ages with every session
 	}
 	var sum float64
 	for _, p := range uses {
@@ -636,4 +633,14 @@ func Derive(events []Event, lessons []LessonInfo, session string, w Weights) []M
 		l.Add(e)
 	}
 	return l.Memories(lessons, session, w)
+}
+
+// consolidation says whether a lesson changed in changed distinct sessions,
+// across repos repos and authors engineers, is consolidated, and the decay
+// its uses take: D, or the slower DConsolidated once consolidated.
+func consolidation(changed, repos, authors int, w Weights) (bool, float64) {
+	if changed >= w.ConsolidateSessions && (repos >= 2 || authors >= 2) {
+		return true, w.DConsolidated
+	}
+	return false, w.D
 }

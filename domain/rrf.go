@@ -42,16 +42,28 @@ func RRFContribution(rank int, weight, k float64) (float64, bool) {
 // The result does not depend on the order of the arms, and a path listed twice
 // in one arm accumulates both contributions.
 func FuseArms(arms [][]ArmHit, weights []float64, k float64) map[string]float64 {
-	out := make(map[string]float64)
+	// Each path's contributions are summed in a canonical (sorted) order
+	// with compensated summation, so the result is bit-identical whatever
+	// the order of the arms: floating-point addition is not associative.
+	parts := make(map[string][]float64)
 	for i, arm := range arms {
 		if i >= len(weights) {
 			break
 		}
 		for _, h := range arm {
 			if c, ok := RRFContribution(h.Rank, weights[i], k); ok {
-				out[h.Path] += c
+				parts[h.Path] = append(parts[h.Path], c)
 			}
 		}
+	}
+	out := make(map[string]float64, len(parts))
+	for p, cs := range parts {
+		if len(cs) == 1 {
+			out[p] = cs[0]
+			continue
+		}
+		sort.Float64s(cs)
+		out[p] = CompensatedSum(cs)
 	}
 	return out
 }

@@ -993,14 +993,11 @@ func (s *Summary) memoryOf(info LessonInfo, ls *lessonSum, regrets map[string]fl
 		m.LastUseTick = int(max(created, uses[len(uses)-1])) + 1
 	}
 
-	m.Consolidated = ls.changed >= w.ConsolidateSessions && (len(ls.repos) >= 2 || len(ls.authors) >= 2)
-	d := w.D
-	if m.Consolidated {
-		d = w.DConsolidated
-	}
-	tag := ""
-	if strings.HasPrefix(info.Reach, ReachRepoPrefix) {
-		tag = info.Reach[len(ReachRepoPrefix):]
+	var d float64
+	m.Consolidated, d = consolidation(ls.changed, len(ls.repos), len(ls.authors), w)
+	tag, repoReach := strings.CutPrefix(info.Reach, ReachRepoPrefix)
+	if !repoReach {
+		tag = "" // a team lesson ages with every session
 	}
 	// Σ over the uses in ascending order, the creation merged in, as
 	// Ledger.memoryOf sums them.

@@ -177,23 +177,32 @@ func (s *Store) ReadFileAt(rev, p string) ([]byte, error) {
 	return io.ReadAll(rd)
 }
 
+// dirTreeAt resolves directory dir (slash-separated, "" for the root) of
+// the commit rev names, and returns dir trimmed of slashes. A missing
+// directory is a nil tree and a nil error.
+func (s *Store) dirTreeAt(rev, dir string) (*object.Tree, string, error) {
+	dir = strings.Trim(dir, "/")
+	t, err := s.treeAt(rev)
+	if err != nil || dir == "" {
+		return t, dir, err
+	}
+	t, err = t.Tree(dir)
+	if errors.Is(err, object.ErrDirectoryNotFound) {
+		return nil, dir, nil
+	}
+	return t, dir, err
+}
+
 // ListAt returns the files directly inside dir (slash-separated, "" for the
 // root) in the commit rev names, as sorted slash paths from the store's root
 // ("lessons/a.html"). A missing directory lists nothing.
 func (s *Store) ListAt(rev, dir string) ([]string, error) {
-	t, err := s.treeAt(rev)
+	t, dir, err := s.dirTreeAt(rev, dir)
 	if err != nil {
 		return nil, fmt.Errorf("list %s at %s: %w", dir, rev, err)
 	}
-	dir = strings.Trim(dir, "/")
-	if dir != "" {
-		t, err = t.Tree(dir)
-		if errors.Is(err, object.ErrDirectoryNotFound) {
-			return nil, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("list %s at %s: %w", dir, rev, err)
-		}
+	if t == nil {
+		return nil, nil // no such directory
 	}
 	var out []string
 	for _, e := range t.Entries {
@@ -216,19 +225,12 @@ type File struct {
 // (ReadFileAt per file would walk them again for each). A missing directory
 // reads as nothing.
 func (s *Store) ReadDirAt(rev, dir string) ([]File, error) {
-	t, err := s.treeAt(rev)
+	t, dir, err := s.dirTreeAt(rev, dir)
 	if err != nil {
 		return nil, fmt.Errorf("read %s at %s: %w", dir, rev, err)
 	}
-	dir = strings.Trim(dir, "/")
-	if dir != "" {
-		t, err = t.Tree(dir)
-		if errors.Is(err, object.ErrDirectoryNotFound) {
-			return nil, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("read %s at %s: %w", dir, rev, err)
-		}
+	if t == nil {
+		return nil, nil // no such directory
 	}
 	var out []File
 	for _, e := range t.Entries {
