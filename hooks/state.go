@@ -41,7 +41,6 @@ type SessionState struct {
 
 	LastTool      string   `json:"last_tool,omitempty"`
 	LastToolPaths []string `json:"last_tool_paths,omitempty"`
-	Commits       []string `json:"commits,omitempty"`
 }
 
 // maxPrompts bounds the prompts kept for the Stop query.
@@ -115,29 +114,6 @@ func (s StateStore) Load(session string) (*SessionState, error) {
 		return newSessionState(session), nil
 	}
 	return st, nil
-}
-
-// List returns every session state in the store, oldest start first.
-func (s StateStore) List() ([]*SessionState, error) {
-	ents, err := os.ReadDir(s.Dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var out []*SessionState
-	for _, e := range ents {
-		name := e.Name()
-		if filepath.Ext(name) != ".json" {
-			continue
-		}
-		st, err := s.Load(name[:len(name)-len(".json")])
-		if err == nil {
-			out = append(out, st)
-		}
-	}
-	return out, nil
 }
 
 func (st *SessionState) addPrompt(p string) {

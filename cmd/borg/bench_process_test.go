@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/borg-memory/borg/domain"
+	"github.com/borg-memory/borg/index"
 	"github.com/borg-memory/borg/memfs"
 )
 
@@ -286,4 +287,9 @@ func BenchmarkPostCommitOverhead(b *testing.B) {
 	b.ReportMetric(float64(without.Microseconds())/1000, "plain-commit-ms-median")
 	b.ReportMetric(float64((with-without).Microseconds())/1000, "overhead-ms")
 	b.ReportMetric(float64(gitStatusMedian(b, store, 21).Microseconds())/1000, "git-status-ms")
+}
+
+// searchQuery is a plain recall query deriving usefulness for session.
+func searchQuery(text string, r *retrieval, session string) index.Query {
+	return index.Query{Text: text, K: 5, UsefulFunc: r.usefulFunc(session)}
 }

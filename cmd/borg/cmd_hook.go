@@ -125,7 +125,7 @@ func runHook(ctx context.Context, e *env, verb, storeFlag string) int {
 			Anchors:     func() map[string][]string { return readAnchors(s) },
 		}
 		if verb == "stop" || verb == "prompt" || (verb == "session-start" && cfg.Early) {
-			sr := &storeRecaller{store: s, env: e}
+			sr := &storeRecaller{store: s}
 			d.Recall = sr
 			go func() {
 				// The index is released when the hook is done (or gives up).

@@ -21,7 +21,6 @@ import (
 // retrieval is a store's search state opened for a query: the index synced
 // with the lessons, and the log's summary the usefulness weights come from.
 type retrieval struct {
-	store   *memfs.Store
 	ix      *index.Index
 	summary *domain.Summary
 	infos   []domain.LessonInfo
@@ -83,7 +82,7 @@ func openIndex(s *memfs.Store, force bool, progress io.Writer) (*retrieval, erro
 	if err != nil {
 		return nil, fmt.Errorf("%w (delete %s to rebuild it)", err, indexDir(s))
 	}
-	r := &retrieval{store: s, ix: ix}
+	r := &retrieval{ix: ix}
 	stamp := lessonsStamp(s)
 	if force || stamp == "" || ix.Stamp() != stamp || ix.Fallback() {
 		lessons, errs := s.Lessons()
@@ -132,7 +131,6 @@ func toUseful(m domain.Memory) index.Usefulness {
 // the index on first use, so a hook that does not recall never pays for it.
 type storeRecaller struct {
 	store   *memfs.Store
-	env     *env
 	mu      sync.Mutex
 	r       *retrieval
 	session string
@@ -239,9 +237,4 @@ func (sr *storeRecaller) Placebo(ctx context.Context, q hooks.RecallQuery) (doma
 		return domain.Lesson{}, false, err
 	}
 	return l, true, nil
-}
-
-// searchQuery is a plain recall query deriving usefulness for session.
-func searchQuery(text string, r *retrieval, session string) index.Query {
-	return index.Query{Text: text, K: 5, UsefulFunc: r.usefulFunc(session)}
 }
