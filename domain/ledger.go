@@ -586,16 +586,23 @@ func (l *Ledger) memoryOf(info LessonInfo, a *lessonAgg, c *clock, q int, sessio
 	m.Activation = math.Log(sum)
 
 	m.Regretted = regretted(a.regrets, l.Corrections, w)
+	m.settle(session, w)
+	return m
+}
+
+// settle derives the belief, the weights and dormancy of m from its counts,
+// activation and consolidation: the part of a memory the ledger and the
+// summary compute alike. The draw is the session's (the mean without one).
+func (m *Memory) settle(session string, w Weights) {
 	b := BeliefOf(m.Changed, m.Ignored, m.Corrected, m.Vetoed, m.Tested, m.Regretted, w)
 	m.Alpha, m.Beta, m.Mean = b.Alpha, b.Beta, b.Mean()
 	x := m.Mean
 	if session != "" {
-		x = Draw(b.Alpha, b.Beta, Seed(session, info.ID))
+		x = Draw(b.Alpha, b.Beta, Seed(session, m.ID))
 	}
 	m.Weight = UsefulnessWeight(m.Activation, x)
 	m.MeanWeight = UsefulnessWeight(m.Activation, m.Mean)
 	m.Dormant = !m.Consolidated && m.Activation < w.DormantBelow
-	return m
 }
 
 // regretted sums one lesson's regret credit: each regret's share (at most

@@ -1019,14 +1019,6 @@ func (s *Summary) memoryOf(info LessonInfo, ls *lessonSum, regrets map[string]fl
 	if regrets != nil {
 		m.Regretted = regrets[info.ID]
 	}
-	b := BeliefOf(m.Changed, m.Ignored, m.Corrected, m.Vetoed, m.Tested, m.Regretted, w)
-	m.Alpha, m.Beta, m.Mean = b.Alpha, b.Beta, b.Mean()
-	x := m.Mean
-	if session != "" {
-		x = Draw(b.Alpha, b.Beta, Seed(session, info.ID))
-	}
-	m.Weight = UsefulnessWeight(m.Activation, x)
-	m.MeanWeight = UsefulnessWeight(m.Activation, m.Mean)
-	m.Dormant = !m.Consolidated && m.Activation < w.DormantBelow
+	m.settle(session, w)
 	return m, scratch
 }
