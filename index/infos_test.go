@@ -43,7 +43,7 @@ func TestInfosSortedAcrossSyncAndReopen(t *testing.T) {
 	}
 }
 
-func TestUsefulFuncAskedForCandidatesOnly(t *testing.T) {
+func TestUsefulFuncAskedOncePerCandidate(t *testing.T) {
 	ix, err := NewMemory(NewNGramEmbedder(NGramOptions{}), Options{})
 	if err != nil {
 		t.Fatal(err)
