@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/borg-memory/borg/domain"
@@ -461,12 +462,14 @@ func toolName(in Input) string {
 	return name
 }
 
-var pathToken = regexp.MustCompile(`[A-Za-z0-9_.\-]*/[A-Za-z0-9_.\-/]+|[A-Za-z0-9_\-]+\.[A-Za-z0-9]{1,6}\b`)
+var pathToken = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`[A-Za-z0-9_.\-]*/[A-Za-z0-9_.\-/]+|[A-Za-z0-9_\-]+\.[A-Za-z0-9]{1,6}\b`)
+})
 
 func pathsIn(s string, n int) []string {
 	seen := map[string]bool{}
 	var out []string
-	for _, m := range pathToken.FindAllString(s, -1) {
+	for _, m := range pathToken().FindAllString(s, -1) {
 		m = strings.Trim(m, "./")
 		if len(m) < 4 || seen[m] {
 			continue

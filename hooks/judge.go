@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/borg-memory/borg/domain"
 )
@@ -37,12 +38,12 @@ func JudgePrompt(l domain.Lesson, work, agentWords string) string {
 	return b.String()
 }
 
-var verdictWord = regexp.MustCompile(`(?i)\b(changed|ignored|unclear)\b`)
+var verdictWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\b(changed|ignored|unclear)\b`) })
 
 // ParseVerdict reads a judge's answer: the first verdict word it contains,
 // or unclear.
 func ParseVerdict(out string) string {
-	if m := verdictWord.FindStringSubmatch(out); m != nil {
+	if m := verdictWord().FindStringSubmatch(out); m != nil {
 		return strings.ToLower(m[1])
 	}
 	return VerdictUnclear
@@ -69,13 +70,15 @@ func clip(s string, n int) string {
 
 // correctionMarkers are phrases with which an engineer tells an agent it got
 // something wrong.
-var correctionMarkers = regexp.MustCompile(`(?i)(^\s*no\b|\bthat'?s (wrong|not right|incorrect)|\bnot what i\b|\bwrong\b|\bdon'?t\b|\bdo not\b|\bshouldn'?t\b|\bundo\b|\brevert\b|\broll ?back\b|\bi said\b|\bi told you\b|\bwhy did you\b|\binstead\b|\bstop\b)`)
+var correctionMarkers = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(^\s*no\b|\bthat'?s (wrong|not right|incorrect)|\bnot what i\b|\bwrong\b|\bdon'?t\b|\bdo not\b|\bshouldn'?t\b|\bundo\b|\brevert\b|\broll ?back\b|\bi said\b|\bi told you\b|\bwhy did you\b|\binstead\b|\bstop\b)`)
+})
 
 // IsCorrection reports whether a user prompt corrects the agent on the point
 // of a lesson it was asked about: a correction phrase plus at least two of
 // the lesson's distinctive words.
 func IsCorrection(prompt string, l domain.Lesson) bool {
-	if !correctionMarkers.MatchString(prompt) {
+	if !correctionMarkers().MatchString(prompt) {
 		return false
 	}
 	p := map[string]bool{}

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/borg-memory/borg/domain"
 )
@@ -178,7 +179,7 @@ type fileHunks struct {
 	added  int
 }
 
-var hunkHeader = regexp.MustCompile(`^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@`)
+var hunkHeader = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@`) })
 
 func parseHunks(diff string) []fileHunks {
 	var out []fileHunks
@@ -194,7 +195,7 @@ func parseHunks(diff string) []fileHunks {
 				cur.path = strings.TrimPrefix(line[4:], "b/")
 			}
 		case strings.HasPrefix(line, "@@") && cur != nil:
-			m := hunkHeader.FindStringSubmatch(line)
+			m := hunkHeader().FindStringSubmatch(line)
 			if m == nil {
 				continue
 			}

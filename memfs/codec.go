@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -42,8 +43,8 @@ const (
 const derivedAttr = "data-derived"
 
 var (
-	authorPattern = regexp.MustCompile(`^e-[0-9a-f]{8}$`)
-	relPattern    = regexp.MustCompile(`^[a-z][a-z-]{1,31}$`)
+	authorPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^e-[0-9a-f]{8}$`) })
+	relPattern    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z-]{1,31}$`) })
 )
 
 // forbiddenElements can run code, load content or restyle the page; the codec
@@ -303,7 +304,7 @@ func readLinks(ix *docIndex) ([]domain.LessonLink, error) {
 		if !ok || !domain.ValidID(target) {
 			return nil, invalid("link href %q is not a lesson (<id>.html)", href)
 		}
-		if !relPattern.MatchString(rel) {
+		if !relPattern().MatchString(rel) {
 			return nil, invalid("bad link rel %q", rel)
 		}
 		_, derived := attr(n, derivedAttr)
@@ -572,7 +573,7 @@ func Validate(l domain.Lesson) error {
 		return invalid("importance %d out of range 1..10", l.Importance)
 	case l.Reprieves < 0:
 		return invalid("negative reprieves %d", l.Reprieves)
-	case l.Author != "" && !authorPattern.MatchString(l.Author):
+	case l.Author != "" && !authorPattern().MatchString(l.Author):
 		return invalid("bad author %q (want a hashed engineer id e-xxxxxxxx)", l.Author)
 	case l.Gist == "":
 		return invalid("no gist (the <mark> text)")
@@ -587,7 +588,7 @@ func Validate(l domain.Lesson) error {
 		if !domain.ValidID(k.Target) {
 			return invalid("link target %q is not a lesson id", k.Target)
 		}
-		if !relPattern.MatchString(k.Rel) {
+		if !relPattern().MatchString(k.Rel) {
 			return invalid("bad link rel %q", k.Rel)
 		}
 	}
