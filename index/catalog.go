@@ -12,199 +12,498 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"unsafe"
 
 	"github.com/borg-memory/borg/domain"
 )
 
-// The catalog (.borg/index/catalog.bin) is what retrieval needs of every
-// lesson besides its text: id, content hash, title, gist, type, reach,
-// links and the length in terms of each lexical field. It lets a warm
-// process search right after Open without reading the lessons, and it is
-// the record of which content the lexical index holds. Little-endian:
+// The catalog (.borg/index/catalog.bin) is everything retrieval reads of
+// the lessons besides their vectors: per lesson its id, content hash,
+// title, gist, type, reach and links, the length of each text field, the
+// link graph, and the lexical postings. It is written whole by Sync and
+// replaced by rename, never changed in place, so a query maps it and reads
+// only the pages it touches (a few term lists and the hits' records): a
+// process searches 10,000 lessons right after Open without decoding
+// anything. Lessons are numbered by id order (their ordinal).
 //
-//	magic "BORGCAT1" | u32 format | u32 len + lexical version | u32 len + stamp | u32 count
-//	count × (id, hash, title, gist, type, reach: u32 len + bytes;
-//	         u32 links × (rel, target: u32 len + bytes, u8 derived);
-//	         u32 × len(lexFields) field lengths)
-//	u32 CRC-32 (IEEE) of all before
+// Little-endian, every section 4-byte aligned:
+//
+//	header: magic "BORGIDX1" | u32 format | u32 fields | u32 docs | u32 sections
+//	        sections × (u64 offset, u64 length) | u32 CRC-32 (IEEE) of the header and the meta section
+//	meta:   u32 len + lexical version | u32 len + stamp | fields × f64 mean field length
+//	docs:   docs × 18 u32: (offset, length) into strs of id, hash, title, gist,
+//	        type and reach; (first, count) of its links; (first, count) in adj
+//	        of the lessons superseding it; (first, count) in adj of its
+//	        neighbours in the link graph
+//	lens:   fields × docs u32 field lengths in terms
+//	strs:   the strings' bytes
+//	links:  links × 5 u32: rel (offset, length), target (offset, length), derived
+//	adj:    u32 ordinals
+//	then per field: terms (T+1 u32 offsets into the term bytes), term bytes
+//	        (sorted terms), starts (T+1 u32 posting indexes), postings
+//	        (u32 ordinal, u32 term frequency; by ordinal within a term)
+//
+// Readers check every offset they follow against the section it points
+// into, so a corrupt file yields empty or wrong answers, never a crash; the
+// header, section table and meta are checksummed, so a torn or foreign file
+// is refused at Open and rebuilt.
 const (
-	catalogMagic  = "BORGCAT1"
-	catalogFormat = 1
+	catalogMagic  = "BORGIDX1"
+	catalogFormat = 2
 	catalogName   = "catalog.bin"
 	maxCatalogStr = 1 << 24
+
+	docRecord   = 18 * 4
+	linkRecord  = 5 * 4
+	postingSize = 8
 )
 
-// lessonInfo is one catalog entry.
-type lessonInfo struct {
-	id, hash, title, gist, typ, reach string
-	repo                              string // derived from reach
-	links                             []domain.LessonLink
-	lens                              []uint32 // per lexFields
-}
+// Section numbers.
+const (
+	secMeta = iota
+	secDocs
+	secLens
+	secStrs
+	secLinks
+	secAdj
+	secFields   // then 4 per field: terms, term bytes, starts, postings
+	numSections = secFields + 4*int(numFields)
+)
 
-// catalog is the set of lessonInfo plus the caller's freshness stamp.
+// Doc record slots (u32 indexes within a record).
+const (
+	slotID     = 0
+	slotHash   = 2
+	slotTitle  = 4
+	slotGist   = 6
+	slotType   = 8
+	slotReach  = 10
+	slotLinks  = 12
+	slotSupBy  = 14
+	slotNeighb = 16
+)
+
+// catalog is a read-only view of an encoded catalog: a mapped file, or the
+// bytes Sync just built. Its strings alias those bytes: anything handed
+// outside the index is copied first (strings.Clone), since the mapping is
+// released when the index closes or syncs again.
 type catalog struct {
+	data    []byte
+	release func()
 	stamp   string
-	lessons map[string]*lessonInfo
-	// order holds the lessons sorted by id when known (a decoded catalog is
-	// written in id order; Sync builds it in id order), nil otherwise.
-	order []*lessonInfo
+	docs    int
+	avgLen  [numFields]float64
+	recs    []byte
+	lens    [numFields][]byte
+	strs    []byte
+	links   []byte
+	adj     []byte
+	fields  [numFields]fieldView
 }
 
-func newCatalog() *catalog { return &catalog{lessons: map[string]*lessonInfo{}} }
-
-// avgLens is each lexical field's mean length over the catalog (at least 1).
-func (c *catalog) avgLens() []float64 {
-	sums := make([]float64, len(lexFields))
-	for _, li := range c.lessons {
-		for i := range sums {
-			if i < len(li.lens) {
-				sums[i] += float64(li.lens[i])
-			}
-		}
-	}
-	n := float64(max(len(c.lessons), 1))
-	for i := range sums {
-		sums[i] = max(sums[i]/n, 1)
-	}
-	return sums
+// fieldView is one text field's term dictionary and postings.
+type fieldView struct {
+	termOffs, termBytes, starts, post []byte
+	terms                             int
 }
 
-// readCatalog reads the catalog at path; a missing, corrupt or other-version
+func emptyCatalog() *catalog { return &catalog{} }
+
+func le32(b []byte) uint32 { return binary.LittleEndian.Uint32(b) }
+
+// u32at is the i-th u32 of b, or 0 past its end.
+func u32at(b []byte, i int) uint32 {
+	if i < 0 || 4*i+4 > len(b) {
+		return 0
+	}
+	return le32(b[4*i:])
+}
+
+func (c *catalog) len() int { return c.docs }
+
+// close releases the mapping; the view is unusable afterwards.
+func (c *catalog) close() {
+	if c.release != nil {
+		c.release()
+		c.release = nil
+	}
+	*c = catalog{}
+}
+
+// readCatalog maps the catalog at path; a missing, corrupt or other-version
 // file yields an empty catalog and false (the caller rebuilds the index).
 func readCatalog(path string) (*catalog, bool) {
-	raw, err := os.ReadFile(path)
+	raw, release, err := readMapped(path)
 	if err != nil {
-		return newCatalog(), false
+		return emptyCatalog(), false
 	}
-	c, err := decodeCatalog(raw)
+	c, err := parseCatalog(raw)
 	if err != nil {
-		return newCatalog(), false
+		release()
+		return emptyCatalog(), false
 	}
+	c.release = release
 	return c, true
 }
 
-// decodeCatalog decodes raw; the catalog's strings alias raw, which the
-// caller must not modify afterwards.
-func decodeCatalog(raw []byte) (*catalog, error) {
-	if len(raw) < len(catalogMagic)+8 || string(raw[:len(catalogMagic)]) != catalogMagic {
+// parseCatalog checks raw's header, section table and meta and returns a
+// view over raw, which the caller must not modify afterwards.
+func parseCatalog(raw []byte) (*catalog, error) {
+	head := len(catalogMagic) + 16
+	table := head + 16*numSections
+	if len(raw) < table+4 || string(raw[:len(catalogMagic)]) != catalogMagic {
 		return nil, errors.New("decode catalog: bad magic")
 	}
-	body, sum := raw[:len(raw)-4], binary.LittleEndian.Uint32(raw[len(raw)-4:])
-	if crc32.ChecksumIEEE(body) != sum {
+	r := &sliceReader{b: raw, off: len(catalogMagic)}
+	format, fields, docs, sections := r.u32(), r.u32(), r.u32(), r.u32()
+	if format != catalogFormat || fields != uint32(numFields) || sections != uint32(numSections) {
+		return nil, fmt.Errorf("decode catalog: format %d with %d fields and %d sections", format, fields, sections)
+	}
+	var secs [numSections][]byte
+	var offs [numSections][2]uint64
+	for i := range offs {
+		lo := binary.LittleEndian.Uint64(raw[head+16*i:])
+		n := binary.LittleEndian.Uint64(raw[head+16*i+8:])
+		if lo%4 != 0 || lo > uint64(len(raw)) || n > uint64(len(raw))-lo {
+			return nil, errors.New("decode catalog: section out of bounds")
+		}
+		offs[i] = [2]uint64{lo, n}
+		secs[i] = raw[lo : lo+n : lo+n]
+	}
+	sum := crc32.NewIEEE()
+	sum.Write(raw[:table])
+	sum.Write(secs[secMeta])
+	if sum.Sum32() != le32(raw[table:]) {
 		return nil, errors.New("decode catalog: checksum mismatch")
 	}
-	r := &sliceReader{b: body, off: len(catalogMagic)}
-	if f := r.u32(); f != catalogFormat {
-		return nil, fmt.Errorf("decode catalog: format %d", f)
+	c := &catalog{data: raw, docs: int(docs), recs: secs[secDocs], strs: secs[secStrs],
+		links: secs[secLinks], adj: secs[secAdj]}
+	if uint64(docs)*docRecord != uint64(len(c.recs)) || uint64(len(secs[secLens])) != uint64(docs)*4*uint64(numFields) {
+		return nil, errors.New("decode catalog: document table size")
 	}
-	if v := string(r.blob32(maxCatalogStr)); v != lexicalVersion {
+	for f := range c.lens {
+		c.lens[f] = secs[secLens][4*int(docs)*f : 4*int(docs)*(f+1)]
+	}
+	m := &sliceReader{b: secs[secMeta]}
+	if v := string(m.blob32(maxCatalogStr)); v != lexicalVersion {
 		return nil, fmt.Errorf("decode catalog: lexical version %q", v)
 	}
-	c := newCatalog()
-	c.stamp = string(r.blob32(maxCatalogStr))
-	count := r.u32()
-	if int64(count)*int64(8+len(lexFields)*4) > int64(len(body)) {
-		return nil, errors.New("decode catalog: count exceeds file")
+	c.stamp = string(m.blob32(maxCatalogStr))
+	for f := range c.avgLen {
+		if p := m.take(8); p != nil {
+			c.avgLen[f] = math.Float64frombits(binary.LittleEndian.Uint64(p))
+		}
 	}
-	// Strings alias raw (never modified after the read): 10,000 lessons
-	// decode without 60,000 small copies.
-	str := func() string {
-		b := r.blob32(maxCatalogStr)
-		if len(b) == 0 {
-			return ""
-		}
-		return unsafe.String(&b[0], len(b))
+	if m.err != nil {
+		return nil, errors.New("decode catalog: truncated meta")
 	}
-	c.lessons = make(map[string]*lessonInfo, count)
-	slab := make([]lessonInfo, count)
-	lens := make([]uint32, int(count)*len(lexFields))
-	for i := 0; i < int(count) && r.err == nil; i++ {
-		li := &slab[i]
-		*li = lessonInfo{id: str(), hash: str(), title: str(), gist: str(), typ: str(), reach: str()}
-		li.repo = repoTag(li.reach)
-		nl := r.u32()
-		if int64(nl) > int64(len(body)) {
-			return nil, errors.New("decode catalog: link count exceeds file")
+	for f := range c.fields {
+		s := secs[secFields+4*f : secFields+4*f+4]
+		fv := fieldView{termOffs: s[0], termBytes: s[1], starts: s[2], post: s[3]}
+		if len(fv.termOffs) < 4 || len(fv.termOffs) != len(fv.starts) || len(fv.post)%postingSize != 0 {
+			return nil, errors.New("decode catalog: term table size")
 		}
-		for j := 0; j < int(nl) && r.err == nil; j++ {
-			k := domain.LessonLink{Rel: str(), Target: str()}
-			if d := r.take(1); d != nil {
-				k.Derived = d[0] == 1
-			}
-			li.links = append(li.links, k)
-		}
-		li.lens = lens[i*len(lexFields) : (i+1)*len(lexFields) : (i+1)*len(lexFields)]
-		for j := range li.lens {
-			li.lens[j] = r.u32()
-		}
-		if _, dup := c.lessons[li.id]; dup {
-			return nil, fmt.Errorf("decode catalog: duplicate id %q", li.id)
-		}
-		c.lessons[li.id] = li
-	}
-	if r.err != nil || r.off != len(body) {
-		return nil, errors.New("decode catalog: truncated")
-	}
-	c.order = make([]*lessonInfo, len(slab))
-	for i := range slab {
-		if i > 0 && slab[i-1].id >= slab[i].id {
-			c.order = nil // not in id order: derive sorts
-			break
-		}
-		c.order[i] = &slab[i]
+		fv.terms = len(fv.termOffs)/4 - 1
+		c.fields[f] = fv
 	}
 	return c, nil
 }
 
-// write saves the catalog atomically, lessons in id order.
-func (c *catalog) write(path string) error {
-	var b bytes.Buffer
+// str reads the string at (offset, length) slots k, k+1 of rec, aliasing
+// the catalog's bytes ("" when out of bounds).
+func (c *catalog) str(rec []byte, k int) string {
+	off, n := u32at(rec, k), u32at(rec, k+1)
+	if uint64(off)+uint64(n) > uint64(len(c.strs)) || n == 0 {
+		return ""
+	}
+	return unsafe.String(&c.strs[off], int(n))
+}
+
+// rec is the ordinal's document record (nil when out of range).
+func (c *catalog) rec(ord int) []byte {
+	if ord < 0 || ord >= c.docs {
+		return nil
+	}
+	return c.recs[ord*docRecord : (ord+1)*docRecord]
+}
+
+func (c *catalog) id(ord int) string    { return c.str(c.rec(ord), slotID) }
+func (c *catalog) hash(ord int) string  { return c.str(c.rec(ord), slotHash) }
+func (c *catalog) reach(ord int) string { return c.str(c.rec(ord), slotReach) }
+
+// find is the ordinal of id.
+func (c *catalog) find(id string) (int, bool) {
+	i := sort.Search(c.docs, func(i int) bool { return c.id(i) >= id })
+	return i, i < c.docs && c.id(i) == id
+}
+
+// fieldLen is the ordinal's length in terms of field f.
+func (c *catalog) fieldLen(f textField, ord int) uint32 { return u32at(c.lens[f], ord) }
+
+// ordinals reads the (first, count) run of adj at slot k of rec.
+func (c *catalog) ordinals(rec []byte, k int) []int {
+	first, n := int(u32at(rec, k)), int(u32at(rec, k+1))
+	if n == 0 || first < 0 || first+n > len(c.adj)/4 {
+		return nil
+	}
+	out := make([]int, 0, n)
+	for i := range n {
+		if o := int(u32at(c.adj, first+i)); o < c.docs {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// supersededBy lists the ordinals of the lessons superseding ord.
+func (c *catalog) supersededBy(ord int) []int { return c.ordinals(c.rec(ord), slotSupBy) }
+
+// neighbours lists ord's neighbours in the undirected link graph.
+func (c *catalog) neighbours(ord int) []int { return c.ordinals(c.rec(ord), slotNeighb) }
+
+// hasGraph reports whether any lesson links to another.
+func (c *catalog) hasGraph() bool { return len(c.adj) > 0 }
+
+// lessonLinks decodes the ordinal's links (strings copied).
+func (c *catalog) lessonLinks(ord int) []domain.LessonLink {
+	rec := c.rec(ord)
+	first, n := int(u32at(rec, slotLinks)), int(u32at(rec, slotLinks+1))
+	if n == 0 || first < 0 || (first+n)*linkRecord > len(c.links) {
+		return nil
+	}
+	out := make([]domain.LessonLink, n)
+	for i := range out {
+		l := c.links[(first+i)*linkRecord : (first+i+1)*linkRecord]
+		out[i] = domain.LessonLink{Rel: strings.Clone(c.str(l, 0)), Target: strings.Clone(c.str(l, 2)), Derived: u32at(l, 4) == 1}
+	}
+	return out
+}
+
+// term is the t-th term of field view fv.
+func (c *catalog) term(fv *fieldView, t int) string {
+	lo, hi := u32at(fv.termOffs, t), u32at(fv.termOffs, t+1)
+	if lo > hi || uint64(hi) > uint64(len(fv.termBytes)) || lo == hi {
+		return ""
+	}
+	return unsafe.String(&fv.termBytes[lo], int(hi-lo))
+}
+
+// postingsAt is the t-th term's postings in fv.
+func postingsAt(fv *fieldView, t int) []byte {
+	lo, hi := uint64(u32at(fv.starts, t))*postingSize, uint64(u32at(fv.starts, t+1))*postingSize
+	if lo > hi || hi > uint64(len(fv.post)) {
+		return nil
+	}
+	return fv.post[lo:hi]
+}
+
+// postings is term's postings in field f (nil when absent).
+func (c *catalog) postings(f textField, term string) []byte {
+	fv := &c.fields[f]
+	t := sort.Search(fv.terms, func(i int) bool { return c.term(fv, i) >= term })
+	if t >= fv.terms || c.term(fv, t) != term {
+		return nil
+	}
+	return postingsAt(fv, t)
+}
+
+// docTermsAll rebuilds every document's analysed fields from the postings
+// (Sync keeps those of unchanged lessons without analysing them again). The
+// terms alias the catalog's bytes.
+func (c *catalog) docTermsAll() []docTerms {
+	out := make([]docTerms, c.docs)
+	for f := textField(0); f < numFields; f++ {
+		fv := &c.fields[f]
+		for d := range out {
+			out[d][f].length = c.fieldLen(f, d)
+		}
+		for t := 0; t < fv.terms; t++ {
+			term := c.term(fv, t)
+			post := postingsAt(fv, t)
+			for p := 0; p+postingSize <= len(post); p += postingSize {
+				if d := int(le32(post[p:])); d < len(out) {
+					out[d][f].terms = append(out[d][f].terms, termFreq{term: term, tf: le32(post[p+4:])})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// catalogDoc is one lesson as Sync hands it to encodeCatalog.
+type catalogDoc struct {
+	id, hash, title, gist, typ, reach string
+	links                             []domain.LessonLink
+	terms                             docTerms
+}
+
+// encodeCatalog builds the catalog of docs, which must be sorted by id with
+// no duplicates.
+func encodeCatalog(docs []catalogDoc, stamp string) ([]byte, error) {
+	var secs [numSections][]byte
 	le := binary.LittleEndian
-	u32 := func(v uint32) { b.Write(le.AppendUint32(nil, v)) }
-	str := func(s string) {
-		u32(uint32(len(s)))
-		b.WriteString(s)
-	}
-	b.WriteString(catalogMagic)
-	u32(catalogFormat)
-	str(lexicalVersion)
-	str(c.stamp)
-	ids := make([]string, 0, len(c.lessons))
-	for id := range c.lessons {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	u32(uint32(len(ids)))
-	for _, id := range ids {
-		li := c.lessons[id]
-		for _, s := range []string{li.id, li.hash, li.title, li.gist, li.typ, li.reach} {
-			if len(s) > maxCatalogStr {
-				return fmt.Errorf("write catalog: lesson %s: field too long", id)
-			}
-			str(s)
+	u32 := func(b []byte, v uint32) []byte { return le.AppendUint32(b, v) }
+	ord := make(map[string]int, len(docs))
+	for i, d := range docs {
+		if i > 0 && docs[i-1].id >= d.id {
+			return nil, fmt.Errorf("encode catalog: lessons out of order at %q", d.id)
 		}
-		u32(uint32(len(li.links)))
-		for _, k := range li.links {
-			str(k.Rel)
-			str(k.Target)
+		ord[d.id] = i
+	}
+
+	// meta
+	var meta []byte
+	meta = u32(meta, uint32(len(lexicalVersion)))
+	meta = append(meta, lexicalVersion...)
+	if len(stamp) > maxCatalogStr {
+		return nil, errors.New("encode catalog: stamp too long")
+	}
+	meta = u32(meta, uint32(len(stamp)))
+	meta = append(meta, stamp...)
+	for f := textField(0); f < numFields; f++ {
+		var sum float64
+		for _, d := range docs {
+			sum += float64(d.terms[f].length)
+		}
+		meta = le.AppendUint64(meta, math.Float64bits(max(sum/float64(max(len(docs), 1)), 1)))
+	}
+	secs[secMeta] = meta
+
+	// graph: supersededBy and neighbours, from the links in id order
+	supBy := make([][]uint32, len(docs))
+	neighb := make([][]uint32, len(docs))
+	for i, d := range docs {
+		for _, k := range d.links {
+			j, ok := ord[k.Target]
+			if !ok || j == i {
+				continue
+			}
+			if k.Rel == domain.RelSupersedes {
+				supBy[j] = append(supBy[j], uint32(i))
+			}
+			neighb[i] = append(neighb[i], uint32(j))
+			neighb[j] = append(neighb[j], uint32(i))
+		}
+	}
+
+	var recs, strs, links, adj []byte
+	putStr := func(rec []byte, s string) ([]byte, error) {
+		if len(s) > maxCatalogStr {
+			return nil, errors.New("encode catalog: field too long")
+		}
+		rec = u32(rec, uint32(len(strs)))
+		strs = append(strs, s...)
+		return u32(rec, uint32(len(s))), nil
+	}
+	putRun := func(rec []byte, run []uint32) []byte {
+		rec = u32(rec, uint32(len(adj)/4))
+		for _, o := range run {
+			adj = u32(adj, o)
+		}
+		return u32(rec, uint32(len(run)))
+	}
+	var err error
+	for i, d := range docs {
+		for _, s := range []string{d.id, d.hash, d.title, d.gist, d.typ, d.reach} {
+			if recs, err = putStr(recs, s); err != nil {
+				return nil, fmt.Errorf("lesson %s: %w", d.id, err)
+			}
+		}
+		recs = u32(recs, uint32(len(links)/linkRecord))
+		for _, k := range d.links {
+			if links, err = putStr(links, k.Rel); err == nil {
+				links, err = putStr(links, k.Target)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("lesson %s: %w", d.id, err)
+			}
+			var derived uint32
 			if k.Derived {
-				b.WriteByte(1)
-			} else {
-				b.WriteByte(0)
+				derived = 1
 			}
+			links = u32(links, derived)
 		}
-		for j := range lexFields {
-			var n uint32
-			if j < len(li.lens) {
-				n = li.lens[j]
-			}
-			u32(n)
+		recs = u32(recs, uint32(len(d.links)))
+		recs = putRun(recs, supBy[i])
+		recs = putRun(recs, neighb[i])
+	}
+	if uint64(len(strs)) > math.MaxUint32 {
+		return nil, errors.New("encode catalog: strings exceed 4 GiB")
+	}
+	secs[secDocs], secs[secStrs], secs[secLinks], secs[secAdj] = recs, strs, links, adj
+
+	lens := make([]byte, 0, 4*len(docs)*int(numFields))
+	for f := textField(0); f < numFields; f++ {
+		for _, d := range docs {
+			lens = u32(lens, d.terms[f].length)
 		}
 	}
-	u32(crc32.ChecksumIEEE(b.Bytes()))
-	return writeFileAtomic(path, b.Bytes())
+	secs[secLens] = lens
+
+	for f := textField(0); f < numFields; f++ {
+		postings := map[string][]uint32{}
+		for i, d := range docs {
+			for _, tf := range d.terms[f].terms {
+				postings[tf.term] = append(postings[tf.term], uint32(i), tf.tf)
+			}
+		}
+		terms := make([]string, 0, len(postings))
+		for t := range postings {
+			terms = append(terms, t)
+		}
+		sort.Strings(terms)
+		var offs, blob, starts, post []byte
+		for _, t := range terms {
+			offs = u32(offs, uint32(len(blob)))
+			starts = u32(starts, uint32(len(post)/postingSize))
+			blob = append(blob, t...)
+			for _, v := range postings[t] {
+				post = u32(post, v)
+			}
+		}
+		offs = u32(offs, uint32(len(blob)))
+		starts = u32(starts, uint32(len(post)/postingSize))
+		if uint64(len(blob)) > math.MaxUint32 || uint64(len(post)/postingSize) > math.MaxUint32 {
+			return nil, errors.New("encode catalog: postings exceed the format")
+		}
+		base := secFields + 4*int(f)
+		secs[base], secs[base+1], secs[base+2], secs[base+3] = offs, blob, starts, post
+	}
+
+	head := len(catalogMagic) + 16
+	table := head + 16*numSections
+	out := make([]byte, 0, table+4+sectionsSize(secs))
+	out = append(out, catalogMagic...)
+	out = u32(out, catalogFormat)
+	out = u32(out, uint32(numFields))
+	out = u32(out, uint32(len(docs)))
+	out = u32(out, uint32(numSections))
+	off := uint64(table + 4)
+	for _, s := range secs {
+		out = le.AppendUint64(out, off)
+		out = le.AppendUint64(out, uint64(len(s)))
+		off += uint64(len(s)+3) &^ 3
+	}
+	sum := crc32.NewIEEE()
+	sum.Write(out)
+	sum.Write(secs[secMeta])
+	out = u32(out, sum.Sum32())
+	for _, s := range secs {
+		out = append(out, s...)
+		for len(out)%4 != 0 {
+			out = append(out, 0)
+		}
+	}
+	return out, nil
+}
+
+func sectionsSize(secs [numSections][]byte) int {
+	n := 0
+	for _, s := range secs {
+		n += (len(s) + 3) &^ 3
+	}
+	return n
 }
 
 // writeFileAtomic writes data to a temporary file beside path, syncs it and
@@ -245,9 +544,11 @@ func repoTag(reach string) string {
 	return domain.Lesson{Reach: reach}.RepoTag()
 }
 
-// clampU32 converts a count to uint32, saturating.
 func clampU32(n int) uint32 {
-	if n > math.MaxUint32 {
+	if n < 0 {
+		return 0
+	}
+	if uint64(n) > math.MaxUint32 {
 		return math.MaxUint32
 	}
 	return uint32(n)

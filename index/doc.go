@@ -1,5 +1,6 @@
-// Package index is borg's derived, rebuildable search state: the bleve
-// lexical index, the vector sidecar and its embedder, and the retrieval
+// Package index is borg's derived, rebuildable search state: the catalog
+// (lesson records, link graph and lexical postings built with bleve's
+// English analysis), the vector sidecar and its embedder, and the retrieval
 // pipeline (arms → weighted RRF → usefulness → MMR). Deleting the store's
 // .borg/ folder loses nothing: the index rebuilds what it needs.
 //
@@ -16,23 +17,31 @@
 //
 // # Files under the directory Open is given
 //
-//   - lexical.bleve/, lexical.version: the bleve index (lexical.go, the only
-//     importer of bleve), rebuilt when lexicalVersion changes.
 //   - catalog.bin: per lesson its content hash, title, gist, type, reach,
-//     links and field lengths (catalog.go).
+//     links and field lengths, the link graph, and the lexical postings of
+//     each text field (catalog.go); rebuilt whole when lexicalVersion
+//     changes.
 //   - vectors.bin: the vector sidecar, keyed by (lesson id, content hash,
 //     embedder id); another embedder id drops it whole (vector.go).
+//   - lock: taken by Sync only.
 //
-// A second process that finds the bleve index locked waits Options.LockWait
-// and then works on an in-memory index filled by Sync (Index.Fallback), so a
-// hook never hangs on another process's lock.
+// Both files are written whole and renamed into place, and a query maps
+// them and reads only what it touches: a process searches right after Open
+// without decoding either, and any number of processes search while one
+// syncs. A second writer waits Options.LockWait for the lock, then keeps its
+// sync in memory (Index.Fallback), so a hook never hangs on another process.
+//
+// bleve's own index (scorch) is not used: linking it costs every process
+// about 6 ms at start-up (it builds Levenshtein automata in an init
+// function), and its bolt file would be one more lock on the query path.
+// bleve's analysis chain is used as it is (lexical.go).
 //
 // # Pipeline (Search)
 //
 //   - lexical: BM25 (k1 0.9, b 0.4) over the lesson's whole text, plus
-//     weighted bonuses for title, gist and tag matches; English analysis
-//     (possessives, lower case, stop words, Porter stemming), tokens of 100
-//     runes or more dropped.
+//     weighted bonuses for title, gist and tag matches; bleve's English
+//     analysis (Unicode words, possessives, lower case, stop words, Porter
+//     stemming), tokens of 100 runes or more dropped.
 //   - vector: cosine over the sidecar, brute force (column-major, one pass
 //     per non-zero query component). The default embedder hashes character
 //     3–5-grams into 512 signed dimensions with corpus IDF (embed.go); an
@@ -43,7 +52,7 @@
 //     hits (lateral.go).
 //   - fusion: domain.FuseArms with domain.RRFK; arm weights ArmWeights.
 //   - usefulness: a lesson is over the bar when fused × MeanWeight ≥
-//     Query.Bar (default DefaultBar = 0.8) × the best candidate's; those
+//     Query.Bar (default DefaultBar = 0.25) × the best candidate's; those
 //     over it come first, ordered by fused × Weight (the session's Thompson
 //     draw), then the rest by fused × MeanWeight. Absent lessons are neutral.
 //   - MMR (domain.ApplyMMR, λ 0.5) over the hits over the bar, relevance

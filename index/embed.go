@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -69,7 +70,8 @@ const (
 type NGramEmbedder struct {
 	dim, minN, maxN int
 	useIDF          bool
-	idf             []float32 // idfBuckets weights; nil before Fit
+	idf             []float32 // idfBuckets weights from Fit; nil otherwise
+	idfRaw          []byte    // or, after LoadState, the same little-endian, decoded on use
 	docs            int       // texts the idf was fitted on
 }
 
@@ -141,7 +143,7 @@ func (e *NGramEmbedder) Fit(texts []string) error {
 		}
 		idf[i] = float32(math.Log(1 + n/float64(d+1)))
 	}
-	e.idf, e.docs = idf, len(texts)
+	e.idf, e.idfRaw, e.docs = idf, nil, len(texts)
 	return nil
 }
 
@@ -161,32 +163,46 @@ func parallel(n int, fn func(part, lo, hi int)) {
 
 // State serialises the IDF table: a doc count then idfBuckets float32s.
 func (e *NGramEmbedder) State() []byte {
-	if !e.useIDF || e.idf == nil {
+	if !e.useIDF || !e.fitted() {
 		return nil
 	}
-	buf := make([]byte, 8+4*len(e.idf))
+	buf := make([]byte, 8+4*idfBuckets)
 	binary.LittleEndian.PutUint64(buf, uint64(e.docs))
+	if e.idf == nil {
+		copy(buf[8:], e.idfRaw)
+		return buf
+	}
 	for i, v := range e.idf {
 		binary.LittleEndian.PutUint32(buf[8+4*i:], math.Float32bits(v))
 	}
 	return buf
 }
 
-// LoadState restores a table written by State. An empty state unfits.
+// LoadState restores a table written by State. An empty state unfits. The
+// table is copied but not decoded: a query reads a few dozen of its
+// weights, not all of them.
 func (e *NGramEmbedder) LoadState(state []byte) error {
 	if len(state) == 0 {
-		e.idf, e.docs = nil, 0
+		e.idf, e.idfRaw, e.docs = nil, nil, 0
 		return nil
 	}
 	if len(state) != 8+4*idfBuckets {
 		return errors.New("load n-gram state: wrong length")
 	}
-	idf := make([]float32, idfBuckets)
-	for i := range idf {
-		idf[i] = math.Float32frombits(binary.LittleEndian.Uint32(state[8+4*i:]))
-	}
-	e.idf, e.docs = idf, int(binary.LittleEndian.Uint64(state))
+	e.idf, e.idfRaw = nil, bytes.Clone(state[8:])
+	e.docs = int(binary.LittleEndian.Uint64(state))
 	return nil
+}
+
+// fitted reports whether the embedder has IDF weights.
+func (e *NGramEmbedder) fitted() bool { return e.idf != nil || e.idfRaw != nil }
+
+// idfAt is bucket b's IDF weight.
+func (e *NGramEmbedder) idfAt(b uint32) float32 {
+	if e.idf != nil {
+		return e.idf[b]
+	}
+	return math.Float32frombits(binary.LittleEndian.Uint32(e.idfRaw[4*b:]))
 }
 
 // Embed returns one L2-normalised vector per text. An empty text (or one
@@ -195,7 +211,7 @@ func (e *NGramEmbedder) Embed(texts []string) ([][]float32, error) {
 	out := make([][]float32, len(texts))
 	block := make([]float32, len(texts)*e.dim)
 	parallel(len(texts), func(_, lo, hi int) {
-		sc := newEmbedScratch()
+		sc := newEmbedScratch(hi - lo)
 		for i := lo; i < hi; i++ {
 			v := block[i*e.dim : (i+1)*e.dim : (i+1)*e.dim]
 			e.embedOne(texts[i], v, sc)
@@ -205,14 +221,52 @@ func (e *NGramEmbedder) Embed(texts []string) ([][]float32, error) {
 	return out, nil
 }
 
-// embedScratch counts n-gram occurrences per feature bucket.
+// embedScratch counts n-gram occurrences per feature bucket: in a dense
+// table when it embeds many texts, in a map for a few (a query: the table
+// is 512 KiB of fresh memory for a few dozen n-grams).
 type embedScratch struct {
 	count   []uint16
+	sparse  map[uint32]uint16
 	touched []uint32
 }
 
-func newEmbedScratch() *embedScratch {
+func newEmbedScratch(texts int) *embedScratch {
+	if texts <= 4 {
+		return &embedScratch{sparse: map[uint32]uint16{}}
+	}
 	return &embedScratch{count: make([]uint16, idfBuckets)}
+}
+
+// add counts one occurrence of bucket b.
+func (sc *embedScratch) add(b uint32) {
+	if sc.count == nil {
+		n := sc.sparse[b]
+		if n == 0 {
+			sc.touched = append(sc.touched, b)
+		}
+		if n < math.MaxUint16 {
+			sc.sparse[b] = n + 1
+		}
+		return
+	}
+	if sc.count[b] == 0 {
+		sc.touched = append(sc.touched, b)
+	}
+	if sc.count[b] < math.MaxUint16 {
+		sc.count[b]++
+	}
+}
+
+// take returns bucket b's count and clears it.
+func (sc *embedScratch) take(b uint32) uint16 {
+	if sc.count == nil {
+		n := sc.sparse[b]
+		delete(sc.sparse, b)
+		return n
+	}
+	n := sc.count[b]
+	sc.count[b] = 0
+	return n
 }
 
 // embedOne fills v (zeroed) with text's vector. Each n-gram hashes to one
@@ -221,24 +275,15 @@ func newEmbedScratch() *embedScratch {
 // and sign (so collisions cancel in expectation).
 func (e *NGramEmbedder) embedOne(text string, v []float32, sc *embedScratch) {
 	sc.touched = sc.touched[:0]
-	e.grams(text, func(h uint32) {
-		b := h & (idfBuckets - 1)
-		if sc.count[b] == 0 {
-			sc.touched = append(sc.touched, b)
-		}
-		if sc.count[b] < math.MaxUint16 {
-			sc.count[b]++
-		}
-	})
+	e.grams(text, func(h uint32) { sc.add(h & (idfBuckets - 1)) })
 	for _, b := range sc.touched {
-		tf := sc.count[b]
-		sc.count[b] = 0
+		tf := sc.take(b)
 		w := float32(1)
 		if tf > 1 {
 			w = 1 + float32(math.Log(float64(tf)))
 		}
-		if e.useIDF && e.idf != nil {
-			w *= e.idf[b]
+		if e.useIDF && e.fitted() {
+			w *= e.idfAt(b)
 		}
 		m := b * 0x9e3779b1
 		if m&(1<<31) != 0 {

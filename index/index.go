@@ -8,7 +8,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,9 +17,9 @@ import (
 	"github.com/borg-memory/borg/domain"
 )
 
-// DefaultLockWait is how long Open waits for another process's hold on the
-// on-disk lexical index before it falls back to an in-memory one. A hook
-// must never hang on it.
+// DefaultLockWait is how long Sync waits for another process writing the
+// same index before it works in memory instead (Index.Fallback). A hook must
+// never hang on it; a query never takes the lock at all.
 const DefaultLockWait = 250 * time.Millisecond
 
 // refitDrift is the relative change in lesson count after which a corpus
@@ -30,9 +29,9 @@ const refitDrift = 0.2
 
 // Options configures an Index. The zero value is usable.
 type Options struct {
-	// LockWait bounds the wait for the on-disk index's lock (default
-	// DefaultLockWait); past it Open falls back to an in-memory index that
-	// Sync fills from the lessons.
+	// LockWait bounds Sync's wait for another process writing the index
+	// (default DefaultLockWait); past it the synced index lives in memory
+	// only, for this process.
 	LockWait time.Duration
 	// EmbedBatch is the number of lessons embedded per Embed call
 	// (default 256).
@@ -42,51 +41,47 @@ type Options struct {
 // SyncStats says what a Sync changed.
 type SyncStats struct {
 	Lessons         int  `json:"lessons"`
-	Indexed         int  `json:"indexed"`          // lessons (re)written to the lexical index
+	Indexed         int  `json:"indexed"`          // lessons (re)analysed into the lexical postings
 	Removed         int  `json:"removed"`          // lessons deleted from both arms
 	Embedded        int  `json:"embedded"`         // lessons (re)embedded
 	Refit           bool `json:"refit"`            // the embedder was refitted on the corpus
-	LexicalRebuilt  bool `json:"lexical_rebuilt"`  // the on-disk index was created afresh
+	LexicalRebuilt  bool `json:"lexical_rebuilt"`  // the catalog was missing, corrupt or of another version
 	SidecarRebuilt  bool `json:"sidecar_rebuilt"`  // the sidecar was dropped (other embedder, corrupt)
 	InMemory        bool `json:"in_memory"`        // the index lives in memory only
-	FallbackLexical bool `json:"fallback_lexical"` // the disk index was busy; memory stands in
+	FallbackLexical bool `json:"fallback_lexical"` // another process was writing: the result was not saved
 	// EmbedError is set when the embedder failed (an endpoint down): the
 	// lexical arm is in sync, the vector arm lacks the lessons not embedded
 	// and the next Sync retries them.
 	EmbedError string `json:"embed_error,omitempty"`
 }
 
-// Index is borg's search state: a lexical index (bleve, on disk under the
-// directory Open was given, or in memory), the vector sidecar of one
-// embedder, and the lesson metadata retrieval needs. It is safe for
-// concurrent use by one process; two processes may open the same directory
-// (the second one falls back to memory rather than waiting).
+// Index is borg's search state: the catalog (lesson records, link graph and
+// lexical postings, catalog.go) and the vector sidecar of one embedder, on
+// disk under the directory Open was given or in memory. It is safe for
+// concurrent use by one process. Any number of processes may search the same
+// directory: the files are replaced by rename, never changed in place, and
+// only Sync takes the directory's write lock (bounded by Options.LockWait).
 type Index struct {
 	mu       sync.RWMutex
 	dir      string // "" in memory
 	emb      Embedder
 	opts     Options
-	lex      *lexical
-	fallback bool // lexical is an in-memory stand-in for a busy disk index
-	lexEmpty bool // the stand-in holds nothing yet, whatever the catalog says
-	rebuilt  bool // lexical was created fresh at Open
+	closed   bool
+	fallback bool // the last Sync could not take the write lock
+	cat      *catalog
+	catBad   bool // the catalog was missing or unreadable at Open
 	vec      *vectorStore
 	vecBad   bool // the sidecar was dropped at Open
-	cat      *catalog
-	avgLen   []float64 // per lexical field, from the catalog
-	// supersededBy maps a lesson to the lessons that supersede it.
-	supersededBy map[string][]string
-	// graph is the undirected lesson link graph of the lateral arm.
-	graph map[string][]string
-	// infos is every lesson's id and reach, sorted by id (Infos).
-	infos []domain.LessonInfo
+
+	infosOnce sync.Once
+	infos     []domain.LessonInfo // Infos, built on first use
 }
 
 // Open opens the index stored in dir (created when missing), using emb for
-// the vector arm. A lexical index of another version is rebuilt; a sidecar of
-// another embedder is dropped. When another process holds the lexical index
-// for longer than opts.LockWait, Open returns an index whose lexical arm is
-// in memory (SyncStats.FallbackLexical); it is filled by Sync.
+// the vector arm. It reads nothing but the files' headers: the catalog and
+// the sidecar are mapped and read where a query touches them. A catalog of
+// another version is rebuilt by the next Sync; a sidecar of another embedder
+// is dropped.
 func Open(dir string, emb Embedder, opts Options) (*Index, error) {
 	if dir == "" {
 		return nil, errors.New("open index: empty directory (use NewMemory)")
@@ -98,38 +93,10 @@ func Open(dir string, emb Embedder, opts Options) (*Index, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("open index: %w", err)
 	}
-	ix := &Index{dir: dir, emb: emb, opts: opts, cat: newCatalog()}
-	lex, rebuilt, err := openLexical(dir, opts.LockWait)
-	switch {
-	case errors.Is(err, errLexicalBusy):
-		if lex, err = newMemLexical(); err != nil {
-			return nil, fmt.Errorf("open index: %w", err)
-		}
-		ix.fallback, ix.lexEmpty = true, true
-		// The catalog and sidecar are still readable: Search works on the
-		// vector arm right away, the lexical arm once Sync refills it.
-		if cat, ok := readCatalog(filepath.Join(dir, catalogName)); ok {
-			ix.cat = cat
-		}
-	case err != nil:
-		return nil, fmt.Errorf("open index: %w", err)
-	}
-	ix.lex, ix.rebuilt = lex, rebuilt
-	if !ix.fallback && !rebuilt {
-		cat, ok := readCatalog(filepath.Join(dir, catalogName))
-		if ok {
-			ix.cat = cat
-		} else {
-			// Without a catalog the index's content is unknown: start over.
-			_ = ix.lex.close()
-			_ = os.Remove(filepath.Join(dir, "lexical.version"))
-			if ix.lex, _, err = openLexical(dir, opts.LockWait); err != nil {
-				return nil, fmt.Errorf("open index: %w", err)
-			}
-			ix.rebuilt = true
-		}
-	}
-	ix.derive()
+	ix := &Index{dir: dir, emb: emb, opts: opts}
+	var ok bool
+	ix.cat, ok = readCatalog(filepath.Join(dir, catalogName))
+	ix.catBad = !ok
 	if emb.Dim() <= 0 {
 		// Unavailable embedder: keep whatever sidecar is on disk for later.
 		ix.vec = newVectorStore(emb.ID(), 0)
@@ -151,14 +118,8 @@ func NewMemory(emb Embedder, opts Options) (*Index, error) {
 	if emb == nil {
 		return nil, errors.New("new memory index: nil embedder")
 	}
-	lex, err := newMemLexical()
-	if err != nil {
-		return nil, fmt.Errorf("new memory index: %w", err)
-	}
-	ix := &Index{emb: emb, opts: opts.withDefaults(), lex: lex,
-		vec: newVectorStore(emb.ID(), emb.Dim()), cat: newCatalog()}
-	ix.derive()
-	return ix, nil
+	return &Index{emb: emb, opts: opts.withDefaults(), cat: emptyCatalog(),
+		vec: newVectorStore(emb.ID(), emb.Dim())}, nil
 }
 
 func (o Options) withDefaults() Options {
@@ -171,22 +132,29 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// Fallback reports whether the lexical arm is an in-memory stand-in because
-// another process held the on-disk index. Until Sync fills it, Search uses
-// the other arms (the catalog and sidecar are read without the lock).
-func (ix *Index) Fallback() bool { return ix.fallback }
+// Fallback reports whether the last Sync found another process writing the
+// index: its result serves this process from memory and was not saved.
+func (ix *Index) Fallback() bool {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return ix.fallback
+}
 
 // Embedder returns the index's embedder.
 func (ix *Index) Embedder() Embedder { return ix.emb }
 
-// Close releases the on-disk index.
+// Close releases the index's files. Hits and infos already returned stay
+// valid.
 func (ix *Index) Close() error {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	err := ix.lex.close()
-	ix.lex = nil
+	if ix.closed {
+		return nil
+	}
+	ix.closed = true
+	ix.cat.close()
 	ix.vec.close()
-	return err
+	return nil
 }
 
 // ContentHash is the hash of everything in a lesson that retrieval reads:
@@ -231,25 +199,47 @@ func (ix *Index) Sync(lessons []domain.Lesson) (SyncStats, error) {
 func (ix *Index) Stamp() string {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	return ix.cat.stamp
+	return strings.Clone(ix.cat.stamp)
 }
 
 // Len is the number of lessons the index holds.
 func (ix *Index) Len() int {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	return len(ix.cat.lessons)
+	return ix.cat.len()
 }
 
 // SyncStamp is Sync that also records stamp (see Stamp).
 func (ix *Index) SyncStamp(lessons []domain.Lesson, stamp string) (SyncStats, error) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	if ix.lex == nil {
+	if ix.closed {
 		return SyncStats{}, errors.New("sync index: closed")
 	}
-	st := SyncStats{Lessons: len(lessons), InMemory: ix.dir == "", FallbackLexical: ix.fallback,
-		LexicalRebuilt: ix.rebuilt, SidecarRebuilt: ix.vecBad}
+	st := SyncStats{Lessons: len(lessons), InMemory: ix.dir == "", LexicalRebuilt: ix.catBad, SidecarRebuilt: ix.vecBad}
+	unlock := func() {}
+	if ix.dir != "" {
+		var err error
+		unlock, err = lockDir(filepath.Join(ix.dir, "lock"), ix.opts.LockWait)
+		switch {
+		case errors.Is(err, errIndexBusy):
+			ix.fallback, st.FallbackLexical = true, true
+			unlock = func() {}
+		case err != nil:
+			return st, fmt.Errorf("sync index: %w", err)
+		default:
+			ix.fallback = false
+			// The bleve index of earlier versions is no longer read.
+			_ = os.RemoveAll(filepath.Join(ix.dir, "lexical.bleve"))
+			_ = os.Remove(filepath.Join(ix.dir, "lexical.version"))
+			// Another process may have synced while this one waited.
+			if cat, ok := readCatalog(filepath.Join(ix.dir, catalogName)); ok {
+				ix.cat.close()
+				ix.cat, ix.catBad = cat, false
+			}
+		}
+	}
+	defer unlock()
 
 	byID := make(map[string]*domain.Lesson, len(lessons))
 	hashes := make(map[string]string, len(lessons))
@@ -265,58 +255,65 @@ func (ix *Index) SyncStamp(lessons []domain.Lesson, stamp string) (SyncStats, er
 	}
 	sort.Strings(ids)
 
-	// Lexical arm and catalog.
-	next := newCatalog()
-	next.stamp = stamp
-	var docs []lexDoc
-	for _, id := range ids {
-		if old, ok := ix.cat.lessons[id]; ok && old.hash == hashes[id] && !ix.lexEmpty {
-			next.lessons[id] = old
+	// Catalog: unchanged lessons keep their analysed fields (read back from
+	// the postings), changed and new ones are analysed, in parallel.
+	old := ix.cat
+	docs := make([]catalogDoc, len(ids))
+	var fresh []int
+	var kept []docTerms
+	for i, id := range ids {
+		if o, ok := old.find(id); ok && old.hash(o) == hashes[id] {
+			if kept == nil {
+				kept = old.docTermsAll()
+			}
+			docs[i].terms = kept[o]
 			continue
 		}
-		l := byID[id]
-		reach := l.Reach
-		if reach == "" {
-			reach = domain.ReachTeam
-		}
-		d := lexDoc{ID: id, Type: l.Type, Reach: reach, Tags: l.Tags, Title: l.Title, Gist: l.Gist, Body: l.Body}
-		docs = append(docs, d)
-		li := &lessonInfo{id: id, hash: hashes[id], title: l.Title, gist: l.Gist, typ: l.Type,
-			reach: l.Reach, repo: l.RepoTag(), links: append([]domain.LessonLink(nil), l.Links...)}
-		li.lens = ix.lex.fieldLens(d)
-		next.lessons[id] = li
+		fresh = append(fresh, i)
 	}
-	next.order = make([]*lessonInfo, len(ids))
+	parallel(len(fresh), func(_, lo, hi int) {
+		for _, i := range fresh[lo:hi] {
+			l := byID[ids[i]]
+			docs[i].terms = analyzeDoc(lexDoc{ID: l.ID, Type: l.Type, Reach: l.Reach, Tags: l.Tags,
+				Title: l.Title, Gist: l.Gist, Body: l.Body})
+		}
+	})
 	for i, id := range ids {
-		next.order[i] = next.lessons[id]
+		l := byID[id]
+		docs[i].id, docs[i].hash, docs[i].title, docs[i].gist = id, hashes[id], l.Title, l.Gist
+		docs[i].typ, docs[i].reach, docs[i].links = l.Type, l.Reach, l.Links
 	}
-	var removed []string
-	for id := range ix.cat.lessons {
-		if _, ok := byID[id]; !ok && !ix.lexEmpty {
-			removed = append(removed, id)
+	removed := 0
+	for o := 0; o < old.len(); o++ {
+		if _, ok := byID[old.id(o)]; !ok {
+			removed++
 		}
 	}
-	sort.Strings(removed)
-	if len(docs) > 0 || len(removed) > 0 {
-		if err := ix.lex.put(docs, removed); err != nil {
+	catChanged := len(fresh) > 0 || removed > 0 || old.stamp != stamp || ix.catBad
+	if catChanged {
+		raw, err := encodeCatalog(docs, stamp)
+		if err != nil {
 			return st, fmt.Errorf("sync index: %w", err)
 		}
+		next, err := parseCatalog(raw)
+		if err != nil {
+			return st, fmt.Errorf("sync index: %w", err)
+		}
+		if ix.dir != "" && !ix.fallback {
+			if err := writeFileAtomic(filepath.Join(ix.dir, catalogName), raw); err != nil {
+				return st, fmt.Errorf("sync index: %w", err)
+			}
+		}
+		old.close()
+		ix.cat, ix.catBad = next, false
+		ix.infosOnce, ix.infos = sync.Once{}, nil
 	}
-	catChanged := len(docs) > 0 || len(removed) > 0 || ix.cat.stamp != stamp || ix.rebuilt
-	ix.cat = next
-	ix.rebuilt, ix.lexEmpty = false, false
-	st.Indexed, st.Removed = len(docs), len(removed)
+	st.Indexed, st.Removed = len(fresh), removed
 
 	// Vector arm. An embedder without a dimension (an endpoint that could
 	// not be reached to probe it) leaves the sidecar untouched.
 	if ix.vec.dim <= 0 {
 		st.EmbedError = "embedder unavailable (no dimension)"
-		ix.derive()
-		if ix.dir != "" && !ix.fallback && catChanged {
-			if err := ix.cat.write(filepath.Join(ix.dir, catalogName)); err != nil {
-				return st, fmt.Errorf("sync index: %w", err)
-			}
-		}
 		return st, nil
 	}
 	vecChanged := ix.vecBad
@@ -375,60 +372,12 @@ func (ix *Index) SyncStamp(lessons []domain.Lesson, stamp string) (SyncStats, er
 		}
 	}
 	vecChanged = vecChanged || st.Embedded > 0 || len(gone) > 0
-	ix.derive()
-
-	if ix.dir != "" && !ix.fallback {
-		if catChanged {
-			if err := ix.cat.write(filepath.Join(ix.dir, catalogName)); err != nil {
-				return st, fmt.Errorf("sync index: %w", err)
-			}
-		}
-		if vecChanged {
-			if err := ix.vec.save(filepath.Join(ix.dir, sidecarName)); err != nil {
-				return st, fmt.Errorf("sync index: %w", err)
-			}
+	if ix.dir != "" && !ix.fallback && vecChanged {
+		if err := ix.vec.save(filepath.Join(ix.dir, sidecarName)); err != nil {
+			return st, fmt.Errorf("sync index: %w", err)
 		}
 	}
 	return st, nil
-}
-
-// derive recomputes what Search reads from the catalog: field length means,
-// the supersedes map and the link graph.
-func (ix *Index) derive() {
-	ix.avgLen = ix.cat.avgLens()
-	order := ix.cat.order
-	if len(order) != len(ix.cat.lessons) {
-		order = make([]*lessonInfo, 0, len(ix.cat.lessons))
-		for _, li := range ix.cat.lessons {
-			order = append(order, li)
-		}
-		slices.SortFunc(order, func(a, b *lessonInfo) int { return strings.Compare(a.id, b.id) })
-	}
-	ix.infos = make([]domain.LessonInfo, len(order))
-	for i, li := range order {
-		ix.infos[i] = domain.LessonInfo{ID: li.id, Reach: li.reach}
-	}
-	ix.supersededBy = make(map[string][]string)
-	ix.graph = make(map[string][]string)
-	var ids []string // lessons with links, sorted so the graph is deterministic
-	for id, li := range ix.cat.lessons {
-		if len(li.links) > 0 {
-			ids = append(ids, id)
-		}
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
-		for _, k := range ix.cat.lessons[id].links {
-			if k.Target == id || ix.cat.lessons[k.Target] == nil {
-				continue
-			}
-			if k.Rel == domain.RelSupersedes {
-				ix.supersededBy[k.Target] = append(ix.supersededBy[k.Target], id)
-			}
-			ix.graph[id] = append(ix.graph[id], k.Target)
-			ix.graph[k.Target] = append(ix.graph[k.Target], id)
-		}
-	}
 }
 
 // needsRefit reports whether a corpus-fitted embedder fitted on fitted texts
@@ -460,3 +409,6 @@ func normalized(v []float32) []float32 {
 	}
 	return out
 }
+
+// errIndexBusy reports that another process is writing the index.
+var errIndexBusy = errors.New("index is being written by another process")

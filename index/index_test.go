@@ -2,15 +2,19 @@ package index
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/borg-memory/borg/domain"
 )
@@ -67,6 +71,16 @@ func indexOf(list []string, id string) int {
 	return -1
 }
 
+// lexSearch runs the lexical arm alone for the ten best.
+func lexSearch(ix *Index, q string) ([]scored, error) {
+	found, err := ix.cat.lexicalSearch(context.Background(), q, 10, nil)
+	out := make([]scored, len(found))
+	for i, f := range found {
+		out[i] = scored{id: ix.cat.id(f.ord), score: f.score}
+	}
+	return out, err
+}
+
 func TestLexicalArm(t *testing.T) {
 	ix := newTestIndex(t, corpus())
 	cases := []struct {
@@ -78,7 +92,7 @@ func TestLexicalArm(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			hits, err := ix.lex.search(context.Background(), tc.query, 10, ix.avgLen, nil)
+			hits, err := lexSearch(ix, tc.query)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -93,7 +107,7 @@ func TestLexicalArm(t *testing.T) {
 		})
 	}
 	t.Run("no match", func(t *testing.T) {
-		hits, err := ix.lex.search(context.Background(), "kubernetes", 10, ix.avgLen, nil)
+		hits, err := lexSearch(ix, "kubernetes")
 		if err != nil || len(hits) != 0 {
 			t.Fatalf("got %v, %v; want no hits", hits, err)
 		}
@@ -101,10 +115,10 @@ func TestLexicalArm(t *testing.T) {
 	t.Run("tokens of 100 runes are dropped", func(t *testing.T) {
 		long := strings.Repeat("x", 100)
 		ix2 := newTestIndex(t, []domain.Lesson{lesson("long-token", "blob", "a blob", long), lesson("short-token", "blob", "a blob", strings.Repeat("y", 99))})
-		if hits, _ := ix2.lex.search(context.Background(), long, 10, ix2.avgLen, nil); len(hits) != 0 {
+		if hits, _ := lexSearch(ix2, long); len(hits) != 0 {
 			t.Fatalf("100-rune token indexed: %v", hits)
 		}
-		if hits, _ := ix2.lex.search(context.Background(), strings.Repeat("y", 99), 10, ix2.avgLen, nil); len(hits) != 1 {
+		if hits, _ := lexSearch(ix2, strings.Repeat("y", 99)); len(hits) != 1 {
 			t.Fatalf("99-rune token not indexed: %v", hits)
 		}
 	})
@@ -361,7 +375,26 @@ func TestSyncIncremental(t *testing.T) {
 		}
 	})
 	t.Run("version change rebuilds", func(t *testing.T) {
-		if err := os.WriteFile(filepath.Join(dir, "lexical.version"), []byte("borg-lexical-0\n"), 0o644); err != nil {
+		path := filepath.Join(dir, catalogName)
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Another lexical version of the same length, checksum recomputed:
+		// only the version differs.
+		old := append([]byte(nil), raw...)
+		copy(old[bytes.Index(old, []byte(lexicalVersion)):], "borg-lexical-0")
+		table := len(catalogMagic) + 16 + 16*numSections
+		metaOff := binary.LittleEndian.Uint64(old[len(catalogMagic)+16:])
+		metaLen := binary.LittleEndian.Uint64(old[len(catalogMagic)+24:])
+		sum := crc32.NewIEEE()
+		sum.Write(old[:table])
+		sum.Write(old[metaOff : metaOff+metaLen])
+		binary.LittleEndian.PutUint32(old[table:], sum.Sum32())
+		if _, err := parseCatalog(old); err == nil || !strings.Contains(err.Error(), "version") {
+			t.Fatalf("patched catalog: %v", err)
+		}
+		if err := os.WriteFile(path, old, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		ix, err := Open(dir, NewNGramEmbedder(NGramOptions{}), Options{})
@@ -522,9 +555,10 @@ func TestParseArms(t *testing.T) {
 	}
 }
 
-// TestSecondProcessDoesNotHang holds the on-disk index in another process
-// (this test binary, re-executed) and opens it here: Open must fall back to
-// memory after the lock wait instead of blocking, and search must work.
+// TestSecondProcessDoesNotHang holds the on-disk index's write lock in
+// another process (this test binary, re-executed, as if in a long Sync):
+// here, Open and Search must not wait at all, and Sync must give up the lock
+// after the wait and serve its result from memory, without writing.
 func TestSecondProcessDoesNotHang(t *testing.T) {
 	if os.Getenv("BORG_INDEX_HOLDER") != "" {
 		t.Skip("holder process")
@@ -577,39 +611,78 @@ func TestSecondProcessDoesNotHang(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ix2.Close()
-	if !ix2.Fallback() {
-		t.Fatal("second process got the disk index while another held it")
-	}
-	// Before any Sync the vector arm answers from the sidecar and catalog.
+	// Searching never takes the lock.
 	pre, err := ix2.Search(context.Background(), Query{Text: "retrying flaky network requests"})
 	if err != nil || len(pre) == 0 || pre[0].ID != "flaky-network-retry" {
-		t.Fatalf("fallback search before sync %v %v", ids(pre), err)
+		t.Fatalf("search while another process writes: %v %v", ids(pre), err)
 	}
-	st, err := ix2.Sync(corpus())
-	if err != nil || !st.FallbackLexical || st.Indexed != len(corpus()) {
-		t.Fatalf("fallback sync %+v %v", st, err)
+	changed := append(corpus(), lesson("kube-probes", "Set readiness probes in Kubernetes",
+		"Every deployment needs a readiness probe.", "Rollouts sent traffic to pods still starting."))
+	before, _ := os.ReadFile(filepath.Join(dir, catalogName))
+	start := time.Now()
+	st, err := ix2.Sync(changed)
+	if err != nil || !st.FallbackLexical || st.Indexed != 1 || !ix2.Fallback() {
+		t.Fatalf("sync while held %+v %v", st, err)
 	}
-	hits, err := ix2.Search(context.Background(), Query{Text: "postgres foreign key"})
-	if err != nil || len(hits) == 0 || hits[0].ID != "sql-index-on-fk" {
-		t.Fatalf("fallback search %v %v", ids(hits), err)
+	if waited := time.Since(start); waited > 10*DefaultLockWait {
+		t.Fatalf("sync waited %v for the lock", waited)
+	}
+	hits, err := ix2.Search(context.Background(), Query{Text: "kubernetes readiness probe"})
+	if err != nil || len(hits) == 0 || hits[0].ID != "kube-probes" {
+		t.Fatalf("search after the fallback sync %v %v", ids(hits), err)
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, catalogName)); !bytes.Equal(before, after) {
+		t.Fatal("a sync without the lock rewrote the catalog")
 	}
 }
 
 // TestHoldIndex is the holder half of TestSecondProcessDoesNotHang: it
-// opens the index named by BORG_INDEX_HOLDER and keeps it until stdin closes.
+// takes the write lock of the index named by BORG_INDEX_HOLDER and keeps it
+// until stdin closes.
 func TestHoldIndex(t *testing.T) {
 	dir := os.Getenv("BORG_INDEX_HOLDER")
 	if dir == "" {
 		t.Skip("run by TestSecondProcessDoesNotHang")
 	}
-	ix, err := Open(dir, NewNGramEmbedder(NGramOptions{}), Options{})
+	unlock, err := lockDir(filepath.Join(dir, "lock"), time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ix.Close()
-	if ix.Fallback() {
-		t.Fatal("holder fell back")
-	}
+	defer unlock()
 	fmt.Println("holding")
 	_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
+}
+
+// TestEmbedFewEqualsMany: a query embedded alone (sparse counts, IDF read
+// from a loaded state) gets the vector it gets among many texts (dense
+// counts, the fitted table).
+func TestEmbedFewEqualsMany(t *testing.T) {
+	texts := []string{"payments gateway timeout", "retry with backoff and jitter", "aaaa aaaa aaaa aaaa",
+		"Run make migrate before go test", "", "données et schéma", "x", "kafka consumer lag"}
+	fitted := NewNGramEmbedder(NGramOptions{})
+	if err := fitted.Fit(texts); err != nil {
+		t.Fatal(err)
+	}
+	many, err := fitted.Embed(texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded := NewNGramEmbedder(NGramOptions{})
+	if err := loaded.LoadState(fitted.State()); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(loaded.State(), fitted.State()) {
+		t.Fatal("state does not round-trip")
+	}
+	for i, text := range texts {
+		for _, e := range []*NGramEmbedder{fitted, loaded} {
+			one, err := e.Embed([]string{text})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(one[0], many[i]) {
+				t.Fatalf("%q alone embeds differently", text)
+			}
+		}
+	}
 }

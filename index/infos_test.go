@@ -43,6 +43,9 @@ func TestInfosSortedAcrossSyncAndReopen(t *testing.T) {
 	}
 }
 
+// TestUsefulFuncAskedOncePerCandidate: Search asks about each candidate once,
+// in a few batches (the text arms' candidates, then the lateral arm's), and
+// applies the answers.
 func TestUsefulFuncAskedOncePerCandidate(t *testing.T) {
 	ix, err := NewMemory(NewNGramEmbedder(NGramOptions{}), Options{})
 	if err != nil {
@@ -56,19 +59,25 @@ func TestUsefulFuncAskedOncePerCandidate(t *testing.T) {
 		t.Fatal(err)
 	}
 	calls := map[string]int{}
-	q := Query{Text: "payments retry", K: 3, UsefulFunc: func(id string) Usefulness {
-		calls[id]++
-		if id == "lesson-b-0000" {
-			return Usefulness{Weight: 0.1, MeanWeight: 0.1}
+	batches := 0
+	q := Query{Text: "payments retry", K: 3, UsefulFunc: func(ids []string) []Usefulness {
+		batches++
+		out := make([]Usefulness, len(ids))
+		for i, id := range ids {
+			calls[id]++
+			out[i] = Usefulness{Weight: 1, MeanWeight: 1}
+			if id == "lesson-b-0000" {
+				out[i] = Usefulness{Weight: 0.1, MeanWeight: 0.1}
+			}
 		}
-		return Usefulness{Weight: 1, MeanWeight: 1}
+		return out
 	}}
 	hits, err := ix.Search(t.Context(), q)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(calls) == 0 {
-		t.Fatalf("UsefulFunc calls: %v", calls)
+	if len(calls) == 0 || batches > 3 {
+		t.Fatalf("UsefulFunc calls: %v in %d batches", calls, batches)
 	}
 	for id, n := range calls {
 		if n != 1 {

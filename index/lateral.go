@@ -19,8 +19,21 @@ const lateralHops = 2
 // best first, without the seeds themselves (they already rank) and without
 // the lessons keep rejects (reach, dormancy).
 func (ix *Index) lateralOrder(fused map[string]float64, keep func(string) bool) []string {
-	if len(ix.graph) == 0 || len(fused) == 0 {
+	cat := ix.cat
+	if !cat.hasGraph() || len(fused) == 0 {
 		return nil
+	}
+	neighbours := func(id string) []string {
+		o, ok := cat.find(id)
+		if !ok {
+			return nil
+		}
+		nb := cat.neighbours(o)
+		out := make([]string, len(nb))
+		for i, n := range nb {
+			out[i] = cat.id(n)
+		}
+		return out
 	}
 	ranked := domain.RankFused(fused)
 	seeds := map[string]float64{}
@@ -28,7 +41,7 @@ func (ix *Index) lateralOrder(fused map[string]float64, keep func(string) bool) 
 		if len(seeds) == LateralSeeds {
 			break
 		}
-		if len(ix.graph[r.Path]) > 0 {
+		if len(neighbours(r.Path)) > 0 {
 			seeds[r.Path] = r.Score
 		}
 	}
@@ -46,7 +59,7 @@ func (ix *Index) lateralOrder(fused map[string]float64, keep func(string) bool) 
 	for hop := 0; hop < lateralHops && len(frontier) > 0; hop++ {
 		var next []string
 		for _, id := range frontier {
-			for _, nb := range ix.graph[id] {
+			for _, nb := range neighbours(id) {
 				if !near[nb] {
 					near[nb] = true
 					next = append(next, nb)
@@ -62,7 +75,7 @@ func (ix *Index) lateralOrder(fused map[string]float64, keep func(string) bool) 
 	sort.Strings(nodes)
 	var edges []domain.GraphEdge
 	for _, id := range nodes {
-		for _, nb := range ix.graph[id] {
+		for _, nb := range neighbours(id) {
 			if near[nb] {
 				edges = append(edges, domain.GraphEdge{Src: id, Dst: nb, Strength: 1})
 			}

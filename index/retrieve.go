@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -134,10 +135,11 @@ type Query struct {
 	Arms ArmWeights `json:"arms"`
 	// Useful holds each lesson's usefulness; absent lessons are neutral.
 	Useful map[string]Usefulness `json:"-"`
-	// UsefulFunc, when set, gives the usefulness of a lesson absent from
-	// Useful. Search asks it only for its candidates (once each), so a
-	// caller can derive memory for those alone instead of every lesson.
-	UsefulFunc func(id string) Usefulness `json:"-"`
+	// UsefulFunc, when set, gives the usefulness of lessons absent from
+	// Useful, one result per id, in order. Search asks it only about its
+	// candidates, each once and in a few batches, so a caller can derive
+	// memory for those alone instead of every lesson.
+	UsefulFunc func(ids []string) []Usefulness `json:"-"`
 	// Bar is the relative usefulness bar as a fraction of the best
 	// candidate's fused × MeanWeight (0: DefaultBar; negative: no bar, every
 	// candidate is over it).
@@ -191,7 +193,7 @@ type Hit struct {
 func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	if ix.lex == nil {
+	if ix.closed {
 		return nil, errors.New("search: index closed")
 	}
 	if q.K <= 0 {
@@ -202,6 +204,31 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		arms = DefaultArmWeights()
 	}
 	asked := map[string]Usefulness{}
+	// prefetch asks UsefulFunc, in one batch, about the ids not known yet.
+	prefetch := func(ids []string) {
+		if q.UsefulFunc == nil {
+			return
+		}
+		var todo []string
+		for _, id := range ids {
+			if _, ok := q.Useful[id]; ok {
+				continue
+			}
+			if _, ok := asked[id]; !ok {
+				asked[id] = neutral
+				todo = append(todo, strings.Clone(id)) // id may alias the catalog's mapping
+			}
+		}
+		if len(todo) == 0 {
+			return
+		}
+		got := q.UsefulFunc(todo)
+		for i, id := range todo {
+			if i < len(got) {
+				asked[id] = got[i]
+			}
+		}
+	}
 	useful := func(id string) Usefulness {
 		if u, ok := q.Useful[id]; ok {
 			return u
@@ -209,25 +236,32 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		if q.UsefulFunc == nil {
 			return neutral
 		}
-		u, ok := asked[id]
-		if !ok {
-			u = q.UsefulFunc(id)
-			asked[id] = u
+		if u, ok := asked[id]; ok {
+			return u
 		}
-		return u
+		prefetch([]string{id})
+		return asked[id]
+	}
+	cat := ix.cat
+	allowedOrd := func(o int) bool {
+		tag := repoTag(cat.reach(o))
+		return tag == "" || tag == q.Repo
 	}
 	allowed := func(id string) bool {
-		li, ok := ix.cat.lessons[id]
-		return ok && (li.repo == "" || li.repo == q.Repo)
+		o, ok := cat.find(id)
+		return ok && allowedOrd(o)
 	}
 	depth := max(q.K, MinArmDepth)
 
 	var lexHits, vecHits []scored
 	if arms.Lexical > 0 {
-		var err error
-		lexHits, err = ix.lex.search(ctx, q.Text, depth, ix.avgLen, allowed)
+		found, err := cat.lexicalSearch(ctx, q.Text, depth, allowedOrd)
 		if err != nil {
 			return nil, fmt.Errorf("search: %w", err)
+		}
+		lexHits = make([]scored, len(found))
+		for i, f := range found {
+			lexHits[i] = scored{id: cat.id(f.ord), score: f.score}
 		}
 	}
 	if arms.Vector > 0 && ix.vec.len() > 0 {
@@ -241,6 +275,13 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
+	cands := make([]string, 0, len(lexHits)+len(vecHits))
+	for _, list := range [][]scored{lexHits, vecHits} {
+		for _, h := range list {
+			cands = append(cands, h.id)
+		}
+	}
+	prefetch(cands)
 	// Dormant lessons survive only as the lexical arm's first hit (the
 	// vector arm's first hit when the lexical arm is off): a nearest
 	// neighbour always exists, an exact-term best match does not.
@@ -263,7 +304,9 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		[]float64{arms.Lexical, arms.Vector, arms.Salience}, domain.RRFK)
 	var latOrder []string
 	if arms.Lateral > 0 {
-		latOrder = ix.lateralOrder(fused, func(id string) bool { return allowed(id) && awake(id) })
+		latOrder = ix.lateralOrder(fused, allowed)
+		prefetch(latOrder)
+		latOrder = slices.DeleteFunc(latOrder, func(id string) bool { return !awake(id) })
 		fused = domain.FuseLateral(fused, latOrder, arms.Lateral, domain.RRFK)
 	}
 	ranked := domain.RankFused(fused)
@@ -297,15 +340,23 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 func (ix *Index) applyUsefulness(ranked []domain.Scored, q Query, useful func(string) Usefulness) []Hit {
 	all := make([]Hit, 0, len(ranked))
 	best := 0.0
+	cat := ix.cat
 	for _, r := range ranked {
-		li := ix.cat.lessons[r.Path]
-		if li == nil {
+		o, ok := cat.find(r.Path)
+		if !ok {
 			continue
 		}
 		u := useful(r.Path)
-		h := Hit{ID: li.id, Title: li.title, Gist: li.gist, Type: li.typ, Reach: li.reach,
-			Fused: r.Score, Weight: u.Weight, MeanWeight: u.MeanWeight, Dormant: u.Dormant,
-			SupersededBy: ix.supersededBy[li.id]}
+		rec := cat.rec(o)
+		// Hits outlive the index: their strings are copies, not views of
+		// the catalog's mapping.
+		h := Hit{ID: strings.Clone(cat.str(rec, slotID)), Title: strings.Clone(cat.str(rec, slotTitle)),
+			Gist: strings.Clone(cat.str(rec, slotGist)), Type: strings.Clone(cat.str(rec, slotType)),
+			Reach: strings.Clone(cat.str(rec, slotReach)),
+			Fused: r.Score, Weight: u.Weight, MeanWeight: u.MeanWeight, Dormant: u.Dormant}
+		for _, s := range cat.supersededBy(o) {
+			h.SupersededBy = append(h.SupersededBy, strings.Clone(cat.id(s)))
+		}
 		best = max(best, r.Score*u.MeanWeight)
 		all = append(all, h)
 	}

@@ -12,6 +12,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
 	"sync"
 	"unsafe"
 )
@@ -20,7 +22,7 @@ import (
 //
 //	magic "BORGVEC1" | u32 format | u32 dim | u32 count
 //	u32 len + embedder id | u32 len + embedder corpus state
-//	count × (u16 len + lesson id, u16 len + content hash)
+//	count × (u16 len + lesson id, u16 len + content hash), ids strictly increasing
 //	zero padding to a multiple of 4 | u32 CRC-32 (IEEE) of all before
 //	dim × count float32 (column-major: all rows' first component, then all
 //	rows' second, …)
@@ -33,7 +35,7 @@ import (
 // A file whose magic, format, embedder id, dim or checksum does not match is
 // ignored whole and rebuilt: vectors of two embedders never mix.
 const (
-	sidecarMagic   = "BORGVEC2"
+	sidecarMagic   = "BORGVEC3"
 	sidecarFormat  = 1
 	sidecarName    = "vectors.bin"
 	maxSidecarID   = 1 << 12
@@ -51,9 +53,12 @@ type vectorStore struct {
 	state      []byte
 	ids        []string
 	hashes     []string
-	pos        map[string]int
-	cols       [][]float32
-	release    func() // unmaps the file the columns alias, if any
+	// pos maps ids to rows once the store changes; a store as decoded has
+	// its ids in order and finds them by binary search instead, so a query
+	// does not build a map of every lesson.
+	pos     map[string]int
+	cols    [][]float32
+	release func() // unmaps the file the columns alias, if any
 }
 
 func newVectorStore(embedderID string, dim int) *vectorStore {
@@ -62,9 +67,29 @@ func newVectorStore(embedderID string, dim int) *vectorStore {
 
 func (s *vectorStore) len() int { return len(s.ids) }
 
+// find is the row of id.
+func (s *vectorStore) find(id string) (int, bool) {
+	if s.pos != nil {
+		i, ok := s.pos[id]
+		return i, ok
+	}
+	i, ok := slices.BinarySearch(s.ids, id)
+	return i, ok
+}
+
+// mutable builds pos before the rows change order.
+func (s *vectorStore) mutable() {
+	if s.pos == nil {
+		s.pos = make(map[string]int, len(s.ids))
+		for i, id := range s.ids {
+			s.pos[id] = i
+		}
+	}
+}
+
 // hash returns the content hash the id's vector was made from.
 func (s *vectorStore) hash(id string) (string, bool) {
-	i, ok := s.pos[id]
+	i, ok := s.find(id)
 	if !ok {
 		return "", false
 	}
@@ -73,7 +98,7 @@ func (s *vectorStore) hash(id string) (string, bool) {
 
 // vector returns a copy of the id's vector, or nil.
 func (s *vectorStore) vector(id string) []float32 {
-	i, ok := s.pos[id]
+	i, ok := s.find(id)
 	if !ok {
 		return nil
 	}
@@ -86,6 +111,7 @@ func (s *vectorStore) vector(id string) []float32 {
 
 // put sets the id's vector and hash, appending a row when new.
 func (s *vectorStore) put(id, hash string, v []float32) {
+	s.mutable()
 	if i, ok := s.pos[id]; ok {
 		for c, col := range s.cols {
 			col[i] = v[c]
@@ -103,6 +129,7 @@ func (s *vectorStore) put(id, hash string, v []float32) {
 
 // remove deletes the id's row by moving the last row into its place.
 func (s *vectorStore) remove(id string) {
+	s.mutable()
 	i, ok := s.pos[id]
 	if !ok {
 		return
@@ -298,20 +325,22 @@ func decodeSidecar(raw []byte, embedderID string, dim int) (*vectorStore, error)
 	state := r.blob32(maxSidecarBlob)
 	s := newVectorStore(embedderID, dim)
 	if len(state) > 0 {
-		s.state = append([]byte(nil), state...)
+		s.state = state // aliases raw, like the columns
 	}
-	if r.err == nil && (uint64(count)*uint64(dim)*4 > uint64(len(body)) || uint64(count)*4 > uint64(len(body))) {
+	if r.err != nil {
+		return nil, errors.New("decode vector sidecar: truncated header")
+	}
+	if uint64(count)*uint64(dim)*4 > uint64(len(body)) || uint64(count)*4 > uint64(len(body)) {
 		return nil, errors.New("decode vector sidecar: count exceeds file")
 	}
 	s.ids = make([]string, 0, count)
 	s.hashes = make([]string, 0, count)
-	s.pos = make(map[string]int, count)
+	s.pos = nil
 	for i := 0; i < int(count) && r.err == nil; i++ {
 		id, h := aliasString(r.blob16()), aliasString(r.blob16())
-		if _, dup := s.pos[id]; dup {
-			return nil, fmt.Errorf("decode vector sidecar: duplicate id %q", id)
+		if i > 0 && s.ids[i-1] >= id {
+			return nil, fmt.Errorf("decode vector sidecar: id %q out of order", id)
 		}
-		s.pos[id] = len(s.ids)
 		s.ids = append(s.ids, id)
 		s.hashes = append(s.hashes, h)
 	}
@@ -409,7 +438,15 @@ func (s *vectorStore) encode(w *bufio.Writer) error {
 	hdr.WriteString(s.embedderID)
 	hdr.Write(le.AppendUint32(nil, uint32(len(s.state))))
 	hdr.Write(s.state)
-	for i, id := range s.ids {
+	// Rows go out in id order (decode checks it and finds ids by binary
+	// search).
+	perm := make([]int, len(s.ids))
+	for i := range perm {
+		perm[i] = i
+	}
+	sort.Slice(perm, func(a, b int) bool { return s.ids[perm[a]] < s.ids[perm[b]] })
+	for _, i := range perm {
+		id := s.ids[i]
 		if len(id) > math.MaxUint16 || len(s.hashes[i]) > math.MaxUint16 {
 			return fmt.Errorf("encode vector sidecar: id %q too long", id)
 		}
@@ -427,8 +464,8 @@ func (s *vectorStore) encode(w *bufio.Writer) error {
 	}
 	var b [4]byte
 	for _, col := range s.cols {
-		for _, v := range col[:len(s.ids)] {
-			le.PutUint32(b[:], math.Float32bits(v))
+		for _, i := range perm {
+			le.PutUint32(b[:], math.Float32bits(col[i]))
 			if _, err := w.Write(b[:]); err != nil {
 				return err
 			}

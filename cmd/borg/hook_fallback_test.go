@@ -1,12 +1,15 @@
+//go:build unix
+
 package main
 
 import (
 	"bytes"
 	"context"
-
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -15,9 +18,10 @@ import (
 	"github.com/borg-memory/borg/memfs"
 )
 
-// TestStopHookWhileIndexHeld: another process (here another open handle)
-// holding the on-disk index must not make the Stop hook hang or fail: it
-// answers within its deadline, exit 0, from the in-memory fallback.
+// TestStopHookWhileIndexHeld: another process writing the on-disk index
+// (here: its write lock held, as during a long sync) while the lessons have
+// changed must not make the Stop hook hang or fail: it answers within its
+// deadline, exit 0, from an index synced in memory.
 func TestStopHookWhileIndexHeld(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "store")
 	getenv := func(k string) string {
@@ -57,6 +61,19 @@ func TestStopHookWhileIndexHeld(t *testing.T) {
 	if _, err := held.Sync(lessons); err != nil {
 		t.Fatal(err)
 	}
+	// A lesson the index does not hold yet, so the hook must sync.
+	if err := s.WriteLesson(domain.Lesson{ID: "payments-idempotency-5e6f", Type: "semantic", Confidence: 0.8,
+		Gist: "Payments retries carry an idempotency key."}); err != nil {
+		t.Fatal(err)
+	}
+	lock, err := os.OpenFile(filepath.Join(indexDir(s), "lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
 
 	proj := t.TempDir()
 	if out, err := exec.Command("git", "-C", proj, "init", "-q").CombinedOutput(); err != nil {
@@ -75,12 +92,23 @@ func TestStopHookWhileIndexHeld(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the Stop hook hung on a held index")
 	}
-	// The fallback index (rebuilt in memory from the lessons) still answers.
+	// The index synced in memory still answers, and nothing was written.
 	if o := out.String(); !strings.HasPrefix(o, `{"decision":"block"`) || strings.Count(o, "\n") != 1 {
 		t.Fatalf("want one block from the fallback index, got %q (stderr %q)", o, errb.String())
 	}
 	if n := strings.Count(strings.TrimRight(errb.String(), "\n"), "\n"); n > 0 {
 		t.Fatalf("more than one stderr line: %q", errb.String())
+	}
+	if got := held.Len(); got != 2 {
+		t.Fatalf("the held index changed under its writer: %d lessons", got)
+	}
+	reopened, err := index.Open(indexDir(s), newEmbedder(), index.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reopened.Close()
+	if got := reopened.Len(); got != 2 {
+		t.Fatalf("a sync without the lock wrote the catalog: %d lessons", got)
 	}
 
 }

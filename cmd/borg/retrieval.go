@@ -6,10 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/borg-memory/borg/domain"
@@ -23,7 +21,6 @@ import (
 type retrieval struct {
 	ix      *index.Index
 	summary *domain.Summary
-	infos   []domain.LessonInfo
 }
 
 // indexDir is where a store keeps its index (derived, gitignored).
@@ -95,7 +92,6 @@ func openIndex(s *memfs.Store, force bool, progress io.Writer) (*retrieval, erro
 		}
 		_ = writeAnchors(s, lessons)
 	}
-	r.infos = ix.Infos()
 	return r, nil
 }
 
@@ -104,22 +100,38 @@ func (r *retrieval) Close() error { return r.ix.Close() }
 // memory derives one indexed lesson's memory as of session (hashed; "" for
 // the belief mean); ok is false for a lesson the index does not hold.
 func (r *retrieval) memory(id, session string) (domain.Memory, bool) {
-	i, ok := slices.BinarySearchFunc(r.infos, id, func(l domain.LessonInfo, id string) int { return strings.Compare(l.ID, id) })
+	info, ok := r.ix.Info(id)
 	if !ok {
 		return domain.Memory{}, false
 	}
-	return r.summary.Memories(r.infos[i:i+1], session, domain.DefaultWeights)[0], true
+	return r.summary.Memories([]domain.LessonInfo{info}, session, domain.DefaultWeights)[0], true
 }
 
 // usefulFunc is Query.UsefulFunc for session (hashed): a search derives the
-// memory of its candidates only, not of every lesson.
-func (r *retrieval) usefulFunc(session string) func(id string) index.Usefulness {
-	return func(id string) index.Usefulness {
-		m, ok := r.memory(id, session)
-		if !ok {
-			return index.Usefulness{Weight: 1, MeanWeight: 1}
+// memory of its candidates only, not of every lesson, in one pass each time.
+func (r *retrieval) usefulFunc(session string) func(ids []string) []index.Usefulness {
+	return func(ids []string) []index.Usefulness {
+		infos := make([]domain.LessonInfo, 0, len(ids))
+		for _, id := range ids {
+			if info, ok := r.ix.Info(id); ok {
+				infos = append(infos, info)
+			}
 		}
-		return toUseful(m)
+		mems := r.summary.Memories(infos, session, domain.DefaultWeights)
+		byID := make(map[string]domain.Memory, len(mems))
+		for _, m := range mems {
+			byID[m.ID] = m
+		}
+		out := make([]index.Usefulness, len(ids))
+		for i, id := range ids {
+			m, ok := byID[id]
+			if !ok {
+				out[i] = index.Usefulness{Weight: 1, MeanWeight: 1}
+				continue
+			}
+			out[i] = toUseful(m)
+		}
+		return out
 	}
 }
 
@@ -217,11 +229,12 @@ func (sr *storeRecaller) Placebo(ctx context.Context, q hooks.RecallQuery) (doma
 	}
 	// Dormancy needs no draw: one pass over every lesson's mean memory.
 	dormant := map[string]bool{}
-	for _, m := range sr.r.summary.Memories(sr.r.infos, "", domain.DefaultWeights) {
+	infos := sr.r.ix.Infos()
+	for _, m := range sr.r.summary.Memories(infos, "", domain.DefaultWeights) {
 		dormant[m.ID] = m.Dormant
 	}
 	var pool []string
-	for _, li := range sr.r.infos {
+	for _, li := range infos {
 		tag := domain.Lesson{Reach: li.Reach}.RepoTag()
 		if !near[li.ID] && (tag == "" || tag == q.Repo) && !dormant[li.ID] {
 			pool = append(pool, li.ID)
