@@ -3,7 +3,6 @@ package index
 import (
 	"bufio"
 	"bytes"
-	"container/heap"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -162,52 +161,6 @@ type scored struct {
 	score float64
 }
 
-// scoredHeap is a min-heap on score (ties: larger id first out), used to keep
-// the best n.
-type scoredHeap []scored
-
-func (h scoredHeap) Len() int { return len(h) }
-func (h scoredHeap) Less(i, j int) bool {
-	if h[i].score != h[j].score {
-		return h[i].score < h[j].score
-	}
-	return h[i].id > h[j].id
-}
-func (h scoredHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *scoredHeap) Push(x any)   { *h = append(*h, x.(scored)) }
-func (h *scoredHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
-
-// topN keeps the n best of a stream of scores and returns them best first,
-// ties broken by id ascending.
-type topN struct {
-	n int
-	h scoredHeap
-}
-
-func (t *topN) offer(id string, score float64) {
-	if len(t.h) < t.n {
-		heap.Push(&t.h, scored{id, score})
-		return
-	}
-	if top := t.h[0]; score > top.score || (score == top.score && id < top.id) {
-		t.h[0] = scored{id, score}
-		heap.Fix(&t.h, 0)
-	}
-}
-
-func (t *topN) sorted() []scored {
-	out := make([]scored, len(t.h))
-	for i := len(out) - 1; i >= 0; i-- {
-		out[i] = heap.Pop(&t.h).(scored)
-	}
-	return out
-}
-
 // search returns the n rows most similar to q (a normalised vector) by dot
 // product, best first, skipping rows allow rejects and rows of cosine ≤ 0. Rows are normalised at
 // embedding time, so the dot product is the cosine. The scan is brute
@@ -239,21 +192,78 @@ func (s *vectorStore) search(q []float32, n int, allow func(id string) bool) []s
 	} else {
 		fill(0, rows)
 	}
-	t := topN{n: n}
-	for i, sc := range scores {
-		f := float64(sc)
-		if !(f > 0) {
-			continue // shares nothing with the query (or the query is empty)
+	// Rank rows by score alone first (a float comparison), then ask allow
+	// about the best of them in order; only when it rejects too many, rank
+	// them all.
+	for want := 2*n + 16; ; want = rows {
+		cands := s.bestRows(scores, want)
+		out := make([]scored, 0, n)
+		for _, r := range cands {
+			if allow != nil && !allow(s.ids[r]) {
+				continue
+			}
+			out = append(out, scored{id: s.ids[r], score: float64(scores[r])})
+			if len(out) == n {
+				return out
+			}
 		}
-		if len(t.h) == n && (f < t.h[0].score || (f == t.h[0].score && s.ids[i] > t.h[0].id)) {
-			continue
+		if len(cands) < want || want >= rows {
+			return out
 		}
-		if allow != nil && !allow(s.ids[i]) {
-			continue
-		}
-		t.offer(s.ids[i], f)
 	}
-	return t.sorted()
+}
+
+// bestRows returns the (at most) m rows of positive score, best first: by
+// score, then by id (a row that shares nothing with the query, or a
+// non-finite score, is never returned). A min-heap on the worst kept keeps
+// it O(rows · log m).
+func (s *vectorStore) bestRows(scores []float32, m int) []int {
+	better := func(a, b int) bool {
+		if scores[a] != scores[b] {
+			return scores[a] > scores[b]
+		}
+		return s.ids[a] < s.ids[b]
+	}
+	h := make([]int, 0, min(m, len(scores)))
+	down := func(i int) {
+		for {
+			l, w := 2*i+1, i
+			if l < len(h) && better(h[w], h[l]) {
+				w = l
+			}
+			if r := l + 1; r < len(h) && better(h[w], h[r]) {
+				w = r
+			}
+			if w == i {
+				return
+			}
+			h[i], h[w] = h[w], h[i]
+			i = w
+		}
+	}
+	for r, sc := range scores {
+		if !(sc > 0) || math.IsInf(float64(sc), 0) {
+			continue
+		}
+		if len(h) < m {
+			h = append(h, r)
+			for i := len(h) - 1; i > 0; {
+				p := (i - 1) / 2
+				if !better(h[p], h[i]) {
+					break
+				}
+				h[i], h[p] = h[p], h[i]
+				i = p
+			}
+			continue
+		}
+		if better(r, h[0]) {
+			h[0] = r
+			down(0)
+		}
+	}
+	sort.Slice(h, func(i, j int) bool { return better(h[i], h[j]) })
+	return h
 }
 
 // parallelDotWork is the number of multiply-adds above which search splits
