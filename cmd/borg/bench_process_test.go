@@ -37,11 +37,14 @@ func benchSizes() (lessons, events int) {
 	return lessons, events
 }
 
-// benchBinary builds borg once per benchmark run.
+// benchBinary builds borg once per benchmark run, static as the README
+// installs it (CGO_ENABLED=0: no dynamic loader at each start).
 func benchBinary(b *testing.B) string {
 	b.Helper()
 	bin := filepath.Join(b.TempDir(), "borg")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		b.Fatalf("go build: %v\n%s", err, out)
 	}
