@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"bytes"
 	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
@@ -26,8 +27,8 @@ import (
 // session event for a session whose results were placed by time, a change
 // overturned in a session the clock does not know), Fold reports false and
 // the caller rebuilds the summary from the full ledger. Summaries are encoded by AppendBinary and read
-// back by ParseSummary without copying their large columns. A Summary is not
-// safe for concurrent use.
+// back by ParseSummary without copying their large columns or decoding a
+// lesson before it is asked for. A Summary is not safe for concurrent use.
 type Summary struct {
 	// The clock in order: each session's first ms and the value indexes of
 	// its repo and author.
@@ -44,8 +45,16 @@ type Summary struct {
 	// A session appended at or before it would move such a use.
 	freeMS int64
 
-	lessons []lessonSum // sorted by id
+	// lessons are the lessons with evidence, sorted by id. Those of a parsed
+	// summary start nil, each decoded from table on first access (at); table
+	// is nil once every one is, and for a summary made in memory.
+	lessons []*lessonSum
+	table   *lessonTable
 	fresh   map[string]*lessonSum
+	// corrupt says that a parsed summary turned out corrupt where it is
+	// checked when read: a lesson's record or the order of the ids (see at),
+	// or a session's clock position.
+	corrupt bool
 
 	// regrets and corrections are the ledger's, decoded on demand from
 	// evidence (nil once decoded): a query reads each lesson's cached regret
@@ -242,6 +251,10 @@ func (s *Summary) sessionPos(session string) (int, bool) {
 		return 0, false
 	}
 	v, ok := s.lookup(keyOf(keySession, session, ""))
+	if ok && uint64(v) >= uint64(s.clockMS.len()) {
+		s.corrupt = true // only a corrupt key table points past the clock
+		return 0, false
+	}
 	return int(v), ok
 }
 
@@ -266,9 +279,8 @@ func (s *Summary) place(session string, ms int64) int {
 
 // lesson finds a lesson's evidence, adding an empty one when add is set.
 func (s *Summary) lesson(id string, add bool) *lessonSum {
-	i, ok := slices.BinarySearchFunc(s.lessons, id, func(l lessonSum, id string) int { return strings.Compare(l.id, id) })
-	if ok {
-		return &s.lessons[i]
+	if i := s.seek(id, 0); i < len(s.lessons) && s.compareID(i, id) == 0 {
+		return s.at(i)
 	}
 	if ls := s.fresh[id]; ls != nil || !add {
 		return ls
@@ -276,6 +288,95 @@ func (s *Summary) lesson(id string, add bool) *lessonSum {
 	ls := &lessonSum{id: id, idx: -1}
 	s.fresh[id] = ls
 	return ls
+}
+
+// at is lesson i, decoded on first access. A record that turns out corrupt
+// reads as a lesson without evidence (its id kept, when that is not corrupt
+// too) and marks the summary corrupt, so that the error surfaces where a
+// corrupt evidence block's does: Memories and Warm go on (the lesson derives
+// as one never used), Fold reports false (the caller rebuilds the summary
+// from the full ledger) and AppendBinary returns ErrSummaryCorrupt. Not safe
+// for concurrent use: Memories and Warm decode before going parallel.
+func (s *Summary) at(i int) *lessonSum {
+	ls := s.lessons[i]
+	if ls == nil {
+		t := s.table
+		ls = &cut(&t.sums, 1, 64)[0]
+		if !t.decode(ls, i) {
+			*ls = lessonSum{id: ls.id, idx: int32(i)}
+			s.corrupt = true
+		}
+		s.lessons[i] = ls
+	}
+	return ls
+}
+
+// compareID compares lesson i's id with id, without decoding the lesson.
+func (s *Summary) compareID(i int, id string) int {
+	if ls := s.lessons[i]; ls != nil {
+		return strings.Compare(ls.id, id)
+	}
+	b := s.table.id(i)
+	switch {
+	case string(b) < id:
+		return -1
+	case string(b) == id:
+		return 0
+	}
+	return 1
+}
+
+// seek is the index of the first lesson at or after from whose id is not
+// less than id (len(s.lessons) when none is): a galloping search, so that
+// seeking a sorted list of ids in turn costs O(k log(n/k)) comparisons.
+//
+// The ids of a parsed summary are not checked to be in order when parsed:
+// seek checks those next to where it lands (a corrupt order marks the
+// summary corrupt, see at), and loadAll all of them.
+func (s *Summary) seek(id string, from int) int {
+	lo, hi := from, len(s.lessons)
+	for step := 1; lo+step-1 < hi; step *= 2 {
+		k := lo + step - 1
+		if s.compareID(k, id) >= 0 {
+			hi = k
+			break
+		}
+		lo = k + 1
+	}
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if s.compareID(m, id) < 0 {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if t := s.table; t != nil {
+		for k := max(lo-1, 0); k < min(lo+1, len(s.lessons)-1); k++ {
+			if bytes.Compare(t.id(k), t.id(k+1)) >= 0 {
+				s.corrupt = true
+			}
+		}
+	}
+	return lo
+}
+
+// loadAll decodes every lesson not decoded yet and checks the ids' order;
+// false when the summary is corrupt.
+func (s *Summary) loadAll() bool {
+	if s.table != nil {
+		for i := range s.lessons {
+			s.at(i)
+		}
+		for i := 1; i < len(s.lessons); i++ {
+			if s.lessons[i-1].id >= s.lessons[i].id {
+				s.corrupt = true
+				break
+			}
+		}
+		s.table = nil
+	}
+	return !s.corrupt
 }
 
 func (ls *lessonSum) count(kind EventKind, n int) {
@@ -453,14 +554,14 @@ func (l *Ledger) Summary() *Summary {
 	for lesson, rs := range byLesson {
 		get(lesson).regretted = regretted(rs, s.corrections, Weights{RegretMax: s.regretMax})
 	}
-	s.lessons = make([]lessonSum, 0, len(lessons))
+	s.lessons = make([]*lessonSum, 0, len(lessons))
 	for _, ls := range lessons {
 		slices.Sort(ls.uses)
-		s.lessons = append(s.lessons, *ls)
+		s.lessons = append(s.lessons, ls)
 	}
-	slices.SortFunc(s.lessons, func(a, b lessonSum) int { return strings.Compare(a.id, b.id) })
-	for i := range s.lessons {
-		s.lessons[i].idx = int32(i)
+	slices.SortFunc(s.lessons, func(a, b *lessonSum) int { return strings.Compare(a.id, b.id) })
+	for i, ls := range s.lessons {
+		ls.idx = int32(i)
 	}
 	s.keys = sortedKeyTable(hashKeys(recs))
 	return s
@@ -537,10 +638,14 @@ func sortedKeyTable(recs []keyRec) keyTable {
 
 // Fold adds newly appended events (in any order, duplicates allowed) to the
 // summary. It reports false when one of them cannot be folded without the
-// full ledger; the summary is then unusable and must be rebuilt with
-// Ledger.Summary.
+// full ledger, or the summary turned out corrupt (see at); the summary is
+// then unusable and must be rebuilt with Ledger.Summary.
 func (s *Summary) Fold(events []Event) bool {
 	defer runtime.KeepAlive(s) // see ParseSummary
+	return !s.corrupt && s.fold(events) && !s.corrupt
+}
+
+func (s *Summary) fold(events []Event) bool {
 	s.warmed = false
 	// Sessions first, in clock order: most then append to the clock, and the
 	// results of a session in the same batch find it ticking.
@@ -815,16 +920,27 @@ func (s *Summary) Memories(lessons []LessonInfo, session string, w Weights) []Me
 	q := s.queryPos(session)
 	warm := s.warmed && session == s.warmSession && w == s.warmW
 	// Regret credits under other weights, or nil for the cached ones; a
-	// corrupt evidence block reads as none (the cache's checks catch it).
+	// corrupt evidence block reads as none, as a corrupt lesson record reads
+	// as no evidence (see at; Fold and AppendBinary report both).
 	regrets, _ := s.refreshRegrets(w)
 	list := uniqueByID(lessons)
+	// Each lesson's evidence, found (and decoded) here, one by one: the
+	// parallel part below only reads.
+	found := make([]*lessonSum, len(list))
+	j := 0
+	for i, info := range list {
+		if j = s.seek(info.ID, j); j < len(s.lessons) && s.compareID(j, info.ID) == 0 {
+			found[i] = s.at(j)
+		} else {
+			found[i] = s.fresh[info.ID]
+		}
+	}
 	for _, info := range list {
 		if tag, ok := strings.CutPrefix(info.Reach, ReachRepoPrefix); ok {
 			s.prefixOf(tag) // built here: the parallel part only reads it
 		}
 	}
-	// The lessons are independent, so they are derived in parallel, each
-	// part merging its run of the sorted list with the sorted summaries.
+	// The lessons are independent, so they are derived in parallel.
 	out := make([]Memory, len(list))
 	parts := min(runtime.GOMAXPROCS(0), 4, 1+len(list)/512)
 	var wg sync.WaitGroup
@@ -834,19 +950,8 @@ func (s *Summary) Memories(lessons []LessonInfo, session string, w Weights) []Me
 		go func() {
 			defer wg.Done()
 			var scratch []int32
-			j := 0
-			if lo < hi {
-				j, _ = slices.BinarySearchFunc(s.lessons, list[lo].ID, func(l lessonSum, id string) int { return strings.Compare(l.id, id) })
-			}
 			for i := lo; i < hi; i++ {
-				info := list[i]
-				for j < len(s.lessons) && s.lessons[j].id < info.ID {
-					j++
-				}
-				ls := s.fresh[info.ID]
-				if j < len(s.lessons) && s.lessons[j].id == info.ID {
-					ls = &s.lessons[j]
-				}
+				info, ls := list[i], found[i]
 				if warm && ls != nil && !strings.HasPrefix(info.Reach, ReachRepoPrefix) && (ls.hasCreated || info.CreatedMS == 0) {
 					if ls.idx >= 0 {
 						out[i] = s.warmMems[ls.idx]
@@ -889,6 +994,7 @@ func (s *Summary) Warm(session string, w Weights) {
 	defer runtime.KeepAlive(s) // see ParseSummary
 	q := s.queryPos(session)
 	regrets, _ := s.refreshRegrets(w)
+	s.loadAll() // a corrupt record reads as no evidence, as in Memories
 	// The lessons are independent (a team lesson's activation reads no
 	// lazily built state), so they are derived in parallel.
 	if len(s.warmMems) != len(s.lessons) {
@@ -903,7 +1009,7 @@ func (s *Summary) Warm(session string, w Weights) {
 			defer wg.Done()
 			var scratch []int32
 			for i := k * len(s.lessons) / parts; i < (k+1)*len(s.lessons)/parts; i++ {
-				ls := &s.lessons[i]
+				ls := s.lessons[i]
 				s.warmMems[i], scratch = s.memoryOf(LessonInfo{ID: ls.id}, ls, regrets, q, session, w, scratch)
 			}
 		}()
@@ -952,10 +1058,21 @@ func (s *Summary) prefixOf(tag string) []int32 {
 		}
 		n := s.clockMS.len()
 		p = make([]int32, n+1)
-		for k := 0; k < n; k++ {
-			p[k+1] = p[k]
-			if known && s.clockRepo.at(k) == want {
-				p[k+1]++
+		if known {
+			// The encoded part of the column, then the part appended since
+			// (a fresh summary's column is all one or the other).
+			c, enc := int32(0), s.clockRepo.b[:4*(len(s.clockRepo.b)/4)]
+			for k := 0; k < len(enc); k += 4 {
+				if binary.LittleEndian.Uint32(enc[k:]) == want {
+					c++
+				}
+				p[k/4+1] = c
+			}
+			for k, v := range s.clockRepo.x {
+				if v == want {
+					c++
+				}
+				p[len(enc)/4+k+1] = c
 			}
 		}
 		if s.prefix == nil {

@@ -1,6 +1,8 @@
 package domain
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
@@ -159,6 +161,206 @@ func TestSummaryFromShuffledLedger(t *testing.T) {
 	}
 }
 
+// TestParsedSummaryLazy: a parsed summary decodes a lesson when first asked
+// for; whatever lessons it is asked for, in whatever order, it derives the
+// memories the summary it was encoded from does, folds as it does, and
+// encodes the same bytes however few of its lessons it has decoded.
+func TestParsedSummaryLazy(t *testing.T) {
+	r := rand.New(rand.NewPCG(testSeed(t), 9))
+	untouched, folds := 0, 0
+	for round := 0; round < 200; round++ {
+		events := streamEvents(r, 20+r.IntN(300), []float64{0, 0.02, 0.1}[round%3])
+		// Spread the events over many more lessons (as a function of the
+		// event, so that duplicated lines stay duplicates).
+		var ids []string
+		for i, e := range events {
+			if e.Lesson == "" {
+				continue
+			}
+			e.Lesson = fmt.Sprintf("%s-%02d", e.Lesson, e.MS%37)
+			if e.ID != "" {
+				e.ID = ""
+				e = e.WithID()
+			}
+			events[i] = e
+			ids = append(ids, e.Lesson)
+		}
+		ids = append(ids, "", "a", "lesson-0-99", "zz") // none has evidence
+		slices.Sort(ids)
+		ids = slices.Compact(ids)
+		cut := len(events) - r.IntN(len(events)/3+1)
+		l := NewLedger()
+		for _, e := range events[:cut] {
+			l.Add(e)
+		}
+		mem := l.Summary()
+		data, err := mem.AppendBinary(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parse := func() *Summary {
+			t.Helper()
+			p, err := ParseSummary(data)
+			if err != nil {
+				t.Fatalf("round %d: parse: %v", round, err)
+			}
+			return p
+		}
+		p := parse()
+		if tail := events[cut:]; len(tail) > 0 && r.IntN(2) == 0 {
+			// Folded before any query: Fold decodes the lessons it touches.
+			okMem, okP := mem.Fold(tail), p.Fold(tail)
+			if okMem != okP {
+				t.Fatalf("round %d: Fold = %v on the parsed summary, %v on its source", round, okP, okMem)
+			}
+			if okMem {
+				folds++
+			} else {
+				// Rebuilt (and encoded again: a ledger's summary holds
+				// its tallies in map order).
+				mem = l.Summary()
+				if data, err = mem.AppendBinary(nil); err != nil {
+					t.Fatal(err)
+				}
+				p = parse()
+			}
+		}
+
+		reaches := []string{"", "team", ReachRepoPrefix + "api", ReachRepoPrefix + "web"}
+		for q := 0; q < 1+r.IntN(6); q++ {
+			var infos []LessonInfo
+			for range 1 + r.IntN(max(1, len(ids)/4)) {
+				info := LessonInfo{ID: ids[r.IntN(len(ids))], Reach: reaches[r.IntN(len(reaches))]}
+				if r.IntN(4) == 0 {
+					info.CreatedMS = int64(1000 + r.IntN(3000))
+				}
+				infos = append(infos, info)
+			}
+			session := []string{"", "s001", "s002", "s-remote-1", "s-none"}[r.IntN(5)]
+			w := DefaultWeights
+			if r.IntN(4) == 0 {
+				w.RegretMax, w.D = 0.5, 0.4
+			}
+			if got, want := p.Memories(infos, session, w), mem.Memories(infos, session, w); !reflect.DeepEqual(got, want) {
+				t.Fatalf("round %d query %d: parsed summary memories\n%+v\nwant\n%+v", round, q, got, want)
+			}
+		}
+		for _, ls := range p.lessons {
+			if ls == nil {
+				untouched++
+			}
+		}
+
+		want, err := mem.AppendBinary(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := p.AppendBinary(nil) // of a partially decoded summary
+		if err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("round %d: a partially decoded summary encodes other bytes than its source", round)
+		}
+		// Untouched, a parsed summary encodes the bytes it was parsed from;
+		// a few lessons touched or all, the same.
+		some, all := parse(), parse()
+		for range r.IntN(4) {
+			if len(some.lessons) > 0 {
+				some.at(r.IntN(len(some.lessons)))
+			}
+		}
+		if !all.loadAll() {
+			t.Fatalf("round %d: a summary AppendBinary wrote reads as corrupt", round)
+		}
+		for _, s := range []*Summary{parse(), some, all} {
+			if b, err := s.AppendBinary(nil); err != nil || !bytes.Equal(b, data) {
+				t.Fatalf("round %d: a parsed summary does not encode the bytes it was parsed from (%v)", round, err)
+			}
+		}
+	}
+	t.Logf("%d lessons never decoded, %d tails folded", untouched, folds)
+	if untouched == 0 || folds == 0 {
+		t.Fatal("the test never left a lesson undecoded or never folded")
+	}
+}
+
+// TestParsedSummaryCorrupt: a parsed summary checks a lesson's record, and
+// the order of the ids, when it decodes them. A corrupt record reads as a
+// lesson without evidence; Fold then reports false and AppendBinary
+// ErrSummaryCorrupt, so that the caller rebuilds rather than keeps it.
+func TestParsedSummaryCorrupt(t *testing.T) {
+	l := NewLedger()
+	for _, e := range streamEvents(rand.New(rand.NewPCG(5, 6)), 300, 0.05) {
+		l.Add(e)
+	}
+	data, err := l.Summary().AppendBinary(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clean, err := ParseSummary(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	infos := propLessons()
+	// corrupted parses a copy of data and corrupts it in place (the summary
+	// reads it in place) before a lesson is decoded.
+	corrupted := func(corrupt func(s *Summary, i int)) *Summary {
+		t.Helper()
+		s, err := ParseSummary(slices.Clone(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := s.seek("lesson-2", 0)
+		if i == len(s.lessons) || s.compareID(i, "lesson-2") != 0 {
+			t.Fatal("lesson-2 has no evidence")
+		}
+		corrupt(s, i)
+		return s
+	}
+	check := func(t *testing.T, s *Summary, want []Memory) {
+		t.Helper()
+		if got := s.Memories(infos, "", DefaultWeights); !reflect.DeepEqual(got, want) {
+			t.Fatalf("memories\n%+v\nwant\n%+v", got, want)
+		}
+		if s.Fold(nil) {
+			t.Fatal("Fold folded into a corrupt summary")
+		}
+		if _, err := s.AppendBinary(nil); !errors.Is(err, ErrSummaryCorrupt) {
+			t.Fatalf("AppendBinary: %v, want ErrSummaryCorrupt", err)
+		}
+	}
+
+	t.Run("record", func(t *testing.T) {
+		s := corrupted(func(s *Summary, i int) {
+			rec, _ := span(s.table.recOff, s.table.recs, i)
+			for k := range rec {
+				rec[k] = 0xff // a varint that never ends
+			}
+		})
+		want := clean.Memories(infos, "", DefaultWeights)
+		none := clean.Memories([]LessonInfo{{ID: "lesson-none", Reach: infos[2].Reach, CreatedMS: infos[2].CreatedMS}}, "", DefaultWeights)[0]
+		none.ID = infos[2].ID
+		want[2] = none // read as a lesson without evidence
+		check(t, s, want)
+	})
+	t.Run("ids out of order", func(t *testing.T) {
+		s := corrupted(func(s *Summary, i int) {
+			copy(s.table.id(i), "lesson-9") // after lesson-3
+		})
+		// Searched out of order, the ids find what they find (lesson-2
+		// and the lessons after it are not found), but seek sees the
+		// order broken next to where it lands.
+		want := clean.Memories(infos[:2], "", DefaultWeights)
+		for _, info := range infos[2:] {
+			none := clean.Memories([]LessonInfo{{ID: "lesson-none", Reach: info.Reach, CreatedMS: info.CreatedMS}}, "", DefaultWeights)[0]
+			none.ID = info.ID
+			want = append(want, none)
+		}
+		check(t, s, want)
+	})
+}
+
 func TestSummaryFoldCases(t *testing.T) {
 	base := []Event{
 		ev(KindSession, 100, "s1", "", "api", "e-1"),
@@ -271,18 +473,46 @@ func FuzzParseSummary(f *testing.F) {
 	}
 	f.Add(data)
 	f.Add([]byte(summaryMagic))
+	if empty, err := NewSummary().AppendBinary(nil); err == nil {
+		f.Add(empty)
+	}
+	// Queried for some of its lessons (lesson-5 stays undecoded).
 	infos := append(propLessons(), LessonInfo{ID: "lesson-6", Reach: "repo:web"})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := ParseSummary(data)
 		if err != nil {
 			return
 		}
-		// Whatever parses must be usable: derive, fold and encode again.
+		// Whatever parses must be usable: derive (decoding the lessons
+		// asked for), fold and encode again.
 		s.Memories(infos, "s001", DefaultWeights)
 		s.Fold([]Event{ev(KindSession, 1<<40, "s-new", "", "api", ""), ev(KindChanged, 1<<40, "s-new", "lesson-1", "", ""),
 			ev(KindCreated, 5, "", "lesson-2", "", "")})
-		if _, err := s.AppendBinary(nil); err != nil {
-			t.Fatal(err)
+		out, err := s.AppendBinary(nil)
+		if err != nil {
+			// Only what is checked when decoded, a lesson's record and the
+			// ids' order, may turn out corrupt after parsing.
+			if !errors.Is(err, ErrSummaryCorrupt) || !s.corrupt {
+				t.Fatal(err)
+			}
+			return
+		}
+		// What it encodes parses, derives the same memories decoded lazily
+		// or all at once, and encodes to the same bytes.
+		lazy, err := ParseSummary(out)
+		if err != nil {
+			t.Fatalf("parse of an encoded summary: %v", err)
+		}
+		eager, _ := ParseSummary(out)
+		if !eager.loadAll() {
+			t.Fatal("an encoded summary reads as corrupt")
+		}
+		got, want := lazy.Memories(infos, "s-new", DefaultWeights), eager.Memories(infos, "s-new", DefaultWeights)
+		if fmt.Sprint(got) != fmt.Sprint(want) { // NaN-proof
+			t.Fatalf("lazily decoded memories\n%+v\nwant\n%+v", got, want)
+		}
+		if again, err := lazy.AppendBinary(nil); err != nil || !bytes.Equal(again, out) {
+			t.Fatalf("an encoded summary encodes other bytes (%v)", err)
 		}
 	})
 }
@@ -354,5 +584,37 @@ func TestSummaryWarmManyLessons(t *testing.T) {
 		if got, want := s.Memories(lessons, session, DefaultWeights), l.Memories(lessons, session, DefaultWeights); !reflect.DeepEqual(got, want) {
 			t.Fatalf("session %q: warmed memories differ from the ledger's", session)
 		}
+	}
+}
+
+// BenchmarkParseSummaryMemories is a hook's access pattern: parse the cached
+// summary, then derive the memories of a few candidate lessons (one in
+// three of repo reach).
+func BenchmarkParseSummaryMemories(b *testing.B) {
+	s, lessons := benchSummary(b)
+	data, err := s.AppendBinary(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, n := range []int{5, 100} {
+		var want []LessonInfo
+		for i := 0; i < 2000; i += 2000 / n {
+			info := lessons[i]
+			if len(want)%3 == 1 {
+				info.Reach = ReachRepoPrefix + "api"
+			}
+			want = append(want, info)
+		}
+		b.Run(fmt.Sprintf("lessons=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				s, err := ParseSummary(data)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if ms := s.Memories(want, "s-0000000000000010", DefaultWeights); len(ms) != len(want) {
+					b.Fatal(len(ms))
+				}
+			}
+		})
 	}
 }

@@ -11,11 +11,15 @@ import (
 )
 
 // summaryMagic starts an encoded Summary; it changes with the layout.
-const summaryMagic = "BSM2"
+const summaryMagic = "BSM3"
 
 // ErrSummaryCorrupt is returned by ParseSummary for bytes AppendBinary did
-// not write.
+// not write (and by AppendBinary for a parsed summary found corrupt since).
 var ErrSummaryCorrupt = errors.New("corrupt summary")
+
+// errSummaryTooLarge is returned by AppendBinary for a summary whose ids or
+// records pass the 4 GiB its offsets can address.
+var errSummaryTooLarge = errors.New("summary too large to encode")
 
 type sumWriter struct{ b []byte }
 
@@ -24,6 +28,25 @@ func (w *sumWriter) int(n int64)   { w.b = binary.AppendVarint(w.b, n) }
 func (w *sumWriter) str(s string) {
 	w.uint(uint64(len(s)))
 	w.b = append(w.b, s...)
+}
+
+// offsets reserves a table of n+1 little-endian u32 offsets (the first, 0,
+// stays) and returns its position.
+func (w *sumWriter) offsets(n int) int {
+	at := len(w.b)
+	w.b = append(w.b, make([]byte, 4*(n+1))...)
+	return at
+}
+
+// setOffset sets entry i of the table at tab to the bytes written since
+// start; false when they overflow it.
+func (w *sumWriter) setOffset(tab, i, start int) bool {
+	n := len(w.b) - start
+	if uint64(n) > math.MaxUint32 {
+		return false
+	}
+	binary.LittleEndian.PutUint32(w.b[tab+4*i:], uint32(n))
+	return true
 }
 
 func appendMark(w *sumWriter, m Mark) {
@@ -35,11 +58,58 @@ func appendMark(w *sumWriter, m Mark) {
 	w.str(m.Author)
 }
 
+// appendRecord appends a lesson's record (lessonTable.decode reads it):
+// its counts, regret credit, creation, repo and author tallies and uses.
+// mark is scratch space.
+func appendRecord(w *sumWriter, ls *lessonSum, mark *sumWriter) {
+	for _, n := range []int{ls.changed, ls.ignored, ls.corrected, ls.vetoed, ls.tested, ls.asked} {
+		w.int(int64(n))
+	}
+	w.b = binary.LittleEndian.AppendUint64(w.b, math.Float64bits(ls.regretted))
+	if ls.hasCreated {
+		w.b = append(w.b, 1)
+		w.int(int64(ls.createdPos))
+		raw := ls.createdRaw
+		if raw == nil {
+			mark.b = mark.b[:0]
+			appendMark(mark, *ls.created)
+			raw = mark.b
+		}
+		w.uint(uint64(len(raw)))
+		w.b = append(w.b, raw...)
+	} else {
+		w.b = append(w.b, 0)
+	}
+	for _, t := range []tally{ls.repos, ls.authors} {
+		w.uint(uint64(len(t)))
+		for _, c := range t {
+			w.uint(uint64(c.v))
+			w.uint(uint64(c.n))
+		}
+	}
+	uses := ls.uses
+	if ls.unsorted {
+		uses = slices.Sorted(slices.Values(uses))
+	}
+	w.uint(uint64(len(uses)))
+	prev := int32(-1)
+	for _, p := range uses {
+		w.uint(uint64(p - prev))
+		prev = p
+	}
+}
+
 // AppendBinary appends the summary's encoding to b. The layout: the values
-// and lessons as varints, then the clock's columns and the key table at fixed
-// widths, which ParseSummary reads in place.
+// as varints; the lessons as a table of offsets into their ids and one into
+// their records (each record varints), so that ParseSummary decodes neither;
+// then the evidence block, the clock's columns and the key table at fixed
+// widths, which ParseSummary reads in place. It decodes every lesson of a
+// parsed summary, and returns ErrSummaryCorrupt when one is corrupt.
 func (s *Summary) AppendBinary(b []byte) ([]byte, error) {
 	defer runtime.KeepAlive(s) // see ParseSummary
+	if !s.loadAll() {
+		return nil, ErrSummaryCorrupt
+	}
 	if _, ok := s.refreshRegrets(Weights{RegretMax: s.regretMax}); !ok {
 		return nil, ErrSummaryCorrupt
 	}
@@ -53,65 +123,25 @@ func (s *Summary) AppendBinary(b []byte) ([]byte, error) {
 	w.b = binary.LittleEndian.AppendUint64(w.b, math.Float64bits(s.regretMax))
 
 	lessons := make([]*lessonSum, 0, len(s.lessons)+len(s.fresh))
-	total := 0
-	for i := range s.lessons {
-		lessons = append(lessons, &s.lessons[i])
-	}
+	lessons = append(lessons, s.lessons...)
 	for _, ls := range s.fresh {
 		lessons = append(lessons, ls)
 	}
 	slices.SortFunc(lessons, func(a, b *lessonSum) int { return strings.Compare(a.id, b.id) })
-	for _, ls := range lessons {
-		total += len(ls.uses)
-	}
 	w.uint(uint64(len(lessons)))
-	w.uint(uint64(total))
-	// The ids as one block, read back as one string.
-	var ids sumWriter
-	tallies := 0
-	for _, ls := range lessons {
-		ids.str(ls.id)
-		tallies += len(ls.repos) + len(ls.authors)
+	tab, start := w.offsets(len(lessons)), len(w.b)
+	for i, ls := range lessons {
+		w.b = append(w.b, ls.id...)
+		if !w.setOffset(tab, i+1, start) {
+			return nil, errSummaryTooLarge
+		}
 	}
-	w.uint(uint64(len(ids.b)))
-	w.b = append(w.b, ids.b...)
-	w.uint(uint64(tallies))
+	tab, start = w.offsets(len(lessons)), len(w.b)
 	var mark sumWriter
-	for _, ls := range lessons {
-		for _, n := range []int{ls.changed, ls.ignored, ls.corrected, ls.vetoed, ls.tested, ls.asked} {
-			w.int(int64(n))
-		}
-		w.b = binary.LittleEndian.AppendUint64(w.b, math.Float64bits(ls.regretted))
-		if ls.hasCreated {
-			w.b = append(w.b, 1)
-			w.int(int64(ls.createdPos))
-			raw := ls.createdRaw
-			if raw == nil {
-				mark.b = mark.b[:0]
-				appendMark(&mark, *ls.created)
-				raw = mark.b
-			}
-			w.uint(uint64(len(raw)))
-			w.b = append(w.b, raw...)
-		} else {
-			w.b = append(w.b, 0)
-		}
-		for _, t := range []tally{ls.repos, ls.authors} {
-			w.uint(uint64(len(t)))
-			for _, c := range t {
-				w.uint(uint64(c.v))
-				w.uint(uint64(c.n))
-			}
-		}
-		uses := ls.uses
-		if ls.unsorted {
-			uses = slices.Sorted(slices.Values(uses))
-		}
-		w.uint(uint64(len(uses)))
-		prev := int32(-1)
-		for _, p := range uses {
-			w.uint(uint64(p - prev))
-			prev = p
+	for i, ls := range lessons {
+		appendRecord(w, ls, &mark)
+		if !w.setOffset(tab, i+1, start) {
+			return nil, errSummaryTooLarge
 		}
 	}
 
@@ -257,10 +287,16 @@ func (r *sumReader) float() float64 {
 }
 
 // ParseSummary reads a summary AppendBinary wrote. The summary keeps
-// referring to data (its clock and key table are read in place), so data must
-// neither change nor go away while the summary is reachable; every method
-// that reads data keeps the summary alive until it returns, so a caller may
-// release data when the summary is collected (runtime.AddCleanup).
+// referring to data (its clock, key table and lesson table are read in
+// place), so data must neither change nor go away while the summary is
+// reachable; every method that reads data keeps the summary alive until it
+// returns, so a caller may release data when the summary is collected
+// (runtime.AddCleanup).
+//
+// It reads no lesson: each lesson's record is decoded when first asked for,
+// so parsing costs the same however many lessons there are. ParseSummary
+// checks the layout (every section's bounds); a record, and the order of the
+// ids, is checked when decoded (see Summary.at and loadAll).
 func ParseSummary(data []byte) (*Summary, error) {
 	if len(data) < len(summaryMagic) || string(data[:len(summaryMagic)]) != summaryMagic {
 		return nil, ErrSummaryCorrupt
@@ -275,90 +311,24 @@ func ParseSummary(data []byte) (*Summary, error) {
 	if r.err == nil && (len(s.vals) == 0 || s.vals[0] != "") {
 		r.fail()
 	}
-	valid := func(v uint64) uint32 {
-		if v >= uint64(len(s.vals)) {
-			r.fail()
-			return 0
-		}
-		return uint32(v)
-	}
 	s.last = r.str()
 	s.freeMS = r.int()
 	s.regretMax = r.float()
 
-	nl := r.count(1)
-	total := r.count(1)
-	s.lessons = make([]lessonSum, nl)
-	uses := make([]int32, 0, total)
-	ids := &sumReader{b: r.bytes(r.count(1))}
-	all := string(ids.b)
-	for i := range s.lessons {
-		n := ids.count(1)
-		if ids.err != nil {
+	// The lessons: a table of offsets into their ids, then one into their
+	// records, each followed by the blob it indexes.
+	nl := r.count(8)
+	blob := func() (off, b []byte) {
+		off = r.bytes(4 * (nl + 1))
+		if off == nil || binary.LittleEndian.Uint32(off) != 0 {
 			r.fail()
-			break
+			return nil, nil
 		}
-		s.lessons[i].id = all[ids.i : ids.i+n]
-		ids.i += n
-		if i > 0 && s.lessons[i-1].id >= s.lessons[i].id {
-			r.fail()
-		}
+		return off, r.bytes(int(binary.LittleEndian.Uint32(off[4*nl:])))
 	}
-	if ids.i != len(ids.b) {
-		r.fail()
-	}
-	counts := make([]valCount, 0, r.count(2))
-	for i := range s.lessons {
-		ls := &s.lessons[i]
-		ls.idx = int32(i)
-		ls.changed, ls.ignored, ls.corrected = int(r.int()), int(r.int()), int(r.int())
-		ls.vetoed, ls.tested, ls.asked = int(r.int()), int(r.int()), int(r.int())
-		ls.regretted = r.float()
-		switch r.byte() {
-		case 0:
-		case 1:
-			ls.hasCreated = true
-			p := r.int()
-			if p < -1 || p > math.MaxInt32 {
-				r.fail()
-			}
-			ls.createdPos = int32(p)
-			ls.createdRaw = r.bytes(r.count(1))
-		default:
-			r.fail()
-		}
-		for _, t := range []*tally{&ls.repos, &ls.authors} {
-			k := r.count(2)
-			start := len(counts)
-			for range k {
-				v, n := valid(r.uint()), r.uint()
-				if v == 0 || n == 0 || n > math.MaxInt32 {
-					r.fail()
-				}
-				counts = append(counts, valCount{v, int32(n)})
-			}
-			if k > 0 {
-				*t = tally(counts[start:len(counts):len(counts)])
-			}
-		}
-		nu := r.count(1)
-		if len(uses)+nu > total {
-			r.fail()
-		}
-		if r.err != nil {
-			break
-		}
-		start := len(uses)
-		prev := int64(-1)
-		for range nu {
-			prev += int64(r.uint())
-			if prev < -1 || prev > math.MaxInt32 {
-				r.fail()
-			}
-			uses = append(uses, int32(prev))
-		}
-		ls.uses = uses[start:len(uses):len(uses)]
-	}
+	t := &lessonTable{nvals: uint64(len(s.vals))}
+	t.idOff, t.ids = blob()
+	t.recOff, t.recs = blob()
 
 	s.evidence = r.bytes(r.count(1))
 	if len(s.evidence) == 0 {
@@ -377,7 +347,107 @@ func ParseSummary(data []byte) (*Summary, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
+	s.lessons = make([]*lessonSum, nl)
+	s.table = t
 	return s, nil
+}
+
+// lessonTable is the lessons section of an encoded summary, read in place:
+// each lesson's id and record are spans of a blob, found by index in a table
+// of offsets (count+1 little-endian u32, the first 0, each at least the one
+// before: checked when read).
+type lessonTable struct {
+	idOff, ids   []byte
+	recOff, recs []byte
+	// nvals is how many values the records may refer to (those parsed; more
+	// are added by Fold).
+	nvals uint64
+	// The decoded lessons, their uses and tallies are cut from these, a
+	// block at a time.
+	sums   []lessonSum
+	uses   []int32
+	counts []valCount
+}
+
+// span is entry i of a table of offsets into blob; false when the offsets
+// are out of order or out of bounds.
+func span(off, blob []byte, i int) ([]byte, bool) {
+	a, b := binary.LittleEndian.Uint32(off[4*i:]), binary.LittleEndian.Uint32(off[4*i+4:])
+	if a > b || uint64(b) > uint64(len(blob)) {
+		return nil, false
+	}
+	return blob[a:b:b], true
+}
+
+// cut returns n elements cut from the block *slab, starting a new one (of
+// at least block elements) when it has too few left; nil for none.
+func cut[T any](slab *[]T, n, block int) []T {
+	if n == 0 {
+		return nil
+	}
+	if cap(*slab)-len(*slab) < n {
+		*slab = make([]T, 0, max(n, block))
+	}
+	k := len(*slab)
+	*slab = (*slab)[:k+n]
+	return (*slab)[k : k+n : k+n]
+}
+
+// id is lesson i's id, undecoded ("" when its span is corrupt).
+func (t *lessonTable) id(i int) []byte {
+	b, _ := span(t.idOff, t.ids, i)
+	return b
+}
+
+// decode fills ls, the zero lessonSum, with lesson i's id and record; false
+// when either is corrupt.
+func (t *lessonTable) decode(ls *lessonSum, i int) bool {
+	ls.idx = int32(i)
+	id, ok := span(t.idOff, t.ids, i)
+	ls.id = string(id)
+	rec, ok2 := span(t.recOff, t.recs, i)
+	if !ok || !ok2 {
+		return false
+	}
+	r := &sumReader{b: rec}
+	ls.changed, ls.ignored, ls.corrected = int(r.int()), int(r.int()), int(r.int())
+	ls.vetoed, ls.tested, ls.asked = int(r.int()), int(r.int()), int(r.int())
+	ls.regretted = r.float()
+	switch r.byte() {
+	case 0:
+	case 1:
+		ls.hasCreated = true
+		p := r.int()
+		if p < -1 || p > math.MaxInt32 {
+			r.fail()
+		}
+		ls.createdPos = int32(p)
+		ls.createdRaw = r.bytes(r.count(1))
+	default:
+		r.fail()
+	}
+	for _, tl := range []*tally{&ls.repos, &ls.authors} {
+		counts := cut(&t.counts, r.count(2), 2048)
+		for k := range counts {
+			v, n := r.uint(), r.uint()
+			if v == 0 || v >= t.nvals || n == 0 || n > math.MaxInt32 {
+				r.fail()
+			}
+			counts[k] = valCount{uint32(v), int32(n)}
+		}
+		*tl = counts
+	}
+	uses := cut(&t.uses, r.count(1), 4096)
+	prev := int64(-1)
+	for k := range uses {
+		prev += int64(r.uint())
+		if prev < -1 || prev > math.MaxInt32 {
+			r.fail()
+		}
+		uses[k] = int32(prev)
+	}
+	ls.uses = uses
+	return r.err == nil && r.i == len(r.b)
 }
 
 // parseEvidence decodes the regrets and corrections block.

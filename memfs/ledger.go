@@ -299,7 +299,7 @@ func LessonInfos(lessons []domain.Lesson) []domain.LessonInfo {
 // only loads the full ledger when those lines cannot be folded without it.
 const (
 	summaryCacheFile    = cacheDir + "/summary.bin"
-	summaryCacheVersion = 1
+	summaryCacheVersion = 2
 	// summaryRewriteAfter is how many newly folded bytes make Summary
 	// rewrite its cache; below it the tail is folded on each call.
 	summaryRewriteAfter = 64 << 10
