@@ -1,7 +1,6 @@
 package index
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -32,7 +31,10 @@ type CorpusFitter interface {
 	Fit(texts []string) error
 	// State serialises the current corpus state (nil when unfitted).
 	State() []byte
-	// LoadState restores a state written by State.
+	// LoadState restores a state written by State. The embedder may keep
+	// state itself rather than a copy: the caller must leave it unchanged
+	// for as long as the embedder uses it (an Index unloads the state it
+	// lent before it releases its files).
 	LoadState(state []byte) error
 	// FittedDocs is the number of texts the current state was fitted on.
 	FittedDocs() int
@@ -179,8 +181,8 @@ func (e *NGramEmbedder) State() []byte {
 }
 
 // LoadState restores a table written by State. An empty state unfits. The
-// table is copied but not decoded: a query reads a few dozen of its
-// weights, not all of them.
+// table is kept as given, neither copied nor decoded: a query reads a few
+// dozen of its weights, not all of them.
 func (e *NGramEmbedder) LoadState(state []byte) error {
 	if len(state) == 0 {
 		e.idf, e.idfRaw, e.docs = nil, nil, 0
@@ -189,7 +191,7 @@ func (e *NGramEmbedder) LoadState(state []byte) error {
 	if len(state) != 8+4*idfBuckets {
 		return errors.New("load n-gram state: wrong length")
 	}
-	e.idf, e.idfRaw = nil, bytes.Clone(state[8:])
+	e.idf, e.idfRaw = nil, state[8:]
 	e.docs = int(binary.LittleEndian.Uint64(state))
 	return nil
 }

@@ -44,6 +44,9 @@ func FuzzDecodeSidecar(f *testing.F) {
 			if j, ok := got.find(id); !ok || j != i {
 				t.Fatalf("row %d (%q) found at %d, %v", i, id, j, ok)
 			}
+			if v := got.vector(id); len(v) != 3 {
+				t.Fatalf("row %d's vector has %d components", i, len(v))
+			}
 		}
 		for _, col := range got.cols {
 			if len(col) != got.len() {

@@ -103,7 +103,9 @@ func Open(dir string, emb Embedder, opts Options) (*Index, error) {
 		return ix, nil
 	}
 	vec, verr := loadSidecar(filepath.Join(dir, sidecarName), emb.ID(), emb.Dim())
-	ix.vec, ix.vecBad = vec, verr != nil
+	// A sidecar dropped (another embedder or format, corrupt) or missing
+	// beside lessons must be rebuilt: Stale says so.
+	ix.vec, ix.vecBad = vec, verr != nil || (vec.len() == 0 && ix.cat.len() > 0)
 	if f, ok := emb.(CorpusFitter); ok && len(vec.state) > 0 {
 		if err := f.LoadState(vec.state); err != nil {
 			ix.vec, ix.vecBad = newVectorStore(emb.ID(), emb.Dim()), true
@@ -132,6 +134,15 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
+// Stale reports whether the index must be synced before it can answer
+// fully, whatever the caller's stamp says: the catalog or the sidecar was
+// missing, of another version or embedder, or corrupt at Open.
+func (ix *Index) Stale() bool {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return ix.catBad || ix.vecBad
+}
+
 // Fallback reports whether the last Sync found another process writing the
 // index: its result serves this process from memory and was not saved.
 func (ix *Index) Fallback() bool {
@@ -144,7 +155,8 @@ func (ix *Index) Fallback() bool {
 func (ix *Index) Embedder() Embedder { return ix.emb }
 
 // Close releases the index's files. Hits and infos already returned stay
-// valid.
+// valid; the embedder loses the corpus state it was given at Open (use a
+// fresh index, or Fit, to embed with it again).
 func (ix *Index) Close() error {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
@@ -153,6 +165,11 @@ func (ix *Index) Close() error {
 	}
 	ix.closed = true
 	ix.cat.close()
+	if f, ok := ix.emb.(CorpusFitter); ok && ix.vec.release != nil && len(ix.vec.state) > 0 {
+		// The embedder may read the corpus state in place, in the mapping
+		// about to go: unload it (the embedder is the index's).
+		_ = f.LoadState(nil)
+	}
 	ix.vec.close()
 	return nil
 }

@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/crc32"
+	"math"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -201,13 +203,29 @@ func TestVectorArm(t *testing.T) {
 			t.Fatalf("filtered hits %v", hits)
 		}
 	})
+	t.Run("a saved store's vectors read as the columns'", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), sidecarName)
+		if err := ix.vec.save(path); err != nil {
+			t.Fatal(err)
+		}
+		got, err := loadSidecar(path, ix.vec.embedderID, ix.vec.dim)
+		if err != nil || got.rows == nil {
+			t.Fatalf("load: %v (rows %v)", err, got.rows != nil)
+		}
+		defer got.close()
+		for _, id := range ix.vec.ids {
+			if !reflect.DeepEqual(got.vector(id), ix.vec.vector(id)) {
+				t.Fatalf("%s reads differently from the file's rows", id)
+			}
+		}
+	})
 	t.Run("remove keeps rows aligned", func(t *testing.T) {
 		s := newVectorStore("x", 2)
 		s.put("a", "1", []float32{1, 0})
 		s.put("b", "2", []float32{0, 1})
-		s.put("c", "3", []float32{0.6, 0.8})
+		s.put("c", "3", []float32{0.5, 0.75})
 		s.remove("a")
-		if got := s.vector("c"); !reflect.DeepEqual(got, []float32{0.6, 0.8}) {
+		if got := s.vector("c"); !reflect.DeepEqual(got, []float32{0.5, 0.75}) {
 			t.Fatalf("c = %v", got)
 		}
 		if h, _ := s.hash("c"); h != "3" || s.len() != 2 {
@@ -684,5 +702,78 @@ func TestEmbedFewEqualsMany(t *testing.T) {
 				t.Fatalf("%q alone embeds differently", text)
 			}
 		}
+	}
+}
+
+// TestHalfPrecision: every half-precision value widens and narrows back to
+// itself, and narrowing picks the nearest half (ties to even).
+func TestHalfPrecision(t *testing.T) {
+	for h := 0; h < 1<<16; h++ {
+		if h&0x7c00 == 0x7c00 && h&0x3ff != 0 {
+			continue // NaN payloads are not kept
+		}
+		if got := floatToHalf(halfToFloat(uint16(h))); got != uint16(h) {
+			t.Fatalf("half %#04x round-trips to %#04x", h, got)
+		}
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 200_000 {
+		f := float32(r.NormFloat64() * math.Pow(2, float64(r.IntN(40)-28)))
+		h := floatToHalf(f)
+		got := float64(halfToFloat(h))
+		for _, n := range []uint16{h - 1, h + 1} {
+			if n&0x7c00 == 0x7c00 {
+				continue
+			}
+			if alt := float64(halfToFloat(n)); math.Abs(alt-float64(f)) < math.Abs(got-float64(f)) {
+				t.Fatalf("%g narrows to %g, but %g is nearer", f, got, alt)
+			}
+		}
+	}
+}
+
+// TestStale: an index whose sidecar or catalog is missing or unreadable says
+// it must be synced, whatever the caller's stamp; a synced one does not.
+func TestStale(t *testing.T) {
+	dir := t.TempDir()
+	open := func() *Index {
+		t.Helper()
+		ix, err := Open(dir, NewNGramEmbedder(NGramOptions{}), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ix
+	}
+	ix := open()
+	if !ix.Stale() {
+		t.Fatal("a new index is not stale")
+	}
+	if _, err := ix.SyncStamp(corpus(), "tree-1"); err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+	for _, tc := range []struct {
+		name  string
+		spoil func()
+		stale bool
+	}{
+		{"synced", func() {}, false},
+		{"sidecar removed", func() { os.Remove(filepath.Join(dir, sidecarName)) }, true},
+		{"catalog corrupt", func() { os.WriteFile(filepath.Join(dir, catalogName), []byte("junk"), 0o644) }, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.spoil()
+			ix := open()
+			defer ix.Close()
+			if ix.Stale() != tc.stale {
+				t.Fatalf("stale %v, want %v", ix.Stale(), tc.stale)
+			}
+			if _, err := ix.SyncStamp(corpus(), "tree-1"); err != nil {
+				t.Fatal(err)
+			}
+			if hits, err := ix.Search(context.Background(), Query{Text: "postgres foreign key"}); err != nil || len(hits) == 0 || hits[0].ID != "sql-index-on-fk" {
+				t.Fatalf("after sync: %v %v", ids(hits), err)
+			}
+		})
 	}
 }

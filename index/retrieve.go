@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/borg-memory/borg/domain"
 )
@@ -138,7 +139,8 @@ type Query struct {
 	// UsefulFunc, when set, gives the usefulness of lessons absent from
 	// Useful, one result per id, in order. Search asks it only about its
 	// candidates, each once and in a few batches, so a caller can derive
-	// memory for those alone instead of every lesson.
+	// memory for those alone instead of every lesson. It is called from one
+	// goroutine at a time, not always the caller's.
 	UsefulFunc func(ids []string) []Usefulness `json:"-"`
 	// Bar is the relative usefulness bar as a fraction of the best
 	// candidate's fused × MeanWeight (0: DefaultBar; negative: no bar, every
@@ -253,16 +255,28 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	}
 	depth := max(q.K, MinArmDepth)
 
+	// The lexical arm (and the usefulness of its candidates) runs beside
+	// the vector arm: UsefulFunc is called from one goroutine at a time.
 	var lexHits, vecHits []scored
+	var lexErr error
+	var wg sync.WaitGroup
 	if arms.Lexical > 0 {
-		found, err := cat.lexicalSearch(ctx, q.Text, depth, allowedOrd)
-		if err != nil {
-			return nil, fmt.Errorf("search: %w", err)
-		}
-		lexHits = make([]scored, len(found))
-		for i, f := range found {
-			lexHits[i] = scored{id: cat.id(f.ord), score: f.score}
-		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			found, err := cat.lexicalSearch(ctx, q.Text, depth, allowedOrd)
+			if err != nil {
+				lexErr = err
+				return
+			}
+			lexHits = make([]scored, len(found))
+			ids := make([]string, len(found))
+			for i, f := range found {
+				lexHits[i] = scored{id: cat.id(f.ord), score: f.score}
+				ids[i] = lexHits[i].id
+			}
+			prefetch(ids)
+		}()
 	}
 	if arms.Vector > 0 && ix.vec.len() > 0 {
 		// An embedder that fails (an endpoint down) leaves the vector arm
@@ -272,14 +286,16 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 			vecHits = ix.vec.search(normalized(qv[0]), depth, allowed)
 		}
 	}
+	wg.Wait()
+	if lexErr != nil {
+		return nil, fmt.Errorf("search: %w", lexErr)
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
-	cands := make([]string, 0, len(lexHits)+len(vecHits))
-	for _, list := range [][]scored{lexHits, vecHits} {
-		for _, h := range list {
-			cands = append(cands, h.id)
-		}
+	cands := make([]string, 0, len(vecHits))
+	for _, h := range vecHits {
+		cands = append(cands, h.id)
 	}
 	prefetch(cands)
 	// Dormant lessons survive only as the lexical arm's first hit (the

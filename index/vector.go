@@ -25,6 +25,8 @@ import (
 //	zero padding to a multiple of 4 | u32 CRC-32 (IEEE) of all before
 //	dim × count float32 (column-major: all rows' first component, then all
 //	rows' second, …)
+//	count × dim float16 (row-major: each row's vector, rounded to half
+//	precision, for MMR's pairwise similarities)
 //
 // The checksum covers the header and keys, not the vectors, so a process
 // can map the file and read only the columns its queries touch; the file is
@@ -34,7 +36,7 @@ import (
 // A file whose magic, format, embedder id, dim or checksum does not match is
 // ignored whole and rebuilt: vectors of two embedders never mix.
 const (
-	sidecarMagic   = "BORGVEC3"
+	sidecarMagic   = "BORGVEC4"
 	sidecarFormat  = 1
 	sidecarName    = "vectors.bin"
 	maxSidecarID   = 1 << 12
@@ -55,8 +57,12 @@ type vectorStore struct {
 	// pos maps ids to rows once the store changes; a store as decoded has
 	// its ids in order and finds them by binary search instead, so a query
 	// does not build a map of every lesson.
-	pos     map[string]int
-	cols    [][]float32
+	pos  map[string]int
+	cols [][]float32
+	// rows is the decoded file's row-major half-precision copy (nil once
+	// the store changes): fetching one vector reads one page of it rather
+	// than one page per column.
+	rows    []byte
 	release func() // unmaps the file the columns alias, if any
 }
 
@@ -78,6 +84,7 @@ func (s *vectorStore) find(id string) (int, bool) {
 
 // mutable builds pos before the rows change order.
 func (s *vectorStore) mutable() {
+	s.rows = nil
 	if s.pos == nil {
 		s.pos = make(map[string]int, len(s.ids))
 		for i, id := range s.ids {
@@ -95,15 +102,22 @@ func (s *vectorStore) hash(id string) (string, bool) {
 	return s.hashes[i], true
 }
 
-// vector returns a copy of the id's vector, or nil.
+// vector returns the id's vector rounded to half precision (so it reads the
+// same from the file's rows as from the columns), or nil.
 func (s *vectorStore) vector(id string) []float32 {
 	i, ok := s.find(id)
 	if !ok {
 		return nil
 	}
 	v := make([]float32, s.dim)
+	if row := 2 * i * s.dim; s.rows != nil && row+2*s.dim <= len(s.rows) {
+		for c := range v {
+			v[c] = halfToFloat(binary.LittleEndian.Uint16(s.rows[row+2*c:]))
+		}
+		return v
+	}
 	for c, col := range s.cols {
-		v[c] = col[i]
+		v[c] = halfToFloat(floatToHalf(col[i]))
 	}
 	return v
 }
@@ -150,7 +164,7 @@ func (s *vectorStore) remove(id string) {
 
 // reset drops every row (a corpus refit re-embeds everything).
 func (s *vectorStore) reset() {
-	s.ids, s.hashes = nil, nil
+	s.ids, s.hashes, s.rows = nil, nil, nil
 	s.cols = make([][]float32, s.dim)
 	s.pos = make(map[string]int)
 }
@@ -364,10 +378,11 @@ func decodeSidecar(raw []byte, embedderID string, dim int) (*vectorStore, error)
 		return nil, errors.New("decode vector sidecar: checksum mismatch")
 	}
 	n := int(count) * dim
-	if r.off+4*n != len(body) {
+	if r.off+6*n != len(body) {
 		return nil, errors.New("decode vector sidecar: truncated")
 	}
 	block := floatsLE(body[r.off : r.off+4*n])
+	s.rows = body[r.off+4*n:]
 	for c := range s.cols {
 		// Full slice expressions: appending to one column never overwrites the next.
 		s.cols[c] = block[c*int(count) : (c+1)*int(count) : (c+1)*int(count)]
@@ -481,7 +496,70 @@ func (s *vectorStore) encode(w *bufio.Writer) error {
 			}
 		}
 	}
+	for _, i := range perm {
+		for _, col := range s.cols {
+			le.PutUint16(b[:2], floatToHalf(col[i]))
+			if _, err := w.Write(b[:2]); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
+}
+
+// floatToHalf rounds f to the nearest IEEE 754 half-precision value (ties
+// to even; overflow to infinity, NaN kept).
+func floatToHalf(f float32) uint16 {
+	b := math.Float32bits(f)
+	sign := uint16(b>>16) & 0x8000
+	exp := int(b>>23&0xff) - 127 + 15
+	man := b & 0x7fffff
+	switch {
+	case b&0x7fffffff > 0x7f800000: // NaN
+		return sign | 0x7e00
+	case exp >= 0x1f: // too large, or infinity
+		return sign | 0x7c00
+	case exp <= 0: // subnormal or zero
+		if exp < -10 {
+			return sign
+		}
+		man |= 0x800000
+		shift := uint32(14 - exp)
+		half := man >> shift
+		rem := man & (1<<shift - 1)
+		mid := uint32(1) << (shift - 1)
+		if rem > mid || (rem == mid && half&1 == 1) {
+			half++
+		}
+		return sign | uint16(half)
+	}
+	half := uint32(exp)<<10 | man>>13
+	rem := man & 0x1fff
+	if rem > 0x1000 || (rem == 0x1000 && half&1 == 1) {
+		half++ // may carry into the exponent, up to infinity: still right
+	}
+	return sign | uint16(half)
+}
+
+// halfToFloat widens an IEEE 754 half-precision value exactly.
+func halfToFloat(h uint16) float32 {
+	sign := uint32(h&0x8000) << 16
+	exp := uint32(h>>10) & 0x1f
+	man := uint32(h & 0x3ff)
+	switch {
+	case exp == 0x1f:
+		return math.Float32frombits(sign | 0x7f800000 | man<<13)
+	case exp == 0:
+		if man == 0 {
+			return math.Float32frombits(sign)
+		}
+		f := float32(man) / (1 << 24) // subnormal: man × 2^-24
+		if sign != 0 {
+			return -f
+		}
+		return f
+	}
+	return math.Float32frombits(sign | (exp+127-15)<<23 | man<<13)
 }
 
 // sliceReader reads little-endian fields, latching the first overrun.

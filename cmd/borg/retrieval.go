@@ -81,7 +81,7 @@ func openIndex(s *memfs.Store, force bool, progress io.Writer) (*retrieval, erro
 	}
 	r := &retrieval{ix: ix}
 	stamp := lessonsStamp(s)
-	if force || stamp == "" || ix.Stamp() != stamp || ix.Fallback() {
+	if force || stamp == "" || ix.Stamp() != stamp || ix.Stale() {
 		lessons, errs := s.Lessons()
 		if progress != nil && len(errs) > 0 {
 			fmt.Fprintf(progress, "borg: %d lesson file(s) skipped (run borg doctor)\n", len(errs))
