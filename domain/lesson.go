@@ -1,7 +1,6 @@
 package domain
 
 import (
-	"regexp"
 	"time"
 )
 
@@ -35,15 +34,29 @@ const (
 	RelContradicts = "contradicts"
 )
 
-var (
-	// IDPattern is the only shape a lesson id may take; the file is lessons/<id>.html.
-	IDPattern = regexp.MustCompile(`^[a-z][a-z0-9-]{2,63}$`)
-	// TypePattern is the shape of a lesson type.
-	TypePattern = regexp.MustCompile(`^[a-z][a-z0-9_]{1,31}$`)
-)
+// ValidID reports whether id is a well-formed lesson id, the only shape one
+// may take (the file is lessons/<id>.html): ^[a-z][a-z0-9-]{2,63}$.
+func ValidID(id string) bool { return shaped(id, 3, 64, '-') }
 
-// ValidID reports whether id is a well-formed lesson id.
-func ValidID(id string) bool { return IDPattern.MatchString(id) }
+// ValidType reports whether t is a well-formed lesson type:
+// ^[a-z][a-z0-9_]{1,31}$.
+func ValidType(t string) bool { return shaped(t, 2, 32, '_') }
+
+// shaped reports whether s has between lo and hi bytes, starts with a
+// lowercase ASCII letter and continues with lowercase letters, digits or
+// sep (checked by hand: a regular expression compiled at every process
+// start costs more than all the checks a hook makes).
+func shaped(s string, lo, hi int, sep byte) bool {
+	if len(s) < lo || len(s) > hi || s[0] < 'a' || s[0] > 'z' {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if c := s[i]; (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != sep {
+			return false
+		}
+	}
+	return true
+}
 
 // LessonLink is one edge from a lesson to another, written as
 // <link rel="Rel" href="Target.html">. Derived marks an edge sleep mined

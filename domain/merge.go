@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -46,7 +47,7 @@ var (
 		"beta": true, "alpha": true, "preview": true, "nightly": true, "canary": true,
 		"lts": true, "deprecated": true, "legacy": true, "experimental": true, "enterprise": true,
 	}
-	numericToken = regexp.MustCompile(`[0-9]+(?:\.[0-9]+)*`)
+	numericToken = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[0-9]+(?:\.[0-9]+)*`) })
 )
 
 // guardTokens splits text into lowercase word tokens, keeping apostrophes
@@ -97,7 +98,7 @@ func sameSet(a, b map[string]bool) bool {
 // none. Two texts without numbers, or with the same ones, do not trip it.
 // Symmetric.
 func NumericTokenDivergent(a, b string) bool {
-	return !sameSet(tokenSet(numericToken.FindAllString(a, -1)), tokenSet(numericToken.FindAllString(b, -1)))
+	return !sameSet(tokenSet(numericToken().FindAllString(a, -1)), tokenSet(numericToken().FindAllString(b, -1)))
 }
 
 func variantSet(text string) map[string]bool {

@@ -565,7 +565,7 @@ func Validate(l domain.Lesson) error {
 		return invalid("bad id %q (want ^[a-z][a-z0-9-]{2,63}$)", l.ID)
 	case l.Type == "":
 		return invalid("missing %s", metaType)
-	case !domain.TypePattern.MatchString(l.Type):
+	case !domain.ValidType(l.Type):
 		return invalid("bad type %q (want a lowercase word such as procedural)", l.Type)
 	case !(l.Confidence >= 0 && l.Confidence <= 1):
 		return invalid("confidence %v out of range [0,1]", l.Confidence)
