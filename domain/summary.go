@@ -147,8 +147,9 @@ func (t keyTable) key(i int) sumKey {
 
 func (t keyTable) value(i int) uint32 { return binary.LittleEndian.Uint32(t[i*keyRecord+12:]) }
 
-func (t keyTable) find(k sumKey) (uint32, bool) {
-	lo, hi := 0, t.len()
+// search is the index of the first key in t[from:] not less than k.
+func (t keyTable) search(k sumKey, from int) int {
+	lo, hi := from, t.len()
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
 		if compareKeys(t.key(m), k) < 0 {
@@ -157,6 +158,11 @@ func (t keyTable) find(k sumKey) (uint32, bool) {
 			hi = m
 		}
 	}
+	return lo
+}
+
+func (t keyTable) find(k sumKey) (uint32, bool) {
+	lo := t.search(k, 0)
 	if lo < t.len() && t.key(lo) == k {
 		return t.value(lo), true
 	}

@@ -107,6 +107,10 @@ func appendRecord(w *sumWriter, ls *lessonSum, mark *sumWriter) {
 // parsed summary, and returns ErrSummaryCorrupt when one is corrupt.
 func (s *Summary) AppendBinary(b []byte) ([]byte, error) {
 	defer runtime.KeepAlive(s) // see ParseSummary
+	// The encoding is about as large as what it was parsed from: sized once,
+	// the buffer is not copied over and over as it grows.
+	b = slices.Grow(b, len(s.keys)+s.table.size()+keyRecord*len(s.more)+64*len(s.fresh)+
+		16*s.clockMS.len()+len(s.evidence)+4096)
 	if !s.loadAll() {
 		return nil, ErrSummaryCorrupt
 	}
@@ -188,23 +192,23 @@ func (s *Summary) AppendBinary(b []byte) ([]byte, error) {
 		more = append(more, keyRec{k, v})
 	}
 	slices.SortFunc(more, func(a, b keyRec) int { return compareKeys(a.k, b.k) })
+	// Each added key's place is found by binary search and the run of old
+	// keys before it copied whole (a few added keys among a million).
 	nb := s.keys.len()
+	at := make([]int, len(more))
 	count := nb
-	for i, j := 0, 0; j < len(more); j++ {
-		for i < nb && compareKeys(s.keys.key(i), more[j].k) < 0 {
-			i++
-		}
+	for j, i := 0, 0; j < len(more); j++ {
+		i = s.keys.search(more[j].k, i)
+		at[j] = i
 		if i >= nb || s.keys.key(i) != more[j].k {
 			count++
 		}
 	}
 	w.uint(uint64(count))
 	i := 0
-	for _, r := range more {
-		for i < nb && compareKeys(s.keys.key(i), r.k) < 0 {
-			w.b = append(w.b, s.keys[i*keyRecord:(i+1)*keyRecord]...)
-			i++
-		}
+	for j, r := range more {
+		w.b = append(w.b, s.keys[i*keyRecord:at[j]*keyRecord]...)
+		i = at[j]
 		if i < nb && s.keys.key(i) == r.k {
 			i++
 		}
@@ -356,6 +360,14 @@ func ParseSummary(data []byte) (*Summary, error) {
 // each lesson's id and record are spans of a blob, found by index in a table
 // of offsets (count+1 little-endian u32, the first 0, each at least the one
 // before: checked when read).
+// size is the table's encoded size (0 for none).
+func (t *lessonTable) size() int {
+	if t == nil {
+		return 0
+	}
+	return len(t.idOff) + len(t.ids) + len(t.recOff) + len(t.recs)
+}
+
 type lessonTable struct {
 	idOff, ids   []byte
 	recOff, recs []byte
