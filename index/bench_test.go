@@ -108,8 +108,8 @@ func benchSizes(b *testing.B) []int {
 	return sizes
 }
 
-// BenchmarkBuild measures a full index build on disk: bleve documents, the
-// n-gram IDF fit, every embedding, the catalog and the sidecar.
+// BenchmarkBuild measures a full index build on disk: every lesson analysed,
+// the n-gram IDF fit, every embedding, the catalog and the sidecar.
 // 100,000 lessons with BORG_BENCH_100K=1.
 func BenchmarkBuild(b *testing.B) {
 	for _, n := range benchSizes(b) {
@@ -169,7 +169,7 @@ func BenchmarkSearch(b *testing.B) {
 }
 
 // BenchmarkOpenSearch measures what a fresh recall process pays on a warm
-// store: Open (catalog and sidecar read, bleve opened) plus one Search.
+// store: Open (catalog and sidecar mapped) plus one Search.
 func BenchmarkOpenSearch(b *testing.B) {
 	for _, n := range benchSizes(b) {
 		g := newLessonGen(1, 20_000)
