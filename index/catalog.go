@@ -32,6 +32,7 @@ import (
 //	header: magic "BORGIDX1" | u32 format | u32 fields | u32 docs | u32 sections
 //	        sections × (u64 offset, u64 length) | u32 CRC-32 (IEEE) of the header and the meta section
 //	meta:   u32 len + lexical version | u32 len + stamp | fields × f64 mean field length
+//	        | u32 CRC-32 (IEEE) of every later section's bytes, in order
 //	docs:   docs × 18 u32: (offset, length) into strs of id, hash, title, gist,
 //	        type and reach; (first, count) of its links; (first, count) in adj
 //	        of the lessons superseding it; (first, count) in adj of its
@@ -47,10 +48,12 @@ import (
 // Readers check every offset they follow against the section it points
 // into, so a corrupt file yields empty or wrong answers, never a crash; the
 // header, section table and meta are checksummed, so a torn or foreign file
-// is refused at Open and rebuilt.
+// is refused at Open and rebuilt. The rest is checksummed too, but checked
+// only by Sync (before it reuses the postings) and Verify (borg doctor): a
+// query reads a few pages, not the whole file.
 const (
 	catalogMagic  = "BORGIDX1"
-	catalogFormat = 2
+	catalogFormat = 3
 	catalogName   = "catalog.bin"
 	maxCatalogStr = 1 << 24
 
@@ -100,6 +103,8 @@ type catalog struct {
 	links   []byte
 	adj     []byte
 	fields  [numFields]fieldView
+	body    [][]byte // the sections after meta, for verify
+	bodySum uint32
 }
 
 // fieldView is one text field's term dictionary and postings.
@@ -195,6 +200,8 @@ func parseCatalog(raw []byte) (*catalog, error) {
 			c.avgLen[f] = math.Float64frombits(binary.LittleEndian.Uint64(p))
 		}
 	}
+	c.bodySum = m.u32()
+	c.body = secs[secMeta+1:]
 	if m.err != nil {
 		return nil, errors.New("decode catalog: truncated meta")
 	}
@@ -208,6 +215,18 @@ func parseCatalog(raw []byte) (*catalog, error) {
 		c.fields[f] = fv
 	}
 	return c, nil
+}
+
+// verify checks the sections after meta against their checksum.
+func (c *catalog) verify() error {
+	sum := crc32.NewIEEE()
+	for _, b := range c.body {
+		sum.Write(b)
+	}
+	if sum.Sum32() != c.bodySum {
+		return errors.New("catalog checksum mismatch")
+	}
+	return nil
 }
 
 // str reads the string at (offset, length) slots k, k+1 of rec, aliasing
@@ -470,6 +489,12 @@ func encodeCatalog(docs []catalogDoc, stamp string) ([]byte, error) {
 		base := secFields + 4*int(f)
 		secs[base], secs[base+1], secs[base+2], secs[base+3] = offs, blob, starts, post
 	}
+
+	body := crc32.NewIEEE()
+	for _, b := range secs[secMeta+1:] {
+		body.Write(b)
+	}
+	secs[secMeta] = le.AppendUint32(secs[secMeta], body.Sum32())
 
 	head := len(catalogMagic) + 16
 	table := head + 16*numSections

@@ -275,6 +275,13 @@ func (ix *Index) SyncStamp(lessons []domain.Lesson, stamp string) (SyncStats, er
 	// Catalog: unchanged lessons keep their analysed fields (read back from
 	// the postings), changed and new ones are analysed, in parallel.
 	old := ix.cat
+	if old.len() > 0 && old.verify() != nil {
+		// Corrupt postings are not reused: every lesson is analysed again.
+		ix.catBad, st.LexicalRebuilt = true, true
+		ix.cat.close()
+		ix.cat = emptyCatalog()
+		old = ix.cat
+	}
 	docs := make([]catalogDoc, len(ids))
 	var fresh []int
 	var kept []docTerms
@@ -425,6 +432,53 @@ func normalized(v []float32) []float32 {
 		out[i] = float32(float64(x) * inv)
 	}
 	return out
+}
+
+// Verify reads the whole index stored in dir and reports the first problem
+// a query would not notice: a catalog or sidecar that is corrupt, of another
+// version, or whose lessons and vectors disagree. A missing index is not a
+// problem (it is built on first use). The fix for any problem is to delete
+// dir: the index is derived and is rebuilt from the lessons.
+func Verify(dir string, emb Embedder) error {
+	path := filepath.Join(dir, catalogName)
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	raw, release, err := readMapped(path)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	defer release()
+	c, err := parseCatalog(raw)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := c.verify(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	for o := 1; o < c.len(); o++ {
+		if c.id(o-1) >= c.id(o) {
+			return fmt.Errorf("%s: lessons out of order at %q", path, c.id(o))
+		}
+	}
+	if emb == nil || emb.Dim() <= 0 {
+		return nil
+	}
+	spath := filepath.Join(dir, sidecarName)
+	if _, err := os.Stat(spath); errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	vec, err := loadSidecar(spath, emb.ID(), emb.Dim())
+	if err != nil {
+		return fmt.Errorf("%s: %w", spath, err)
+	}
+	defer vec.close()
+	for _, id := range vec.ids {
+		if _, ok := c.find(id); !ok {
+			return fmt.Errorf("%s: vector of %q, a lesson the catalog does not hold", spath, id)
+		}
+	}
+	return nil
 }
 
 // errIndexBusy reports that another process is writing the index.

@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/borg-memory/borg/domain"
+	"github.com/borg-memory/borg/index"
 	"github.com/borg-memory/borg/memfs"
 )
 
@@ -39,7 +40,11 @@ type doctorReport struct {
 	Lessons        int             `json:"lessons"`
 	InvalidLessons []doctorProblem `json:"invalid_lessons"`
 	Log            memfs.LogReport `json:"log"`
-	OK             bool            `json:"ok"`
+	// Index is "ok" or the index's problem with its fix. The index is
+	// derived: a problem there does not fail doctor (the next sync of a
+	// changed lesson rebuilds what is corrupt; deleting it rebuilds all).
+	Index string `json:"index"`
+	OK    bool   `json:"ok"`
 }
 
 // runDoctor validates the store. Invalid lessons are errors a user must fix
@@ -64,6 +69,10 @@ func runDoctor(e *env, s *memfs.Store, asJSON bool) error {
 		logRep.Skipped = []memfs.SkippedLine{}
 	}
 	rep.Log = logRep
+	rep.Index = "ok"
+	if err := index.Verify(indexDir(s), newEmbedder()); err != nil {
+		rep.Index = fmt.Sprintf("%v (derived state: delete %s and the next recall or hook rebuilds it)", err, indexDir(s))
+	}
 	rep.OK = len(rep.InvalidLessons) == 0
 	if asJSON {
 		if err := writeJSON(e, rep); err != nil {
@@ -80,6 +89,7 @@ func runDoctor(e *env, s *memfs.Store, asJSON bool) error {
 		for _, sk := range logRep.Skipped {
 			fmt.Fprintf(e.out, "  %s:%d: skipped: %s\n", sk.File, sk.Line, sk.Reason)
 		}
+		fmt.Fprintf(e.out, "index: %s\n", rep.Index)
 	}
 	if !rep.OK {
 		return fail(exitFail, "%d invalid lesson file(s): fix each one as the reason says, or move it out of lessons/", len(rep.InvalidLessons))

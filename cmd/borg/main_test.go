@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"strconv"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -32,6 +33,22 @@ func TestScripts(t *testing.T) {
 				data, err := os.ReadFile(p)
 				ts.Check(err)
 				ts.Check(os.WriteFile(p, bytes.TrimSuffix(data, []byte("\n")), 0o644))
+			},
+			// flip FILE N: inverts a bit of the Nth byte from the end.
+			"flip": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 2 {
+					ts.Fatalf("usage: flip FILE N")
+				}
+				p := ts.MkAbs(args[0])
+				data, err := os.ReadFile(p)
+				ts.Check(err)
+				n, err := strconv.Atoi(args[1])
+				ts.Check(err)
+				if n < 1 || n > len(data) {
+					ts.Fatalf("flip: %s has %d bytes", p, len(data))
+				}
+				data[len(data)-n] ^= 0x40
+				ts.Check(os.WriteFile(p, data, 0o644))
 			},
 		},
 		Setup: func(e *testscript.Env) error {
