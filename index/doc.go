@@ -31,6 +31,9 @@
 // syncs. A second writer waits Options.LockWait for the lock, then keeps its
 // sync in memory (Index.Fallback), so a hook never hangs on another process.
 //
+// Verify reads both files whole and checks them (borg doctor); Sync checks
+// the catalog before it reuses the postings of unchanged lessons.
+//
 // bleve's own index (scorch) is not used: linking it costs every process
 // about 6 ms at start-up (it builds Levenshtein automata in an init
 // function), and its bolt file would be one more lock on the query path.

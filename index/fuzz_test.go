@@ -89,6 +89,7 @@ func FuzzDecodeCatalog(f *testing.F) {
 				}
 			}
 		}
+		_ = c.verify()
 		for _, dt := range c.docTermsAll() {
 			_ = dt
 		}
