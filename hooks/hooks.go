@@ -233,7 +233,16 @@ func Stop(ctx context.Context, d *Deps, in Input) (*Output, error) {
 	})
 }
 
+// Warmer is a Recaller that can start loading what a recall needs ahead of
+// it, in the background.
+type Warmer interface {
+	Warm()
+}
+
 func (d *Deps) ask(ctx context.Context, st *SessionState, root string, in Input) (*Output, error) {
+	if w, ok := d.Recall.(Warmer); ok {
+		w.Warm() // while git computes the diff
+	}
 	diff := DiffSince(ctx, root, st.StartRef)
 	query := d.stopQuery(st, diff, in)
 	if strings.TrimSpace(query) == "" {

@@ -486,3 +486,36 @@ func TestExternalJudge(t *testing.T) {
 		})
 	}
 }
+
+// warmRecall records when it was warmed, relative to its recalls.
+type warmRecall struct {
+	wordRecall
+	events *[]string
+}
+
+func (w warmRecall) Warm() { *w.events = append(*w.events, "warm") }
+
+func (w warmRecall) Recall(ctx context.Context, q RecallQuery) ([]Recalled, error) {
+	*w.events = append(*w.events, "recall")
+	return w.wordRecall.Recall(ctx, q)
+}
+
+// TestStopWarmsBeforeItAsks: a Recaller that can warm up is told to before
+// the Stop hook computes its diff and recalls, and only when it asks (not on
+// the stop that judges).
+func TestStopWarmsBeforeItAsks(t *testing.T) {
+	d, st := newDeps(t, "")
+	var events []string
+	d.Recall = warmRecall{wordRecall: wordRecall{store: st}, events: &events}
+	if out, _ := runHook(t, d, "stop", `{"session_id":"w1","last_assistant_message":"I added retries with backoff to the payments client."}`, ""); !strings.Contains(out, `"block"`) {
+		t.Fatalf("no ask: %q", out)
+	}
+	if strings.Join(events, ",") != "warm,recall" {
+		t.Fatalf("events %v", events)
+	}
+	events = events[:0]
+	runHook(t, d, "stop", `{"session_id":"w1","last_assistant_message":"retry-backoff-3c1d: applies"}`, "")
+	if len(events) != 0 {
+		t.Fatalf("the judging stop warmed or recalled: %v", events)
+	}
+}

@@ -165,6 +165,19 @@ func timeCalls(n int, call func(i int)) time.Duration {
 	return ds[n/2]
 }
 
+// timeCallsAfter is timeCalls with an untimed setup before each call.
+func timeCallsAfter(n int, setup func(i int) string, call func(string)) time.Duration {
+	ds := make([]time.Duration, n)
+	for i := range ds {
+		arg := setup(i)
+		t0 := time.Now()
+		call(arg)
+		ds[i] = time.Since(t0)
+	}
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	return ds[n/2]
+}
+
 func gitStatusMedian(b *testing.B, dir string, n int) time.Duration {
 	return timeCalls(n, func(int) {
 		cmd := exec.Command("git", "status", "--porcelain")
@@ -182,28 +195,80 @@ func report(b *testing.B, d, gitStatus time.Duration) {
 }
 
 // BenchmarkStopHookProcess: `borg hook stop` end to end (process start to
-// exit), each call a new session's first stop (recall, block, asked events).
+// exit), each call a session's first stop (recall, block, asked events):
+//   - project: the agent works in a git project (200 files, one changed)
+//     whose session started earlier (an untimed session-start hook took the
+//     work tree's snapshot), so the stop reads the diff since then: the
+//     case an installed agent runs;
+//   - no-repo: the agent's directory is not a git repository and the stop
+//     is the session's first hook (no git at all).
 func BenchmarkStopHookProcess(b *testing.B) {
 	bin := benchBinary(b)
 	store := benchStore(b, bin)
 	env := benchEnv(store)
-	proj := b.TempDir()
-	b.ResetTimer()
-	d := timeCalls(b.N, func(i int) {
-		in := fmt.Sprintf(`{"session_id":"bench-%d-%d","cwd":%q,"last_assistant_message":"I added a retry with backoff to the payments gateway client and a timeout to the request context."}`, time.Now().UnixNano(), i, proj)
-		cmd := exec.Command(bin, "hook", "stop")
+	const msg = "I added a retry with backoff to the payments gateway client and a timeout to the request context."
+	run := func(b *testing.B, verb, in string) string {
+		cmd := exec.Command(bin, "hook", verb)
 		cmd.Env, cmd.Stdin = env, strings.NewReader(in)
 		var out, errb bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errb
 		if err := cmd.Run(); err != nil || errb.Len() > 0 {
-			b.Fatalf("hook stop: %v %s", err, errb.String())
+			b.Fatalf("hook %s: %v %s", verb, err, errb.String())
 		}
-		if !bytes.Contains(out.Bytes(), []byte(`"decision":"block"`)) {
-			b.Fatalf("hook stop did not ask: %q", out.String())
+		return out.String()
+	}
+	for _, tc := range []struct {
+		name string
+		proj func(b *testing.B) string
+		// started runs the session's earlier hooks (untimed).
+		started bool
+	}{
+		{"project", benchProject, true},
+		{"no-repo", func(b *testing.B) string { return b.TempDir() }, false},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			proj := tc.proj(b)
+			b.ResetTimer()
+			d := timeCallsAfter(b.N, func(i int) string {
+				session := fmt.Sprintf("bench-%d-%d", time.Now().UnixNano(), i)
+				if tc.started {
+					run(b, "session-start", fmt.Sprintf(`{"session_id":%q,"cwd":%q,"source":"startup"}`, session, proj))
+				}
+				return session
+			}, func(session string) {
+				out := run(b, "stop", fmt.Sprintf(`{"session_id":%q,"cwd":%q,"last_assistant_message":%q}`, session, proj, msg))
+				if !strings.Contains(out, `"decision":"block"`) {
+					b.Fatalf("hook stop did not ask: %q", out)
+				}
+			})
+			b.StopTimer()
+			report(b, d, gitStatusMedian(b, store, 21))
+		})
+	}
+}
+
+// benchProject is a git project of 200 committed files, one of them changed
+// since.
+func benchProject(b *testing.B) string {
+	dir := b.TempDir()
+	for i := range 200 {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%03d.go", i)), []byte(fmt.Sprintf("package p%d\n", i)), 0o644); err != nil {
+			b.Fatal(err)
 		}
-	})
-	b.StopTimer()
-	report(b, d, gitStatusMedian(b, store, 21))
+	}
+	gitEnv := append(os.Environ(), "GIT_AUTHOR_NAME=b", "GIT_AUTHOR_EMAIL=b@example.com",
+		"GIT_COMMITTER_NAME=b", "GIT_COMMITTER_EMAIL=b@example.com")
+	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"commit", "-q", "-m", "init"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir, cmd.Env = dir, gitEnv
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "f001.go"), []byte("package p1\n\n// retry the payments gateway with backoff\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return dir
 }
 
 // BenchmarkRecallProcess: `borg recall` end to end as a process, warm index.

@@ -140,48 +140,62 @@ func toUseful(m domain.Memory) index.Usefulness {
 }
 
 // storeRecaller serves the hooks' recalls from the store's index. It opens
-// the index on first use, so a hook that does not recall never pays for it.
+// the index and the log's summary on first use, or ahead of it (warm), so a
+// hook that does not recall never pays for them and one that does can open
+// them while it runs git.
 type storeRecaller struct {
 	store   *memfs.Store
-	mu      sync.Mutex
+	once    sync.Once
+	done    chan struct{} // closed when the open has finished
 	r       *retrieval
-	session string
+	err     error
+	closeMu sync.Mutex
+	closed  bool
 }
 
-// memory is a lesson's memory for the session (the zero Memory for one not
-// indexed).
-func (sr *storeRecaller) memory(id string) domain.Memory {
-	m, _ := sr.r.memory(id, sr.session)
-	return m
+// Warm starts opening the index and the summary in the background
+// (hooks.Warmer): the Stop hook calls it before it runs git.
+func (sr *storeRecaller) Warm() { sr.warm() }
+
+func (sr *storeRecaller) warm() {
+	sr.once.Do(func() {
+		sr.done = make(chan struct{})
+		go func() {
+			defer close(sr.done)
+			sr.r, sr.err = openRetrieval(context.Background(), sr.store, false, nil)
+		}()
+	})
 }
 
-func (sr *storeRecaller) open(ctx context.Context, session string) error {
-	sr.mu.Lock()
-	defer sr.mu.Unlock()
-	if sr.r != nil {
-		return nil
+// open waits for the index, starting to open it if warm did not.
+func (sr *storeRecaller) open(ctx context.Context) error {
+	sr.warm()
+	select {
+	case <-sr.done:
+		return sr.err
+	case <-ctx.Done():
+		return ctx.Err()
 	}
-	r, err := openRetrieval(ctx, sr.store, false, nil)
-	if err != nil {
-		return err
-	}
-	sr.r, sr.session = r, session
-	return nil
 }
 
-// Close releases the index if it was opened.
+// Close releases the index once it has been opened (waiting for an open
+// under way).
 func (sr *storeRecaller) Close() {
-	sr.mu.Lock()
-	defer sr.mu.Unlock()
+	sr.closeMu.Lock()
+	defer sr.closeMu.Unlock()
+	if sr.done == nil || sr.closed {
+		return
+	}
+	<-sr.done
+	sr.closed = true
 	if sr.r != nil {
 		_ = sr.r.Close()
-		sr.r = nil
 	}
 }
 
 // Recall implements hooks.Recaller.
 func (sr *storeRecaller) Recall(ctx context.Context, q hooks.RecallQuery) ([]hooks.Recalled, error) {
-	if err := sr.open(ctx, q.Session); err != nil {
+	if err := sr.open(ctx); err != nil {
 		return nil, err
 	}
 	skip := map[string]bool{}
@@ -195,7 +209,10 @@ func (sr *storeRecaller) Recall(ctx context.Context, q hooks.RecallQuery) ([]hoo
 	}
 	var out []hooks.Recalled
 	for _, h := range hits {
-		if skip[h.ID] || (q.ConsolidatedOnly && !sr.memory(h.ID).Consolidated) || len(h.SupersededBy) > 0 {
+		if skip[h.ID] || len(h.SupersededBy) > 0 {
+			continue
+		}
+		if m, _ := sr.r.memory(h.ID, q.Session); q.ConsolidatedOnly && !m.Consolidated {
 			continue
 		}
 		l, err := sr.store.Lesson(h.ID)
@@ -213,7 +230,7 @@ func (sr *storeRecaller) Recall(ctx context.Context, q hooks.RecallQuery) ([]hoo
 // Placebo implements hooks.Recaller: a lesson drawn at random (seeded by the
 // session) from those outside the query's top matches.
 func (sr *storeRecaller) Placebo(ctx context.Context, q hooks.RecallQuery) (domain.Lesson, bool, error) {
-	if err := sr.open(ctx, q.Session); err != nil {
+	if err := sr.open(ctx); err != nil {
 		return domain.Lesson{}, false, err
 	}
 	hits, err := sr.r.ix.Search(ctx, index.Query{Text: q.Text, K: 50, Repo: q.Repo, Bar: -1})
