@@ -298,8 +298,7 @@ func (ix *Index) SyncStamp(lessons []domain.Lesson, stamp string) (SyncStats, er
 	parallel(len(fresh), func(_, lo, hi int) {
 		for _, i := range fresh[lo:hi] {
 			l := byID[ids[i]]
-			docs[i].terms = analyzeDoc(lexDoc{ID: l.ID, Type: l.Type, Reach: l.Reach, Tags: l.Tags,
-				Title: l.Title, Gist: l.Gist, Body: l.Body})
+			docs[i].terms = analyzeDoc(lexDoc{Title: l.Title, Gist: l.Gist, Body: l.Body, Tags: l.Tags})
 		}
 	})
 	for i, id := range ids {

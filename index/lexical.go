@@ -57,11 +57,10 @@ const (
 // matches in the title, gist and tags.
 var fieldBoost = [numFields]float64{fieldAll: 1.0, fieldTitle: 0.3, fieldGist: 0.1, fieldTags: 0.3}
 
-// lexDoc is what the lexical arm indexes for one lesson.
+// lexDoc is the text the lexical arm indexes for one lesson.
 type lexDoc struct {
-	ID, Type, Reach   string
-	Tags              []string
 	Title, Gist, Body string
+	Tags              []string
 }
 
 // englishAnalyzer is the text fields' analysis: Unicode word segmentation,
