@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/borg-memory/borg/domain"
+	"github.com/borg-memory/borg/hooks"
 	"github.com/borg-memory/borg/memfs"
 )
 
@@ -89,11 +89,8 @@ func repoTag() string {
 	if err != nil {
 		return ""
 	}
-	top := memfs.GitToplevel(wd)
-	if top == "" {
-		return ""
-	}
-	return filepath.Base(top)
+	// The hooks' rule, without opening the repository.
+	return hooks.RepoTag(hooks.RepoRoot(wd))
 }
 
 // usageErr reports bad arguments.
