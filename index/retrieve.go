@@ -154,6 +154,11 @@ type Query struct {
 	MMRLambda float64 `json:"mmr_lambda"`
 	// Explain fills Hit.Ranks; without it they are left zero.
 	Explain bool `json:"explain"`
+	// Trace, when set, is called as each step of the search ends, with its
+	// name: "lexical arm and its usefulness" (from the goroutine that runs
+	// it, beside the vector arm), "vector arm", "arms joined", "fused"
+	// (salience, fusion, lateral arm) and "hits" (bar, MMR, hits).
+	Trace func(step string) `json:"-"`
 }
 
 // ArmRanks is a hit's 1-based rank in each arm's list (0: absent from it).
@@ -244,6 +249,11 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		prefetch([]string{id})
 		return asked[id]
 	}
+	trace := func(step string) {
+		if q.Trace != nil {
+			q.Trace(step)
+		}
+	}
 	cat := ix.cat
 	allowedOrd := func(o int) bool {
 		tag := repoTag(cat.reach(o))
@@ -276,6 +286,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 				ids[i] = lexHits[i].id
 			}
 			prefetch(ids)
+			trace("lexical arm and its usefulness")
 		}()
 	}
 	if arms.Vector > 0 && ix.vec.len() > 0 {
@@ -285,6 +296,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		if err == nil && len(qv) == 1 && len(qv[0]) == ix.vec.dim {
 			vecHits = ix.vec.search(normalized(qv[0]), depth, allowed)
 		}
+		trace("vector arm")
 	}
 	wg.Wait()
 	if lexErr != nil {
@@ -298,6 +310,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		cands = append(cands, h.id)
 	}
 	prefetch(cands)
+	trace("arms joined")
 	// Dormant lessons survive only as the lexical arm's first hit (the
 	// vector arm's first hit when the lexical arm is off): a nearest
 	// neighbour always exists, an exact-term best match does not.
@@ -326,7 +339,9 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		fused = domain.FuseLateral(fused, latOrder, arms.Lateral, domain.RRFK)
 	}
 	ranked := domain.RankFused(fused)
+	trace("fused")
 	hits := ix.applyUsefulness(ranked, q, useful)
+	trace("hits")
 
 	if q.Explain {
 		rank := func(arm []domain.ArmHit) map[string]int {

@@ -298,7 +298,7 @@ func BenchmarkRecallInProcess(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	r, err := openRetrieval(context.Background(), s, false, nil)
+	r, err := openRetrieval(context.Background(), s, false, nil, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

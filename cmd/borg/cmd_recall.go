@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -24,9 +25,14 @@ func recallCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "arms", Usage: "arms to fuse, e.g. lexical,vector (default all: " + strings.Join(index.ArmNames, ",") + ")"},
 			&cli.BoolFlag{Name: "explain", Usage: "show each arm's rank and the usefulness weight"},
 			&cli.BoolFlag{Name: "sync", Usage: "re-read every lesson before searching"},
+			&cli.BoolFlag{Name: "trace", Usage: "print how long each step took, on stderr"},
 		},
 		Action: func(c *cli.Context) error {
 			shortLived()
+			var tr *tracer
+			if c.Bool("trace") {
+				tr = newTracer(e.err)
+			}
 			if c.NArg() != 1 || strings.TrimSpace(c.Args().First()) == "" {
 				return usageErr("recall takes one query: borg recall \"how do we run migrations\"")
 			}
@@ -37,6 +43,7 @@ func recallCommand(e *env) *cli.Command {
 			if err != nil {
 				return err
 			}
+			tr.step("store opened", time.Time{})
 			q := index.Query{Text: c.Args().First(), K: c.Int("k"), Repo: c.String("repo"), Session: c.String("session"), Explain: c.Bool("explain")}
 			if !c.IsSet("repo") {
 				q.Repo = repoTag()
@@ -46,22 +53,30 @@ func recallCommand(e *env) *cli.Command {
 					return usageErr("%v", err)
 				}
 			}
-			return runRecall(c, e, s, q, c.Bool("sync"), c.Bool("json"))
+			return runRecall(c, e, s, q, c.Bool("sync"), c.Bool("json"), tr)
 		},
 	}
 }
 
-func runRecall(c *cli.Context, e *env, s *memfs.Store, q index.Query, sync, asJSON bool) error {
-	r, err := openRetrieval(c.Context, s, sync, e.err)
+func runRecall(c *cli.Context, e *env, s *memfs.Store, q index.Query, sync, asJSON bool, tr *tracer) error {
+	r, err := openRetrieval(c.Context, s, sync, e.err, tr)
 	if err != nil {
 		return fail(exitFail, "%v", err)
 	}
-	defer r.Close()
+	// The index is not closed: the process ends with this command, and its
+	// mappings go with it. Unmapping them first costs 0.3–3 ms at 10,000
+	// lessons (each unmap interrupts every thread of the process), a tenth
+	// of a recall.
 	q.UsefulFunc = r.usefulFunc(memfs.HashSession(q.Session))
+	if tr != nil {
+		start := time.Now()
+		q.Trace = func(step string) { tr.step("search: "+step, start) }
+	}
 	hits, err := r.ix.Search(c.Context, q)
 	if err != nil {
 		return fail(exitFail, "%v", err)
 	}
+	defer tr.step("printed", time.Time{})
 	if asJSON {
 		if hits == nil {
 			hits = []index.Hit{}

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/borg-memory/borg/domain"
 	"github.com/borg-memory/borg/hooks"
@@ -49,17 +50,20 @@ func lessonsStamp(s *memfs.Store) string {
 // changed lessons are re-indexed) while it loads the log's summary (an
 // O(lessons) cache with the new log lines folded in; see memfs.Summary).
 // Memories are then derived on demand, for the lessons a search asks about.
-func openRetrieval(ctx context.Context, s *memfs.Store, force bool, progress io.Writer) (*retrieval, error) {
+func openRetrieval(ctx context.Context, s *memfs.Store, force bool, progress io.Writer, tr *tracer) (*retrieval, error) {
 	type loaded struct {
 		sum *domain.Summary
 		err error
 	}
 	summary := make(chan loaded, 1)
+	start := time.Now()
 	go func() {
 		sum, err := s.Summary()
+		tr.step("log summary loaded, beside the index", start)
 		summary <- loaded{sum, err}
 	}()
 	r, err := openIndex(s, force, progress)
+	tr.step("index opened", start)
 	got := <-summary
 	if err != nil {
 		return nil, err
@@ -162,7 +166,7 @@ func (sr *storeRecaller) warm() {
 		sr.done = make(chan struct{})
 		go func() {
 			defer close(sr.done)
-			sr.r, sr.err = openRetrieval(context.Background(), sr.store, false, nil)
+			sr.r, sr.err = openRetrieval(context.Background(), sr.store, false, nil, nil)
 		}()
 	})
 }
