@@ -33,10 +33,11 @@ import (
 //	        sections × (u64 offset, u64 length) | u32 CRC-32 (IEEE) of the header and the meta section
 //	meta:   u32 len + lexical version | u32 len + stamp | fields × f64 mean field length
 //	        | u32 CRC-32 (IEEE) of every later section's bytes, in order
-//	docs:   docs × 18 u32: (offset, length) into strs of id, hash, title, gist,
+//	docs:   docs × 22 u32: (offset, length) into strs of id, hash, title, gist,
 //	        type and reach; (first, count) of its links; (first, count) in adj
 //	        of the lessons superseding it; (first, count) in adj of its
-//	        neighbours in the link graph
+//	        neighbours in the link graph; the lesson file's modification time
+//	        (Unix ns) and size as two u64 (0 when not synced from files)
 //	lens:   fields × docs u32 field lengths in terms
 //	strs:   the strings' bytes
 //	links:  links × 5 u32: rel (offset, length), target (offset, length), derived
@@ -53,11 +54,11 @@ import (
 // query reads a few pages, not the whole file.
 const (
 	catalogMagic  = "BORGIDX1"
-	catalogFormat = 3
+	catalogFormat = 4
 	catalogName   = "catalog.bin"
 	maxCatalogStr = 1 << 24
 
-	docRecord   = 18 * 4
+	docRecord   = 22 * 4
 	linkRecord  = 5 * 4
 	postingSize = 8
 )
@@ -85,6 +86,8 @@ const (
 	slotLinks  = 12
 	slotSupBy  = 14
 	slotNeighb = 16
+	slotMtime  = 18 // u64: two slots
+	slotSize   = 20 // u64: two slots
 )
 
 // catalog is a read-only view of an encoded catalog: a mapped file, or the
@@ -105,6 +108,7 @@ type catalog struct {
 	fields  [numFields]fieldView
 	body    [][]byte // the sections after meta, for verify
 	bodySum uint32
+	checked bool // verify succeeded
 }
 
 // fieldView is one text field's term dictionary and postings.
@@ -219,6 +223,9 @@ func parseCatalog(raw []byte) (*catalog, error) {
 
 // verify checks the sections after meta against their checksum.
 func (c *catalog) verify() error {
+	if c.checked {
+		return nil
+	}
 	sum := crc32.NewIEEE()
 	for _, b := range c.body {
 		sum.Write(b)
@@ -226,6 +233,7 @@ func (c *catalog) verify() error {
 	if sum.Sum32() != c.bodySum {
 		return errors.New("catalog checksum mismatch")
 	}
+	c.checked = true
 	return nil
 }
 
@@ -250,6 +258,13 @@ func (c *catalog) rec(ord int) []byte {
 func (c *catalog) id(ord int) string    { return c.str(c.rec(ord), slotID) }
 func (c *catalog) hash(ord int) string  { return c.str(c.rec(ord), slotHash) }
 func (c *catalog) reach(ord int) string { return c.str(c.rec(ord), slotReach) }
+
+// fileStamp is the ordinal's file modification time and size.
+func (c *catalog) fileStamp(ord int) [2]int64 {
+	rec := c.rec(ord)
+	u64 := func(k int) int64 { return int64(uint64(u32at(rec, k)) | uint64(u32at(rec, k+1))<<32) }
+	return [2]int64{u64(slotMtime), u64(slotSize)}
+}
 
 // find is the ordinal of id.
 func (c *catalog) find(id string) (int, bool) {
@@ -355,6 +370,7 @@ type catalogDoc struct {
 	id, hash, title, gist, typ, reach string
 	links                             []domain.LessonLink
 	terms                             docTerms
+	mtime, size                       int64 // the lesson file's, when synced from files
 }
 
 // encodeCatalog builds the catalog of docs, which must be sorted by id with
@@ -446,6 +462,8 @@ func encodeCatalog(docs []catalogDoc, stamp string) ([]byte, error) {
 		recs = u32(recs, uint32(len(d.links)))
 		recs = putRun(recs, supBy[i])
 		recs = putRun(recs, neighb[i])
+		recs = le.AppendUint64(recs, uint64(d.mtime))
+		recs = le.AppendUint64(recs, uint64(d.size))
 	}
 	if uint64(len(strs)) > math.MaxUint32 {
 		return nil, errors.New("encode catalog: strings exceed 4 GiB")

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -230,101 +231,219 @@ func (ix *Index) Len() int {
 func (ix *Index) SyncStamp(lessons []domain.Lesson, stamp string) (SyncStats, error) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	if ix.closed {
-		return SyncStats{}, errors.New("sync index: closed")
-	}
-	st := SyncStats{Lessons: len(lessons), InMemory: ix.dir == "", LexicalRebuilt: ix.catBad, SidecarRebuilt: ix.vecBad}
-	unlock := func() {}
-	if ix.dir != "" {
-		var err error
-		unlock, err = lockDir(filepath.Join(ix.dir, "lock"), ix.opts.LockWait)
-		switch {
-		case errors.Is(err, errIndexBusy):
-			ix.fallback, st.FallbackLexical = true, true
-			unlock = func() {}
-		case err != nil:
-			return st, fmt.Errorf("sync index: %w", err)
-		default:
-			ix.fallback = false
-			// The bleve index of earlier versions is no longer read.
-			_ = os.RemoveAll(filepath.Join(ix.dir, "lexical.bleve"))
-			_ = os.Remove(filepath.Join(ix.dir, "lexical.version"))
-			// Another process may have synced while this one waited.
-			if cat, ok := readCatalog(filepath.Join(ix.dir, catalogName)); ok {
-				ix.cat.close()
-				ix.cat, ix.catBad = cat, false
-			}
-		}
+	st, unlock, err := ix.begin(len(lessons))
+	if err != nil {
+		return st, err
 	}
 	defer unlock()
-
-	byID := make(map[string]*domain.Lesson, len(lessons))
-	hashes := make(map[string]string, len(lessons))
-	ids := make([]string, 0, len(lessons))
+	entries := make([]syncEntry, len(lessons))
 	for i := range lessons {
-		l := &lessons[i]
-		if _, dup := byID[l.ID]; dup {
-			return st, fmt.Errorf("sync index: duplicate lesson id %q", l.ID)
-		}
-		byID[l.ID] = l
-		hashes[l.ID] = ContentHash(*l)
-		ids = append(ids, l.ID)
+		entries[i] = syncEntry{id: lessons[i].ID, hash: ContentHash(lessons[i]), lesson: &lessons[i]}
 	}
-	sort.Strings(ids)
+	err = ix.apply(&st, entries, nil, stamp)
+	return st, err
+}
 
-	// Catalog: unchanged lessons keep their analysed fields (read back from
-	// the postings), changed and new ones are analysed, in parallel.
-	old := ix.cat
-	if old.len() > 0 && old.verify() != nil {
-		// Corrupt postings are not reused: every lesson is analysed again.
+// FileStamp is a lesson file's id and what tells whether it changed: its
+// modification time (Unix nanoseconds) and size.
+type FileStamp struct {
+	ID      string
+	ModTime int64
+	Size    int64
+}
+
+// FileSync is what SyncFiles did.
+type FileSync struct {
+	SyncStats
+	Read    []domain.Lesson // the lessons it read (new or changed files)
+	Removed []string        // the lessons it no longer holds, sorted
+}
+
+// SyncFiles is SyncStamp for a store's lesson files, reading only what
+// changed: files lists every lesson file, and read returns the lessons of
+// the ids it is given (leaving out those it cannot read, as invalid files
+// are). A file whose stamp matches the one the index recorded is not read:
+// its postings and vector stay. All are read when reread is set, when the
+// catalog was unreadable, and when the embedder must be refitted on the
+// corpus; a lesson whose vector is missing is read to embed it.
+func (ix *Index) SyncFiles(files []FileStamp, read func(ids []string) []domain.Lesson, stamp string, reread bool) (FileSync, error) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	st, unlock, err := ix.begin(len(files))
+	fs := FileSync{SyncStats: st}
+	if err != nil {
+		return fs, err
+	}
+	defer unlock()
+	old := ix.verified(&fs.SyncStats)
+	if f, ok := ix.emb.(CorpusFitter); ok && ix.vec.dim > 0 && needsRefit(f.FittedDocs(), len(files)) {
+		reread = true
+	}
+	stamps := make(map[string]FileStamp, len(files))
+	var entries []syncEntry
+	var todo []string
+	for _, f := range files {
+		if _, dup := stamps[f.ID]; dup {
+			continue
+		}
+		stamps[f.ID] = f
+		if o, ok := old.find(f.ID); ok && !reread && !ix.catBad && f.ModTime != 0 && old.fileStamp(o) == [2]int64{f.ModTime, f.Size} {
+			// A copy: the catalog's mapping goes when the sync replaces it.
+			entries = append(entries, syncEntry{id: f.ID, hash: strings.Clone(old.hash(o)), file: f})
+			continue
+		}
+		todo = append(todo, f.ID)
+	}
+	if len(todo) > 0 {
+		fs.Read = read(todo)
+	}
+	for i := range fs.Read {
+		l := &fs.Read[i]
+		f, ok := stamps[l.ID]
+		if !ok {
+			continue // not a file it was asked about
+		}
+		stamps[l.ID] = FileStamp{} // read once
+		entries = append(entries, syncEntry{id: l.ID, hash: ContentHash(*l), lesson: l, file: f})
+	}
+	present := make(map[string]bool, len(entries))
+	for _, e := range entries {
+		present[e.id] = true
+	}
+	for o := 0; o < old.len(); o++ {
+		if id := old.id(o); !present[id] {
+			fs.Removed = append(fs.Removed, strings.Clone(id))
+		}
+	}
+	err = ix.apply(&fs.SyncStats, entries, read, stamp)
+	return fs, err
+}
+
+// syncEntry is one lesson a sync keeps: read (lesson set), or unchanged
+// since the catalog recorded it (lesson nil: its record, postings and
+// vector stay).
+type syncEntry struct {
+	id, hash string
+	lesson   *domain.Lesson
+	file     FileStamp
+}
+
+// begin takes the directory's write lock (or notes that another process
+// holds it: the sync then stays in memory) and reloads the catalog another
+// process may have written meanwhile. The caller holds ix.mu.
+func (ix *Index) begin(n int) (SyncStats, func(), error) {
+	if ix.closed {
+		return SyncStats{}, nil, errors.New("sync index: closed")
+	}
+	st := SyncStats{Lessons: n, InMemory: ix.dir == "", LexicalRebuilt: ix.catBad, SidecarRebuilt: ix.vecBad}
+	if ix.dir == "" {
+		return st, func() {}, nil
+	}
+	unlock, err := lockDir(filepath.Join(ix.dir, "lock"), ix.opts.LockWait)
+	switch {
+	case errors.Is(err, errIndexBusy):
+		ix.fallback, st.FallbackLexical = true, true
+		return st, func() {}, nil
+	case err != nil:
+		return st, nil, fmt.Errorf("sync index: %w", err)
+	}
+	ix.fallback = false
+	// The bleve index of earlier versions is no longer read.
+	_ = os.RemoveAll(filepath.Join(ix.dir, "lexical.bleve"))
+	_ = os.Remove(filepath.Join(ix.dir, "lexical.version"))
+	// Another process may have synced while this one waited.
+	if cat, ok := readCatalog(filepath.Join(ix.dir, catalogName)); ok {
+		ix.cat.close()
+		ix.cat, ix.catBad = cat, false
+	}
+	return st, unlock, nil
+}
+
+// verified is the catalog to sync from: the current one, or an empty one
+// when its checksum fails (corrupt postings are not reused).
+func (ix *Index) verified(st *SyncStats) *catalog {
+	if ix.cat.len() > 0 && ix.cat.verify() != nil {
 		ix.catBad, st.LexicalRebuilt = true, true
 		ix.cat.close()
 		ix.cat = emptyCatalog()
-		old = ix.cat
 	}
+	return ix.cat
+}
+
+// apply makes entries the index's content: the catalog is rebuilt when
+// anything changed (unchanged lessons keep their analysed fields, read back
+// from the postings), and the vectors of new or changed lessons are
+// embedded. read, when set, supplies the lessons an entry lacks when their
+// text is needed (a missing vector, a refit). The caller holds ix.mu and
+// the lock.
+func (ix *Index) apply(st *SyncStats, entries []syncEntry, read func([]string) []domain.Lesson, stamp string) error {
+	byID := make(map[string]*syncEntry, len(entries))
+	ids := make([]string, 0, len(entries))
+	for i := range entries {
+		e := &entries[i]
+		if _, dup := byID[e.id]; dup {
+			return fmt.Errorf("sync index: duplicate lesson id %q", e.id)
+		}
+		byID[e.id] = e
+		ids = append(ids, e.id)
+	}
+	sort.Strings(ids)
+	st.Lessons = len(ids)
+
+	old := ix.verified(st)
 	docs := make([]catalogDoc, len(ids))
 	var fresh []int
 	var kept []docTerms
 	for i, id := range ids {
-		if o, ok := old.find(id); ok && old.hash(o) == hashes[id] {
+		e := byID[id]
+		if o, ok := old.find(id); ok && old.hash(o) == e.hash {
 			if kept == nil {
 				kept = old.docTermsAll()
 			}
 			docs[i].terms = kept[o]
-			continue
+			if e.lesson == nil {
+				rec := old.rec(o)
+				docs[i].title, docs[i].gist = old.str(rec, slotTitle), old.str(rec, slotGist)
+				docs[i].typ, docs[i].reach = old.str(rec, slotType), old.str(rec, slotReach)
+				docs[i].links = old.lessonLinks(o)
+			}
+		} else {
+			if e.lesson == nil {
+				return fmt.Errorf("sync index: lesson %q is neither read nor held", id)
+			}
+			fresh = append(fresh, i)
 		}
-		fresh = append(fresh, i)
+		if l := e.lesson; l != nil {
+			docs[i].title, docs[i].gist, docs[i].typ, docs[i].reach, docs[i].links = l.Title, l.Gist, l.Type, l.Reach, l.Links
+		}
+		docs[i].id, docs[i].hash = id, e.hash
+		docs[i].mtime, docs[i].size = e.file.ModTime, e.file.Size
 	}
 	parallel(len(fresh), func(_, lo, hi int) {
 		for _, i := range fresh[lo:hi] {
-			l := byID[ids[i]]
+			l := byID[ids[i]].lesson
 			docs[i].terms = analyzeDoc(lexDoc{Title: l.Title, Gist: l.Gist, Body: l.Body, Tags: l.Tags})
 		}
 	})
-	for i, id := range ids {
-		l := byID[id]
-		docs[i].id, docs[i].hash, docs[i].title, docs[i].gist = id, hashes[id], l.Title, l.Gist
-		docs[i].typ, docs[i].reach, docs[i].links = l.Type, l.Reach, l.Links
-	}
 	removed := 0
 	for o := 0; o < old.len(); o++ {
 		if _, ok := byID[old.id(o)]; !ok {
 			removed++
 		}
 	}
-	catChanged := len(fresh) > 0 || removed > 0 || old.stamp != stamp || ix.catBad
+	catChanged := len(fresh) > 0 || removed > 0 || old.stamp != stamp || ix.catBad || !sameFiles(old, docs)
 	if catChanged {
 		raw, err := encodeCatalog(docs, stamp)
 		if err != nil {
-			return st, fmt.Errorf("sync index: %w", err)
+			return fmt.Errorf("sync index: %w", err)
 		}
 		next, err := parseCatalog(raw)
 		if err != nil {
-			return st, fmt.Errorf("sync index: %w", err)
+			return fmt.Errorf("sync index: %w", err)
 		}
 		if ix.dir != "" && !ix.fallback {
 			if err := writeFileAtomic(filepath.Join(ix.dir, catalogName), raw); err != nil {
-				return st, fmt.Errorf("sync index: %w", err)
+				return fmt.Errorf("sync index: %w", err)
 			}
 		}
 		old.close()
@@ -337,18 +456,38 @@ func (ix *Index) SyncStamp(lessons []domain.Lesson, stamp string) (SyncStats, er
 	// not be reached to probe it) leaves the sidecar untouched.
 	if ix.vec.dim <= 0 {
 		st.EmbedError = "embedder unavailable (no dimension)"
-		return st, nil
+		return nil
+	}
+	// lessonOf is an entry's lesson, read now if the entry has none.
+	lessonOf := func(todo []string) {
+		var missing []string
+		for _, id := range todo {
+			if byID[id].lesson == nil {
+				missing = append(missing, id)
+			}
+		}
+		if len(missing) == 0 || read == nil {
+			return
+		}
+		got := read(missing)
+		for i := range got {
+			if e, ok := byID[got[i].ID]; ok && e.lesson == nil && ContentHash(got[i]) == e.hash {
+				e.lesson = &got[i]
+			}
+		}
 	}
 	vecChanged := ix.vecBad
 	ix.vecBad = false
-	if f, ok := ix.emb.(CorpusFitter); ok && needsRefit(f.FittedDocs(), len(lessons)) {
-		texts := make([]string, len(ids))
-		for i, id := range ids {
-			l := byID[id]
-			texts[i] = lessonText(l.Title, l.Gist, l.Body, l.Tags)
+	if f, ok := ix.emb.(CorpusFitter); ok && needsRefit(f.FittedDocs(), len(ids)) {
+		lessonOf(ids)
+		var texts []string
+		for _, id := range ids {
+			if l := byID[id].lesson; l != nil {
+				texts = append(texts, lessonText(l.Title, l.Gist, l.Body, l.Tags))
+			}
 		}
 		if err := f.Fit(texts); err != nil {
-			return st, fmt.Errorf("sync index: fit embedder: %w", err)
+			return fmt.Errorf("sync index: fit embedder: %w", err)
 		}
 		ix.vec.reset()
 		ix.vec.state = f.State()
@@ -365,15 +504,17 @@ func (ix *Index) SyncStamp(lessons []domain.Lesson, stamp string) (SyncStats, er
 	}
 	var todo []string
 	for _, id := range ids {
-		if h, ok := ix.vec.hash(id); !ok || h != hashes[id] {
+		if h, ok := ix.vec.hash(id); !ok || h != byID[id].hash {
 			todo = append(todo, id)
 		}
 	}
+	lessonOf(todo)
+	todo = slices.DeleteFunc(todo, func(id string) bool { return byID[id].lesson == nil })
 	for start := 0; start < len(todo); start += ix.opts.EmbedBatch {
 		batch := todo[start:min(start+ix.opts.EmbedBatch, len(todo))]
 		texts := make([]string, len(batch))
 		for i, id := range batch {
-			l := byID[id]
+			l := byID[id].lesson
 			texts[i] = lessonText(l.Title, l.Gist, l.Body, l.Tags)
 		}
 		vecs, err := ix.emb.Embed(texts)
@@ -390,17 +531,31 @@ func (ix *Index) SyncStamp(lessons []domain.Lesson, stamp string) (SyncStats, er
 			break
 		}
 		for i, id := range batch {
-			ix.vec.put(id, hashes[id], normalized(vecs[i]))
+			ix.vec.put(id, byID[id].hash, normalized(vecs[i]))
 			st.Embedded++
 		}
 	}
 	vecChanged = vecChanged || st.Embedded > 0 || len(gone) > 0
 	if ix.dir != "" && !ix.fallback && vecChanged {
 		if err := ix.vec.save(filepath.Join(ix.dir, sidecarName)); err != nil {
-			return st, fmt.Errorf("sync index: %w", err)
+			return fmt.Errorf("sync index: %w", err)
 		}
 	}
-	return st, nil
+	return nil
+}
+
+// sameFiles reports whether the catalog records the file stamps docs carry
+// (same lessons in the same order assumed; a difference rewrites it).
+func sameFiles(c *catalog, docs []catalogDoc) bool {
+	if c.len() != len(docs) {
+		return false
+	}
+	for o, d := range docs {
+		if c.fileStamp(o) != [2]int64{d.mtime, d.size} {
+			return false
+		}
+	}
+	return true
 }
 
 // needsRefit reports whether a corpus-fitted embedder fitted on fitted texts

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -821,5 +822,101 @@ func TestVerifyAndSelfHeal(t *testing.T) {
 	}
 	if err := Verify(dir, NewNGramEmbedder(NGramOptions{})); err != nil {
 		t.Fatalf("after the sync: %v", err)
+	}
+}
+
+// TestSyncFiles: a sync from lesson files reads only the files whose stamp
+// changed (all of them when asked to, or when their vectors are gone), and
+// gives the same search results as a sync of every lesson.
+func TestSyncFiles(t *testing.T) {
+	dir := t.TempDir()
+	lessons := map[string]domain.Lesson{}
+	stamps := map[string]FileStamp{}
+	for i, l := range corpus() {
+		lessons[l.ID] = l
+		stamps[l.ID] = FileStamp{ID: l.ID, ModTime: int64(1000 + i), Size: int64(len(l.Body))}
+	}
+	files := func() []FileStamp {
+		var out []FileStamp
+		for _, f := range stamps {
+			out = append(out, f)
+		}
+		sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+		return out
+	}
+	var reads []string
+	read := func(ids []string) []domain.Lesson {
+		var out []domain.Lesson
+		for _, id := range ids {
+			reads = append(reads, id)
+			if l, ok := lessons[id]; ok {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	sync := func(t *testing.T, reread bool) FileSync {
+		t.Helper()
+		ix, err := Open(dir, NewNGramEmbedder(NGramOptions{}), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ix.Close()
+		reads = nil
+		fs, err := ix.SyncFiles(files(), read, "tree", reread)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hits, err := ix.Search(context.Background(), Query{Text: "postgres foreign key"})
+		if err != nil || len(hits) == 0 || hits[0].ID != "sql-index-on-fk" {
+			t.Fatalf("search after the sync: %v %v", ids(hits), err)
+		}
+		return fs
+	}
+	if fs := sync(t, false); len(reads) != len(corpus()) || fs.Indexed != len(corpus()) {
+		t.Fatalf("first sync read %v, indexed %d", reads, fs.Indexed)
+	}
+	if fs := sync(t, false); len(reads) != 0 || fs.Indexed != 0 || fs.Embedded != 0 {
+		t.Fatalf("unchanged files: read %v, %+v", reads, fs.SyncStats)
+	}
+	l := lessons["python-venv"]
+	l.Gist = "Create a venv with uv before installing the linters."
+	lessons[l.ID] = l
+	stamps[l.ID] = FileStamp{ID: l.ID, ModTime: 5000, Size: 7}
+	delete(lessons, "docker-layer-cache")
+	delete(stamps, "docker-layer-cache")
+	fs := sync(t, false)
+	if !reflect.DeepEqual(reads, []string{"python-venv"}) || fs.Indexed != 1 || fs.Embedded != 1 ||
+		!reflect.DeepEqual(fs.Removed, []string{"docker-layer-cache"}) || len(fs.Read) != 1 {
+		t.Fatalf("one changed, one removed: read %v, %+v removed %v", reads, fs.SyncStats, fs.Removed)
+	}
+	if fs := sync(t, true); len(reads) != len(lessons) || fs.Indexed != 0 {
+		t.Fatalf("reread: read %v, indexed %d", reads, fs.Indexed)
+	}
+	if err := os.Remove(filepath.Join(dir, sidecarName)); err != nil {
+		t.Fatal(err)
+	}
+	if fs := sync(t, false); len(reads) != len(lessons) || fs.Indexed != 0 || fs.Embedded != len(lessons) {
+		t.Fatalf("vectors gone: read %v, %+v", reads, fs.SyncStats)
+	}
+	// The same content synced as lessons searches the same.
+	mem := newTestIndex(t, func() []domain.Lesson {
+		var out []domain.Lesson
+		for _, l := range lessons {
+			out = append(out, l)
+		}
+		return out
+	}())
+	ix, err := Open(dir, NewNGramEmbedder(NGramOptions{}), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	for _, q := range []string{"virtual environment linters uv", "retry backoff", "race detector cache"} {
+		a, _ := ix.Search(context.Background(), Query{Text: q})
+		b, _ := mem.Search(context.Background(), Query{Text: q})
+		if !reflect.DeepEqual(ids(a), ids(b)) {
+			t.Fatalf("%q: from files %v, from lessons %v", q, ids(a), ids(b))
+		}
 	}
 }

@@ -290,19 +290,53 @@ func ArchivePath(id string) string { return ArchiveDir + "/" + id + ".html" }
 // read or parsed yields an error naming it (a *domain.InvalidMemory with its
 // Path set when the file breaks the format); the others still load.
 func (s *Store) Lessons() ([]domain.Lesson, []error) {
-	dir := filepath.Join(s.dir, LessonsDir)
-	entries, err := os.ReadDir(dir)
+	files, err := s.LessonFiles()
 	if err != nil {
-		return nil, []error{fmt.Errorf("read %s: %w", LessonsDir, err)}
+		return nil, []error{err}
 	}
-	var ids []string
+	ids := make([]string, len(files))
+	for i, f := range files {
+		ids[i] = f.ID
+	}
+	return s.ReadLessons(ids)
+}
+
+// LessonFile is a file of lessons/ as a directory listing gives it: the id
+// its name claims and what tells whether it changed, without reading it.
+type LessonFile struct {
+	ID      string
+	ModTime int64 // Unix nanoseconds
+	Size    int64
+}
+
+// LessonFiles lists lessons/<id>.html in id order without reading the files
+// (an index uses it to re-read only those that changed).
+func (s *Store) LessonFiles() ([]LessonFile, error) {
+	entries, err := os.ReadDir(filepath.Join(s.dir, LessonsDir))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", LessonsDir, err)
+	}
+	var out []LessonFile
 	for _, e := range entries {
-		if name := e.Name(); strings.HasSuffix(name, ".html") {
-			ids = append(ids, strings.TrimSuffix(name, ".html"))
+		name := e.Name()
+		if !strings.HasSuffix(name, ".html") {
+			continue
 		}
+		f := LessonFile{ID: strings.TrimSuffix(name, ".html")}
+		if fi, err := e.Info(); err == nil {
+			f.ModTime, f.Size = fi.ModTime().UnixNano(), fi.Size()
+		}
+		out = append(out, f)
 	}
+	return out, nil
+}
+
+// ReadLessons reads lessons/<id>.html for each id, in the order given; the
+// files that cannot be read or are invalid are left out and reported in
+// errs (as Lessons does).
+func (s *Store) ReadLessons(ids []string) ([]domain.Lesson, []error) {
 	// Parsing is CPU-bound: spread the files over the processors, keeping
-	// the results in id order.
+	// the results in order.
 	lessons := make([]domain.Lesson, len(ids))
 	errs := make([]error, len(ids))
 	var wg sync.WaitGroup

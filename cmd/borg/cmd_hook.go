@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -167,7 +169,49 @@ func readAnchors(s *memfs.Store) map[string][]string {
 }
 
 func writeAnchors(s *memfs.Store, lessons []domain.Lesson) error {
-	m := map[string][]string{}
+	return saveAnchors(s, anchorsOf(nil, lessons))
+}
+
+// updateAnchors refreshes the anchors cache for the lessons a sync read
+// (changed or new) and removed, keeping the others' entries; complete says
+// that read holds every lesson. Without a cache to update it reads every
+// lesson.
+func updateAnchors(s *memfs.Store, read []domain.Lesson, removed []string, complete bool) error {
+	m := readAnchors(s)
+	if m == nil && !complete {
+		if _, err := os.Stat(filepath.Join(s.Dir(), anchorsFile)); !errors.Is(err, os.ErrNotExist) {
+			return err // unreadable: leave it to the next full write
+		}
+		all, _ := s.Lessons()
+		return writeAnchors(s, all)
+	}
+	if complete {
+		m = nil
+	}
+	drop := make(map[string]bool, len(read)+len(removed))
+	for _, l := range read {
+		drop[l.ID] = true
+	}
+	for _, id := range removed {
+		drop[id] = true
+	}
+	for path, ids := range m {
+		ids = slices.DeleteFunc(ids, func(id string) bool { return drop[id] })
+		if len(ids) == 0 {
+			delete(m, path)
+		} else {
+			m[path] = ids
+		}
+	}
+	return saveAnchors(s, anchorsOf(m, read))
+}
+
+// anchorsOf adds lessons' anchored files to m (a new map when nil), each
+// file's lessons sorted.
+func anchorsOf(m map[string][]string, lessons []domain.Lesson) map[string][]string {
+	if m == nil {
+		m = map[string][]string{}
+	}
 	for _, l := range lessons {
 		for _, a := range l.Anchors {
 			path := a
@@ -177,6 +221,14 @@ func writeAnchors(s *memfs.Store, lessons []domain.Lesson) error {
 			m[path] = append(m[path], l.ID)
 		}
 	}
+	for path := range m {
+		slices.Sort(m[path])
+		m[path] = slices.Compact(m[path])
+	}
+	return m
+}
+
+func saveAnchors(s *memfs.Store, m map[string][]string) error {
 	data, err := json.Marshal(m)
 	if err != nil {
 		return err

@@ -77,7 +77,8 @@ func openRetrieval(ctx context.Context, s *memfs.Store, force bool, progress io.
 }
 
 // openIndex opens the store's index and syncs it with the lessons when they
-// changed.
+// changed, re-reading only the lesson files whose modification time or size
+// moved (all of them with force).
 func openIndex(s *memfs.Store, force bool, progress io.Writer) (*retrieval, error) {
 	ix, err := index.Open(indexDir(s), newEmbedder(), index.Options{})
 	if err != nil {
@@ -86,15 +87,30 @@ func openIndex(s *memfs.Store, force bool, progress io.Writer) (*retrieval, erro
 	r := &retrieval{ix: ix}
 	stamp := lessonsStamp(s)
 	if force || stamp == "" || ix.Stamp() != stamp || ix.Stale() {
-		lessons, errs := s.Lessons()
-		if progress != nil && len(errs) > 0 {
-			fmt.Fprintf(progress, "borg: %d lesson file(s) skipped (run borg doctor)\n", len(errs))
-		}
-		if _, err := ix.SyncStamp(lessons, stamp); err != nil {
+		files, err := s.LessonFiles()
+		if err != nil {
 			_ = ix.Close()
 			return nil, err
 		}
-		_ = writeAnchors(s, lessons)
+		stamps := make([]index.FileStamp, len(files))
+		for i, f := range files {
+			stamps[i] = index.FileStamp{ID: f.ID, ModTime: f.ModTime, Size: f.Size}
+		}
+		skipped := 0
+		read := func(ids []string) []domain.Lesson {
+			lessons, errs := s.ReadLessons(ids)
+			skipped += len(errs)
+			return lessons
+		}
+		fs, err := ix.SyncFiles(stamps, read, stamp, force)
+		if err != nil {
+			_ = ix.Close()
+			return nil, err
+		}
+		if progress != nil && skipped > 0 {
+			fmt.Fprintf(progress, "borg: %d lesson file(s) skipped (run borg doctor)\n", skipped)
+		}
+		_ = updateAnchors(s, fs.Read, fs.Removed, len(fs.Read) == len(files))
 	}
 	return r, nil
 }
