@@ -487,21 +487,24 @@ func (s *vectorStore) encode(w *bufio.Writer) error {
 	if _, err := w.Write(hdr.Bytes()); err != nil {
 		return err
 	}
-	var b [4]byte
+	// A column, then a row, at a time: one write each, not one per value.
+	buf := make([]byte, 0, 4*max(len(perm), s.dim))
 	for _, col := range s.cols {
+		buf = buf[:0]
 		for _, i := range perm {
-			le.PutUint32(b[:], math.Float32bits(col[i]))
-			if _, err := w.Write(b[:]); err != nil {
-				return err
-			}
+			buf = le.AppendUint32(buf, math.Float32bits(col[i]))
+		}
+		if _, err := w.Write(buf); err != nil {
+			return err
 		}
 	}
 	for _, i := range perm {
+		buf = buf[:0]
 		for _, col := range s.cols {
-			le.PutUint16(b[:2], floatToHalf(col[i]))
-			if _, err := w.Write(b[:2]); err != nil {
-				return err
-			}
+			buf = le.AppendUint16(buf, floatToHalf(col[i]))
+		}
+		if _, err := w.Write(buf); err != nil {
+			return err
 		}
 	}
 	return nil
