@@ -41,3 +41,23 @@ func BenchmarkOpenParts(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkSaveSidecar times writing the vectors of 10,000 lessons, what a
+// sync after one new lesson pays on top of embedding it.
+func BenchmarkSaveSidecar(b *testing.B) {
+	ls := newLessonGen(1, 20_000).lessons(10_000)
+	ix, err := NewMemory(NewNGramEmbedder(NGramOptions{}), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := ix.Sync(ls); err != nil {
+		b.Fatal(err)
+	}
+	path := filepath.Join(b.TempDir(), sidecarName)
+	b.ResetTimer()
+	for b.Loop() {
+		if err := ix.vec.save(path); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -487,27 +487,53 @@ func (s *vectorStore) encode(w *bufio.Writer) error {
 	if _, err := w.Write(hdr.Bytes()); err != nil {
 		return err
 	}
-	// A column, then a row, at a time: one write each, not one per value.
-	buf := make([]byte, 0, 4*max(len(perm), s.dim))
+	// The columns, then the rows, in id order, a block at a time: one write
+	// per block, and the rows transposed in tiles so that both the columns
+	// read and the rows written stay in cache.
+	vals := make([]float32, len(perm))
+	buf := make([]byte, 4*len(perm))
 	for _, col := range s.cols {
-		buf = buf[:0]
-		for _, i := range perm {
-			buf = le.AppendUint32(buf, math.Float32bits(col[i]))
+		for k, i := range perm {
+			vals[k] = col[i]
 		}
-		if _, err := w.Write(buf); err != nil {
+		if _, err := w.Write(floatBytesLE(vals, buf)); err != nil {
 			return err
 		}
 	}
-	for _, i := range perm {
-		buf = buf[:0]
-		for _, col := range s.cols {
-			buf = le.AppendUint16(buf, floatToHalf(col[i]))
+	const tile = 64
+	half := make([]uint16, tile*s.dim)
+	out := make([]byte, 0, 2*len(half))
+	for lo := 0; lo < len(perm); lo += tile {
+		rows := perm[lo:min(lo+tile, len(perm))]
+		for c, col := range s.cols {
+			for k, i := range rows {
+				half[k*s.dim+c] = floatToHalf(col[i])
+			}
 		}
-		if _, err := w.Write(buf); err != nil {
+		out = out[:0]
+		for _, h := range half[:len(rows)*s.dim] {
+			out = le.AppendUint16(out, h)
+		}
+		if _, err := w.Write(out); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// floatBytesLE is vals as little-endian bytes: a view of them on a
+// little-endian machine, else encoded into buf (4 bytes per value).
+func floatBytesLE(vals []float32, buf []byte) []byte {
+	if len(vals) == 0 {
+		return nil
+	}
+	if nativeLittleEndian {
+		return unsafe.Slice((*byte)(unsafe.Pointer(&vals[0])), 4*len(vals))
+	}
+	for i, v := range vals {
+		binary.LittleEndian.PutUint32(buf[4*i:], math.Float32bits(v))
+	}
+	return buf[:4*len(vals)]
 }
 
 // floatToHalf rounds f to the nearest IEEE 754 half-precision value (ties
@@ -515,6 +541,12 @@ func (s *vectorStore) encode(w *bufio.Writer) error {
 func floatToHalf(f float32) uint16 {
 	b := math.Float32bits(f)
 	sign := uint16(b>>16) & 0x8000
+	if abs := b & 0x7fffffff; abs >= 0x38800000 && abs < 0x47800000 {
+		// A normal half (2^-14 ≤ |f| < 2^16), the common case: rebias the
+		// exponent and round the dropped 13 bits to nearest, ties to even
+		// (a carry into the exponent is still right, up to infinity).
+		return sign | uint16((abs+0xfff+(abs>>13&1)-0x38000000)>>13)
+	}
 	exp := int(b>>23&0xff) - 127 + 15
 	man := b & 0x7fffff
 	switch {
