@@ -342,40 +342,23 @@ func (c *catalog) postings(f textField, term string) []byte {
 	return postingsAt(fv, t)
 }
 
-// docTermsAll rebuilds every document's analysed fields from the postings
-// (Sync keeps those of unchanged lessons without analysing them again). The
-// terms alias the catalog's bytes.
-func (c *catalog) docTermsAll() []docTerms {
-	out := make([]docTerms, c.docs)
-	for f := textField(0); f < numFields; f++ {
-		fv := &c.fields[f]
-		for d := range out {
-			out[d][f].length = c.fieldLen(f, d)
-		}
-		for t := 0; t < fv.terms; t++ {
-			term := c.term(fv, t)
-			post := postingsAt(fv, t)
-			for p := 0; p+postingSize <= len(post); p += postingSize {
-				if d := int(le32(post[p:])); d < len(out) {
-					out[d][f].terms = append(out[d][f].terms, termFreq{term: term, tf: le32(post[p+4:])})
-				}
-			}
-		}
-	}
-	return out
-}
-
 // catalogDoc is one lesson as Sync hands it to encodeCatalog.
 type catalogDoc struct {
 	id, hash, title, gist, typ, reach string
 	links                             []domain.LessonLink
-	terms                             docTerms
-	mtime, size                       int64 // the lesson file's, when synced from files
+	// from is the lesson's ordinal + 1 in the catalog encodeCatalog is
+	// given as base, whose postings and field lengths it keeps; 0 for a
+	// lesson analysed anew, whose terms are set.
+	from        int
+	terms       docTerms
+	mtime, size int64 // the lesson file's, when synced from files
 }
 
 // encodeCatalog builds the catalog of docs, which must be sorted by id with
-// no duplicates.
-func encodeCatalog(docs []catalogDoc, stamp string) ([]byte, error) {
+// no duplicates. The docs taken from base (from > 0) keep their postings
+// and field lengths: base's term lists are merged with the new docs', so an
+// update costs a pass over the postings, not a re-analysis or a regrouping.
+func encodeCatalog(docs []catalogDoc, stamp string, base *catalog) ([]byte, error) {
 	var secs [numSections][]byte
 	le := binary.LittleEndian
 	u32 := func(b []byte, v uint32) []byte { return le.AppendUint32(b, v) }
@@ -396,10 +379,16 @@ func encodeCatalog(docs []catalogDoc, stamp string) ([]byte, error) {
 	}
 	meta = u32(meta, uint32(len(stamp)))
 	meta = append(meta, stamp...)
+	length := func(d *catalogDoc, f textField) uint32 {
+		if d.from > 0 {
+			return base.fieldLen(f, d.from-1)
+		}
+		return d.terms[f].length
+	}
 	for f := textField(0); f < numFields; f++ {
 		var sum float64
-		for _, d := range docs {
-			sum += float64(d.terms[f].length)
+		for i := range docs {
+			sum += float64(length(&docs[i], f))
 		}
 		meta = le.AppendUint64(meta, math.Float64bits(max(sum/float64(max(len(docs), 1)), 1)))
 	}
@@ -472,40 +461,104 @@ func encodeCatalog(docs []catalogDoc, stamp string) ([]byte, error) {
 
 	lens := make([]byte, 0, 4*len(docs)*int(numFields))
 	for f := textField(0); f < numFields; f++ {
-		for _, d := range docs {
-			lens = u32(lens, d.terms[f].length)
+		for i := range docs {
+			lens = u32(lens, length(&docs[i], f))
 		}
 	}
 	secs[secLens] = lens
 
-	for f := textField(0); f < numFields; f++ {
-		postings := map[string][]uint32{}
+	// Where each base lesson went (−1: gone or analysed anew).
+	var moved []int32
+	if base != nil {
+		moved = make([]int32, base.len())
+		for i := range moved {
+			moved[i] = -1
+		}
 		for i, d := range docs {
-			for _, tf := range d.terms[f].terms {
-				postings[tf.term] = append(postings[tf.term], uint32(i), tf.tf)
+			if d.from > 0 && d.from <= len(moved) {
+				moved[d.from-1] = int32(i)
 			}
 		}
-		terms := make([]string, 0, len(postings))
-		for t := range postings {
-			terms = append(terms, t)
+	}
+	type newPosting struct {
+		term    string
+		ord, tf uint32
+	}
+	for f := textField(0); f < numFields; f++ {
+		var fresh []newPosting
+		for i, d := range docs {
+			if d.from == 0 {
+				for _, tf := range d.terms[f].terms {
+					fresh = append(fresh, newPosting{tf.term, uint32(i), tf.tf})
+				}
+			}
 		}
-		sort.Strings(terms)
+		// By term, then ordinal (appended in ordinal order).
+		sort.SliceStable(fresh, func(i, j int) bool { return fresh[i].term < fresh[j].term })
+		var fv *fieldView
+		nb := 0
+		if base != nil {
+			fv = &base.fields[f]
+			nb = fv.terms
+		}
 		var offs, blob, starts, post []byte
-		for _, t := range terms {
-			offs = u32(offs, uint32(len(blob)))
-			starts = u32(starts, uint32(len(post)/postingSize))
-			blob = append(blob, t...)
-			for _, v := range postings[t] {
-				post = u32(post, v)
+		emit := func(term string, old []byte, add []newPosting) {
+			begin := len(post)
+			for len(old) >= postingSize || len(add) > 0 {
+				n := int32(-1)
+				if len(old) >= postingSize {
+					if d := int(le32(old)); d < len(moved) {
+						n = moved[d]
+					}
+					if n < 0 { // gone, or re-analysed: its new postings are in add
+						old = old[postingSize:]
+						continue
+					}
+				}
+				if len(add) > 0 && (n < 0 || add[0].ord < uint32(n)) {
+					post = u32(u32(post, add[0].ord), add[0].tf)
+					add = add[1:]
+					continue
+				}
+				post = u32(u32(post, uint32(n)), le32(old[4:]))
+				old = old[postingSize:]
 			}
+			if len(post) == begin {
+				return // every lesson holding it is gone
+			}
+			offs = u32(offs, uint32(len(blob)))
+			starts = u32(starts, uint32(begin/postingSize))
+			blob = append(blob, term...)
+		}
+		for t, j := 0, 0; t < nb || j < len(fresh); {
+			var term string
+			switch {
+			case t >= nb:
+				term = fresh[j].term
+			case j >= len(fresh):
+				term = base.term(fv, t)
+			default:
+				term = min(base.term(fv, t), fresh[j].term)
+			}
+			var old []byte
+			if t < nb && base.term(fv, t) == term {
+				old = postingsAt(fv, t)
+				t++
+			}
+			k := j
+			for k < len(fresh) && fresh[k].term == term {
+				k++
+			}
+			emit(term, old, fresh[j:k])
+			j = k
 		}
 		offs = u32(offs, uint32(len(blob)))
 		starts = u32(starts, uint32(len(post)/postingSize))
 		if uint64(len(blob)) > math.MaxUint32 || uint64(len(post)/postingSize) > math.MaxUint32 {
 			return nil, errors.New("encode catalog: postings exceed the format")
 		}
-		base := secFields + 4*int(f)
-		secs[base], secs[base+1], secs[base+2], secs[base+3] = offs, blob, starts, post
+		sec := secFields + 4*int(f)
+		secs[sec], secs[sec+1], secs[sec+2], secs[sec+3] = offs, blob, starts, post
 	}
 
 	body := crc32.NewIEEE()

@@ -393,14 +393,10 @@ func (ix *Index) apply(st *SyncStats, entries []syncEntry, read func([]string) [
 	old := ix.verified(st)
 	docs := make([]catalogDoc, len(ids))
 	var fresh []int
-	var kept []docTerms
 	for i, id := range ids {
 		e := byID[id]
 		if o, ok := old.find(id); ok && old.hash(o) == e.hash {
-			if kept == nil {
-				kept = old.docTermsAll()
-			}
-			docs[i].terms = kept[o]
+			docs[i].from = o + 1 // its postings and lengths stay
 			if e.lesson == nil {
 				rec := old.rec(o)
 				docs[i].title, docs[i].gist = old.str(rec, slotTitle), old.str(rec, slotGist)
@@ -433,7 +429,7 @@ func (ix *Index) apply(st *SyncStats, entries []syncEntry, read func([]string) [
 	}
 	catChanged := len(fresh) > 0 || removed > 0 || old.stamp != stamp || ix.catBad || !sameFiles(old, docs)
 	if catChanged {
-		raw, err := encodeCatalog(docs, stamp)
+		raw, err := encodeCatalog(docs, stamp, old)
 		if err != nil {
 			return fmt.Errorf("sync index: %w", err)
 		}
