@@ -507,7 +507,13 @@ func (s *vectorStore) encode(w *bufio.Writer) error {
 		rows := perm[lo:min(lo+tile, len(perm))]
 		for c, col := range s.cols {
 			for k, i := range rows {
-				half[k*s.dim+c] = floatToHalf(col[i])
+				// floatToHalf, its common case written out (too large to inline).
+				b := math.Float32bits(col[i])
+				if a := b & 0x7fffffff; a >= 0x38800000 && a < 0x47800000 {
+					half[k*s.dim+c] = uint16(b>>16)&0x8000 | uint16((a+0xfff+(a>>13&1)-0x38000000)>>13)
+				} else {
+					half[k*s.dim+c] = floatToHalfRare(b)
+				}
 			}
 		}
 		out = out[:0]
@@ -537,16 +543,22 @@ func floatBytesLE(vals []float32, buf []byte) []byte {
 }
 
 // floatToHalf rounds f to the nearest IEEE 754 half-precision value (ties
-// to even; overflow to infinity, NaN kept).
+// to even; overflow to infinity, NaN kept). The common case, a normal half
+// (2^-14 ≤ |f| < 2^16), is handled inline: rebias the exponent and round
+// the dropped 13 bits (a carry into the exponent is still right, up to
+// infinity).
 func floatToHalf(f float32) uint16 {
 	b := math.Float32bits(f)
-	sign := uint16(b>>16) & 0x8000
 	if abs := b & 0x7fffffff; abs >= 0x38800000 && abs < 0x47800000 {
-		// A normal half (2^-14 ≤ |f| < 2^16), the common case: rebias the
-		// exponent and round the dropped 13 bits to nearest, ties to even
-		// (a carry into the exponent is still right, up to infinity).
-		return sign | uint16((abs+0xfff+(abs>>13&1)-0x38000000)>>13)
+		return uint16(b>>16)&0x8000 | uint16((abs+0xfff+(abs>>13&1)-0x38000000)>>13)
 	}
+	return floatToHalfRare(b)
+}
+
+// floatToHalfRare is floatToHalf for zero, subnormal halves, overflow,
+// infinities and NaN.
+func floatToHalfRare(b uint32) uint16 {
+	sign := uint16(b>>16) & 0x8000
 	exp := int(b>>23&0xff) - 127 + 15
 	man := b & 0x7fffff
 	switch {
@@ -568,10 +580,10 @@ func floatToHalf(f float32) uint16 {
 		}
 		return sign | uint16(half)
 	}
-	half := uint32(exp)<<10 | man>>13
+	half := uint32(exp)<<10 | man>>13 // unreachable for normal halves, kept total
 	rem := man & 0x1fff
 	if rem > 0x1000 || (rem == 0x1000 && half&1 == 1) {
-		half++ // may carry into the exponent, up to infinity: still right
+		half++
 	}
 	return sign | uint16(half)
 }
