@@ -247,6 +247,56 @@ func BenchmarkStopHookProcess(b *testing.B) {
 	}
 }
 
+// BenchmarkStopAfterChangeProcess: the first `borg hook stop` after a
+// lesson file changed (as after a borg learn, a pull or a hand edit): the
+// hook's sync re-reads that file, re-analyses and re-embeds that lesson,
+// and rewrites the catalog and the sidecar. Untimed before each call: one
+// lesson file rewritten through a rename (so lessons/ changes, as when borg
+// writes a lesson); restored at the end.
+func BenchmarkStopAfterChangeProcess(b *testing.B) {
+	bin := benchBinary(b)
+	store := benchStore(b, bin)
+	env := benchEnv(store)
+	path := filepath.Join(store, "lessons", "bench-lesson-000001.html")
+	orig, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	write := func(data []byte) {
+		tmp := path + ".tmp"
+		if err := os.WriteFile(tmp, data, 0o644); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.Rename(tmp, path); err != nil {
+			b.Fatal(err)
+		}
+	}
+	defer write(orig)
+	open, shut := []byte("<mark>"), []byte("</mark>")
+	i0, i1 := bytes.Index(orig, open), bytes.Index(orig, shut)
+	if i0 < 0 || i1 < i0 {
+		b.Fatal("bench lesson without a gist")
+	}
+	proj := b.TempDir()
+	b.ResetTimer()
+	d := timeCallsAfter(b.N, func(i int) string {
+		gist := fmt.Sprintf("payments gateway retries with backoff, revision %d-%d.", i, time.Now().UnixNano())
+		write(append(append(append([]byte{}, orig[:i0+len(open)]...), gist...), orig[i1:]...))
+		return fmt.Sprintf("bench-change-%d-%d", time.Now().UnixNano(), i)
+	}, func(session string) {
+		cmd := exec.Command(bin, "hook", "stop")
+		cmd.Env = env
+		cmd.Stdin = strings.NewReader(fmt.Sprintf(`{"session_id":%q,"cwd":%q,"last_assistant_message":"I added a retry with backoff to the payments gateway client."}`, session, proj))
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Run(); err != nil || errb.Len() > 0 || !strings.Contains(out.String(), `"decision":"block"`) {
+			b.Fatalf("hook stop: %v %q %s", err, out.String(), errb.String())
+		}
+	})
+	b.StopTimer()
+	report(b, d, gitStatusMedian(b, store, 21))
+}
+
 // benchProject is a git project of 200 committed files, one of them changed
 // since.
 func benchProject(b *testing.B) string {
