@@ -319,6 +319,37 @@ func (ix *Index) SyncFiles(files []FileStamp, read func(ids []string) []domain.L
 	return fs, err
 }
 
+// Pending says what SyncFiles(files, …, reread false) would have to do: how
+// many files it would read, and whether it would redo every lesson (an
+// unreadable catalog, an embedder due for a refit on the corpus). A hook
+// asks before it syncs, to leave large syncs to a background process.
+func (ix *Index) Pending(files []FileStamp) (read int, full bool) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if ix.catBad {
+		return len(files), true
+	}
+	if f, ok := ix.emb.(CorpusFitter); ok && ix.vec.dim > 0 && needsRefit(f.FittedDocs(), len(files)) {
+		return len(files), true
+	}
+	for _, f := range files {
+		if o, ok := ix.cat.find(f.ID); !ok || f.ModTime == 0 || ix.cat.fileStamp(o) != [2]int64{f.ModTime, f.Size} {
+			read++
+		}
+	}
+	return read, false
+}
+
+// Busy reports whether a process is syncing the index stored in dir now.
+func Busy(dir string) bool {
+	unlock, err := lockDir(filepath.Join(dir, "lock"), 0)
+	if err != nil {
+		return errors.Is(err, errIndexBusy)
+	}
+	unlock()
+	return false
+}
+
 // syncEntry is one lesson a sync keeps: read (lesson set), or unchanged
 // since the catalog recorded it (lesson nil: its record, postings and
 // vector stay).

@@ -984,3 +984,52 @@ func TestIncrementalCatalogMatchesFullBuild(t *testing.T) {
 		full.Close()
 	}
 }
+
+// TestPendingAndBusy: Pending counts the files a sync would read (all of
+// them, full, for a new index), and Busy sees another holder of the lock.
+func TestPendingAndBusy(t *testing.T) {
+	dir := t.TempDir()
+	ix, err := Open(dir, NewNGramEmbedder(NGramOptions{}), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	var files []FileStamp
+	byID := map[string]domain.Lesson{}
+	for i, l := range corpus() {
+		files = append(files, FileStamp{ID: l.ID, ModTime: int64(i + 1), Size: 10})
+		byID[l.ID] = l
+	}
+	read := func(ids []string) []domain.Lesson {
+		var out []domain.Lesson
+		for _, id := range ids {
+			out = append(out, byID[id])
+		}
+		return out
+	}
+	if n, full := ix.Pending(files); n != len(files) || !full {
+		t.Fatalf("new index: %d, %v", n, full)
+	}
+	if _, err := ix.SyncFiles(files, read, "", false); err != nil {
+		t.Fatal(err)
+	}
+	if n, full := ix.Pending(files); n != 0 || full {
+		t.Fatalf("synced: %d, %v", n, full)
+	}
+	files[2].ModTime = 99
+	files = append(files, FileStamp{ID: "brand-new-lesson", ModTime: 5, Size: 1})
+	if n, full := ix.Pending(files); n != 2 || full {
+		t.Fatalf("one changed, one new: %d, %v", n, full)
+	}
+	if Busy(dir) {
+		t.Fatal("busy with nobody syncing")
+	}
+	unlock, err := lockDir(filepath.Join(dir, "lock"), time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !Busy(dir) {
+		t.Fatal("not busy while the lock is held")
+	}
+	unlock()
+}

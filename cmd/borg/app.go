@@ -99,6 +99,7 @@ func commands(e *env) []*cli.Command {
 		listCommand(e),
 		doctorCommand(e),
 		recallCommand(e),
+		reindexCommand(e),
 		hookCommand(e),
 		installCommand(e),
 		uninstallCommand(e),

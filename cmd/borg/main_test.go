@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -33,6 +34,23 @@ func TestScripts(t *testing.T) {
 				data, err := os.ReadFile(p)
 				ts.Check(err)
 				ts.Check(os.WriteFile(p, bytes.TrimSuffix(data, []byte("\n")), 0o644))
+			},
+			// waitfor FILE TEXT: waits (up to 30 s) until FILE holds TEXT,
+			// for what a background process writes.
+			"waitfor": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 2 {
+					ts.Fatalf("usage: waitfor FILE TEXT")
+				}
+				p := ts.MkAbs(args[0])
+				for deadline := time.Now().Add(30 * time.Second); ; {
+					if data, err := os.ReadFile(p); err == nil && bytes.Contains(data, []byte(args[1])) {
+						return
+					}
+					if time.Now().After(deadline) {
+						ts.Fatalf("%s never held %q", p, args[1])
+					}
+					time.Sleep(20 * time.Millisecond)
+				}
 			},
 			// flip FILE N: inverts a bit of the Nth byte from the end.
 			"flip": func(ts *testscript.TestScript, neg bool, args []string) {

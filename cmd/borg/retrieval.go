@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -50,7 +52,7 @@ func lessonsStamp(s *memfs.Store) string {
 // changed lessons are re-indexed) while it loads the log's summary (an
 // O(lessons) cache with the new log lines folded in; see memfs.Summary).
 // Memories are then derived on demand, for the lessons a search asks about.
-func openRetrieval(ctx context.Context, s *memfs.Store, force bool, progress io.Writer, tr *tracer) (*retrieval, error) {
+func openRetrieval(ctx context.Context, s *memfs.Store, force bool, progress io.Writer, tr *tracer, budget int) (*retrieval, error) {
 	type loaded struct {
 		sum *domain.Summary
 		err error
@@ -62,7 +64,7 @@ func openRetrieval(ctx context.Context, s *memfs.Store, force bool, progress io.
 		tr.step("log summary loaded, beside the index", start)
 		summary <- loaded{sum, err}
 	}()
-	r, err := openIndex(s, force, progress)
+	r, err := openIndex(s, force, progress, budget)
 	tr.step("index opened", start)
 	got := <-summary
 	if err != nil {
@@ -78,41 +80,83 @@ func openRetrieval(ctx context.Context, s *memfs.Store, force bool, progress io.
 
 // openIndex opens the store's index and syncs it with the lessons when they
 // changed, re-reading only the lesson files whose modification time or size
-// moved (all of them with force).
-func openIndex(s *memfs.Store, force bool, progress io.Writer) (*retrieval, error) {
+// moved (all of them with force). With a budget (≥ 0), a sync that would
+// read more files than that, or redo every lesson, is left to a background
+// `borg reindex` and the index is used as it is: a hook answers from the
+// lessons the index already holds instead of missing its deadline.
+func openIndex(s *memfs.Store, force bool, progress io.Writer, budget int) (*retrieval, error) {
 	ix, err := index.Open(indexDir(s), newEmbedder(), index.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("%w (delete %s to rebuild it)", err, indexDir(s))
 	}
 	r := &retrieval{ix: ix}
 	stamp := lessonsStamp(s)
-	if force || stamp == "" || ix.Stamp() != stamp || ix.Stale() {
-		files, err := s.LessonFiles()
-		if err != nil {
-			_ = ix.Close()
-			return nil, err
-		}
-		stamps := make([]index.FileStamp, len(files))
-		for i, f := range files {
-			stamps[i] = index.FileStamp{ID: f.ID, ModTime: f.ModTime, Size: f.Size}
-		}
-		skipped := 0
-		read := func(ids []string) []domain.Lesson {
-			lessons, errs := s.ReadLessons(ids)
-			skipped += len(errs)
-			return lessons
-		}
-		fs, err := ix.SyncFiles(stamps, read, stamp, force)
-		if err != nil {
-			_ = ix.Close()
-			return nil, err
-		}
-		if progress != nil && skipped > 0 {
-			fmt.Fprintf(progress, "borg: %d lesson file(s) skipped (run borg doctor)\n", skipped)
-		}
-		_ = updateAnchors(s, fs.Read, fs.Removed, len(fs.Read) == len(files))
+	if !force && stamp != "" && ix.Stamp() == stamp && !ix.Stale() {
+		return r, nil
 	}
+	files, err := s.LessonFiles()
+	if err != nil {
+		_ = ix.Close()
+		return nil, err
+	}
+	stamps := make([]index.FileStamp, len(files))
+	for i, f := range files {
+		stamps[i] = index.FileStamp{ID: f.ID, ModTime: f.ModTime, Size: f.Size}
+	}
+	if budget >= 0 && !force {
+		if n, full := ix.Pending(stamps); full || n > budget {
+			if !index.Busy(indexDir(s)) {
+				_ = reindexInBackground(s)
+			}
+			return r, nil
+		}
+	}
+	skipped := 0
+	read := func(ids []string) []domain.Lesson {
+		lessons, errs := s.ReadLessons(ids)
+		skipped += len(errs)
+		return lessons
+	}
+	fs, err := ix.SyncFiles(stamps, read, stamp, force)
+	if err != nil {
+		_ = ix.Close()
+		return nil, err
+	}
+	if progress != nil && skipped > 0 {
+		fmt.Fprintf(progress, "borg: %d lesson file(s) skipped (run borg doctor)\n", skipped)
+	}
+	_ = updateAnchors(s, fs.Read, fs.Removed, len(fs.Read) == len(files))
 	return r, nil
+}
+
+// hookSyncBudget is how many lesson files a hook re-reads itself before it
+// leaves the sync to `borg reindex` in the background (BORG_SYNC_BUDGET;
+// default 1000, about 150 ms of parsing).
+func hookSyncBudget(getenv func(string) string) int {
+	if n, err := strconv.Atoi(getenv("BORG_SYNC_BUDGET")); err == nil && n >= 0 {
+		return n
+	}
+	return 1000
+}
+
+// reindexInBackground starts `borg reindex` for the store, detached: it
+// outlives the hook that starts it, and another process that finds it
+// syncing (index.Busy) does not start a second one.
+func reindexInBackground(s *memfs.Store) error {
+	exe := os.Args[0] // as the hook was run: borg on PATH, or its path
+	if !strings.ContainsRune(exe, filepath.Separator) {
+		p, err := exec.LookPath(exe)
+		if err != nil {
+			return err
+		}
+		exe = p
+	}
+	cmd := exec.Command(exe, "reindex", "--store", s.Dir())
+	detach(cmd)
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	return cmd.Process.Release()
 }
 
 func (r *retrieval) Close() error { return r.ix.Close() }
@@ -159,12 +203,14 @@ func toUseful(m domain.Memory) index.Usefulness {
 	return index.Usefulness{Uses: m.Uses, Mean: m.Mean, Weight: m.Weight, MeanWeight: m.MeanWeight, Dormant: m.Dormant}
 }
 
-// storeRecaller serves the hooks' recalls from the store's index. It opens
+// storeRecaller serves the hooks' recalls from the store's index (syncing
+// it within budget files, see openIndex). It opens
 // the index and the log's summary on first use, or ahead of it (warm), so a
 // hook that does not recall never pays for them and one that does can open
 // them while it runs git.
 type storeRecaller struct {
 	store   *memfs.Store
+	budget  int
 	once    sync.Once
 	done    chan struct{} // closed when the open has finished
 	r       *retrieval
@@ -182,7 +228,7 @@ func (sr *storeRecaller) warm() {
 		sr.done = make(chan struct{})
 		go func() {
 			defer close(sr.done)
-			sr.r, sr.err = openRetrieval(context.Background(), sr.store, false, nil, nil)
+			sr.r, sr.err = openRetrieval(context.Background(), sr.store, false, nil, nil, sr.budget)
 		}()
 	})
 }
