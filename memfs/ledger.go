@@ -324,14 +324,26 @@ type summaryHead struct {
 // version, it is rebuilt from LoadLedger. Like LoadLedger it only ever
 // reads the logs; the cache can be deleted at any time.
 func (s *Store) Summary() (*domain.Summary, error) {
-	sum, err := s.summary()
+	sum, err := s.summary(true)
 	if err != nil {
 		return nil, fmt.Errorf("load summary: %w", err)
 	}
 	return sum, nil
 }
 
-func (s *Store) summary() (*domain.Summary, error) {
+// CachedSummary is Summary when the cache serves (with the appended lines
+// folded in), and nil without an error when it would have to be rebuilt
+// from the full ledger, which takes seconds on a large log: a hook asks for
+// this and leaves the rebuild to a background process.
+func (s *Store) CachedSummary() (*domain.Summary, error) {
+	sum, err := s.summary(false)
+	if err != nil {
+		return nil, fmt.Errorf("load summary: %w", err)
+	}
+	return sum, nil
+}
+
+func (s *Store) summary(rebuild bool) (*domain.Summary, error) {
 	files, err := s.logFiles()
 	if err != nil {
 		return nil, err
@@ -361,6 +373,9 @@ func (s *Store) summary() (*domain.Summary, error) {
 			}
 			return sum, nil
 		}
+	}
+	if !rebuild {
+		return nil, nil
 	}
 	summaryRebuilds.Add(1)
 	cache, err := s.loadLedgerCache(files)

@@ -243,3 +243,38 @@ func TestSummaryCacheIsACache(t *testing.T) {
 		})
 	}
 }
+
+// TestCachedSummary: CachedSummary serves the cache with new lines folded
+// in, and reports nil (rebuilding nothing) when only the full ledger would
+// do; Summary then rebuilds it.
+func TestCachedSummary(t *testing.T) {
+	s := newTestStore(t)
+	appendLog(t, s, "log/node-a.jsonl", hookStream(rand.New(rand.NewPCG(3, 4)), "node-a", 1_000_000, 200, 0.05))
+	before := summaryRebuilds.Load()
+	if sum, err := s.CachedSummary(); err != nil || sum != nil {
+		t.Fatalf("without a cache: %v %v", sum, err)
+	}
+	if summaryRebuilds.Load() != before {
+		t.Fatal("CachedSummary rebuilt the summary")
+	}
+	if _, err := s.Summary(); err != nil {
+		t.Fatal(err)
+	}
+	appendLog(t, s, "log/node-a.jsonl", hookStream(rand.New(rand.NewPCG(5, 6)), "node-a", 2_000_000, 5, 0.05))
+	sum, err := s.CachedSummary()
+	if err != nil || sum == nil {
+		t.Fatalf("with a cache and new lines: %v %v", sum, err)
+	}
+	want, err := s.Summary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var infos []domain.LessonInfo
+	for _, id := range []string{"alpha-one", "beta-two", "gamma-three", "delta-four", "epsilon-five"} {
+		infos = append(infos, domain.LessonInfo{ID: id})
+	}
+	got := sum.Memories(infos, "", domain.DefaultWeights)
+	if got[0].Asked == 0 || !reflect.DeepEqual(got, want.Memories(infos, "", domain.DefaultWeights)) {
+		t.Fatal("the cached summary and the summary disagree")
+	}
+}

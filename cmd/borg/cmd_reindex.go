@@ -7,13 +7,14 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// reindexCommand brings the search index up to date with the lessons: what
-// recall and the hooks do on demand, run ahead of them. Hooks start it in
-// the background when a sync is too large for their deadline.
+// reindexCommand brings the search index up to date with the lessons, and
+// the log's summary cache with the log: what recall and the hooks do on
+// demand, run ahead of them. Hooks start it in the background when either
+// is too large a job for their deadline.
 func reindexCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "reindex",
-		Usage:     "bring the search index up to date with the lessons (hooks run it in the background after large changes)",
+		Usage:     "bring the search index and the log's summary up to date (hooks run it in the background after large changes)",
 		ArgsUsage: " ",
 		Flags: []cli.Flag{
 			storeFlag(),
@@ -28,12 +29,12 @@ func reindexCommand(e *env) *cli.Command {
 				return err
 			}
 			start := time.Now()
-			r, err := openIndex(s, c.Bool("all"), e.err, -1)
+			r, err := openRetrieval(c.Context, s, c.Bool("all"), e.err, nil, -1)
 			if err != nil {
 				return fail(exitFail, "%v", err)
 			}
 			defer r.Close()
-			_, err = fmt.Fprintf(e.out, "index up to date: %d lessons (%s)\n", r.ix.Len(), time.Since(start).Round(time.Millisecond))
+			_, err = fmt.Fprintf(e.out, "index up to date: %d lessons, log summary cached (%s)\n", r.ix.Len(), time.Since(start).Round(time.Millisecond))
 			return err
 		},
 	}

@@ -60,7 +60,14 @@ func openRetrieval(ctx context.Context, s *memfs.Store, force bool, progress io.
 	summary := make(chan loaded, 1)
 	start := time.Now()
 	go func() {
-		sum, err := s.Summary()
+		var sum *domain.Summary
+		var err error
+		if budget >= 0 {
+			// Within a hook's budget: the cached summary, or none (see below).
+			sum, err = s.CachedSummary()
+		} else {
+			sum, err = s.Summary()
+		}
 		tr.step("log summary loaded, beside the index", start)
 		summary <- loaded{sum, err}
 	}()
@@ -75,6 +82,15 @@ func openRetrieval(ctx context.Context, s *memfs.Store, force bool, progress io.
 		return nil, got.err
 	}
 	r.summary = got.sum
+	if r.summary == nil {
+		// The cache needs a rebuild from the whole log (seconds on a large
+		// one): a background reindex does it, and this search weighs every
+		// lesson as one without evidence.
+		if !index.Busy(indexDir(s)) {
+			_ = reindexInBackground(s)
+		}
+		r.summary = domain.NewSummary()
+	}
 	return r, nil
 }
 
@@ -83,7 +99,8 @@ func openRetrieval(ctx context.Context, s *memfs.Store, force bool, progress io.
 // moved (all of them with force). With a budget (≥ 0), a sync that would
 // read more files than that, or redo every lesson, is left to a background
 // `borg reindex` and the index is used as it is: a hook answers from the
-// lessons the index already holds instead of missing its deadline.
+// lessons the index already holds instead of missing its deadline (so does
+// openRetrieval for a summary cache that needs a rebuild).
 func openIndex(s *memfs.Store, force bool, progress io.Writer, budget int) (*retrieval, error) {
 	ix, err := index.Open(indexDir(s), newEmbedder(), index.Options{})
 	if err != nil {
