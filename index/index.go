@@ -297,13 +297,14 @@ func (ix *Index) SyncFiles(files []FileStamp, read func(ids []string) []domain.L
 	if len(todo) > 0 {
 		fs.Read = read(todo)
 	}
+	taken := make(map[string]bool, len(fs.Read))
 	for i := range fs.Read {
 		l := &fs.Read[i]
 		f, ok := stamps[l.ID]
-		if !ok {
-			continue // not a file it was asked about
+		if !ok || taken[l.ID] {
+			continue // not a file it was asked about, or given twice
 		}
-		stamps[l.ID] = FileStamp{} // read once
+		taken[l.ID] = true
 		entries = append(entries, syncEntry{id: l.ID, hash: ContentHash(*l), lesson: l, file: f})
 	}
 	present := make(map[string]bool, len(entries))
