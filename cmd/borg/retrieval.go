@@ -160,6 +160,16 @@ func hookSyncBudget(getenv func(string) string) int {
 // outlives the hook that starts it, and another process that finds it
 // syncing (index.Busy) does not start a second one.
 func reindexInBackground(s *memfs.Store) error {
+	var err error
+	reindexOnce.Do(func() { err = startReindex(s) })
+	return err
+}
+
+// reindexOnce: one process starts one reindex, whatever asked for it (a
+// large sync, a summary rebuild).
+var reindexOnce sync.Once
+
+func startReindex(s *memfs.Store) error {
 	exe := os.Args[0] // as the hook was run: borg on PATH, or its path
 	if !strings.ContainsRune(exe, filepath.Separator) {
 		p, err := exec.LookPath(exe)
