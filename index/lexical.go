@@ -173,7 +173,7 @@ func (c *catalog) lexicalSearch(ctx context.Context, text string, n int, keep fu
 	}
 	N := float64(c.len())
 	sums := make([]float64, c.len())
-	var touched []int32
+	var touched []int
 	for f := textField(0); f < numFields; f++ {
 		avg := c.avgLen[f]
 		if fieldBoost[f] <= 0 || !(avg > 0) {
@@ -204,86 +204,23 @@ func (c *catalog) lexicalSearch(ctx context.Context, text string, n int, keep fu
 					}
 				}
 				if sums[d] == 0 {
-					touched = append(touched, int32(d))
+					touched = append(touched, d)
 				}
 				sums[d] += w * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*dl/avg))
 			}
 		}
 	}
-	// Take more than wanted; only when keep rejects too many, rank them all.
-	var out []scoredOrd
-	for _, want := range []int{2*n + 16, -1} {
-		out = out[:0]
-		cands := bestOrds(sums, touched, want)
-		for _, s := range cands {
-			if keep != nil && !keep(s.ord) {
-				continue
-			}
-			out = append(out, s)
-			if len(out) == n {
-				break
-			}
+	// Higher score first, then lower ordinal (id order).
+	better := func(a, b int) bool {
+		if sums[a] != sums[b] {
+			return sums[a] > sums[b]
 		}
-		if len(out) == n || len(cands) < want || want < 0 {
-			break
-		}
+		return a < b
+	}
+	ords := bestKept(touched, n, better, keep)
+	out := make([]scoredOrd, len(ords))
+	for i, o := range ords {
+		out[i] = scoredOrd{ord: o, score: sums[o]}
 	}
 	return out, nil
-}
-
-// better orders scored documents: higher score first, then lower ordinal.
-func (a scoredOrd) better(b scoredOrd) bool {
-	if a.score != b.score {
-		return a.score > b.score
-	}
-	return a.ord < b.ord
-}
-
-// bestOrds returns the n best touched documents, best first (n < 0: all),
-// in O(touched · log n) with a min-heap on the worst kept.
-func bestOrds(sums []float64, touched []int32, n int) []scoredOrd {
-	if n < 0 || n > len(touched) {
-		n = len(touched)
-	}
-	if n == 0 {
-		return nil
-	}
-	h := make([]scoredOrd, 0, n)
-	down := func(i int) {
-		for {
-			l, m := 2*i+1, i
-			if l < len(h) && h[m].better(h[l]) {
-				m = l
-			}
-			if r := l + 1; r < len(h) && h[m].better(h[r]) {
-				m = r
-			}
-			if m == i {
-				return
-			}
-			h[i], h[m] = h[m], h[i]
-			i = m
-		}
-	}
-	for _, d := range touched {
-		e := scoredOrd{ord: int(d), score: sums[d]}
-		if len(h) < n {
-			h = append(h, e)
-			for i := len(h) - 1; i > 0; {
-				p := (i - 1) / 2
-				if !h[p].better(h[i]) {
-					break
-				}
-				h[i], h[p] = h[p], h[i]
-				i = p
-			}
-			continue
-		}
-		if e.better(h[0]) {
-			h[0] = e
-			down(0)
-		}
-	}
-	sort.Slice(h, func(i, j int) bool { return h[i].better(h[j]) })
-	return h
 }

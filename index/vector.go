@@ -206,78 +206,30 @@ func (s *vectorStore) search(q []float32, n int, allow func(id string) bool) []s
 	} else {
 		fill(0, rows)
 	}
-	// Rank rows by score alone first (a float comparison), then ask allow
-	// about the best of them in order; only when it rejects too many, rank
-	// them all.
-	for want := 2*n + 16; ; want = rows {
-		cands := s.bestRows(scores, want)
-		out := make([]scored, 0, n)
-		for _, r := range cands {
-			if allow != nil && !allow(s.ids[r]) {
-				continue
-			}
-			out = append(out, scored{id: s.ids[r], score: float64(scores[r])})
-			if len(out) == n {
-				return out
-			}
-		}
-		if len(cands) < want || want >= rows {
-			return out
+	// Rows sharing something with the query (a non-finite score never
+	// ranks), by score, then id; reach is asked of the best only.
+	var cands []int
+	for r, sc := range scores {
+		if sc > 0 && !math.IsInf(float64(sc), 0) {
+			cands = append(cands, r)
 		}
 	}
-}
-
-// bestRows returns the (at most) m rows of positive score, best first: by
-// score, then by id (a row that shares nothing with the query, or a
-// non-finite score, is never returned). A min-heap on the worst kept keeps
-// it O(rows · log m).
-func (s *vectorStore) bestRows(scores []float32, m int) []int {
 	better := func(a, b int) bool {
 		if scores[a] != scores[b] {
 			return scores[a] > scores[b]
 		}
 		return s.ids[a] < s.ids[b]
 	}
-	h := make([]int, 0, min(m, len(scores)))
-	down := func(i int) {
-		for {
-			l, w := 2*i+1, i
-			if l < len(h) && better(h[w], h[l]) {
-				w = l
-			}
-			if r := l + 1; r < len(h) && better(h[w], h[r]) {
-				w = r
-			}
-			if w == i {
-				return
-			}
-			h[i], h[w] = h[w], h[i]
-			i = w
-		}
+	var keep func(int) bool
+	if allow != nil {
+		keep = func(r int) bool { return allow(s.ids[r]) }
 	}
-	for r, sc := range scores {
-		if !(sc > 0) || math.IsInf(float64(sc), 0) {
-			continue
-		}
-		if len(h) < m {
-			h = append(h, r)
-			for i := len(h) - 1; i > 0; {
-				p := (i - 1) / 2
-				if !better(h[p], h[i]) {
-					break
-				}
-				h[i], h[p] = h[p], h[i]
-				i = p
-			}
-			continue
-		}
-		if better(r, h[0]) {
-			h[0] = r
-			down(0)
-		}
+	top := bestKept(cands, n, better, keep)
+	out := make([]scored, len(top))
+	for i, r := range top {
+		out[i] = scored{id: s.ids[r], score: float64(scores[r])}
 	}
-	sort.Slice(h, func(i, j int) bool { return better(h[i], h[j]) })
-	return h
+	return out
 }
 
 // parallelDotWork is the number of multiply-adds above which search splits
