@@ -507,34 +507,25 @@ func floatToHalf(f float32) uint16 {
 	return floatToHalfRare(b)
 }
 
-// floatToHalfRare is floatToHalf for zero, subnormal halves, overflow,
-// infinities and NaN.
+// floatToHalfRare is floatToHalf outside the normal halves: NaN, values
+// too large (infinity), and zero or subnormal halves.
 func floatToHalfRare(b uint32) uint16 {
 	sign := uint16(b>>16) & 0x8000
-	exp := int(b>>23&0xff) - 127 + 15
-	man := b & 0x7fffff
-	switch {
-	case b&0x7fffffff > 0x7f800000: // NaN
-		return sign | 0x7e00
-	case exp >= 0x1f: // too large, or infinity
-		return sign | 0x7c00
-	case exp <= 0: // subnormal or zero
-		if exp < -10 {
-			return sign
-		}
-		man |= 0x800000
-		shift := uint32(14 - exp)
-		half := man >> shift
-		rem := man & (1<<shift - 1)
-		mid := uint32(1) << (shift - 1)
-		if rem > mid || (rem == mid && half&1 == 1) {
-			half++
-		}
-		return sign | uint16(half)
+	switch abs := b & 0x7fffffff; {
+	case abs > 0x7f800000:
+		return sign | 0x7e00 // NaN
+	case abs >= 0x47800000:
+		return sign | 0x7c00 // infinity
 	}
-	half := uint32(exp)<<10 | man>>13 // unreachable for normal halves, kept total
-	rem := man & 0x1fff
-	if rem > 0x1000 || (rem == 0x1000 && half&1 == 1) {
+	exp := int(b>>23&0xff) - 127 + 15 // ≤ 0 here
+	if exp < -10 {
+		return sign // rounds to zero
+	}
+	man := b&0x7fffff | 0x800000
+	shift := uint32(14 - exp)
+	half := man >> shift
+	rem := man & (1<<shift - 1)
+	if mid := uint32(1) << (shift - 1); rem > mid || (rem == mid && half&1 == 1) {
 		half++
 	}
 	return sign | uint16(half)
