@@ -114,6 +114,68 @@ func BenchmarkLoadLedgerWarm(b *testing.B) {
 	}
 }
 
+// BenchmarkSummaryRewrite1M: Summary on a 1,000,000-line log after more
+// than summaryRewriteAfter bytes were appended (new sessions asking
+// lessons, as hooks append them): the tail is folded in and the cache
+// rewritten, which one hook call in a few dozen pays.
+func BenchmarkSummaryRewrite1M(b *testing.B) {
+	s := newTestStore(b)
+	writeBenchLog(b, s, benchLogLines)
+	if _, err := s.Summary(); err != nil {
+		b.Fatal(err)
+	}
+	ms := int64(1_800_000_000_000)
+	size := logBytes(b, s)
+	b.ResetTimer()
+	for b.Loop() {
+		b.StopTimer()
+		for grown := int64(0); grown <= summaryRewriteAfter; grown = logBytes(b, s) - size {
+			ms++
+			session := HashSession(fmt.Sprint("late-", ms))
+			for _, e := range []domain.Event{{MS: ms, Kind: domain.KindSession, Session: session, Repo: "api"},
+				{MS: ms, Kind: domain.KindAsked, Session: session, Lesson: fmt.Sprintf("bench-lesson-%04d", ms%2000)}} {
+				if err := s.Append(e); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		size = logBytes(b, s)
+		cache := filepath.Join(s.Dir(), filepath.FromSlash(summaryCacheFile))
+		st, err := os.Stat(cache)
+		if err != nil {
+			b.Fatal(err)
+		}
+		before := summaryRebuilds.Load()
+		b.StartTimer()
+		if _, err := s.Summary(); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		if summaryRebuilds.Load() != before {
+			b.Fatal("the summary was rebuilt from the ledger, not folded and rewritten")
+		}
+		if now, err := os.Stat(cache); err != nil || os.SameFile(now, st) {
+			b.Fatalf("the cache was not rewritten (%v)", err)
+		}
+		b.StartTimer()
+	}
+}
+
+// logBytes is the size of the store's log files.
+func logBytes(b *testing.B, s *Store) int64 {
+	entries, err := os.ReadDir(filepath.Join(s.Dir(), LogDir))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var n int64
+	for _, e := range entries {
+		if fi, err := e.Info(); err == nil {
+			n += fi.Size()
+		}
+	}
+	return n
+}
+
 // BenchmarkParse parses one rendered lesson.
 func BenchmarkParse(b *testing.B) {
 	data := Render(goldenLesson())

@@ -301,10 +301,9 @@ const (
 	summaryCacheFile    = cacheDir + "/summary.bin"
 	summaryCacheVersion = 2
 	// summaryRewriteAfter is how many newly folded bytes make Summary
-	// rewrite its cache; below it the tail is folded on each call. At
-	// 10,000 lessons and 1,000,000 events a rewrite takes about 50 ms and
-	// folding 16 KiB (about 140 events) about 1 ms: a hook pays a little on
-	// each call rather than much less often (BENCHMARKS.md).
+	// rewrite its cache; below it the tail is folded on each call. A hook
+	// folds at most 16 KiB (about 140 events, ~1 ms) and about one in 30
+	// pays the rewrite (BenchmarkSummaryRewrite1M, BENCHMARKS.md).
 	summaryRewriteAfter = 16 << 10
 )
 
