@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
+
+	"github.com/borg-memory/borg/memfs"
 )
 
 // SessionState is borg's own memory of one agent session, kept on this
@@ -65,25 +66,18 @@ func (s StateStore) Update(session string, deadline time.Time, fn func(st *Sessi
 	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", s.Dir, err)
 	}
-	lock, err := os.OpenFile(s.path(session)+".lock", os.O_CREATE|os.O_RDWR, 0o644)
+	wait := time.Until(deadline)
+	if wait < 0 {
+		wait = 0
+	}
+	unlock, err := memfs.LockPath(s.path(session)+".lock", wait)
+	if errors.Is(err, memfs.ErrLocked) {
+		return errors.New("session state is locked by another hook")
+	}
 	if err != nil {
-		return fmt.Errorf("open session lock: %w", err)
+		return fmt.Errorf("lock session state: %w", err)
 	}
-	defer lock.Close()
-	for {
-		err = syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) {
-			return fmt.Errorf("lock session state: %w", err)
-		}
-		if time.Now().After(deadline) {
-			return errors.New("session state is locked by another hook")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	defer func() { _ = syscall.Flock(int(lock.Fd()), syscall.LOCK_UN) }()
+	defer unlock()
 
 	st, err := s.Load(session)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/borg-memory/borg/domain"
+	"github.com/borg-memory/borg/memfs"
 )
 
 // DefaultLockWait is how long Sync waits for another process writing the
@@ -343,9 +344,9 @@ func (ix *Index) Pending(files []FileStamp) (read int, full bool) {
 
 // Busy reports whether a process is syncing the index stored in dir now.
 func Busy(dir string) bool {
-	unlock, err := lockDir(filepath.Join(dir, "lock"), 0)
+	unlock, err := memfs.LockPath(filepath.Join(dir, "lock"), 0)
 	if err != nil {
-		return errors.Is(err, errIndexBusy)
+		return errors.Is(err, memfs.ErrLocked)
 	}
 	unlock()
 	return false
@@ -371,9 +372,9 @@ func (ix *Index) begin(n int) (SyncStats, func(), error) {
 	if ix.dir == "" {
 		return st, func() {}, nil
 	}
-	unlock, err := lockDir(filepath.Join(ix.dir, "lock"), ix.opts.LockWait)
+	unlock, err := memfs.LockPath(filepath.Join(ix.dir, "lock"), ix.opts.LockWait)
 	switch {
-	case errors.Is(err, errIndexBusy):
+	case errors.Is(err, memfs.ErrLocked):
 		ix.fallback, st.FallbackLexical = true, true
 		return st, func() {}, nil
 	case err != nil:
@@ -663,5 +664,3 @@ func Verify(dir string, emb Embedder) error {
 	return nil
 }
 
-// errIndexBusy reports that another process is writing the index.
-var errIndexBusy = errors.New("index is being written by another process")

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/borg-memory/borg/domain"
+	"github.com/borg-memory/borg/memfs"
 )
 
 func lesson(id, title, gist, body string) domain.Lesson {
@@ -663,7 +664,7 @@ func TestHoldIndex(t *testing.T) {
 	if dir == "" {
 		t.Skip("run by TestSecondProcessDoesNotHang")
 	}
-	unlock, err := lockDir(filepath.Join(dir, "lock"), time.Second)
+	unlock, err := memfs.LockPath(filepath.Join(dir, "lock"), time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1024,7 +1025,7 @@ func TestPendingAndBusy(t *testing.T) {
 	if Busy(dir) {
 		t.Fatal("busy with nobody syncing")
 	}
-	unlock, err := lockDir(filepath.Join(dir, "lock"), time.Second)
+	unlock, err := memfs.LockPath(filepath.Join(dir, "lock"), time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -711,10 +711,10 @@ func readForCommit(p string, isLog bool) ([]byte, error) {
 		return nil, err
 	}
 	defer func() { _ = f.Close() }()
-	if err := flock(f); err != nil {
+	if err := LockFile(f, -1); err != nil {
 		return nil, err
 	}
-	defer func() { _ = funlock(f) }()
+	defer func() { _ = UnlockFile(f) }()
 	return io.ReadAll(f)
 }
 

@@ -155,10 +155,10 @@ func appendLines(p string, lines [][]byte) (err error) {
 			err = cerr
 		}
 	}()
-	if err := flock(f); err != nil {
+	if err := LockFile(f, -1); err != nil {
 		return fmt.Errorf("lock: %w", err)
 	}
-	defer func() { _ = funlock(f) }()
+	defer func() { _ = UnlockFile(f) }()
 	fi, err := f.Stat()
 	if err != nil {
 		return err

@@ -3,23 +3,9 @@
 package memfs
 
 import (
-	"errors"
 	"os"
 	"syscall"
 )
-
-// flock takes an exclusive advisory lock on f, waiting for it.
-func flock(f *os.File) error {
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-		if !errors.Is(err, syscall.EINTR) {
-			return err
-		}
-	}
-}
-
-// funlock releases flock's lock.
-func funlock(f *os.File) error { return syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
 
 // statIDs returns the stat fields git keeps in an index entry besides the
 // times and the size (ctime is left out: its field differs between the
