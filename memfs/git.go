@@ -28,6 +28,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/storage/filesystem"
+	"github.com/go-git/go-git/v5/storage/memory"
 )
 
 // defaultBranch is the branch a new store starts on.
@@ -69,24 +70,89 @@ func initGit(dir string) (*gitRepo, error) {
 }
 
 // cloneGit clones remote into dir. An empty remote (nothing pushed yet) is
-// not an error: the store is created fresh with the remote as origin.
+// not an error: the store is created fresh with the remote as origin. The
+// branch checked out is the one the remote's HEAD names when it exists;
+// otherwise (a bare repository made by plain `git init --bare` names master
+// while the team pushed main) main, master, or the remote's only branch.
 func cloneGit(ctx context.Context, dir, remote string) (*gitRepo, error) {
-	r, err := git.PlainCloneContext(ctx, dir, false, &git.CloneOptions{URL: remote})
+	branch, err := remoteBranch(ctx, remote)
+	if errors.Is(err, transport.ErrEmptyRemoteRepository) {
+		return initWithOrigin(dir, remote)
+	}
+	if err != nil {
+		return nil, err
+	}
+	r, err := git.PlainCloneContext(ctx, dir, false, &git.CloneOptions{URL: remote, ReferenceName: branch})
 	if errors.Is(err, transport.ErrEmptyRemoteRepository) {
 		_ = os.RemoveAll(filepath.Join(dir, ".git"))
-		g, err := initGit(dir)
-		if err != nil {
-			return nil, err
-		}
-		if _, err := g.r.CreateRemote(&config.RemoteConfig{Name: "origin", URLs: []string{remote}}); err != nil {
-			return nil, err
-		}
-		return g, nil
+		return initWithOrigin(dir, remote)
 	}
 	if err != nil {
 		return nil, err
 	}
 	return wrapGit(r)
+}
+
+// initWithOrigin creates a fresh store repository whose origin is remote.
+func initWithOrigin(dir, remote string) (*gitRepo, error) {
+	g, err := initGit(dir)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := g.r.CreateRemote(&config.RemoteConfig{Name: "origin", URLs: []string{remote}}); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// remoteBranch picks the branch to clone from the remote's advertised refs
+// (see cloneGit); it returns transport.ErrEmptyRemoteRepository when the
+// remote has no branch at all.
+func remoteBranch(ctx context.Context, remote string) (plumbing.ReferenceName, error) {
+	rem := git.NewRemote(memory.NewStorage(), &config.RemoteConfig{Name: "origin", URLs: []string{remote}})
+	refs, err := rem.ListContext(ctx, &git.ListOptions{})
+	if err != nil {
+		return "", err
+	}
+	return pickBranch(refs)
+}
+
+// pickBranch is remoteBranch's choice among refs.
+func pickBranch(refs []*plumbing.Reference) (plumbing.ReferenceName, error) {
+	branches := map[plumbing.ReferenceName]bool{}
+	var head plumbing.ReferenceName
+	for _, ref := range refs {
+		switch {
+		case ref.Name() == plumbing.HEAD && ref.Type() == plumbing.SymbolicReference:
+			head = ref.Target()
+		case ref.Name().IsBranch():
+			branches[ref.Name()] = true
+		}
+	}
+	if len(branches) == 0 {
+		return "", transport.ErrEmptyRemoteRepository
+	}
+	for _, b := range []plumbing.ReferenceName{head, plumbing.NewBranchReferenceName("main"), plumbing.NewBranchReferenceName("master")} {
+		if b != "" && branches[b] {
+			return b, nil
+		}
+	}
+	// Sleep branches (borg/sleep/<date>) are reviews, not the store.
+	var names []string
+	for b := range branches {
+		if !strings.HasPrefix(b.Short(), "borg/") {
+			names = append(names, b.Short())
+		}
+	}
+	if len(names) == 1 {
+		return plumbing.NewBranchReferenceName(names[0]), nil
+	}
+	sort.Strings(names)
+	what := "no existing branch"
+	if head != "" {
+		what = head.Short() + ", which does not exist"
+	}
+	return "", fmt.Errorf("the remote's HEAD names %s, and it has no main or master branch but %d others (%s): set its HEAD to the store's branch (git symbolic-ref HEAD refs/heads/NAME in the remote)", what, len(names), strings.Join(names, ", "))
 }
 
 func wrapGit(r *git.Repository) (*gitRepo, error) {

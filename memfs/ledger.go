@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -323,26 +324,29 @@ type summaryHead struct {
 // version, it is rebuilt from LoadLedger. Like LoadLedger it only ever
 // reads the logs; the cache can be deleted at any time.
 func (s *Store) Summary() (*domain.Summary, error) {
-	sum, err := s.summary(true)
+	sum, err := s.summary(math.MaxInt64)
 	if err != nil {
 		return nil, fmt.Errorf("load summary: %w", err)
 	}
 	return sum, nil
 }
 
-// CachedSummary is Summary when the cache serves (with the appended lines
-// folded in), and nil without an error when it would have to be rebuilt
-// from the full ledger, which takes seconds on a large log: a hook asks for
-// this and leaves the rebuild to a background process.
-func (s *Store) CachedSummary() (*domain.Summary, error) {
-	sum, err := s.summary(false)
+// SummaryWithin is Summary when the cache serves (with the appended lines
+// folded in) or when the logs it would be rebuilt from hold at most
+// maxBytes; otherwise it returns nil without an error: a rebuild from a
+// large log takes seconds, and a hook asks for this and leaves that
+// rebuild to a background process. A negative maxBytes never rebuilds.
+func (s *Store) SummaryWithin(maxBytes int64) (*domain.Summary, error) {
+	sum, err := s.summary(maxBytes)
 	if err != nil {
 		return nil, fmt.Errorf("load summary: %w", err)
 	}
 	return sum, nil
 }
 
-func (s *Store) summary(rebuild bool) (*domain.Summary, error) {
+// summary serves the cache, or rebuilds it when the logs hold at most
+// rebuildBytes, or returns nil.
+func (s *Store) summary(rebuildBytes int64) (*domain.Summary, error) {
 	files, err := s.logFiles()
 	if err != nil {
 		return nil, err
@@ -373,7 +377,7 @@ func (s *Store) summary(rebuild bool) (*domain.Summary, error) {
 			return sum, nil
 		}
 	}
-	if !rebuild {
+	if rebuildBytes < 0 || s.logBytes(files) > rebuildBytes {
 		return nil, nil
 	}
 	summaryRebuilds.Add(1)
@@ -384,6 +388,18 @@ func (s *Store) summary(rebuild bool) (*domain.Summary, error) {
 	sum := cache.Ledger.Summary()
 	s.writeSummaryCache(cache.Files, sum)
 	return sum, nil
+}
+
+// logBytes is the size of the named log files (a file that cannot be
+// read counts as nothing: the rebuild reports it).
+func (s *Store) logBytes(files []string) int64 {
+	var n int64
+	for _, name := range files {
+		if fi, err := os.Stat(filepath.Join(s.dir, filepath.FromSlash(name))); err == nil {
+			n += fi.Size()
+		}
+	}
+	return n
 }
 
 // readSummaryCache maps and parses the summary cache; nil when there is none

@@ -244,24 +244,40 @@ func TestSummaryCacheIsACache(t *testing.T) {
 	}
 }
 
-// TestCachedSummary: CachedSummary serves the cache with new lines folded
-// in, and reports nil (rebuilding nothing) when only the full ledger would
-// do; Summary then rebuilds it.
-func TestCachedSummary(t *testing.T) {
+// TestSummaryWithin: SummaryWithin serves the cache with new lines folded
+// in, rebuilds it when the log fits its budget, and reports nil (rebuilding
+// nothing) when only a rebuild from more log than the budget would do;
+// Summary then rebuilds it.
+func TestSummaryWithin(t *testing.T) {
 	s := newTestStore(t)
 	appendLog(t, s, "log/node-a.jsonl", hookStream(rand.New(rand.NewPCG(3, 4)), "node-a", 1_000_000, 200, 0.05))
+	fi, err := os.Stat(filepath.Join(s.Dir(), "log", "node-a.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	before := summaryRebuilds.Load()
-	if sum, err := s.CachedSummary(); err != nil || sum != nil {
-		t.Fatalf("without a cache: %v %v", sum, err)
+	for _, budget := range []int64{-1, 0, fi.Size() - 1} {
+		if sum, err := s.SummaryWithin(budget); err != nil || sum != nil {
+			t.Fatalf("budget %d without a cache: %v %v", budget, sum, err)
+		}
 	}
 	if summaryRebuilds.Load() != before {
-		t.Fatal("CachedSummary rebuilt the summary")
+		t.Fatal("SummaryWithin rebuilt the summary over its budget")
+	}
+	if sum, err := s.SummaryWithin(fi.Size()); err != nil || sum == nil {
+		t.Fatalf("budget of the log's size: %v %v", sum, err)
+	}
+	if summaryRebuilds.Load() != before+1 {
+		t.Fatal("SummaryWithin did not rebuild the summary within its budget")
+	}
+	if err := os.Remove(filepath.Join(s.Dir(), filepath.FromSlash(summaryCacheFile))); err != nil {
+		t.Fatal(err)
 	}
 	if _, err := s.Summary(); err != nil {
 		t.Fatal(err)
 	}
 	appendLog(t, s, "log/node-a.jsonl", hookStream(rand.New(rand.NewPCG(5, 6)), "node-a", 2_000_000, 5, 0.05))
-	sum, err := s.CachedSummary()
+	sum, err := s.SummaryWithin(0)
 	if err != nil || sum == nil {
 		t.Fatalf("with a cache and new lines: %v %v", sum, err)
 	}

@@ -482,14 +482,30 @@ func (s *Store) Archive(id string) error {
 	return syncDir(filepath.Dir(from))
 }
 
-// writeAtomic writes data to p through a temp file in .borg/tmp: fsync, then
-// rename over p, then fsync the directory.
+// writeAtomic writes data to p through a temp file in .borg/tmp (so that
+// lessons/ never holds a stray temp file): fsync, then rename over p, then
+// fsync the directory.
 func writeAtomic(s *Store, p string, data []byte) error {
 	tmp := filepath.Join(s.dir, tmpDir)
 	if err := os.MkdirAll(tmp, 0o755); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(tmp, filepath.Base(p)+".*")
+	return writeVia(tmp, p, data, 0o644)
+}
+
+// WriteFileAtomic writes data to path so that a reader sees the old file or
+// the new one, never part of one, and a crash leaves one of the two: a
+// temporary file beside path, synced, renamed over path, and the directory
+// synced. It is borg's one atomic write.
+func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
+	if err := writeVia(filepath.Dir(path), path, data, perm); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+func writeVia(tmpDir, p string, data []byte, perm os.FileMode) error {
+	f, err := os.CreateTemp(tmpDir, "."+filepath.Base(p)+".tmp-*")
 	if err != nil {
 		return err
 	}
@@ -501,7 +517,7 @@ func writeAtomic(s *Store, p string, data []byte) error {
 			_ = os.Remove(name)
 		}
 	}()
-	if err := f.Chmod(0o644); err != nil {
+	if err := f.Chmod(perm); err != nil {
 		return err
 	}
 	if _, err := f.Write(data); err != nil {

@@ -348,7 +348,7 @@ func BenchmarkRecallInProcess(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	r, err := openRetrieval(context.Background(), s, false, nil, nil, -1)
+	r, err := openRetrieval(context.Background(), s, openOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -44,7 +44,31 @@ type doctorReport struct {
 	// derived: a problem there does not fail doctor (the next sync of a
 	// changed lesson rebuilds what is corrupt; deleting it rebuilds all).
 	Index string `json:"index"`
-	OK    bool   `json:"ok"`
+	// IndexBehind is how many lessons the index does not hold as their
+	// files are now (0: up to date); Background is the last background
+	// reindex's state, when a hook started one.
+	IndexBehind int    `json:"index_behind"`
+	Background  string `json:"background,omitempty"`
+	OK          bool   `json:"ok"`
+}
+
+// indexBehind is how many lessons a sync of the index would read and
+// embed now (every lesson when there is no index yet); it changes nothing.
+func indexBehind(s *memfs.Store) int {
+	ix, err := index.Open(indexDir(s), newEmbedder(), index.Options{})
+	if err != nil {
+		return 0 // Verify has said what is wrong
+	}
+	defer ix.Close()
+	if stamp := lessonsStamp(s); stamp != "" && ix.Stamp() == stamp && !ix.Stale() {
+		return 0
+	}
+	stamps, err := lessonFileStamps(s)
+	if err != nil {
+		return 0
+	}
+	n, _ := ix.Pending(stamps)
+	return n
 }
 
 // runDoctor validates the store. Invalid lessons are errors a user must fix
@@ -72,6 +96,11 @@ func runDoctor(e *env, s *memfs.Store, asJSON bool) error {
 	rep.Index = "ok"
 	if err := index.Verify(indexDir(s), newEmbedder()); err != nil {
 		rep.Index = fmt.Sprintf("%v (derived state: delete %s and the next recall or hook rebuilds it)", err, indexDir(s))
+	} else if rep.IndexBehind = indexBehind(s); rep.IndexBehind > 0 {
+		rep.Index = fmt.Sprintf("behind: %d lesson(s) not indexed as their files are now (run borg reindex, or let the next recall or hook catch up)", rep.IndexBehind)
+	}
+	if st, ok := readBackgroundStatus(s); ok {
+		rep.Background = describeBackground(st, e.now())
 	}
 	rep.OK = len(rep.InvalidLessons) == 0
 	if asJSON {
@@ -90,6 +119,9 @@ func runDoctor(e *env, s *memfs.Store, asJSON bool) error {
 			fmt.Fprintf(e.out, "  %s:%d: skipped: %s\n", sk.File, sk.Line, sk.Reason)
 		}
 		fmt.Fprintf(e.out, "index: %s\n", rep.Index)
+		if rep.Background != "" {
+			fmt.Fprintf(e.out, "background: %s\n", rep.Background)
+		}
 	}
 	if !rep.OK {
 		return fail(exitFail, "%d invalid lesson file(s): fix each one as the reason says, or move it out of lessons/", len(rep.InvalidLessons))

@@ -127,7 +127,7 @@ func runHook(ctx context.Context, e *env, verb, storeFlag string) int {
 			Anchors:     func() map[string][]string { return readAnchors(s) },
 		}
 		if verb == "stop" || verb == "prompt" || (verb == "session-start" && cfg.Early) {
-			sr := &storeRecaller{store: s, budget: hookSyncBudget(e.getenv)}
+			sr := &storeRecaller{store: s, budget: hookBudget(e.getenv), notice: e.err}
 			d.Recall = sr
 			go func() {
 				// The index is released when the hook is done (or gives up).

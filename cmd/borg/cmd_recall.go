@@ -59,7 +59,7 @@ func recallCommand(e *env) *cli.Command {
 }
 
 func runRecall(c *cli.Context, e *env, s *memfs.Store, q index.Query, sync, asJSON bool, tr *tracer) error {
-	r, err := openRetrieval(c.Context, s, sync, e.err, tr, -1)
+	r, err := openRetrieval(c.Context, s, openOptions{force: sync, progress: e.err, tr: tr})
 	if err != nil {
 		return fail(exitFail, "%v", err)
 	}

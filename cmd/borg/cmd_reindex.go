@@ -1,16 +1,25 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/borg-memory/borg/memfs"
 )
+
+// reindexLockWait is how long a reindex waits for another process writing
+// the index (a hook's sync within its budget): it runs in the background or
+// at a user's request, so it waits rather than keep its work in memory.
+const reindexLockWait = 5 * time.Minute
 
 // reindexCommand brings the search index up to date with the lessons, and
 // the log's summary cache with the log: what recall and the hooks do on
 // demand, run ahead of them. Hooks start it in the background when either
-// is too large a job for their deadline.
+// is too large a job for their budget.
 func reindexCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "reindex",
@@ -19,6 +28,7 @@ func reindexCommand(e *env) *cli.Command {
 		Flags: []cli.Flag{
 			storeFlag(),
 			&cli.BoolFlag{Name: "all", Usage: "re-read every lesson file, not only those that changed"},
+			&cli.StringFlag{Name: "background", Hidden: true, Usage: "the `TOKEN` of a background reindex a hook started"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
@@ -28,14 +38,72 @@ func reindexCommand(e *env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			start := time.Now()
-			r, err := openRetrieval(c.Context, s, c.Bool("all"), e.err, nil, -1)
+			if token := c.String("background"); token != "" {
+				return runBackgroundReindex(c, e, s, token)
+			}
+			unlock, err := lockReindex(s, reindexLockWait)
+			if err != nil {
+				return fail(exitFail, "wait for the reindex running in the background: %v", err)
+			}
+			defer unlock()
+			line, err := reindex(c, e, s, c.Bool("all"))
 			if err != nil {
 				return fail(exitFail, "%v", err)
 			}
-			defer r.Close()
-			_, err = fmt.Fprintf(e.out, "index up to date: %d lessons, log summary cached (%s)\n", r.ix.Len(), time.Since(start).Round(time.Millisecond))
+			_, err = fmt.Fprintln(e.out, line)
 			return err
 		},
 	}
+}
+
+// reindex brings the index and the summary up to date; line says what it did.
+func reindex(c *cli.Context, e *env, s *memfs.Store, all bool) (string, error) {
+	start := time.Now()
+	r, err := openRetrieval(c.Context, s, openOptions{force: all, progress: e.err, lockWait: reindexLockWait})
+	if err != nil {
+		return "", err
+	}
+	defer r.Close()
+	return fmt.Sprintf("index up to date: %d lessons, log summary cached (%s)", r.ix.Len(), time.Since(start).Round(time.Millisecond)), nil
+}
+
+// runBackgroundReindex is reindex as a hook starts it: it records its
+// progress in the status file (see background.go) and leaves the work to a
+// reindex already running.
+func runBackgroundReindex(c *cli.Context, e *env, s *memfs.Store, token string) error {
+	st, _ := readBackgroundStatus(s)
+	if st.Token != token {
+		st = backgroundStatus{Token: token, StartedMS: time.Now().UnixMilli()}
+	}
+	st.PID = os.Getpid()
+	_ = writeBackgroundStatus(s, st)
+	finish := func(result string, failed bool) {
+		st.FinishedMS, st.Result, st.Failed = time.Now().UnixMilli(), result, failed
+		_ = writeBackgroundStatus(s, st)
+	}
+	unlock, err := lockReindex(s, 0)
+	if errors.Is(err, memfs.ErrLocked) {
+		finish("another reindex was running", false)
+		return nil
+	}
+	if err != nil {
+		finish(err.Error(), true)
+		return fail(exitFail, "%v", err)
+	}
+	defer unlock()
+	line, err := func() (line string, err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				err = fmt.Errorf("panic: %v", p)
+			}
+		}()
+		return reindex(c, e, s, false)
+	}()
+	if err != nil {
+		finish(err.Error(), true)
+		return fail(exitFail, "%v", err)
+	}
+	finish(line, false)
+	_, err = fmt.Fprintln(e.out, line)
+	return err
 }

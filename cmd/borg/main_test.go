@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/borg-memory/borg/memfs"
 )
 
 func TestMain(m *testing.M) {
@@ -35,21 +37,32 @@ func TestScripts(t *testing.T) {
 				ts.Check(err)
 				ts.Check(os.WriteFile(p, bytes.TrimSuffix(data, []byte("\n")), 0o644))
 			},
-			// waitfor FILE TEXT: waits (up to 30 s) until FILE holds TEXT,
-			// for what a background process writes.
-			"waitfor": func(ts *testscript.TestScript, neg bool, args []string) {
-				if neg || len(args) != 2 {
-					ts.Fatalf("usage: waitfor FILE TEXT")
+			// waitreindex STORE waits until the background reindex a hook
+			// started in STORE has finished, and fails if it failed. It
+			// waits for the event, not for a time: the bound only stops a
+			// hung reindex from hanging the test.
+			"waitreindex": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 1 {
+					ts.Fatalf("usage: waitreindex STORE")
 				}
-				p := ts.MkAbs(args[0])
-				for deadline := time.Now().Add(30 * time.Second); ; {
-					if data, err := os.ReadFile(p); err == nil && bytes.Contains(data, []byte(args[1])) {
+				s, err := memfs.Open(ts.MkAbs(args[0]))
+				ts.Check(err)
+				for bound := time.Now().Add(2 * time.Minute); ; {
+					st, ok := readBackgroundStatus(s)
+					if !ok {
+						ts.Fatalf("no background reindex was started in %s", args[0])
+					}
+					if st.FinishedMS != 0 {
+						if st.Failed {
+							ts.Fatalf("background reindex failed: %s", st.Result)
+						}
+						ts.Logf("background reindex: %s", st.Result)
 						return
 					}
-					if time.Now().After(deadline) {
-						ts.Fatalf("%s never held %q", p, args[1])
+					if time.Now().After(bound) {
+						ts.Fatalf("background reindex still running after 2 minutes: %+v", st)
 					}
-					time.Sleep(20 * time.Millisecond)
+					time.Sleep(10 * time.Millisecond)
 				}
 			},
 			// flip FILE N: inverts a bit of the Nth byte from the end.

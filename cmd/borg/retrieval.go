@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -24,6 +23,11 @@ import (
 type retrieval struct {
 	ix      *index.Index
 	summary *domain.Summary
+	// behind lists what a budget left to the background (empty when the
+	// search state is up to date), and background is the error of starting
+	// that reindex, if it failed.
+	behind     []string
+	background error
 }
 
 // indexDir is where a store keeps its index (derived, gitignored).
@@ -48,11 +52,73 @@ func lessonsStamp(s *memfs.Store) string {
 	return strconv.FormatInt(st.ModTime().UnixNano(), 10) + "@" + head
 }
 
+// lessonFileStamps is what the index compares to know which lesson files
+// changed since it read them.
+func lessonFileStamps(s *memfs.Store) ([]index.FileStamp, error) {
+	files, err := s.LessonFiles()
+	if err != nil {
+		return nil, err
+	}
+	stamps := make([]index.FileStamp, len(files))
+	for i, f := range files {
+		stamps[i] = index.FileStamp{ID: f.ID, ModTime: f.ModTime, Size: f.Size}
+	}
+	return stamps, nil
+}
+
+// budget is how much bringing the search state up to date a caller does
+// itself; nil means all of it (recall, reindex). A hook passes its budget:
+// work beyond it goes to a background `borg reindex` and the hook answers
+// from the state as it is.
+type budget struct {
+	// Lessons is how many lesson files the hook reads and embeds itself
+	// (BORG_SYNC_BUDGET). A store without an index yet counts all its
+	// lessons: the kind of work does not matter, its amount does.
+	Lessons int
+	// LogBytes is how much log the hook summarises from scratch when the
+	// summary cache is missing or cannot fold the new lines
+	// (BORG_LOG_BUDGET).
+	LogBytes int64
+}
+
+// Default budgets: 1000 lesson files take about 250 ms to read, analyse
+// and embed, and 4 MiB of log (about 25,000 events) about 100 ms to
+// summarise, both well inside a hook's 2 s deadline (BENCHMARKS.md).
+const (
+	defaultLessonBudget = 1000
+	defaultLogBudget    = 4 << 20
+)
+
+// hookBudget reads the hooks' budget from the environment.
+func hookBudget(getenv func(string) string) *budget {
+	b := &budget{Lessons: defaultLessonBudget, LogBytes: defaultLogBudget}
+	if n, err := strconv.Atoi(getenv("BORG_SYNC_BUDGET")); err == nil && n >= 0 {
+		b.Lessons = n
+	}
+	if n, err := strconv.ParseInt(getenv("BORG_LOG_BUDGET"), 10, 64); err == nil && n >= 0 {
+		b.LogBytes = n
+	}
+	return b
+}
+
+// openOptions says how openRetrieval brings the search state up to date.
+type openOptions struct {
+	force    bool      // re-read every lesson file (recall --sync, reindex --all)
+	progress io.Writer // where skipped lesson files are reported
+	tr       *tracer
+	budget   *budget       // a hook's budget; nil: all the work
+	lockWait time.Duration // wait for another writer of the index (0: index.DefaultLockWait)
+}
+
 // openRetrieval opens the store's index and brings it up to date (only
 // changed lessons are re-indexed) while it loads the log's summary (an
 // O(lessons) cache with the new log lines folded in; see memfs.Summary).
 // Memories are then derived on demand, for the lessons a search asks about.
-func openRetrieval(ctx context.Context, s *memfs.Store, force bool, progress io.Writer, tr *tracer, budget int) (*retrieval, error) {
+//
+// With a budget, what does not fit is left to a background `borg reindex`
+// and r.behind says what was left.
+func openRetrieval(ctx context.Context, s *memfs.Store, o openOptions) (*retrieval, error) {
+	b, tr := o.budget, o.tr
 	type loaded struct {
 		sum *domain.Summary
 		err error
@@ -62,16 +128,17 @@ func openRetrieval(ctx context.Context, s *memfs.Store, force bool, progress io.
 	go func() {
 		var sum *domain.Summary
 		var err error
-		if budget >= 0 {
-			// Within a hook's budget: the cached summary, or none (see below).
-			sum, err = s.CachedSummary()
+		if b != nil {
+			// The cached summary, or one rebuilt from a log within the
+			// budget, or none (see below).
+			sum, err = s.SummaryWithin(b.LogBytes)
 		} else {
 			sum, err = s.Summary()
 		}
 		tr.step("log summary loaded, beside the index", start)
 		summary <- loaded{sum, err}
 	}()
-	r, err := openIndex(s, force, progress, budget)
+	r, err := openIndex(s, o)
 	tr.step("index opened", start)
 	got := <-summary
 	if err != nil {
@@ -83,26 +150,28 @@ func openRetrieval(ctx context.Context, s *memfs.Store, force bool, progress io.
 	}
 	r.summary = got.sum
 	if r.summary == nil {
-		// The cache needs a rebuild from the whole log (seconds on a large
-		// one): a background reindex does it, and this search weighs every
-		// lesson as one without evidence.
-		if !index.Busy(indexDir(s)) {
-			_ = reindexInBackground(s)
-		}
+		// The summary needs a rebuild from more log than the budget: a
+		// background reindex does it, and this search weighs every lesson
+		// as one without evidence.
+		r.behind = append(r.behind, "the log's summary needs a rebuild")
 		r.summary = domain.NewSummary()
+	}
+	if len(r.behind) > 0 {
+		r.background = startBackgroundReindex(s)
 	}
 	return r, nil
 }
 
 // openIndex opens the store's index and syncs it with the lessons when they
 // changed, re-reading only the lesson files whose modification time or size
-// moved (all of them with force). With a budget (≥ 0), a sync that would
-// read more files than that, or redo every lesson, is left to a background
-// `borg reindex` and the index is used as it is: a hook answers from the
-// lessons the index already holds instead of missing its deadline (so does
-// openRetrieval for a summary cache that needs a rebuild).
-func openIndex(s *memfs.Store, force bool, progress io.Writer, budget int) (*retrieval, error) {
-	ix, err := index.Open(indexDir(s), newEmbedder(), index.Options{})
+// moved (all of them with force). With a budget, a sync that would read
+// and embed more lessons than it allows is left to a background `borg
+// reindex` (r.behind says so) and the index is used as it is: a hook
+// answers from the lessons the index already holds instead of missing its
+// deadline.
+func openIndex(s *memfs.Store, o openOptions) (*retrieval, error) {
+	force, b := o.force, o.budget
+	ix, err := index.Open(indexDir(s), newEmbedder(), index.Options{LockWait: o.lockWait})
 	if err != nil {
 		return nil, fmt.Errorf("%w (delete %s to rebuild it)", err, indexDir(s))
 	}
@@ -111,20 +180,14 @@ func openIndex(s *memfs.Store, force bool, progress io.Writer, budget int) (*ret
 	if !force && stamp != "" && ix.Stamp() == stamp && !ix.Stale() {
 		return r, nil
 	}
-	files, err := s.LessonFiles()
+	stamps, err := lessonFileStamps(s)
 	if err != nil {
 		_ = ix.Close()
 		return nil, err
 	}
-	stamps := make([]index.FileStamp, len(files))
-	for i, f := range files {
-		stamps[i] = index.FileStamp{ID: f.ID, ModTime: f.ModTime, Size: f.Size}
-	}
-	if budget >= 0 && !force {
-		if n, full := ix.Pending(stamps); full || n > budget {
-			if !index.Busy(indexDir(s)) {
-				_ = reindexInBackground(s)
-			}
+	if b != nil && !force {
+		if n, _ := ix.Pending(stamps); n > b.Lessons {
+			r.behind = append(r.behind, fmt.Sprintf("%d lesson(s) to index, over the hook's budget of %d (BORG_SYNC_BUDGET)", n, b.Lessons))
 			return r, nil
 		}
 	}
@@ -139,51 +202,24 @@ func openIndex(s *memfs.Store, force bool, progress io.Writer, budget int) (*ret
 		_ = ix.Close()
 		return nil, err
 	}
-	if progress != nil && skipped > 0 {
-		fmt.Fprintf(progress, "borg: %d lesson file(s) skipped (run borg doctor)\n", skipped)
+	if o.progress != nil && skipped > 0 {
+		fmt.Fprintf(o.progress, "borg: %d lesson file(s) skipped (run borg doctor)\n", skipped)
 	}
-	_ = updateAnchors(s, fs.Read, fs.Removed, len(fs.Read) == len(files))
+	_ = updateAnchors(s, fs.Read, fs.Removed, len(fs.Read) == len(stamps))
 	return r, nil
 }
 
-// hookSyncBudget is how many lesson files a hook re-reads itself before it
-// leaves the sync to `borg reindex` in the background (BORG_SYNC_BUDGET;
-// default 1000, about 150 ms of parsing).
-func hookSyncBudget(getenv func(string) string) int {
-	if n, err := strconv.Atoi(getenv("BORG_SYNC_BUDGET")); err == nil && n >= 0 {
-		return n
+// notice is the one stderr line a hook writes when it answered from search
+// state that is behind: what was left, and to whom.
+func (r *retrieval) notice() string {
+	if len(r.behind) == 0 {
+		return ""
 	}
-	return 1000
-}
-
-// reindexInBackground starts `borg reindex` for the store, detached: it
-// outlives the hook that starts it, and another process that finds it
-// syncing (index.Busy) does not start a second one.
-func reindexInBackground(s *memfs.Store) error {
-	var err error
-	reindexOnce.Do(func() { err = startReindex(s) })
-	return err
-}
-
-// reindexOnce: one process starts one reindex, whatever asked for it (a
-// large sync, a summary rebuild).
-var reindexOnce sync.Once
-
-func startReindex(s *memfs.Store) error {
-	exe := os.Args[0] // as the hook was run: borg on PATH, or its path
-	if !strings.ContainsRune(exe, filepath.Separator) {
-		p, err := exec.LookPath(exe)
-		if err != nil {
-			return err
-		}
-		exe = p
+	what := strings.Join(r.behind, " and ")
+	if r.background != nil {
+		return fmt.Sprintf("borg: %s; starting a background borg reindex failed (%v): run borg reindex; this answer uses the index as it is", what, r.background)
 	}
-	cmd := exec.Command(exe, "reindex", "--store", s.Dir())
-	detach(cmd)
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	return cmd.Process.Release()
+	return fmt.Sprintf("borg: %s; a background borg reindex is bringing it up to date (borg doctor shows it); this answer uses the index as it is", what)
 }
 
 func (r *retrieval) Close() error { return r.ix.Close() }
@@ -230,14 +266,16 @@ func toUseful(m domain.Memory) index.Usefulness {
 	return index.Usefulness{Uses: m.Uses, Mean: m.Mean, Weight: m.Weight, MeanWeight: m.MeanWeight, Dormant: m.Dormant}
 }
 
-// storeRecaller serves the hooks' recalls from the store's index (syncing
-// it within budget files, see openIndex). It opens
+// storeRecaller serves the hooks' recalls from the store's index (brought
+// up to date within the hook's budget, see openRetrieval). It opens
 // the index and the log's summary on first use, or ahead of it (warm), so a
 // hook that does not recall never pays for them and one that does can open
 // them while it runs git.
 type storeRecaller struct {
 	store   *memfs.Store
-	budget  int
+	budget  *budget
+	notice  io.Writer // where the hook says that it answered from state behind
+	noticed sync.Once
 	once    sync.Once
 	done    chan struct{} // closed when the open has finished
 	r       *retrieval
@@ -255,7 +293,7 @@ func (sr *storeRecaller) warm() {
 		sr.done = make(chan struct{})
 		go func() {
 			defer close(sr.done)
-			sr.r, sr.err = openRetrieval(context.Background(), sr.store, false, nil, nil, sr.budget)
+			sr.r, sr.err = openRetrieval(context.Background(), sr.store, openOptions{budget: sr.budget})
 		}()
 	})
 }
@@ -265,6 +303,13 @@ func (sr *storeRecaller) open(ctx context.Context) error {
 	sr.warm()
 	select {
 	case <-sr.done:
+		if sr.err == nil && sr.notice != nil {
+			sr.noticed.Do(func() {
+				if line := sr.r.notice(); line != "" {
+					fmt.Fprintln(sr.notice, line)
+				}
+			})
+		}
 		return sr.err
 	case <-ctx.Done():
 		return ctx.Err()
