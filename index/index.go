@@ -663,4 +663,3 @@ func Verify(dir string, emb Embedder) error {
 	}
 	return nil
 }
-
