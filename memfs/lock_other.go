@@ -4,8 +4,8 @@ package memfs
 
 import "os"
 
-// Where the system has no advisory file lock (plan9, js, wasip1), borg does
-// not lock. What that costs: two processes appending to one log file still
+// Where the system has no advisory file lock (neither unix nor windows),
+// borg does not lock. What that costs: two processes appending to one log file still
 // write each line in one O_APPEND write; two that write the index at once
 // each replace whole files by rename, and the last one wins; two hooks of
 // one session may each block a stop. Nothing is corrupted or lost.

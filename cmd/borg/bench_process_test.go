@@ -297,6 +297,40 @@ func BenchmarkStopAfterChangeProcess(b *testing.B) {
 	report(b, d, gitStatusMedian(b, store, 21))
 }
 
+// BenchmarkFirstStopNoIndexProcess: `borg hook stop` on a store whose index
+// was deleted (a new store, a fresh clone), with a budget that covers every
+// lesson: the hook reads, analyses and embeds all of them itself before it
+// answers. Run it at the default budget's size to see that a full build of
+// BORG_SYNC_BUDGET lessons fits a hook's deadline:
+//
+//	BORG_BENCH_LESSONS=1000 BORG_BENCH_EVENTS=100000 go test -run '^$' -bench FirstStopNoIndex -benchtime 11x ./cmd/borg
+func BenchmarkFirstStopNoIndexProcess(b *testing.B) {
+	bin := benchBinary(b)
+	store := benchStore(b, bin)
+	nl, _ := benchSizes()
+	env := append(benchEnv(store), fmt.Sprintf("BORG_SYNC_BUDGET=%d", nl))
+	ixDir := filepath.Join(store, ".borg", "index")
+	b.ResetTimer()
+	d := timeCallsAfter(b.N, func(i int) string {
+		if err := os.RemoveAll(ixDir); err != nil {
+			b.Fatal(err)
+		}
+		return fmt.Sprintf("bench-noindex-%d-%d", time.Now().UnixNano(), i)
+	}, func(session string) {
+		cmd := exec.Command(bin, "hook", "stop")
+		cmd.Env = env
+		cmd.Stdin = strings.NewReader(fmt.Sprintf(`{"session_id":%q,"last_assistant_message":"I added a retry with backoff to the payments gateway client."}`, session))
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Run(); err != nil || errb.Len() > 0 || !strings.Contains(out.String(), `"decision":"block"`) {
+			b.Fatalf("hook stop: %v %q %s", err, out.String(), errb.String())
+		}
+	})
+	b.StopTimer()
+	b.ReportMetric(float64(d.Microseconds())/1000, "ms-median")
+	b.ReportMetric(float64(nl), "lessons")
+}
+
 // benchProject is a git project of 200 committed files, one of them changed
 // since.
 func benchProject(b *testing.B) string {
