@@ -35,8 +35,9 @@ type Memory struct {
 	Regretted float64
 	// Alpha and Beta are the belief's parameters under the weights.
 	Alpha, Beta float64
-	// Mean is the belief's mean.
-	Mean float64
+	// Mean is the belief's mean; Draw is the session's Thompson draw from
+	// the belief (the mean without a session).
+	Mean, Draw float64
 	// Weight is squash(A) × (0.5 + x), x the session's Thompson draw, or the
 	// mean without a session.
 	Weight float64
@@ -600,6 +601,7 @@ func (m *Memory) settle(session string, w Weights) {
 	if session != "" {
 		x = Draw(b.Alpha, b.Beta, Seed(session, m.ID))
 	}
+	m.Draw = x
 	m.Weight = UsefulnessWeight(m.Activation, x)
 	m.MeanWeight = UsefulnessWeight(m.Activation, m.Mean)
 	m.Dormant = !m.Consolidated && m.Activation < w.DormantBelow

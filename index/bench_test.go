@@ -149,7 +149,7 @@ func BenchmarkSearch(b *testing.B) {
 		}
 		useful := map[string]Usefulness{}
 		for i := 0; i < n; i += 3 {
-			useful[ls[i].ID] = Usefulness{Uses: i % 7, Mean: 0.6, Weight: 0.9, MeanWeight: 1.1}
+			useful[ls[i].ID] = Usefulness{Uses: i % 7, Results: i % 5, Mean: 0.6, Draw: 0.4}
 		}
 		b.Run(fmt.Sprintf("lessons=%d", n), func(b *testing.B) {
 			var lat []time.Duration

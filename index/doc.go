@@ -50,19 +50,28 @@
 //     3–5-grams into 512 signed dimensions with corpus IDF (embed.go); an
 //     HTTP embedder can call a local OpenAI-compatible or Ollama endpoint.
 //   - salience: the text arms' candidates that have uses, by ln(1+uses) ×
-//     belief mean.
+//     belief mean, tied lessons sharing one rank and the arm silent when no
+//     lesson stands apart. Off by default (weight 0): usefulness already
+//     enters once, bounded, below; as a rank-fused arm it let one ignored
+//     result outvote the best text match (BENCHMARKS.md).
 //   - lateral: personalized PageRank over lesson links from the best fused
 //     hits (lateral.go).
 //   - fusion: domain.FuseArms with domain.RRFK; arm weights ArmWeights.
-//   - usefulness: a lesson is over the bar when fused × MeanWeight ≥
-//     Query.Bar (default DefaultBar = 0.25) × the best candidate's; those
-//     over it come first, ordered by fused × Weight (the session's Thompson
-//     draw), then the rest by fused × MeanWeight. Absent lessons are neutral.
+//   - usefulness: each lesson's fused score is multiplied by 1 + (x − ½) ×
+//     r/(r + EvidenceHalf), x its belief's mean (MeanWeight) or the
+//     session's Thompson draw (Weight), r its session results: exactly 1
+//     without results (a lesson ranks as its text matches), within the
+//     seed's (0.5, 1.5) temper with many. A lesson is over the bar when
+//     fused × MeanWeight ≥ Query.Bar (default DefaultBar = 0.25) × the best
+//     candidate's; those over it come first, ordered by fused × Weight,
+//     then the rest by fused × MeanWeight. Absent lessons are neutral.
 //   - MMR (domain.ApplyMMR, λ 0.5) over the hits over the bar, relevance
 //     min-max scaled; a superseded lesson is then moved below the lesson
 //     that supersedes it.
-//   - reach: a repo:<tag> lesson is a candidate only when Query.Repo is tag;
-//     a dormant lesson only as the lexical arm's first hit.
+//   - reach: a repo:<tag> lesson is a candidate only when Query.Repo is tag.
+//     A dormant lesson stays a candidate (Hit.Dormant says it is): dormancy
+//     measures disuse, not usefulness, and removing dormant lessons cost
+//     0.07 nDCG@10 on a replayed log (BENCHMARKS.md).
 //
 // EvalRetrieval (eval.go) runs BEIR-layout folders through the same Search.
 package index

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"math"
 	"os"
@@ -32,7 +33,65 @@ type EvalOptions struct {
 	// Terminal draws a progress bar on the progress writer; otherwise
 	// progress gets one line per folder.
 	Terminal bool
+	// Build, when set, makes the search each folder's queries go through
+	// from the folder's documents (one lesson per document, its ID the
+	// document's): the product path builds a real store and answers as
+	// `borg recall` does. Nil is the lab path: an in-memory index searched
+	// with neutral usefulness.
+	// With Replay, Build is also given half the judged queries (chosen by
+	// a hash of their id) to replay as agent sessions before the other
+	// half is scored; without it, replay is nil and every query is scored.
+	Build func(ctx context.Context, name string, lessons []domain.Lesson, replay []EvalQuery) (Searcher, error)
+	// Path names the path in the report ("lab" when Build is nil).
+	Path string
+	// Replay splits the judged queries: half replayed by Build, half
+	// scored. The lab path scores the same half, so the two compare.
+	Replay bool
 }
+
+// EvalQuery is one judged query: its text and the graded relevance of
+// the documents judged for it.
+type EvalQuery struct {
+	ID, Text, Category string
+	Relevant           map[string]int
+}
+
+// replayed reports whether a judged query goes to the replay half: the
+// split depends on the id alone, so every path and run agrees on it.
+func replayed(id string) bool {
+	h := fnv.New32a()
+	h.Write([]byte(id))
+	return h.Sum32()%2 == 0
+}
+
+// Searcher answers an evaluation's queries: the ids of the documents it
+// ranks for text, best first, at most k.
+type Searcher interface {
+	Search(ctx context.Context, text string, k int) ([]string, error)
+	Close() error
+}
+
+// labSearcher is the lab path's Searcher: Search over an in-memory index
+// with neutral usefulness and no log.
+type labSearcher struct {
+	ix   *Index
+	opts EvalOptions
+	arms ArmWeights
+}
+
+func (l labSearcher) Search(ctx context.Context, text string, k int) ([]string, error) {
+	hits, err := l.ix.Search(ctx, Query{Text: text, K: k, Arms: l.arms, Bar: l.opts.Bar, MMRLambda: l.opts.MMRLambda})
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(hits))
+	for j, h := range hits {
+		ids[j] = h.ID
+	}
+	return ids, nil
+}
+
+func (l labSearcher) Close() error { return l.ix.Close() }
 
 // EvalMetrics are the figures of a set of judged queries.
 type EvalMetrics struct {
@@ -67,6 +126,10 @@ type EvalReport struct {
 	Categories []EvalCategory `json:"categories,omitempty"`
 	Arms       string         `json:"arms"`
 	Embedder   string         `json:"embedder"`
+	Path       string         `json:"path"` // "lab", or the Build's name
+	// Replay: half the judged queries were replayed as sessions before
+	// the other half was scored.
+	Replay bool `json:"replay,omitempty"`
 }
 
 // evalDepth is how many hits each query asks for (Recall@100 needs 100).
@@ -94,7 +157,10 @@ func EvalRetrieval(ctx context.Context, dirs []string, opts EvalOptions, progres
 	if progress == nil {
 		progress = io.Discard
 	}
-	rep := EvalReport{Arms: arms.String()}
+	rep := EvalReport{Arms: arms.String(), Path: opts.Path, Replay: opts.Replay}
+	if rep.Path == "" {
+		rep.Path = "lab"
+	}
 	var all metricSum
 	allCats := map[string]*metricSum{}
 	for _, dir := range dirs {
@@ -137,34 +203,38 @@ func evalFolder(ctx context.Context, dir, split string, emb Embedder, arms ArmWe
 	if err != nil {
 		return EvalFolder{}, nil, none, err
 	}
-	ix, err := NewMemory(emb, Options{})
-	if err != nil {
-		return EvalFolder{}, nil, none, fmt.Errorf("eval %s: %w", name, err)
+	var judged []evalQuery
+	var replay []EvalQuery
+	for _, q := range queries {
+		if len(qrels[q.ID]) == 0 {
+			continue
+		}
+		if opts.Replay && replayed(q.ID) {
+			replay = append(replay, EvalQuery{ID: q.ID, Text: q.Text, Category: q.Category, Relevant: qrels[q.ID]})
+			continue
+		}
+		judged = append(judged, q)
 	}
-	defer ix.Close()
 	if opts.Terminal {
 		fmt.Fprintf(progress, "\r%-16s indexing %d documents…", name, len(lessons))
 	}
-	if _, err := ix.Sync(lessons); err != nil {
+	var search Searcher
+	if opts.Build != nil {
+		search, err = opts.Build(ctx, name, lessons, replay)
+	} else {
+		search, err = newLabSearcher(emb, lessons, arms, opts)
+	}
+	if err != nil {
 		return EvalFolder{}, nil, none, fmt.Errorf("eval %s: %w", name, err)
 	}
-	var judged []evalQuery
-	for _, q := range queries {
-		if len(qrels[q.ID]) > 0 {
-			judged = append(judged, q)
-		}
-	}
+	defer search.Close()
 	var sum metricSum
 	cats := map[string]*metricSum{}
 	bar := progressBar{w: progress, name: name, total: len(judged), on: opts.Terminal}
 	for i, q := range judged {
-		hits, err := ix.Search(ctx, Query{Text: q.Text, K: evalDepth, Arms: arms, Bar: opts.Bar, MMRLambda: opts.MMRLambda})
+		ids, err := search.Search(ctx, q.Text, evalDepth)
 		if err != nil {
 			return EvalFolder{}, nil, none, fmt.Errorf("eval %s query %s: %w", name, q.ID, err)
-		}
-		ids := make([]string, len(hits))
-		for j, h := range hits {
-			ids[j] = h.ID
 		}
 		m := scoreQuery(ids, qrels[q.ID])
 		sum.add(m)
@@ -182,6 +252,18 @@ func evalFolder(ctx context.Context, dir, split string, emb Embedder, arms ArmWe
 		fmt.Fprintf(progress, "%s: %d queries, nDCG@10 %.4f\n", name, f.Queries, f.NDCG10)
 	}
 	return f, cats, sum, nil
+}
+
+func newLabSearcher(emb Embedder, lessons []domain.Lesson, arms ArmWeights, opts EvalOptions) (Searcher, error) {
+	ix, err := NewMemory(emb, Options{})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := ix.Sync(lessons); err != nil {
+		_ = ix.Close()
+		return nil, err
+	}
+	return labSearcher{ix: ix, opts: opts, arms: arms}, nil
 }
 
 // metricSum accumulates per-query figures for a micro-average.

@@ -466,15 +466,30 @@ func TestFusion(t *testing.T) {
 			t.Fatalf("order %v", got)
 		}
 	})
-	t.Run("dormant only on a strong match", func(t *testing.T) {
-		useful := map[string]Usefulness{"docker-layer-cache": {Weight: 1, MeanWeight: 1, Dormant: true}}
-		weak := ids(search(t, Query{Text: "race detector cache builds", Useful: useful, K: 20}))
-		if indexOf(weak, "docker-layer-cache") >= 0 {
-			t.Fatalf("dormant lesson on a weak match: %v", weak)
+	t.Run("a dormant lesson stays a candidate", func(t *testing.T) {
+		useful := map[string]Usefulness{"docker-layer-cache": {Mean: 0.5, Draw: 0.5, Dormant: true}}
+		plain := ids(search(t, Query{Text: "Dockerfile layer cache builds", K: 20}))
+		got := search(t, Query{Text: "Dockerfile layer cache builds", Useful: useful, K: 20})
+		if !reflect.DeepEqual(ids(got), plain) {
+			t.Fatalf("dormancy alone reordered the hits: %v, want %v", ids(got), plain)
 		}
-		strong := ids(search(t, Query{Text: "Dockerfile layer cache", Useful: useful}))
-		if len(strong) == 0 || strong[0] != "docker-layer-cache" {
-			t.Fatalf("dormant lesson missing on a strong match: %v", strong)
+		for _, h := range got {
+			if h.ID == "docker-layer-cache" && !h.Dormant {
+				t.Fatalf("hit does not say it is dormant: %+v", h)
+			}
+		}
+	})
+	t.Run("a lesson without results ranks as its text matches", func(t *testing.T) {
+		q := "tests fail when the race detector or the python tools are missing"
+		base := ids(search(t, Query{Text: q, MMRLambda: 1, Bar: -1}))
+		useful := map[string]Usefulness{}
+		for i, id := range base {
+			// Created long ago or just now, any draw: no results, no say.
+			useful[id] = Usefulness{Uses: 1 + i, Mean: 0.5, Draw: float64(i%3) / 2, Dormant: i%2 == 0}
+		}
+		got := ids(search(t, Query{Text: q, MMRLambda: 1, Bar: -1, Useful: useful}))
+		if !reflect.DeepEqual(got, base) {
+			t.Fatalf("order moved without evidence: %v, want %v", got, base)
 		}
 	})
 	t.Run("usefulness bar and session order", func(t *testing.T) {
@@ -484,18 +499,26 @@ func TestFusion(t *testing.T) {
 			t.Fatalf("hits %v", ids(base))
 		}
 		first, second := base[0].ID, base[1].ID
-		// A harmful first hit falls under the bar.
-		hits := search(t, Query{Text: q, MMRLambda: 1, Useful: map[string]Usefulness{first: {Weight: 0.2, MeanWeight: 0.2}}})
+		// A harmful first hit with enough results loses its place.
+		harmful := Usefulness{Results: 30, Mean: 0.03, Draw: 0.03}
+		hits := search(t, Query{Text: q, MMRLambda: 1, Useful: map[string]Usefulness{first: harmful}})
 		if hits[0].ID == first {
 			t.Fatalf("harmful lesson still first: %v", ids(hits))
 		}
 		for _, h := range hits {
-			if h.ID == first && h.OverBar {
-				t.Fatalf("harmful lesson over the bar: %+v", h)
+			if h.ID == first && !(h.MeanWeight < 0.6) {
+				t.Fatalf("harmful lesson's weight %v, want near the temper's 0.5: %+v", h.MeanWeight, h)
+			}
+		}
+		// One result moves a lesson a third as far as thirty.
+		once := search(t, Query{Text: q, MMRLambda: 1, Useful: map[string]Usefulness{first: {Results: 1, Mean: 0.03, Draw: 0.03}}})
+		for _, h := range once {
+			if h.ID == first && math.Abs(h.MeanWeight-(1-0.47/3)) > 1e-9 {
+				t.Fatalf("weight after one result %v, want %v", h.MeanWeight, 1-0.47/3)
 			}
 		}
 		// Over the bar, the session's draw orders the slots.
-		draw := map[string]Usefulness{second: {Weight: 1.5, MeanWeight: 1}, first: {Weight: 0.6, MeanWeight: 1}}
+		draw := map[string]Usefulness{second: {Results: 6, Mean: 0.5, Draw: 0.95}, first: {Results: 6, Mean: 0.5, Draw: 0.1}}
 		hits = search(t, Query{Text: q, MMRLambda: 1, Bar: 0.01, Useful: draw})
 		if hits[0].ID != second {
 			t.Fatalf("session draw ignored: %v (base %v)", ids(hits), ids(base))
@@ -508,8 +531,8 @@ func TestFusion(t *testing.T) {
 		}
 	})
 	t.Run("salience arm", func(t *testing.T) {
-		useful := map[string]Usefulness{"schema-fixtures": {Uses: 9, Mean: 0.9, Weight: 1, MeanWeight: 1}}
-		hits := search(t, Query{Text: q, Useful: useful, Explain: true, K: 20})
+		useful := map[string]Usefulness{"schema-fixtures": {Uses: 9, Results: 8, Mean: 0.9, Draw: 0.9}}
+		hits := search(t, Query{Text: q, Useful: useful, Explain: true, K: 20, Arms: ArmWeights{Lexical: 1, Vector: 0.1, Salience: 0.5}})
 		for _, h := range hits {
 			if h.ID == "schema-fixtures" && h.Ranks.Salience != 1 {
 				t.Fatalf("salience rank %+v", h)

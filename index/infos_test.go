@@ -1,6 +1,7 @@
 package index
 
 import (
+	"math"
 	"slices"
 	"testing"
 
@@ -65,9 +66,9 @@ func TestUsefulFuncAskedOncePerCandidate(t *testing.T) {
 		out := make([]Usefulness, len(ids))
 		for i, id := range ids {
 			calls[id]++
-			out[i] = Usefulness{Weight: 1, MeanWeight: 1}
+			out[i] = neutral
 			if id == "lesson-b-0000" {
-				out[i] = Usefulness{Weight: 0.1, MeanWeight: 0.1}
+				out[i] = Usefulness{Results: 40, Mean: 0.02, Draw: 0.02}
 			}
 		}
 		return out
@@ -88,7 +89,7 @@ func TestUsefulFuncAskedOncePerCandidate(t *testing.T) {
 		t.Fatalf("hits %v", hits)
 	}
 	for _, h := range hits {
-		if h.ID == "lesson-b-0000" && h.Weight != 0.1 {
+		if want := 1 + (0.02-0.5)*40/42.0; h.ID == "lesson-b-0000" && math.Abs(h.Weight-want) > 1e-9 {
 			t.Fatalf("UsefulFunc's weight not applied: %+v", h)
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -51,7 +50,7 @@ type ArmWeights struct {
 
 // DefaultArmWeights are the fusion weights Search uses by default.
 func DefaultArmWeights() ArmWeights {
-	return ArmWeights{Lexical: 1, Vector: 0.1, Salience: 0.5, Lateral: 0.5}
+	return ArmWeights{Lexical: 1, Vector: 0.1, Salience: 0, Lateral: 0.5}
 }
 
 func (a ArmWeights) isZero() bool { return a == ArmWeights{} }
@@ -113,18 +112,52 @@ func (a ArmWeights) String() string {
 }
 
 // Usefulness is what retrieval needs of one lesson's derived memory
-// (DESIGN.md §2.3). The caller fills it from domain; index does not care
-// how it was derived. A lesson absent from Query.Useful is neutral: Weight
-// and MeanWeight 1, no uses, not dormant.
+// (DESIGN.md §2.3). The caller fills it from domain (UsefulnessOf); index
+// does not care how it was derived. A lesson absent from Query.Useful is
+// neutral: no uses, no results, the prior's mean, not dormant.
 type Usefulness struct {
-	Uses       int     `json:"uses"`        // created + changed
-	Mean       float64 `json:"mean"`        // belief mean in [0,1]
-	Weight     float64 `json:"weight"`      // squash(A) × (0.5 + the session's Thompson draw)
-	MeanWeight float64 `json:"mean_weight"` // squash(A) × (0.5 + belief mean)
-	Dormant    bool    `json:"dormant"`
+	Uses    int     `json:"uses"`    // created + changed
+	Results int     `json:"results"` // session results: changed, ignored, corrected, vetoed
+	Mean    float64 `json:"mean"`    // belief mean in [0,1]
+	Draw    float64 `json:"draw"`    // the session's Thompson draw from the belief (the mean without one)
+	Dormant bool    `json:"dormant"`
 }
 
-var neutral = Usefulness{Weight: 1, MeanWeight: 1}
+var neutral = Usefulness{Mean: 0.5, Draw: 0.5}
+
+// UsefulnessOf is what retrieval reads of a lesson's derived memory.
+func UsefulnessOf(m domain.Memory) Usefulness {
+	return Usefulness{Uses: m.Uses, Results: m.Changed + m.Ignored + m.Corrected + m.Vetoed,
+		Mean: m.Mean, Draw: m.Draw, Dormant: m.Dormant}
+}
+
+// EvidenceHalf is how many session results earn a lesson half the ranking
+// weight its belief asks for (DESIGN.md §3: usefulness moves a lesson by as
+// much as its evidence is worth). Measured with `borg eval retrieval
+// --product --replay` and `borg eval learning` (BENCHMARKS.md).
+const EvidenceHalf = 2.0
+
+// trust is the share of its belief's say a lesson's evidence earns:
+// r/(r + EvidenceHalf) for r session results, 0 without any.
+func (u Usefulness) trust() float64 {
+	r := float64(max(u.Results, 0))
+	return r / (r + EvidenceHalf)
+}
+
+// ranking returns the factors ranking multiplies a lesson's fused score by:
+// 1 + (x − ½) × trust, with x the session's draw (weight) or the belief's
+// mean (meanWeight). The seed's temper bounds them to (0.5, 1.5); a lesson
+// without results gets exactly 1 and ranks as its text matches, and a proven
+// or a harmful one moves as far as its results are worth. Activation (how
+// recently a lesson was used) does not rank: a fact relevant to rare work
+// is not worse for being rarely needed; it decides dormancy, consolidation
+// and early delivery.
+func (u Usefulness) ranking() (weight, meanWeight float64) {
+	t := u.trust()
+	return 1 + (clamp01(u.Draw)-0.5)*t, 1 + (clamp01(u.Mean)-0.5)*t
+}
+
+func clamp01(x float64) float64 { return min(max(x, 0), 1) }
 
 // Query is one retrieval request.
 type Query struct {
@@ -311,18 +344,10 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	}
 	prefetch(cands)
 	trace("arms joined")
-	// Dormant lessons survive only as the lexical arm's first hit (the
-	// vector arm's first hit when the lexical arm is off): a nearest
-	// neighbour always exists, an exact-term best match does not.
-	strong := map[string]bool{}
-	if len(lexHits) > 0 {
-		strong[lexHits[0].id] = true
-	} else if arms.Lexical <= 0 && len(vecHits) > 0 {
-		strong[vecHits[0].id] = true
-	}
-	awake := func(id string) bool { return !useful(id).Dormant || strong[id] }
-	lexHits = filterScored(lexHits, awake)
-	vecHits = filterScored(vecHits, awake)
+	// A dormant lesson (unused for ~54 sessions of its reach) stays a
+	// candidate: its results already weigh on its ranking, and a fact
+	// relevant to rare work is not worse for being rarely needed. Hit.Dormant
+	// reports it; early delivery and the placebo pool leave it out.
 
 	lexArm, vecArm := armOf(lexHits), armOf(vecHits)
 	var salArm []domain.ArmHit
@@ -335,7 +360,6 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if arms.Lateral > 0 {
 		latOrder = ix.lateralOrder(fused, allowed)
 		prefetch(latOrder)
-		latOrder = slices.DeleteFunc(latOrder, func(id string) bool { return !awake(id) })
 		fused = domain.FuseLateral(fused, latOrder, arms.Lateral, domain.RRFK)
 	}
 	ranked := domain.RankFused(fused)
@@ -378,17 +402,18 @@ func (ix *Index) applyUsefulness(ranked []domain.Scored, q Query, useful func(st
 			continue
 		}
 		u := useful(r.Path)
+		weight, meanWeight := u.ranking()
 		rec := cat.rec(o)
 		// Hits outlive the index: their strings are copies, not views of
 		// the catalog's mapping.
 		h := Hit{ID: strings.Clone(cat.str(rec, slotID)), Title: strings.Clone(cat.str(rec, slotTitle)),
 			Gist: strings.Clone(cat.str(rec, slotGist)), Type: strings.Clone(cat.str(rec, slotType)),
 			Reach: strings.Clone(cat.str(rec, slotReach)),
-			Fused: r.Score, Weight: u.Weight, MeanWeight: u.MeanWeight, Dormant: u.Dormant}
+			Fused: r.Score, Weight: weight, MeanWeight: meanWeight, Dormant: u.Dormant}
 		for _, s := range cat.supersededBy(o) {
 			h.SupersededBy = append(h.SupersededBy, strings.Clone(cat.id(s)))
 		}
-		best = max(best, r.Score*u.MeanWeight)
+		best = max(best, r.Score*meanWeight)
 		all = append(all, h)
 	}
 	bar := q.Bar
@@ -501,8 +526,11 @@ func demoteSuperseded(hits []Hit) []Hit {
 }
 
 // salienceArm ranks the candidates the text arms found by use: ln(1 + uses)
-// × belief mean. Only lessons with a use are ranked, so with an empty log the
-// arm is silent rather than an arbitrary order.
+// × belief mean. It only reorders lessons it can tell apart: lessons with
+// the same standing (on a young store, every lesson used once, at creation,
+// with the prior's mean) share one rank, so they enter the fusion with equal
+// votes and keep the order the text arms gave them; and when every
+// candidate has the same standing the arm is silent.
 func salienceArm(lex, vec []scored, useful func(string) Usefulness) []domain.ArmHit {
 	seen := map[string]bool{}
 	var cands []scored
@@ -523,23 +551,32 @@ func salienceArm(lex, vec []scored, useful func(string) Usefulness) []domain.Arm
 		}
 		return cands[i].id < cands[j].id
 	})
-	return armOf(cands)
+	// Lessons without a use stand below every ranked one (absent from the
+	// arm); when no lesson stands apart from the others, the arm is silent.
+	if len(cands) == 0 || len(cands) == len(seen) && cands[0].score == cands[len(cands)-1].score {
+		return nil
+	}
+	return tiedArmOf(cands)
+}
+
+// tiedArmOf is armOf with competition ranks: equal scores share the rank of
+// the first of them (1, 2, 2, 4).
+func tiedArmOf(list []scored) []domain.ArmHit {
+	out := make([]domain.ArmHit, len(list))
+	for i, s := range list {
+		rank := i + 1
+		if i > 0 && s.score == list[i-1].score {
+			rank = out[i-1].Rank
+		}
+		out[i] = domain.ArmHit{Path: s.id, Rank: rank}
+	}
+	return out
 }
 
 func armOf(list []scored) []domain.ArmHit {
 	out := make([]domain.ArmHit, len(list))
 	for i, s := range list {
 		out[i] = domain.ArmHit{Path: s.id, Rank: i + 1}
-	}
-	return out
-}
-
-func filterScored(list []scored, keep func(string) bool) []scored {
-	out := list[:0:0]
-	for _, s := range list {
-		if keep(s.id) {
-			out = append(out, s)
-		}
 	}
 	return out
 }

@@ -51,8 +51,7 @@ func (p *policy) choose(ctx context.Context, c sessionCtx) ([]string, error) {
 		mems := p.ledger.Memories(c.infos, c.t.session, c.opts.Weights)
 		useful := make(map[string]index.Usefulness, len(mems))
 		for _, m := range mems {
-			useful[m.ID] = index.Usefulness{Uses: m.Uses, Mean: m.Mean, Weight: m.Weight,
-				MeanWeight: m.MeanWeight, Dormant: m.Dormant}
+			useful[m.ID] = index.UsefulnessOf(m)
 		}
 		hits, err := c.ix.Search(ctx, index.Query{Text: c.t.text, K: slots, Repo: c.w.repos[c.t.repo],
 			Session: c.t.session, Useful: useful, OnlyOverBar: true, Bar: c.opts.Bar, MMRLambda: c.opts.MMRLambda})

@@ -25,6 +25,9 @@ func evalCommand(e *env) *cli.Command {
 					jsonFlag(),
 					&cli.StringFlag{Name: "arms", Usage: "arms to fuse (default all), e.g. lexical or lexical,vector"},
 					&cli.StringFlag{Name: "split", Value: "test", Usage: "qrels split: qrels/<split>.tsv"},
+					&cli.BoolFlag{Name: "product", Usage: "the product path: learn each folder into a real throwaway store and query it as borg recall does"},
+					&cli.BoolFlag{Name: "keep", Usage: "keep the product path's throwaway stores and say where they are"},
+					&cli.BoolFlag{Name: "replay", Usage: "replay half the judged queries as agent sessions (asks and an honest judge's results) and score the other half"},
 				},
 				Action: func(c *cli.Context) error {
 					if c.NArg() == 0 {
@@ -37,6 +40,11 @@ func evalCommand(e *env) *cli.Command {
 							return usageErr("%v", err)
 						}
 						opts.Arms = a
+					}
+					opts.Replay = c.Bool("replay")
+					if c.Bool("product") {
+						opts.Build = productBuilder(e, opts.Arms, e.err, opts.Terminal, c.Bool("keep"))
+						opts.Path = "product"
 					}
 					rep, err := index.EvalRetrieval(c.Context, c.Args().Slice(), opts, e.err)
 					if err != nil {

@@ -74,69 +74,9 @@ type learnOptions struct {
 
 // runLearn writes, records and commits one lesson.
 func runLearn(e *env, s *memfs.Store, o learnOptions) error {
-	for _, f := range []struct{ name, text string }{
-		{"gist", o.gist}, {"body", o.body}, {"title", o.title},
-		{"tags", strings.Join(o.tags, " ")}, {"anchors", strings.Join(o.anchors, " ")},
-	} {
-		if kind, found := memfs.FindSecret(f.text); found {
-			return fail(exitRefused, "refusing to learn: the %s carries a secret (%s); remove it and run borg learn again", f.name, kind)
-		}
-	}
-	if strings.TrimSpace(o.gist) == "" {
-		return usageErr("the gist is empty: say the lesson in one line")
-	}
-	if o.importance != 0 && (o.importance < 1 || o.importance > 10) {
-		return usageErr("--importance %d is out of range: use 1..10", o.importance)
-	}
-	repo := repoTag()
-	reach := o.reach
-	switch {
-	case reach == "" || reach == domain.ReachTeam:
-		reach = domain.ReachTeam
-	case reach == "repo":
-		if repo == "" {
-			return usageErr("--reach repo needs a git repository: run borg learn from inside the repository the lesson is about")
-		}
-		reach = domain.ReachRepoPrefix + repo
-	case strings.HasPrefix(reach, domain.ReachRepoPrefix):
-	default:
-		return usageErr("--reach %q: use team or repo", reach)
-	}
-	anchors, err := resolveAnchors(o.anchors)
+	l, commit, err := learnLesson(e, s, o, true)
 	if err != nil {
 		return err
-	}
-	now := e.now().UTC()
-	l := domain.Lesson{
-		ID: lessonID(o.gist), Title: o.title, Type: o.typ, Confidence: o.confidence,
-		Importance: o.importance, Reach: reach, Author: engineer(e), Created: now,
-		Tags: o.tags, Anchors: anchors, Gist: o.gist, Body: o.body,
-	}
-	if err := memfs.Validate(l); err != nil {
-		return invalidLesson(err)
-	}
-	if _, err := s.Lesson(l.ID); err == nil {
-		return fail(exitRefused, "lesson %s already says this (see borg show %s); change the gist to write another", l.ID, l.ID)
-	} else if !errors.Is(err, memfs.ErrNotFound) {
-		return fail(exitFail, "lesson %s exists but cannot be read: %v (run borg doctor)", l.ID, err)
-	}
-	if err := s.WriteLesson(l); err != nil {
-		return invalidLesson(err)
-	}
-	ev := domain.Event{
-		MS: now.UnixMilli(), Kind: domain.KindCreated, Lesson: l.ID, Repo: repo,
-		Author: l.Author, Session: e.getenv("BORG_SESSION"),
-	}
-	if err := s.Append(ev); err != nil {
-		return err
-	}
-	paths := []string{memfs.LessonPath(l.ID)}
-	if s.ShareOutcomes() {
-		paths = append(paths, s.LogPath())
-	}
-	commit, err := s.Commit("borg learn: "+l.ID, paths...)
-	if err != nil {
-		return fail(exitFail, "lesson written to %s but not committed: %v", memfs.LessonPath(l.ID), err)
 	}
 	if o.json {
 		return writeJSON(e, map[string]string{"id": l.ID, "path": memfs.LessonPath(l.ID), "commit": commit})
@@ -145,7 +85,81 @@ func runLearn(e *env, s *memfs.Store, o learnOptions) error {
 	return err
 }
 
-// stopWords are left out of a lesson id.
+// learnLesson is borg learn's work: refuse secrets and bad input, write the
+// lesson, record its created event and, with commit, commit both (the
+// commit's hash is returned). Without commit the caller commits the
+// lesson's path and the log (eval's product path commits a corpus at once).
+func learnLesson(e *env, s *memfs.Store, o learnOptions, commit bool) (domain.Lesson, string, error) {
+	for _, f := range []struct{ name, text string }{
+		{"gist", o.gist}, {"body", o.body}, {"title", o.title},
+		{"tags", strings.Join(o.tags, " ")}, {"anchors", strings.Join(o.anchors, " ")},
+	} {
+		if kind, found := memfs.FindSecret(f.text); found {
+			return domain.Lesson{}, "", fail(exitRefused, "refusing to learn: the %s carries a secret (%s); remove it and run borg learn again", f.name, kind)
+		}
+	}
+	if strings.TrimSpace(o.gist) == "" {
+		return domain.Lesson{}, "", usageErr("the gist is empty: say the lesson in one line")
+	}
+	if o.importance != 0 && (o.importance < 1 || o.importance > 10) {
+		return domain.Lesson{}, "", usageErr("--importance %d is out of range: use 1..10", o.importance)
+	}
+	repo := repoTag()
+	reach := o.reach
+	switch {
+	case reach == "" || reach == domain.ReachTeam:
+		reach = domain.ReachTeam
+	case reach == "repo":
+		if repo == "" {
+			return domain.Lesson{}, "", usageErr("--reach repo needs a git repository: run borg learn from inside the repository the lesson is about")
+		}
+		reach = domain.ReachRepoPrefix + repo
+	case strings.HasPrefix(reach, domain.ReachRepoPrefix):
+	default:
+		return domain.Lesson{}, "", usageErr("--reach %q: use team or repo", reach)
+	}
+	anchors, err := resolveAnchors(o.anchors)
+	if err != nil {
+		return domain.Lesson{}, "", err
+	}
+	now := e.now().UTC()
+	l := domain.Lesson{
+		ID: lessonID(o.gist), Title: o.title, Type: o.typ, Confidence: o.confidence,
+		Importance: o.importance, Reach: reach, Author: engineer(e), Created: now,
+		Tags: o.tags, Anchors: anchors, Gist: o.gist, Body: o.body,
+	}
+	if err := memfs.Validate(l); err != nil {
+		return domain.Lesson{}, "", invalidLesson(err)
+	}
+	if _, err := s.Lesson(l.ID); err == nil {
+		return domain.Lesson{}, "", fail(exitRefused, "lesson %s already says this (see borg show %s); change the gist to write another", l.ID, l.ID)
+	} else if !errors.Is(err, memfs.ErrNotFound) {
+		return domain.Lesson{}, "", fail(exitFail, "lesson %s exists but cannot be read: %v (run borg doctor)", l.ID, err)
+	}
+	if err := s.WriteLesson(l); err != nil {
+		return domain.Lesson{}, "", invalidLesson(err)
+	}
+	ev := domain.Event{
+		MS: now.UnixMilli(), Kind: domain.KindCreated, Lesson: l.ID, Repo: repo,
+		Author: l.Author, Session: e.getenv("BORG_SESSION"),
+	}
+	if err := s.Append(ev); err != nil {
+		return domain.Lesson{}, "", err
+	}
+	if !commit {
+		return l, "", nil
+	}
+	paths := []string{memfs.LessonPath(l.ID)}
+	if s.ShareOutcomes() {
+		paths = append(paths, s.LogPath())
+	}
+	hash, err := s.Commit("borg learn: "+l.ID, paths...)
+	if err != nil {
+		return domain.Lesson{}, "", fail(exitFail, "lesson written to %s but not committed: %v", memfs.LessonPath(l.ID), err)
+	}
+	return l, hash, nil
+}
+
 var stopWords = map[string]bool{
 	"a": true, "an": true, "the": true, "to": true, "of": true, "in": true, "on": true,
 	"for": true, "and": true, "or": true, "is": true, "are": true, "be": true, "with": true,

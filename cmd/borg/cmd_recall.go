@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -58,6 +59,13 @@ func recallCommand(e *env) *cli.Command {
 	}
 }
 
+// recall is borg recall's search: the store's usefulness for q.Session
+// (the belief mean without one), every hit, over the bar first.
+func (r *retrieval) recall(ctx context.Context, q index.Query) ([]index.Hit, error) {
+	q.UsefulFunc = r.usefulFunc(memfs.HashSession(q.Session))
+	return r.ix.Search(ctx, q)
+}
+
 func runRecall(c *cli.Context, e *env, s *memfs.Store, q index.Query, sync, asJSON bool, tr *tracer) error {
 	r, err := openRetrieval(c.Context, s, openOptions{force: sync, progress: e.err, tr: tr})
 	if err != nil {
@@ -67,12 +75,11 @@ func runRecall(c *cli.Context, e *env, s *memfs.Store, q index.Query, sync, asJS
 	// mappings go with it. Unmapping them first costs 0.3–3 ms at 10,000
 	// lessons (each unmap interrupts every thread of the process), a tenth
 	// of a recall.
-	q.UsefulFunc = r.usefulFunc(memfs.HashSession(q.Session))
 	if tr != nil {
 		start := time.Now()
 		q.Trace = func(step string) { tr.step("search: "+step, start) }
 	}
-	hits, err := r.ix.Search(c.Context, q)
+	hits, err := r.recall(c.Context, q)
 	if err != nil {
 		return fail(exitFail, "%v", err)
 	}

@@ -253,17 +253,13 @@ func (r *retrieval) usefulFunc(session string) func(ids []string) []index.Useful
 		for i, id := range ids {
 			m, ok := byID[id]
 			if !ok {
-				out[i] = index.Usefulness{Weight: 1, MeanWeight: 1}
+				out[i] = index.Usefulness{Mean: 0.5, Draw: 0.5}
 				continue
 			}
-			out[i] = toUseful(m)
+			out[i] = index.UsefulnessOf(m)
 		}
 		return out
 	}
-}
-
-func toUseful(m domain.Memory) index.Usefulness {
-	return index.Usefulness{Uses: m.Uses, Mean: m.Mean, Weight: m.Weight, MeanWeight: m.MeanWeight, Dormant: m.Dormant}
 }
 
 // storeRecaller serves the hooks' recalls from the store's index (brought
