@@ -12,6 +12,27 @@ import (
 // anyway; the bound keeps the arm O(neighbourhood), not O(store).
 const lateralHops = 2
 
+// Link strengths the lateral arm walks with (DESIGN.md §3: a link counts as
+// much as it earned). A supersedes link ties a fact to its rewrite; a link
+// a person wrote is deliberate; a link sleep derived from shared entities is
+// a guess, as strong as a mnestoma link seen once (domain.LinkNewWeight).
+const (
+	SupersedesStrength  = 1.0
+	WrittenLinkStrength = 0.6
+	DerivedLinkStrength = domain.LinkNewWeight
+)
+
+// linkStrength is the strength of one lesson link.
+func linkStrength(l domain.LessonLink) float64 {
+	switch {
+	case l.Rel == domain.RelSupersedes:
+		return SupersedesStrength
+	case l.Derived:
+		return DerivedLinkStrength
+	}
+	return WrittenLinkStrength
+}
+
 // lateralOrder is the lateral arm: a personalized PageRank over the lesson
 // link graph (links read both ways: a lesson used with another is related to
 // it either way), teleporting to the LateralSeeds best fused hits in
@@ -73,12 +94,21 @@ func (ix *Index) lateralOrder(fused map[string]float64, keep func(string) bool) 
 		nodes = append(nodes, id)
 	}
 	sort.Strings(nodes)
+	// Each link is an edge both ways (Pagerank keeps the strongest of
+	// parallel edges), at its strength.
 	var edges []domain.GraphEdge
 	for _, id := range nodes {
-		for _, nb := range neighbours(id) {
-			if near[nb] {
-				edges = append(edges, domain.GraphEdge{Src: id, Dst: nb, Strength: 1})
+		o, ok := cat.find(id)
+		if !ok {
+			continue
+		}
+		for _, l := range cat.lessonLinks(o) {
+			if !near[l.Target] || l.Target == id {
+				continue
 			}
+			w := linkStrength(l)
+			edges = append(edges, domain.GraphEdge{Src: id, Dst: l.Target, Strength: w},
+				domain.GraphEdge{Src: l.Target, Dst: id, Strength: w})
 		}
 	}
 	pr := domain.Pagerank(nodes, edges, domain.PagerankOptions{Seeds: seeds})

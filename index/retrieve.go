@@ -360,7 +360,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if arms.Lateral > 0 {
 		latOrder = ix.lateralOrder(fused, allowed)
 		prefetch(latOrder)
-		fused = domain.FuseLateral(fused, latOrder, arms.Lateral, domain.RRFK)
+		fused = keepBestFirst(fused, domain.FuseLateral(fused, latOrder, arms.Lateral, domain.RRFK))
 	}
 	ranked := domain.RankFused(fused)
 	trace("fused")
@@ -386,6 +386,29 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		}
 	}
 	return hits, nil
+}
+
+// keepBestFirst returns after (the fusion with the lateral arm) with every
+// lesson kept below the best lesson of before (the text arms' fusion): the
+// lateral arm may lift a linked lesson up to second place, never over the
+// best text hit.
+func keepBestFirst(before, after map[string]float64) map[string]float64 {
+	best, top := "", 0.0
+	for id, sc := range before {
+		if sc > top || sc == top && (best == "" || id < best) {
+			best, top = id, sc
+		}
+	}
+	if best == "" {
+		return after
+	}
+	ceiling := after[best]
+	for id, sc := range after {
+		if id != best && sc >= ceiling {
+			after[id] = math.Nextafter(ceiling, 0)
+		}
+	}
+	return after
 }
 
 // applyUsefulness turns the fused ranking into hits: the relative bar on
