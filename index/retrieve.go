@@ -453,6 +453,7 @@ func (ix *Index) applyUsefulness(ranked []domain.Scored, q Query, useful func(st
 			under = append(under, h)
 		}
 	}
+	capSuperseded(over, under)
 	byScore := func(hs []Hit) {
 		sort.SliceStable(hs, func(i, j int) bool {
 			if hs[i].Score != hs[j].Score {
@@ -511,6 +512,44 @@ func (ix *Index) diversify(hits []Hit, q Query) []Hit {
 		out[i] = byID[c.Path]
 	}
 	return out
+}
+
+// capSuperseded gives each successor present among the hits the place of
+// the lessons it supersedes when they score higher (a query that matches an
+// old fact asks for the slot its rewrite now fills), and lowers each
+// superseded hit to just under its successor. It runs before MMR reads the
+// scores: otherwise MMR picks the old fact first and sets its rewrite aside
+// as too similar to it.
+func capSuperseded(lists ...[]Hit) {
+	score := map[string]float64{}
+	for _, hs := range lists {
+		for _, h := range hs {
+			score[h.ID] = h.Score
+		}
+	}
+	// Successors first, so a chain a ← b ← c lifts c to a's score.
+	for changed, rounds := true, 0; changed && rounds < 8; rounds++ {
+		changed = false
+		for _, hs := range lists {
+			for _, h := range hs {
+				for _, succ := range h.SupersededBy {
+					if sc, ok := score[succ]; ok && score[h.ID] > sc {
+						score[succ], changed = score[h.ID], true
+					}
+				}
+			}
+		}
+	}
+	for _, hs := range lists {
+		for i := range hs {
+			hs[i].Score = score[hs[i].ID]
+			for _, succ := range hs[i].SupersededBy {
+				if sc, ok := score[succ]; ok && hs[i].Score >= sc {
+					hs[i].Score = math.Nextafter(sc, math.Inf(-1))
+				}
+			}
+		}
+	}
 }
 
 // demoteSuperseded moves each superseded hit to just below the last of its

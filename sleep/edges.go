@@ -121,15 +121,13 @@ func (p *planner) edges() PhasePlan {
 		}
 		return strings.Compare(a.Dst, b.Dst)
 	})
-	supports, contradicts := 0, 0
+	supports, contradicts, otherSubject := 0, 0, 0
 	for _, n := range ranked {
 		s, d := p.cur[n.Src].l, p.cur[n.Dst].l
-		rel, why := domain.RelSupports, ""
-		switch {
-		case domain.NegationDivergent(s.Gist, d.Gist):
-			rel, why = domain.RelContradicts, "negation diverges, "
-		case domain.NumericTokenDivergent(s.Gist, d.Gist):
-			rel, why = domain.RelContradicts, "numbers diverge, "
+		rel, why, ok := typeEdge(s, d)
+		if !ok {
+			otherSubject++
+			continue
 		}
 		if rel == domain.RelSupports {
 			supports++
@@ -139,13 +137,76 @@ func (p *planner) edges() PhasePlan {
 		s.Links = append(slices.Clone(s.Links), domain.LessonLink{Rel: rel, Target: n.Dst, Derived: true})
 		p.update(s)
 		ph.Items = append(ph.Items, Item{Lesson: n.Src, Action: rel, Other: n.Dst,
-			Why: why + "cosine " + fp4(n.Sim) + ", both name " + strings.Join(shared(ents[n.Src], ents[n.Dst], 3), ", ")})
+			Why: why + "cosine " + fp4(n.Sim) + ", both name " + strings.Join(shared(subjectEntities(s), subjectEntities(d), 3), ", ")})
+	}
+	if otherSubject > 0 {
+		ph.Notes = append(ph.Notes, "Pairs left unlinked because their lessons are about different subjects: "+strconv.Itoa(otherSubject)+".")
 	}
 	ph.Counts = []Count{{"supports", supports}, {"contradicts", contradicts}, {"candidate pairs", len(cands)}}
 	if tooCommon > 0 {
 		ph.Notes = append(ph.Notes, "Entities named by too many lessons to pair on: "+strconv.Itoa(tooCommon)+".")
 	}
 	return ph
+}
+
+// typeEdge decides whether two lessons that name a common entity are one
+// subject's facts, and how they relate: a derived link needs the two to be
+// about the same subject, not merely to share a value. Two claims (a
+// frame or a verb claim, frame.go) must have the same subject; otherwise
+// the lessons must share an entity outside any claim's value, and one
+// that is not itself a value (a weekday, a month, a time zone). Then
+// contradicts when the gists diverge in negation or numbers, supports
+// otherwise.
+func typeEdge(s, d domain.Lesson) (rel, why string, ok bool) {
+	cs, okS := readFrame(s.ID, s.Gist)
+	cd, okD := readFrame(d.ID, d.Gist)
+	switch {
+	case okS && okD:
+		if cs.subject != cd.subject {
+			return "", "", false
+		}
+	default:
+		if len(shared(subjectEntities(s), subjectEntities(d), 1)) == 0 {
+			return "", "", false
+		}
+	}
+	switch {
+	case domain.NegationDivergent(s.Gist, d.Gist):
+		return domain.RelContradicts, "negation diverges, ", true
+	case domain.NumericTokenDivergent(s.Gist, d.Gist):
+		return domain.RelContradicts, "numbers diverge, ", true
+	}
+	return domain.RelSupports, "", true
+}
+
+// subjectEntities are the entities a lesson is about: those of its title,
+// gist and body, without its claim's value (the region, the time or the
+// team a fact writes into its slot) and without entities that only ever
+// name a value (weekdays, months, time zones).
+func subjectEntities(l domain.Lesson) []string {
+	gist := l.Gist
+	if c, ok := readFrame(l.ID, l.Gist); ok {
+		gist = c.subject
+	}
+	var out []string
+	for _, e := range Entities(l.Title + ". " + gist + ". " + l.Body) {
+		if !valueEntities[e] {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// valueEntities are capitalised words that name a value, never a subject.
+var valueEntities = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`monday tuesday wednesday thursday friday saturday sunday
+		mondays tuesdays wednesdays thursdays fridays saturdays sundays
+		january february march april may june july august september october november december
+		utc gmt cet cest pst pdt est edt`) {
+		valueEntities[w] = true
+	}
 }
 
 // shared lists up to n entities both sorted lists hold.

@@ -27,13 +27,17 @@ type frameClaim struct {
 	numeric bool
 }
 
-// readFrame reads a gist as a claim a later one could contradict: a frame
+// readFrame reads a gist as a claim a later one could contradict: a verb
+// claim (readVerbClaim), or a frame
 // key (domain.FrameKeyOf) that contains a copula with a non-empty subject
 // before it and does not end in "of", and a value. A frame ending in "of"
 // ("is responsible for the rotation of") is completed by a noun, not a
 // value: "… of api-tokens" and "… of db-credentials" are about two
 // different things.
 func readFrame(id, gist string) (frameClaim, bool) {
+	if c, ok := readVerbClaim(id, gist); ok {
+		return c, true
+	}
 	key, ok := domain.FrameKeyOf(gist)
 	if !ok {
 		return frameClaim{}, false

@@ -1,0 +1,167 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A fact of the superseded-facts set (testdata/facts): a group is one
+// subject and relation; "old" facts are rewritten later by the group's
+// "new" one, "keep" facts are never rewritten, and many of them share a
+// relation or a value with another group's fact.
+type factLine struct {
+	Group, When, Gist, Query string
+}
+
+// TestSupersededFacts learns a fictional company's facts through borg
+// learn (the rewrites two months after the rest), runs one borg sleep
+// --apply, and asks borg recall each group's question. After the sleep the
+// current fact comes first for (at least 95% of) the rewritten groups, the
+// untouched facts still come first in theirs, no supersedes joins two
+// groups, and no derived supports/contradicts link does either.
+func TestSupersededFacts(t *testing.T) {
+	f, err := os.Open(filepath.Join("testdata", "facts", "tessellate.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var facts []factLine
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var l factLine
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			t.Fatal(err)
+		}
+		facts = append(facts, l)
+	}
+
+	store := filepath.Join(t.TempDir(), "store")
+	now := time.Date(2026, 9, 1, 9, 0, 0, 0, time.UTC)
+	vars := map[string]string{"BORG_STORE": store, "BORG_ENGINEER": "facts@example.com", "HOME": t.TempDir(),
+		"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
+	borg := func(args ...string) []byte {
+		t.Helper()
+		var out, errb bytes.Buffer
+		e := &env{in: strings.NewReader(""), out: &out, err: &errb, getenv: func(k string) string { return vars[k] },
+			now: func() time.Time { return now }}
+		if code := run(context.Background(), append([]string{"borg"}, args...), e); code != 0 {
+			t.Fatalf("borg %s: exit %d: %s", strings.Join(args, " "), code, errb.String())
+		}
+		return out.Bytes()
+	}
+	borg("init")
+	ids := map[string]string{} // gist → lesson id
+	groupOf := map[string]string{}
+	learn := func(l factLine) {
+		var got struct{ ID string }
+		if err := json.Unmarshal(borg("learn", "--json", l.Gist), &got); err != nil {
+			t.Fatal(err)
+		}
+		ids[l.Gist] = got.ID
+		groupOf[got.ID] = l.Group
+		now = now.Add(time.Minute)
+	}
+	for _, l := range facts {
+		if l.When != "new" {
+			learn(l)
+		}
+	}
+	now = time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
+	for _, l := range facts {
+		if l.When == "new" {
+			learn(l)
+		}
+	}
+
+	now = time.Date(2026, 12, 1, 3, 0, 0, 0, time.UTC)
+	var res struct {
+		Plan struct {
+			Phases []struct {
+				Phase string
+				Items []struct{ Lesson, Action, Other string }
+			}
+		}
+	}
+	if err := json.Unmarshal(borg("sleep", "--apply", "--date", "2026-12-01", "--json"), &res); err != nil {
+		t.Fatal(err)
+	}
+	falseConflicts, junk, edges := 0, 0, 0
+	for _, ph := range res.Plan.Phases {
+		for _, it := range ph.Items {
+			switch it.Action {
+			case "supersedes":
+				if groupOf[it.Lesson] != groupOf[it.Other] {
+					falseConflicts++
+					t.Errorf("false conflict: %s supersedes %s", it.Lesson, it.Other)
+				}
+			case "supports", "contradicts":
+				edges++
+				if groupOf[it.Lesson] != groupOf[it.Other] {
+					junk++
+					t.Errorf("junk edge: %s %s %s", it.Lesson, it.Action, it.Other)
+				}
+			}
+		}
+	}
+
+	current := map[string]string{} // group → the fact that should come first
+	query := map[string]string{}
+	for _, l := range facts {
+		if l.When != "old" {
+			current[l.Group] = ids[l.Gist]
+		}
+		if l.Query != "" {
+			query[l.Group] = l.Query
+		}
+	}
+	rewritten := map[string]bool{}
+	for _, l := range facts {
+		if l.When == "new" {
+			rewritten[l.Group] = true
+		}
+	}
+	var rewrittenFirst, rewrittenN, keptFirst, keptN int
+	for group, q := range query {
+		var hits []struct{ ID string }
+		if err := json.Unmarshal(borg("recall", "--json", "--k", "3", q), &hits); err != nil {
+			t.Fatal(err)
+		}
+		first := len(hits) > 0 && hits[0].ID == current[group]
+		if rewritten[group] {
+			rewrittenN++
+			if first {
+				rewrittenFirst++
+			}
+		} else {
+			keptN++
+			if first {
+				keptFirst++
+			}
+		}
+		if !first {
+			got := "nothing"
+			if len(hits) > 0 {
+				got = hits[0].ID
+			}
+			t.Logf("%s: %q answered %s first, want %s", group, q, got, current[group])
+			if os.Getenv("FACTS_EXPLAIN") != "" {
+				t.Logf("%s", borg("recall", "--explain", "--k", "4", q))
+			}
+		}
+	}
+	t.Logf("current fact first: %d of %d rewritten groups; untouched fact first: %d of %d; derived edges %d (junk %d); false conflicts %d",
+		rewrittenFirst, rewrittenN, keptFirst, keptN, edges, junk, falseConflicts)
+	if float64(rewrittenFirst) < 0.95*float64(rewrittenN) {
+		t.Errorf("current fact first in %d of %d rewritten groups, want at least 95%%", rewrittenFirst, rewrittenN)
+	}
+	if keptFirst != keptN {
+		t.Errorf("untouched fact first in %d of %d groups, want all", keptFirst, keptN)
+	}
+}
