@@ -1,9 +1,14 @@
 package sleep
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/borg-memory/borg/domain"
 )
 
 func TestReadVerbClaim(t *testing.T) {
@@ -63,4 +68,51 @@ func FuzzReadVerbClaim(f *testing.F) {
 			t.Fatalf("invalid key from a valid gist: %q", c.key)
 		}
 	})
+}
+
+// TestEdgeTypingPrecision measures the edge phase's pair rule on a
+// labelled set (testdata/edge-pairs.jsonl): pairs of lessons that name a
+// common entity, each labelled accept when a reviewer would keep a derived
+// link between them (one subject's facts) and reject when they only share
+// a value. Precision is the share of linked pairs labelled accept.
+func TestEdgeTypingPrecision(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "edge-pairs.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var linked, linkedOK, accepts int
+	for i, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var p struct {
+			A, B, Why string
+			Accept    bool
+		}
+		if err := json.Unmarshal([]byte(line), &p); err != nil {
+			t.Fatalf("line %d: %v", i+1, err)
+		}
+		a := domain.Lesson{ID: "a", Gist: p.A}
+		b := domain.Lesson{ID: "b", Gist: p.B}
+		if len(shared(Entities(p.A), Entities(p.B), 1)) == 0 && p.Accept {
+			t.Logf("line %d shares no entity: never a candidate (%s)", i+1, p.Why)
+		}
+		_, _, ok := typeEdge(a, b)
+		if p.Accept {
+			accepts++
+		}
+		if ok {
+			linked++
+			if p.Accept {
+				linkedOK++
+			} else {
+				t.Logf("line %d linked, labelled reject: %s", i+1, p.Why)
+			}
+		} else if p.Accept {
+			t.Logf("line %d not linked, labelled accept: %s", i+1, p.Why)
+		}
+	}
+	precision := float64(linkedOK) / float64(max(linked, 1))
+	recall := float64(linkedOK) / float64(max(accepts, 1))
+	t.Logf("edge typing on %d labelled pairs: %d linked, precision %.2f, recall %.2f", len(strings.Split(strings.TrimSpace(string(data)), "\n")), linked, precision, recall)
+	if linked == 0 || precision < 0.9 {
+		t.Fatalf("edge typing precision %.2f (%d of %d linked pairs accepted), want at least 0.9", precision, linkedOK, linked)
+	}
 }
