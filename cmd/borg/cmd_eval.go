@@ -26,6 +26,7 @@ func evalCommand(e *env) *cli.Command {
 					&cli.StringFlag{Name: "arms", Usage: "arms to fuse (default all), e.g. lexical or lexical,vector"},
 					&cli.StringFlag{Name: "split", Value: "test", Usage: "qrels split: qrels/<split>.tsv"},
 					&cli.BoolFlag{Name: "product", Usage: "the product path: learn each folder into a real throwaway store and query it as borg recall does"},
+					&cli.BoolFlag{Name: "sleep", Usage: "with --product: run one borg sleep --apply before the queries"},
 					&cli.BoolFlag{Name: "keep", Usage: "keep the product path's throwaway stores and say where they are"},
 					&cli.BoolFlag{Name: "replay", Usage: "replay half the judged queries as agent sessions (asks and an honest judge's results) and score the other half"},
 				},
@@ -42,8 +43,11 @@ func evalCommand(e *env) *cli.Command {
 						opts.Arms = a
 					}
 					opts.Replay = c.Bool("replay")
+					if c.Bool("sleep") && !c.Bool("product") {
+						return usageErr("--sleep needs --product: the lab path has no store to sleep on")
+					}
 					if c.Bool("product") {
-						opts.Build = productBuilder(e, opts.Arms, e.err, opts.Terminal, c.Bool("keep"))
+						opts.Build = productBuilder(e, opts.Arms, e.err, opts.Terminal, c.Bool("keep"), c.Bool("sleep"))
 						opts.Path = "product"
 					}
 					rep, err := index.EvalRetrieval(c.Context, c.Args().Slice(), opts, e.err)

@@ -13,6 +13,7 @@ import (
 	"github.com/borg-memory/borg/hooks"
 	"github.com/borg-memory/borg/index"
 	"github.com/borg-memory/borg/memfs"
+	"github.com/borg-memory/borg/sleep"
 )
 
 // The product path of `borg eval retrieval --product`: each folder's
@@ -38,7 +39,7 @@ type productSearcher struct {
 }
 
 // productBuilder returns the EvalOptions.Build of the product path.
-func productBuilder(e *env, arms index.ArmWeights, progress io.Writer, terminal, keep bool) func(context.Context, string, []domain.Lesson, []index.EvalQuery) (index.Searcher, error) {
+func productBuilder(e *env, arms index.ArmWeights, progress io.Writer, terminal, keep, sleepFirst bool) func(context.Context, string, []domain.Lesson, []index.EvalQuery) (index.Searcher, error) {
 	return func(ctx context.Context, name string, docs []domain.Lesson, replay []index.EvalQuery) (index.Searcher, error) {
 		dir, err := os.MkdirTemp("", "borg-eval-"+name+"-")
 		if err != nil {
@@ -50,6 +51,9 @@ func productBuilder(e *env, arms index.ArmWeights, progress io.Writer, terminal,
 		}
 		if err == nil && len(replay) > 0 {
 			err = ps.replay(ctx, replay)
+		}
+		if err == nil && sleepFirst {
+			err = ps.sleep(ctx)
 		}
 		if err != nil {
 			if ps != nil && ps.r != nil {
@@ -169,6 +173,22 @@ func (p *productSearcher) replay(ctx context.Context, queries []index.EvalQuery)
 		}
 		p.r.summary = sum
 	}
+	return nil
+}
+
+// sleep runs one `borg sleep --apply` the night after the store was built
+// (and replayed), then reopens the search state as the next recall would.
+func (p *productSearcher) sleep(ctx context.Context) error {
+	date := productEpoch.Add(30 * 24 * time.Hour)
+	if _, err := sleep.Run(ctx, p.store, sleep.Options{Date: date, Apply: true}, io.Discard); err != nil {
+		return fmt.Errorf("sleep: %w", err)
+	}
+	_ = p.r.Close()
+	r, err := openRetrieval(ctx, p.store, openOptions{})
+	if err != nil {
+		return err
+	}
+	p.r = r
 	return nil
 }
 

@@ -29,7 +29,7 @@ func TestProductPathBeatsItsLexicalArm(t *testing.T) {
 	}
 	ndcg := func(t *testing.T, arms index.ArmWeights, replay bool) float64 {
 		opts := index.EvalOptions{Arms: arms, Replay: replay, Path: "product"}
-		opts.Build = productBuilder(e, arms, io.Discard, false, false)
+		opts.Build = productBuilder(e, arms, io.Discard, false, false, false)
 		rep, err := index.EvalRetrieval(context.Background(), []string{dir}, opts, io.Discard)
 		if err != nil {
 			t.Fatal(err)
