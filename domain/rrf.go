@@ -96,9 +96,11 @@ func RankFused(fused map[string]float64) []Scored {
 }
 
 // FuseLateral folds a graph walk's best-first order into fused as one more
-// arm. A path absent from fused enters at its lateral-only contribution. An
-// empty order or a non-positive weight returns the scores unchanged.
-func FuseLateral(fused map[string]float64, order []string, weight, k float64) map[string]float64 {
+// arm. A path absent from fused enters at its lateral-only contribution.
+// With strength non-nil, each path's vote is scaled by strength[path] in
+// [0, 1] (the link that reached it; absent counts 0). An empty order or a
+// non-positive weight returns the scores unchanged.
+func FuseLateral(fused map[string]float64, order []string, strength map[string]float64, weight, k float64) map[string]float64 {
 	out := make(map[string]float64, len(fused)+len(order))
 	for p, s := range fused {
 		out[p] = s
@@ -107,7 +109,11 @@ func FuseLateral(fused map[string]float64, order []string, weight, k float64) ma
 		return out
 	}
 	for i, p := range order {
-		out[p] += RRFScore(i+1, weight, k)
+		w := weight
+		if strength != nil {
+			w *= strengthOf(strength[p])
+		}
+		out[p] += RRFScore(i+1, w, k)
 	}
 	return out
 }

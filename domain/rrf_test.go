@@ -100,15 +100,20 @@ func TestFuseArmsOrderInvariance(t *testing.T) {
 
 func TestFuseLateral(t *testing.T) {
 	fused := map[string]float64{"a": 0.5}
-	if got := FuseLateral(fused, nil, 1, RRFK); !reflect.DeepEqual(got, fused) {
+	if got := FuseLateral(fused, nil, nil, 1, RRFK); !reflect.DeepEqual(got, fused) {
 		t.Fatal("an empty order is inert")
 	}
-	if got := FuseLateral(fused, []string{"b"}, 0, RRFK); !reflect.DeepEqual(got, fused) {
+	if got := FuseLateral(fused, []string{"b"}, nil, 0, RRFK); !reflect.DeepEqual(got, fused) {
 		t.Fatal("a zero weight is inert")
 	}
-	got := FuseLateral(fused, []string{"b", "a"}, 1, RRFK)
+	got := FuseLateral(fused, []string{"b", "a"}, nil, 1, RRFK)
 	if got["b"] != 1.0/61 || got["a"] != 0.5+1.0/62 || fused["a"] != 0.5 {
 		t.Fatalf("FuseLateral = %v", got)
+	}
+	// Strengths scale each vote; an absent strength is no vote.
+	got = FuseLateral(fused, []string{"b", "a", "c"}, map[string]float64{"b": 0.3, "a": 1}, 1, RRFK)
+	if math.Abs(got["b"]-0.3/61) > 1e-15 || got["a"] != 0.5+1.0/62 || got["c"] != 0 {
+		t.Fatalf("FuseLateral with strengths = %v", got)
 	}
 }
 

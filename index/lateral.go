@@ -38,11 +38,14 @@ func linkStrength(l domain.LessonLink) float64 {
 // it either way), teleporting to the LateralSeeds best fused hits in
 // proportion to their fused score. It returns the lessons the walk reaches,
 // best first, without the seeds themselves (they already rank) and without
-// the lessons keep rejects (reach, dormancy).
-func (ix *Index) lateralOrder(fused map[string]float64, keep func(string) bool) []string {
+// the lessons keep rejects (reach), and for each the strength of the
+// strongest link that touches it in the walk's neighbourhood: its vote in
+// the fusion counts that much (domain.FuseLateral), so a walk over links
+// sleep merely guessed counts a third of one over a supersedes link.
+func (ix *Index) lateralOrder(fused map[string]float64, keep func(string) bool) ([]string, map[string]float64) {
 	cat := ix.cat
 	if !cat.hasGraph() || len(fused) == 0 {
-		return nil
+		return nil, nil
 	}
 	neighbours := func(id string) []string {
 		o, ok := cat.find(id)
@@ -67,7 +70,7 @@ func (ix *Index) lateralOrder(fused map[string]float64, keep func(string) bool) 
 		}
 	}
 	if len(seeds) == 0 {
-		return nil
+		return nil, nil
 	}
 	// Breadth-first neighbourhood of the seeds.
 	near := map[string]bool{}
@@ -97,6 +100,7 @@ func (ix *Index) lateralOrder(fused map[string]float64, keep func(string) bool) 
 	// Each link is an edge both ways (Pagerank keeps the strongest of
 	// parallel edges), at its strength.
 	var edges []domain.GraphEdge
+	strongest := map[string]float64{}
 	for _, id := range nodes {
 		o, ok := cat.find(id)
 		if !ok {
@@ -107,6 +111,8 @@ func (ix *Index) lateralOrder(fused map[string]float64, keep func(string) bool) 
 				continue
 			}
 			w := linkStrength(l)
+			strongest[id] = max(strongest[id], w)
+			strongest[l.Target] = max(strongest[l.Target], w)
 			edges = append(edges, domain.GraphEdge{Src: id, Dst: l.Target, Strength: w},
 				domain.GraphEdge{Src: l.Target, Dst: id, Strength: w})
 		}
@@ -129,5 +135,5 @@ func (ix *Index) lateralOrder(fused map[string]float64, keep func(string) bool) 
 	for i, s := range out {
 		order[i] = s.id
 	}
-	return order
+	return order, strongest
 }

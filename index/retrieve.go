@@ -358,9 +358,10 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		[]float64{arms.Lexical, arms.Vector, arms.Salience}, domain.RRFK)
 	var latOrder []string
 	if arms.Lateral > 0 {
-		latOrder = ix.lateralOrder(fused, allowed)
+		var strength map[string]float64
+		latOrder, strength = ix.lateralOrder(fused, allowed)
 		prefetch(latOrder)
-		fused = keepBestFirst(fused, domain.FuseLateral(fused, latOrder, arms.Lateral, domain.RRFK))
+		fused = keepBestFirst(fused, domain.FuseLateral(fused, latOrder, strength, arms.Lateral, domain.RRFK))
 	}
 	ranked := domain.RankFused(fused)
 	trace("fused")
