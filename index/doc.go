@@ -71,7 +71,7 @@
 //   - reach: a repo:<tag> lesson is a candidate only when Query.Repo is tag.
 //     A dormant lesson stays a candidate (Hit.Dormant says it is): dormancy
 //     measures disuse, not usefulness, and removing dormant lessons cost
-//     0.07 nDCG@10 on a replayed log (BENCHMARKS.md).
+//     0.02 nDCG@10 and 0.15 Recall@100 on a replayed log (BENCHMARKS.md).
 //
 // EvalRetrieval (eval.go) runs BEIR-layout folders through the same Search.
 package index
