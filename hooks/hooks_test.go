@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"flag"
 	"os"
@@ -517,5 +518,31 @@ func TestStopWarmsBeforeItAsks(t *testing.T) {
 	runHook(t, d, "stop", `{"session_id":"w1","last_assistant_message":"retry-backoff-3c1d: applies"}`, "")
 	if len(events) != 0 {
 		t.Fatalf("the judging stop warmed or recalled: %v", events)
+	}
+}
+
+// A regret share too small to show in four decimals is still a share: were
+// it rounded to 0, its w would be dropped from the JSON and the reader would
+// count a full regret.
+func TestRegretWNeverZero(t *testing.T) {
+	for _, tc := range []struct{ share, want float64 }{
+		{1, 1}, {0.5, 0.5}, {1.0 / 3, 0.3333}, {0.00005, 0.0001}, {0.00004, minRegretW}, {1e-9, minRegretW},
+	} {
+		got := regretW(tc.share)
+		if got != tc.want {
+			t.Errorf("regretW(%v) = %v, want %v", tc.share, got, tc.want)
+		}
+		e := domain.Event{Kind: domain.KindRegret, W: got}
+		data, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back domain.Event
+		if err := json.Unmarshal(data, &back); err != nil {
+			t.Fatal(err)
+		}
+		if back.W != got || back.W == 0 {
+			t.Errorf("share %v: written %s, read back w = %v", tc.share, data, back.W)
+		}
 	}
 }

@@ -267,7 +267,7 @@ func (d *Deps) regrets(ctx context.Context, root, repo, session, head string, fi
 		share := float64(bySession[s]) / float64(total) / float64(len(ids))
 		for _, id := range ids {
 			e := d.event(domain.KindRegret, s, id, repo)
-			e.W = roundTo(share, 4)
+			e.W = regretW(share)
 			events = append(events, e)
 		}
 	}
@@ -319,6 +319,15 @@ func dedupe(ids []string) []string {
 	}
 	return out
 }
+
+// minRegretW is the smallest regret share written: a share that rounds to 0
+// would be written without its w, and a reader counts a regret without w as
+// a full one.
+const minRegretW = 0.0001
+
+// regretW is the w a regret event carries for share: rounded to 4 decimals,
+// never below minRegretW.
+func regretW(share float64) float64 { return max(roundTo(share, 4), minRegretW) }
 
 func roundTo(x float64, places int) float64 {
 	p := 1.0
