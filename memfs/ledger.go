@@ -344,6 +344,15 @@ func (s *Store) SummaryWithin(maxBytes int64) (*domain.Summary, error) {
 	return sum, nil
 }
 
+// LastSummary is the summary cache as it was last written, whether or not
+// it still matches the logs (nil when there is none): what a hook weighs
+// lessons by while a background process rebuilds the summary, rather than
+// weigh every lesson as new.
+func (s *Store) LastSummary() *domain.Summary {
+	_, sum := s.readSummaryCache()
+	return sum
+}
+
 // summary serves the cache, or rebuilds it when the logs hold at most
 // rebuildBytes, or returns nil.
 func (s *Store) summary(rebuildBytes int64) (*domain.Summary, error) {

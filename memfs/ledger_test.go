@@ -294,3 +294,34 @@ func TestSummaryWithin(t *testing.T) {
 		t.Fatal("the cached summary and the summary disagree")
 	}
 }
+
+// TestLastSummary: the last summary written serves while the cache cannot
+// (a log rewritten under it), and there is none before the first.
+func TestLastSummary(t *testing.T) {
+	s := newTestStore(t)
+	appendLog(t, s, "log/node-a.jsonl", hookStream(rand.New(rand.NewPCG(7, 8)), "node-a", 1_000_000, 50, 0.05))
+	if s.LastSummary() != nil {
+		t.Fatal("a last summary before any was written")
+	}
+	want, err := s.Summary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Rewrite the log in place: the cache no longer matches it.
+	p := filepath.Join(s.Dir(), "log", "node-a.jsonl")
+	if err := os.WriteFile(p, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	appendLog(t, s, "log/node-a.jsonl", hookStream(rand.New(rand.NewPCG(9, 10)), "node-a", 1_000_000, 50, 0.05))
+	if sum, err := s.SummaryWithin(0); err != nil || sum != nil {
+		t.Fatalf("SummaryWithin(0) over a rewritten log: %v %v", sum, err)
+	}
+	last := s.LastSummary()
+	if last == nil {
+		t.Fatal("no last summary after one was written")
+	}
+	infos := []domain.LessonInfo{{ID: "alpha-one"}, {ID: "beta-two"}}
+	if !reflect.DeepEqual(last.Memories(infos, "", domain.DefaultWeights), want.Memories(infos, "", domain.DefaultWeights)) {
+		t.Fatal("the last summary is not the one written")
+	}
+}

@@ -153,10 +153,13 @@ func openRetrieval(ctx context.Context, s *memfs.Store, o openOptions) (*retriev
 	r.summary = got.sum
 	if r.summary == nil {
 		// The summary needs a rebuild from more log than the budget: a
-		// background reindex does it, and this search weighs every lesson
-		// as one without evidence.
+		// background reindex does it, and this search weighs lessons by the
+		// last summary written (without the newest events), or, when there
+		// is none, every lesson as one without evidence.
 		r.behind = append(r.behind, "the log's summary needs a rebuild")
-		r.summary = domain.NewSummary()
+		if r.summary = s.LastSummary(); r.summary == nil {
+			r.summary = domain.NewSummary()
+		}
 	}
 	if len(r.behind) > 0 {
 		r.background = startBackgroundReindex(s)
