@@ -342,16 +342,6 @@ func (ix *Index) Pending(files []FileStamp) (read int, full bool) {
 	return read, false
 }
 
-// Busy reports whether a process is syncing the index stored in dir now.
-func Busy(dir string) bool {
-	unlock, err := memfs.LockPath(filepath.Join(dir, "lock"), 0)
-	if err != nil {
-		return errors.Is(err, memfs.ErrLocked)
-	}
-	unlock()
-	return false
-}
-
 // syncEntry is one lesson a sync keeps: read (lesson set), or unchanged
 // since the catalog recorded it (lesson nil: its record, postings and
 // vector stay).
