@@ -55,7 +55,10 @@
 //     enters once, bounded, below; as a rank-fused arm it let one ignored
 //     result outvote the best text match (BENCHMARKS.md).
 //   - lateral: personalized PageRank over lesson links from the best fused
-//     hits (lateral.go).
+//     hits (lateral.go), each link at the strength it earned (supersedes 1,
+//     written by a person 0.6, derived by sleep 0.3), each lesson's vote
+//     scaled by its strongest link; it never lifts a lesson over the best
+//     text hit, and is silent without a graph.
 //   - fusion: domain.FuseArms with domain.RRFK; arm weights ArmWeights.
 //   - usefulness: each lesson's fused score is multiplied by 1 + (x − ½) ×
 //     r/(r + EvidenceHalf), x its belief's mean (MeanWeight) or the
@@ -65,6 +68,9 @@
 //     fused × MeanWeight ≥ Query.Bar (default DefaultBar = 0.25) × the best
 //     candidate's; those over it come first, ordered by fused × Weight,
 //     then the rest by fused × MeanWeight. Absent lessons are neutral.
+//   - supersession: a successor among the hits takes the score of a lesson
+//     it supersedes when that one matched better, and the superseded one
+//     goes just under it (capSuperseded), before MMR.
 //   - MMR (domain.ApplyMMR, λ 0.5) over the hits over the bar, relevance
 //     min-max scaled; a superseded lesson is then moved below the lesson
 //     that supersedes it.
