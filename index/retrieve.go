@@ -125,6 +125,10 @@ type Usefulness struct {
 
 var neutral = Usefulness{Mean: 0.5, Draw: 0.5}
 
+// NeutralUsefulness is a lesson's usefulness without any evidence: what
+// Search assumes for a lesson Query.Useful and UsefulFunc say nothing of.
+func NeutralUsefulness() Usefulness { return neutral }
+
 // UsefulnessOf is what retrieval reads of a lesson's derived memory.
 func UsefulnessOf(m domain.Memory) Usefulness {
 	return Usefulness{Uses: m.Uses, Results: m.Changed + m.Ignored + m.Corrected + m.Vetoed,

@@ -60,7 +60,7 @@ func indexBehind(s *memfs.Store) int {
 		return 0 // Verify has said what is wrong
 	}
 	defer ix.Close()
-	if stamp := lessonsStamp(s); stamp != "" && ix.Stamp() == stamp && !ix.Stale() {
+	if _, fresh := indexFresh(s, ix); fresh {
 		return 0
 	}
 	stamps, err := lessonFileStamps(s)

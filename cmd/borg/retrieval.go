@@ -52,6 +52,13 @@ func lessonsStamp(s *memfs.Store) string {
 	return strconv.FormatInt(st.ModTime().UnixNano(), 10) + "@" + head
 }
 
+// indexFresh reports whether ix was synced with the lessons as they are now
+// (by lessonsStamp, without reading lessons/), and returns that stamp.
+func indexFresh(s *memfs.Store, ix *index.Index) (stamp string, fresh bool) {
+	stamp = lessonsStamp(s)
+	return stamp, stamp != "" && ix.Stamp() == stamp && !ix.Stale()
+}
+
 // lessonFileStamps is what the index compares to know which lesson files
 // changed since it read them.
 func lessonFileStamps(s *memfs.Store) ([]index.FileStamp, error) {
@@ -181,8 +188,8 @@ func openIndex(s *memfs.Store, o openOptions) (*retrieval, error) {
 		return nil, fmt.Errorf("%w (delete %s to rebuild it)", err, indexDir(s))
 	}
 	r := &retrieval{ix: ix}
-	stamp := lessonsStamp(s)
-	if !force && stamp != "" && ix.Stamp() == stamp && !ix.Stale() {
+	stamp, fresh := indexFresh(s, ix)
+	if fresh && !force {
 		return r, nil
 	}
 	stamps, err := lessonFileStamps(s)
@@ -258,7 +265,7 @@ func (r *retrieval) usefulFunc(session string) func(ids []string) []index.Useful
 		for i, id := range ids {
 			m, ok := byID[id]
 			if !ok {
-				out[i] = index.Usefulness{Mean: 0.5, Draw: 0.5}
+				out[i] = index.NeutralUsefulness()
 				continue
 			}
 			out[i] = index.UsefulnessOf(m)
