@@ -94,7 +94,7 @@ func TestEdgeTypingPrecision(t *testing.T) {
 		if len(shared(Entities(p.A), Entities(p.B), 1)) == 0 && p.Accept {
 			t.Logf("line %d shares no entity: never a candidate (%s)", i+1, p.Why)
 		}
-		_, _, ok := typeEdge(a, b)
+		_, _, ok := typeEdge(viewOf(a), viewOf(b))
 		if p.Accept {
 			accepts++
 		}

@@ -122,9 +122,19 @@ func (p *planner) edges() PhasePlan {
 		return strings.Compare(a.Dst, b.Dst)
 	})
 	supports, contradicts, otherSubject := 0, 0, 0
+	views := map[string]edgeView{}
+	view := func(l domain.Lesson) edgeView {
+		v, ok := views[l.ID]
+		if !ok {
+			v = viewOf(l)
+			views[l.ID] = v
+		}
+		return v
+	}
 	for _, n := range ranked {
 		s, d := p.cur[n.Src].l, p.cur[n.Dst].l
-		rel, why, ok := typeEdge(s, d)
+		vs, vd := view(s), view(d)
+		rel, why, ok := typeEdge(vs, vd)
 		if !ok {
 			otherSubject++
 			continue
@@ -137,7 +147,7 @@ func (p *planner) edges() PhasePlan {
 		s.Links = append(slices.Clone(s.Links), domain.LessonLink{Rel: rel, Target: n.Dst, Derived: true})
 		p.update(s)
 		ph.Items = append(ph.Items, Item{Lesson: n.Src, Action: rel, Other: n.Dst,
-			Why: why + "cosine " + fp4(n.Sim) + ", both name " + strings.Join(shared(subjectEntities(s), subjectEntities(d), 3), ", ")})
+			Why: why + "cosine " + fp4(n.Sim) + ", both name " + strings.Join(shared(vs.subjects, vd.subjects, 3), ", ")})
 	}
 	if otherSubject > 0 {
 		ph.Notes = append(ph.Notes, "Pairs left unlinked because their lessons are about different subjects: "+strconv.Itoa(otherSubject)+".")
@@ -149,52 +159,57 @@ func (p *planner) edges() PhasePlan {
 	return ph
 }
 
+// edgeView is what edge typing reads of a lesson: its gist, its claim (when
+// the gist is one, frame.go) and the entities it is about.
+type edgeView struct {
+	gist     string
+	claim    frameClaim
+	isClaim  bool
+	subjects []string
+}
+
+// viewOf reads l for edge typing. Its subjects are the entities of its
+// title, gist and body, without its claim's value (the region, the time or
+// the team a fact writes into its slot) and without entities that only
+// ever name a value (weekdays, months, time zones).
+func viewOf(l domain.Lesson) edgeView {
+	v := edgeView{gist: l.Gist}
+	gist := l.Gist
+	if v.claim, v.isClaim = readFrame(l.ID, l.Gist); v.isClaim {
+		gist = v.claim.subject
+	}
+	for _, e := range Entities(l.Title + ". " + gist + ". " + l.Body) {
+		if !valueEntities[e] {
+			v.subjects = append(v.subjects, e)
+		}
+	}
+	return v
+}
+
 // typeEdge decides whether two lessons that name a common entity are one
 // subject's facts, and how they relate: a derived link needs the two to be
-// about the same subject, not merely to share a value. Two claims (a
-// frame or a verb claim, frame.go) must have the same subject; otherwise
-// the lessons must share an entity outside any claim's value, and one
-// that is not itself a value (a weekday, a month, a time zone). Then
-// contradicts when the gists diverge in negation or numbers, supports
-// otherwise.
-func typeEdge(s, d domain.Lesson) (rel, why string, ok bool) {
-	cs, okS := readFrame(s.ID, s.Gist)
-	cd, okD := readFrame(d.ID, d.Gist)
+// about the same subject, not merely to share a value. Two claims must
+// have the same subject; otherwise the lessons must share a subject entity
+// (viewOf). Then contradicts when the gists diverge in negation or
+// numbers, supports otherwise.
+func typeEdge(s, d edgeView) (rel, why string, ok bool) {
 	switch {
-	case okS && okD:
-		if cs.subject != cd.subject {
+	case s.isClaim && d.isClaim:
+		if s.claim.subject != d.claim.subject {
 			return "", "", false
 		}
 	default:
-		if len(shared(subjectEntities(s), subjectEntities(d), 1)) == 0 {
+		if len(shared(s.subjects, d.subjects, 1)) == 0 {
 			return "", "", false
 		}
 	}
 	switch {
-	case domain.NegationDivergent(s.Gist, d.Gist):
+	case domain.NegationDivergent(s.gist, d.gist):
 		return domain.RelContradicts, "negation diverges, ", true
-	case domain.NumericTokenDivergent(s.Gist, d.Gist):
+	case domain.NumericTokenDivergent(s.gist, d.gist):
 		return domain.RelContradicts, "numbers diverge, ", true
 	}
 	return domain.RelSupports, "", true
-}
-
-// subjectEntities are the entities a lesson is about: those of its title,
-// gist and body, without its claim's value (the region, the time or the
-// team a fact writes into its slot) and without entities that only ever
-// name a value (weekdays, months, time zones).
-func subjectEntities(l domain.Lesson) []string {
-	gist := l.Gist
-	if c, ok := readFrame(l.ID, l.Gist); ok {
-		gist = c.subject
-	}
-	var out []string
-	for _, e := range Entities(l.Title + ". " + gist + ". " + l.Body) {
-		if !valueEntities[e] {
-			out = append(out, e)
-		}
-	}
-	return out
 }
 
 // valueEntities are capitalised words that name a value, never a subject.
