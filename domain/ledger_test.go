@@ -288,8 +288,11 @@ func randomEvents(r *rand.Rand, n int) []Event {
 			Repo:    []string{"api", "web", "API", ""}[r.IntN(4)],
 			Author:  []string{"e-1", "e-2", ""}[r.IntN(3)],
 		}
-		if e.Kind == KindRegret {
+		switch e.Kind {
+		case KindRegret:
 			e.W = []float64{0, 0.25, 0.5, 1}[r.IntN(4)]
+		case KindChanged:
+			e.W = []float64{0, 0, 0.312, 0.5, 1}[r.IntN(5)]
 		}
 		if r.IntN(2) == 0 {
 			e = e.WithID()

@@ -83,6 +83,8 @@ type Summary struct {
 type lessonSum struct {
 	id                                                 string
 	changed, ignored, corrected, vetoed, tested, asked int
+	// vouched sums the changed results' credits in thousandths.
+	vouched int
 	// uses are the clock positions of the changed results, sorted unless
 	// unsorted is set.
 	uses     []int32
@@ -511,6 +513,7 @@ func (l *Ledger) Summary() *Summary {
 				recs = append(recs, keySpec{keyResult, session, lesson, st})
 				continue
 			}
+			ls.vouched += creditMilli(m.W)
 			p := int32(at)
 			if !ticks {
 				p = free(session, m.MS)
@@ -846,6 +849,13 @@ func (s *Summary) refreshRegrets(w Weights) (map[string]float64, bool) {
 	return out, true
 }
 
+// fractional reports whether a lesson has a changed result of less than
+// full credit (whose credit the summary does not keep per result).
+func (s *Summary) fractional(lesson string) bool {
+	ls := s.lesson(lesson, false)
+	return ls != nil && ls.vouched != 1000*ls.changed
+}
+
 func (s *Summary) severe(session, lesson string) bool {
 	v, ok := s.lookup(keyOf(keyResult, session, lesson))
 	return ok && severeStrength(resultStrengthOf(v))
@@ -866,6 +876,10 @@ func (s *Summary) addResult(e Event) bool {
 		switch {
 		case st < old, st == old && e.Kind != KindChanged:
 			return true // the stronger result stays; an equal one reads the same
+		case st == old && (creditMilli(e.W) != 1000 || s.fractional(e.Lesson)):
+			// Two changed results whose credits may differ: which one
+			// counts takes the full ledger.
+			return false
 		case st == old:
 			// Two changed results: the lesser mark wins, which matters only
 			// when they would count under another repo or author (the
@@ -876,11 +890,12 @@ func (s *Summary) addResult(e Event) bool {
 	}
 	ls := s.lesson(e.Lesson, true)
 	if had && kindOfStrength[old] == KindChanged {
-		// The change is overturned: its use, repo and author go.
+		// The change is overturned: its use, repo, author and credit go.
 		r, a := effOf(oldV)
-		if !ticks || r == effUnknown || a == effUnknown {
+		if !ticks || r == effUnknown || a == effUnknown || ls.vouched != 1000*ls.changed {
 			return false
 		}
+		ls.vouched -= 1000
 		i := slices.Index(ls.uses, int32(p))
 		if i < 0 {
 			return false
@@ -905,6 +920,7 @@ func (s *Summary) addResult(e Event) bool {
 		s.set(k, st)
 		return true
 	}
+	ls.vouched += creditMilli(e.W)
 	if ticks {
 		s.set(k, resultValue(st, repo, author))
 	} else {
@@ -1096,7 +1112,7 @@ func (s *Summary) memoryOf(info LessonInfo, ls *lessonSum, regrets map[string]fl
 	}
 	m := Memory{
 		ID: info.ID, Changed: ls.changed, Ignored: ls.ignored, Corrected: ls.corrected,
-		Vetoed: ls.vetoed, Tested: ls.tested, Asked: ls.asked,
+		Vetoed: ls.vetoed, Tested: ls.tested, Asked: ls.asked, Vouched: float64(ls.vouched) / 1000,
 	}
 	created := int32(-1)
 	if ls.hasCreated {
@@ -1116,8 +1132,12 @@ func (s *Summary) memoryOf(info LessonInfo, ls *lessonSum, regrets map[string]fl
 		m.LastUseTick = int(max(created, uses[len(uses)-1])) + 1
 	}
 
+	m.Regretted = ls.regretted
+	if regrets != nil {
+		m.Regretted = regrets[info.ID]
+	}
 	var d float64
-	m.Consolidated, d = consolidation(ls.changed, len(ls.repos), len(ls.authors), w)
+	m.Consolidated, d = consolidation(m, len(ls.repos), len(ls.authors), w)
 	tag, repoReach := strings.CutPrefix(info.Reach, ReachRepoPrefix)
 	if !repoReach {
 		tag = "" // a team lesson ages with every session
@@ -1137,11 +1157,6 @@ func (s *Summary) memoryOf(info LessonInfo, ls *lessonSum, regrets map[string]fl
 		sum += agePow(s.eligible(tag, int(created), q)+1, d)
 	}
 	m.Activation = math.Log(sum)
-
-	m.Regretted = ls.regretted
-	if regrets != nil {
-		m.Regretted = regrets[info.ID]
-	}
 	m.settle(session, w)
 	return m, scratch
 }

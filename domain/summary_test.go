@@ -51,6 +51,8 @@ func streamEvents(r *rand.Rand, n int, disorder float64) []Event {
 			switch e.Kind {
 			case KindRegret:
 				e.W = []float64{0, 0.25, 0.5, 1}[r.IntN(4)]
+			case KindChanged:
+				e.W = []float64{0, 0, 0.312, 0.5, 1}[r.IntN(5)]
 			case KindPassing:
 				e.Src, e.Dst, e.Lesson = "a", "b", ""
 			}

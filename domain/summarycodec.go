@@ -11,7 +11,7 @@ import (
 )
 
 // summaryMagic starts an encoded Summary; it changes with the layout.
-const summaryMagic = "BSM3"
+const summaryMagic = "BSM4"
 
 // ErrSummaryCorrupt is returned by ParseSummary for bytes AppendBinary did
 // not write (and by AppendBinary for a parsed summary found corrupt since).
@@ -62,7 +62,7 @@ func appendMark(w *sumWriter, m Mark) {
 // its counts, regret credit, creation, repo and author tallies and uses.
 // mark is scratch space.
 func appendRecord(w *sumWriter, ls *lessonSum, mark *sumWriter) {
-	for _, n := range []int{ls.changed, ls.ignored, ls.corrected, ls.vetoed, ls.tested, ls.asked} {
+	for _, n := range []int{ls.changed, ls.ignored, ls.corrected, ls.vetoed, ls.tested, ls.asked, ls.vouched} {
 		w.int(int64(n))
 	}
 	w.b = binary.LittleEndian.AppendUint64(w.b, math.Float64bits(ls.regretted))
@@ -424,6 +424,10 @@ func (t *lessonTable) decode(ls *lessonSum, i int) bool {
 	r := &sumReader{b: rec}
 	ls.changed, ls.ignored, ls.corrected = int(r.int()), int(r.int()), int(r.int())
 	ls.vetoed, ls.tested, ls.asked = int(r.int()), int(r.int()), int(r.int())
+	ls.vouched = int(r.int())
+	if ls.vouched < 0 || ls.vouched > 1000*ls.changed {
+		r.fail()
+	}
 	ls.regretted = r.float()
 	switch r.byte() {
 	case 0:

@@ -37,6 +37,13 @@ type Weights struct {
 	// consolidated: three, so one enthusiastic session or one person's habit
 	// cannot promote a lesson alone.
 	ConsolidateSessions int
+	// ConsolidateMean and ConsolidateZ are the proof a lesson needs besides
+	// its sessions to be consolidated: its belief's mean, less ConsolidateZ
+	// standard deviations, above ConsolidateMean. 2/3 (its evidence for at
+	// least twice its evidence against) at 1.645 (a one-sided 95% bound), so
+	// neither a useless lesson acted on now and then nor any lesson under a
+	// judge that reads chance as change is promoted by volume.
+	ConsolidateMean, ConsolidateZ float64
 	// DormantBelow is the activation under which an unconsolidated lesson is
 	// dormant: −2.0, which a single use reaches after 54 further sessions at
 	// D = 0.5 (−½·ln 55 ≈ −2.004 while −½·ln 54 ≈ −1.994).
@@ -57,6 +64,8 @@ var DefaultWeights = Weights{
 	Regret:              1.0,
 	RegretMax:           0.875,
 	ConsolidateSessions: 3,
+	ConsolidateMean:     0.5,
+	ConsolidateZ:        1.645,
 	DormantBelow:        -2.0,
 	NovelWords:          3,
 }
@@ -116,6 +125,16 @@ func BeliefOf(changed, ignored, corrected, vetoed, tested int, regretted float64
 		Beta: 1 + float64(ignored) + w.CorrectedW*float64(corrected) +
 			w.VetoedW*float64(vetoed) + w.Regret*regretted,
 	}
+}
+
+// SD is the belief's standard deviation, √(αβ / ((α+β)²(α+β+1))); 0 for a
+// degenerate belief.
+func (b Belief) SD() float64 {
+	s := b.Alpha + b.Beta
+	if !(s > 0) || math.IsInf(s, 0) || !(b.Alpha >= 0) || !(b.Beta >= 0) {
+		return 0
+	}
+	return math.Sqrt(b.Alpha * b.Beta / (s * s * (s + 1)))
 }
 
 // Mean is the belief's mean α / (α + β); 0.5 for a degenerate belief.

@@ -72,14 +72,57 @@ func Snapshot(ctx context.Context, root string) string {
 	return emptyTree
 }
 
-// DiffSince is the work since ref (commits and uncommitted changes to
-// tracked files), capped at maxDiff bytes.
+// DiffSince is the work since ref: commits and uncommitted changes to
+// tracked files (git diff), then each untracked, unignored text file as an
+// added file (an agent's new files are work too, and git diff never shows
+// them), capped at maxDiff bytes in all.
 func DiffSince(ctx context.Context, root, ref string) string {
 	if root == "" || ref == "" {
 		return ""
 	}
 	out, _ := git(ctx, root, "diff", "--no-color", "--no-ext-diff", ref)
-	return out
+	if len(out) >= maxDiff {
+		return out
+	}
+	list, err := git(ctx, root, "ls-files", "--others", "--exclude-standard", "-z")
+	if err != nil || list == "" {
+		return out
+	}
+	var b strings.Builder
+	b.WriteString(out)
+	for _, name := range strings.Split(strings.TrimSuffix(list, "\x00"), "\x00") {
+		if b.Len() >= maxDiff {
+			break
+		}
+		data, err := readSmall(filepath.Join(root, filepath.FromSlash(name)), maxDiff-b.Len())
+		if err != nil || bytes.IndexByte(data, 0) >= 0 {
+			continue // unreadable, too large or binary
+		}
+		b.WriteString("--- /dev/null\n+++ b/" + name + "\n")
+		for _, line := range strings.SplitAfter(string(data), "\n") {
+			if line != "" {
+				b.WriteString("+" + strings.TrimSuffix(line, "\n") + "\n")
+			}
+		}
+	}
+	s := b.String()
+	if len(s) > maxDiff {
+		s = s[:maxDiff]
+	}
+	return s
+}
+
+// readSmall reads a regular file of at most n bytes; an error for anything
+// else.
+func readSmall(path string, n int) ([]byte, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > int64(n) {
+		return nil, os.ErrInvalid
+	}
+	return os.ReadFile(path)
 }
 
 type limitedWriter struct {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -18,6 +20,9 @@ type Store interface {
 	Append(events ...domain.Event) error
 	// Lesson reads one lesson; an error when it does not exist.
 	Lesson(id string) (domain.Lesson, error)
+	// UpdateJudgeTally applies fn to this machine's default-judge tally
+	// under its lock and returns the tally as updated.
+	UpdateJudgeTally(fn func(*domain.JudgeTally)) (domain.JudgeTally, error)
 }
 
 // RecallQuery asks for the lessons that bear on a session's work.
@@ -50,7 +55,7 @@ type Config struct {
 	Slots        int           // lessons per ask (default 3)
 	MaxBlocks    int           // blocks per session (default 3)
 	PlaceboRate  float64       // probability an ask carries a placebo (default 0.05)
-	Judge        string        // external judge command (BORG_JUDGE); "" = declaration + word rule
+	Judge        string        // external judge command (BORG_JUDGE); "" = the default judge (domain.DefaultVerdict)
 	JudgeTimeout time.Duration // per judge call (default 60 s)
 	Early        bool          // early delivery at SessionStart (BORG_EARLY=1)
 	Weights      domain.Weights
@@ -142,7 +147,7 @@ func (d *Deps) inSession(ctx context.Context, in Input, fn func(st *SessionState
 
 // early recalls consolidated lessons for early delivery; nothing when
 // retrieval is unavailable or finds none.
-func (d *Deps) early(ctx context.Context, st *SessionState, event string, q RecallQuery) *Output {
+func (d *Deps) early(ctx context.Context, st *SessionState, root, event string, q RecallQuery) *Output {
 	if d.Recall == nil || strings.TrimSpace(q.Text) == "" {
 		return nil
 	}
@@ -151,17 +156,39 @@ func (d *Deps) early(ctx context.Context, st *SessionState, event string, q Reca
 	if err != nil || len(got) == 0 {
 		return nil
 	}
+	// The lessons' words already in the work do not count as acting on
+	// them later; at the session's start the work is the start itself.
+	if st.Turn > 1 && root != "" {
+		work := map[string]bool{}
+		for _, w := range domain.Words(DiffSince(ctx, root, st.StartRef)) {
+			work[w] = true
+		}
+		for _, r := range got {
+			var had []string
+			for _, w := range domain.DistinctiveWords(r.Lesson.Gist + "\n" + r.Lesson.Body) {
+				if work[w] {
+					had = append(had, w)
+				}
+			}
+			if len(had) > 0 {
+				if st.EarlyWords == nil {
+					st.EarlyWords = map[string][]string{}
+				}
+				st.EarlyWords[r.Lesson.ID] = had
+			}
+		}
+	}
 	return Context(event, formatEarly(got, st))
 }
 
 // SessionStart records the session and, when configured, delivers the
 // repository's consolidated lessons early.
 func SessionStart(ctx context.Context, d *Deps, in Input) (*Output, error) {
-	return d.inSession(ctx, in, func(st *SessionState, _ string) (*Output, error) {
+	return d.inSession(ctx, in, func(st *SessionState, root string) (*Output, error) {
 		if !d.Config.Early {
 			return nil, nil
 		}
-		return d.early(ctx, st, "SessionStart", RecallQuery{Text: st.Repo, K: d.Config.Slots}), nil
+		return d.early(ctx, st, root, "SessionStart", RecallQuery{Text: st.Repo, K: d.Config.Slots}), nil
 	})
 }
 
@@ -169,7 +196,7 @@ func SessionStart(ctx context.Context, d *Deps, in Input) (*Output, error) {
 // point a lesson was asked about is recorded; consolidated lessons that match
 // the prompt are delivered early as additional context.
 func Prompt(ctx context.Context, d *Deps, in Input) (*Output, error) {
-	return d.inSession(ctx, in, func(st *SessionState, _ string) (*Output, error) {
+	return d.inSession(ctx, in, func(st *SessionState, root string) (*Output, error) {
 		st.Turn++
 		st.addPrompt(in.Prompt)
 		if err := d.States.MarkActive(st.Repo, st.Session); err != nil {
@@ -178,7 +205,7 @@ func Prompt(ctx context.Context, d *Deps, in Input) (*Output, error) {
 		if err := d.detectCorrections(st, in.Prompt); err != nil {
 			return nil, err
 		}
-		return d.early(ctx, st, "UserPromptSubmit", RecallQuery{Text: in.Prompt, K: 2}), nil
+		return d.early(ctx, st, root, "UserPromptSubmit", RecallQuery{Text: in.Prompt, K: 2}), nil
 	})
 }
 
@@ -186,7 +213,7 @@ func (d *Deps) detectCorrections(st *SessionState, prompt string) error {
 	if strings.TrimSpace(prompt) == "" {
 		return nil
 	}
-	for _, id := range st.EverAsk {
+	for _, id := range append(slices.Clone(st.EverAsk), slices.Sorted(maps.Keys(st.Early))...) {
 		if v := st.Verdicts[id]; v == string(domain.KindCorrected) || v == string(domain.KindVetoed) {
 			continue
 		}
@@ -201,6 +228,58 @@ func (d *Deps) detectCorrections(st *SessionState, prompt string) error {
 			st.Verdicts = map[string]string{}
 		}
 		st.Verdicts[id] = string(domain.KindCorrected)
+	}
+	return nil
+}
+
+// judgeEarly records a change for each lesson delivered early whose words
+// have since turned up in the work (the seed: the word rule decides whether
+// an early-delivered lesson counts as acted on), credited as the default
+// judge credits a reading; a lesson whose words have not turned up yet
+// waits for a later stop. Early lessons are context, not questions: one
+// that is never acted on records nothing.
+func (d *Deps) judgeEarly(ctx context.Context, st *SessionState, root string) error {
+	var waiting []string
+	for id := range st.Early {
+		if st.Verdicts[id] == "" && !slices.Contains(st.EverAsk, id) {
+			waiting = append(waiting, id)
+		}
+	}
+	if len(waiting) == 0 {
+		return nil
+	}
+	slices.Sort(waiting)
+	work := DiffSince(ctx, root, st.StartRef)
+	var events []domain.Event
+	var credit float64
+	for _, id := range waiting {
+		l, err := d.Store.Lesson(id)
+		if err != nil {
+			continue
+		}
+		if domain.NovelWordCount(l.Gist+"\n"+l.Body, strings.Join(st.EarlyWords[id], " "), work) < max(d.Config.Weights.NovelWords, 1) {
+			continue
+		}
+		if credit == 0 {
+			t, err := d.Store.UpdateJudgeTally(func(*domain.JudgeTally) {})
+			if err != nil {
+				t = domain.JudgeTally{}
+			}
+			credit = t.Credit()
+		}
+		e := d.event(domain.KindChanged, st.Session, id, st.Repo)
+		_, e.W = domain.DefaultVerdict(domain.Observation{Words: true}, credit)
+		events = append(events, e)
+		if st.Verdicts == nil {
+			st.Verdicts = map[string]string{}
+		}
+		st.Verdicts[id] = string(domain.KindChanged)
+	}
+	if len(events) == 0 {
+		return nil
+	}
+	if err := d.Store.Append(events...); err != nil {
+		return fmt.Errorf("record early lessons acted on: %w", err)
 	}
 	return nil
 }
@@ -222,6 +301,9 @@ func formatEarly(got []Recalled, st *SessionState) string {
 // clear the bar, at most once per turn and MaxBlocks times per session.
 func Stop(ctx context.Context, d *Deps, in Input) (*Output, error) {
 	return d.inSession(ctx, in, func(st *SessionState, root string) (*Output, error) {
+		if err := d.judgeEarly(ctx, st, root); err != nil {
+			return nil, err
+		}
 		if st.Pending {
 			// The stop after our ask: judge, never block again this turn.
 			return nil, d.judge(ctx, st, root, in.LastAssistantMessage)
@@ -353,6 +435,7 @@ func (d *Deps) judge(ctx context.Context, st *SessionState, root, message string
 		}
 	}
 	verdicts := map[string]string{}
+	var weights map[string]float64 // the default judge's credit per changed lesson
 	if d.Config.Judge != "" {
 		work := DiffSince(ctx, root, st.AskRef)
 		for _, id := range ids {
@@ -369,20 +452,16 @@ func (d *Deps) judge(ctx context.Context, st *SessionState, root, message string
 			verdicts[id] = v
 		}
 	} else {
-		before := st.AskDiff
-		after := DiffSince(ctx, root, st.StartRef)
-		var asked []domain.AskedLesson
-		for _, id := range ids {
-			if l, ok := lessons[id]; ok {
-				asked = append(asked, domain.AskedLesson{ID: id, Text: l.Gist + "\n" + l.Body})
-			}
+		ws, err := d.defaultVerdicts(st, lessons, ids, message, DiffSince(ctx, root, st.StartRef))
+		if err != nil {
+			return err
 		}
-		changed, ignored := domain.Resolve(asked, message, before, after, d.Config.Weights.NovelWords)
-		for _, id := range changed {
-			verdicts[id] = VerdictChanged
-		}
-		for _, id := range ignored {
+		weights = ws
+		for id, w := range ws {
 			verdicts[id] = VerdictIgnored
+			if w > 0 {
+				verdicts[id] = VerdictChanged
+			}
 		}
 	}
 	if st.Verdicts == nil {
@@ -412,13 +491,56 @@ func (d *Deps) judge(ctx context.Context, st *SessionState, root, message string
 		case VerdictIgnored:
 			kind = domain.KindIgnored
 		}
-		events = append(events, d.event(kind, st.Session, id, st.Repo))
+		e := d.event(kind, st.Session, id, st.Repo)
+		if kind == domain.KindChanged {
+			e.W = weights[id] // 0 (a full change) for an external judge
+		}
+		events = append(events, e)
 		st.Verdicts[id] = string(kind)
 	}
 	if err := d.Store.Append(events...); err != nil {
 		return fmt.Errorf("record verdicts: %w", err)
 	}
 	return nil
+}
+
+// defaultVerdicts reads each asked lesson (and the placebo) as the default
+// judge does (domain.Observation: the agent's declaration, and whether the
+// lesson's words are new in the work since the ask), counts the readings in
+// this machine's tally and returns, per lesson read, the w of its changed
+// result: the tally's credit, or 0 for a lesson read as not acted on.
+func (d *Deps) defaultVerdicts(st *SessionState, lessons map[string]domain.Lesson, ids []string, message, after string) (map[string]float64, error) {
+	obs := map[string]domain.Observation{}
+	for _, id := range ids {
+		l, ok := lessons[id]
+		if !ok {
+			continue
+		}
+		novel := domain.NovelWordCount(l.Gist+"\n"+l.Body, st.AskDiff, after)
+		obs[id] = domain.Observation{Declared: domain.DeclarationIn(message, id), Words: novel >= max(d.Config.Weights.NovelWords, 1)}
+	}
+	tally, err := d.Store.UpdateJudgeTally(func(t *domain.JudgeTally) {
+		for _, id := range ids {
+			if o, ok := obs[id]; ok {
+				t.Add(id == st.Placebo, o.Acted())
+			}
+		}
+	})
+	if err != nil {
+		// The tally is calibration, not evidence: without it the readings
+		// are credited at the prior, and recorded all the same.
+		tally = domain.JudgeTally{}
+	}
+	credit := tally.Credit()
+	out := make(map[string]float64, len(obs))
+	for id, o := range obs {
+		if _, w := domain.DefaultVerdict(o, credit); o.Acted() {
+			out[id] = w
+		} else {
+			out[id] = 0
+		}
+	}
+	return out, nil
 }
 
 // PostTool handles PostToolUse: a test command going green after an ask

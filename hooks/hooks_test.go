@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,6 +26,14 @@ type memStore struct {
 	events  []domain.Event
 	lessons map[string]domain.Lesson
 	fail    error
+	tally   domain.JudgeTally
+}
+
+func (m *memStore) UpdateJudgeTally(fn func(*domain.JudgeTally)) (domain.JudgeTally, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	fn(&m.tally)
+	return m.tally, nil
 }
 
 func (m *memStore) Append(events ...domain.Event) error {
@@ -224,6 +233,8 @@ func TestStopSessionDialects(t *testing.T) {
 			if out, _ = runHook(t, d, "post-tool", fix(dl.tool), ""); out != "" {
 				t.Fatalf("post-tool printed %q", out)
 			}
+			// The work after the ask acts on the retry lesson.
+			writeFile(t, repo, "pay/retry.go", "package pay\n\n// Retry with exponential backoff and jitter; idempotent requests only.\nfunc retryPayments() {}\n")
 			for i := 0; i < 3; i++ {
 				if out, _ = runHook(t, d, "stop", answer, ""); out != "" {
 					t.Fatalf("stop #%d after the ask printed %q", i+2, out)
@@ -231,6 +242,11 @@ func TestStopSessionDialects(t *testing.T) {
 			}
 			k := st.kinds()
 			want := map[domain.EventKind]int{domain.KindSession: 1, domain.KindAsked: 2, domain.KindChanged: 1, domain.KindIgnored: 1, domain.KindTested: 2}
+			for _, e := range st.events {
+				if e.Kind == domain.KindChanged && !(e.W > 0 && e.W < 1) {
+					t.Errorf("the default judge's change carries w %v, want its credit in (0, 1)", e.W)
+				}
+			}
 			for kind, n := range want {
 				if k[kind] != n {
 					t.Fatalf("%s events = %d, want %d (all: %v)", kind, k[kind], n, k)
@@ -544,5 +560,102 @@ func TestRegretWNeverZero(t *testing.T) {
 		if back.W != got || back.W == 0 {
 			t.Errorf("share %v: written %s, read back w = %v", tc.share, data, back.W)
 		}
+	}
+}
+
+func writeFile(t *testing.T, dir, name, content string) {
+	t.Helper()
+	p := filepath.Join(dir, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestDefaultJudge: without BORG_JUDGE, a lesson counts as changed only when
+// the work since the ask carries its words and the agent did not decline it;
+// the agent's "applies" alone is no change, and a change carries the tally's
+// credit, never a full weight.
+func TestDefaultJudge(t *testing.T) {
+	const retryWork = "package pay\n\n// Retry with exponential backoff and jitter; idempotent requests only.\nfunc retryPayments() {}\n"
+	cases := []struct {
+		name    string
+		message string
+		work    string // written after the ask ("" = none)
+		want    map[string]domain.EventKind
+	}{
+		{"applies without any work", "retry-backoff-3c1d: applies\ntimeouts-context-9f2e: applies", "",
+			map[string]domain.EventKind{"retry-backoff-3c1d": domain.KindIgnored, "timeouts-context-9f2e": domain.KindIgnored}},
+		{"applies with the lesson's words in the work", "retry-backoff-3c1d: applies\ntimeouts-context-9f2e: applies", retryWork,
+			map[string]domain.EventKind{"retry-backoff-3c1d": domain.KindChanged, "timeouts-context-9f2e": domain.KindIgnored}},
+		{"skip is believed", "retry-backoff-3c1d: skip\ntimeouts-context-9f2e: skip", retryWork,
+			map[string]domain.EventKind{"retry-backoff-3c1d": domain.KindIgnored, "timeouts-context-9f2e": domain.KindIgnored}},
+		{"undeclared, the work decides", "Done.", retryWork,
+			map[string]domain.EventKind{"retry-backoff-3c1d": domain.KindChanged, "timeouts-context-9f2e": domain.KindIgnored}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			repo := newRepo(t)
+			d, st := newDeps(t, repo)
+			fix := func(s string) string { return strings.ReplaceAll(s, "REPO", repo) }
+			runHook(t, d, "prompt", fix(`{"session_id":"j1","cwd":"REPO","prompt":"add retries and timeouts to the payments http client"}`), "")
+			out, _ := runHook(t, d, "stop", fix(`{"session_id":"j1","cwd":"REPO","last_assistant_message":"retries added to the payments client with a context timeout"}`), "")
+			if !strings.Contains(out, "retry-backoff-3c1d") || !strings.Contains(out, "timeouts-context-9f2e") {
+				t.Fatalf("the stop did not ask both lessons: %s", out)
+			}
+			if c.work != "" {
+				writeFile(t, repo, "pay/retry.go", c.work)
+			}
+			msg, _ := json.Marshal(c.message)
+			runHook(t, d, "stop", fix(`{"session_id":"j1","cwd":"REPO","last_assistant_message":`+string(msg)+`}`), "")
+			got := map[string]domain.EventKind{}
+			for _, e := range st.events {
+				if e.Kind.IsResult() || e.Kind == domain.KindUnclear {
+					got[e.Lesson] = e.Kind
+					if e.Kind == domain.KindChanged && !(e.W > 0 && e.W < 1) {
+						t.Errorf("%s: changed with w %v, want the credit in (0, 1)", e.Lesson, e.W)
+					}
+				}
+			}
+			if !maps.Equal(got, c.want) {
+				t.Errorf("results %v, want %v", got, c.want)
+			}
+			if st.tally.Asks != 2 {
+				t.Errorf("tally %+v, want 2 asks read", st.tally)
+			}
+		})
+	}
+}
+
+// TestEarlyLessonJudged: a consolidated lesson delivered early counts as
+// changed once its words turn up in the work (credited as the default judge
+// credits a reading), and records nothing while they have not.
+func TestEarlyLessonJudged(t *testing.T) {
+	repo := newRepo(t)
+	d, st := newDeps(t, repo)
+	d.Recall = wordRecall{store: st, consolidated: map[string]bool{"retry-backoff-3c1d": true}}
+	fix := func(s string) string { return strings.ReplaceAll(s, "REPO", repo) }
+	out, _ := runHook(t, d, "prompt", fix(`{"session_id":"e1","cwd":"REPO","prompt":"the payments client needs retries"}`), "")
+	if !strings.Contains(out, "retry-backoff-3c1d") {
+		t.Fatalf("the lesson was not delivered early: %q", out)
+	}
+	d.Recall = nil // nothing is asked: only the early lesson is judged
+	runHook(t, d, "stop", fix(`{"session_id":"e1","cwd":"REPO","last_assistant_message":"looking into it"}`), "")
+	if n := st.kinds()[domain.KindChanged]; n != 0 {
+		t.Fatalf("changed %d before any work", n)
+	}
+	writeFile(t, repo, "pay/retry.go", "// Retry with exponential backoff and jitter; idempotent requests only.\n")
+	runHook(t, d, "stop", fix(`{"session_id":"e1","cwd":"REPO","last_assistant_message":"done"}`), "")
+	runHook(t, d, "stop", fix(`{"session_id":"e1","cwd":"REPO","last_assistant_message":"done"}`), "")
+	var changed []domain.Event
+	for _, e := range st.events {
+		if e.Kind == domain.KindChanged {
+			changed = append(changed, e)
+		}
+	}
+	if len(changed) != 1 || changed[0].Lesson != "retry-backoff-3c1d" || !(changed[0].W > 0 && changed[0].W < 1) {
+		t.Fatalf("changed events %+v, want one credited change of the early lesson", changed)
 	}
 }

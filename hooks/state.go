@@ -39,6 +39,9 @@ type SessionState struct {
 	Verdicts map[string]string `json:"verdicts,omitempty"` // lesson → recorded result kind
 	Tested   map[string]bool   `json:"tested,omitempty"`
 	Early    map[string]bool   `json:"early,omitempty"` // lessons delivered early
+	// EarlyWords are an early lesson's distinctive words already in the
+	// work when it was delivered (absent: none).
+	EarlyWords map[string][]string `json:"early_words,omitempty"`
 
 	LastTool      string   `json:"last_tool,omitempty"`
 	LastToolPaths []string `json:"last_tool_paths,omitempty"`

@@ -32,6 +32,11 @@ type Options struct {
 	HolidayAt, HolidayDays int
 	// Weights are the usefulness weights the borg policy derives under.
 	Weights domain.Weights
+	// Judge is how verdicts are read: JudgeDefault (the product's judge
+	// without BORG_JUDGE) or JudgePerfect (the hidden truth with a little
+	// noise, an upper bound). Agent is how the agent declares what it did:
+	// AgentOverDeclaring or AgentYesSayer.
+	Judge, Agent string
 	// Bar and MMRLambda are passed to every search (index.Query; 0 keeps the
 	// index's defaults), so a replay can judge the ranking's own knobs.
 	Bar, MMRLambda float64
@@ -57,6 +62,8 @@ func DefaultOptions() Options {
 		HolidayAt:   400,
 		HolidayDays: 14,
 		Weights:     domain.DefaultWeights,
+		Judge:       JudgeDefault,
+		Agent:       AgentOverDeclaring,
 	}
 }
 
@@ -100,6 +107,8 @@ func (o Options) validate() error {
 	check(o.Placebo >= 0 && o.Placebo <= 1, "placebo fraction %v not in [0, 1]", o.Placebo)
 	check(o.HolidayAt >= 0 && o.HolidayAt < o.Sessions, "holiday at session %d, outside [0, %d)", o.HolidayAt, o.Sessions)
 	check(o.HolidayDays >= 0 && o.HolidayDays <= 3650, "holiday of %d days not in [0, 3650]", o.HolidayDays)
+	check(o.Judge == JudgeDefault || o.Judge == JudgePerfect, "judge %q is not %q or %q", o.Judge, JudgeDefault, JudgePerfect)
+	check(o.Agent == AgentOverDeclaring || o.Agent == AgentYesSayer, "agent %q is not %q or %q", o.Agent, AgentOverDeclaring, AgentYesSayer)
 	check(o.Weights.D > 0 && o.Weights.DConsolidated > 0, "weights: decays must be positive")
 	if len(errs) > 0 {
 		return fmt.Errorf("sim options: %w", errors.Join(errs...))

@@ -49,6 +49,7 @@ func (p *policy) choose(ctx context.Context, c sessionCtx) ([]string, error) {
 	switch p.name {
 	case PolicyBorg:
 		mems := p.ledger.Memories(c.infos, c.t.session, c.opts.Weights)
+		p.noteConsolidated(mems)
 		useful := make(map[string]index.Usefulness, len(mems))
 		for _, m := range mems {
 			useful[m.ID] = index.UsefulnessOf(m)
@@ -68,6 +69,7 @@ func (p *policy) choose(ctx context.Context, c sessionCtx) ([]string, error) {
 		// relevance candidates alone, without the index's fusion, bar or
 		// dormancy filter: which part of borg's ranking wins or loses.
 		mems := p.ledger.Memories(c.infos, c.t.session, c.opts.Weights)
+		p.noteConsolidated(mems)
 		weight := make(map[string]float64, len(mems))
 		for _, m := range mems {
 			weight[m.ID] = m.Weight
@@ -82,6 +84,7 @@ func (p *policy) choose(ctx context.Context, c sessionCtx) ([]string, error) {
 		// recent use (a changed result, or the writing) first. Both read the
 		// policy's own ledger; ties keep the relevance order.
 		mems := p.ledger.Memories(c.infos, "", c.opts.Weights)
+		p.noteConsolidated(mems)
 		byID := make(map[string]domain.Memory, len(mems))
 		for _, m := range mems {
 			byID[m.ID] = m
@@ -141,4 +144,14 @@ func (p *policy) choose(ctx context.Context, c sessionCtx) ([]string, error) {
 		return ids, nil
 	}
 	return nil, fmt.Errorf("unknown policy %q", p.name)
+}
+
+// noteConsolidated remembers which lessons were ever consolidated (a
+// lesson's consolidation can end when later evidence lowers its belief).
+func (p *policy) noteConsolidated(mems []domain.Memory) {
+	for _, m := range mems {
+		if m.Consolidated {
+			p.everConsolidated[m.ID] = true
+		}
+	}
 }

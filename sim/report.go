@@ -87,6 +87,11 @@ type PolicyReport struct {
 	// as the policy's own log derives them.
 	Dormant      int `json:"dormant"`
 	Consolidated int `json:"consolidated"`
+	// EverConsolidated counts, by hidden effect, the lessons consolidated at
+	// any point of the run (a misplaced count is a repo-only lesson): a
+	// policy that derives memory every session sees each moment, the others
+	// the end.
+	EverConsolidated EffectCounts `json:"ever_consolidated"`
 	// Events counts the policy's log by kind, as read back from its store.
 	Events []KindCount `json:"events"`
 	// RegretCurve is the cumulative regret after each session.
@@ -217,12 +222,16 @@ func buildReport(ctx context.Context, opts Options, w *world, pols []*policy) (R
 			}
 			if m.Consolidated {
 				consolidated++
+				p.everConsolidated[m.ID] = true
 			}
 		}
 		pr := PolicyReport{Name: p.name, Regret: round4(p.regret), Value: round4(p.value),
 			RegretPerSession: round4(p.regret / float64(len(w.tasks))), Asks: p.slots,
 			Events: kindCounts(events, shared), RegretCurve: p.curve,
 			Dormant: dormant, Consolidated: consolidated}
+		for id := range p.everConsolidated {
+			countEffect(&pr.EverConsolidated, w.byID[id], -1)
+		}
 		for id, ss := range p.asked {
 			l := w.byID[id]
 			for _, s := range ss {

@@ -32,6 +32,13 @@ type policy struct {
 	// consolidated session (absent: not yet).
 	newFirst, newConsolidated map[string]int
 	changedNew                bool // a new lesson got a changed result since the last check
+	// tallies are the default judge's placebo tallies, one per engineer's
+	// machine (a tally never leaves the machine it was kept on).
+	tallies []domain.JudgeTally
+	// everConsolidated holds the lessons seen consolidated at any session
+	// the policy derived memory in, and at the end.
+	everConsolidated map[string]bool
+	judge, agent     string
 }
 
 // emit folds events into the ledger now and queues them for the log.
@@ -93,7 +100,9 @@ func run(ctx context.Context, opts Options, progress io.Writer, tmp string) (Rep
 		}
 		pols[i] = &policy{name: name, log: lg, ledger: domain.NewLedger(),
 			asked: map[string][]int{}, pending: map[int][]domain.Event{},
-			newFirst: map[string]int{}, newConsolidated: map[string]int{}}
+			newFirst: map[string]int{}, newConsolidated: map[string]int{},
+			tallies: make([]domain.JudgeTally, opts.Engineers), judge: opts.Judge, agent: opts.Agent,
+			everConsolidated: map[string]bool{}}
 	}
 	for _, l := range w.lessons {
 		if l.introduced < 0 {
@@ -140,9 +149,9 @@ func run(ctx context.Context, opts Options, progress io.Writer, tmp string) (Rep
 		}
 		sc := sessionCtx{ix: ix, opts: opts, w: w, t: t, s: s, infos: infos,
 			candidates: cands, randSeed: randSeed}
-		censU, placeboU, placeboIDU := sessionDraws(reactSeed, t.session)
-		censored := censU < opts.Censored
-		placebo := placeboU < opts.Placebo
+		sd := sessionDraws(reactSeed, t.session)
+		censored := sd.censored < opts.Censored
+		placebo := sd.placebo < opts.Placebo
 
 		values := make([]float64, len(pols))
 		for i, p := range pols {
@@ -154,10 +163,8 @@ func run(ctx context.Context, opts Options, progress io.Writer, tmp string) (Rep
 				return Report{}, fmt.Errorf("sim: session %d: %w", s, err)
 			}
 			values[i] = p.ask(w, s, t, ids, censored, reactSeed)
-			if placebo {
-				p.emit(domain.Event{MS: t.ms + 3000, Kind: domain.KindPlacebo, Session: t.session,
-					Lesson: fmt.Sprintf("placebo-%06d", int(placeboIDU*1e6)), Repo: w.repos[t.repo],
-					Author: w.engineers[t.engineer]})
+			if placebo && !censored {
+				p.placebo(w, t, sd)
 			}
 			for _, l := range w.lessons {
 				if l.introduced == s {
@@ -225,8 +232,12 @@ func (p *policy) ask(w *world, s int, t task, ids []string, censored bool, seed 
 			p.emit(res)
 			continue
 		}
-		r := react(l, t, drawsFor(seed, t.session, id))
-		res.Kind = r.result
+		jc := judgeCtx{judge: p.judge, agent: p.agent, credit: p.tallies[t.engineer].Credit()}
+		r := react(l, t, drawsFor(seed, t.session, id), jc)
+		if jc.judge == JudgeDefault && r.result != domain.KindCorrected && r.result != domain.KindVetoed {
+			p.tallies[t.engineer].Add(false, r.acted)
+		}
+		res.Kind, res.W = r.result, r.w
 		p.emit(res)
 		if l.introduced >= 0 && r.result == domain.KindChanged {
 			p.changedNew = true
@@ -244,6 +255,27 @@ func (p *policy) ask(w *world, s int, t task, ids []string, censored bool, seed 
 		}
 	}
 	return v
+}
+
+// placebo asks a placebo in t's session: a lesson of no relevance, which
+// no agent acts on, judged as the real asks are. Its verdict stays on the
+// engineer's machine (local log) and feeds that machine's tally.
+func (p *policy) placebo(w *world, t task, sd sessionDraw) {
+	obs := observe(p.agent, false, 0, sd.placeboDeclare, sd.placeboWords)
+	e := domain.Event{MS: t.ms + 3000, Kind: domain.KindPlacebo, Session: t.session,
+		Lesson: fmt.Sprintf("placebo-%06d", int(sd.placeboID*1e6)), Repo: w.repos[t.repo],
+		Author: w.engineers[t.engineer]}
+	if p.judge == JudgePerfect {
+		if sd.placeboWords < perfectNoise {
+			e.W = 1
+		}
+	} else {
+		p.tallies[t.engineer].Add(true, obs.Acted())
+		if obs.Acted() {
+			e.W = 1
+		}
+	}
+	p.emit(e)
 }
 
 func sessionEvent(w *world, t task) domain.Event {

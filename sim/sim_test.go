@@ -170,7 +170,10 @@ func TestEventsWellFormed(t *testing.T) {
 				if e.Src != "" || e.Dst != "" || e.SrcV != "" || e.DstV != "" {
 					t.Errorf("event %s: link fields set", e.ID)
 				}
-				if (e.W != 0) != (e.Kind == domain.KindRegret) || e.W < 0 || e.W > 1 {
+				// w: a regret's share, a changed result's credit, a
+				// placebo read as acted on (1); nothing else.
+				weighted := e.Kind == domain.KindRegret || e.Kind == domain.KindChanged || e.Kind == domain.KindPlacebo
+				if (e.W != 0 && !weighted) || (e.W == 0 && e.Kind == domain.KindRegret) || e.W < 0 || e.W > 1 {
 					t.Errorf("event %s (%s): weight %v", e.ID, e.Kind, e.W)
 				}
 				key := [2]string{e.Session, e.Lesson}
@@ -338,9 +341,39 @@ func TestReact(t *testing.T) {
 		{"harmful slips, regretted later", mk(Harms, true), draws{0.1, 0.5, 0.9, 0.9, 0.1, 0.35}, reaction{result: domain.KindChanged, regretDelay: 4}},
 		{"harmful slips, no regret", mk(Harms, true), draws{0.1, 0.5, 0.9, 0.9, 0.9, 0.35}, reaction{result: domain.KindChanged}},
 	}
+	perfect := judgeCtx{judge: JudgePerfect, agent: AgentOverDeclaring}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			if got := react(c.l, tk, c.d); got != c.want {
+		t.Run("perfect/"+c.name, func(t *testing.T) {
+			if got := react(c.l, tk, c.d, perfect); got != c.want {
+				t.Errorf("react = %+v, want %+v", got, c.want)
+			}
+		})
+	}
+
+	// The default judge reads the declaration (d[6]) and the words (d[7]);
+	// at full credit a reading of "acted" is a change.
+	full := judgeCtx{judge: JudgeDefault, agent: AgentOverDeclaring, credit: 1}
+	yes := judgeCtx{judge: JudgeDefault, agent: AgentYesSayer, credit: 1}
+	none := judgeCtx{judge: JudgeDefault, agent: AgentOverDeclaring, credit: 0}
+	defaults := []struct {
+		name string
+		l    *simLesson
+		d    draws
+		jc   judgeCtx
+		want reaction
+	}{
+		{"followed, words in the work", mk(Helps, true), draws{0.5, 0.5, 0.9, 0, 0, 0, 0.5, 0.5}, full, reaction{result: domain.KindChanged, w: 1, acted: true}},
+		{"followed, no words", mk(Helps, true), draws{0.5, 0.5, 0.9, 0, 0, 0, 0.5, 0.9}, full, reaction{result: domain.KindIgnored}},
+		{"not followed, declined", mk(Helps, true), draws{0.95, 0.5, 0.9, 0, 0, 0, 0.5, 0.1}, full, reaction{result: domain.KindIgnored}},
+		{"not followed, over-declared, chance words", mk(Helps, true), draws{0.95, 0.5, 0.9, 0, 0, 0, 0.1, 0.1}, full, reaction{result: domain.KindChanged, w: 1, acted: true}},
+		{"yes-sayer cannot make a change without the words", mk(Neutral, true), draws{0.95, 0.5, 0.9, 0, 0, 0, 0.5, 0.99}, yes, reaction{result: domain.KindIgnored}},
+		{"no credit, the least w", mk(Helps, true), draws{0.5, 0.5, 0.9, 0, 0, 0, 0.5, 0.5}, none, reaction{result: domain.KindChanged, w: domain.MinCredit, acted: true}},
+		{"a correction is the engineer's, not the judge's", mk(Harms, true), draws{0.1, 0.5, 0.9, 0.2, 0, 0, 0.5, 0.5}, full, reaction{result: domain.KindCorrected}},
+		{"harmful slips, judged", mk(Harms, true), draws{0.1, 0.5, 0.9, 0.9, 0.1, 0.35, 0.5, 0.5}, full, reaction{result: domain.KindChanged, w: 1, acted: true, regretDelay: 4}},
+	}
+	for _, c := range defaults {
+		t.Run("default/"+c.name, func(t *testing.T) {
+			if got := react(c.l, tk, c.d, c.jc); got != c.want {
 				t.Errorf("react = %+v, want %+v", got, c.want)
 			}
 		})

@@ -24,13 +24,15 @@ func (r Report) WriteTable(w io.Writer) error {
 		sc.Slots, sc.Candidates, 100*sc.Censored)
 
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "policy\tregret\tper session\tasks\thelps\tharms\tmisplaced\tharmful late rate\tnew: 1st ask\tnew: consolidated\t")
+	fmt.Fprintln(tw, "policy\tregret\tper session\tasks\thelps\tharms\tmisplaced\tharmful late rate\tnew: 1st ask\tnew: consolidated\tconsolidated: helps/neutral/harms/repo\t")
 	for _, p := range r.Policies {
-		fmt.Fprintf(tw, "%s\t%.1f\t%.3f\t%d\t%d\t%d\t%d\t%.2f\t%s\t%s\t\n", p.Name, p.Regret, p.RegretPerSession,
+		ec := p.EverConsolidated
+		fmt.Fprintf(tw, "%s\t%.1f\t%.3f\t%d\t%d\t%d\t%d\t%.2f\t%s\t%s\t%d/%d/%d/%d\t\n", p.Name, p.Regret, p.RegretPerSession,
 			p.Asks, p.AsksByEffect.Helps+p.AsksByEffect.Repo-p.AsksByEffect.Misplaced, p.AsksByEffect.Harms,
 			p.AsksByEffect.Misplaced, p.Harmful.AskRateLate,
 			ofN(p.NewLessons.MedianSessionsToFirstAsk, p.NewLessons.Asked, p.NewLessons.Lessons),
-			ofN(p.NewLessons.MedianSessionsToConsolidate, p.NewLessons.Consolidated, p.NewLessons.Lessons))
+			ofN(p.NewLessons.MedianSessionsToConsolidate, p.NewLessons.Consolidated, p.NewLessons.Lessons),
+			ec.Helps, ec.Neutral, ec.Harms, ec.Repo)
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("write table: %w", err)

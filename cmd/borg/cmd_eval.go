@@ -71,6 +71,8 @@ func evalCommand(e *env) *cli.Command {
 					&cli.IntFlag{Name: "sessions", Usage: "sessions simulated"},
 					&cli.Uint64Flag{Name: "seed", Usage: "random seed (same seed, same output)"},
 					&cli.StringFlag{Name: "plot", Usage: "also write a PNG plot of cumulative regret to FILE"},
+					&cli.StringFlag{Name: "judge", Value: sim.JudgeDefault, Usage: "how verdicts are read: default (the hooks' judge without BORG_JUDGE) or perfect (the hidden truth, an upper bound)"},
+					&cli.StringFlag{Name: "agent", Value: sim.AgentOverDeclaring, Usage: "how the simulated agent declares: over-declaring or yes-sayer (says applies of everything)"},
 				},
 				Action: func(c *cli.Context) error {
 					opts := sim.DefaultOptions()
@@ -89,6 +91,7 @@ func evalCommand(e *env) *cli.Command {
 					if c.IsSet("seed") {
 						opts.Seed = c.Uint64("seed")
 					}
+					opts.Judge, opts.Agent = c.String("judge"), c.String("agent")
 					var progress io.Writer
 					if isTerminal(e.err) {
 						progress = e.err
