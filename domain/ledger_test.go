@@ -211,9 +211,12 @@ func TestDeriveConsolidatedAndDormant(t *testing.T) {
 		events []Event
 		want   bool
 	}{
-		{"three sessions, two repos", changedIn(3, two("api", "web"), same("e-1")), true},
-		{"three sessions, two engineers", changedIn(3, same("api"), two("e-1", "e-2")), true},
-		{"three sessions, one repo, one engineer", changedIn(3, same("api"), same("e-1")), false},
+		// Three clean changes meet the seed's count but not the proof (a
+		// 99% bound on Beta(4, 1) is under ½); four do.
+		{"four sessions, two repos", changedIn(4, two("api", "web"), same("e-1")), true},
+		{"four sessions, two engineers", changedIn(4, same("api"), two("e-1", "e-2")), true},
+		{"four sessions, one repo, one engineer", changedIn(4, same("api"), same("e-1")), false},
+		{"three sessions are not proof", changedIn(3, two("api", "web"), two("e-1", "e-2")), false},
 		{"two sessions are not enough", changedIn(2, two("api", "web"), two("e-1", "e-2")), false},
 	}
 	for _, tt := range tests {
@@ -226,8 +229,8 @@ func TestDeriveConsolidatedAndDormant(t *testing.T) {
 	}
 
 	// A consolidated lesson decays with DConsolidated.
-	m := memoryOf(t, changedIn(3, two("api", "web"), same("e-1")), LessonInfo{ID: "lesson-a"}, "")
-	if want := Activation([]int{4, 3, 2, 1}, 0.3); !approx(m.Activation, want) {
+	m := memoryOf(t, changedIn(4, two("api", "web"), same("e-1")), LessonInfo{ID: "lesson-a"}, "")
+	if want := Activation([]int{5, 4, 3, 2, 1}, 0.3); !approx(m.Activation, want) {
 		t.Fatalf("consolidated activation %v, want %v", m.Activation, want)
 	}
 

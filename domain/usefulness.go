@@ -38,11 +38,15 @@ type Weights struct {
 	// cannot promote a lesson alone.
 	ConsolidateSessions int
 	// ConsolidateMean and ConsolidateZ are the proof a lesson needs besides
-	// its sessions to be consolidated: its belief's mean, less ConsolidateZ
-	// standard deviations, above ConsolidateMean. 2/3 (its evidence for at
-	// least twice its evidence against) at 1.645 (a one-sided 95% bound), so
-	// neither a useless lesson acted on now and then nor any lesson under a
-	// judge that reads chance as change is promoted by volume.
+	// its sessions to be consolidated: the belief of its vouched changes
+	// against the results against it, less ConsolidateZ standard deviations,
+	// above ConsolidateMean. ½ (acted on more often than not) at 2.326 (a
+	// one-sided 99% bound rather than 95%, because every lesson is looked
+	// at again after every session, and among many lessons and many looks a
+	// 95% bound lets lucky streaks through: measured with `borg eval
+	// learning --agent yes-sayer`, BENCHMARKS.md). So neither a useless
+	// lesson acted on now and then nor any lesson under a judge that reads
+	// chance as change is promoted by volume.
 	ConsolidateMean, ConsolidateZ float64
 	// DormantBelow is the activation under which an unconsolidated lesson is
 	// dormant: −2.0, which a single use reaches after 54 further sessions at
@@ -65,7 +69,7 @@ var DefaultWeights = Weights{
 	RegretMax:           0.875,
 	ConsolidateSessions: 3,
 	ConsolidateMean:     0.5,
-	ConsolidateZ:        1.645,
+	ConsolidateZ:        2.326,
 	DormantBelow:        -2.0,
 	NovelWords:          3,
 }

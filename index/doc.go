@@ -74,6 +74,12 @@
 //   - MMR (domain.ApplyMMR, λ 0.5) over the hits over the bar, relevance
 //     min-max scaled; a superseded lesson is then moved below the lesson
 //     that supersedes it.
+//   - exploration (Query.Explore, a hook's limited slots, two or more):
+//     when none of the K hits is a lesson no session has asked yet, the
+//     best such lesson over the bar takes the last slot (exploreSlot), so a
+//     new lesson that matches the work gets asked and its usefulness can be
+//     learned; without it, proven lessons kept new ones out for good on a
+//     large team (`borg eval learning`, BENCHMARKS.md).
 //   - reach: a repo:<tag> lesson is a candidate only when Query.Repo is tag.
 //     A dormant lesson stays a candidate (Hit.Dormant says it is): dormancy
 //     measures disuse, not usefulness, and removing dormant lessons cost

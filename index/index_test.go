@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -1044,5 +1045,60 @@ func TestPending(t *testing.T) {
 	files = append(files, FileStamp{ID: "brand-new-lesson", ModTime: 5, Size: 1})
 	if n, full := ix.Pending(files); n != 2 || full {
 		t.Fatalf("one changed, one new: %d, %v", n, full)
+	}
+}
+
+// TestExploreAndExclude: with Explore, a lesson no session has asked takes
+// the last slot when proven lessons fill the others, and never the first;
+// without Explore the order is untouched; Exclude removes lessons from the
+// candidates before anything ranks.
+func TestExploreAndExclude(t *testing.T) {
+	var ls []domain.Lesson
+	for i := range 8 {
+		ls = append(ls, lesson(fmt.Sprintf("retry-%d", i), "Retry payments calls",
+			fmt.Sprintf("Retry the payments gateway calls with backoff, variant %d.", i), "Transient gateway errors."))
+	}
+	ix := newTestIndex(t, ls)
+	const q = "retry the payments gateway calls with backoff"
+	base, err := ix.Search(t.Context(), Query{Text: q, K: 8, Bar: -1, MMRLambda: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every lesson has a record except the last in text order.
+	proven := map[string]Usefulness{}
+	for _, h := range base[:len(base)-1] {
+		proven[h.ID] = Usefulness{Results: 10, Asked: 10, Mean: 0.7, Draw: 0.7}
+	}
+	fresh := base[len(base)-1].ID
+	run := func(q Query) []string {
+		t.Helper()
+		hits, err := ix.Search(t.Context(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ids(hits)
+	}
+	plain := run(Query{Text: q, K: 3, Bar: -1, MMRLambda: 1, Useful: proven, OnlyOverBar: true})
+	if slices.Contains(plain, fresh) {
+		t.Fatalf("without Explore the untried lesson %s is asked: %v", fresh, plain)
+	}
+	explored := run(Query{Text: q, K: 3, Bar: -1, MMRLambda: 1, Useful: proven, OnlyOverBar: true, Explore: true})
+	if len(explored) != 3 || explored[2] != fresh || !slices.Equal(explored[:2], plain[:2]) {
+		t.Fatalf("Explore = %v, want %v then %s", explored, plain[:2], fresh)
+	}
+	// A lesson asked before (even without a result) is tried.
+	proven[fresh] = Usefulness{Asked: 1}
+	if got := run(Query{Text: q, K: 3, Bar: -1, MMRLambda: 1, Useful: proven, OnlyOverBar: true, Explore: true}); !slices.Equal(got, plain) {
+		t.Fatalf("an asked lesson was explored: %v, want %v", got, plain)
+	}
+	// One slot: the best hit keeps it.
+	delete(proven, fresh)
+	if got := run(Query{Text: q, K: 1, Bar: -1, MMRLambda: 1, Useful: proven, OnlyOverBar: true, Explore: true}); !slices.Equal(got, plain[:1]) {
+		t.Fatalf("K=1 explored: %v, want %v", got, plain[:1])
+	}
+	// Excluded lessons are no candidates.
+	got := run(Query{Text: q, K: 8, Bar: -1, MMRLambda: 1, Exclude: []string{base[0].ID, base[1].ID}})
+	if slices.Contains(got, base[0].ID) || slices.Contains(got, base[1].ID) || len(got) != 6 {
+		t.Fatalf("Exclude %v: got %v", base[:2], got)
 	}
 }

@@ -118,6 +118,7 @@ func (a ArmWeights) String() string {
 type Usefulness struct {
 	Uses    int     `json:"uses"`    // created + changed
 	Results int     `json:"results"` // session results: changed, ignored, corrected, vetoed
+	Asked   int     `json:"asked"`   // sessions that asked it
 	Mean    float64 `json:"mean"`    // belief mean in [0,1]
 	Draw    float64 `json:"draw"`    // the session's Thompson draw from the belief (the mean without one)
 	Dormant bool    `json:"dormant"`
@@ -131,7 +132,7 @@ func NeutralUsefulness() Usefulness { return neutral }
 
 // UsefulnessOf is what retrieval reads of a lesson's derived memory.
 func UsefulnessOf(m domain.Memory) Usefulness {
-	return Usefulness{Uses: m.Uses, Results: m.Changed + m.Ignored + m.Corrected + m.Vetoed,
+	return Usefulness{Uses: m.Uses, Results: m.Changed + m.Ignored + m.Corrected + m.Vetoed, Asked: m.Asked,
 		Mean: m.Mean, Draw: m.Draw, Dormant: m.Dormant}
 }
 
@@ -186,6 +187,13 @@ type Query struct {
 	// OnlyOverBar drops the hits under the bar (a hook's limited slots);
 	// otherwise they follow the hits over it.
 	OnlyOverBar bool `json:"only_over_bar"`
+	// Explore gives the last of K ≥ 2 slots to the best lesson over the bar
+	// that no session has asked yet, when none of the K is one (see
+	// exploreSlot): for the Stop hook's asks, not for a listing.
+	Explore bool `json:"explore"`
+	// Exclude lists lessons that are no candidates at all (those a session
+	// was already asked, say), so they take no rank and no slot.
+	Exclude []string `json:"exclude,omitempty"`
 	// MMRLambda is MMR's relevance share (0: domain.MMRLambda; ≥ 1: no
 	// diversification).
 	MMRLambda float64 `json:"mmr_lambda"`
@@ -292,9 +300,18 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		}
 	}
 	cat := ix.cat
+	var excluded map[string]bool
+	if len(q.Exclude) > 0 {
+		excluded = make(map[string]bool, len(q.Exclude))
+		for _, id := range q.Exclude {
+			excluded[id] = true
+		}
+	}
 	allowedOrd := func(o int) bool {
-		tag := repoTag(cat.reach(o))
-		return tag == "" || tag == q.Repo
+		if tag := repoTag(cat.reach(o)); tag != "" && tag != q.Repo {
+			return false
+		}
+		return excluded == nil || !excluded[cat.id(o)]
 	}
 	allowed := func(id string) bool {
 		o, ok := cat.find(id)
@@ -424,12 +441,16 @@ func (ix *Index) applyUsefulness(ranked []domain.Scored, q Query, useful func(st
 	all := make([]Hit, 0, len(ranked))
 	best := 0.0
 	cat := ix.cat
+	untried := map[string]bool{}
 	for _, r := range ranked {
 		o, ok := cat.find(r.Path)
 		if !ok {
 			continue
 		}
 		u := useful(r.Path)
+		if u.Results == 0 && u.Asked == 0 {
+			untried[r.Path] = true
+		}
 		weight, meanWeight := u.ranking()
 		rec := cat.rec(o)
 		// Hits outlive the index: their strings are copies, not views of
@@ -483,10 +504,40 @@ func (ix *Index) applyUsefulness(ranked []domain.Scored, q Query, useful func(st
 		out = append(out, under...)
 	}
 	out = demoteSuperseded(out)
+	if q.Explore {
+		out = exploreSlot(out, q.K, untried)
+	}
 	if len(out) > q.K {
 		out = out[:q.K]
 	}
 	return out
+}
+
+// exploreSlot gives the last of k slots to the best untried lesson over the
+// bar (one no session has asked or judged yet) when none of the first k is
+// untried: a new lesson that matches the work is asked at least now and
+// then, however many proven lessons outrank it, so that its usefulness can
+// be learned at all. Only a hook's limited slots explore (Query.Explore, at
+// least two of them, so the best hit keeps its place); a superseded lesson
+// is never explored.
+func exploreSlot(hits []Hit, k int, untried map[string]bool) []Hit {
+	if k < 2 || len(hits) <= k {
+		return hits
+	}
+	for _, h := range hits[:k] {
+		if untried[h.ID] {
+			return hits
+		}
+	}
+	for i := k; i < len(hits); i++ {
+		if untried[hits[i].ID] && len(hits[i].SupersededBy) == 0 {
+			h := hits[i]
+			copy(hits[k:i+1], hits[k-1:i])
+			hits[k-1] = h
+			return hits
+		}
+	}
+	return hits
 }
 
 // diversify reorders the hits over the bar by MMR over their vectors, with

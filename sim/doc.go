@@ -16,6 +16,19 @@
 // censored, placebo) are drawn from that truth with noise, with common random
 // numbers per (session, lesson) so every policy meets the same luck.
 //
+// # The judge
+//
+// Whether the agent acted on a lesson is hidden; what is recorded is what
+// the product's judge reads (Options.Judge). The default, JudgeDefault, is
+// the hooks' default judge: the agent declares (an over-declaring agent says
+// "applies" of a third of the lessons it ignored; AgentYesSayer says it of
+// everything), the word rule fires on a lesson the agent acted on most of
+// the time and by chance at the seed's measured 38% otherwise (more for a
+// lesson close to the task), and domain.DefaultVerdict turns that into a
+// result credited by each engineer's placebo tally, as on their machines.
+// Corrections and vetoes are the engineer's, not the judge's. JudgePerfect
+// reads the truth with 5% noise: an upper bound, not the product.
+//
 // # The policies
 //
 // Every policy sees the same task stream and keeps its own store, log and

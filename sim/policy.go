@@ -55,7 +55,7 @@ func (p *policy) choose(ctx context.Context, c sessionCtx) ([]string, error) {
 			useful[m.ID] = index.UsefulnessOf(m)
 		}
 		hits, err := c.ix.Search(ctx, index.Query{Text: c.t.text, K: slots, Repo: c.w.repos[c.t.repo],
-			Session: c.t.session, Useful: useful, OnlyOverBar: true, Bar: c.opts.Bar, MMRLambda: c.opts.MMRLambda})
+			Session: c.t.session, Useful: useful, OnlyOverBar: true, Explore: true, Bar: c.opts.Bar, MMRLambda: c.opts.MMRLambda})
 		if err != nil {
 			return nil, fmt.Errorf("borg policy: %w", err)
 		}

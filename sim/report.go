@@ -38,6 +38,8 @@ type Scenario struct {
 	Placebo     float64      `json:"placebo"`
 	HolidayAt   int          `json:"holiday_at"`
 	HolidayDays int          `json:"holiday_days"`
+	Judge       string       `json:"judge"`
+	Agent       string       `json:"agent"`
 	Effects     EffectCounts `json:"effects"`
 	Weights     WeightsJSON  `json:"weights"`
 }
@@ -52,6 +54,8 @@ type WeightsJSON struct {
 	Regret              float64 `json:"regret"`
 	RegretMax           float64 `json:"regret_max"`
 	ConsolidateSessions int     `json:"consolidate_sessions"`
+	ConsolidateMean     float64 `json:"consolidate_mean"`
+	ConsolidateZ        float64 `json:"consolidate_z"`
 	DormantBelow        float64 `json:"dormant_below"`
 }
 
@@ -92,6 +96,10 @@ type PolicyReport struct {
 	// policy that derives memory every session sees each moment, the others
 	// the end.
 	EverConsolidated EffectCounts `json:"ever_consolidated"`
+	// ReadChanged counts, by hidden effect, the lessons whose log holds at
+	// least ConsolidateSessions changed results at the end: those the seed's
+	// count alone would weigh for consolidation, credit and proof aside.
+	ReadChanged EffectCounts `json:"read_changed"`
 	// Events counts the policy's log by kind, as read back from its store.
 	Events []KindCount `json:"events"`
 	// RegretCurve is the cumulative regret after each session.
@@ -167,7 +175,8 @@ type Versus struct {
 func weightsJSON(w domain.Weights) WeightsJSON {
 	return WeightsJSON{D: w.D, DConsolidated: w.DConsolidated, TestedW: w.TestedW, CorrectedW: w.CorrectedW,
 		VetoedW: w.VetoedW, Regret: w.Regret, RegretMax: w.RegretMax,
-		ConsolidateSessions: w.ConsolidateSessions, DormantBelow: w.DormantBelow}
+		ConsolidateSessions: w.ConsolidateSessions, ConsolidateMean: w.ConsolidateMean, ConsolidateZ: w.ConsolidateZ,
+		DormantBelow: w.DormantBelow}
 }
 
 // buildReport reads every policy's log back from its store, checks that the
@@ -179,6 +188,7 @@ func buildReport(ctx context.Context, opts Options, w *world, pols []*policy) (R
 		NewAt: opts.NewAt, Sessions: opts.Sessions, Seed: opts.Seed, Slots: opts.Slots,
 		Candidates: opts.Candidates, Censored: opts.Censored, Placebo: opts.Placebo,
 		HolidayAt: opts.HolidayAt, HolidayDays: opts.HolidayDays, Weights: weightsJSON(opts.Weights),
+		Judge: opts.Judge, Agent: opts.Agent,
 	}}
 	all := make([]domain.LessonInfo, len(w.lessons))
 	for i, l := range w.lessons {
@@ -216,6 +226,7 @@ func buildReport(ctx context.Context, opts Options, w *world, pols []*policy) (R
 			borgEvents = events
 		}
 		var dormant, consolidated int
+		var readChanged []string
 		for _, m := range want {
 			if m.Dormant {
 				dormant++
@@ -224,6 +235,9 @@ func buildReport(ctx context.Context, opts Options, w *world, pols []*policy) (R
 				consolidated++
 				p.everConsolidated[m.ID] = true
 			}
+			if m.Changed >= opts.Weights.ConsolidateSessions {
+				readChanged = append(readChanged, m.ID)
+			}
 		}
 		pr := PolicyReport{Name: p.name, Regret: round4(p.regret), Value: round4(p.value),
 			RegretPerSession: round4(p.regret / float64(len(w.tasks))), Asks: p.slots,
@@ -231,6 +245,9 @@ func buildReport(ctx context.Context, opts Options, w *world, pols []*policy) (R
 			Dormant: dormant, Consolidated: consolidated}
 		for id := range p.everConsolidated {
 			countEffect(&pr.EverConsolidated, w.byID[id], -1)
+		}
+		for _, id := range readChanged {
+			countEffect(&pr.ReadChanged, w.byID[id], -1)
 		}
 		for id, ss := range p.asked {
 			l := w.byID[id]

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -521,8 +522,10 @@ func TestSweep(t *testing.T) {
 }
 
 // TestHeadlineScenario is the headline claim as a CI check: on the default
-// team over 300 sessions (seed 1), borg's regret is below relevance, count,
-// recency, random and last-use. The simulation is deterministic (the same
+// team over 300 sessions (seed 1), with the product's default judge and an
+// over-declaring agent, borg's regret is at least 10% below relevance,
+// count, recency, random and last-use, and every lesson written mid-run is
+// asked within 100 sessions. The simulation is deterministic (the same
 // seed gives the same report), so this holds or fails the same way on
 // every run and machine; it also runs under -race.
 func TestHeadlineScenario(t *testing.T) {
@@ -537,8 +540,49 @@ func TestHeadlineScenario(t *testing.T) {
 	}
 	for _, base := range []string{PolicyRelevance, PolicyCount, PolicyRecency, PolicyRandom, PolicyLastUse} {
 		t.Logf("borg %.1f vs %s %.1f", regret[PolicyBorg], base, regret[base])
-		if !(regret[PolicyBorg] < regret[base]) {
-			t.Errorf("borg's regret %.1f is not below %s's %.1f", regret[PolicyBorg], base, regret[base])
+		// The bar: at least 10% below the best baseline.
+		if !(regret[PolicyBorg] <= 0.9*regret[base]) {
+			t.Errorf("borg's regret %.1f is not 10%% below %s's %.1f", regret[PolicyBorg], base, regret[base])
 		}
+	}
+	for _, nl := range rep.Policies[0].NewLessons.PerLesson {
+		if nl.FirstAsk < 0 || nl.FirstAsk > 100 {
+			t.Errorf("new lesson %s written at session %d first asked %d sessions later, want within 100", nl.ID, nl.Written, nl.FirstAsk)
+		}
+	}
+}
+
+// TestYesSayer: an agent that says "applies" of every lesson fools the
+// judge's readings (useless and harmful lessons are read as changed in
+// several sessions, which the seed's count alone would weigh for
+// consolidation), yet no useless or harmful lesson is ever consolidated:
+// the placebos lower the credit of its readings, and consolidation needs
+// vouched changes and proof.
+func TestYesSayer(t *testing.T) {
+	t.Parallel()
+	for _, seed := range []uint64{1, 3} {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			t.Parallel()
+			opts := DefaultOptions().WithSessions(400)
+			opts.Seed, opts.Agent = seed, AgentYesSayer
+			rep, err := Run(t.Context(), opts, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fooled := 0
+			for _, p := range rep.Policies {
+				if p.Name == PolicyOracle {
+					continue
+				}
+				ec := p.EverConsolidated
+				if ec.Neutral > 0 || ec.Harms > 0 {
+					t.Errorf("%s: consolidated %d useless and %d harmful lessons under a yes-sayer", p.Name, ec.Neutral, ec.Harms)
+				}
+				fooled += p.ReadChanged.Neutral + p.ReadChanged.Harms
+			}
+			if fooled == 0 {
+				t.Errorf("no useless or harmful lesson was read as changed %d times: the yes-sayer tested nothing", domain.DefaultWeights.ConsolidateSessions)
+			}
+		})
 	}
 }

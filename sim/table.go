@@ -19,9 +19,10 @@ func (r Report) WriteTable(w io.Writer) error {
 	sc := r.Scenario
 	fmt.Fprintf(&b, "borg eval learning: %d engineers, repos %s, %d lessons (+%d new at session %d), %d sessions, seed %d\n",
 		sc.Engineers, strings.Join(sc.Repos, ","), sc.Lessons, sc.NewLessons, sc.NewAt, sc.Sessions, sc.Seed)
-	fmt.Fprintf(&b, "corpus: %d helps, %d neutral, %d harms, %d repo-only (%d scoped); %d slots of %d candidates; %.0f%% censored\n\n",
+	fmt.Fprintf(&b, "corpus: %d helps, %d neutral, %d harms, %d repo-only (%d scoped); %d slots of %d candidates; %.0f%% censored\n",
 		sc.Effects.Helps, sc.Effects.Neutral, sc.Effects.Harms, sc.Effects.Repo, sc.Effects.Scoped,
 		sc.Slots, sc.Candidates, 100*sc.Censored)
+	fmt.Fprintf(&b, "judge: %s, agent: %s\n\n", sc.Judge, sc.Agent)
 
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "policy\tregret\tper session\tasks\thelps\tharms\tmisplaced\tharmful late rate\tnew: 1st ask\tnew: consolidated\tconsolidated: helps/neutral/harms/repo\t")

@@ -34,6 +34,11 @@ type judgeRates struct {
 	Asks           int     `json:"asks"` // judged real asks: changed + ignored + unclear
 	AskChanged     int     `json:"ask_changed"`
 	AskRate        float64 `json:"ask_changed_rate"`
+	// Tally is this machine's default-judge tally (readings of "acted" on
+	// real asks and placebos) and Credit the share of a reading it vouches
+	// for: the w its changed results carry.
+	Tally  domain.JudgeTally `json:"tally"`
+	Credit float64           `json:"credit"`
 }
 
 func runDebugJudge(e *env, s *memfs.Store, asJSON bool) error {
@@ -43,8 +48,13 @@ func runDebugJudge(e *env, s *memfs.Store, asJSON bool) error {
 	}
 	r := judgeRates{Judge: e.getenv("BORG_JUDGE")}
 	if r.Judge == "" {
-		r.Judge = "declaration + word rule"
+		r.Judge = "default (the lesson's words new in the work since the ask, unless declined; credited by the placebos)"
 	}
+	tally, err := s.JudgeTally()
+	if err != nil {
+		return fail(exitFail, "%v", err)
+	}
+	r.Tally, r.Credit = tally, tally.Credit()
 	for _, ev := range events {
 		switch ev.Kind {
 		case domain.KindPlacebo:
@@ -79,5 +89,8 @@ func runDebugJudge(e *env, s *memfs.Store, asJSON bool) error {
 	default:
 		fmt.Fprintf(e.out, "the judge's false-positive rate is about %.0f%%; real asks exceed it by %.0f points\n", 100*r.PlaceboRate, 100*(r.AskRate-r.PlaceboRate))
 	}
+	t := r.Tally
+	fmt.Fprintf(e.out, "default judge on this machine: %d/%d asks and %d/%d placebos read as acted on; a change counts %.2f toward consolidation\n",
+		t.AsksActed, t.Asks, t.PlacebosActed, t.Placebos, r.Credit)
 	return nil
 }

@@ -214,7 +214,7 @@ func (d *demo) run() error {
 	if out != "" {
 		return fmt.Errorf("the second stop was blocked again: %q", out)
 	}
-	d.say("the second stop is judged (declaration + word rule) and never blocked again in this turn")
+	d.say("the second stop is judged and never blocked again in this turn: the retry lesson counts as changed because its words are new in the work since the ask (\"applies\" alone would not), credited by the judge's placebo tally (w)")
 	if _, err := d.git(d.project, "commit", "-q", "-am", "payments: retry with backoff and jitter"); err != nil {
 		return err
 	}

@@ -344,18 +344,16 @@ func (sr *storeRecaller) Recall(ctx context.Context, q hooks.RecallQuery) ([]hoo
 	if err := sr.open(ctx); err != nil {
 		return nil, err
 	}
-	skip := map[string]bool{}
-	for _, id := range q.Exclude {
-		skip[id] = true
-	}
-	hits, err := sr.r.ix.Search(ctx, index.Query{Text: q.Text, K: q.K + len(skip), Repo: q.Repo, Session: q.Session,
-		UsefulFunc: sr.r.usefulFunc(q.Session), OnlyOverBar: true})
+	// The Stop hook's asks explore (a lesson no session has asked may take
+	// the last slot); early delivery wants consolidated lessons only.
+	hits, err := sr.r.ix.Search(ctx, index.Query{Text: q.Text, K: q.K, Repo: q.Repo, Session: q.Session,
+		UsefulFunc: sr.r.usefulFunc(q.Session), OnlyOverBar: true, Explore: !q.ConsolidatedOnly, Exclude: q.Exclude})
 	if err != nil {
 		return nil, err
 	}
 	var out []hooks.Recalled
 	for _, h := range hits {
-		if skip[h.ID] || len(h.SupersededBy) > 0 {
+		if len(h.SupersededBy) > 0 {
 			continue
 		}
 		if m, _ := sr.r.memory(h.ID, q.Session); q.ConsolidatedOnly && !m.Consolidated {
