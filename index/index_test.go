@@ -1048,10 +1048,11 @@ func TestPending(t *testing.T) {
 	}
 }
 
-// TestExploreAndExclude: with Explore, a lesson no session has asked takes
-// the last slot when proven lessons fill the others, and never the first;
-// without Explore the order is untouched; Exclude removes lessons from the
-// candidates before anything ranks.
+// TestExploreAndExclude: with Explore, a lesson no session has asked whose
+// text matches as well as the K-th best takes the last slot when proven
+// lessons outrank it, never the first; a weak untried match is not
+// explored; without Explore the order is untouched; Exclude removes lessons
+// from the candidates before anything ranks.
 func TestExploreAndExclude(t *testing.T) {
 	var ls []domain.Lesson
 	for i := range 8 {
@@ -1064,12 +1065,15 @@ func TestExploreAndExclude(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Every lesson has a record except the last in text order.
+	// Every lesson has a good record except the second best text match and
+	// the weakest.
+	fresh, weak := base[1].ID, base[len(base)-1].ID
 	proven := map[string]Usefulness{}
-	for _, h := range base[:len(base)-1] {
-		proven[h.ID] = Usefulness{Results: 10, Asked: 10, Mean: 0.7, Draw: 0.7}
+	for _, h := range base {
+		if h.ID != fresh && h.ID != weak {
+			proven[h.ID] = Usefulness{Results: 10, Asked: 10, Mean: 0.9, Draw: 0.9}
+		}
 	}
-	fresh := base[len(base)-1].ID
 	run := func(q Query) []string {
 		t.Helper()
 		hits, err := ix.Search(t.Context(), q)
@@ -1079,17 +1083,18 @@ func TestExploreAndExclude(t *testing.T) {
 		return ids(hits)
 	}
 	plain := run(Query{Text: q, K: 3, Bar: -1, MMRLambda: 1, Useful: proven, OnlyOverBar: true})
-	if slices.Contains(plain, fresh) {
-		t.Fatalf("without Explore the untried lesson %s is asked: %v", fresh, plain)
+	if slices.Contains(plain, fresh) || slices.Contains(plain, weak) {
+		t.Fatalf("without Explore an untried lesson is asked: %v", plain)
 	}
 	explored := run(Query{Text: q, K: 3, Bar: -1, MMRLambda: 1, Useful: proven, OnlyOverBar: true, Explore: true})
 	if len(explored) != 3 || explored[2] != fresh || !slices.Equal(explored[:2], plain[:2]) {
 		t.Fatalf("Explore = %v, want %v then %s", explored, plain[:2], fresh)
 	}
-	// A lesson asked before (even without a result) is tried.
+	// A lesson asked before (even without a result) is tried; the weak
+	// untried match is not explored in its place.
 	proven[fresh] = Usefulness{Asked: 1}
 	if got := run(Query{Text: q, K: 3, Bar: -1, MMRLambda: 1, Useful: proven, OnlyOverBar: true, Explore: true}); !slices.Equal(got, plain) {
-		t.Fatalf("an asked lesson was explored: %v, want %v", got, plain)
+		t.Fatalf("explored %v, want %v", got, plain)
 	}
 	// One slot: the best hit keeps it.
 	delete(proven, fresh)
@@ -1099,6 +1104,6 @@ func TestExploreAndExclude(t *testing.T) {
 	// Excluded lessons are no candidates.
 	got := run(Query{Text: q, K: 8, Bar: -1, MMRLambda: 1, Exclude: []string{base[0].ID, base[1].ID}})
 	if slices.Contains(got, base[0].ID) || slices.Contains(got, base[1].ID) || len(got) != 6 {
-		t.Fatalf("Exclude %v: got %v", base[:2], got)
+		t.Fatalf("Exclude %v: got %v", ids(base[:2]), got)
 	}
 }

@@ -97,6 +97,7 @@ func weightFields(w *domain.Weights) map[string]any {
 		"d": &w.D, "d_consolidated": &w.DConsolidated, "tested_w": &w.TestedW,
 		"corrected_w": &w.CorrectedW, "vetoed_w": &w.VetoedW, "regret": &w.Regret,
 		"regret_max": &w.RegretMax, "consolidate_sessions": &w.ConsolidateSessions,
+		"consolidate_mean": &w.ConsolidateMean, "consolidate_z": &w.ConsolidateZ,
 		"dormant_below": &w.DormantBelow, "novel_words": &w.NovelWords,
 	}
 }

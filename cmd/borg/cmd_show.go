@@ -86,7 +86,8 @@ func runShow(e *env, s *memfs.Store, id string, asJSON bool) error {
 	row("  uses", fmt.Sprint(m.Uses))
 	row("  activation", fmtFloat(m.Activation))
 	row("  belief", fmt.Sprintf("Beta(%g, %g), mean %.4f", m.Alpha, m.Beta, m.Mean))
-	row("  results", fmt.Sprintf("%d changed, %d ignored, %d corrected, %d vetoed, %d tested", m.Changed, m.Ignored, m.Corrected, m.Vetoed, m.Tested))
+	row("  results", fmt.Sprintf("%d changed (%.3g vouched for by the judge), %d ignored, %d corrected, %d vetoed, %d tested",
+		m.Changed, m.Vouched, m.Ignored, m.Corrected, m.Vetoed, m.Tested))
 	row("  weight", fmtFloat(m.Weight))
 	row("  consolidated", fmt.Sprint(m.Consolidated))
 	row("  dormant", fmt.Sprint(m.Dormant))

@@ -122,6 +122,7 @@ type jsonMemory struct {
 	Dormant      bool     `json:"dormant"`
 	Asked        int      `json:"asked"`
 	Changed      int      `json:"changed"`
+	Vouched      float64  `json:"vouched"`
 	Ignored      int      `json:"ignored"`
 	Corrected    int      `json:"corrected"`
 	Vetoed       int      `json:"vetoed"`
@@ -141,7 +142,7 @@ func toJSONMemory(m domain.Memory) jsonMemory {
 	return jsonMemory{
 		ID: m.ID, Uses: m.Uses, Activation: finite(m.Activation), Alpha: m.Alpha, Beta: m.Beta,
 		Mean: m.Mean, Weight: m.Weight, MeanWeight: m.MeanWeight, Consolidated: m.Consolidated,
-		Dormant: m.Dormant, Asked: m.Asked, Changed: m.Changed, Ignored: m.Ignored,
+		Dormant: m.Dormant, Asked: m.Asked, Changed: m.Changed, Vouched: m.Vouched, Ignored: m.Ignored,
 		Corrected: m.Corrected, Vetoed: m.Vetoed, Tested: m.Tested, Regretted: m.Regretted,
 		LastUseTick: m.LastUseTick,
 	}
