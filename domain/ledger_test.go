@@ -212,10 +212,11 @@ func TestDeriveConsolidatedAndDormant(t *testing.T) {
 		want   bool
 	}{
 		// Three clean changes meet the seed's count but not the proof (a
-		// 99% bound on Beta(4, 1) is under ½); four do.
-		{"four sessions, two repos", changedIn(4, two("api", "web"), same("e-1")), true},
-		{"four sessions, two engineers", changedIn(4, same("api"), two("e-1", "e-2")), true},
-		{"four sessions, one repo, one engineer", changedIn(4, same("api"), same("e-1")), false},
+		// 99.9% bound on Beta(6, 1) is still under ½); six do.
+		{"six sessions, two repos", changedIn(6, two("api", "web"), same("e-1")), true},
+		{"six sessions, two engineers", changedIn(6, same("api"), two("e-1", "e-2")), true},
+		{"six sessions, one repo, one engineer", changedIn(6, same("api"), same("e-1")), false},
+		{"five sessions are not proof", changedIn(5, two("api", "web"), two("e-1", "e-2")), false},
 		{"three sessions are not proof", changedIn(3, two("api", "web"), two("e-1", "e-2")), false},
 		{"two sessions are not enough", changedIn(2, two("api", "web"), two("e-1", "e-2")), false},
 	}
@@ -229,8 +230,8 @@ func TestDeriveConsolidatedAndDormant(t *testing.T) {
 	}
 
 	// A consolidated lesson decays with DConsolidated.
-	m := memoryOf(t, changedIn(4, two("api", "web"), same("e-1")), LessonInfo{ID: "lesson-a"}, "")
-	if want := Activation([]int{5, 4, 3, 2, 1}, 0.3); !approx(m.Activation, want) {
+	m := memoryOf(t, changedIn(6, two("api", "web"), same("e-1")), LessonInfo{ID: "lesson-a"}, "")
+	if want := Activation([]int{7, 6, 5, 4, 3, 2, 1}, 0.3); !approx(m.Activation, want) {
 		t.Fatalf("consolidated activation %v, want %v", m.Activation, want)
 	}
 

@@ -40,13 +40,13 @@ type Weights struct {
 	// ConsolidateMean and ConsolidateZ are the proof a lesson needs besides
 	// its sessions to be consolidated: the belief of its vouched changes
 	// against the results against it, less ConsolidateZ standard deviations,
-	// above ConsolidateMean. ½ (acted on more often than not) at 2.326 (a
-	// one-sided 99% bound rather than 95%, because every lesson is looked
-	// at again after every session, and among many lessons and many looks a
-	// 95% bound lets lucky streaks through: measured with `borg eval
-	// learning --agent yes-sayer`, BENCHMARKS.md). So neither a useless
-	// lesson acted on now and then nor any lesson under a judge that reads
-	// chance as change is promoted by volume.
+	// above ConsolidateMean: ½ (acted on more often than not) at 3.09, a
+	// one-sided 99.9% bound. So strict because every lesson is looked at
+	// again after every session: among hundreds of lessons and thousands of
+	// looks, a 95% or 99% bound let a lucky streak of a useless lesson
+	// through under a yes-saying agent (`borg eval learning --agent
+	// yes-sayer`, BENCHMARKS.md). Six clean full changes are proof; three,
+	// the seed's count, are not.
 	ConsolidateMean, ConsolidateZ float64
 	// DormantBelow is the activation under which an unconsolidated lesson is
 	// dormant: −2.0, which a single use reaches after 54 further sessions at
@@ -69,7 +69,7 @@ var DefaultWeights = Weights{
 	RegretMax:           0.875,
 	ConsolidateSessions: 3,
 	ConsolidateMean:     0.5,
-	ConsolidateZ:        2.326,
+	ConsolidateZ:        3.09,
 	DormantBelow:        -2.0,
 	NovelWords:          3,
 }

@@ -1048,10 +1048,9 @@ func TestPending(t *testing.T) {
 	}
 }
 
-// TestExploreAndExclude: with Explore, a lesson no session has asked whose
-// text matches as well as the K-th best takes the last slot when proven
-// lessons outrank it, never the first; a weak untried match is not
-// explored; without Explore the order is untouched; Exclude removes lessons
+// TestExploreAndExclude: with Explore, the best lesson no session has asked
+// takes the last slot when proven lessons outrank it, never the first;
+// without Explore the order is untouched; Exclude removes lessons
 // from the candidates before anything ranks.
 func TestExploreAndExclude(t *testing.T) {
 	var ls []domain.Lesson
@@ -1090,12 +1089,17 @@ func TestExploreAndExclude(t *testing.T) {
 	if len(explored) != 3 || explored[2] != fresh || !slices.Equal(explored[:2], plain[:2]) {
 		t.Fatalf("Explore = %v, want %v then %s", explored, plain[:2], fresh)
 	}
-	// A lesson asked before (even without a result) is tried; the weak
-	// untried match is not explored in its place.
+	// A lesson asked before (even without a result) is tried: the next
+	// untried one is explored in its place.
 	proven[fresh] = Usefulness{Asked: 1}
-	if got := run(Query{Text: q, K: 3, Bar: -1, MMRLambda: 1, Useful: proven, OnlyOverBar: true, Explore: true}); !slices.Equal(got, plain) {
-		t.Fatalf("explored %v, want %v", got, plain)
+	if got := run(Query{Text: q, K: 3, Bar: -1, MMRLambda: 1, Useful: proven, OnlyOverBar: true, Explore: true}); len(got) != 3 || got[2] != weak {
+		t.Fatalf("explored %v, want %v then %s", got, plain[:2], weak)
 	}
+	proven[weak] = Usefulness{Asked: 1}
+	if got := run(Query{Text: q, K: 3, Bar: -1, MMRLambda: 1, Useful: proven, OnlyOverBar: true, Explore: true}); !slices.Equal(got, plain) {
+		t.Fatalf("nothing left to explore, yet %v, want %v", got, plain)
+	}
+	delete(proven, weak)
 	// One slot: the best hit keeps it.
 	delete(proven, fresh)
 	if got := run(Query{Text: q, K: 1, Bar: -1, MMRLambda: 1, Useful: proven, OnlyOverBar: true, Explore: true}); !slices.Equal(got, plain[:1]) {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -514,15 +513,15 @@ func (ix *Index) applyUsefulness(ranked []domain.Scored, q Query, useful func(st
 	return out
 }
 
-// exploreSlot gives the last of k slots to the best untried lesson (one no
-// session has asked or judged yet) whose text matches as well as the k-th
-// best text match among the hits, when none of the first k is untried: a
-// new lesson that relevance alone would ask is asked now and then, however
+// exploreSlot gives the last of k slots to the best untried lesson over the
+// bar (one no session has asked or judged yet) when none of the first k is
+// untried: a new lesson that matches the work is asked now and then, however
 // many proven lessons outrank it, so that its usefulness can be learned at
-// all; a lesson that only a weaker match puts over the bar is not (asking it
-// would cost a slot for what relevance would not ask either). Only a hook's
-// limited slots explore (Query.Explore, at least two of them, so the best
-// hit keeps its place); a superseded lesson is never explored.
+// all. Only a hook's limited slots explore (Query.Explore, at least two of
+// them, so the best hit keeps its place); a superseded lesson is never
+// explored. (Exploring only lessons that match as well as the k-th best
+// text hit saved a few asks of the initial corpus but left a new lesson on a
+// large team unasked for 161 sessions: BENCHMARKS.md.)
 func exploreSlot(hits []Hit, k int, untried map[string]bool) []Hit {
 	if k < 2 || len(hits) <= k {
 		return hits
@@ -532,14 +531,8 @@ func exploreSlot(hits []Hit, k int, untried map[string]bool) []Hit {
 			return hits
 		}
 	}
-	fused := make([]float64, len(hits))
-	for i, h := range hits {
-		fused[i] = h.Fused
-	}
-	slices.Sort(fused)
-	kth := fused[len(fused)-k]
 	for i := k; i < len(hits); i++ {
-		if untried[hits[i].ID] && len(hits[i].SupersededBy) == 0 && hits[i].Fused >= kth {
+		if untried[hits[i].ID] && len(hits[i].SupersededBy) == 0 {
 			h := hits[i]
 			copy(hits[k:i+1], hits[k-1:i])
 			hits[k-1] = h
