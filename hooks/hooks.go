@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -74,8 +75,12 @@ type Deps struct {
 	Commits     CommitLog
 	Now         func() time.Time
 	HashSession func(raw string) string
-	Engineer    string // hashed engineer id for events ("" = none)
-	Config      Config
+	Engineer    string // hashed engineer id for events ("" = resolve it with ResolveEngineer)
+	// ResolveEngineer finds the hashed id of the engineer working in a
+	// repository (its git user.email, read without starting git) when
+	// Engineer is empty; a session resolves it once and keeps it.
+	ResolveEngineer func(root string) string
+	Config          Config
 	// Commit is the commit post-commit records ($BORG_COMMIT, set by the
 	// installed hook); "" reads HEAD.
 	Commit string
@@ -126,6 +131,21 @@ func (d *Deps) ensureSession(ctx context.Context, st *SessionState, root, repo, 
 	return d.States.MarkActive(repo, st.Session)
 }
 
+// engineerOf settles who works in the session: Engineer when set (from
+// BORG_ENGINEER or GIT_AUTHOR_EMAIL), else the id the session resolved at
+// its first hook from the repository's git configuration, kept in its state
+// so later hooks read no configuration.
+func (d *Deps) engineerOf(st *SessionState, root, cwd string) {
+	if d.Engineer != "" {
+		st.Engineer = d.Engineer
+		return
+	}
+	if st.Engineer == "" && d.ResolveEngineer != nil {
+		st.Engineer = d.ResolveEngineer(cmp.Or(root, cwd))
+	}
+	d.Engineer = st.Engineer
+}
+
 // inSession runs fn on a session's state under its lock, once the session
 // is recorded; every agent hook goes through it.
 func (d *Deps) inSession(ctx context.Context, in Input, fn func(st *SessionState, root string) (*Output, error)) (*Output, error) {
@@ -135,6 +155,7 @@ func (d *Deps) inSession(ctx context.Context, in Input, fn func(st *SessionState
 	}
 	var out *Output
 	err = d.States.Update(session, d.deadline(ctx), func(st *SessionState) error {
+		d.engineerOf(st, root, in.CWD)
 		if err := d.ensureSession(ctx, st, root, repo, in.CWD); err != nil {
 			return err
 		}
@@ -565,7 +586,7 @@ func PostTool(ctx context.Context, d *Deps, in Input) (*Output, error) {
 			}
 		}
 		tool := toolName(in)
-		if tool != "" && st.LastTool != "" && usesAny(string(in.ToolInput), st.LastToolPaths) {
+		if st.passing(tool, string(in.ToolInput)) {
 			e := d.event(domain.KindPassing, st.Session, "", st.Repo)
 			e.Src, e.Dst = st.LastTool, tool
 			events = append(events, e)
@@ -579,6 +600,30 @@ func PostTool(ctx context.Context, d *Deps, in Input) (*Output, error) {
 		}
 		return nil, d.Store.Append(events...)
 	})
+}
+
+// maxPassings bounds the passing events one session writes to the log.
+const maxPassings = 16
+
+// passing reports whether calling tool with input is a passing to record:
+// its input uses what the previous tool printed, the two are different
+// tools (one file edited again and again is one tool's work, not one tool
+// feeding another), the session has not recorded this (source, destination)
+// pair yet (links count sessions, not calls), and it has recorded fewer
+// than maxPassings. It marks the pair recorded.
+func (st *SessionState) passing(tool, input string) bool {
+	if tool == "" || st.LastTool == "" || tool == st.LastTool || !usesAny(input, st.LastToolPaths) {
+		return false
+	}
+	key := st.LastTool + "\x00" + tool
+	if st.Passed[key] || len(st.Passed) >= maxPassings {
+		return false
+	}
+	if st.Passed == nil {
+		st.Passed = map[string]bool{}
+	}
+	st.Passed[key] = true
+	return true
 }
 
 // toolName is the tool's link endpoint: its name, plus the program for a

@@ -8,9 +8,11 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -657,5 +659,47 @@ func TestEarlyLessonJudged(t *testing.T) {
 	}
 	if len(changed) != 1 || changed[0].Lesson != "retry-backoff-3c1d" || !(changed[0].W > 0 && changed[0].W < 1) {
 		t.Fatalf("changed events %+v, want one credited change of the early lesson", changed)
+	}
+}
+
+// TestPassingsFolded: a session that edits one file fifty times writes no
+// passing (one tool's repeated work feeds no other tool), a tool whose input
+// uses the previous tool's output writes one per (source, destination) pair
+// however often it recurs, and a session writes at most maxPassings.
+func TestPassingsFolded(t *testing.T) {
+	repo := newRepo(t)
+	d, st := newDeps(t, repo)
+	fix := func(s string) string { return strings.ReplaceAll(s, "REPO", repo) }
+	edit := fix(`{"session_id":"p1","cwd":"REPO","hook_event_name":"PostToolUse","tool_name":"Edit","tool_input":{"file_path":"pay/client.go"},"tool_response":{"filePath":"pay/client.go","success":true}}`)
+	for range 50 {
+		runHook(t, d, "post-tool", edit, "")
+	}
+	if n := st.kinds()[domain.KindPassing]; n != 0 {
+		t.Fatalf("50 edits of one file wrote %d passings, want 0", n)
+	}
+	if n := len(st.events); n > 3 {
+		t.Fatalf("50 edits of one file wrote %d log lines, want a handful", n)
+	}
+	test := fix(`{"session_id":"p1","cwd":"REPO","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"go vet ./pay"},"tool_response":{"stdout":"pay/client.go:12: unreachable code","stderr":"","interrupted":false}}`)
+	for range 10 {
+		runHook(t, d, "post-tool", test, "")
+		runHook(t, d, "post-tool", edit, "")
+	}
+	var pairs []string
+	for _, e := range st.events {
+		if e.Kind == domain.KindPassing {
+			pairs = append(pairs, e.Src+"→"+e.Dst)
+		}
+	}
+	if want := []string{"Bash:go→Edit"}; !slices.Equal(pairs, want) {
+		t.Fatalf("passings %v, want %v", pairs, want)
+	}
+	// Many distinct pairs: capped.
+	for i := range 40 {
+		tool := fmt.Sprintf(`{"session_id":"p1","cwd":"REPO","hook_event_name":"PostToolUse","tool_name":"Tool%d","tool_input":{"file_path":"pay/client.go"},"tool_response":{"out":"pay/client.go"}}`, i)
+		runHook(t, d, "post-tool", fix(tool), "")
+	}
+	if n := st.kinds()[domain.KindPassing]; n != maxPassings {
+		t.Fatalf("%d passings in one session, want the cap %d", n, maxPassings)
 	}
 }

@@ -112,6 +112,9 @@ func PostCommit(ctx context.Context, d *Deps, cwd string) (*Output, error) {
 		return nil, errors.New("not inside a git repository")
 	}
 	repo := RepoTag(root)
+	if d.Engineer == "" && d.ResolveEngineer != nil {
+		d.Engineer = d.ResolveEngineer(root)
+	}
 	head, err := d.Commit, error(nil)
 	if !isHexID(head) {
 		head, err = ReadHead(root)

@@ -16,7 +16,8 @@ import (
 // makes "block once per turn" hold even when an agent sends
 // stop_hook_active=false on every stop.
 type SessionState struct {
-	Session   string `json:"session"` // hashed id
+	Session   string `json:"session"`            // hashed id
+	Engineer  string `json:"engineer,omitempty"` // hashed id of who works in it
 	Repo      string `json:"repo,omitempty"`
 	CWD       string `json:"cwd,omitempty"`
 	StartRef  string `json:"start_ref,omitempty"` // the work tree at session start (commit or stash-create id)
@@ -43,8 +44,11 @@ type SessionState struct {
 	// work when it was delivered (absent: none).
 	EarlyWords map[string][]string `json:"early_words,omitempty"`
 
-	LastTool      string   `json:"last_tool,omitempty"`
-	LastToolPaths []string `json:"last_tool_paths,omitempty"`
+	LastTool string `json:"last_tool,omitempty"`
+	// Passed holds the "source\x00destination" tool pairs the session has
+	// written a passing for.
+	Passed        map[string]bool `json:"passed,omitempty"`
+	LastToolPaths []string        `json:"last_tool_paths,omitempty"`
 }
 
 // maxPrompts bounds the prompts kept for the Stop query.

@@ -116,15 +116,16 @@ func runHook(ctx context.Context, e *env, verb, storeFlag string) int {
 		}
 		local := filepath.Join(s.Dir(), ".borg")
 		d := &hooks.Deps{
-			Store:       s,
-			States:      hooks.StateStore{Dir: filepath.Join(local, "sessions")},
-			Commits:     hooks.CommitLog{Path: filepath.Join(local, "local", "commits.tsv")},
-			Commit:      e.getenv("BORG_COMMIT"),
-			Now:         e.now,
-			HashSession: memfs.HashSession,
-			Engineer:    hookEngineer(e),
-			Config:      cfg,
-			Anchors:     func() map[string][]string { return readAnchors(s) },
+			Store:           s,
+			States:          hooks.StateStore{Dir: filepath.Join(local, "sessions")},
+			Commits:         hooks.CommitLog{Path: filepath.Join(local, "local", "commits.tsv")},
+			Commit:          e.getenv("BORG_COMMIT"),
+			Now:             e.now,
+			HashSession:     memfs.HashSession,
+			Engineer:        hookEngineer(e),
+			ResolveEngineer: func(dir string) string { return memfs.HashEngineer(memfs.GitUserEmail(dir)) },
+			Config:          cfg,
+			Anchors:         func() map[string][]string { return readAnchors(s) },
 		}
 		if verb == "stop" || verb == "prompt" || (verb == "session-start" && cfg.Early) {
 			sr := &storeRecaller{store: s, budget: hookBudget(e.getenv), notice: e.err}
@@ -139,8 +140,10 @@ func runHook(ctx context.Context, e *env, verb, storeFlag string) int {
 	})
 }
 
-// hookEngineer is the engineer's hashed id without starting git: hooks run
-// on every agent turn.
+// hookEngineer is the engineer's hashed id from the environment
+// (BORG_ENGINEER, GIT_AUTHOR_EMAIL); without either, a session resolves it
+// once from its repository's git configuration (hooks.Deps.ResolveEngineer),
+// read by go-git rather than a git process: hooks run on every agent turn.
 func hookEngineer(e *env) string {
 	if v := e.getenv("BORG_ENGINEER"); v != "" {
 		return memfs.HashEngineer(v)
