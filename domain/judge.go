@@ -99,12 +99,12 @@ func (t JudgeTally) Rates() (ask, placebo float64) {
 
 // Credit is the share of "acted" readings on real asks that the placebos
 // cannot explain: 1 − placebo rate / ask rate, the attributable fraction of
-// epidemiology, in [0, 1]. Of the asks read as acted on, at least this share
-// were acted on because of the lesson (a real ask that the agent did not act
-// on fires at the placebo rate at most as often as a placebo does, so the
-// share is a lower bound). An agent that says "applies" to everything and a
-// word rule that fires on shared vocabulary both raise the placebo rate with
-// the ask rate, and the credit falls toward 0.
+// epidemiology, in [0, 1]. It assumes a real ask the agent did not act on
+// reads as acted on about as often as a placebo does; a real ask closer to
+// the work shares more of its words, so the credit is an estimate, not a
+// bound. An agent that says "applies" to everything (and so never declines
+// a placebo) and a word rule that fires on shared vocabulary both raise the
+// placebo rate with the ask rate, and the credit falls toward 0.
 func (t JudgeTally) Credit() float64 {
 	ask, placebo := t.Rates()
 	if !(ask > 0) {

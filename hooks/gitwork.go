@@ -3,9 +3,11 @@ package hooks
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -72,29 +74,72 @@ func Snapshot(ctx context.Context, root string) string {
 	return emptyTree
 }
 
+// Untracked records the untracked, unignored files of a work tree at one
+// moment (path → size and modification time), so that DiffSince can leave
+// out those that were already there, unchanged: a file that predates the
+// session (or the ask) is not the agent's work. A nil Untracked is no
+// record: every untracked file counts.
+type Untracked map[string]string
+
+// maxUntracked bounds the files an Untracked records; a work tree with more
+// untracked files than that records untrackedMany, and DiffSince then
+// leaves untracked files out altogether.
+const (
+	maxUntracked  = 500
+	untrackedMany = "\x00many"
+)
+
+// UntrackedNow records the work tree's untracked files.
+func UntrackedNow(ctx context.Context, root string) Untracked {
+	out := Untracked{}
+	for _, name := range untrackedNames(ctx, root) {
+		if len(out) == maxUntracked {
+			return Untracked{untrackedMany: ""}
+		}
+		out[name] = fileStamp(filepath.Join(root, filepath.FromSlash(name)))
+	}
+	return out
+}
+
+func untrackedNames(ctx context.Context, root string) []string {
+	list, err := git(ctx, root, "ls-files", "--others", "--exclude-standard", "-z")
+	if err != nil || list == "" {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(list, "\x00"), "\x00")
+}
+
+func fileStamp(path string) string {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return ""
+	}
+	return strconv.FormatInt(fi.Size(), 10) + ":" + strconv.FormatInt(fi.ModTime().UnixNano(), 10)
+}
+
 // DiffSince is the work since ref: commits and uncommitted changes to
-// tracked files (git diff), then each untracked, unignored text file as an
-// added file (an agent's new files are work too, and git diff never shows
-// them), capped at maxDiff bytes in all.
-func DiffSince(ctx context.Context, root, ref string) string {
+// tracked files (git diff), then each untracked, unignored text file that is
+// new or changed since base as an added file (an agent's new files are work
+// too, and git diff never shows them), capped at maxDiff bytes in all.
+func DiffSince(ctx context.Context, root, ref string, base Untracked) string {
 	if root == "" || ref == "" {
 		return ""
 	}
 	out, _ := git(ctx, root, "diff", "--no-color", "--no-ext-diff", ref)
-	if len(out) >= maxDiff {
-		return out
-	}
-	list, err := git(ctx, root, "ls-files", "--others", "--exclude-standard", "-z")
-	if err != nil || list == "" {
+	if _, many := base[untrackedMany]; len(out) >= maxDiff || many {
 		return out
 	}
 	var b strings.Builder
 	b.WriteString(out)
-	for _, name := range strings.Split(strings.TrimSuffix(list, "\x00"), "\x00") {
+	for _, name := range untrackedNames(ctx, root) {
 		if b.Len() >= maxDiff {
 			break
 		}
-		data, err := readSmall(filepath.Join(root, filepath.FromSlash(name)), maxDiff-b.Len())
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if stamp, had := base[name]; had && stamp == fileStamp(p) {
+			continue // there before, unchanged
+		}
+		data, err := readSmall(p, maxDiff-b.Len())
 		if err != nil || bytes.IndexByte(data, 0) >= 0 {
 			continue // unreadable, too large or binary
 		}
@@ -113,7 +158,7 @@ func DiffSince(ctx context.Context, root, ref string) string {
 }
 
 // readSmall reads a regular file of at most n bytes; an error for anything
-// else.
+// else (a file that grew past n while read included).
 func readSmall(path string, n int) ([]byte, error) {
 	fi, err := os.Lstat(path)
 	if err != nil {
@@ -122,7 +167,19 @@ func readSmall(path string, n int) ([]byte, error) {
 	if !fi.Mode().IsRegular() || fi.Size() > int64(n) {
 		return nil, os.ErrInvalid
 	}
-	return os.ReadFile(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, int64(n)+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > n {
+		return nil, os.ErrInvalid
+	}
+	return data, nil
 }
 
 type limitedWriter struct {

@@ -24,6 +24,8 @@ type Store interface {
 	// UpdateJudgeTally applies fn to this machine's default-judge tally
 	// under its lock and returns the tally as updated.
 	UpdateJudgeTally(fn func(*domain.JudgeTally)) (domain.JudgeTally, error)
+	// JudgeTally reads it.
+	JudgeTally() (domain.JudgeTally, error)
 }
 
 // RecallQuery asks for the lessons that bear on a session's work.
@@ -123,6 +125,9 @@ func (d *Deps) ensureSession(ctx context.Context, st *SessionState, root, repo, 
 	st.Repo, st.CWD, st.StartedMS = repo, cwd, d.nowMS()
 	if st.StartRef == "" {
 		st.StartRef = Snapshot(ctx, root)
+		if root != "" {
+			st.StartUntracked = UntrackedNow(ctx, root)
+		}
 	}
 	if err := d.Store.Append(d.event(domain.KindSession, st.Session, "", repo)); err != nil {
 		return fmt.Errorf("record session: %w", err)
@@ -178,10 +183,10 @@ func (d *Deps) early(ctx context.Context, st *SessionState, root, event string, 
 		return nil
 	}
 	// The lessons' words already in the work do not count as acting on
-	// them later; at the session's start the work is the start itself.
-	if st.Turn > 1 && root != "" {
+	// them later.
+	if root != "" {
 		work := map[string]bool{}
-		for _, w := range domain.Words(DiffSince(ctx, root, st.StartRef)) {
+		for _, w := range domain.Words(addedLines(DiffSince(ctx, root, st.StartRef, st.StartUntracked))) {
 			work[w] = true
 		}
 		for _, r := range got {
@@ -270,9 +275,9 @@ func (d *Deps) judgeEarly(ctx context.Context, st *SessionState, root string) er
 		return nil
 	}
 	slices.Sort(waiting)
-	work := DiffSince(ctx, root, st.StartRef)
+	work := addedLines(DiffSince(ctx, root, st.StartRef, st.StartUntracked))
 	var events []domain.Event
-	var credit float64
+	credit, loaded := 0.0, false
 	for _, id := range waiting {
 		l, err := d.Store.Lesson(id)
 		if err != nil {
@@ -281,12 +286,12 @@ func (d *Deps) judgeEarly(ctx context.Context, st *SessionState, root string) er
 		if domain.NovelWordCount(l.Gist+"\n"+l.Body, strings.Join(st.EarlyWords[id], " "), work) < max(d.Config.Weights.NovelWords, 1) {
 			continue
 		}
-		if credit == 0 {
-			t, err := d.Store.UpdateJudgeTally(func(*domain.JudgeTally) {})
+		if !loaded {
+			t, err := d.Store.JudgeTally()
 			if err != nil {
-				t = domain.JudgeTally{}
+				t = domain.JudgeTally{} // the prior
 			}
-			credit = t.Credit()
+			credit, loaded = t.Credit(), true
 		}
 		e := d.event(domain.KindChanged, st.Session, id, st.Repo)
 		_, e.W = domain.DefaultVerdict(domain.Observation{Words: true}, credit)
@@ -346,7 +351,7 @@ func (d *Deps) ask(ctx context.Context, st *SessionState, root string, in Input)
 	if w, ok := d.Recall.(Warmer); ok {
 		w.Warm() // while git computes the diff
 	}
-	diff := DiffSince(ctx, root, st.StartRef)
+	diff := DiffSince(ctx, root, st.StartRef, st.StartUntracked)
 	query := d.stopQuery(st, diff, in)
 	if strings.TrimSpace(query) == "" {
 		return nil, nil
@@ -395,9 +400,9 @@ func (d *Deps) ask(ctx context.Context, st *SessionState, root string, in Input)
 	// The word rule compares the work at the ask with the work at the
 	// verdict: keep the diff the query just read. Only an external judge,
 	// which reads the work since the ask as a diff, needs a snapshot.
-	st.AskDiff, st.AskRef = diff, ""
+	st.AskDiff, st.AskRef, st.AskUntracked = diff, "", nil
 	if d.Config.Judge != "" {
-		st.AskRef = Snapshot(ctx, root)
+		st.AskRef, st.AskUntracked = Snapshot(ctx, root), UntrackedNow(ctx, root)
 	}
 	st.Pending = true
 	st.BlockedTurn = st.Turn
@@ -416,6 +421,20 @@ func (d *Deps) stopQuery(st *SessionState, diff string, in Input) string {
 	b.WriteString(clip(in.LastAssistantMessage, 4000))
 	b.WriteByte('\n')
 	b.WriteString(diffWords(diff, 4000))
+	return b.String()
+}
+
+// addedLines keeps the lines a diff adds: the work an agent wrote. The word
+// rule reads them alone, so that deleting a lesson's words is not acting on
+// it.
+func addedLines(diff string) string {
+	var b strings.Builder
+	for _, line := range strings.Split(diff, "\n") {
+		if strings.HasPrefix(line, "+") && !strings.HasPrefix(line, "+++ ") {
+			b.WriteString(line[1:])
+			b.WriteByte('\n')
+		}
+	}
 	return b.String()
 }
 
@@ -458,7 +477,7 @@ func (d *Deps) judge(ctx context.Context, st *SessionState, root, message string
 	verdicts := map[string]string{}
 	var weights map[string]float64 // the default judge's credit per changed lesson
 	if d.Config.Judge != "" {
-		work := DiffSince(ctx, root, st.AskRef)
+		work := DiffSince(ctx, root, st.AskRef, st.AskUntracked)
 		for _, id := range ids {
 			l, ok := lessons[id]
 			if !ok {
@@ -473,7 +492,7 @@ func (d *Deps) judge(ctx context.Context, st *SessionState, root, message string
 			verdicts[id] = v
 		}
 	} else {
-		ws, err := d.defaultVerdicts(st, lessons, ids, message, DiffSince(ctx, root, st.StartRef))
+		ws, err := d.defaultVerdicts(st, lessons, ids, message, DiffSince(ctx, root, st.StartRef, st.StartUntracked))
 		if err != nil {
 			return err
 		}
@@ -537,7 +556,7 @@ func (d *Deps) defaultVerdicts(st *SessionState, lessons map[string]domain.Lesso
 		if !ok {
 			continue
 		}
-		novel := domain.NovelWordCount(l.Gist+"\n"+l.Body, st.AskDiff, after)
+		novel := domain.NovelWordCount(l.Gist+"\n"+l.Body, addedLines(st.AskDiff), addedLines(after))
 		obs[id] = domain.Observation{Declared: domain.DeclarationIn(message, id), Words: novel >= max(d.Config.Weights.NovelWords, 1)}
 	}
 	tally, err := d.Store.UpdateJudgeTally(func(t *domain.JudgeTally) {

@@ -31,6 +31,12 @@ type memStore struct {
 	tally   domain.JudgeTally
 }
 
+func (m *memStore) JudgeTally() (domain.JudgeTally, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.tally, nil
+}
+
 func (m *memStore) UpdateJudgeTally(fn func(*domain.JudgeTally)) (domain.JudgeTally, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -701,5 +707,72 @@ func TestPassingsFolded(t *testing.T) {
 	}
 	if n := st.kinds()[domain.KindPassing]; n != maxPassings {
 		t.Fatalf("%d passings in one session, want the cap %d", n, maxPassings)
+	}
+}
+
+// TestWordRuleReadsAddedLines: deleting a lesson's words is not acting on
+// it; only lines the work adds count.
+func TestWordRuleReadsAddedLines(t *testing.T) {
+	diff := "--- a/pay/retry.go\n+++ b/pay/retry.go\n-// Retry with exponential backoff and jitter.\n+// Retry three times.\n"
+	got := addedLines(diff)
+	if got != "// Retry three times.\n" {
+		t.Fatalf("addedLines = %q", got)
+	}
+	l := testLessons()["retry-backoff-3c1d"]
+	if n := domain.NovelWordCount(l.Gist, "", got); n >= 3 {
+		t.Fatalf("a diff that deletes the lesson's words reads %d of them as new", n)
+	}
+}
+
+// TestDiffSinceUntracked: untracked files count as work only when they are
+// new or changed since the recorded moment; binary and ignored files never.
+func TestDiffSinceUntracked(t *testing.T) {
+	ctx := context.Background()
+	repo := newRepo(t)
+	writeFile(t, repo, "notes.md", "retry with exponential backoff and jitter\n")
+	writeFile(t, repo, ".gitignore", "build/\n")
+	writeFile(t, repo, "build/out.txt", "ignored output\n")
+	ref := Snapshot(ctx, repo)
+	base := UntrackedNow(ctx, repo)
+	if d := DiffSince(ctx, repo, ref, base); strings.Contains(d, "notes.md") || strings.Contains(d, "out.txt") {
+		t.Fatalf("files there before count as work:\n%s", d)
+	}
+	if d := DiffSince(ctx, repo, ref, nil); !strings.Contains(d, "+++ b/notes.md") {
+		t.Fatalf("without a record every untracked file counts:\n%s", d)
+	}
+	writeFile(t, repo, "pay/retry.go", "package pay\n// new work\n")
+	writeFile(t, repo, "blob.bin", "a\x00b")
+	writeFile(t, repo, "notes.md", "retry with exponential backoff and jitter\nand a cap on attempts\n")
+	d := DiffSince(ctx, repo, ref, base)
+	for _, want := range []string{"+++ b/pay/retry.go\n+package pay\n", "+++ b/notes.md\n"} {
+		if !strings.Contains(d, want) {
+			t.Errorf("diff lacks %q:\n%s", want, d)
+		}
+	}
+	if strings.Contains(d, "blob.bin") || strings.Contains(d, "out.txt") {
+		t.Errorf("binary or ignored file in the diff:\n%s", d)
+	}
+	if many := (Untracked{untrackedMany: ""}); strings.Contains(DiffSince(ctx, repo, ref, many), "+++ b/") {
+		t.Errorf("a work tree with too many untracked files still lists them")
+	}
+}
+
+// TestEarlyLessonCorrected: an engineer's correction of the point of a
+// lesson delivered early is recorded as for an asked one.
+func TestEarlyLessonCorrected(t *testing.T) {
+	repo := newRepo(t)
+	d, st := newDeps(t, repo)
+	d.Recall = wordRecall{store: st, consolidated: map[string]bool{"retry-backoff-3c1d": true}}
+	fix := func(s string) string { return strings.ReplaceAll(s, "REPO", repo) }
+	runHook(t, d, "prompt", fix(`{"session_id":"c1","cwd":"REPO","prompt":"the payments client needs retries"}`), "")
+	runHook(t, d, "prompt", fix(`{"session_id":"c1","cwd":"REPO","prompt":"No, that's wrong: you retry the non-idempotent POSTs with backoff now"}`), "")
+	var got []string
+	for _, e := range st.events {
+		if e.Kind == domain.KindCorrected {
+			got = append(got, e.Lesson)
+		}
+	}
+	if !slices.Equal(got, []string{"retry-backoff-3c1d"}) {
+		t.Fatalf("corrections %v, want the early lesson's", got)
 	}
 }

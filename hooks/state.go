@@ -16,13 +16,16 @@ import (
 // makes "block once per turn" hold even when an agent sends
 // stop_hook_active=false on every stop.
 type SessionState struct {
-	Session   string `json:"session"`            // hashed id
-	Engineer  string `json:"engineer,omitempty"` // hashed id of who works in it
-	Repo      string `json:"repo,omitempty"`
-	CWD       string `json:"cwd,omitempty"`
-	StartRef  string `json:"start_ref,omitempty"` // the work tree at session start (commit or stash-create id)
-	StartedMS int64  `json:"started_ms,omitempty"`
-	Recorded  bool   `json:"recorded,omitempty"` // the session event is in the log
+	Session  string `json:"session"`            // hashed id
+	Engineer string `json:"engineer,omitempty"` // hashed id of who works in it
+	Repo     string `json:"repo,omitempty"`
+	CWD      string `json:"cwd,omitempty"`
+	StartRef string `json:"start_ref,omitempty"` // the work tree at session start (commit or stash-create id)
+	// StartUntracked records the untracked files at session start (they
+	// are not the session's work).
+	StartUntracked Untracked `json:"start_untracked,omitempty"`
+	StartedMS      int64     `json:"started_ms,omitempty"`
+	Recorded       bool      `json:"recorded,omitempty"` // the session event is in the log
 
 	Turn        int      `json:"turn"`         // user prompts seen
 	Prompts     []string `json:"prompts"`      // the last few prompts, for the Stop query
@@ -30,16 +33,19 @@ type SessionState struct {
 	BlockedTurn int      `json:"blocked_turn"` // turn of the last block; -1 for none
 
 	// The open ask, judged at the next stop.
-	Asked    []string          `json:"asked,omitempty"`
-	Placebo  string            `json:"placebo,omitempty"`
-	AskMS    int64             `json:"ask_ms,omitempty"`
-	AskRef   string            `json:"ask_ref,omitempty"`  // the work tree at the ask (for an external judge)
-	AskDiff  string            `json:"ask_diff,omitempty"` // the session's diff at the ask (for the word rule)
-	Pending  bool              `json:"pending,omitempty"`
-	EverAsk  []string          `json:"ever_asked,omitempty"`
-	Verdicts map[string]string `json:"verdicts,omitempty"` // lesson → recorded result kind
-	Tested   map[string]bool   `json:"tested,omitempty"`
-	Early    map[string]bool   `json:"early,omitempty"` // lessons delivered early
+	Asked   []string `json:"asked,omitempty"`
+	Placebo string   `json:"placebo,omitempty"`
+	AskMS   int64    `json:"ask_ms,omitempty"`
+	AskRef  string   `json:"ask_ref,omitempty"`  // the work tree at the ask (for an external judge)
+	AskDiff string   `json:"ask_diff,omitempty"` // the session's diff at the ask (for the word rule)
+	// AskUntracked records the untracked files at the ask (for an external
+	// judge, whose work is the diff since AskRef).
+	AskUntracked Untracked         `json:"ask_untracked,omitempty"`
+	Pending      bool              `json:"pending,omitempty"`
+	EverAsk      []string          `json:"ever_asked,omitempty"`
+	Verdicts     map[string]string `json:"verdicts,omitempty"` // lesson → recorded result kind
+	Tested       map[string]bool   `json:"tested,omitempty"`
+	Early        map[string]bool   `json:"early,omitempty"` // lessons delivered early
 	// EarlyWords are an early lesson's distinctive words already in the
 	// work when it was delivered (absent: none).
 	EarlyWords map[string][]string `json:"early_words,omitempty"`

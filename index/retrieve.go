@@ -532,7 +532,7 @@ func exploreSlot(hits []Hit, k int, untried map[string]bool) []Hit {
 		}
 	}
 	for i := k; i < len(hits); i++ {
-		if untried[hits[i].ID] && len(hits[i].SupersededBy) == 0 {
+		if untried[hits[i].ID] && hits[i].OverBar && len(hits[i].SupersededBy) == 0 {
 			h := hits[i]
 			copy(hits[k:i+1], hits[k-1:i])
 			hits[k-1] = h

@@ -19,8 +19,9 @@ import (
 const judgeTallyFile = localLogDir + "/judge-tally.json"
 
 // judgeTallyWait bounds how long a hook waits for another process updating
-// the tally.
-const judgeTallyWait = 2 * time.Second
+// the tally: a small part of a hook's deadline, since the judge goes on at
+// the prior's credit without it.
+const judgeTallyWait = 200 * time.Millisecond
 
 // JudgeTally reads this machine's judge tally; the zero tally when there is
 // none yet.

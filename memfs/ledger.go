@@ -20,7 +20,7 @@ import (
 
 // ledgerCacheVersion changes whenever the cache's layout or domain.Ledger's
 // serialised form changes; a cache of another version is rebuilt.
-const ledgerCacheVersion = 3
+const ledgerCacheVersion = 4
 
 // tailGuard is how many bytes before a folded offset the cache fingerprints
 // to notice a log file rewritten under it (a merge, a reset).

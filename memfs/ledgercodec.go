@@ -19,12 +19,12 @@ import (
 	"github.com/borg-memory/borg/domain"
 )
 
-const ledgerMagic = "BLG1"
+const ledgerMagic = "BLG2"
 
 // ledgerCodecFits reports whether domain.Ledger has exactly the fields this
 // codec writes.
 var ledgerCodecFits = func() bool {
-	markShape := []string{"MS int64", "ID string", "Kind domain.EventKind", "Session string", "Repo string", "Author string"}
+	markShape := []string{"MS int64", "ID string", "Kind domain.EventKind", "Session string", "Repo string", "Author string", "W float64"}
 	regretShape := []string{"Session string", "Lesson string", "W float64"}
 	eventShape := []string{"ID string", "MS int64", "Kind domain.EventKind", "Session string", "Lesson string",
 		"Repo string", "Author string", "W float64", "Src string", "Dst string", "SrcV string", "DstV string"}
@@ -74,6 +74,7 @@ func (w *ledgerWriter) mark(m domain.Mark) {
 	w.str(m.Session)
 	w.str(m.Repo)
 	w.str(m.Author)
+	w.float(m.W)
 }
 
 func (w *ledgerWriter) float(f float64) {
@@ -267,7 +268,7 @@ func (r *ledgerReader) flag() bool {
 }
 
 func (r *ledgerReader) mark() domain.Mark {
-	return domain.Mark{MS: r.int(), ID: r.str(), Kind: domain.EventKind(r.str()), Session: r.str(), Repo: r.str(), Author: r.str()}
+	return domain.Mark{MS: r.int(), ID: r.str(), Kind: domain.EventKind(r.str()), Session: r.str(), Repo: r.str(), Author: r.str(), W: r.float()}
 }
 
 func (r *ledgerReader) pairs() map[string]map[string]bool {

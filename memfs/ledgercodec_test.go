@@ -18,7 +18,7 @@ func TestCacheCodecs(t *testing.T) {
 	for _, codec := range []string{codecCompact, codecGob} {
 		t.Run(codec, func(t *testing.T) {
 			if codec == codecCompact && !ledgerCodecFits {
-				t.Skip("domain.Ledger changed shape; the cache uses gob until ledgercodec.go learns the new fields")
+				t.Fatal("domain.Ledger changed shape: teach ledgercodec.go the new fields (the cache would fall back to gob, 2.4x slower to load)")
 			}
 			c := &ledgerCache{Version: ledgerCacheVersion, Files: map[string]foldedFile{"log/n-a.jsonl": {Offset: 10, Head: "h", Tail: "t"}}, Ledger: l}
 			data, err := encodeCacheWith(c, codec)

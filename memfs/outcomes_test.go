@@ -186,6 +186,9 @@ func randomEvents(r *rand.Rand, node string, n int) []domain.Event {
 		if e.Kind == domain.KindSession {
 			e.Lesson = ""
 		}
+		if e.Kind == domain.KindChanged {
+			e.W = []float64{0, 0, 0.309, 1}[r.IntN(4)]
+		}
 		if e.Kind == domain.KindRegret {
 			e.W = float64(r.IntN(4)) / 4
 		}

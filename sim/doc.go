@@ -25,7 +25,10 @@
 // everything), the word rule fires on a lesson the agent acted on most of
 // the time and by chance at the seed's measured 38% otherwise (more for a
 // lesson close to the task), and domain.DefaultVerdict turns that into a
-// result credited by each engineer's placebo tally, as on their machines.
+// result credited by each engineer's placebo tally (one tally per engineer,
+// as one per machine; the simulator counts each reading as it is judged,
+// the hooks a stop's readings at once, and it leaves corrected and vetoed
+// asks out, whose verdict is the engineer's).
 // Corrections and vetoes are the engineer's, not the judge's. JudgePerfect
 // reads the truth with 5% noise: an upper bound, not the product.
 //
