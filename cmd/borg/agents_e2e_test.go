@@ -60,7 +60,8 @@ func npmTool(t *testing.T, pkg, bin string) string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, npm, "install", "--prefix", dir, "--no-audit", "--no-fund", "--loglevel=error", pkg)
+	cmd := exec.CommandContext(ctx, npm, "install", "--prefix", dir, "--no-audit", "--no-fund", "--loglevel=error",
+		"--fetch-retries=1", "--fetch-timeout=30000", pkg)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Skipf("npm could not install %s (no registry reachable?): %v\n%s", pkg, err, out)
