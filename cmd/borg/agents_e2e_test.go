@@ -275,3 +275,96 @@ func teammates(t *testing.T, store, lesson string) {
 		t.Fatal(err)
 	}
 }
+
+const codexPackage = "@openai/codex@0.171.0"
+
+// TestCodexSession plays a Codex session against the Responses API stand-in
+// through the hooks `borg install --codex` writes, with Codex's hooks
+// feature enabled: the stop is blocked once with the lessons, the agent
+// rewrites its work and answers, the next stop is judged.
+func TestCodexSession(t *testing.T) {
+	e2eEnabled(t)
+	codex := npmTool(t, codexPackage, "codex")
+	borg := borgExe(t)
+	work := t.TempDir()
+	store, project, home := filepath.Join(work, "store"), filepath.Join(work, "payments"), filepath.Join(work, "home")
+	for _, d := range []string{project, filepath.Join(home, ".codex")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	model := codexStandIn{&standIn{dir: project}}
+	srv := httptest.NewServer(model)
+	defer srv.Close()
+	config := fmt.Sprintf(`model = "standin-model"
+model_provider = "standin"
+
+[model_providers.standin]
+name = "standin"
+base_url = "%s/v1"
+wire_api = "responses"
+env_key = "STANDIN_API_KEY"
+
+[features]
+hooks = true
+
+[projects.%q]
+trust_level = "trusted"
+`, srv.URL, project)
+	if err := os.WriteFile(filepath.Join(home, ".codex", "config.toml"), []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "BORG_") || strings.HasPrefix(k, "GIT_") || strings.HasPrefix(k, "OPENAI") || strings.HasPrefix(k, "CODEX") || k == "HOME" {
+			continue
+		}
+		env = append(env, kv)
+	}
+	env = append(env, "HOME="+home, "CODEX_HOME="+filepath.Join(home, ".codex"), "BORG_STORE="+store, "BORG_PLACEBO_RATE=0",
+		"GIT_CONFIG_NOSYSTEM=1", "STANDIN_API_KEY=sk-standin")
+	engineer := memfs.HashEngineer("ada@example.com")
+
+	runIn(t, "borg init", work, env, borg, "init")
+	runIn(t, "borg learn", work, env, borg, "learn", "Retry the payments client with exponential backoff and jitter; never retry non-idempotent POST requests.", "--type", "procedural")
+	runIn(t, "borg learn", work, env, borg, "learn", "Every outbound HTTP call to the payments gateway takes a context with a timeout.")
+	runIn(t, "git init", project, env, "git", "init", "-q", "-b", "main")
+	runIn(t, "git config", project, env, "git", "config", "user.email", "ada@example.com")
+	runIn(t, "git config", project, env, "git", "config", "user.name", "Ada")
+	if err := os.WriteFile(filepath.Join(project, "README.md"), []byte("# payments\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runIn(t, "git add", project, env, "git", "add", "README.md")
+	runIn(t, "git commit", project, env, "git", "commit", "-q", "-m", "init")
+	runIn(t, "borg install", project, env, borg, "install", "--codex", "--git", "--command", borg)
+
+	out := runIn(t, "codex session", project, env, codex, "exec", "--dangerously-bypass-approvals-and-sandbox", "--dangerously-bypass-hook-trust", "--skip-git-repo-check",
+		"Add retries to the payments client: the gateway sometimes returns 503.")
+	if !model.sawText("borg, your team's shared memory") {
+		t.Fatalf("stop hook: the agent never received borg's question (session output: %s)", out)
+	}
+	data, err := os.ReadFile(filepath.Join(project, "client.go"))
+	if err != nil || !bytes.Contains(data, []byte("jitter")) {
+		t.Fatalf("codex session: the agent did not rewrite client.go after the ask: %v\n%s\n%s", err, data, out)
+	}
+	kinds := map[domain.EventKind]int{}
+	results := map[string]domain.Event{}
+	for _, e := range logEvents(t, store) {
+		kinds[e.Kind]++
+		if e.Kind != domain.KindCreated && e.Author != engineer {
+			t.Errorf("%s event carries author %q, want the engineer's %q (from git config)", e.Kind, e.Author, engineer)
+		}
+		if e.Kind.IsResult() {
+			results[e.Lesson] = e
+		}
+	}
+	if kinds[domain.KindSession] != 1 || kinds[domain.KindAsked] != 2 || len(results) != 2 {
+		t.Fatalf("codex session (stop hook, judged stop): events %v, results %v; want 1 session, 2 asked, 2 results", kinds, results)
+	}
+	for id, r := range results {
+		if strings.Contains(id, "retry") != (r.Kind == domain.KindChanged) {
+			t.Errorf("codex session (judged stop): %s recorded %s", id, r.Kind)
+		}
+	}
+}
