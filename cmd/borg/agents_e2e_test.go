@@ -215,17 +215,7 @@ func TestClaudeCodeSession(t *testing.T) {
 	}
 
 	// The commit goes through borg's git hook (in the background).
-	runIn(t, "git add", project, env, "git", "add", "client.go")
-	runIn(t, "git commit (post-commit hook)", project, env, "git", "commit", "-q", "-m", "payments: retry with backoff and jitter")
-	commits := filepath.Join(store, ".borg", "local", "commits.tsv")
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if data, _ := os.ReadFile(commits); bytes.Contains(data, []byte("\t")) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("post-commit hook: no commit recorded in %s", commits)
-		}
-	}
+	commitThroughHook(t, project, store, env)
 
 	// Session 2: teammates' sessions made the retry lesson consolidated, so
 	// the prompt hook delivers it early, as context the agent receives.
@@ -278,10 +268,12 @@ func teammates(t *testing.T, store, lesson string) {
 
 const codexPackage = "@openai/codex@0.171.0"
 
-// TestCodexSession plays a Codex session against the Responses API stand-in
+// TestCodexSession plays Codex sessions against the Responses API stand-in
 // through the hooks `borg install --codex` writes, with Codex's hooks
 // feature enabled: the stop is blocked once with the lessons, the agent
-// rewrites its work and answers, the next stop is judged.
+// rewrites its work and answers, the next stop is judged, the commit goes
+// through the git hook, and a second session gets a consolidated lesson
+// delivered early.
 func TestCodexSession(t *testing.T) {
 	e2eEnabled(t)
 	codex := npmTool(t, codexPackage, "codex")
@@ -362,9 +354,40 @@ trust_level = "trusted"
 	if kinds[domain.KindSession] != 1 || kinds[domain.KindAsked] != 2 || len(results) != 2 {
 		t.Fatalf("codex session (stop hook, judged stop): events %v, results %v; want 1 session, 2 asked, 2 results", kinds, results)
 	}
+	retry := ""
 	for id, r := range results {
 		if strings.Contains(id, "retry") != (r.Kind == domain.KindChanged) {
 			t.Errorf("codex session (judged stop): %s recorded %s", id, r.Kind)
+		}
+		if strings.Contains(id, "retry") {
+			retry = id
+		}
+	}
+
+	// The commit goes through borg's git hook; a second session gets the
+	// retry lesson, consolidated by teammates meanwhile, delivered early.
+	commitThroughHook(t, project, store, env)
+	teammates(t, store, retry)
+	runIn(t, "codex session 2", project, env, codex, "exec", "--dangerously-bypass-approvals-and-sandbox", "--dangerously-bypass-hook-trust",
+		"--skip-git-repo-check", "The payments client retries: make the retry count configurable.")
+	if !model.sawText("consolidated notes") {
+		t.Fatalf("prompt hook (early delivery): codex session 2's requests never carried the consolidated lesson %s", retry)
+	}
+}
+
+// commitThroughHook commits client.go in project and waits for borg's
+// post-commit hook (run in the background) to record the commit.
+func commitThroughHook(t *testing.T, project, store string, env []string) {
+	t.Helper()
+	runIn(t, "git add", project, env, "git", "add", "client.go")
+	runIn(t, "git commit (post-commit hook)", project, env, "git", "commit", "-q", "-m", "payments: retry with backoff and jitter")
+	commits := filepath.Join(store, ".borg", "local", "commits.tsv")
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if data, _ := os.ReadFile(commits); bytes.Contains(data, []byte("\t")) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("post-commit hook: no commit recorded in %s", commits)
 		}
 	}
 }
