@@ -91,8 +91,12 @@ func borgExe(t *testing.T) string {
 // on error; step names the step for the message.
 func runIn(t *testing.T, step, dir string, env []string, name string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(name, args...)
-	cmd.Dir, cmd.Env = dir, env
+	// A scripted session takes seconds; a hung agent fails the step
+	// instead of the whole test run.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir, cmd.Env, cmd.WaitDelay = dir, env, 5*time.Second
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
@@ -388,6 +392,27 @@ func commitThroughHook(t *testing.T, project, store string, env []string) {
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("post-commit hook: no commit recorded in %s", commits)
+		}
+	}
+}
+
+// TestDemoWithClaude runs `borg demo --agent claude`: the demo's session
+// played by the real Claude Code CLI against the stand-in.
+func TestDemoWithClaude(t *testing.T) {
+	e2eEnabled(t)
+	claude := npmTool(t, claudeCodePackage, "claude")
+	borg := borgExe(t)
+	var env []string
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); !strings.HasPrefix(k, "BORG_") && !strings.HasPrefix(k, "ANTHROPIC_") {
+			env = append(env, kv)
+		}
+	}
+	out := runIn(t, "borg demo --agent claude", t.TempDir(), append(env, "BORG_CLAUDE="+claude), borg, "demo", "--agent", "claude")
+	for _, want := range []string{"the real Claude Code CLI", "borg's Stop hook blocked the agent's first stop once",
+		`"kind":"changed"`, `"w":0.`, "sleep 20"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("demo output lacks %q:\n%s", want, out)
 		}
 	}
 }

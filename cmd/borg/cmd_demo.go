@@ -3,11 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,9 +25,14 @@ func demoCommand(e *env) *cli.Command {
 		Usage: "run borg end to end on a throwaway store: lessons, an agent session through the real hooks, a sleep and its diff",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "keep", Usage: "keep the throwaway store and project (their paths are printed)"},
+			&cli.StringFlag{Name: "agent", Usage: "claude: the session is played by the real Claude Code CLI (on PATH, or $BORG_CLAUDE) against a local model stand-in"},
 		},
 		Action: func(c *cli.Context) error {
-			return runDemo(c.Context, e, c.Bool("keep"))
+			agent := c.String("agent")
+			if agent != "" && agent != "claude" {
+				return usageErr("--agent %q: the demo knows claude (or no --agent: a scripted agent)", agent)
+			}
+			return runDemo(c.Context, e, c.Bool("keep"), agent)
 		},
 	}
 }
@@ -38,12 +48,22 @@ type demo struct {
 	store   string
 	project string
 	now     time.Time
+	agent   string // "" (scripted hook JSON) or "claude"
+	claude  string // the Claude Code CLI, for agent claude
 }
 
-func runDemo(ctx context.Context, e *env, keep bool) error {
-	self, err := os.Executable()
+func runDemo(ctx context.Context, e *env, keep bool, agent string) error {
+	self, err := selfPath()
 	if err != nil {
 		return fail(exitFail, "find borg's own binary: %v", err)
+	}
+	claude := ""
+	if agent == "claude" {
+		if claude = e.getenv("BORG_CLAUDE"); claude == "" {
+			if claude, err = exec.LookPath("claude"); err != nil {
+				return fail(exitUsage, "--agent claude needs the Claude Code CLI: npm install -g @anthropic-ai/claude-code, or set BORG_CLAUDE to its path")
+			}
+		}
 	}
 	root, err := os.MkdirTemp("", "borg-demo-")
 	if err != nil {
@@ -52,7 +72,8 @@ func runDemo(ctx context.Context, e *env, keep bool) error {
 	if !keep {
 		defer os.RemoveAll(root)
 	}
-	d := &demo{ctx: ctx, out: e.out, self: self, store: filepath.Join(root, "store"), project: filepath.Join(root, "payments"), now: e.now()}
+	d := &demo{ctx: ctx, out: e.out, self: self, store: filepath.Join(root, "store"), project: filepath.Join(root, "payments"), now: e.now(),
+		agent: agent, claude: claude}
 	d.env = append(os.Environ(),
 		"BORG_STORE="+d.store, "BORG_ENGINEER=ada@example.com", "BORG_PLACEBO_RATE=0",
 		"HOME="+filepath.Join(root, "home"), "XDG_DATA_HOME="+filepath.Join(root, "home", ".local", "share"),
@@ -170,6 +191,34 @@ func (d *demo) run() error {
 	d.say("a teammate committed lessons/legacy-ftp-export-0c1d.html by hand (its TTL ended 2026-10-15)")
 
 	d.section("3. an agent session, through the real hooks")
+	play := d.scriptedSession
+	if d.agent == "claude" {
+		play = d.claudeSession
+	}
+	if err := play(session); err != nil {
+		return err
+	}
+	if _, err := d.git(d.project, "commit", "-q", "-am", "payments: retry with backoff and jitter"); err != nil {
+		return err
+	}
+	d.say("$ git commit -am 'payments: retry with backoff and jitter'   (borg's post-commit hook records it)")
+	log, err := os.ReadFile(filepath.Join(d.store, "log", nodeLog(d.store)))
+	if err != nil {
+		return err
+	}
+	d.say("\nthe outcome log now holds (log/%s, shared with the team, no free text):", nodeLog(d.store))
+	for _, line := range strings.Split(strings.TrimSpace(string(log)), "\n") {
+		if strings.Contains(line, `"kind":"created"`) {
+			continue
+		}
+		d.say("  %s", line)
+	}
+	return d.sleepSection()
+}
+
+// scriptedSession plays the agent by feeding each hook the JSON Claude Code
+// would send, and editing the project as the agent would.
+func (d *demo) scriptedSession(session string) error {
 	if _, err := d.hook("session-start", "{"+session+`,"hook_event_name":"SessionStart","source":"startup"}`); err != nil {
 		return err
 	}
@@ -215,22 +264,53 @@ func (d *demo) run() error {
 		return fmt.Errorf("the second stop was blocked again: %q", out)
 	}
 	d.say("the second stop is judged and never blocked again in this turn: the retry lesson counts as changed because its words are new in the work since the ask (\"applies\" alone would not), credited by the judge's placebo tally (w)")
-	if _, err := d.git(d.project, "commit", "-q", "-am", "payments: retry with backoff and jitter"); err != nil {
-		return err
-	}
-	d.say("$ git commit -am 'payments: retry with backoff and jitter'   (borg's post-commit hook records it)")
-	log, err := os.ReadFile(filepath.Join(d.store, "log", nodeLog(d.store)))
-	if err != nil {
-		return err
-	}
-	d.say("\nthe outcome log now holds (log/%s, shared with the team, no free text):", nodeLog(d.store))
-	for _, line := range strings.Split(strings.TrimSpace(string(log)), "\n") {
-		if strings.Contains(line, `"kind":"created"`) {
-			continue
-		}
-		d.say("  %s", line)
-	}
+	return nil
+}
 
+// claudeSession has the real Claude Code CLI play the session in the
+// project, its hooks installed, against the model stand-in on a loopback
+// port: no network, no account.
+func (d *demo) claudeSession(string) error {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("model stand-in: %w", err)
+	}
+	model := &standIn{dir: d.project}
+	srv := &http.Server{Handler: model, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	defer srv.Close()
+	env := append(slices.Clone(d.env), "ANTHROPIC_BASE_URL=http://"+ln.Addr().String(), "ANTHROPIC_API_KEY=sk-borg-demo-stand-in",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1")
+	version, _ := exec.CommandContext(d.ctx, d.claude, "--version").Output()
+	d.say("the real Claude Code CLI (%s) plays the agent, against a model stand-in on %s", strings.TrimSpace(string(version)), ln.Addr())
+	d.say("(a script speaking the Messages API: it writes a naive retry loop, and acts on what borg asks; no network, no account)")
+	prompt := "Add retries to the payments client: the gateway sometimes returns 503."
+	d.say("$ claude -p %q --permission-mode acceptEdits --output-format json", prompt)
+	ctx, cancel := context.WithTimeout(d.ctx, 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, d.claude, "-p", prompt, "--permission-mode", "acceptEdits", "--output-format", "json")
+	cmd.Dir, cmd.Env, cmd.WaitDelay = d.project, env, 5*time.Second
+	out, err := cmd.Output()
+	if err != nil {
+		return fmt.Errorf("claude: %v\n%s", err, out)
+	}
+	var result struct {
+		Result   string `json:"result"`
+		NumTurns int    `json:"num_turns"`
+	}
+	_ = json.Unmarshal(out, &result)
+	question := model.textWith("borg, your team's shared memory")
+	if question == "" {
+		return errors.New("the agent never received borg's question: its Stop hook did not block")
+	}
+	d.say("borg's Stop hook blocked the agent's first stop once; Claude Code passed the reason on to the model:\n%s", indent(clipLines(question, 15)))
+	d.say("the agent's last words (%d turns):\n%s", result.NumTurns, indent(result.Result))
+	d.say("its next stop was judged: the retry lesson counts as changed because its words are new in the work since the ask, credited by the judge's placebo tally (w)")
+	return nil
+}
+
+func (d *demo) sleepSection() error {
+	ids := d.askedInLog()
 	d.section("4. sleep: the memory's nightly maintenance as reviewable commits")
 	tomorrow := d.now.UTC().AddDate(0, 0, 1).Format("2006-01-02")
 	if _, err := d.borg(d.store, "", "sleep", "--date", tomorrow); err != nil {
@@ -264,6 +344,34 @@ func (d *demo) run() error {
 	d.section("done")
 	d.say("borg install wires the same hooks into a real Claude Code or Codex CLI project; see README.md.")
 	return nil
+}
+
+// selfPath is the borg the demo runs for each hook: the program as it was
+// invoked (through a symlink or a wrapper named borg, that name), else the
+// running executable.
+func selfPath() (string, error) {
+	if p, err := exec.LookPath(os.Args[0]); err == nil {
+		if abs, err := filepath.Abs(p); err == nil {
+			return abs, nil
+		}
+	}
+	return os.Executable()
+}
+
+// askedInLog lists the lessons the session was asked, from the log.
+func (d *demo) askedInLog() []string {
+	data, _ := os.ReadFile(filepath.Join(d.store, "log", nodeLog(d.store)))
+	var ids []string
+	for _, line := range strings.Split(string(data), "\n") {
+		var e struct {
+			Kind   string `json:"kind"`
+			Lesson string `json:"lesson"`
+		}
+		if json.Unmarshal([]byte(line), &e) == nil && e.Kind == "asked" && !slices.Contains(ids, e.Lesson) {
+			ids = append(ids, e.Lesson)
+		}
+	}
+	return ids
 }
 
 func nodeLog(store string) string {

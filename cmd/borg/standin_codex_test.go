@@ -59,8 +59,15 @@ func (m codexStandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			all.WriteString(b.String())
 		case "function_call":
 			name := item.Name
-			if strings.Contains(item.Arguments, "client.go") {
+			var args struct {
+				Cmd string `json:"cmd"`
+			}
+			_ = json.Unmarshal([]byte(item.Arguments), &args)
+			switch {
+			case strings.HasPrefix(args.Cmd, "cat > ") && strings.Contains(args.Cmd, "client.go"):
 				name = "Write"
+			case strings.Contains(args.Cmd, "client.go"):
+				name = "Read"
 			}
 			req.Messages = append(req.Messages, standInMessage{Role: "assistant", Content: []standInBlock{{Type: "tool_use", Name: name}}})
 		case "function_call_output":
@@ -96,6 +103,9 @@ func (m codexStandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		case "tool_use":
 			input, _ := b["input"].(map[string]any)
 			cmd := fmt.Sprintf("cat > %s <<'BORG_EOF'\n%sBORG_EOF", input["file_path"], input["content"])
+			if b["name"] == "Read" {
+				cmd = fmt.Sprintf("cat %s", input["file_path"])
+			}
 			args, _ := json.Marshal(map[string]any{"cmd": cmd})
 			item = map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_%d", i), "call_id": b["id"],
 				"name": "exec_command", "arguments": string(args), "status": "completed"}

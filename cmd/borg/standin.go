@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -14,10 +15,13 @@ import (
 // standIn is a local model stand-in speaking the subset of the Anthropic
 // Messages API Claude Code uses (POST /v1/messages, streamed as server-sent
 // events, and count_tokens), scripted as a coding model working on a
-// payments client: it writes a naive retry loop and says it is done; when
-// borg's Stop hook asks it about lessons, it rewrites the client with
-// backoff and jitter and declares the retry lesson applies and every other
-// one skip. It records every request so a test can see what the agent sent.
+// payments client: it reads the client if there is one, writes a naive
+// retry loop and says it is done; when borg's Stop hook asks it about
+// lessons, it rewrites the client with backoff and jitter and declares the
+// retry lesson applies and every other one skip. It records every request so
+// the demo (`borg demo --agent claude`) and the end-to-end tests can show
+// what the agent sent. It is a script, not a model: it answers only this
+// task.
 type standIn struct {
 	dir string // the project the model writes into
 
@@ -180,11 +184,14 @@ func (m *standIn) reply(req standInRequest) ([]map[string]any, string) {
 	}
 	// What the model already did in this conversation.
 	var asked []string
-	writes, askedAt := 0, -1
+	writes, reads, askedAt := 0, 0, -1
 	for i, msg := range req.Messages {
 		for _, b := range msg.Content {
 			if msg.Role == "assistant" && b.Type == "tool_use" && b.Name == "Write" {
 				writes++
+			}
+			if msg.Role == "assistant" && b.Type == "tool_use" && b.Name == "Read" {
+				reads++
 			}
 			if msg.Role == "user" {
 				if ids := borgAsked.FindAllStringSubmatch(b.Text+string(b.Content), -1); len(ids) > 0 && askedAt < 0 {
@@ -200,7 +207,11 @@ func (m *standIn) reply(req standInRequest) ([]map[string]any, string) {
 		return text("OK.") // a side request (a title, a summary): nothing to do
 	}
 	client := filepath.Join(m.dir, "client.go")
+	_, statErr := os.Stat(client)
 	switch {
+	case askedAt < 0 && writes == 0 && reads == 0 && statErr == nil:
+		// An agent reads a file before it rewrites it.
+		return tool("toolu_read", "Read", map[string]any{"file_path": client})
 	case askedAt < 0 && writes == 0:
 		return tool("toolu_naive", "Write", map[string]any{"file_path": client, "content": naiveClient})
 	case askedAt < 0:
@@ -218,6 +229,19 @@ func (m *standIn) reply(req standInRequest) ([]map[string]any, string) {
 	}
 	b.WriteString("I switched the payments client to exponential backoff with jitter and no retry of non-idempotent POSTs.")
 	return text(b.String())
+}
+
+// textWith returns the first text of a request the agent sent that
+// contains s ("" when none does), from s on.
+func (m *standIn) textWith(s string) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, r := range m.requests {
+		if i := strings.Index(r.Text, s); i >= 0 {
+			return r.Text[i:]
+		}
+	}
+	return ""
 }
 
 // sawText reports whether any request the agent sent contains s.
