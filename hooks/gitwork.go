@@ -75,28 +75,39 @@ func Snapshot(ctx context.Context, root string) string {
 }
 
 // Untracked records the untracked, unignored files of a work tree at one
-// moment (path → size and modification time), so that DiffSince can leave
-// out those that were already there, unchanged: a file that predates the
-// session (or the ask) is not the agent's work. A nil Untracked is no
-// record: every untracked file counts.
+// moment, so that DiffSince can tell the agent's work from what was there
+// before: path → size and modification time, then, for a small text file, a
+// newline and its content. A nil Untracked is no record: every untracked
+// file counts.
 type Untracked map[string]string
 
-// maxUntracked bounds the files an Untracked records; a work tree with more
-// untracked files than that records untrackedMany, and DiffSince then
-// leaves untracked files out altogether.
+// Bounds on an Untracked: the files it records (a work tree with more
+// records untrackedMany, and DiffSince then leaves untracked files out
+// altogether), and the content it keeps, per file and in all (a changed
+// file whose content was not kept is left out too: which of its lines are
+// new cannot be told).
 const (
-	maxUntracked  = 500
-	untrackedMany = "\x00many"
+	maxUntracked     = 500
+	maxUntrackedText = 16 << 10
+	maxUntrackedAll  = 64 << 10
+	untrackedMany    = "\x00many"
 )
 
 // UntrackedNow records the work tree's untracked files.
 func UntrackedNow(ctx context.Context, root string) Untracked {
 	out := Untracked{}
+	kept := 0
 	for _, name := range untrackedNames(ctx, root) {
 		if len(out) == maxUntracked {
 			return Untracked{untrackedMany: ""}
 		}
-		out[name] = fileStamp(filepath.Join(root, filepath.FromSlash(name)))
+		p := filepath.Join(root, filepath.FromSlash(name))
+		v := fileStamp(p)
+		if data, err := readSmall(p, min(maxUntrackedText, maxUntrackedAll-kept)); err == nil && bytes.IndexByte(data, 0) < 0 {
+			v += "\n" + string(data)
+			kept += len(data)
+		}
+		out[name] = v
 	}
 	return out
 }
@@ -118,8 +129,9 @@ func fileStamp(path string) string {
 }
 
 // DiffSince is the work since ref: commits and uncommitted changes to
-// tracked files (git diff), then each untracked, unignored text file that is
-// new or changed since base as an added file (an agent's new files are work
+// tracked files (git diff), then the untracked, unignored text files as
+// added lines: all of a file that is new since base, and the lines of a
+// file base recorded that it did not hold (an agent's new files are work
 // too, and git diff never shows them), capped at maxDiff bytes in all.
 func DiffSince(ctx context.Context, root, ref string, base Untracked) string {
 	if root == "" || ref == "" {
@@ -136,17 +148,29 @@ func DiffSince(ctx context.Context, root, ref string, base Untracked) string {
 			break
 		}
 		p := filepath.Join(root, filepath.FromSlash(name))
-		if stamp, had := base[name]; had && stamp == fileStamp(p) {
-			continue // there before, unchanged
+		var had map[string]bool // the lines the file held before
+		if v, ok := base[name]; ok {
+			stamp, text, kept := strings.Cut(v, "\n")
+			if stamp == fileStamp(p) || !kept {
+				continue // there before: unchanged, or its old lines unknown
+			}
+			had = map[string]bool{}
+			for _, line := range strings.Split(text, "\n") {
+				had[line] = true
+			}
 		}
 		data, err := readSmall(p, maxDiff-b.Len())
 		if err != nil || bytes.IndexByte(data, 0) >= 0 {
 			continue // unreadable, too large or binary
 		}
-		b.WriteString("--- /dev/null\n+++ b/" + name + "\n")
-		for _, line := range strings.SplitAfter(string(data), "\n") {
-			if line != "" {
-				b.WriteString("+" + strings.TrimSuffix(line, "\n") + "\n")
+		from := "/dev/null"
+		if had != nil {
+			from = "a/" + name
+		}
+		b.WriteString("--- " + from + "\n+++ b/" + name + "\n")
+		for _, line := range strings.Split(string(data), "\n") {
+			if line != "" && !had[line] {
+				b.WriteString("+" + line + "\n")
 			}
 		}
 	}

@@ -145,8 +145,8 @@ func (d *Deps) engineerOf(st *SessionState, root, cwd string) {
 		st.Engineer = d.Engineer
 		return
 	}
-	if st.Engineer == "" && d.ResolveEngineer != nil {
-		st.Engineer = d.ResolveEngineer(cmp.Or(root, cwd))
+	if !st.EngineerKnown && d.ResolveEngineer != nil {
+		st.Engineer, st.EngineerKnown = d.ResolveEngineer(cmp.Or(root, cwd)), true
 	}
 	d.Engineer = st.Engineer
 }
@@ -567,9 +567,12 @@ func (d *Deps) defaultVerdicts(st *SessionState, lessons map[string]domain.Lesso
 		}
 	})
 	if err != nil {
-		// The tally is calibration, not evidence: without it the readings
-		// are credited at the prior, and recorded all the same.
-		tally = domain.JudgeTally{}
+		// The tally is calibration, not evidence: without an update (its
+		// lock busy), the readings are credited as the tally stands, or
+		// at the prior, and recorded all the same.
+		if tally, err = d.Store.JudgeTally(); err != nil {
+			tally = domain.JudgeTally{}
+		}
 	}
 	credit := tally.Credit()
 	out := make(map[string]float64, len(obs))

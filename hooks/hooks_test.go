@@ -744,10 +744,15 @@ func TestDiffSinceUntracked(t *testing.T) {
 	writeFile(t, repo, "blob.bin", "a\x00b")
 	writeFile(t, repo, "notes.md", "retry with exponential backoff and jitter\nand a cap on attempts\n")
 	d := DiffSince(ctx, repo, ref, base)
-	for _, want := range []string{"+++ b/pay/retry.go\n+package pay\n", "+++ b/notes.md\n"} {
+	for _, want := range []string{"+++ b/pay/retry.go\n+package pay\n", "+++ b/notes.md\n+and a cap on attempts\n"} {
 		if !strings.Contains(d, want) {
 			t.Errorf("diff lacks %q:\n%s", want, d)
 		}
+	}
+	// Of a file that was there, only the lines it gained are work: the
+	// lesson's words it held before are not new.
+	if strings.Contains(d, "+retry with exponential backoff") {
+		t.Errorf("an old untracked file's old lines count as added:\n%s", d)
 	}
 	if strings.Contains(d, "blob.bin") || strings.Contains(d, "out.txt") {
 		t.Errorf("binary or ignored file in the diff:\n%s", d)

@@ -18,9 +18,11 @@ import (
 type SessionState struct {
 	Session  string `json:"session"`            // hashed id
 	Engineer string `json:"engineer,omitempty"` // hashed id of who works in it
-	Repo     string `json:"repo,omitempty"`
-	CWD      string `json:"cwd,omitempty"`
-	StartRef string `json:"start_ref,omitempty"` // the work tree at session start (commit or stash-create id)
+	// EngineerKnown: the engineer was resolved (Engineer may be "": none).
+	EngineerKnown bool   `json:"engineer_known,omitempty"`
+	Repo          string `json:"repo,omitempty"`
+	CWD           string `json:"cwd,omitempty"`
+	StartRef      string `json:"start_ref,omitempty"` // the work tree at session start (commit or stash-create id)
 	// StartUntracked records the untracked files at session start (they
 	// are not the session's work).
 	StartUntracked Untracked `json:"start_untracked,omitempty"`

@@ -898,7 +898,11 @@ func (s *Store) signatures(when time.Time) (author, committer object.Signature) 
 // contains dir (its local config merged over the global one), or "" when
 // there is none.
 func GitUserEmail(dir string) string {
-	r, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true})
+	// EnableDotGitCommonDir: in a linked worktree, the repository's own
+	// config lives in the common git directory. (go-git does not follow
+	// include/includeIf, so an email set only through them is not seen:
+	// set BORG_ENGINEER then.)
+	r, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
 	if err != nil {
 		cfg, err := config.LoadConfig(config.GlobalScope)
 		if err != nil {

@@ -48,26 +48,50 @@ func npmTool(t *testing.T, pkg, bin string) string {
 	}
 	dir := filepath.Join(cache, "borg-e2e", strings.NewReplacer("@", "_", "/", "_").Replace(pkg))
 	exe := filepath.Join(dir, "node_modules", ".bin", bin)
-	if _, err := os.Stat(exe); err == nil {
-		return exe
-	}
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		t.Skipf("npm is not installed, so %s cannot be installed: install Node.js and npm to run the agent suite", pkg)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, npm, "install", "--prefix", dir, "--no-audit", "--no-fund", "--loglevel=error",
-		"--fetch-retries=1", "--fetch-timeout=30000", pkg)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Skipf("npm could not install %s (no registry reachable?): %v\n%s", pkg, err, out)
-	}
 	if _, err := os.Stat(exe); err != nil {
-		t.Fatalf("npm installed %s but %s is missing: %s", pkg, exe, out)
+		npm, err := exec.LookPath("npm")
+		if err != nil {
+			t.Skipf("npm is not installed, so %s cannot be installed: install Node.js and npm to run the agent suite", pkg)
+		}
+		// Installed beside, then renamed into place: a run sharing the
+		// cache never sees half an install.
+		tmp, err := os.MkdirTemp(filepath.Dir(dir), ".install-*")
+		if err != nil {
+			if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if tmp, err = os.MkdirTemp(filepath.Dir(dir), ".install-*"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		defer os.RemoveAll(tmp)
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, npm, "install", "--prefix", tmp, "--no-audit", "--no-fund", "--loglevel=error",
+			"--fetch-retries=1", "--fetch-timeout=30000", pkg)
+		ownGroup(cmd)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Skipf("npm could not install %s (no registry reachable?): %v\n%s", pkg, err, out)
+		}
+		if err := os.Rename(tmp, dir); err != nil && !errors.Is(err, os.ErrExist) {
+			if _, statErr := os.Stat(exe); statErr != nil { // another run won the race otherwise
+				t.Fatalf("install %s into %s: %v", pkg, dir, err)
+			}
+		}
+		if _, err := os.Stat(exe); err != nil {
+			t.Fatalf("npm installed %s but %s is missing: %s", pkg, exe, out)
+		}
+	}
+	// The CLI must run here (a Node.js too old for it, say, is a reason to
+	// skip, not a failure of borg).
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	ver := exec.CommandContext(ctx, exe, "--version")
+	ver.WaitDelay = 5 * time.Second
+	ownGroup(ver)
+	if out, err := ver.CombinedOutput(); err != nil {
+		t.Skipf("%s does not run here: %v\n%s", pkg, err, out)
 	}
 	return exe
 }
@@ -92,11 +116,13 @@ func borgExe(t *testing.T) string {
 func runIn(t *testing.T, step, dir string, env []string, name string, args ...string) string {
 	t.Helper()
 	// A scripted session takes seconds; a hung agent fails the step
-	// instead of the whole test run.
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	// instead of the whole test run (the demo's own bound on its agent is
+	// two minutes: this one is longer).
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir, cmd.Env, cmd.WaitDelay = dir, env, 5*time.Second
+	ownGroup(cmd)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
@@ -374,8 +400,17 @@ trust_level = "trusted"
 	teammates(t, store, retry)
 	runIn(t, "codex session 2", project, env, codex, "exec", "--dangerously-bypass-approvals-and-sandbox", "--dangerously-bypass-hook-trust",
 		"--skip-git-repo-check", "The payments client retries: make the retry count configurable.")
-	if !model.sawText("consolidated notes") {
+	if !model.sawText("consolidated notes") || !model.sawText(retry) {
 		t.Fatalf("prompt hook (early delivery): codex session 2's requests never carried the consolidated lesson %s", retry)
+	}
+	sessions := 0
+	for _, e := range logEvents(t, store) {
+		if e.Kind == domain.KindSession && e.Author == engineer {
+			sessions++
+		}
+	}
+	if sessions != 2 {
+		t.Fatalf("codex session 2: %d sessions of the engineer in the log, want 2", sessions)
 	}
 }
 

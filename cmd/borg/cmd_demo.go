@@ -48,8 +48,24 @@ type demo struct {
 	store   string
 	project string
 	now     time.Time
-	agent   string // "" (scripted hook JSON) or "claude"
-	claude  string // the Claude Code CLI, for agent claude
+	agent   string   // "" (scripted hook JSON) or "claude"
+	claude  string   // the Claude Code CLI, for agent claude
+	own     []string // the demo's own environment, over the user's
+}
+
+// agentEnv is the environment the real agent CLI runs in: the demo's own
+// variables and only the system basics of the user's, so that none of the
+// user's agent settings (a cloud provider, a config dir, a token, a proxy)
+// takes the CLI past the stand-in.
+func (d *demo) agentEnv(extra ...string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		switch k, _, _ := strings.Cut(kv, "="); k {
+		case "PATH", "TMPDIR", "TMP", "TEMP", "LANG", "LC_ALL", "LC_CTYPE", "USER", "LOGNAME", "SHELL", "TERM", "SystemRoot", "ComSpec", "PATHEXT":
+			env = append(env, kv)
+		}
+	}
+	return append(append(env, d.own...), extra...)
 }
 
 func runDemo(ctx context.Context, e *env, keep bool, agent string) error {
@@ -74,12 +90,14 @@ func runDemo(ctx context.Context, e *env, keep bool, agent string) error {
 	}
 	d := &demo{ctx: ctx, out: e.out, self: self, store: filepath.Join(root, "store"), project: filepath.Join(root, "payments"), now: e.now(),
 		agent: agent, claude: claude}
-	d.env = append(os.Environ(),
-		"BORG_STORE="+d.store, "BORG_ENGINEER=ada@example.com", "BORG_PLACEBO_RATE=0",
-		"HOME="+filepath.Join(root, "home"), "XDG_DATA_HOME="+filepath.Join(root, "home", ".local", "share"),
+	d.own = []string{
+		"BORG_STORE=" + d.store, "BORG_ENGINEER=ada@example.com", "BORG_PLACEBO_RATE=0",
+		"HOME=" + filepath.Join(root, "home"), "XDG_DATA_HOME=" + filepath.Join(root, "home", ".local", "share"),
+		"XDG_CONFIG_HOME=" + filepath.Join(root, "home", ".config"),
 		"GIT_AUTHOR_NAME=Ada", "GIT_AUTHOR_EMAIL=ada@example.com",
 		"GIT_COMMITTER_NAME=Ada", "GIT_COMMITTER_EMAIL=ada@example.com",
-		"GIT_CONFIG_NOSYSTEM=1", "BORG_JUDGE=")
+		"GIT_CONFIG_NOSYSTEM=1", "BORG_JUDGE="}
+	d.env = append(os.Environ(), d.own...)
 	if err := d.run(); err != nil {
 		return fail(exitFail, "demo: %v", err)
 	}
@@ -279,9 +297,13 @@ func (d *demo) claudeSession(string) error {
 	srv := &http.Server{Handler: model, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	defer srv.Close()
-	env := append(slices.Clone(d.env), "ANTHROPIC_BASE_URL=http://"+ln.Addr().String(), "ANTHROPIC_API_KEY=sk-borg-demo-stand-in",
+	env := d.agentEnv("ANTHROPIC_BASE_URL=http://"+ln.Addr().String(), "ANTHROPIC_API_KEY=sk-borg-demo-stand-in",
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1")
-	version, _ := exec.CommandContext(d.ctx, d.claude, "--version").Output()
+	vctx, vcancel := context.WithTimeout(d.ctx, 30*time.Second)
+	vcmd := exec.CommandContext(vctx, d.claude, "--version")
+	vcmd.Env, vcmd.WaitDelay = env, time.Second
+	version, _ := vcmd.Output()
+	vcancel()
 	d.say("the real Claude Code CLI (%s) plays the agent, against a model stand-in on %s", strings.TrimSpace(string(version)), ln.Addr())
 	d.say("(a script speaking the Messages API: it writes a naive retry loop, and acts on what borg asks; no network, no account)")
 	prompt := "Add retries to the payments client: the gateway sometimes returns 503."
@@ -290,9 +312,11 @@ func (d *demo) claudeSession(string) error {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, d.claude, "-p", prompt, "--permission-mode", "acceptEdits", "--output-format", "json")
 	cmd.Dir, cmd.Env, cmd.WaitDelay = d.project, env, 5*time.Second
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return fmt.Errorf("claude: %v\n%s", err, out)
+		return fmt.Errorf("claude: %v\n%s%s", err, out, stderr.Bytes())
 	}
 	var result struct {
 		Result   string `json:"result"`
@@ -305,7 +329,11 @@ func (d *demo) claudeSession(string) error {
 	}
 	d.say("borg's Stop hook blocked the agent's first stop once; Claude Code passed the reason on to the model:\n%s", indent(clipLines(question, 15)))
 	d.say("the agent's last words (%d turns):\n%s", result.NumTurns, indent(result.Result))
-	d.say("its next stop was judged: the retry lesson counts as changed because its words are new in the work since the ask, credited by the judge's placebo tally (w)")
+	if log, _ := os.ReadFile(filepath.Join(d.store, "log", nodeLog(d.store))); bytes.Contains(log, []byte(`"kind":"changed"`)) {
+		d.say("its next stop was judged: a lesson whose words are new in the work since the ask counts as changed, credited by the judge's placebo tally (w)")
+	} else {
+		d.say("its next stop was judged: no lesson's words are new in the work since the ask, so none counts as changed")
+	}
 	return nil
 }
 
@@ -346,16 +374,25 @@ func (d *demo) sleepSection() error {
 	return nil
 }
 
-// selfPath is the borg the demo runs for each hook: the program as it was
-// invoked (through a symlink or a wrapper named borg, that name), else the
-// running executable.
+// selfPath is the borg the demo runs for each hook: the running executable,
+// by the name it was invoked by when that names the same file (a symlink
+// named borg stays borg), else by its own path.
 func selfPath() (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
 	if p, err := exec.LookPath(os.Args[0]); err == nil {
-		if abs, err := filepath.Abs(p); err == nil {
+		abs, err1 := filepath.Abs(p)
+		a, err2 := os.Stat(abs)
+		b, err3 := os.Stat(exe)
+		// Only the name of this very binary (a bare argv[0] may name
+		// another borg on PATH).
+		if err1 == nil && err2 == nil && err3 == nil && os.SameFile(a, b) {
 			return abs, nil
 		}
 	}
-	return os.Executable()
+	return exe, nil
 }
 
 // askedInLog lists the lessons the session was asked, from the log.

@@ -87,7 +87,7 @@ func Do(call func() error, idempotent bool) error {
 `
 )
 
-// borgAsks finds borg's question in a conversation: a user message quoting
+// borgAsked finds borg's question in a conversation: a user message quoting
 // lessons as "N. <id> (by …)".
 var borgAsked = regexp.MustCompile(`(?m)^\s*\d+\. ([a-z0-9][a-z0-9-]*[a-z0-9]) \(by `)
 
