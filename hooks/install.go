@@ -103,7 +103,9 @@ func (in Installer) InstallAgent(kind, path string, user bool) (InstallTarget, e
 		if groupsHaveBorg(groups) {
 			continue
 		}
-		h := map[string]any{"type": "command", "command": in.Command + " hook " + ev.verb, "timeout": ev.timeout}
+		// Agents run the command through a shell: borg's path is quoted, so
+		// a space in it is no word break and a $(…) in it runs nothing.
+		h := map[string]any{"type": "command", "command": shellQuote(in.Command) + " hook " + ev.verb, "timeout": ev.timeout}
 		g := map[string]any{"hooks": []any{h}}
 		if ev.matcher != "" {
 			g["matcher"] = ev.matcher
@@ -226,10 +228,17 @@ func groupsHaveBorg(groups []any) bool {
 
 func isBorgHookCommand(cmd string) bool {
 	f := strings.Fields(cmd)
-	if len(f) < 3 || f[len(f)-2] != "hook" {
+	i := strings.LastIndex(cmd, " hook ")
+	if len(f) < 3 || f[len(f)-2] != "hook" || i < 0 {
 		return false
 	}
-	base := filepath.Base(strings.Trim(f[0], `'"`))
+	// The program is all before " hook <verb>", quoted or not (its path
+	// may hold spaces).
+	prog := strings.TrimSpace(cmd[:i])
+	if n := len(prog); n >= 2 && (prog[0] == '\'' && prog[n-1] == '\'' || prog[0] == '"' && prog[n-1] == '"') {
+		prog = strings.ReplaceAll(prog[1:n-1], `'\''`, "'")
+	}
+	base := filepath.Base(prog)
 	return base == "borg" || strings.HasPrefix(base, "borg.") || strings.HasSuffix(base, "/borg")
 }
 
@@ -285,7 +294,7 @@ func (in Installer) InstallGit() (InstallTarget, error) {
 		if _, err := gitOut(in.Repo, "config", "hook.borg.event", "post-commit"); err != nil {
 			return t, err
 		}
-		if _, err := gitOut(in.Repo, "config", "hook.borg.command", in.Command+" hook post-commit"); err != nil {
+		if _, err := gitOut(in.Repo, "config", "hook.borg.command", shellQuote(in.Command)+" hook post-commit"); err != nil {
 			return t, err
 		}
 		t.Action = "installed"

@@ -295,3 +295,45 @@ func TestInstallRefusesBrokenJSON(t *testing.T) {
 		t.Fatalf("broken file was rewritten")
 	}
 }
+
+// TestInstallQuotesTheCommand: a borg path with a space, or with shell
+// syntax in it, reaches the agent quoted: one word, nothing run; install
+// recognises its own entries after, and uninstall removes them.
+func TestInstallQuotesTheCommand(t *testing.T) {
+	for _, cmd := range []string{"/opt/my tools/borg", "/tmp/$(touch pwned)/borg", "/tmp/it's/borg"} {
+		t.Run(cmd, func(t *testing.T) {
+			repo := newRepo(t)
+			in := Installer{Repo: repo, Command: cmd}
+			path := in.ClaudeSettingsPath(false)
+			if _, err := in.InstallAgent("claude", path, false); err != nil {
+				t.Fatal(err)
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got struct {
+				Hooks map[string][]struct {
+					Hooks []struct {
+						Command string `json:"command"`
+					} `json:"hooks"`
+				} `json:"hooks"`
+			}
+			if err := json.Unmarshal(data, &got); err != nil {
+				t.Fatal(err)
+			}
+			command := got.Hooks["Stop"][0].Hooks[0].Command
+			// What a shell makes of it: borg's path as one word.
+			out, err := exec.Command("sh", "-c", `printf '%s\n' `+strings.TrimSuffix(command, " hook stop")).CombinedOutput()
+			if err != nil || strings.TrimSpace(string(out)) != cmd {
+				t.Fatalf("the shell reads %q as %q (%v), want %q", command, out, err, cmd)
+			}
+			if tg, err := in.InstallAgent("claude", path, false); err != nil || tg.Action != "already installed" {
+				t.Fatalf("second install: %+v %v", tg, err)
+			}
+			if tg, err := in.UninstallAgent("claude", path, false); err != nil || tg.Action != "removed" {
+				t.Fatalf("uninstall: %+v %v", tg, err)
+			}
+		})
+	}
+}
