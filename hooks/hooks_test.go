@@ -781,3 +781,24 @@ func TestEarlyLessonCorrected(t *testing.T) {
 		t.Fatalf("corrections %v, want the early lesson's", got)
 	}
 }
+
+// TestQuoteSafeDropsInvisibleText: what reaches the agent holds no text a
+// reviewer of the lesson could not see.
+func TestQuoteSafeDropsInvisibleText(t *testing.T) {
+	cases := map[string]string{
+		"retry\u200b with\u2060 backoff":              "retry with backoff",
+		"ok\u202eevil":                                "okevil",
+		"hidden\U000E0069\U000E0067\U000E006E tags":   "hidden tags",
+		"smuggled\U000E0100\U000E0101 bytes":          "smuggled bytes",
+		"filler\u3164\u115f here":                     "filler here",
+		"blank\u2800braille":                          "blankbraille",
+		"private\ue000use":                            "privateuse",
+		"line\nbreaks\tand\x1b[31mescapes":            "line breaks and[31mescapes",
+		"warning ⚠\ufe0f stays readable, emoji 😀 too": "warning ⚠ stays readable, emoji 😀 too",
+	}
+	for in, want := range cases {
+		if got := quoteSafe(in, 200); got != want {
+			t.Errorf("quoteSafe(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -3,7 +3,6 @@ package hooks
 import (
 	"fmt"
 	"strings"
-	"unicode"
 
 	"github.com/borg-memory/borg/domain"
 )
@@ -56,7 +55,7 @@ func quoteSafe(s string, limit int) string {
 		switch {
 		case r == '\n' || r == '\r' || r == '\t':
 			return ' '
-		case unicode.Is(unicode.Cf, r) || unicode.IsControl(r) || (r >= 0xE0000 && r <= 0xE007F):
+		case domain.Invisible(r):
 			return -1
 		}
 		return r

@@ -607,16 +607,15 @@ func Validate(l domain.Lesson) error {
 	return nil
 }
 
-// hiddenRune finds a character that hides or reorders text: format
-// characters (Cf: zero-width, bidi controls, word joiners, BOM, soft hyphen),
-// the Unicode tag block and control characters other than tab and newline.
+// hiddenRune finds a character that hides or reorders text
+// (domain.Invisible) other than tab, newline and the two variation
+// selectors that only choose an emoji's text or picture form (U+FE0E, U+FE0F,
+// as in "⚠️"; the others can carry hidden bytes).
 func hiddenRune(s string) (rune, bool) {
 	for _, r := range s {
 		switch {
-		case r == '\n' || r == '\t':
-		case r >= 0xE0000 && r <= 0xE007F,
-			unicode.Is(unicode.Cf, r),
-			unicode.IsControl(r):
+		case r == '\n' || r == '\t' || r == 0xFE0E || r == 0xFE0F:
+		case domain.Invisible(r):
 			return r, true
 		}
 	}
