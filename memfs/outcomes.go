@@ -146,6 +146,11 @@ func appendLines(p string, lines [][]byte) (err error) {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
+	// A log file committed as a symbolic link would have events appended
+	// wherever it points.
+	if err := checkNotLink(filepath.Dir(p), p); err != nil {
+		return err
+	}
 	f, err := os.OpenFile(p, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return err

@@ -208,11 +208,38 @@ func Open(dir string, opts ...Option) (*Store, error) {
 	if !isStore(abs) {
 		return nil, fmt.Errorf("open store %s: %w (create one with: borg init --store %s)", dir, ErrNotStore, dir)
 	}
+	if err := checkStoreDirs(abs); err != nil {
+		return nil, fmt.Errorf("open store %s: %w", dir, err)
+	}
 	g, err := openGit(abs)
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", dir, err)
 	}
 	return newStore(abs, g, opts), nil
+}
+
+// storeDirs are the directories borg reads and writes inside a store.
+var storeDirs = []string{LessonsDir, ArchiveDir, LogDir, PrivateDir, localLogDir, PrivateDir + "/cache", PrivateDir + "/index", PrivateDir + "/sessions"}
+
+// checkStoreDirs refuses a store whose own directories are symbolic links
+// (or not directories): a teammate's commit could otherwise make borg read
+// lessons from, append events to, or keep its private state in a place
+// outside the store.
+func checkStoreDirs(root string) error {
+	for _, d := range storeDirs {
+		p := filepath.Join(root, filepath.FromSlash(d))
+		fi, err := os.Lstat(p)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if !fi.IsDir() {
+			return fmt.Errorf("%s is not a directory (a symbolic link or a file; borg keeps everything inside the store): remove it and commit the removal, or restore the directory", d)
+		}
+	}
+	return nil
 }
 
 // Dir is the store's root directory.

@@ -367,3 +367,42 @@ func TestInitClone(t *testing.T) {
 		t.Errorf("git status after clone = %q", st)
 	}
 }
+
+// TestStoreRefusesSymlinks: a store whose own directories, or whose log
+// file, are symbolic links (a teammate's commit) is refused, naming the path
+// and the fix; nothing is read from or written to where they point.
+func TestStoreRefusesSymlinks(t *testing.T) {
+	for _, d := range []string{LessonsDir, LogDir, PrivateDir} {
+		t.Run(d, func(t *testing.T) {
+			s := newTestStore(t)
+			outside := t.TempDir()
+			p := filepath.Join(s.Dir(), d)
+			if err := os.RemoveAll(p); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(outside, p); err != nil {
+				t.Skipf("no symlinks here: %v", err)
+			}
+			_, err := Open(s.Dir())
+			if err == nil || !strings.Contains(err.Error(), d+" is not a directory") {
+				t.Fatalf("Open = %v, want a refusal naming %s", err, d)
+			}
+		})
+	}
+	t.Run("log file", func(t *testing.T) {
+		s := newTestStore(t)
+		target := filepath.Join(t.TempDir(), "elsewhere")
+		if err := os.WriteFile(target, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, filepath.Join(s.Dir(), filepath.FromSlash(s.LogPath()))); err != nil {
+			t.Skipf("no symlinks here: %v", err)
+		}
+		if err := s.Append(domain.Event{MS: 1, Kind: domain.KindSession, Session: "s1"}); err == nil {
+			t.Fatal("appended through a symlinked log file")
+		}
+		if data, _ := os.ReadFile(target); len(data) != 0 {
+			t.Fatalf("the link's target got %q", data)
+		}
+	})
+}
