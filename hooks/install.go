@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 )
@@ -105,7 +106,7 @@ func (in Installer) InstallAgent(kind, path string, user bool) (InstallTarget, e
 		}
 		// Agents run the command through a shell: borg's path is quoted, so
 		// a space in it is no word break and a $(…) in it runs nothing.
-		h := map[string]any{"type": "command", "command": shellQuote(in.Command) + " hook " + ev.verb, "timeout": ev.timeout}
+		h := map[string]any{"type": "command", "command": commandQuote(in.Command) + " hook " + ev.verb, "timeout": ev.timeout}
 		g := map[string]any{"hooks": []any{h}}
 		if ev.matcher != "" {
 			g["matcher"] = ev.matcher
@@ -294,7 +295,7 @@ func (in Installer) InstallGit() (InstallTarget, error) {
 		if _, err := gitOut(in.Repo, "config", "hook.borg.event", "post-commit"); err != nil {
 			return t, err
 		}
-		if _, err := gitOut(in.Repo, "config", "hook.borg.command", shellQuote(in.Command)+" hook post-commit"); err != nil {
+		if _, err := gitOut(in.Repo, "config", "hook.borg.command", commandQuote(in.Command)+" hook post-commit"); err != nil {
 			return t, err
 		}
 		t.Action = "installed"
@@ -526,6 +527,20 @@ func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+// commandQuote quotes borg's path for a hook command an agent or git runs
+// through the platform's shell: shellQuote's single quotes for a POSIX
+// shell; on Windows, double quotes, and only when the path needs them (a
+// drive letter and backslashes do not).
+func commandQuote(s string) string {
+	if runtime.GOOS != "windows" {
+		return shellQuote(s)
+	}
+	if s != "" && !strings.ContainsAny(s, " \t\"&|<>^%()!;,'`$") {
+		return s
+	}
+	return `"` + strings.ReplaceAll(s, `"`, "") + `"`
 }
 
 func shellQuote(s string) string {
