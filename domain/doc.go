@@ -20,7 +20,7 @@
 //     MergeOutcomes, MergeCandidates, ExcludeSelfSupersede).
 //   - Usefulness (borg-memory-module): Activation, Squash, the Beta belief
 //     (BeliefOf) and its Thompson draw (Draw, SampleBeta, RoundSeeded, Seed,
-//     Rng), Shuffle, Declared and StripDeclaration, the word rule (Resolve),
+//     Rng), Shuffle, Declared and StripDeclaration, the word rule (WordRule) and the default judge (DefaultVerdict),
 //     RegretCap, Weights. Derive, or a Ledger folding events incrementally,
 //     turns the outcome log into each lesson's Memory at a tick of the
 //     activity clock.

@@ -74,7 +74,7 @@ type Mark struct {
 func markOf(e Event) Mark {
 	m := Mark{MS: e.MS, ID: e.ID, Kind: e.Kind, Session: e.Session, Repo: e.Repo, Author: e.Author}
 	if e.Kind == KindChanged {
-		m.W = finiteCredit(e.W)
+		m.W = finiteW(e.W)
 	}
 	return m
 }
@@ -95,18 +95,6 @@ func Credit(w float64) float64 {
 // creditMilli is Credit in thousandths of a change, so that sums of credits
 // are exact and do not depend on the order they are added in.
 func creditMilli(w float64) int { return int(math.Round(Credit(w) * 1000)) }
-
-// finiteCredit maps a non-finite w onto a finite one Credit reads alike, so
-// the ledger stays JSON-encodable.
-func finiteCredit(w float64) float64 {
-	switch {
-	case math.IsInf(w, 1):
-		return 1
-	case math.IsNaN(w) || math.IsInf(w, -1):
-		return -1
-	}
-	return w
-}
 
 func compareMarks(a, b Mark) int {
 	if c := cmp.Compare(a.MS, b.MS); c != 0 {
@@ -290,7 +278,7 @@ func (l *Ledger) Add(e Event) {
 		if e.Session == "" || e.Lesson == "" {
 			return
 		}
-		l.addRegret(e.WithID().ID, RegretMark{Session: e.Session, Lesson: e.Lesson, W: finiteShare(e.W)})
+		l.addRegret(e.WithID().ID, RegretMark{Session: e.Session, Lesson: e.Lesson, W: finiteW(e.W)})
 	case KindPassing:
 		if e.Src != "" && e.Dst != "" {
 			e = e.WithID()
@@ -300,10 +288,10 @@ func (l *Ledger) Add(e Event) {
 	}
 }
 
-// finiteShare maps a non-finite regret share onto a finite one with the same
-// effect (so the ledger stays JSON-encodable): +Inf is a full share, NaN and
-// −Inf count nothing.
-func finiteShare(w float64) float64 {
+// finiteW maps a non-finite w (a regret's share, a change's credit) onto a
+// finite one both readers take alike, so the ledger stays JSON-encodable:
+// +Inf is full weight, NaN and −Inf count nothing.
+func finiteW(w float64) float64 {
 	switch {
 	case math.IsInf(w, 1):
 		return 1

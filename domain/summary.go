@@ -766,7 +766,7 @@ func (s *Summary) add(e Event) bool {
 		if !s.loadEvidence() {
 			return false
 		}
-		r := RegretMark{Session: e.Session, Lesson: e.Lesson, W: finiteShare(e.W)}
+		r := RegretMark{Session: e.Session, Lesson: e.Lesson, W: finiteW(e.W)}
 		id := e.WithID().ID
 		old, ok := s.regrets[id]
 		if ok && compareRegrets(r, old) >= 0 {

@@ -83,35 +83,11 @@ func NovelWordCount(lesson, before, after string) int {
 	return n
 }
 
-// AskedLesson is one lesson the Stop hook asked: its id and the text the
-// drone saw (gist and body).
-type AskedLesson struct {
-	ID   string
-	Text string
-}
-
-// Resolve is the word rule: what the drone did with each asked lesson, as
-// (changed, ignored) id lists in input order. A declaration in message
-// ("<id>: applies" or "<id>: skip") decides; undeclared, a lesson counts as
-// changed when at least novelWords of its distinctive words are new in the
-// work (in after, not in before). It is never an outcome by itself (its
-// labels measured shared vocabulary); it decides whether an early-delivered
-// lesson counts as acted on and serves the offline replay.
-func Resolve(asked []AskedLesson, message, before, after string, novelWords int) (changed, ignored []string) {
-	for _, l := range asked {
-		if applies, ok := Declared(message, l.ID); ok {
-			if applies {
-				changed = append(changed, l.ID)
-			} else {
-				ignored = append(ignored, l.ID)
-			}
-			continue
-		}
-		if NovelWordCount(l.Text, before, after) >= max(novelWords, 1) {
-			changed = append(changed, l.ID)
-		} else {
-			ignored = append(ignored, l.ID)
-		}
-	}
-	return changed, ignored
+// WordRule is the word rule: at least novelWords (at least one) of
+// lesson's distinctive words are new in the work (in after, not in before).
+// It measures shared vocabulary, so it is never an outcome by itself: the
+// default judge credits it by its placebo rate (DefaultVerdict), and it
+// decides whether an early-delivered lesson counts as acted on.
+func WordRule(lesson, before, after string, novelWords int) bool {
+	return NovelWordCount(lesson, before, after) >= max(novelWords, 1)
 }

@@ -13,32 +13,26 @@ func TestDistinctiveWords(t *testing.T) {
 	}
 }
 
-func TestResolve(t *testing.T) {
-	lesson := AskedLesson{ID: "migrate-first", Text: "Run migrations with goose before the integration tests; schema drift breaks fixtures."}
+func TestWordRule(t *testing.T) {
+	lesson := "Run migrations with goose before the integration tests; schema drift breaks fixtures."
 	tests := []struct {
 		name          string
-		message       string
 		before, after string
-		changed       bool
+		novel         int
+		want          bool
 	}{
-		{"declared applies wins over no words", "migrate-first: applies", "", "", true},
-		{"declared skip wins over words", "migrate-first: skip", "", "goose migrations schema fixtures", false},
-		{"three novel words", "", "x", "added goose migrations for schema", true},
-		{"two novel words are chance", "", "", "goose migrations", false},
-		{"words already there are not novel", "", "goose migrations schema", "goose migrations schema", false},
-		{"case-insensitive", "", "", "GOOSE Migrations SCHEMA", true},
+		{"three novel words", "x", "added goose migrations for schema", 3, true},
+		{"two novel words are chance", "", "goose migrations", 3, false},
+		{"words already there are not novel", "goose migrations schema", "goose migrations schema", 3, false},
+		{"case-insensitive", "", "GOOSE Migrations SCHEMA", 3, true},
+		{"nothing in the work", "", "", 3, false},
+		{"a threshold under one reads as one", "", "goose", 0, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			changed, ignored := Resolve([]AskedLesson{lesson}, tt.message, tt.before, tt.after, DefaultWeights.NovelWords)
-			if got := len(changed) == 1; got != tt.changed || len(changed)+len(ignored) != 1 {
-				t.Fatalf("Resolve = changed %v ignored %v, want changed=%v", changed, ignored, tt.changed)
+			if got := WordRule(lesson, tt.before, tt.after, tt.novel); got != tt.want {
+				t.Fatalf("WordRule = %v, want %v", got, tt.want)
 			}
 		})
-	}
-	changed, ignored := Resolve([]AskedLesson{{ID: "a-1", Text: "x"}, {ID: "b-1", Text: "y"}, {ID: "c-1", Text: "z"}},
-		"a-1: applies\nc-1: applies", "", "", 3)
-	if !slices.Equal(changed, []string{"a-1", "c-1"}) || !slices.Equal(ignored, []string{"b-1"}) {
-		t.Fatalf("Resolve order: changed %v ignored %v", changed, ignored)
 	}
 }

@@ -283,7 +283,7 @@ func (d *Deps) judgeEarly(ctx context.Context, st *SessionState, root string) er
 		if err != nil {
 			continue
 		}
-		if domain.NovelWordCount(l.Gist+"\n"+l.Body, strings.Join(st.EarlyWords[id], " "), work) < max(d.Config.Weights.NovelWords, 1) {
+		if !domain.WordRule(l.Gist+"\n"+l.Body, strings.Join(st.EarlyWords[id], " "), work, d.Config.Weights.NovelWords) {
 			continue
 		}
 		if !loaded {
@@ -556,8 +556,8 @@ func (d *Deps) defaultVerdicts(st *SessionState, lessons map[string]domain.Lesso
 		if !ok {
 			continue
 		}
-		novel := domain.NovelWordCount(l.Gist+"\n"+l.Body, addedLines(st.AskDiff), addedLines(after))
-		obs[id] = domain.Observation{Declared: domain.DeclarationIn(message, id), Words: novel >= max(d.Config.Weights.NovelWords, 1)}
+		words := domain.WordRule(l.Gist+"\n"+l.Body, addedLines(st.AskDiff), addedLines(after), d.Config.Weights.NovelWords)
+		obs[id] = domain.Observation{Declared: domain.DeclarationIn(message, id), Words: words}
 	}
 	tally, err := d.Store.UpdateJudgeTally(func(t *domain.JudgeTally) {
 		for _, id := range ids {
