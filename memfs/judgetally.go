@@ -19,9 +19,10 @@ import (
 const judgeTallyFile = localLogDir + "/judge-tally.json"
 
 // judgeTallyWait bounds how long a hook waits for another process updating
-// the tally: a small part of a hook's deadline, since the judge goes on at
-// the prior's credit without it.
-const judgeTallyWait = 200 * time.Millisecond
+// the tally: a small part of a hook's deadline, since the judge goes on with
+// the tally as it stands without it. (A variable so that a test of parallel
+// updates can wait for the lock instead of racing the clock.)
+var judgeTallyWait = 200 * time.Millisecond
 
 // JudgeTally reads this machine's judge tally; the zero tally when there is
 // none yet.
