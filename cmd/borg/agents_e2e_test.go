@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -154,6 +155,120 @@ func logEvents(t *testing.T, store string) []domain.Event {
 	return out
 }
 
+// e2eProject is the world an agent session plays in: a store with two
+// lessons, a project whose git knows who works in it (and no author
+// variable: real agents set none), borg's hooks installed in it, and the
+// environment the agent runs with.
+type e2eProject struct {
+	store, project, home string
+	env                  []string
+	engineer             string
+}
+
+// newE2EProject builds it. Variables of the user's environment starting
+// with one of drop are left out (the agent's own settings, which could take
+// it past the stand-in), and install names the agent for `borg install`
+// (--claude, --codex).
+func newE2EProject(t *testing.T, borg, install string, drop ...string) *e2eProject {
+	t.Helper()
+	work := t.TempDir()
+	p := &e2eProject{store: filepath.Join(work, "store"), project: filepath.Join(work, "payments"), home: filepath.Join(work, "home"),
+		engineer: memfs.HashEngineer("ada@example.com")}
+	for _, d := range []string{p.project, p.home} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if k == "HOME" || slices.ContainsFunc(append([]string{"BORG_", "GIT_"}, drop...), func(pre string) bool { return strings.HasPrefix(k, pre) }) {
+			continue
+		}
+		p.env = append(p.env, kv)
+	}
+	p.env = append(p.env, "HOME="+p.home, "BORG_STORE="+p.store, "BORG_PLACEBO_RATE=0", "GIT_CONFIG_NOSYSTEM=1")
+
+	runIn(t, "borg init", work, p.env, borg, "init")
+	runIn(t, "borg learn", work, p.env, borg, "learn", "Retry the payments client with exponential backoff and jitter; never retry non-idempotent POST requests.", "--type", "procedural")
+	runIn(t, "borg learn", work, p.env, borg, "learn", "Every outbound HTTP call to the payments gateway takes a context with a timeout.")
+	runIn(t, "git init", p.project, p.env, "git", "init", "-q", "-b", "main")
+	runIn(t, "git config", p.project, p.env, "git", "config", "user.email", "ada@example.com")
+	runIn(t, "git config", p.project, p.env, "git", "config", "user.name", "Ada")
+	if err := os.WriteFile(filepath.Join(p.project, "README.md"), []byte("# payments\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runIn(t, "git add", p.project, p.env, "git", "add", "README.md")
+	runIn(t, "git commit", p.project, p.env, "git", "commit", "-q", "-m", "init")
+	runIn(t, "borg install", p.project, p.env, borg, "install", install, "--git", "--command", borg)
+	return p
+}
+
+// checkFirstSession checks the log after the first session (named by step
+// in failures): borg's question reached the agent, the agent rewrote the
+// client, one session and two asks were recorded, each event by the
+// engineer, the retry lesson changed with the judge's credit and the other
+// not; it returns the retry lesson's id.
+func (p *e2eProject) checkFirstSession(t *testing.T, step string, model *standIn, out string) string {
+	t.Helper()
+	if !model.sawText("borg, your team's shared memory") {
+		t.Fatalf("%s, stop hook: the agent never received borg's question (session output: %s)", step, out)
+	}
+	data, err := os.ReadFile(filepath.Join(p.project, "client.go"))
+	if err != nil || !bytes.Contains(data, []byte("jitter")) {
+		t.Fatalf("%s: the agent did not rewrite client.go after the ask: %v\n%s\n%s", step, err, data, out)
+	}
+	kinds := map[domain.EventKind]int{}
+	results := map[string]domain.Event{}
+	for _, e := range logEvents(t, p.store) {
+		kinds[e.Kind]++
+		if e.Kind != domain.KindCreated && e.Author != p.engineer {
+			t.Errorf("%s: %s event carries author %q, want the engineer's %q (from git config)", step, e.Kind, e.Author, p.engineer)
+		}
+		if e.Kind.IsResult() {
+			results[e.Lesson] = e
+		}
+	}
+	if kinds[domain.KindSession] != 1 || kinds[domain.KindAsked] != 2 || len(results) != 2 {
+		t.Fatalf("%s (stop hook, judged stop): events %v, results %v; want 1 session, 2 asked, one result per asked lesson", step, kinds, results)
+	}
+	retry := ""
+	for id, r := range results {
+		if !strings.Contains(id, "retry") {
+			if r.Kind == domain.KindChanged {
+				t.Errorf("%s (judged stop): %s recorded changed; the agent skipped it", step, id)
+			}
+			continue
+		}
+		retry = id
+		if r.Kind != domain.KindChanged || !(r.W > 0 && r.W < 1) {
+			t.Fatalf("%s (judged stop): retry lesson result %+v, want changed with the judge's credit", step, r)
+		}
+	}
+	if retry == "" {
+		t.Fatalf("%s: the retry lesson was not asked: %v", step, results)
+	}
+	return retry
+}
+
+// checkSecondSession checks that the second session's requests carried the
+// retry lesson delivered early, and that the log holds the engineer's two
+// sessions.
+func (p *e2eProject) checkSecondSession(t *testing.T, step string, model *standIn, retry string) {
+	t.Helper()
+	if !model.sawText("consolidated notes") || !model.sawText(retry) {
+		t.Fatalf("%s, prompt hook (early delivery): the requests never carried the consolidated lesson %s", step, retry)
+	}
+	sessions := 0
+	for _, e := range logEvents(t, p.store) {
+		if e.Kind == domain.KindSession && e.Author == p.engineer {
+			sessions++
+		}
+	}
+	if sessions != 2 {
+		t.Fatalf("%s: %d sessions of the engineer in the log, want 2", step, sessions)
+	}
+}
+
 // TestClaudeCodeSession plays two sessions of the real Claude Code CLI
 // against the model stand-in, through the hooks `borg install` writes:
 // the first stop is blocked once with the lessons, the agent's answer and
@@ -165,105 +280,24 @@ func TestClaudeCodeSession(t *testing.T) {
 	e2eEnabled(t)
 	claude := npmTool(t, claudeCodePackage, "claude")
 	borg := borgExe(t)
-	work := t.TempDir()
-	store, project, home := filepath.Join(work, "store"), filepath.Join(work, "payments"), filepath.Join(work, "home")
-	for _, d := range []string{project, home} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	model := &standIn{dir: project}
+	p := newE2EProject(t, borg, "--claude", "ANTHROPIC_", "CLAUDE")
+	model := &standIn{dir: p.project}
 	srv := httptest.NewServer(model)
 	defer srv.Close()
+	p.env = append(p.env, "ANTHROPIC_BASE_URL="+srv.URL, "ANTHROPIC_API_KEY=sk-standin",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1")
 
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "BORG_") || strings.HasPrefix(k, "GIT_") || strings.HasPrefix(k, "ANTHROPIC_") || strings.HasPrefix(k, "CLAUDE") || k == "HOME" {
-			continue
-		}
-		env = append(env, kv)
-	}
-	env = append(env, "HOME="+home, "BORG_STORE="+store, "BORG_PLACEBO_RATE=0",
-		"GIT_CONFIG_NOSYSTEM=1", "GIT_COMMITTER_NAME=Ada", "GIT_COMMITTER_EMAIL=ada@example.com",
-		"ANTHROPIC_BASE_URL="+srv.URL, "ANTHROPIC_API_KEY=sk-standin", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
-		"DISABLE_AUTOUPDATER=1")
-	engineer := memfs.HashEngineer("ada@example.com")
-
-	// A store with two lessons, and a project whose git knows who works in it.
-	runIn(t, "borg init", work, env, borg, "init")
-	runIn(t, "borg learn", work, env, borg, "learn", "Retry the payments client with exponential backoff and jitter; never retry non-idempotent POST requests.", "--type", "procedural")
-	runIn(t, "borg learn", work, env, borg, "learn", "Every outbound HTTP call to the payments gateway takes a context with a timeout.")
-	runIn(t, "git init", project, env, "git", "init", "-q", "-b", "main")
-	runIn(t, "git config", project, env, "git", "config", "user.email", "ada@example.com")
-	runIn(t, "git config", project, env, "git", "config", "user.name", "Ada")
-	if err := os.WriteFile(filepath.Join(project, "README.md"), []byte("# payments\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	runIn(t, "git add", project, env, "git", "add", "README.md")
-	runIn(t, "git commit", project, env, "git", "commit", "-q", "-m", "init")
-	runIn(t, "borg install", project, env, borg, "install", "--claude", "--git", "--command", borg)
-
-	// Session 1: the agent writes a naive retry loop and stops; borg blocks
-	// once; the agent rewrites the client and declares; the next stop is
-	// judged.
-	out := runIn(t, "claude session 1", project, env, claude, "-p", "Add retries to the payments client: the gateway sometimes returns 503.",
+	out := runIn(t, "claude session 1", p.project, p.env, claude, "-p", "Add retries to the payments client: the gateway sometimes returns 503.",
 		"--permission-mode", "acceptEdits", "--output-format", "json")
-	if !model.sawText("borg, your team's shared memory") {
-		t.Fatalf("stop hook: the agent never received borg's question (session output: %s)", out)
-	}
-	data, err := os.ReadFile(filepath.Join(project, "client.go"))
-	if err != nil || !bytes.Contains(data, []byte("jitter")) {
-		t.Fatalf("session 1: the agent did not rewrite client.go after the ask: %v\n%s", err, data)
-	}
-	events := logEvents(t, store)
-	kinds := map[domain.EventKind]int{}
-	var retry string
-	for _, e := range events {
-		kinds[e.Kind]++
-		if e.Kind != domain.KindCreated && e.Author != engineer {
-			t.Errorf("%s event carries author %q, want the engineer's %q (from git config)", e.Kind, e.Author, engineer)
-		}
-		if e.Kind == domain.KindAsked && strings.Contains(e.Lesson, "retry") {
-			retry = e.Lesson
-		}
-	}
-	if kinds[domain.KindSession] != 1 || kinds[domain.KindAsked] != 2 {
-		t.Fatalf("session 1 (stop hook): %d session and %d asked events, want 1 and 2: %v", kinds[domain.KindSession], kinds[domain.KindAsked], kinds)
-	}
-	results := map[string]domain.Event{}
-	for _, e := range events {
-		if e.Kind.IsResult() {
-			results[e.Lesson] = e
-		}
-	}
-	if r, ok := results[retry]; !ok || r.Kind != domain.KindChanged || !(r.W > 0 && r.W < 1) {
-		t.Fatalf("session 1 (judged stop): retry lesson result %+v, want changed with the judge's credit", r)
-	}
-	if len(results) != 2 {
-		t.Fatalf("session 1 (judged stop): results %v, want one per asked lesson", results)
-	}
+	retry := p.checkFirstSession(t, "claude session 1", model, out)
 
-	// The commit goes through borg's git hook (in the background).
-	commitThroughHook(t, project, store, env)
-
-	// Session 2: teammates' sessions made the retry lesson consolidated, so
-	// the prompt hook delivers it early, as context the agent receives.
-	teammates(t, store, retry)
-	runIn(t, "claude session 2", project, env, claude, "-p", "The payments client retries: make the retry count configurable.",
+	// The commit goes through borg's git hook; a second session gets the
+	// retry lesson, consolidated by teammates meanwhile, delivered early.
+	commitThroughHook(t, p.project, p.store, p.env)
+	teammates(t, p.store, retry)
+	runIn(t, "claude session 2", p.project, p.env, claude, "-p", "The payments client retries: make the retry count configurable.",
 		"--permission-mode", "acceptEdits", "--output-format", "json")
-	if !model.sawText("consolidated notes") || !model.sawText(retry) {
-		t.Fatalf("prompt hook (early delivery): session 2's requests never carried the consolidated lesson %s", retry)
-	}
-	sessions := 0
-	for _, e := range logEvents(t, store) {
-		if e.Kind == domain.KindSession && e.Author == engineer {
-			sessions++
-		}
-	}
-	if sessions != 2 {
-		t.Fatalf("session 2: %d sessions of the engineer in the log, want 2", sessions)
-	}
+	p.checkSecondSession(t, "claude session 2", model, retry)
 }
 
 // teammates writes a teammate's log in which lesson was changed, in full,
@@ -308,16 +342,12 @@ func TestCodexSession(t *testing.T) {
 	e2eEnabled(t)
 	codex := npmTool(t, codexPackage, "codex")
 	borg := borgExe(t)
-	work := t.TempDir()
-	store, project, home := filepath.Join(work, "store"), filepath.Join(work, "payments"), filepath.Join(work, "home")
-	for _, d := range []string{project, filepath.Join(home, ".codex")} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	model := codexStandIn{&standIn{dir: project}}
+	p := newE2EProject(t, borg, "--codex", "OPENAI", "CODEX")
+	model := codexStandIn{&standIn{dir: p.project}}
 	srv := httptest.NewServer(model)
 	defer srv.Close()
+	codexHome := filepath.Join(p.home, ".codex")
+	p.env = append(p.env, "CODEX_HOME="+codexHome, "STANDIN_API_KEY=sk-standin")
 	config := fmt.Sprintf(`model = "standin-model"
 model_provider = "standin"
 
@@ -332,86 +362,25 @@ hooks = true
 
 [projects.%q]
 trust_level = "trusted"
-`, srv.URL, project)
-	if err := os.WriteFile(filepath.Join(home, ".codex", "config.toml"), []byte(config), 0o644); err != nil {
+`, srv.URL, p.project)
+	if err := os.MkdirAll(codexHome, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "BORG_") || strings.HasPrefix(k, "GIT_") || strings.HasPrefix(k, "OPENAI") || strings.HasPrefix(k, "CODEX") || k == "HOME" {
-			continue
-		}
-		env = append(env, kv)
-	}
-	env = append(env, "HOME="+home, "CODEX_HOME="+filepath.Join(home, ".codex"), "BORG_STORE="+store, "BORG_PLACEBO_RATE=0",
-		"GIT_CONFIG_NOSYSTEM=1", "STANDIN_API_KEY=sk-standin")
-	engineer := memfs.HashEngineer("ada@example.com")
-
-	runIn(t, "borg init", work, env, borg, "init")
-	runIn(t, "borg learn", work, env, borg, "learn", "Retry the payments client with exponential backoff and jitter; never retry non-idempotent POST requests.", "--type", "procedural")
-	runIn(t, "borg learn", work, env, borg, "learn", "Every outbound HTTP call to the payments gateway takes a context with a timeout.")
-	runIn(t, "git init", project, env, "git", "init", "-q", "-b", "main")
-	runIn(t, "git config", project, env, "git", "config", "user.email", "ada@example.com")
-	runIn(t, "git config", project, env, "git", "config", "user.name", "Ada")
-	if err := os.WriteFile(filepath.Join(project, "README.md"), []byte("# payments\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(config), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	runIn(t, "git add", project, env, "git", "add", "README.md")
-	runIn(t, "git commit", project, env, "git", "commit", "-q", "-m", "init")
-	runIn(t, "borg install", project, env, borg, "install", "--codex", "--git", "--command", borg)
-
-	out := runIn(t, "codex session", project, env, codex, "exec", "--dangerously-bypass-approvals-and-sandbox", "--dangerously-bypass-hook-trust", "--skip-git-repo-check",
-		"Add retries to the payments client: the gateway sometimes returns 503.")
-	if !model.sawText("borg, your team's shared memory") {
-		t.Fatalf("stop hook: the agent never received borg's question (session output: %s)", out)
-	}
-	data, err := os.ReadFile(filepath.Join(project, "client.go"))
-	if err != nil || !bytes.Contains(data, []byte("jitter")) {
-		t.Fatalf("codex session: the agent did not rewrite client.go after the ask: %v\n%s\n%s", err, data, out)
-	}
-	kinds := map[domain.EventKind]int{}
-	results := map[string]domain.Event{}
-	for _, e := range logEvents(t, store) {
-		kinds[e.Kind]++
-		if e.Kind != domain.KindCreated && e.Author != engineer {
-			t.Errorf("%s event carries author %q, want the engineer's %q (from git config)", e.Kind, e.Author, engineer)
-		}
-		if e.Kind.IsResult() {
-			results[e.Lesson] = e
-		}
-	}
-	if kinds[domain.KindSession] != 1 || kinds[domain.KindAsked] != 2 || len(results) != 2 {
-		t.Fatalf("codex session (stop hook, judged stop): events %v, results %v; want 1 session, 2 asked, 2 results", kinds, results)
-	}
-	retry := ""
-	for id, r := range results {
-		if strings.Contains(id, "retry") != (r.Kind == domain.KindChanged) {
-			t.Errorf("codex session (judged stop): %s recorded %s", id, r.Kind)
-		}
-		if strings.Contains(id, "retry") {
-			retry = id
-		}
+	exec := func(step, prompt string) string {
+		return runIn(t, step, p.project, p.env, codex, "exec", "--dangerously-bypass-approvals-and-sandbox", "--dangerously-bypass-hook-trust",
+			"--skip-git-repo-check", prompt)
 	}
 
-	// The commit goes through borg's git hook; a second session gets the
-	// retry lesson, consolidated by teammates meanwhile, delivered early.
-	commitThroughHook(t, project, store, env)
-	teammates(t, store, retry)
-	runIn(t, "codex session 2", project, env, codex, "exec", "--dangerously-bypass-approvals-and-sandbox", "--dangerously-bypass-hook-trust",
-		"--skip-git-repo-check", "The payments client retries: make the retry count configurable.")
-	if !model.sawText("consolidated notes") || !model.sawText(retry) {
-		t.Fatalf("prompt hook (early delivery): codex session 2's requests never carried the consolidated lesson %s", retry)
-	}
-	sessions := 0
-	for _, e := range logEvents(t, store) {
-		if e.Kind == domain.KindSession && e.Author == engineer {
-			sessions++
-		}
-	}
-	if sessions != 2 {
-		t.Fatalf("codex session 2: %d sessions of the engineer in the log, want 2", sessions)
-	}
+	out := exec("codex session 1", "Add retries to the payments client: the gateway sometimes returns 503.")
+	retry := p.checkFirstSession(t, "codex session 1", model.standIn, out)
+
+	commitThroughHook(t, p.project, p.store, p.env)
+	teammates(t, p.store, retry)
+	exec("codex session 2", "The payments client retries: make the retry count configurable.")
+	p.checkSecondSession(t, "codex session 2", model.standIn, retry)
 }
 
 // commitThroughHook commits client.go in project and waits for borg's
