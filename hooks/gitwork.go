@@ -137,13 +137,24 @@ func DiffSince(ctx context.Context, root, ref string, base Untracked) string {
 	if root == "" || ref == "" {
 		return ""
 	}
+	// The untracked files are listed while git diff runs: a hook pays for
+	// one git process's time, not two.
+	_, many := base[untrackedMany]
+	names := make(chan []string, 1)
+	if !many {
+		go func() { names <- untrackedNames(ctx, root) }()
+	}
 	out, _ := git(ctx, root, "diff", "--no-color", "--no-ext-diff", ref)
-	if _, many := base[untrackedMany]; len(out) >= maxDiff || many {
+	if many {
+		return out
+	}
+	untracked := <-names
+	if len(out) >= maxDiff {
 		return out
 	}
 	var b strings.Builder
 	b.WriteString(out)
-	for _, name := range untrackedNames(ctx, root) {
+	for _, name := range untracked {
 		if b.Len() >= maxDiff {
 			break
 		}
