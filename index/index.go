@@ -70,6 +70,7 @@ type Index struct {
 	opts     Options
 	closed   bool
 	fallback bool // the last Sync could not take the write lock
+	readOnly bool // the index's directory cannot be written: syncs stay in memory
 	cat      *catalog
 	catBad   bool // the catalog was missing or unreadable at Open
 	vec      *vectorStore
@@ -92,10 +93,14 @@ func Open(dir string, emb Embedder, opts Options) (*Index, error) {
 		return nil, errors.New("open index: nil embedder")
 	}
 	opts = opts.withDefaults()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	ix := &Index{dir: dir, emb: emb, opts: opts}
+	if err := os.MkdirAll(dir, 0o755); memfs.ReadOnly(err) {
+		// A store this user cannot write (a read-only mount, another
+		// user's): searches sync in memory and save nothing.
+		ix.readOnly = true
+	} else if err != nil {
 		return nil, fmt.Errorf("open index: %w", err)
 	}
-	ix := &Index{dir: dir, emb: emb, opts: opts}
 	var ok bool
 	ix.cat, ok = readCatalog(filepath.Join(dir, catalogName))
 	ix.catBad = !ok
@@ -363,6 +368,14 @@ func (ix *Index) begin(n int) (SyncStats, func(), error) {
 		return st, func() {}, nil
 	}
 	unlock, err := memfs.LockPath(filepath.Join(ix.dir, "lock"), ix.opts.LockWait)
+	if ix.readOnly || memfs.ReadOnly(err) {
+		// Nothing can be saved here: sync in memory, as when another
+		// process holds the lock.
+		ix.readOnly, err = true, memfs.ErrLocked
+		if unlock != nil {
+			unlock()
+		}
+	}
 	switch {
 	case errors.Is(err, memfs.ErrLocked):
 		ix.fallback, st.FallbackLexical = true, true
