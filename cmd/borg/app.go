@@ -23,10 +23,22 @@ type env struct {
 	err    io.Writer
 	getenv func(string) string
 	now    func() time.Time
+	// rawOut is stdout unfiltered, for the hooks' protocol output (out
+	// and err pass through termSafe once run has wrapped them).
+	rawOut io.Writer
 }
 
 func newOSEnv() *env {
 	return &env{in: os.Stdin, out: os.Stdout, err: os.Stderr, getenv: os.Getenv, now: time.Now}
+}
+
+// protocolOut is stdout for output a program reads byte for byte (the
+// hooks'), unfiltered by termSafe.
+func (e *env) protocolOut() io.Writer {
+	if e.rawOut != nil {
+		return e.rawOut
+	}
+	return e.out
 }
 
 // exitError carries an exit code out of a runner.
@@ -44,6 +56,11 @@ func fail(code int, format string, args ...any) error {
 
 // run builds the app and runs it; it returns the process exit code.
 func run(ctx context.Context, args []string, e *env) int {
+	if e.rawOut == nil {
+		safe := *e
+		safe.rawOut, safe.out, safe.err = e.out, termSafe(e.out), termSafe(e.err)
+		e = &safe
+	}
 	app := newApp(e)
 	err := app.RunContext(ctx, interspersed(app, args))
 	if err == nil {

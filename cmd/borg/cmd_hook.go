@@ -105,7 +105,7 @@ func runHook(ctx context.Context, e *env, verb, storeFlag string) int {
 	}
 	cfg, deadline := hookConfig(e.getenv)
 	cwd, _ := os.Getwd()
-	return hooks.Main(ctx, verb, e.in, e.out, e.err, deadline, cwd, func(ctx context.Context) (*hooks.Deps, error) {
+	return hooks.Main(ctx, verb, e.in, e.protocolOut(), e.err, deadline, cwd, func(ctx context.Context) (*hooks.Deps, error) {
 		if e.getenv("BORG_HOOK_PANIC") == "1" {
 			panic(hooks.ErrForcedPanic)
 		}
