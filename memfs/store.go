@@ -453,7 +453,12 @@ func (s *Store) WriteLesson(l domain.Lesson) error {
 	if err := checkNotLink(filepath.Join(s.dir, LessonsDir), p); err != nil {
 		return fmt.Errorf("write lesson %s: %w", l.ID, err)
 	}
-	if err := writeAtomic(s, p, Render(l)); err != nil {
+	data := Render(l)
+	if len(data) > MaxLessonBytes {
+		// Written, it could never be read again (Parse refuses it).
+		return fmt.Errorf("write lesson %s: %w", l.ID, invalid("the lesson is %d bytes as a file, over the %d a lesson may hold: shorten the body, or keep the detail in a file of the repository and anchor it", len(data), MaxLessonBytes))
+	}
+	if err := writeAtomic(s, p, data); err != nil {
 		return fmt.Errorf("write lesson %s: %w", l.ID, err)
 	}
 	return nil

@@ -49,9 +49,14 @@ func learnCommand(e *env) *cli.Command {
 				json: c.Bool("json"),
 			}
 			if opts.body == "-" {
-				data, err := io.ReadAll(e.in)
+				// Read no more than a lesson can hold (and one byte to
+				// tell): a runaway pipe is refused, not buffered whole.
+				data, err := io.ReadAll(io.LimitReader(e.in, memfs.MaxLessonBytes+1))
 				if err != nil {
 					return fmt.Errorf("read body from stdin: %w", err)
+				}
+				if len(data) > memfs.MaxLessonBytes {
+					return usageErr("the body on stdin is over %d bytes, more than a lesson may hold: shorten it, or keep the detail in a file of the repository and pass it with --anchor", memfs.MaxLessonBytes)
 				}
 				opts.body = string(data)
 			}

@@ -21,9 +21,19 @@ func TestMain(m *testing.M) {
 
 // TestScripts runs the end-to-end CLI scripts in testdata/script.
 // Refresh expected output with TESTSCRIPT_UPDATE=1.
-func TestScripts(t *testing.T) {
-	testscript.Run(t, testscript.Params{
-		Dir:                 "testdata/script",
+func TestScripts(t *testing.T) { testscript.Run(t, scriptParams("testdata/script")) }
+
+// TestAdversarialScripts runs the adversarial suite's scripts: each file in
+// testdata/adversarial is one attack from the hardening issue (a hostile
+// teammate's push, a hostile string, an unlucky user), named for it. Every
+// Go test of the suite is named TestAdversarial…, so
+// go test -run Adversarial ./... runs all of it.
+func TestAdversarialScripts(t *testing.T) { testscript.Run(t, scriptParams("testdata/adversarial")) }
+
+// scriptParams are the testscript settings every script directory shares.
+func scriptParams(dir string) testscript.Params {
+	return testscript.Params{
+		Dir:                 dir,
 		RequireExplicitExec: true,
 		UpdateScripts:       os.Getenv("TESTSCRIPT_UPDATE") != "",
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
@@ -81,6 +91,17 @@ func TestScripts(t *testing.T) {
 				data[len(data)-n] ^= 0x40
 				ts.Check(os.WriteFile(p, data, 0o644))
 			},
+			// gen FILE BYTES writes BYTES bytes of words to FILE.
+			"gen": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 2 {
+					ts.Fatalf("usage: gen FILE BYTES")
+				}
+				n, err := strconv.Atoi(args[1])
+				ts.Check(err)
+				word := []byte("lorem ipsum dolor sit amet ")
+				data := bytes.Repeat(word, n/len(word)+1)[:n]
+				ts.Check(os.WriteFile(ts.MkAbs(args[0]), data, 0o644))
+			},
 		},
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("HOME", e.WorkDir+"/home")
@@ -91,5 +112,5 @@ func TestScripts(t *testing.T) {
 			e.Setenv("GIT_COMMITTER_EMAIL", "test@example.com")
 			return nil
 		},
-	})
+	}
 }
