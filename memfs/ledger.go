@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync/atomic"
+	"time"
 
 	"github.com/borg-memory/borg/domain"
 )
@@ -278,20 +279,29 @@ func (s *Store) Memories(lessons []domain.Lesson, session string, w domain.Weigh
 	if err != nil {
 		return nil, err
 	}
-	return sum.Memories(LessonInfos(lessons), HashSession(session), w), nil
+	return sum.Memories(LessonInfos(lessons, s.now()), HashSession(session), w), nil
 }
 
-// LessonInfos is what domain's derivation needs to know of each lesson.
-func LessonInfos(lessons []domain.Lesson) []domain.LessonInfo {
+// LessonInfos is what domain's derivation needs to know of each lesson, as
+// of the instant at. A creation date more than a day after at is not
+// believed: it is treated as unknown (the lesson then ages from the clock's
+// start, as one with no date). A lesson dated in the far future would
+// otherwise sit after every session forever and never decay.
+func LessonInfos(lessons []domain.Lesson, at time.Time) []domain.LessonInfo {
+	latest := at.Add(FutureSlack).UnixMilli()
 	out := make([]domain.LessonInfo, len(lessons))
 	for i, l := range lessons {
 		out[i] = domain.LessonInfo{ID: l.ID, Reach: l.Reach}
-		if !l.Created.IsZero() {
+		if !l.Created.IsZero() && l.Created.UnixMilli() <= latest {
 			out[i].CreatedMS = l.Created.UnixMilli()
 		}
 	}
 	return out
 }
+
+// FutureSlack is how far past the reader's clock a date may lie and still
+// be believed (clocks of a team's machines disagree by minutes, not days).
+const FutureSlack = 24 * time.Hour
 
 // The summary cache: the domain.Summary of the logs up to the offsets its
 // header records, as a JSON header line and the summary's binary encoding.

@@ -360,7 +360,7 @@ func newPlanner(snap Snapshot, opts PlanOptions) *planner {
 		s.lastAccessMS = max(s.lastAccessMS, e.MS)
 	}
 	p.mems = map[string]domain.Memory{}
-	for _, m := range domain.Derive(events, memfs.LessonInfos(ls), "", domain.DefaultWeights) {
+	for _, m := range domain.Derive(events, memfs.LessonInfos(ls, p.snap.Date), "", domain.DefaultWeights) {
 		p.mems[m.ID] = m
 	}
 	return p
