@@ -211,6 +211,7 @@ func Open(dir string, opts ...Option) (*Store, error) {
 	if err := checkStoreDirs(abs); err != nil {
 		return nil, fmt.Errorf("open store %s: %w", dir, err)
 	}
+	guardPrivate(abs)
 	g, err := openGit(abs)
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", dir, err)
@@ -291,6 +292,7 @@ func (s *Store) Node() (string, error) {
 	if err := f.Close(); err != nil {
 		return "", err
 	}
+	guardPrivate(s.dir)
 	s.node = n
 	return n, nil
 }

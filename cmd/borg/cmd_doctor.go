@@ -49,7 +49,10 @@ type doctorReport struct {
 	// reindex's state, when a hook started one.
 	IndexBehind int    `json:"index_behind"`
 	Background  string `json:"background,omitempty"`
-	OK          bool   `json:"ok"`
+	// Store lists what is wrong with how the store keeps .borg/ out of
+	// git; committed private state fails doctor.
+	StoreProblems []string `json:"store_problems"`
+	OK            bool     `json:"ok"`
 }
 
 // indexBehind is how many lessons a sync of the index would read and
@@ -102,7 +105,9 @@ func runDoctor(e *env, s *memfs.Store, asJSON bool) error {
 	if st, ok := readBackgroundStatus(s); ok {
 		rep.Background = describeBackground(st, e.now())
 	}
-	rep.OK = len(rep.InvalidLessons) == 0
+	problems, leaked := s.Hygiene()
+	rep.StoreProblems = append([]string{}, problems...)
+	rep.OK = len(rep.InvalidLessons) == 0 && !leaked
 	if asJSON {
 		if err := writeJSON(e, rep); err != nil {
 			return err
@@ -122,6 +127,12 @@ func runDoctor(e *env, s *memfs.Store, asJSON bool) error {
 		if rep.Background != "" {
 			fmt.Fprintf(e.out, "background: %s\n", rep.Background)
 		}
+		for _, p := range rep.StoreProblems {
+			fmt.Fprintf(e.out, "store: %s\n", p)
+		}
+	}
+	if leaked {
+		return fail(exitFail, "the store's private state is committed: see the store: line above")
 	}
 	if !rep.OK {
 		return fail(exitFail, "%d invalid lesson file(s): fix each one as the reason says, or move it out of lessons/", len(rep.InvalidLessons))

@@ -1,0 +1,74 @@
+package memfs
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// privateIgnore is .borg/.gitignore: it ignores everything in .borg, itself
+// included, so the store's private state (node id, local log with its
+// evidence text, caches) stays out of git even when the store's own
+// .gitignore loses its .borg/ line to a teammate's edit. It is never
+// committed, so no push can take it away.
+const privateIgnore = "# borg's private state: never committed (see the store's README)\n*\n"
+
+// guardPrivate writes .borg/.gitignore when .borg exists without it. It is
+// best effort (a read-only store stays as it is) and costs one stat when
+// the guard is there.
+func guardPrivate(root string) {
+	p := filepath.Join(root, PrivateDir, ".gitignore")
+	if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {
+		return
+	}
+	if fi, err := os.Lstat(filepath.Join(root, PrivateDir)); err != nil || !fi.IsDir() {
+		return
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return
+	}
+	_, werr := f.WriteString(privateIgnore)
+	if err := f.Close(); werr != nil || err != nil {
+		_ = os.Remove(p)
+	}
+}
+
+// Hygiene lists what is wrong with how the store keeps its private state
+// out of git, each with its fix: the store's .gitignore no longer ignoring
+// .borg/ (a warning: .borg/.gitignore still guards it), and private files
+// committed at HEAD (an error: they are in the history every teammate
+// pulls). leaked reports the latter.
+func (s *Store) Hygiene() (problems []string, leaked bool) {
+	data, err := os.ReadFile(filepath.Join(s.dir, ".gitignore"))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		problems = append(problems, fmt.Sprintf(".gitignore: %v", err))
+	} else if !ignoresPrivate(string(data)) {
+		problems = append(problems, ".gitignore no longer ignores .borg/ (only .borg/.gitignore keeps the private state out of git): add the line back with: echo .borg/ >> .gitignore, and commit it")
+	}
+	if _, err := os.Lstat(filepath.Join(s.dir, PrivateDir, ".gitignore")); errors.Is(err, os.ErrNotExist) {
+		problems = append(problems, ".borg/.gitignore is missing: any borg command run by a user who can write the store puts it back")
+	}
+	if t, _, err := s.dirTreeAt("HEAD", PrivateDir); err == nil && t != nil && len(t.Entries) > 0 {
+		var names []string
+		for _, e := range t.Entries {
+			names = append(names, PrivateDir+"/"+e.Name)
+		}
+		leaked = true
+		problems = append(problems, fmt.Sprintf("private state is committed at HEAD (%s): remove it with git rm -r --cached .borg and commit; it stays in the history, so treat anything in it (the local log's evidence text) as shared", strings.Join(names, ", ")))
+	}
+	return problems, leaked
+}
+
+// ignoresPrivate reports whether a .gitignore's lines ignore .borg/.
+func ignoresPrivate(gitignore string) bool {
+	for _, l := range strings.Split(gitignore, "\n") {
+		switch strings.TrimSpace(l) {
+		case ".borg", ".borg/", "/.borg", "/.borg/", ".borg/*", "/.borg/*", ".borg/**", "/.borg/**":
+			return true
+		}
+	}
+	return false
+}
