@@ -782,9 +782,9 @@ func TestEarlyLessonCorrected(t *testing.T) {
 	}
 }
 
-// TestQuoteSafeDropsInvisibleText: what reaches the agent holds no text a
+// TestAdversarialInvisibleTextNotQuoted (issue 15, item 5): what reaches the agent holds no text a
 // reviewer of the lesson could not see.
-func TestQuoteSafeDropsInvisibleText(t *testing.T) {
+func TestAdversarialInvisibleTextNotQuoted(t *testing.T) {
 	cases := map[string]string{
 		"retry\u200b with\u2060 backoff":              "retry with backoff",
 		"ok\u202eevil":                                "okevil",

@@ -297,10 +297,10 @@ func TestInstallRefusesBrokenJSON(t *testing.T) {
 	}
 }
 
-// TestInstallQuotesTheCommand: a borg path with a space, or with shell
+// TestAdversarialHookCommandsQuoted (issue 15, item 6): a borg path with a space, or with shell
 // syntax in it, reaches the agent quoted: one word, nothing run; install
 // recognises its own entries after, and uninstall removes them.
-func TestInstallQuotesTheCommand(t *testing.T) {
+func TestAdversarialHookCommandsQuoted(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("checks the quoting a POSIX shell reads")
 	}

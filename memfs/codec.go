@@ -52,6 +52,14 @@ var (
 var forbiddenElements = map[string]bool{
 	"script": true, "style": true, "iframe": true, "frame": true, "frameset": true,
 	"object": true, "embed": true, "applet": true, "base": true, "noscript": true,
+	// Elements whose text a browser does not show (or shows only in a way
+	// the page's author controls) while the codec reads it as the lesson's
+	// words: the agent would read what the reviewer of the rendered page
+	// never saw. Restyling (font), overriding the text's direction (bdo) and
+	// foreign content (svg, math: their attributes can hide or move text).
+	"template": true, "dialog": true, "noembed": true, "noframes": true,
+	"canvas": true, "video": true, "audio": true, "datalist": true, "rp": true,
+	"font": true, "bdo": true, "svg": true, "math": true,
 }
 
 // blockElements end a paragraph of the body text.

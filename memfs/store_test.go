@@ -368,10 +368,10 @@ func TestInitClone(t *testing.T) {
 	}
 }
 
-// TestStoreRefusesSymlinks: a store whose own directories, or whose log
+// TestAdversarialCommittedSymlinks (issue 15, item 3): a store whose own directories, or whose log
 // file, are symbolic links (a teammate's commit) is refused, naming the path
 // and the fix; nothing is read from or written to where they point.
-func TestStoreRefusesSymlinks(t *testing.T) {
+func TestAdversarialCommittedSymlinks(t *testing.T) {
 	for _, d := range []string{LessonsDir, LogDir, PrivateDir} {
 		t.Run(d, func(t *testing.T) {
 			s := newTestStore(t)
