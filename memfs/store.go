@@ -136,6 +136,11 @@ func initStore(ctx context.Context, dir, remote string, opts []Option) (*Store, 
 		if g, err = cloneGit(ctx, dir, remote); err != nil {
 			return nil, fmt.Errorf("clone %s: %w", remote, err)
 		}
+		// Before anything is written into the clone: a teammate's commit
+		// may have made lessons/ or log/ a link to elsewhere.
+		if err := checkStoreDirs(dir); err != nil {
+			return nil, fmt.Errorf("clone %s: %w", remote, err)
+		}
 	default:
 		if g, err = initGit(dir); err != nil {
 			return nil, err

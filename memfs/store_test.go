@@ -405,4 +405,26 @@ func TestAdversarialCommittedSymlinks(t *testing.T) {
 			t.Fatalf("the link's target got %q", data)
 		}
 	})
+	t.Run("at clone", func(t *testing.T) {
+		// A teammate commits log/ as a link and pushes; a new teammate
+		// clones: nothing may be written where the link points.
+		s := newTestStore(t)
+		outside := t.TempDir()
+		if err := os.RemoveAll(filepath.Join(s.Dir(), LogDir)); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(outside, filepath.Join(s.Dir(), LogDir)); err != nil {
+			t.Skipf("no symlinks here: %v", err)
+		}
+		gitCLI(t, s.Dir(), "add", "-A")
+		gitCLI(t, s.Dir(), "commit", "-q", "-m", "log elsewhere")
+		dir := filepath.Join(t.TempDir(), "clone")
+		_, err := Init(context.Background(), dir, s.Dir(), WithEnv(testEnv(nil)))
+		if err == nil || !strings.Contains(err.Error(), LogDir+" is not a directory") {
+			t.Fatalf("Init from a remote with log/ as a link = %v, want a refusal naming it", err)
+		}
+		if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+			t.Errorf("the clone wrote through the link: %v", entries)
+		}
+	})
 }
