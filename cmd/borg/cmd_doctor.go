@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -49,8 +50,9 @@ type doctorReport struct {
 	// reindex's state, when a hook started one.
 	IndexBehind int    `json:"index_behind"`
 	Background  string `json:"background,omitempty"`
-	// Store lists what is wrong with how the store keeps .borg/ out of
-	// git; committed private state fails doctor.
+	// StoreProblems are warnings about the store as a whole, each with
+	// its fix: how it keeps .borg/ out of git (committed private state
+	// fails doctor), lessons dated in the future.
 	StoreProblems []string `json:"store_problems"`
 	OK            bool     `json:"ok"`
 }
@@ -80,6 +82,13 @@ func runDoctor(e *env, s *memfs.Store, asJSON bool) error {
 	rep := doctorReport{Store: s.Dir(), InvalidLessons: []doctorProblem{}}
 	lessons, errs := s.Lessons()
 	rep.Lessons = len(lessons)
+	latest := e.now().Add(memfs.FutureSlack)
+	for _, l := range lessons {
+		if l.Created.After(latest) {
+			rep.StoreProblems = append(rep.StoreProblems, fmt.Sprintf("%s: created %s, in the future: the date is not believed (the lesson ages as one without a date); set memhtml-created to when it was written",
+				memfs.LessonPath(l.ID), l.Created.UTC().Format(time.RFC3339)))
+		}
+	}
 	for _, err := range errs {
 		var im *domain.InvalidMemory
 		if errors.As(err, &im) {
@@ -106,7 +115,7 @@ func runDoctor(e *env, s *memfs.Store, asJSON bool) error {
 		rep.Background = describeBackground(st, e.now())
 	}
 	problems, leaked := s.Hygiene()
-	rep.StoreProblems = append([]string{}, problems...)
+	rep.StoreProblems = append(append([]string{}, problems...), rep.StoreProblems...)
 	rep.OK = len(rep.InvalidLessons) == 0 && !leaked
 	if asJSON {
 		if err := writeJSON(e, rep); err != nil {
