@@ -121,6 +121,7 @@ func commands(e *env) []*cli.Command {
 		installCommand(e),
 		uninstallCommand(e),
 		sleepCommand(e),
+		syncCommand(e),
 		evalCommand(e),
 		demoCommand(e),
 		debugCommand(e),

@@ -50,6 +50,8 @@ type doctorReport struct {
 	// reindex's state, when a hook started one.
 	IndexBehind int    `json:"index_behind"`
 	Background  string `json:"background,omitempty"`
+	// Sync is the last background sync's outcome (BORG_AUTOSYNC).
+	Sync string `json:"sync,omitempty"`
 	// StoreProblems are warnings about the store as a whole, each with
 	// its fix: how it keeps .borg/ out of git (committed private state
 	// fails doctor), lessons dated in the future.
@@ -114,6 +116,9 @@ func runDoctor(e *env, s *memfs.Store, asJSON bool) error {
 	if st, ok := readBackgroundStatus(s); ok {
 		rep.Background = describeBackground(st, e.now())
 	}
+	if st, ok := readAutosync(s); ok {
+		rep.Sync = describeAutosync(st, e.now())
+	}
 	problems, leaked := s.Hygiene()
 	rep.StoreProblems = append(append([]string{}, problems...), rep.StoreProblems...)
 	rep.OK = len(rep.InvalidLessons) == 0 && !leaked
@@ -135,6 +140,9 @@ func runDoctor(e *env, s *memfs.Store, asJSON bool) error {
 		fmt.Fprintf(e.out, "index: %s\n", rep.Index)
 		if rep.Background != "" {
 			fmt.Fprintf(e.out, "background: %s\n", rep.Background)
+		}
+		if rep.Sync != "" {
+			fmt.Fprintf(e.out, "sync: %s\n", rep.Sync)
 		}
 		for _, p := range rep.StoreProblems {
 			fmt.Fprintf(e.out, "store: %s\n", p)

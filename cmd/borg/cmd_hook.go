@@ -105,6 +105,17 @@ func runHook(ctx context.Context, e *env, verb, storeFlag string) int {
 	}
 	cfg, deadline := hookConfig(e.getenv)
 	cwd, _ := os.Getwd()
+	var opened *memfs.Store
+	defer func() {
+		// After the hook has answered: an opt-in background sync, never
+		// on the agent's critical path, failing open like the hook.
+		defer func() { _ = recover() }()
+		if opened != nil && (verb == "stop" || verb == "session-start") {
+			if err := maybeAutosync(e, opened); err != nil {
+				fmt.Fprintln(e.err, "borg: "+err.Error())
+			}
+		}
+	}()
 	return hooks.Main(ctx, verb, e.in, e.protocolOut(), e.err, deadline, cwd, func(ctx context.Context) (*hooks.Deps, error) {
 		if e.getenv("BORG_HOOK_PANIC") == "1" {
 			panic(hooks.ErrForcedPanic)
@@ -114,6 +125,7 @@ func runHook(ctx context.Context, e *env, verb, storeFlag string) int {
 		if err != nil {
 			return nil, err
 		}
+		opened = s
 		local := filepath.Join(s.Dir(), ".borg")
 		d := &hooks.Deps{
 			Store:           s,

@@ -75,6 +75,33 @@ func scriptParams(dir string) testscript.Params {
 					time.Sleep(10 * time.Millisecond)
 				}
 			},
+			// waitsync STORE waits until the background sync a hook started
+			// in STORE has finished, and fails if it failed (a bound only
+			// stops a hung sync from hanging the test).
+			"waitsync": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 1 {
+					ts.Fatalf("usage: waitsync STORE")
+				}
+				s, err := memfs.Open(ts.MkAbs(args[0]))
+				ts.Check(err)
+				for bound := time.Now().Add(2 * time.Minute); ; {
+					st, ok := readAutosync(s)
+					if !ok {
+						ts.Fatalf("no background sync was started in %s", args[0])
+					}
+					if st.FinishedMS != 0 {
+						if st.Failed {
+							ts.Fatalf("background sync failed: %s", st.Result)
+						}
+						ts.Logf("background sync: %s", st.Result)
+						return
+					}
+					if time.Now().After(bound) {
+						ts.Fatalf("background sync still running after 2 minutes: %+v", st)
+					}
+					time.Sleep(10 * time.Millisecond)
+				}
+			},
 			// flip FILE N: inverts a bit of the Nth byte from the end.
 			"flip": func(ts *testscript.TestScript, neg bool, args []string) {
 				if neg || len(args) != 2 {

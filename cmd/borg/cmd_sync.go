@@ -1,0 +1,199 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/borg-memory/borg/memfs"
+)
+
+func syncCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:      "sync",
+		Usage:     "fetch the team's store, merge, and push: one memory across teammates",
+		ArgsUsage: " ",
+		Description: "Commits this machine's new log lines, fetches the remote, merges (a lesson edited on\n" +
+			"both sides is kept twice: the remote's under its id, this machine's as a new lesson\n" +
+			"linked to it), and pushes, trying again when the remote moved meanwhile. Credentials\n" +
+			"come from your git configuration, as for git itself. Safe from cron or a hook: syncs\n" +
+			"of one store run one at a time, and a remote that cannot be reached changes nothing.",
+		Flags: []cli.Flag{
+			storeFlag(), jsonFlag(),
+			&cli.StringFlag{Name: "remote", Value: "origin", Usage: "the git `REMOTE` to sync with"},
+			&cli.DurationFlag{Name: "timeout", Value: 5 * time.Minute, Usage: "give up after this long"},
+			&cli.BoolFlag{Name: "no-wait", Usage: "when another sync of this store is running, exit at once instead of waiting"},
+			&cli.BoolFlag{Name: "background", Hidden: true, Usage: "started by a hook (BORG_AUTOSYNC): record the outcome, print nothing"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usageErr("sync takes no arguments (the remote is --remote NAME)")
+			}
+			s, err := openStore(c, e)
+			if err != nil {
+				return err
+			}
+			ctx, cancel := context.WithTimeout(c.Context, c.Duration("timeout"))
+			defer cancel()
+			o := memfs.SyncOptions{Remote: c.String("remote")}
+			if c.Bool("no-wait") || c.Bool("background") {
+				o.Wait = -1
+			}
+			if c.Bool("background") {
+				return runBackgroundSync(ctx, e, s, o)
+			}
+			return runSync(ctx, e, s, o, c.Bool("json"))
+		},
+	}
+}
+
+func runSync(ctx context.Context, e *env, s *memfs.Store, o memfs.SyncOptions, asJSON bool) error {
+	res, err := s.Sync(ctx, o)
+	if err != nil {
+		if errors.Is(err, memfs.ErrLocked) {
+			return fail(exitFail, "another borg sync of this store is running; it will have synced when it ends")
+		}
+		return fail(exitFail, "%v", err)
+	}
+	if asJSON {
+		return writeJSON(e, res)
+	}
+	fmt.Fprintln(e.out, describeSync(res))
+	for _, c := range res.Conflicts {
+		if c.Copy != "" {
+			fmt.Fprintf(e.out, "  conflict: %s was edited here and on %s: theirs keeps the id, yours is now %s (review both, or let sleep merge them)\n", c.Path, res.Remote, c.Copy)
+		} else {
+			fmt.Fprintf(e.out, "  conflict: %s was deleted on one side and edited on the other: the edit is kept\n", c.Path)
+		}
+	}
+	return nil
+}
+
+// describeSync is sync's one-line summary.
+func describeSync(r memfs.SyncResult) string {
+	var parts []string
+	if r.Committed {
+		parts = append(parts, "committed this machine's new outcomes")
+	}
+	switch {
+	case r.Received > 0 && r.Merged:
+		parts = append(parts, fmt.Sprintf("merged %d commit(s) from %s", r.Received, r.Remote))
+	case r.Received > 0:
+		parts = append(parts, fmt.Sprintf("fast-forwarded %d commit(s) from %s", r.Received, r.Remote))
+	}
+	if r.Pushed > 0 {
+		parts = append(parts, fmt.Sprintf("pushed %d commit(s) to %s/%s", r.Pushed, r.Remote, r.Branch))
+	}
+	if len(parts) == 0 {
+		return fmt.Sprintf("in sync with %s/%s: nothing to do", r.Remote, r.Branch)
+	}
+	s := strings.Join(parts, ", ")
+	if r.Attempts > 1 {
+		s += fmt.Sprintf(" (%d attempts: the remote moved meanwhile)", r.Attempts)
+	}
+	return s
+}
+
+// The opt-in background sync: with BORG_AUTOSYNC set to a duration (15m),
+// a hook starts a detached `borg sync --background` after it has answered,
+// at most once per that duration; the outcome is recorded in
+// .borg/local/sync.json for `borg doctor`. A hook never waits for it.
+
+type autosyncStatus struct {
+	StartedMS  int64  `json:"started_ms"`
+	FinishedMS int64  `json:"finished_ms,omitempty"`
+	Result     string `json:"result,omitempty"`
+	Failed     bool   `json:"failed,omitempty"`
+}
+
+func autosyncPath(s *memfs.Store) string {
+	return filepath.Join(s.Dir(), ".borg", "local", "sync.json")
+}
+
+func readAutosync(s *memfs.Store) (autosyncStatus, bool) {
+	data, err := os.ReadFile(autosyncPath(s))
+	if err != nil {
+		return autosyncStatus{}, false
+	}
+	var st autosyncStatus
+	return st, json.Unmarshal(data, &st) == nil && st.StartedMS > 0
+}
+
+func writeAutosync(s *memfs.Store, st autosyncStatus) error {
+	data, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	return memfs.WriteFileAtomic(autosyncPath(s), append(data, '\n'), 0o644)
+}
+
+// maybeAutosync starts a background sync when BORG_AUTOSYNC asks for one
+// and the last one started longer ago than its interval. Errors are
+// returned for the hook's stderr line; nothing here blocks.
+func maybeAutosync(e *env, s *memfs.Store) error {
+	v := strings.TrimSpace(e.getenv("BORG_AUTOSYNC"))
+	if v == "" || v == "off" || v == "0" {
+		return nil
+	}
+	every, err := time.ParseDuration(v)
+	if err != nil || every < time.Minute {
+		return fmt.Errorf("BORG_AUTOSYNC=%q: want a duration of at least 1m, such as 15m", v)
+	}
+	now := e.now()
+	if st, ok := readAutosync(s); ok && now.Sub(time.UnixMilli(st.StartedMS)) < every {
+		return nil
+	}
+	if err := writeAutosync(s, autosyncStatus{StartedMS: now.UnixMilli()}); err != nil {
+		return fmt.Errorf("record background sync: %w", err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(exe, "sync", "--store", s.Dir(), "--background")
+	detach(cmd)
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start background sync: %w", err)
+	}
+	return cmd.Process.Release()
+}
+
+// runBackgroundSync is `borg sync --background`: the outcome goes to
+// .borg/local/sync.json, nothing to the terminal it has none of.
+func runBackgroundSync(ctx context.Context, e *env, s *memfs.Store, o memfs.SyncOptions) error {
+	st, _ := readAutosync(s)
+	if st.StartedMS == 0 {
+		st.StartedMS = e.now().UnixMilli()
+	}
+	res, err := s.Sync(ctx, o)
+	st.FinishedMS = e.now().UnixMilli()
+	switch {
+	case errors.Is(err, memfs.ErrLocked):
+		st.Result = "another sync was running"
+	case err != nil:
+		st.Result, st.Failed = err.Error(), true
+	default:
+		st.Result = describeSync(res)
+	}
+	return writeAutosync(s, st)
+}
+
+// describeAutosync is doctor's line on the last background sync.
+func describeAutosync(st autosyncStatus, now time.Time) string {
+	ago := func(ms int64) string { return now.Sub(time.UnixMilli(ms)).Round(time.Second).String() + " ago" }
+	switch {
+	case st.FinishedMS == 0:
+		return "a background sync was started " + ago(st.StartedMS) + " and has not finished"
+	case st.Failed:
+		return "the last background sync failed " + ago(st.FinishedMS) + ": " + st.Result
+	}
+	return "the last background sync finished " + ago(st.FinishedMS) + ": " + st.Result
+}

@@ -1,0 +1,403 @@
+package memfs
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/borg-memory/borg/domain"
+)
+
+// ErrUnreachable reports that sync could not talk to the remote (network,
+// credentials, a remote that does not exist): nothing was changed.
+var ErrUnreachable = errors.New("remote unreachable")
+
+// ErrSyncConflict reports a merge conflict sync does not resolve by itself
+// (a file other than a lesson or a log); the merge was aborted.
+var ErrSyncConflict = errors.New("conflict sync cannot resolve")
+
+// SyncOptions tune Store.Sync.
+type SyncOptions struct {
+	// Remote is the git remote to sync with ("" means origin).
+	Remote string
+	// Attempts bounds the fetch-merge-push rounds when the remote moves
+	// between this node's fetch and its push (0 means 5).
+	Attempts int
+	// Wait bounds how long to wait for another sync of this store to
+	// finish (0: wait as long as it takes; negative: do not wait, and
+	// return ErrLocked).
+	Wait time.Duration
+}
+
+// SyncResult says what a sync did.
+type SyncResult struct {
+	Remote string `json:"remote"`
+	Branch string `json:"branch"`
+	// Committed is set when this node's log lines were committed first.
+	Committed bool `json:"committed_log"`
+	// Received counts the commits brought in from the remote.
+	Received int `json:"received"`
+	// Merged is set when a merge commit was made (both sides had moved).
+	Merged bool `json:"merged"`
+	// Pushed counts the commits the remote received from this node.
+	Pushed int `json:"pushed"`
+	// Attempts is how many fetch-merge-push rounds it took.
+	Attempts int `json:"attempts"`
+	// Conflicts are the lessons both sides edited, each kept twice.
+	Conflicts []SyncConflict `json:"conflicts"`
+}
+
+// SyncConflict is one lesson edited differently on this node and on the
+// remote. The remote's version keeps the id (teammates already have it, and
+// the log's evidence stays with it); this node's version becomes a new
+// lesson beside it, with a link to the original, so both stay in the store
+// and a reviewer (or the next sleep's merge) chooses. Nothing is lost, and
+// no file is left with conflict markers an agent would be fed.
+type SyncConflict struct {
+	Path string `json:"path"`
+	// Kept says which side kept Path: "theirs" (both edited it), "ours"
+	// or "theirs" (one side deleted it, the edit is kept).
+	Kept string `json:"kept"`
+	// Copy is the path of this node's version as a new lesson ("" when
+	// one side had deleted the lesson).
+	Copy string `json:"copy,omitempty"`
+}
+
+// Sync brings the store and its remote to the same history: it fetches,
+// commits this node's new log lines, merges the remote's branch into the
+// store's (a fast-forward when it can) and pushes, trying again from the
+// fetch when the remote moved meanwhile. Log files never conflict (one per
+// node; a reader unions them and trusts no order); a lesson both sides
+// edited is kept twice (SyncConflict). Syncs of one store run one at a
+// time. When the remote cannot be reached the error wraps ErrUnreachable
+// and the store is as it was.
+func (s *Store) Sync(ctx context.Context, o SyncOptions) (SyncResult, error) {
+	if o.Remote == "" {
+		o.Remote = "origin"
+	}
+	if o.Attempts <= 0 {
+		o.Attempts = 5
+	}
+	res := SyncResult{Remote: o.Remote, Conflicts: []SyncConflict{}}
+	if err := os.MkdirAll(filepath.Join(s.dir, localLogDir), 0o755); err != nil {
+		return res, err
+	}
+	wait := o.Wait
+	if wait == 0 {
+		wait = -1
+	} else if wait < 0 {
+		wait = 0
+	}
+	unlock, err := LockPath(filepath.Join(s.dir, localLogDir, "sync.lock"), wait)
+	if err != nil {
+		return res, fmt.Errorf("sync: another sync of this store is running: %w", err)
+	}
+	defer unlock()
+
+	if _, err := s.runGit(ctx, nil, "remote", "get-url", o.Remote); err != nil {
+		return res, fmt.Errorf("sync: the store has no remote %q: add one with git -C %s remote add %s URL (or clone the team's store with borg init --remote URL)", o.Remote, s.dir, o.Remote)
+	}
+	branch, err := s.git.headBranch()
+	if err != nil {
+		return res, fmt.Errorf("sync: %w", err)
+	}
+	res.Branch = branch.Short()
+	tracking := "refs/remotes/" + o.Remote + "/" + branch.Short()
+	for res.Attempts < o.Attempts {
+		res.Attempts++
+		if err := s.fetch(ctx, o.Remote, branch.String(), tracking); err != nil {
+			return res, err
+		}
+		if res.Attempts == 1 {
+			committed, err := s.commitOwnLog()
+			if err != nil {
+				return res, fmt.Errorf("sync: commit this node's log: %w", err)
+			}
+			res.Committed = committed
+		}
+		if err := s.mergeRemote(ctx, tracking, &res); err != nil {
+			return res, err
+		}
+		pushed, err := s.push(ctx, o.Remote, branch.String(), tracking)
+		if errors.Is(err, errRemoteMoved) {
+			continue
+		}
+		if err != nil {
+			return res, err
+		}
+		res.Pushed = pushed
+		return res, nil
+	}
+	return res, fmt.Errorf("sync: the remote kept moving during %d attempts; the merge is kept, run borg sync again", o.Attempts)
+}
+
+var errRemoteMoved = errors.New("remote moved")
+
+// fetch updates the remote-tracking ref of branch. A remote without the
+// branch (a new, empty remote) leaves tracking absent.
+func (s *Store) fetch(ctx context.Context, remote, branch, tracking string) error {
+	out, err := s.runGit(ctx, nil, "ls-remote", "--heads", remote, branch)
+	if err != nil {
+		return fmt.Errorf("sync: %w: %v; nothing was changed", ErrUnreachable, err)
+	}
+	if len(bytes.TrimSpace(out)) == 0 {
+		_, _ = s.runGit(ctx, nil, "update-ref", "-d", tracking)
+		return nil
+	}
+	if _, err := s.runGit(ctx, nil, "fetch", "--quiet", "--no-tags", remote, "+"+branch+":"+tracking); err != nil {
+		return fmt.Errorf("sync: %w: %v; nothing was changed", ErrUnreachable, err)
+	}
+	return nil
+}
+
+// commitOwnLog commits the lines this node appended to its log since its
+// last commit (none when outcomes are not shared).
+func (s *Store) commitOwnLog() (bool, error) {
+	if !s.ShareOutcomes() {
+		return false, nil
+	}
+	p := s.LogPath()
+	if _, err := os.Lstat(filepath.Join(s.dir, filepath.FromSlash(p))); errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	branch, err := s.git.headBranch()
+	if err != nil {
+		return false, err
+	}
+	before, _ := s.git.refHash(branch)
+	h, err := s.Commit("borg sync: outcomes of "+strings.TrimSuffix(path.Base(p), ".jsonl"), p)
+	if err != nil {
+		return false, err
+	}
+	return h != before.String(), nil
+}
+
+// mergeRemote merges the remote-tracking ref into the store's branch: a
+// fast-forward when this node has nothing the remote lacks, else a merge
+// commit whose lesson conflicts are resolved as SyncConflict says.
+func (s *Store) mergeRemote(ctx context.Context, tracking string, res *SyncResult) error {
+	if _, err := s.runGit(ctx, nil, "rev-parse", "--verify", "-q", tracking); err != nil {
+		return nil // the remote has no history yet
+	}
+	count := func(rng string) int {
+		out, err := s.runGit(ctx, nil, "rev-list", "--count", rng)
+		if err != nil {
+			return 0
+		}
+		var n int
+		_, _ = fmt.Sscan(string(out), &n)
+		return n
+	}
+	incoming := count("HEAD.." + tracking)
+	if incoming == 0 {
+		return nil
+	}
+	res.Received += incoming
+	if count(tracking+"..HEAD") == 0 {
+		if _, err := s.runGit(ctx, nil, "merge", "--ff-only", "-q", tracking); err != nil {
+			return fmt.Errorf("sync: fast-forward to %s: %w", tracking, err)
+		}
+		return nil
+	}
+	msg := "borg sync: merge " + strings.TrimPrefix(tracking, "refs/remotes/")
+	_, err := s.runGit(ctx, nil, "merge", "--no-ff", "--no-edit", "-q", "-m", msg, tracking)
+	if err == nil {
+		res.Merged = true
+		return nil
+	}
+	conflicted, lerr := s.unmerged(ctx)
+	if lerr != nil || len(conflicted) == 0 {
+		_, _ = s.runGit(ctx, nil, "merge", "--abort")
+		return fmt.Errorf("sync: merge %s: %w (the merge was undone; nothing is lost)", tracking, err)
+	}
+	var resolved []SyncConflict
+	for _, p := range conflicted {
+		c, rerr := s.resolve(ctx, p)
+		if rerr != nil {
+			_, _ = s.runGit(ctx, nil, "merge", "--abort")
+			return fmt.Errorf("sync: %w: %s: %v; the merge was undone: resolve it by hand (git -C %s merge %s)", ErrSyncConflict, p, rerr, s.dir, tracking)
+		}
+		if c != nil {
+			resolved = append(resolved, *c)
+		}
+	}
+	var b strings.Builder
+	b.WriteString(msg + "\n")
+	if len(resolved) > 0 {
+		b.WriteString("\nLessons edited on both sides, each kept twice (the remote's keeps the id):\n")
+		for _, c := range resolved {
+			if c.Copy != "" {
+				fmt.Fprintf(&b, "- %s: this node's version is now %s\n", c.Path, c.Copy)
+			} else {
+				fmt.Fprintf(&b, "- %s: deleted on one side, edited on the other: the edit (%s) is kept\n", c.Path, c.Kept)
+			}
+		}
+	}
+	if _, err := s.runGit(ctx, strings.NewReader(b.String()), "commit", "-q", "--no-verify", "-F", "-"); err != nil {
+		_, _ = s.runGit(ctx, nil, "merge", "--abort")
+		return fmt.Errorf("sync: commit the merge: %w (the merge was undone)", err)
+	}
+	res.Merged = true
+	res.Conflicts = append(res.Conflicts, resolved...)
+	return nil
+}
+
+// unmerged lists the paths a merge left in conflict, sorted.
+func (s *Store) unmerged(ctx context.Context) ([]string, error) {
+	out, err := s.runGit(ctx, nil, "diff", "--name-only", "--diff-filter=U", "-z")
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, p := range strings.Split(string(out), "\x00") {
+		if p != "" {
+			paths = append(paths, p)
+		}
+	}
+	sort.Strings(paths)
+	return paths, nil
+}
+
+// stageBlob reads one stage of a conflicted path (2: ours, 3: theirs); ok is
+// false when that side has no such file.
+func (s *Store) stageBlob(ctx context.Context, stage int, p string) ([]byte, bool) {
+	out, err := s.runGit(ctx, nil, "cat-file", "blob", fmt.Sprintf(":%d:%s", stage, p))
+	if err != nil {
+		return nil, false
+	}
+	return out, true
+}
+
+// resolve settles one conflicted path, or says why it cannot.
+func (s *Store) resolve(ctx context.Context, p string) (*SyncConflict, error) {
+	ours, hasOurs := s.stageBlob(ctx, 2, p)
+	theirs, hasTheirs := s.stageBlob(ctx, 3, p)
+	full := filepath.Join(s.dir, filepath.FromSlash(p))
+	switch {
+	case strings.HasPrefix(p, LogDir+"/") && strings.HasSuffix(p, ".jsonl"):
+		// Never expected (one file per node, merge=union): take the union
+		// of the lines, ours first, each line once.
+		if err := WriteFileAtomic(full, unionLines(ours, theirs), 0o644); err != nil {
+			return nil, err
+		}
+		_, err := s.runGit(ctx, nil, "add", "--", p)
+		return nil, err
+	case (strings.HasPrefix(p, LessonsDir+"/") || strings.HasPrefix(p, ArchiveDir+"/")) && strings.HasSuffix(p, ".html"):
+	default:
+		return nil, errors.New("not a lesson or a log file")
+	}
+	c := &SyncConflict{Path: p}
+	switch {
+	case hasOurs && hasTheirs:
+		c.Kept = "theirs"
+		l, err := Parse(ours)
+		if err != nil {
+			return nil, fmt.Errorf("this node's version does not parse: %w", err)
+		}
+		l.ID = conflictID(l.ID, ours)
+		l.Links = append(l.Links, domain.LessonLink{Rel: RelConflictsWith, Target: strings.TrimSuffix(path.Base(p), ".html")})
+		copyPath := path.Join(path.Dir(p), l.ID+".html")
+		data := Render(l)
+		if err := WriteFileAtomic(filepath.Join(s.dir, filepath.FromSlash(copyPath)), data, 0o644); err != nil {
+			return nil, err
+		}
+		if err := WriteFileAtomic(full, theirs, 0o644); err != nil {
+			return nil, err
+		}
+		if _, err := s.runGit(ctx, nil, "add", "--", p, copyPath); err != nil {
+			return nil, err
+		}
+		c.Copy = copyPath
+	case hasOurs:
+		c.Kept = "ours"
+		if err := WriteFileAtomic(full, ours, 0o644); err != nil {
+			return nil, err
+		}
+		if _, err := s.runGit(ctx, nil, "add", "--", p); err != nil {
+			return nil, err
+		}
+	case hasTheirs:
+		c.Kept = "theirs"
+		if err := WriteFileAtomic(full, theirs, 0o644); err != nil {
+			return nil, err
+		}
+		if _, err := s.runGit(ctx, nil, "add", "--", p); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, errors.New("neither side has the file")
+	}
+	return c, nil
+}
+
+// RelConflictsWith links a lesson sync split off from the one it
+// conflicted with.
+const RelConflictsWith = "conflicts-with"
+
+// conflictID is the id of this node's version of a lesson both sides
+// edited: the original id (shortened to fit) and four hex of the version's
+// content, so the same version always gets the same id.
+func conflictID(id string, content []byte) string {
+	sum := sha256.Sum256(content)
+	suffix := "-v" + hex.EncodeToString(sum[:2])
+	if len(id)+len(suffix) > 64 {
+		id = strings.TrimRight(id[:64-len(suffix)], "-")
+	}
+	return id + suffix
+}
+
+// unionLines is a's lines then b's lines that a lacks, each once.
+func unionLines(a, b []byte) []byte {
+	seen := map[string]bool{}
+	var out bytes.Buffer
+	for _, data := range [][]byte{a, b} {
+		for _, line := range bytes.SplitAfter(data, []byte("\n")) {
+			key := string(bytes.TrimRight(line, "\n"))
+			if key == "" || seen[key] {
+				continue
+			}
+			seen[key] = true
+			out.WriteString(key + "\n")
+		}
+	}
+	return out.Bytes()
+}
+
+// push sends the store's branch to the remote. When the remote moved since
+// the fetch it returns errRemoteMoved (the caller fetches and merges
+// again); pushed is how many commits the remote lacked.
+func (s *Store) push(ctx context.Context, remote, branch, tracking string) (int, error) {
+	pending := 0
+	if _, err := s.runGit(ctx, nil, "rev-parse", "--verify", "-q", tracking); err == nil {
+		out, err := s.runGit(ctx, nil, "rev-list", "--count", tracking+"..HEAD")
+		if err == nil {
+			_, _ = fmt.Sscan(string(out), &pending)
+		}
+		if pending == 0 {
+			return 0, nil
+		}
+	} else if out, err := s.runGit(ctx, nil, "rev-list", "--count", "HEAD"); err == nil {
+		_, _ = fmt.Sscan(string(out), &pending)
+	}
+	_, err := s.runGit(ctx, nil, "push", remote, "HEAD:"+branch)
+	if err != nil {
+		var ge *gitError
+		if errors.As(err, &ge) && strings.Contains(ge.stderr, "rejected") &&
+			(strings.Contains(ge.stderr, "fetch first") || strings.Contains(ge.stderr, "non-fast-forward")) {
+			return 0, errRemoteMoved
+		}
+		return 0, fmt.Errorf("sync: push: %w: %v; what was fetched and merged is kept, the next borg sync pushes it", ErrUnreachable, err)
+	}
+	// The tracking ref now names what the remote has.
+	_, _ = s.runGit(ctx, nil, "update-ref", tracking, "HEAD")
+	return pending, nil
+}

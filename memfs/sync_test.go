@@ -1,0 +1,280 @@
+package memfs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/borg-memory/borg/domain"
+)
+
+// syncNode is one teammate's machine in the sync tests.
+type syncNode struct {
+	name string
+	s    *Store
+}
+
+// newSyncNodes makes a bare remote and n stores cloned from it, each with
+// its own git identity, and a first lesson every node has.
+func newSyncNodes(t *testing.T, n int) (string, []*syncNode) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git CLI")
+	}
+	root := t.TempDir()
+	remote := filepath.Join(root, "remote.git")
+	if out, err := exec.Command("git", "init", "-q", "--bare", "-b", "main", remote).CombinedOutput(); err != nil {
+		t.Fatalf("git init --bare: %v\n%s", err, out)
+	}
+	var nodes []*syncNode
+	for i := range n {
+		name := string(rune('a' + i))
+		email := name + "@example.com"
+		env := testEnv(map[string]string{"GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email, "GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": email})
+		s, err := Init(context.Background(), filepath.Join(root, name), remote, WithEnv(env))
+		if err != nil {
+			t.Fatal(err)
+		}
+		nodes = append(nodes, &syncNode{name: name, s: s})
+		if i == 0 {
+			nodes[0].learn(t, "shared-lesson-0001", "Run migrations before the integration tests", 1)
+		}
+		nodes[i].sync(t)
+	}
+	return remote, nodes
+}
+
+func (n *syncNode) learn(t *testing.T, id, gist string, ms int64) {
+	t.Helper()
+	l := domain.Lesson{ID: id, Type: "semantic", Confidence: 0.5, Reach: domain.ReachTeam, Gist: gist,
+		Created: time.UnixMilli(1_790_000_000_000 + ms).UTC(), Author: HashEngineer(n.name + "@example.com")}
+	if err := n.s.WriteLesson(l); err != nil {
+		t.Fatal(err)
+	}
+	if err := n.s.Append(domain.Event{MS: 1_790_000_000_000 + ms, Kind: domain.KindCreated, Lesson: id, Author: l.Author}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := n.s.Commit("learn "+id, LessonPath(id), n.s.LogPath()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// session logs one session of this node in which each lesson got kind.
+func (n *syncNode) session(t *testing.T, ms int64, results map[string]domain.EventKind) {
+	t.Helper()
+	session := HashSession(fmt.Sprintf("%s-%d", n.name, ms))
+	author := HashEngineer(n.name + "@example.com")
+	ms += 1_790_000_000_000
+	events := []domain.Event{{MS: ms, Kind: domain.KindSession, Session: session, Repo: "api", Author: author}}
+	ids := make([]string, 0, len(results))
+	for id := range results {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for i, id := range ids {
+		events = append(events,
+			domain.Event{MS: ms + int64(2*i+1), Kind: domain.KindAsked, Session: session, Lesson: id, Author: author},
+			domain.Event{MS: ms + int64(2*i+2), Kind: results[id], Session: session, Lesson: id, Author: author})
+	}
+	for _, e := range events {
+		if err := n.s.Append(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func (n *syncNode) sync(t *testing.T) SyncResult {
+	t.Helper()
+	res, err := n.s.Sync(context.Background(), SyncOptions{})
+	if err != nil {
+		t.Fatalf("node %s: sync: %v", n.name, err)
+	}
+	return res
+}
+
+// memory is what the node derives of every lesson it has.
+func (n *syncNode) memory(t *testing.T) map[string]domain.Memory {
+	t.Helper()
+	lessons, errs := n.s.Lessons()
+	if len(errs) > 0 {
+		t.Fatalf("node %s: %v", n.name, errs)
+	}
+	mems, err := n.s.Memories(lessons, "", domain.DefaultWeights)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]domain.Memory{}
+	for _, m := range mems {
+		out[m.ID] = m
+	}
+	return out
+}
+
+// TestSyncThreeNodes: three teammates on one bare remote, each with their
+// own sessions, vetoes and lessons, syncing in different orders, one edit
+// of a shared lesson made on two nodes at once. After every node synced
+// twice, all derive the same memory for every lesson, no lesson or event is
+// lost or counted twice, and the conflict is visible (both versions kept).
+func TestSyncThreeNodes(t *testing.T) {
+	_, nodes := newSyncNodes(t, 3)
+	a, b, c := nodes[0], nodes[1], nodes[2]
+	a.learn(t, "alpha-lesson-0001", "Pin the Go toolchain in go.mod", 10)
+	b.learn(t, "beta-lesson-0001", "Vendor the protobuf plugins", 20)
+	c.learn(t, "gamma-lesson-0001", "Use go test -race for concurrency", 30)
+	a.session(t, 100, map[string]domain.EventKind{"shared-lesson-0001": domain.KindChanged, "alpha-lesson-0001": domain.KindChanged})
+	b.session(t, 110, map[string]domain.EventKind{"shared-lesson-0001": domain.KindChanged, "beta-lesson-0001": domain.KindIgnored})
+	c.session(t, 120, map[string]domain.EventKind{"shared-lesson-0001": domain.KindVetoed})
+	c.session(t, 130, map[string]domain.EventKind{"gamma-lesson-0001": domain.KindChanged})
+
+	// The same lesson edited on a and b before either synced.
+	for _, n := range []*syncNode{a, b} {
+		l, err := n.s.Lesson("shared-lesson-0001")
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.Body = "Edited on node " + n.name + "."
+		if err := n.s.WriteLesson(l); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := n.s.Commit("edit on "+n.name, LessonPath(l.ID)); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// Different orders, each node twice.
+	var conflicts []SyncConflict
+	for _, n := range []*syncNode{b, c, a, a, c, b} {
+		res := n.sync(t)
+		conflicts = append(conflicts, res.Conflicts...)
+	}
+	for _, n := range nodes { // and once more, so each has the others' last pushes
+		n.sync(t)
+	}
+
+	if len(conflicts) != 1 || conflicts[0].Path != "lessons/shared-lesson-0001.html" || conflicts[0].Copy == "" {
+		t.Fatalf("conflicts = %+v, want the shared lesson kept twice", conflicts)
+	}
+	want := a.memory(t)
+	ids := make([]string, 0, len(want))
+	for id := range want {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	copyID := strings.TrimSuffix(filepath.Base(conflicts[0].Copy), ".html")
+	if got := strings.Join(ids, " "); got != "alpha-lesson-0001 beta-lesson-0001 gamma-lesson-0001 "+copyID+" shared-lesson-0001" &&
+		got != "alpha-lesson-0001 beta-lesson-0001 gamma-lesson-0001 shared-lesson-0001 "+copyID {
+		t.Fatalf("lessons after sync: %s", got)
+	}
+	for _, n := range nodes[1:] {
+		if got := n.memory(t); !reflect.DeepEqual(got, want) {
+			t.Errorf("node %s derives another memory than node a:\n%+v\n%+v", n.name, got, want)
+		}
+	}
+	shared := want["shared-lesson-0001"]
+	if shared.Changed != 2 || shared.Vetoed != 1 {
+		t.Errorf("shared lesson: changed %d, vetoed %d; want each session's result counted once (2, 1)", shared.Changed, shared.Vetoed)
+	}
+	// Both versions are in the store: the remote's under the id, a's or
+	// b's (whichever merged second) as the copy, linked to the original.
+	bodies := map[string]bool{}
+	for _, id := range []string{"shared-lesson-0001", copyID} {
+		l, err := a.s.Lesson(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bodies[l.Body] = true
+		if id == copyID && (len(l.Links) == 0 || l.Links[len(l.Links)-1].Target != "shared-lesson-0001") {
+			t.Errorf("the copy does not link to the lesson it conflicted with: %+v", l.Links)
+		}
+	}
+	if !bodies["Edited on node a."] || !bodies["Edited on node b."] {
+		t.Errorf("an edit was lost: %v", bodies)
+	}
+	// The worktrees are clean and every node is at one commit.
+	var heads []string
+	for _, n := range nodes {
+		if st := gitCLI(t, n.s.Dir(), "status", "--porcelain"); st != "" {
+			t.Errorf("node %s: git status = %q", n.name, st)
+		}
+		heads = append(heads, strings.TrimSpace(gitCLI(t, n.s.Dir(), "rev-parse", "HEAD")))
+	}
+	if heads[0] != heads[1] || heads[1] != heads[2] {
+		t.Errorf("heads differ after syncing: %v", heads)
+	}
+}
+
+// TestSyncUnreachable: a remote that cannot be reached leaves the store as
+// it was and says so.
+func TestSyncUnreachable(t *testing.T) {
+	remote, nodes := newSyncNodes(t, 1)
+	a := nodes[0]
+	a.learn(t, "local-lesson-0001", "Pin the Go toolchain in go.mod", 10)
+	a.session(t, 100, map[string]domain.EventKind{"local-lesson-0001": domain.KindChanged})
+	before := gitCLI(t, a.s.Dir(), "rev-parse", "HEAD")
+	if err := os.Rename(remote, remote+".gone"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := a.s.Sync(context.Background(), SyncOptions{})
+	if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "nothing was changed") {
+		t.Fatalf("Sync = %v, want ErrUnreachable saying nothing changed", err)
+	}
+	if after := gitCLI(t, a.s.Dir(), "rev-parse", "HEAD"); after != before {
+		t.Errorf("HEAD moved from %s to %s", before, after)
+	}
+}
+
+// TestSyncSerializes: a second sync while one runs waits for it (or, told
+// not to wait, says another sync is running).
+func TestSyncSerializes(t *testing.T) {
+	_, nodes := newSyncNodes(t, 1)
+	s := nodes[0].s
+	unlock, err := LockPath(filepath.Join(s.Dir(), localLogDir, "sync.lock"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Sync(context.Background(), SyncOptions{Wait: -1})
+	unlock()
+	if !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), "another sync") {
+		t.Fatalf("Sync during another = %v, want ErrLocked", err)
+	}
+	if _, err := s.Sync(context.Background(), SyncOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSyncWithoutSharedOutcomes: with BORG_SHARE_OUTCOMES=off lessons still
+// sync, and no event leaves the machine.
+func TestSyncWithoutSharedOutcomes(t *testing.T) {
+	_, nodes := newSyncNodes(t, 2)
+	a, b := nodes[0], nodes[1]
+	a.s.getenv = func(k string) string {
+		if k == "BORG_SHARE_OUTCOMES" {
+			return "off"
+		}
+		return testEnv(nil)(k)
+	}
+	l := domain.Lesson{ID: "private-outcomes-0001", Type: "semantic", Confidence: 0.5, Reach: domain.ReachTeam, Gist: "Lessons still travel"}
+	if err := a.s.WriteLesson(l); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.s.Commit("learn", LessonPath(l.ID)); err != nil {
+		t.Fatal(err)
+	}
+	a.session(t, 100, map[string]domain.EventKind{l.ID: domain.KindChanged})
+	a.sync(t)
+	b.sync(t)
+	if _, err := b.s.Lesson(l.ID); err != nil {
+		t.Fatalf("the lesson did not travel: %v", err)
+	}
+	if m := b.memory(t)[l.ID]; m.Changed != 0 {
+		t.Errorf("an outcome travelled with sharing off: %+v", m)
+	}
+}
