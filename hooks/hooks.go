@@ -296,6 +296,7 @@ func (d *Deps) judgeEarly(ctx context.Context, st *SessionState, root string) er
 		e := d.event(domain.KindChanged, st.Session, id, st.Repo)
 		_, e.W = domain.DefaultVerdict(domain.Observation{Words: true}, credit)
 		events = append(events, e)
+		events = append(events, d.actedOn(st, l)...)
 		if st.Verdicts == nil {
 			st.Verdicts = map[string]string{}
 		}
@@ -536,6 +537,9 @@ func (d *Deps) judge(ctx context.Context, st *SessionState, root, message string
 			e.W = weights[id] // 0 (a full change) for an external judge
 		}
 		events = append(events, e)
+		if l, ok := lessons[id]; ok && kind == domain.KindChanged {
+			events = append(events, d.actedOn(st, l)...)
+		}
 		st.Verdicts[id] = string(kind)
 	}
 	if err := d.Store.Append(events...); err != nil {
@@ -608,13 +612,15 @@ func PostTool(ctx context.Context, d *Deps, in Input) (*Output, error) {
 			}
 		}
 		tool := toolName(in)
+		version := toolVersion(in)
 		if st.passing(tool, string(in.ToolInput)) {
 			e := d.event(domain.KindPassing, st.Session, "", st.Repo)
-			e.Src, e.Dst = st.LastTool, tool
+			e.Src, e.SrcV, e.Dst, e.DstV = st.LastTool, st.LastToolV, tool, version
 			events = append(events, e)
 		}
+		events = append(events, d.protoPassing(st, in, tool)...)
 		if tool != "" {
-			st.LastTool = tool
+			st.LastTool, st.LastToolV = tool, version
 			st.LastToolPaths = pathsIn(string(in.ToolResponse), 50)
 		}
 		if len(events) == 0 {
@@ -637,15 +643,7 @@ func (st *SessionState) passing(tool, input string) bool {
 	if tool == "" || st.LastTool == "" || tool == st.LastTool || !usesAny(input, st.LastToolPaths) {
 		return false
 	}
-	key := st.LastTool + "\x00" + tool
-	if st.Passed[key] || len(st.Passed) >= maxPassings {
-		return false
-	}
-	if st.Passed == nil {
-		st.Passed = map[string]bool{}
-	}
-	st.Passed[key] = true
-	return true
+	return st.markPassed(st.LastTool, tool)
 }
 
 // toolName is the tool's link endpoint: its name, plus the program for a

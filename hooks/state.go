@@ -57,6 +57,12 @@ type SessionState struct {
 	// written a passing for.
 	Passed        map[string]bool `json:"passed,omitempty"`
 	LastToolPaths []string        `json:"last_tool_paths,omitempty"`
+	// LastToolV is the last tool's version (toolVersion).
+	LastToolV string `json:"last_tool_v,omitempty"`
+	// LastActed and LastActedV are the lesson the session last acted on
+	// and its version, the source of the next lesson → lesson passing.
+	LastActed  string `json:"last_acted,omitempty"`
+	LastActedV string `json:"last_acted_v,omitempty"`
 }
 
 // maxPrompts bounds the prompts kept for the Stop query.
