@@ -122,6 +122,7 @@ func commands(e *env) []*cli.Command {
 		uninstallCommand(e),
 		sleepCommand(e),
 		syncCommand(e),
+		linksCommand(e),
 		evalCommand(e),
 		demoCommand(e),
 		debugCommand(e),
