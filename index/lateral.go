@@ -42,20 +42,37 @@ func linkStrength(l domain.LessonLink) float64 {
 // strongest link that touches it in the walk's neighbourhood: its vote in
 // the fusion counts that much (domain.FuseLateral), so a walk over links
 // sleep merely guessed counts a third of one over a supersedes link.
-func (ix *Index) lateralOrder(fused map[string]float64, keep func(string) bool) ([]string, map[string]float64) {
+//
+// used are the links sessions made between lessons (Query.Links), walked
+// both ways at their weight beside the links lessons write.
+func (ix *Index) lateralOrder(fused map[string]float64, used []domain.GraphEdge, keep func(string) bool) ([]string, map[string]float64) {
 	cat := ix.cat
-	if !cat.hasGraph() || len(fused) == 0 {
+	usedNb := map[string][]domain.GraphEdge{}
+	for _, e := range used {
+		if e.Src == e.Dst || !(e.Strength > 0) {
+			continue
+		}
+		if _, ok := cat.find(e.Src); !ok {
+			continue
+		}
+		if _, ok := cat.find(e.Dst); !ok {
+			continue
+		}
+		usedNb[e.Src] = append(usedNb[e.Src], e)
+		usedNb[e.Dst] = append(usedNb[e.Dst], domain.GraphEdge{Src: e.Dst, Dst: e.Src, Strength: e.Strength})
+	}
+	if (!cat.hasGraph() && len(usedNb) == 0) || len(fused) == 0 {
 		return nil, nil
 	}
 	neighbours := func(id string) []string {
-		o, ok := cat.find(id)
-		if !ok {
-			return nil
+		var out []string
+		if o, ok := cat.find(id); ok {
+			for _, n := range cat.neighbours(o) {
+				out = append(out, cat.id(n))
+			}
 		}
-		nb := cat.neighbours(o)
-		out := make([]string, len(nb))
-		for i, n := range nb {
-			out[i] = cat.id(n)
+		for _, e := range usedNb[id] {
+			out = append(out, e.Dst)
 		}
 		return out
 	}
@@ -115,6 +132,15 @@ func (ix *Index) lateralOrder(fused map[string]float64, keep func(string) bool) 
 			strongest[l.Target] = max(strongest[l.Target], w)
 			edges = append(edges, domain.GraphEdge{Src: id, Dst: l.Target, Strength: w},
 				domain.GraphEdge{Src: l.Target, Dst: id, Strength: w})
+		}
+		for _, e := range usedNb[id] {
+			if !near[e.Dst] {
+				continue
+			}
+			w := min(e.Strength, 1)
+			strongest[id] = max(strongest[id], w)
+			strongest[e.Dst] = max(strongest[e.Dst], w)
+			edges = append(edges, domain.GraphEdge{Src: id, Dst: e.Dst, Strength: w})
 		}
 	}
 	pr := domain.Pagerank(nodes, edges, domain.PagerankOptions{Seeds: seeds})

@@ -118,3 +118,59 @@ func TestLateralNeverDisplacesBestTextHit(t *testing.T) {
 		t.Fatalf("the lateral arm displaced the best text hit %s with %s", textOnly[0].ID, withLateral[0].ID)
 	}
 }
+
+// The lateral arm walks the links sessions made (Query.Links) at the weight
+// they earned: with no written links at all, a lesson used together with
+// the best text hit is reached, a strongly used one ranks above a weakly
+// used one, edges to anything but a lesson are ignored, and the best text
+// hit stays first.
+func TestLateralWalksUsedLinks(t *testing.T) {
+	// Five text hits used together in a chain seed the walk (the seeds
+	// themselves take no lateral rank); the first was also used with two
+	// lessons the query does not name.
+	var lessons []domain.Lesson
+	var links []domain.GraphEdge
+	for i := range 5 {
+		lessons = append(lessons, domain.Lesson{ID: fmt.Sprintf("kafka-lag-%d", i), Type: "semantic",
+			Gist: fmt.Sprintf("Kafka consumer lag alert rule %d pages the on-call.", i)})
+		if i < 4 {
+			links = append(links, domain.GraphEdge{Src: fmt.Sprintf("kafka-lag-%d", i), Dst: fmt.Sprintf("kafka-lag-%d", i+1), Strength: 0.5})
+		}
+	}
+	lessons = append(lessons,
+		domain.Lesson{ID: "grafana-dashboards", Type: "semantic", Gist: "Grafana dashboards live in the observability repository."},
+		domain.Lesson{ID: "terraform-state", Type: "semantic", Gist: "Terraform state is locked in a DynamoDB table."})
+	ix := lateralIndex(t, lessons)
+	q := Query{Text: "kafka consumer lag alert", Explain: true, MMRLambda: 1, Bar: -1, Links: append(links,
+		domain.GraphEdge{Src: "kafka-lag-0", Dst: "grafana-dashboards", Strength: 0.9},
+		domain.GraphEdge{Src: "terraform-state", Dst: "kafka-lag-0", Strength: 0.3},
+		domain.GraphEdge{Src: "kafka-lag-0", Dst: "Bash:go", Strength: 1})}
+	best, err := ix.Search(context.Background(), Query{Text: q.Text, MMRLambda: 1, Bar: -1, Arms: ArmWeights{Lexical: 1, Vector: 0.1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits, err := ix.Search(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rank := map[string]int{}
+	for _, h := range hits {
+		rank[h.ID] = h.Ranks.Lateral
+	}
+	if rank["grafana-dashboards"] == 0 || rank["terraform-state"] == 0 || rank["grafana-dashboards"] > rank["terraform-state"] {
+		t.Fatalf("lateral ranks %v: the strongly used link should rank first, both reached", rank)
+	}
+	if hits[0].ID != best[0].ID {
+		t.Fatalf("best hit %s, want the best text hit %s", hits[0].ID, best[0].ID)
+	}
+	q.Links = nil
+	hits, err = ix.Search(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hits {
+		if h.Ranks.Lateral != 0 {
+			t.Fatalf("lateral rank with no links: %+v", h)
+		}
+	}
+}

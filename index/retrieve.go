@@ -194,6 +194,11 @@ type Query struct {
 	// Exclude lists lessons that are no candidates at all (those a session
 	// was already asked, say), so they take no rank and no slot.
 	Exclude []string `json:"exclude,omitempty"`
+	// Links are the lesson → lesson links the team's sessions made (the
+	// mnestoma's passings, DESIGN.md §5), each at its weight now: the
+	// lateral arm walks them beside the links lessons write, as strong as
+	// they earned. Edges between anything but two lessons are ignored.
+	Links []domain.GraphEdge `json:"-"`
 	// MMRLambda is MMR's relevance share (0: domain.MMRLambda; ≥ 1: no
 	// diversification).
 	MMRLambda float64 `json:"mmr_lambda"`
@@ -380,7 +385,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	var latOrder []string
 	if arms.Lateral > 0 {
 		var strength map[string]float64
-		latOrder, strength = ix.lateralOrder(fused, allowed)
+		latOrder, strength = ix.lateralOrder(fused, q.Links, allowed)
 		prefetch(latOrder)
 		fused = keepBestFirst(fused, domain.FuseLateral(fused, latOrder, strength, arms.Lateral, domain.RRFK))
 	}
