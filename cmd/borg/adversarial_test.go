@@ -149,7 +149,20 @@ func TestAdversarialReadOnlyStore(t *testing.T) {
 // borg (testscript.Main then runs borg's main).
 func nobodyBinary(t *testing.T) string {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "borg-nobody-")
+	bin := borgBinary(t)
+	// nobody must reach the store too: open every directory above it for
+	// reading (t.TempDir makes them private).
+	for d := filepath.Dir(os.Getenv("BORG_STORE")); d != filepath.Dir(d) && strings.HasPrefix(d, os.TempDir()); d = filepath.Dir(d) {
+		_ = os.Chmod(d, 0o755)
+	}
+	return bin
+}
+
+// borgBinary copies this test binary into a directory anyone can read,
+// named borg: run, it is borg (testscript.Main dispatches on the name).
+func borgBinary(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "borg-bin-")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,11 +185,6 @@ func nobodyBinary(t *testing.T) string {
 	}
 	if err := dst.Close(); err != nil {
 		t.Fatal(err)
-	}
-	// nobody must reach the store too: open every directory above it for
-	// reading (t.TempDir makes them private).
-	for d := filepath.Dir(os.Getenv("BORG_STORE")); d != filepath.Dir(d) && strings.HasPrefix(d, os.TempDir()); d = filepath.Dir(d) {
-		_ = os.Chmod(d, 0o755)
 	}
 	return bin
 }

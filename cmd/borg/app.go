@@ -123,6 +123,7 @@ func commands(e *env) []*cli.Command {
 		sleepCommand(e),
 		syncCommand(e),
 		linksCommand(e),
+		mcpCommand(e),
 		evalCommand(e),
 		demoCommand(e),
 		debugCommand(e),

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestMCPSession drives `borg mcp` with the official SDK's client over
+// stdio, as an agent would: the server is a real borg process started by
+// the client. Each tool behaves as its CLI command, refusals come back as
+// tool errors, and lessons read as resources.
+func TestMCPSession(t *testing.T) {
+	vars := adversarialStore(t)
+	bin := borgBinary(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.Command(bin, "mcp")
+	cmd.Env = append(os.Environ(), "BORG_STORE="+vars["BORG_STORE"], "BORG_ENGINEER=ada@example.com")
+	cmd.Dir = t.TempDir()
+	client := mcp.NewClient(&mcp.Implementation{Name: "borg-test", Version: "v0"}, nil)
+	session, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect to borg mcp: %v", err)
+	}
+	defer session.Close()
+
+	tools, err := session.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range tools.Tools {
+		names = append(names, tl.Name)
+	}
+	if got := strings.Join(names, " "); got != "learn list no recall show" {
+		t.Fatalf("tools: %s", got)
+	}
+	call := func(name string, args map[string]any) (*mcp.CallToolResult, string) {
+		t.Helper()
+		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil {
+			t.Fatalf("%s: protocol error %v", name, err)
+		}
+		var text strings.Builder
+		for _, c := range res.Content {
+			if tc, ok := c.(*mcp.TextContent); ok {
+				text.WriteString(tc.Text)
+			}
+		}
+		return res, text.String()
+	}
+
+	res, text := call("learn", map[string]any{"gist": "Vendor the protobuf plugins", "body": "CI has no network.", "type": "procedural", "tags": []string{"ci"}})
+	if res.IsError {
+		t.Fatalf("learn: %s", text)
+	}
+	var learned struct{ ID, Commit string }
+	if err := json.Unmarshal([]byte(text), &learned); err != nil || learned.ID != "vendor-protobuf-plugins-7d53" && !strings.HasPrefix(learned.ID, "vendor-protobuf-plugins-") {
+		t.Fatalf("learn answered %q", text)
+	}
+	if m, ok := res.StructuredContent.(map[string]any); !ok || m["id"] != learned.ID {
+		t.Errorf("learn's structured content: %#v", res.StructuredContent)
+	}
+	// The CLI's refusals, as tool errors.
+	for _, tc := range []struct {
+		name string
+		args map[string]any
+		want string
+	}{
+		{"learn", map[string]any{"gist": "Vendor the protobuf plugins"}, "already says this"},
+		{"learn", map[string]any{"gist": "   "}, "the gist is empty"},
+		{"learn", map[string]any{"gist": "Ranked lesson", "importance": 11}, "out of range"},
+		{"no", map[string]any{"id": "no-such-lesson-0000"}, "no lesson no-such-lesson-0000"},
+		{"show", map[string]any{"id": "../../etc/passwd"}, "bad lesson id"},
+		{"recall", map[string]any{"query": "   "}, "recall takes one query"},
+	} {
+		res, text := call(tc.name, tc.args)
+		if !res.IsError || !strings.Contains(text, tc.want) {
+			t.Errorf("%s %v: isError %v, %q; want an error saying %q", tc.name, tc.args, res.IsError, text, tc.want)
+		}
+	}
+	// A gist that looks like a flag is a gist.
+	if res, text := call("learn", map[string]any{"gist": "--force the cache rebuild after a schema change"}); res.IsError {
+		t.Errorf("a gist starting with -- was refused: %s", text)
+	}
+
+	res, text = call("recall", map[string]any{"query": "protobuf plugins in CI", "k": 3})
+	if res.IsError || !strings.Contains(text, learned.ID) {
+		t.Fatalf("recall: %s", text)
+	}
+	if res, text = call("show", map[string]any{"id": learned.ID}); res.IsError || !strings.Contains(text, "CI has no network.") {
+		t.Fatalf("show: %s", text)
+	}
+	if res, text = call("list", map[string]any{"type": "procedural"}); res.IsError || !strings.Contains(text, learned.ID) || strings.Contains(text, "run-migrations") {
+		t.Fatalf("list --type procedural: %s", text)
+	}
+	if res, text = call("no", map[string]any{"id": learned.ID, "why": "we moved to buf"}); res.IsError || !strings.Contains(text, "vetoed") {
+		t.Fatalf("no: %s", text)
+	}
+
+	// Lessons as resources: listed (those there when the server started)
+	// and read by URI (any lesson, through the template).
+	list, err := session.ListResources(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Resources) != 2 || !strings.HasPrefix(list.Resources[0].URI, "borg://lesson/") {
+		t.Fatalf("resources: %+v", list.Resources)
+	}
+	read, err := session.ReadResource(ctx, &mcp.ReadResourceParams{URI: lessonURI(learned.ID)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(read.Contents) != 1 || !strings.Contains(read.Contents[0].Text, "Vendor the protobuf plugins") || !strings.Contains(read.Contents[0].Text, "CI has no network.") {
+		t.Fatalf("resource: %+v", read.Contents)
+	}
+	if _, err := session.ReadResource(ctx, &mcp.ReadResourceParams{URI: "borg://lesson/nothing-here-0000"}); err == nil {
+		t.Error("a missing lesson read as a resource")
+	}
+}
