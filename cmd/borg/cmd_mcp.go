@@ -232,4 +232,3 @@ func orUnknown(s string) string {
 	}
 	return s
 }
-
