@@ -18,6 +18,7 @@ func installFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "claude", Usage: "Claude Code hooks (.claude/settings.json)"},
 		&cli.BoolFlag{Name: "codex", Usage: "Codex CLI hooks (.codex/hooks.json)"},
 		&cli.BoolFlag{Name: "git", Usage: "git post-commit hook"},
+		&cli.BoolFlag{Name: "mcp", Usage: "also register borg mcp as an MCP server (Claude Code: .mcp.json; Codex: .codex/config.toml)"},
 		&cli.BoolFlag{Name: "user", Usage: "agent hooks in your home directory instead of the repository"},
 		&cli.StringFlag{Name: "repo", Usage: "the project repository (default: the current one)"},
 		&cli.StringFlag{Name: "command", Usage: "how hooks call borg (default: this binary's absolute path)"},
@@ -86,6 +87,10 @@ func runInstall(c *cli.Context, e *env, remove bool) error {
 		done = append(done, t)
 		return nil
 	}
+	mcp := c.Bool("mcp")
+	if mcp && user && claude {
+		return usageErr("--mcp --user: Claude Code keeps user MCP servers in its own file; run: claude mcp add --scope user borg -- %s mcp", command)
+	}
 	if claude {
 		p := in.ClaudeSettingsPath(user)
 		if remove {
@@ -93,18 +98,35 @@ func runInstall(c *cli.Context, e *env, remove bool) error {
 			if err != nil {
 				return err
 			}
+			if !user {
+				if err := step(in.UninstallClaudeMCP(in.ClaudeMCPPath())); err != nil {
+					return err
+				}
+			}
 		} else if err := step(in.InstallAgent("claude", p, user)); err != nil {
 			return err
+		} else if mcp {
+			if err := step(in.InstallClaudeMCP(in.ClaudeMCPPath())); err != nil {
+				return err
+			}
 		}
 	}
 	if codex {
-		p := in.CodexHooksPath(user)
+		p, cfg := in.CodexHooksPath(user), in.CodexConfigPath(user)
 		if remove {
 			if err := step(in.UninstallAgent("codex", p, user)); err != nil {
 				return err
 			}
-		} else if err := step(in.InstallAgent("codex", p, user)); err != nil {
-			return err
+			if err := step(in.UninstallCodexConfig(cfg, user)); err != nil {
+				return err
+			}
+		} else {
+			if err := step(in.InstallAgent("codex", p, user)); err != nil {
+				return err
+			}
+			if err := step(in.InstallCodexConfig(cfg, user, mcp)); err != nil {
+				return err
+			}
 		}
 	}
 	if gitHook {
@@ -121,6 +143,10 @@ func runInstall(c *cli.Context, e *env, remove bool) error {
 	}
 	for _, t := range done {
 		fmt.Fprintf(e.out, "%-6s %-18s %s\n", t.Kind, t.Action, t.Path)
+	}
+	if codex && !remove {
+		// Codex's own rule, not borg's: say it where it is missed.
+		fmt.Fprintln(e.out, "note: Codex runs a project's hooks only in a trusted project, once you have trusted the hooks themselves: run /hooks in Codex")
 	}
 	return nil
 }

@@ -1,0 +1,293 @@
+package hooks
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// The agents' configuration beside their hooks: Codex's config.toml (the
+// hooks feature flag, and borg's MCP server) and Claude Code's project MCP
+// file (.mcp.json). As with the hooks files, install keeps everything that
+// was there, is idempotent, and uninstall restores the original bytes when
+// nothing else changed the file since.
+
+// tomlMark ends every line install adds to a config.toml, so uninstall can
+// find them again when the file changed since.
+const tomlMark = " # borg"
+
+// CodexConfigPath is Codex's config.toml for the project (or the user).
+func (in Installer) CodexConfigPath(user bool) string {
+	if user {
+		return filepath.Join(in.Home, ".codex", "config.toml")
+	}
+	return filepath.Join(in.Repo, ".codex", "config.toml")
+}
+
+// ClaudeMCPPath is Claude Code's project MCP configuration.
+func (in Installer) ClaudeMCPPath() string { return filepath.Join(in.Repo, ".mcp.json") }
+
+// InstallCodexConfig sets Codex's hooks feature flag ([features] hooks =
+// true: Codex runs hooks only with it, in the versions that have the flag)
+// and, with mcp, registers `borg mcp` as the MCP server "borg".
+func (in Installer) InstallCodexConfig(path string, user, mcp bool) (InstallTarget, error) {
+	t := InstallTarget{Kind: "codex", Path: path}
+	orig, err := os.ReadFile(path)
+	existed := err == nil
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return t, fmt.Errorf("read %s: %w", path, err)
+	}
+	lines := splitLines(string(orig))
+	changed := false
+	if !tomlHasKey(lines, "features", "hooks") && !tomlHasKey(lines, "features", "codex_hooks") {
+		lines = tomlSet(lines, "features", "hooks = true"+tomlMark)
+		changed = true
+	}
+	if mcp && tomlTable(lines, "mcp_servers.borg") < 0 {
+		if len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) != "" {
+			lines = append(lines, ""+tomlMark)
+		}
+		lines = append(lines, "[mcp_servers.borg]"+tomlMark,
+			"command = "+tomlString(in.Command)+tomlMark,
+			`args = ["mcp"]`+tomlMark)
+		changed = true
+	}
+	if !changed {
+		t.Action = "already installed"
+		return t, nil
+	}
+	out := []byte(strings.Join(lines, "\n") + "\n")
+	bdir, err := in.backupDir(user)
+	if err != nil {
+		return t, err
+	}
+	if err := saveBackup(bdir, path, orig, existed, out); err != nil {
+		return t, err
+	}
+	if err := writeFileAtomic(path, out, 0o644); err != nil {
+		return t, err
+	}
+	t.Action = "installed"
+	return t, nil
+}
+
+// UninstallCodexConfig takes out what InstallCodexConfig added.
+func (in Installer) UninstallCodexConfig(path string, user bool) (InstallTarget, error) {
+	t := InstallTarget{Kind: "codex", Path: path, Action: "not installed"}
+	cur, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return t, nil
+	}
+	if err != nil {
+		return t, fmt.Errorf("read %s: %w", path, err)
+	}
+	bdir, err := in.backupDir(user)
+	if err != nil {
+		return t, err
+	}
+	if done, err := restoreBackup(bdir, path, cur, &t); done || err != nil {
+		return t, err
+	}
+	var keep []string
+	removed := false
+	for _, l := range splitLines(string(cur)) {
+		if strings.HasSuffix(l, tomlMark) {
+			removed = true
+			continue
+		}
+		keep = append(keep, l)
+	}
+	if !removed {
+		return t, nil
+	}
+	if err := writeFileAtomic(path, []byte(strings.Join(keep, "\n")+"\n"), 0o644); err != nil {
+		return t, err
+	}
+	dropBackup(bdir, path)
+	t.Action = "removed"
+	return t, nil
+}
+
+// InstallClaudeMCP registers `borg mcp` as the project's MCP server "borg"
+// in .mcp.json.
+func (in Installer) InstallClaudeMCP(path string) (InstallTarget, error) {
+	t := InstallTarget{Kind: "claude", Path: path}
+	orig, err := os.ReadFile(path)
+	existed := err == nil
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return t, fmt.Errorf("read %s: %w", path, err)
+	}
+	root := map[string]any{}
+	if existed && len(bytes.TrimSpace(orig)) > 0 {
+		if err := json.Unmarshal(orig, &root); err != nil {
+			return t, fmt.Errorf("parse %s: %w (fix the JSON, then run borg install again)", path, err)
+		}
+	}
+	servers, _ := root["mcpServers"].(map[string]any)
+	if servers == nil {
+		servers = map[string]any{}
+	}
+	if _, ok := servers["borg"]; ok {
+		t.Action = "already installed"
+		return t, nil
+	}
+	servers["borg"] = map[string]any{"type": "stdio", "command": in.Command, "args": []any{"mcp"}}
+	root["mcpServers"] = servers
+	out, err := json.MarshalIndent(root, "", "  ")
+	if err != nil {
+		return t, err
+	}
+	out = append(out, '\n')
+	bdir, err := in.backupDir(false)
+	if err != nil {
+		return t, err
+	}
+	if err := saveBackup(bdir, path, orig, existed, out); err != nil {
+		return t, err
+	}
+	if err := writeFileAtomic(path, out, 0o644); err != nil {
+		return t, err
+	}
+	t.Action = "installed"
+	return t, nil
+}
+
+// UninstallClaudeMCP takes borg's server out of .mcp.json.
+func (in Installer) UninstallClaudeMCP(path string) (InstallTarget, error) {
+	t := InstallTarget{Kind: "claude", Path: path, Action: "not installed"}
+	cur, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return t, nil
+	}
+	if err != nil {
+		return t, fmt.Errorf("read %s: %w", path, err)
+	}
+	bdir, err := in.backupDir(false)
+	if err != nil {
+		return t, err
+	}
+	if done, err := restoreBackup(bdir, path, cur, &t); done || err != nil {
+		return t, err
+	}
+	root := map[string]any{}
+	if err := json.Unmarshal(cur, &root); err != nil {
+		return t, fmt.Errorf("parse %s: %w", path, err)
+	}
+	servers, _ := root["mcpServers"].(map[string]any)
+	if _, ok := servers["borg"]; !ok {
+		return t, nil
+	}
+	delete(servers, "borg")
+	if len(servers) == 0 {
+		delete(root, "mcpServers")
+	}
+	out, err := json.MarshalIndent(root, "", "  ")
+	if err != nil {
+		return t, err
+	}
+	if err := writeFileAtomic(path, append(out, '\n'), 0o644); err != nil {
+		return t, err
+	}
+	dropBackup(bdir, path)
+	t.Action = "removed"
+	return t, nil
+}
+
+// restoreBackup puts back a file's original bytes (or removes a file
+// install created) when it is still exactly what install wrote; done says
+// it did.
+func restoreBackup(bdir, path string, cur []byte, t *InstallTarget) (done bool, err error) {
+	b, ok := loadBackup(bdir, path)
+	if !ok || !bytes.Equal(cur, b.written) {
+		return false, nil
+	}
+	if b.existed {
+		if err := writeFileAtomic(path, b.orig, 0o644); err != nil {
+			return true, err
+		}
+		t.Action = "restored"
+	} else {
+		if err := os.Remove(path); err != nil {
+			return true, fmt.Errorf("remove %s: %w", path, err)
+		}
+		_ = os.Remove(filepath.Dir(path)) // only if empty
+		t.Action = "removed"
+	}
+	dropBackup(bdir, path)
+	return true, nil
+}
+
+// splitLines splits a file's text into lines, without a last empty one.
+func splitLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(strings.ReplaceAll(s, "\r\n", "\n"), "\n"), "\n")
+}
+
+// tomlHeader is the table a line opens ("" when it opens none).
+func tomlHeader(line string) string {
+	l := strings.TrimSpace(line)
+	if i := strings.Index(l, "#"); i >= 0 {
+		l = strings.TrimSpace(l[:i])
+	}
+	if strings.HasPrefix(l, "[") && !strings.HasPrefix(l, "[[") && strings.HasSuffix(l, "]") {
+		return strings.TrimSpace(l[1 : len(l)-1])
+	}
+	return ""
+}
+
+// tomlTable is the index of the line that opens table name, or -1.
+func tomlTable(lines []string, name string) int {
+	for i, l := range lines {
+		if tomlHeader(l) == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// tomlHasKey reports whether table holds key (as "key =" in its lines, or as
+// a dotted "table.key =" at the top level).
+func tomlHasKey(lines []string, table, key string) bool {
+	in := ""
+	for _, l := range lines {
+		if h := tomlHeader(l); h != "" {
+			in = h
+			continue
+		}
+		k, _, ok := strings.Cut(strings.TrimSpace(l), "=")
+		if !ok {
+			continue
+		}
+		k = strings.TrimSpace(k)
+		if (in == table && k == key) || (in == "" && k == table+"."+key) {
+			return true
+		}
+	}
+	return false
+}
+
+// tomlSet adds line to table, right after its header, or as a new table at
+// the end.
+func tomlSet(lines []string, table, line string) []string {
+	if i := tomlTable(lines, table); i >= 0 {
+		out := append([]string{}, lines[:i+1]...)
+		out = append(out, line)
+		return append(out, lines[i+1:]...)
+	}
+	if len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) != "" {
+		lines = append(lines, ""+tomlMark)
+	}
+	return append(lines, "["+table+"]"+tomlMark, line)
+}
+
+// tomlString quotes s as a TOML basic string.
+func tomlString(s string) string {
+	b, _ := json.Marshal(s) // JSON's escapes are TOML's for a basic string
+	return string(b)
+}
