@@ -62,7 +62,11 @@ type doctorReport struct {
 // indexBehind is how many lessons a sync of the index would read and
 // embed now (every lesson when there is no index yet); it changes nothing.
 func indexBehind(s *memfs.Store) int {
-	ix, err := index.Open(indexDir(s), newEmbedder(), index.Options{})
+	emb, err := newEmbedder()
+	if err != nil {
+		return 0
+	}
+	ix, err := index.Open(indexDir(s), emb, index.Options{})
 	if err != nil {
 		return 0 // Verify has said what is wrong
 	}
@@ -108,7 +112,9 @@ func runDoctor(e *env, s *memfs.Store, asJSON bool) error {
 	}
 	rep.Log = logRep
 	rep.Index = "ok"
-	if err := index.Verify(indexDir(s), newEmbedder()); err != nil {
+	if emb, err := newEmbedder(); err != nil {
+		rep.Index = err.Error()
+	} else if err := index.Verify(indexDir(s), emb); err != nil {
 		rep.Index = fmt.Sprintf("%v (derived state: delete %s and the next recall or hook rebuilds it)", err, indexDir(s))
 	} else if rep.IndexBehind = indexBehind(s); rep.IndexBehind > 0 {
 		rep.Index = fmt.Sprintf("behind: %d lesson(s) not indexed as their files are now (run borg reindex, or let the next recall or hook catch up)", rep.IndexBehind)

@@ -35,6 +35,11 @@ func evalCommand(e *env) *cli.Command {
 						return usageErr("eval retrieval takes BEIR folders: borg eval retrieval ../shared/data/beir/scifact")
 					}
 					opts := index.EvalOptions{Split: c.String("split"), Terminal: isTerminal(e.err)}
+					emb, err := newEmbedder() // BORG_EMBEDDER: measure another embedder
+					if err != nil {
+						return err
+					}
+					opts.Embedder = emb
 					if c.IsSet("arms") {
 						a, err := index.ParseArms(c.String("arms"))
 						if err != nil {

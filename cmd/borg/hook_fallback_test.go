@@ -52,7 +52,7 @@ func TestStopHookWhileIndexHeld(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	held, err := index.Open(indexDir(s), newEmbedder(), index.Options{})
+	held, err := index.Open(indexDir(s), mustEmbedder(t), index.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestStopHookWhileIndexHeld(t *testing.T) {
 	if got := held.Len(); got != 2 {
 		t.Fatalf("the held index changed under its writer: %d lessons", got)
 	}
-	reopened, err := index.Open(indexDir(s), newEmbedder(), index.Options{})
+	reopened, err := index.Open(indexDir(s), mustEmbedder(t), index.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,4 +111,13 @@ func TestStopHookWhileIndexHeld(t *testing.T) {
 		t.Fatalf("a sync without the lock wrote the catalog: %d lessons", got)
 	}
 
+}
+
+func mustEmbedder(t *testing.T) index.Embedder {
+	t.Helper()
+	emb, err := newEmbedder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return emb
 }

@@ -33,8 +33,6 @@ type retrieval struct {
 // indexDir is where a store keeps its index (derived, gitignored).
 func indexDir(s *memfs.Store) string { return filepath.Join(s.Dir(), ".borg", "index") }
 
-// newEmbedder is the default embedder, compiled into the binary.
-func newEmbedder() index.Embedder { return index.NewNGramEmbedder(index.NGramOptions{}) }
 
 // lessonsStamp is a cheap freshness token for lessons/: the directory's
 // modification time (every borg write renames into it) and the store's HEAD.
@@ -183,7 +181,11 @@ func openRetrieval(ctx context.Context, s *memfs.Store, o openOptions) (*retriev
 // deadline.
 func openIndex(s *memfs.Store, o openOptions) (*retrieval, error) {
 	force, b := o.force, o.budget
-	ix, err := index.Open(indexDir(s), newEmbedder(), index.Options{LockWait: o.lockWait})
+	emb, err := newEmbedder()
+	if err != nil {
+		return nil, err
+	}
+	ix, err := index.Open(indexDir(s), emb, index.Options{LockWait: o.lockWait})
 	if err != nil {
 		return nil, fmt.Errorf("%w (delete %s to rebuild it)", err, indexDir(s))
 	}

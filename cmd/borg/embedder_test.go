@@ -1,0 +1,105 @@
+package main
+
+import (
+	"encoding/json"
+	"hash/fnv"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// bagServer is an OpenAI-compatible embeddings endpoint whose vectors are
+// hashed bags of words: deterministic, and close for texts sharing words.
+func bagServer(t *testing.T, dim int) (*httptest.Server, *atomic.Int64) {
+	var calls atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/embeddings" || r.Method != http.MethodPost {
+			http.NotFound(w, r)
+			return
+		}
+		var req struct {
+			Model string   `json:"model"`
+			Input []string `json:"input"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		calls.Add(1)
+		type item struct {
+			Index     int       `json:"index"`
+			Embedding []float32 `json:"embedding"`
+		}
+		var resp struct {
+			Data []item `json:"data"`
+		}
+		for i, text := range req.Input {
+			v := make([]float32, dim)
+			for _, w := range strings.Fields(strings.ToLower(text)) {
+				h := fnv.New32a()
+				h.Write([]byte(strings.Trim(w, ".,;:")))
+				v[h.Sum32()%uint32(dim)]++
+			}
+			resp.Data = append(resp.Data, item{Index: i, Embedding: v})
+		}
+		_ = json.NewEncoder(w).Encode(resp)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &calls
+}
+
+// TestConfiguredEmbedder: BORG_EMBEDDER=openai makes recall and reindex
+// embed through the endpoint; the sidecar records which embedder made its
+// vectors, so switching models rebuilds them rather than mixing; a wrong
+// configuration names the variable to fix.
+func TestConfiguredEmbedder(t *testing.T) {
+	vars := adversarialStore(t)
+	srv, calls := bagServer(t, 64)
+	t.Setenv("BORG_EMBEDDER", "openai")
+	t.Setenv("BORG_EMBEDDER_URL", srv.URL)
+	t.Setenv("BORG_EMBEDDER_MODEL", "bag-64")
+	code, stdout, stderr := inProcess(t, vars, "", "recall", "--json", "migrations before integration tests")
+	if code != 0 || !strings.Contains(stdout, "run-migrations-before-integration-tests") {
+		t.Fatalf("recall through the endpoint: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if calls.Load() == 0 {
+		t.Fatal("the endpoint was never called")
+	}
+	sidecar, err := os.ReadFile(filepath.Join(vars["BORG_STORE"], ".borg", "index", "vectors.bin"))
+	if err != nil {
+		matches, _ := filepath.Glob(filepath.Join(vars["BORG_STORE"], ".borg", "index", "*"))
+		t.Fatalf("no sidecar: %v (index holds %v)", err, matches)
+	}
+	if !strings.Contains(string(sidecar), "bag-64") {
+		t.Errorf("the sidecar does not name its embedder's model")
+	}
+	// Another model: its vectors replace the old ones.
+	t.Setenv("BORG_EMBEDDER_MODEL", "bag-64-v2")
+	before := calls.Load()
+	if code, _, stderr := inProcess(t, vars, "", "recall", "migrations"); code != 0 {
+		t.Fatalf("recall after switching models: %s", stderr)
+	}
+	if calls.Load() == before {
+		t.Error("switching models reused the old vectors")
+	}
+	if sidecar, _ := os.ReadFile(filepath.Join(vars["BORG_STORE"], ".borg", "index", "vectors.bin")); !strings.Contains(string(sidecar), "bag-64-v2") {
+		t.Error("the sidecar still holds the old model's vectors")
+	}
+	for _, tc := range []struct{ key, val, want string }{
+		{"BORG_EMBEDDER", "bert", "use ngram (the default), openai"},
+		{"BORG_EMBEDDER_URL", "", "needs BORG_EMBEDDER_URL"},
+		{"BORG_EMBEDDER_DIM", "-3", "BORG_EMBEDDER_DIM"},
+	} {
+		t.Run(tc.key, func(t *testing.T) {
+			t.Setenv(tc.key, tc.val)
+			code, _, stderr := inProcess(t, vars, "", "recall", "migrations")
+			if code == 0 || !strings.Contains(stderr, tc.want) {
+				t.Errorf("%s=%q: exit %d, %q", tc.key, tc.val, code, stderr)
+			}
+		})
+	}
+}
