@@ -33,7 +33,6 @@ type retrieval struct {
 // indexDir is where a store keeps its index (derived, gitignored).
 func indexDir(s *memfs.Store) string { return filepath.Join(s.Dir(), ".borg", "index") }
 
-
 // lessonsStamp is a cheap freshness token for lessons/: the directory's
 // modification time (every borg write renames into it) and the store's HEAD.
 // A hand edit made in place and not yet committed is picked up at the next
