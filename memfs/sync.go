@@ -401,3 +401,20 @@ func (s *Store) push(ctx context.Context, remote, branch, tracking string) (int,
 	_, _ = s.runGit(ctx, nil, "update-ref", tracking, "HEAD")
 	return pending, nil
 }
+
+// PushBranch pushes the store's branch to the remote under the same name,
+// replacing what the remote had there: a sleep branch is borg's, rebuilt
+// for its date, and reviewed where it is pushed.
+func (s *Store) PushBranch(ctx context.Context, remote, branch string) error {
+	if remote == "" {
+		remote = "origin"
+	}
+	if _, err := s.runGit(ctx, nil, "remote", "get-url", remote); err != nil {
+		return fmt.Errorf("push %s: the store has no remote %q: add one with git -C %s remote add %s URL", branch, remote, s.dir, remote)
+	}
+	ref := "refs/heads/" + strings.TrimPrefix(branch, "refs/heads/")
+	if _, err := s.runGit(ctx, nil, "push", "--force", remote, ref+":"+ref); err != nil {
+		return fmt.Errorf("push %s: %w: %v", branch, ErrUnreachable, err)
+	}
+	return nil
+}

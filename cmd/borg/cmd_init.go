@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
@@ -18,12 +20,24 @@ func initCommand(e *env) *cli.Command {
 		Flags: []cli.Flag{
 			storeFlag(),
 			&cli.StringFlag{Name: "remote", Usage: "clone the store from this git `URL` (an empty remote is fine)"},
+			&cli.StringFlag{Name: "ci", Usage: "also commit a nightly workflow that sleeps and opens a pull request for review: github or gitlab"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return usageErr("init takes no arguments (use --store DIR to choose where)")
 			}
-			return runInit(c.Context, e, storeDir(c, e), c.String("remote"))
+			if ci := c.String("ci"); ci != "" {
+				if _, _, err := ciWorkflow(ci); err != nil {
+					return usageErr("%v", err)
+				}
+			}
+			if err := runInit(c.Context, e, storeDir(c, e), c.String("remote")); err != nil {
+				return err
+			}
+			if ci := c.String("ci"); ci != "" {
+				return runInitCI(e, storeDir(c, e), ci)
+			}
+			return nil
 		},
 	}
 }
@@ -43,5 +57,34 @@ func runInit(ctx context.Context, e *env, dir, remote string) error {
 		return err
 	}
 	_, err = fmt.Fprintf(e.out, "initialised a borg store in %s (node %s)\n", s.Dir(), node)
+	return err
+}
+
+// runInitCI commits the CI system's nightly sleep workflow into the store.
+// An existing file is left as it is (it may be the team's own edit).
+func runInitCI(e *env, dir, system string) error {
+	s, err := memfs.Open(dir, storeOptions(e)...)
+	if err != nil {
+		return fail(exitFail, "%v", err)
+	}
+	rel, content, err := ciWorkflow(system)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	full := filepath.Join(s.Dir(), filepath.FromSlash(rel))
+	if _, err := os.Stat(full); err == nil {
+		_, err := fmt.Fprintf(e.out, "%s already exists: left as it is\n", rel)
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		return err
+	}
+	if err := memfs.WriteFileAtomic(full, content, 0o644); err != nil {
+		return err
+	}
+	if _, err := s.Commit("borg init: nightly sleep on "+system, rel); err != nil {
+		return fail(exitFail, "%s written but not committed: %v", rel, err)
+	}
+	_, err = fmt.Fprintf(e.out, "committed %s: each night it runs borg sleep and opens a pull request to review (push the store to share it)\n", rel)
 	return err
 }

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"fmt"
+	"os"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/borg-memory/borg/memfs"
 	"github.com/borg-memory/borg/sleep"
 )
 
@@ -20,6 +23,10 @@ func sleepCommand(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan and change nothing"},
 			&cli.BoolFlag{Name: "apply", Usage: "also merge the sleep branch into the store (solo use; teams review a PR)"},
 			&cli.StringFlag{Name: "branch", Usage: "branch name (default borg/sleep/<date>)"},
+			&cli.BoolFlag{Name: "push", Usage: "push the sleep branch to the store's remote, for review as a pull request"},
+			&cli.StringFlag{Name: "remote", Value: "origin", Usage: "the git `REMOTE` --push pushes to"},
+			&cli.StringFlag{Name: "summary", Usage: "write each phase's summary as markdown to `FILE` (a pull request's description)"},
+			&cli.StringFlag{Name: "branch-file", Usage: "write the sleep branch's name to `FILE` when it has commits (empty otherwise)"},
 		},
 		Action: func(c *cli.Context) error {
 			opts := sleep.Options{Now: e.now(), DryRun: c.Bool("dry-run"), Apply: c.Bool("apply"), Branch: c.String("branch")}
@@ -33,6 +40,9 @@ func sleepCommand(e *env) *cli.Command {
 			if opts.DryRun && opts.Apply {
 				return usageErr("--dry-run and --apply contradict each other")
 			}
+			if opts.DryRun && c.Bool("push") {
+				return usageErr("--dry-run writes no branch to --push")
+			}
 			s, err := openStore(c, e)
 			if err != nil {
 				return err
@@ -41,6 +51,9 @@ func sleepCommand(e *env) *cli.Command {
 			if err != nil {
 				return fail(exitFail, "%v", err)
 			}
+			if err := sleepReview(c, e, s, res); err != nil {
+				return err
+			}
 			if c.Bool("json") {
 				return writeJSON(e, res)
 			}
@@ -48,4 +61,32 @@ func sleepCommand(e *env) *cli.Command {
 			return err
 		},
 	}
+}
+
+// sleepReview does what a reviewed sleep needs after the run: the summary
+// for the pull request's description, the branch's name for a script, and
+// the push of the branch.
+func sleepReview(c *cli.Context, e *env, s *memfs.Store, res sleep.Result) error {
+	hasBranch := !res.DryRun && len(res.Commits) > 0
+	if f := c.String("summary"); f != "" {
+		if err := os.WriteFile(f, []byte(sleepMarkdown(res)), 0o644); err != nil {
+			return fail(exitFail, "write the summary: %v", err)
+		}
+	}
+	if f := c.String("branch-file"); f != "" {
+		name := ""
+		if hasBranch {
+			name = res.Branch + "\n"
+		}
+		if err := os.WriteFile(f, []byte(name), 0o644); err != nil {
+			return fail(exitFail, "write the branch file: %v", err)
+		}
+	}
+	if c.Bool("push") && hasBranch {
+		if err := s.PushBranch(c.Context, c.String("remote"), res.Branch); err != nil {
+			return fail(exitFail, "%v (the sleep branch is committed locally; push it with git push)", err)
+		}
+		fmt.Fprintf(e.err, "borg: pushed %s to %s\n", res.Branch, c.String("remote"))
+	}
+	return nil
 }

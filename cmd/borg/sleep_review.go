@@ -1,0 +1,105 @@
+package main
+
+import (
+	"embed"
+	"fmt"
+	"strings"
+
+	"github.com/borg-memory/borg/sleep"
+)
+
+// The scheduled workflows borg init --ci writes into a store: each night
+// they run borg sleep --push and open a pull (merge) request whose
+// description is sleepMarkdown's.
+//
+//go:embed ci/github.yml ci/gitlab.yml
+var ciFiles embed.FS
+
+// ciWorkflow is the workflow file for a CI system: its path in the store
+// and its content, pinned to this borg's version.
+func ciWorkflow(system string) (path string, content []byte, err error) {
+	var src string
+	switch system {
+	case "github":
+		path, src = ".github/workflows/borg-sleep.yml", "ci/github.yml"
+	case "gitlab":
+		path, src = ".gitlab-ci.yml", "ci/gitlab.yml"
+	default:
+		return "", nil, fmt.Errorf("--ci %q: use github or gitlab", system)
+	}
+	data, err := ciFiles.ReadFile(src)
+	if err != nil {
+		return "", nil, err
+	}
+	v := version
+	if v == "" || v == "dev" {
+		v = "latest"
+	}
+	return path, []byte(strings.ReplaceAll(string(data), "BORG_VERSION", v)), nil
+}
+
+// sleepMarkdown is a sleep's pull request description: what each phase did
+// and why, one section per phase, the commits last.
+func sleepMarkdown(r sleep.Result) string {
+	var b strings.Builder
+	p := r.Plan
+	fmt.Fprintf(&b, "## borg sleep %s\n\n", p.Date)
+	fmt.Fprintf(&b, "From `%s`: %d lessons, %d events, embedder `%s`.", shortHash(p.Base), p.Lessons, p.Events, p.Embedder)
+	if p.LastSleep != "" {
+		fmt.Fprintf(&b, " Last sleep: %s.", p.LastSleep)
+	}
+	b.WriteString(" Each phase is its own commit: review them one by one.\n")
+	if p.Note != "" {
+		fmt.Fprintf(&b, "\n%s\n", p.Note)
+	}
+	for _, ph := range p.Phases {
+		fmt.Fprintf(&b, "\n### %d. %s\n\n", ph.Number, ph.Phase)
+		var counts []string
+		for _, c := range ph.Counts {
+			counts = append(counts, fmt.Sprintf("%s: %d", c.Name, c.N))
+		}
+		if len(counts) > 0 {
+			fmt.Fprintf(&b, "%s", strings.Join(counts, ", "))
+		}
+		if ph.Files == 0 {
+			b.WriteString(" (no change)\n")
+		} else {
+			fmt.Fprintf(&b, " (%d files)\n", ph.Files)
+		}
+		for _, n := range ph.Notes {
+			fmt.Fprintf(&b, "\n%s\n", n)
+		}
+		const most = 50
+		if len(ph.Items) > 0 {
+			b.WriteString("\n")
+		}
+		for i, it := range ph.Items {
+			if i == most {
+				fmt.Fprintf(&b, "- … and %d more (see the commit)\n", len(ph.Items)-most)
+				break
+			}
+			line := fmt.Sprintf("`%s` %s", it.Lesson, it.Action)
+			if it.Other != "" {
+				line += fmt.Sprintf(" `%s`", it.Other)
+			}
+			if it.Why != "" {
+				line += ": " + it.Why
+			}
+			fmt.Fprintf(&b, "- %s\n", line)
+		}
+	}
+	if len(r.Commits) > 0 {
+		fmt.Fprintf(&b, "\n### Commits on `%s`\n\n", r.Branch)
+		for _, c := range r.Commits {
+			fmt.Fprintf(&b, "- `%s` %s\n", shortHash(c.Commit), c.Subject)
+		}
+	}
+	return b.String()
+}
+
+func shortHash(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
