@@ -62,6 +62,12 @@ func run(ctx context.Context, args []string, e *env) int {
 		e = &safe
 	}
 	app := newApp(e)
+	if n := len(args); n > 1 && args[n-1] == completionFlag {
+		for _, c := range completions(app, args[1:n-1]) {
+			fmt.Fprintln(e.out, c)
+		}
+		return 0
+	}
 	err := app.RunContext(ctx, interspersed(app, args))
 	if err == nil {
 		return 0
@@ -124,6 +130,7 @@ func commands(e *env) []*cli.Command {
 		syncCommand(e),
 		linksCommand(e),
 		mcpCommand(e),
+		completionCommand(e),
 		evalCommand(e),
 		demoCommand(e),
 		debugCommand(e),
