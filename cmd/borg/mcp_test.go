@@ -76,6 +76,7 @@ func TestMCPSession(t *testing.T) {
 	}{
 		{"learn", map[string]any{"gist": "Vendor the protobuf plugins"}, "already says this"},
 		{"learn", map[string]any{"gist": "   "}, "the gist is empty"},
+		{"learn", map[string]any{"gist": "Deploy with the bot token", "body": "token: ghp_" + strings.Repeat("a1B2c3D4e5", 4)[:36]}, "secret"},
 		{"learn", map[string]any{"gist": "Ranked lesson", "importance": 11}, "out of range"},
 		{"no", map[string]any{"id": "no-such-lesson-0000"}, "no lesson no-such-lesson-0000"},
 		{"show", map[string]any{"id": "../../etc/passwd"}, "bad lesson id"},
