@@ -356,7 +356,10 @@ func (sr *storeRecaller) Recall(ctx context.Context, q hooks.RecallQuery) ([]hoo
 		if len(h.SupersededBy) > 0 {
 			continue
 		}
-		if m, _ := sr.r.memory(h.ID, q.Session); q.ConsolidatedOnly && !m.Consolidated {
+		// Early delivery reaches the agent unasked: the lesson must be
+		// consolidated on evidence no single pusher but the engineer
+		// could have written alone (domain.EarlyTrusted).
+		if m, _ := sr.r.memory(h.ID, q.Session); q.ConsolidatedOnly && !domain.EarlyTrusted(m, q.Engineer, domain.DefaultWeights) {
 			continue
 		}
 		l, err := sr.store.Lesson(h.ID)
