@@ -1,0 +1,452 @@
+package memfs
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/borg-memory/borg/domain"
+)
+
+// Attribution: who committed each line of the shared log.
+//
+// A log line claims an author (domain.Event.Author), and anyone who can
+// push can write any claim. What git records is who committed the line (as
+// unsigned as the claim, but one identity per commit: a forger's made-up
+// sessions, authors and repos all land under the forger's own). So the
+// readers count each committed line as its committer's: an event whose
+// author differs is re-attributed to the author of the first commit that
+// added the line (by content, oldest first in topological order, merges
+// diffed against each parent). Lines not committed yet were written on this
+// machine and count as written.
+//
+// The attribution is computed by Store.RefreshAttribution from git history
+// (incrementally, from the commit it was last computed at) and cached in
+// .borg/cache: a small JSON file of per-file runs (byte ranges of the
+// working log files and the author of each), which every reader of the log
+// loads, and a binary map of line hashes to commits, which only a refresh
+// and doctor read. Hooks never walk history: lines a refresh has not
+// attributed yet, in another node's file after HEAD moved, count under
+// Unattributed until the next refresh.
+
+const (
+	attribVersion   = 1
+	attribFile      = cacheDir + "/attrib.json"
+	attribLinesFile = cacheDir + "/attrib-lines.bin"
+)
+
+// Labels of a run besides an author id.
+const (
+	// asWritten: the lines were not committed when attributed; the event's
+	// own author counts.
+	asWritten = "*"
+	// Unattributed is the author readers give an event of a committed line
+	// whose committer is not known yet (no refresh since HEAD moved). All
+	// such events count as one author, so together they can never pass for
+	// a second pusher.
+	Unattributed = "e-unattributed"
+)
+
+// CommitInfo is a commit that added log lines.
+type CommitInfo struct {
+	Hash   string `json:"hash"`
+	Author string `json:"author"` // HashEngineer of its author email
+	Email  string `json:"-"`
+	MS     int64  `json:"ms"` // author time
+}
+
+// attribRun is a byte range of a log file ending at End (starting where the
+// previous run ends) whose lines count under By: an author id, asWritten or
+// Unattributed.
+type attribRun struct {
+	End int64  `json:"e"`
+	By  string `json:"a"`
+}
+
+// fileAttrib is one working log file's attribution as of a refresh.
+type fileAttrib struct {
+	Size int64       `json:"size"` // bytes covered (whole lines)
+	Head string      `json:"head"` // fingerprint of [0, Size), as foldedFile
+	Tail string      `json:"tail"`
+	Runs []attribRun `json:"runs"`
+}
+
+// attribState is the cached attribution.
+type attribState struct {
+	Version int                    `json:"version"`
+	Commit  string                 `json:"commit"` // HEAD when computed ("" = no commits)
+	Commits []CommitInfo           `json:"commits"`
+	Files   map[string]*fileAttrib `json:"files"`
+}
+
+// lineKey is a line's identity: 128 bits of SHA-256 over its bytes with
+// surrounding white space trimmed (a forger would need a second preimage
+// to pass a line off as another's).
+type lineKey [16]byte
+
+func keyOfLine(line []byte) lineKey {
+	sum := sha256.Sum256(bytes.TrimSpace(line))
+	var k lineKey
+	copy(k[:], sum[:16])
+	return k
+}
+
+// attribLines maps each committed line to the index of the commit that
+// first added it.
+type attribLines map[lineKey]uint32
+
+func (s *Store) readAttribState() *attribState {
+	data, err := os.ReadFile(filepath.Join(s.dir, filepath.FromSlash(attribFile)))
+	if err != nil {
+		return nil
+	}
+	var st attribState
+	if json.Unmarshal(data, &st) != nil || st.Version != attribVersion || st.Files == nil {
+		return nil
+	}
+	return &st
+}
+
+func (s *Store) readAttribLines(n int) attribLines {
+	data, err := os.ReadFile(filepath.Join(s.dir, filepath.FromSlash(attribLinesFile)))
+	if err != nil || len(data)%20 != 0 {
+		return nil
+	}
+	m := make(attribLines, len(data)/20)
+	for i := 0; i < len(data); i += 20 {
+		var k lineKey
+		copy(k[:], data[i:i+16])
+		c := binary.LittleEndian.Uint32(data[i+16:])
+		if int(c) >= n {
+			return nil
+		}
+		m[k] = c
+	}
+	return m
+}
+
+func (s *Store) writeAttrib(st *attribState, lines attribLines) error {
+	keys := make([]lineKey, 0, len(lines))
+	for k := range lines {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b lineKey) int { return bytes.Compare(a[:], b[:]) })
+	buf := make([]byte, 0, 20*len(keys))
+	for _, k := range keys {
+		buf = append(buf, k[:]...)
+		buf = binary.LittleEndian.AppendUint32(buf, lines[k])
+	}
+	head, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(s.dir, filepath.FromSlash(cacheDir))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	// The lines first: a state whose lines are missing or older is
+	// recomputed from scratch (readAttribLines checks the commit count).
+	if err := writeAtomic(s, filepath.Join(s.dir, filepath.FromSlash(attribLinesFile)), buf); err != nil {
+		return err
+	}
+	return writeAtomic(s, filepath.Join(s.dir, filepath.FromSlash(attribFile)), head)
+}
+
+// RefreshAttribution brings the cached attribution up to HEAD: it walks the
+// commits since the last refresh (all of them the first time, or when
+// history was rewritten) with git log, and re-reads the log files they
+// touched. It is cheap when HEAD has not moved. Commands call it (Summary
+// and LoadLedger do); hooks do not.
+func (s *Store) RefreshAttribution(ctx context.Context) error {
+	if err := s.refreshAttribution(ctx); err != nil {
+		return fmt.Errorf("attribute log lines: %w", err)
+	}
+	return nil
+}
+
+func (s *Store) refreshAttribution(ctx context.Context) error {
+	head := s.headCommit()
+	old := s.readAttribState()
+	files, err := s.sharedLogFiles()
+	if err != nil {
+		return err
+	}
+	if old != nil && old.Commit == head && s.attribCovers(old, files) {
+		return nil
+	}
+	st := &attribState{Version: attribVersion, Commit: head, Files: map[string]*fileAttrib{}}
+	var lines attribLines
+	touched := map[string]bool{}
+	from := ""
+	if old != nil && old.Commit != "" && head != "" {
+		if lines = s.readAttribLines(len(old.Commits)); lines != nil && (old.Commit == head || gitIsAncestor(ctx, s.dir, old.Commit, head)) {
+			st.Commits = old.Commits
+			from = old.Commit
+		} else {
+			lines = nil
+		}
+	}
+	if lines == nil {
+		lines = attribLines{}
+	}
+	if head != "" && from != head {
+		rev := head
+		if from != "" {
+			rev = from + ".." + head
+		}
+		index := map[string]uint32{}
+		err := gitAddedLines(ctx, s.dir, rev, func(a addedLine) {
+			touched[a.File] = true
+			k := keyOfLine(a.Line)
+			if _, ok := lines[k]; ok {
+				return
+			}
+			c, ok := index[a.Commit]
+			if !ok {
+				c = uint32(len(st.Commits))
+				st.Commits = append(st.Commits, CommitInfo{Hash: a.Commit, Author: commitAuthor(a.Email), MS: a.MS})
+				index[a.Commit] = c
+			}
+			lines[k] = c
+		})
+		if err != nil {
+			return err
+		}
+	}
+	for _, name := range files {
+		var prev *fileAttrib
+		if old != nil && !touched[name] && (from != "" || old.Commit == head) {
+			prev = old.Files[name]
+		}
+		fa, err := s.attribFile(name, prev, st.Commits, lines)
+		if err != nil {
+			return err
+		}
+		st.Files[name] = fa
+	}
+	return s.writeAttrib(st, lines)
+}
+
+// commitAuthor is the engineer id a commit's author email stands for.
+func commitAuthor(email string) string {
+	if a := HashEngineer(email); a != "" {
+		return a
+	}
+	return HashEngineer("(no email)")
+}
+
+// attribCovers reports whether st still describes every shared log file as
+// it is (the bytes it covers unchanged, no file missing).
+func (s *Store) attribCovers(st *attribState, files []string) bool {
+	if len(st.Files) != len(files) {
+		return false
+	}
+	for _, name := range files {
+		fa := st.Files[name]
+		if fa == nil || !s.attribValid(name, fa) {
+			return false
+		}
+		if fi, err := os.Stat(filepath.Join(s.dir, filepath.FromSlash(name))); err != nil || fi.Size() != fa.Size {
+			return false
+		}
+	}
+	return true
+}
+
+// attribValid reports whether the file still holds the bytes fa covers.
+func (s *Store) attribValid(name string, fa *fileAttrib) bool {
+	head, tail, size, err := s.fingerprint(name, fa.Size)
+	return err == nil && size >= fa.Size && head == fa.Head && tail == fa.Tail
+}
+
+// attribFile attributes the whole lines of one working log file: each line
+// to the author of the commit that first added it, or asWritten. With prev
+// (the file's attribution before, still valid, and the file untouched by
+// the new commits) only the lines past prev.Size are read.
+func (s *Store) attribFile(name string, prev *fileAttrib, commits []CommitInfo, lines attribLines) (*fileAttrib, error) {
+	fa := &fileAttrib{}
+	var start int64
+	if prev != nil && s.attribValid(name, prev) {
+		fa.Runs = slices.Clone(prev.Runs)
+		start = prev.Size
+	}
+	f, err := os.Open(filepath.Join(s.dir, filepath.FromSlash(name)))
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = f.Close() }()
+	if _, err := f.Seek(start, io.SeekStart); err != nil {
+		return nil, err
+	}
+	off := start
+	br := bufio.NewReaderSize(f, 256<<10)
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) == 0 || (err != nil && !errors.Is(err, io.EOF)) {
+			if err != nil && !errors.Is(err, io.EOF) {
+				return nil, err
+			}
+			break
+		}
+		if err != nil {
+			break // a torn last line: covered once whole
+		}
+		by := asWritten
+		if c, ok := lines[keyOfLine(line)]; ok && len(bytes.TrimSpace(line)) > 0 {
+			by = commits[c].Author
+		}
+		off += int64(len(line))
+		fa.Runs = appendRun(fa.Runs, off, by)
+	}
+	fa.Size = off
+	fa.Head, fa.Tail, _, err = s.fingerprint(name, off)
+	if err != nil {
+		return nil, err
+	}
+	return fa, nil
+}
+
+// appendRun extends runs to end under by, merging with the last run when
+// it has the same label.
+func appendRun(runs []attribRun, end int64, by string) []attribRun {
+	if n := len(runs); n > 0 && runs[n-1].By == by {
+		runs[n-1].End = end
+		return runs
+	}
+	return append(runs, attribRun{End: end, By: by})
+}
+
+// sharedLogFiles lists log/*.jsonl (not the local log).
+func (s *Store) sharedLogFiles() ([]string, error) {
+	all, err := s.logFiles()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, f := range all {
+		if strings.HasPrefix(f, LogDir+"/") {
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
+// headCommit is HEAD's commit hash, "" without commits.
+func (s *Store) headCommit() string {
+	h, err := s.ResolveRef("HEAD")
+	if err != nil {
+		return ""
+	}
+	return h
+}
+
+// attributor tells the readers of the log who each line counts as, from
+// the cached attribution, without reading history.
+type attributor struct {
+	st        *attribState
+	headMoved bool   // HEAD is not the commit st was computed at
+	own       string // this node's shared log file
+	valid     map[string]bool
+}
+
+// newAttributor loads the cached attribution (a few small reads).
+func (s *Store) newAttributor() *attributor {
+	a := &attributor{st: s.readAttribState(), valid: map[string]bool{}}
+	if n, err := s.Node(); err == nil {
+		a.own = LogDir + "/" + n + ".jsonl"
+	}
+	a.headMoved = a.st == nil || a.st.Commit != s.headCommit()
+	return a
+}
+
+// fileValid reports (once per file) whether the cached runs still cover
+// the file's bytes.
+func (s *Store) fileValid(a *attributor, name string) (*fileAttrib, bool) {
+	if a.st == nil {
+		return nil, false
+	}
+	fa := a.st.Files[name]
+	if fa == nil {
+		return nil, false
+	}
+	ok, seen := a.valid[name]
+	if !seen {
+		ok = s.attribValid(name, fa)
+		a.valid[name] = ok
+	}
+	return fa, ok
+}
+
+// label is who the line of name starting at off counts as: an author id,
+// asWritten or Unattributed.
+func (s *Store) label(a *attributor, name string, off int64) string {
+	if !strings.HasPrefix(name, LogDir+"/") {
+		return asWritten // the local log never leaves this machine
+	}
+	fa, ok := s.fileValid(a, name)
+	if ok && off < fa.Size {
+		i := sort.Search(len(fa.Runs), func(i int) bool { return fa.Runs[i].End > off })
+		if i < len(fa.Runs) {
+			return fa.Runs[i].By
+		}
+	}
+	return a.beyond(name, ok || fa == nil)
+}
+
+// beyond labels the lines past what the cache covers: written on this
+// machine unless HEAD has moved since (then only this node's own file is
+// known to be written here), or the file was rewritten under the cache.
+func (a *attributor) beyond(name string, intact bool) string {
+	switch {
+	case !intact:
+		return Unattributed
+	case !a.headMoved, name == a.own:
+		return asWritten
+	}
+	return Unattributed
+}
+
+// runs is the labels of name's bytes [0, end) as the attributor sees them.
+func (s *Store) runs(a *attributor, name string, end int64) []attribRun {
+	if end <= 0 {
+		return nil
+	}
+	if !strings.HasPrefix(name, LogDir+"/") {
+		return []attribRun{{End: end, By: asWritten}}
+	}
+	var out []attribRun
+	fa, ok := s.fileValid(a, name)
+	covered := int64(0)
+	if ok {
+		for _, r := range fa.Runs {
+			out = appendRun(out, min(r.End, end), r.By)
+			if r.End >= end {
+				return out
+			}
+		}
+		covered = fa.Size
+	}
+	if covered < end {
+		out = appendRun(out, end, a.beyond(name, ok || fa == nil))
+	}
+	return out
+}
+
+// attribute rewrites e's author to who its line counts as.
+func attribute(e domain.Event, by string) domain.Event {
+	if by != asWritten && e.Author != by {
+		e.Author = by
+	}
+	return e
+}
