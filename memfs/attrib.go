@@ -450,3 +450,51 @@ func attribute(e domain.Event, by string) domain.Event {
 	}
 	return e
 }
+
+// CommittedLine is one event of a shared log file as written, and the
+// commit that first added its line (nil when the line is not committed).
+type CommittedLine struct {
+	File   string
+	Line   int // 1-based
+	Event  domain.Event
+	Commit *CommitInfo
+}
+
+// CommittedLines refreshes the attribution and calls fn with every event
+// of every shared log file (log/*.jsonl), as written, with the commit that
+// added its line: what doctor checks the evidence of each file against.
+func (s *Store) CommittedLines(ctx context.Context, fn func(CommittedLine)) error {
+	if err := s.refreshAttribution(ctx); err != nil {
+		return fmt.Errorf("attribute log lines: %w", err)
+	}
+	st := s.readAttribState()
+	var lines attribLines
+	if st != nil {
+		lines = s.readAttribLines(len(st.Commits))
+	}
+	files, err := s.sharedLogFiles()
+	if err != nil {
+		return err
+	}
+	for _, name := range files {
+		data, err := os.ReadFile(filepath.Join(s.dir, filepath.FromSlash(name)))
+		if err != nil {
+			return err
+		}
+		for i, line := range bytes.SplitAfter(data, []byte{'\n'}) {
+			if len(bytes.TrimSpace(line)) == 0 {
+				continue
+			}
+			e, reason := decodeLine(line)
+			if reason != "" {
+				continue
+			}
+			cl := CommittedLine{File: name, Line: i + 1, Event: e}
+			if c, ok := lines[keyOfLine(line)]; ok {
+				cl.Commit = &st.Commits[c]
+			}
+			fn(cl)
+		}
+	}
+	return nil
+}

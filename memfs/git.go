@@ -930,3 +930,20 @@ func GitToplevel(dir string) string {
 	}
 	return wt.Filesystem.Root()
 }
+
+// RootCommitMS is the author time of the store's first commit (unix ms),
+// 0 when unknown: no shared log line can honestly be older than the store.
+func (s *Store) RootCommitMS() int64 {
+	h, err := s.git.r.Head()
+	if err != nil {
+		return 0
+	}
+	c, err := s.git.r.CommitObject(h.Hash())
+	for err == nil && c.NumParents() > 0 {
+		c, err = c.Parent(0)
+	}
+	if err != nil {
+		return 0
+	}
+	return c.Author.When.UnixMilli()
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -49,7 +50,9 @@ type doctorReport struct {
 	// reindex's state, when a hook started one.
 	IndexBehind int    `json:"index_behind"`
 	Background  string `json:"background,omitempty"`
-	OK          bool   `json:"ok"`
+	// Evidence is each shared log file's check (doctor_log.go).
+	Evidence []logFileCheck `json:"evidence"`
+	OK       bool           `json:"ok"`
 }
 
 // indexBehind is how many lessons a sync of the index would read and
@@ -102,7 +105,10 @@ func runDoctor(e *env, s *memfs.Store, asJSON bool) error {
 	if st, ok := readBackgroundStatus(s); ok {
 		rep.Background = describeBackground(st, e.now())
 	}
-	rep.OK = len(rep.InvalidLessons) == 0
+	if rep.Evidence, err = checkLogEvidence(context.Background(), s, e.now().UnixMilli()); err != nil {
+		return fail(exitFail, "%v", err)
+	}
+	rep.OK = len(rep.InvalidLessons) == 0 && forgedLogs(rep.Evidence) == 0
 	if asJSON {
 		if err := writeJSON(e, rep); err != nil {
 			return err
@@ -118,13 +124,17 @@ func runDoctor(e *env, s *memfs.Store, asJSON bool) error {
 		for _, sk := range logRep.Skipped {
 			fmt.Fprintf(e.out, "  %s:%d: skipped: %s\n", sk.File, sk.Line, sk.Reason)
 		}
+		printLogChecks(e.out, rep.Evidence)
 		fmt.Fprintf(e.out, "index: %s\n", rep.Index)
 		if rep.Background != "" {
 			fmt.Fprintf(e.out, "background: %s\n", rep.Background)
 		}
 	}
-	if !rep.OK {
+	if len(rep.InvalidLessons) > 0 {
 		return fail(exitFail, "%d invalid lesson file(s): fix each one as the reason says, or move it out of lessons/", len(rep.InvalidLessons))
+	}
+	if !rep.OK {
+		return fail(exitFail, "%d log file(s) hold forged evidence: revert the commits named above and push", forgedLogs(rep.Evidence))
 	}
 	if !asJSON {
 		_, err := fmt.Fprintln(e.out, "ok")
