@@ -28,7 +28,7 @@ type logFileCheck struct {
 	Events int    `json:"events"`
 	// Committers are the engineers who committed the file's lines.
 	Committers []string `json:"committers"`
-	// Claimed are the distinct authors the file's events claim.
+	// Claimed are the distinct authors the file's committed events claim.
 	Claimed []string `json:"claimed"`
 	// Reattributed counts committed events whose claimed author is not
 	// who committed them: they count as the committer's.
@@ -87,10 +87,13 @@ func checkLogEvidence(ctx context.Context, s *memfs.Store, nowMS int64) ([]logFi
 		}
 		c.Events++
 		e := cl.Event
-		c.Claimed = addSorted(c.Claimed, e.Author)
 		if cl.Commit != nil {
+			// Lines not committed yet were written on this machine: they
+			// are no one's evidence but this engineer's. An event with no
+			// author is simply its committer's.
+			c.Claimed = addSorted(c.Claimed, e.Author)
 			c.Committers = addSorted(c.Committers, cl.Commit.Author)
-			if e.Author != cl.Commit.Author {
+			if e.Author != "" && e.Author != cl.Commit.Author {
 				c.Reattributed++
 				commits[cl.File][cl.Commit.Hash] = true
 			}
