@@ -82,12 +82,14 @@ type fileAttrib struct {
 	Runs []attribRun `json:"runs"`
 }
 
-// attribState is the cached attribution.
+// attribState is the cached attribution: small, every reader loads it.
 type attribState struct {
 	Version int                    `json:"version"`
 	Commit  string                 `json:"commit"` // HEAD when computed ("" = no commits)
-	Commits []CommitInfo           `json:"commits"`
 	Files   map[string]*fileAttrib `json:"files"`
+	// Commits are the commits that added lines, kept beside the lines
+	// (attribLinesFile), which only a refresh and doctor read.
+	Commits []CommitInfo `json:"-"`
 }
 
 // lineKey is a line's identity: 128 bits of SHA-256 over its bytes with
@@ -118,22 +120,32 @@ func (s *Store) readAttribState() *attribState {
 	return &st
 }
 
-func (s *Store) readAttribLines(n int) attribLines {
+// readAttribLines reads the commits and the line map of the refresh at
+// commit; nil when missing, corrupt or of another refresh.
+func (s *Store) readAttribLines(commit string) ([]CommitInfo, attribLines) {
 	data, err := os.ReadFile(filepath.Join(s.dir, filepath.FromSlash(attribLinesFile)))
-	if err != nil || len(data)%20 != 0 {
-		return nil
+	if err != nil {
+		return nil, nil
+	}
+	head, data, ok := bytes.Cut(data, []byte{'\n'})
+	var h struct {
+		Commit  string       `json:"commit"`
+		Commits []CommitInfo `json:"commits"`
+	}
+	if !ok || json.Unmarshal(head, &h) != nil || h.Commit != commit || len(data)%20 != 0 {
+		return nil, nil
 	}
 	m := make(attribLines, len(data)/20)
 	for i := 0; i < len(data); i += 20 {
 		var k lineKey
 		copy(k[:], data[i:i+16])
 		c := binary.LittleEndian.Uint32(data[i+16:])
-		if int(c) >= n {
-			return nil
+		if int(c) >= len(h.Commits) {
+			return nil, nil
 		}
 		m[k] = c
 	}
-	return m
+	return h.Commits, m
 }
 
 func (s *Store) writeAttrib(st *attribState, lines attribLines) error {
@@ -142,7 +154,15 @@ func (s *Store) writeAttrib(st *attribState, lines attribLines) error {
 		keys = append(keys, k)
 	}
 	slices.SortFunc(keys, func(a, b lineKey) int { return bytes.Compare(a[:], b[:]) })
-	buf := make([]byte, 0, 20*len(keys))
+	lhead, err := json.Marshal(struct {
+		Commit  string       `json:"commit"`
+		Commits []CommitInfo `json:"commits"`
+	}{st.Commit, st.Commits})
+	if err != nil {
+		return err
+	}
+	buf := make([]byte, 0, len(lhead)+1+20*len(keys))
+	buf = append(append(buf, lhead...), '\n')
 	for _, k := range keys {
 		buf = append(buf, k[:]...)
 		buf = binary.LittleEndian.AppendUint32(buf, lines[k])
@@ -155,8 +175,8 @@ func (s *Store) writeAttrib(st *attribState, lines attribLines) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	// The lines first: a state whose lines are missing or older is
-	// recomputed from scratch (readAttribLines checks the commit count).
+	// The lines first: a state whose lines are missing or of another
+	// refresh is recomputed from scratch (readAttribLines checks).
 	if err := writeAtomic(s, filepath.Join(s.dir, filepath.FromSlash(attribLinesFile)), buf); err != nil {
 		return err
 	}
@@ -190,8 +210,9 @@ func (s *Store) refreshAttribution(ctx context.Context) error {
 	touched := map[string]bool{}
 	from := ""
 	if old != nil && old.Commit != "" && head != "" {
-		if lines = s.readAttribLines(len(old.Commits)); lines != nil && (old.Commit == head || gitIsAncestor(ctx, s.dir, old.Commit, head)) {
-			st.Commits = old.Commits
+		commits, l := s.readAttribLines(old.Commit)
+		if lines = l; lines != nil && (old.Commit == head || gitIsAncestor(ctx, s.dir, old.Commit, head)) {
+			st.Commits = commits
 			from = old.Commit
 		} else {
 			lines = nil
@@ -470,7 +491,7 @@ func (s *Store) CommittedLines(ctx context.Context, fn func(CommittedLine)) erro
 	st := s.readAttribState()
 	var lines attribLines
 	if st != nil {
-		lines = s.readAttribLines(len(st.Commits))
+		st.Commits, lines = s.readAttribLines(st.Commit)
 	}
 	files, err := s.sharedLogFiles()
 	if err != nil {
