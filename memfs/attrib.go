@@ -247,10 +247,10 @@ func (s *Store) refreshAttribution(ctx context.Context) error {
 	}
 	for _, name := range files {
 		var prev *fileAttrib
-		if old != nil && !touched[name] && (from != "" || old.Commit == head) {
+		if old != nil && (from != "" || old.Commit == head) {
 			prev = old.Files[name]
 		}
-		fa, err := s.attribFile(name, prev, st.Commits, lines)
+		fa, err := s.attribFile(name, prev, touched[name], st.Commits, lines)
 		if err != nil {
 			return err
 		}
@@ -267,18 +267,17 @@ func commitAuthor(email string) string {
 	return HashEngineer("(no email)")
 }
 
-// attribCovers reports whether st still describes every shared log file as
-// it is (the bytes it covers unchanged, no file missing).
+// attribCovers reports whether st, computed at HEAD, still describes the
+// shared log files: every file it covers still holds those bytes. Lines
+// appended since, and new files, are not committed (HEAD has not moved):
+// readers count them as written without a refresh.
 func (s *Store) attribCovers(st *attribState, files []string) bool {
-	if len(st.Files) != len(files) {
-		return false
-	}
+	present := map[string]bool{}
 	for _, name := range files {
-		fa := st.Files[name]
-		if fa == nil || !s.attribValid(name, fa) {
-			return false
-		}
-		if fi, err := os.Stat(filepath.Join(s.dir, filepath.FromSlash(name))); err != nil || fi.Size() != fa.Size {
+		present[name] = true
+	}
+	for name, fa := range st.Files {
+		if !present[name] || !s.attribValid(name, fa) {
 			return false
 		}
 	}
@@ -293,12 +292,17 @@ func (s *Store) attribValid(name string, fa *fileAttrib) bool {
 
 // attribFile attributes the whole lines of one working log file: each line
 // to the author of the commit that first added it, or asWritten. With prev
-// (the file's attribution before, still valid, and the file untouched by
-// the new commits) only the lines past prev.Size are read.
-func (s *Store) attribFile(name string, prev *fileAttrib, commits []CommitInfo, lines attribLines) (*fileAttrib, error) {
+// (the file's attribution before, still valid) a line prev gave a
+// committer keeps it (the first commit that added it does not change);
+// when the new commits did not touch the file, only the lines past
+// prev.Size are read.
+func (s *Store) attribFile(name string, prev *fileAttrib, touched bool, commits []CommitInfo, lines attribLines) (*fileAttrib, error) {
 	fa := &fileAttrib{}
 	var start int64
-	if prev != nil && s.attribValid(name, prev) {
+	if prev != nil && !s.attribValid(name, prev) {
+		prev = nil
+	}
+	if prev != nil && !touched {
 		fa.Runs = slices.Clone(prev.Runs)
 		start = prev.Size
 	}
@@ -324,8 +328,18 @@ func (s *Store) attribFile(name string, prev *fileAttrib, commits []CommitInfo, 
 			break // a torn last line: covered once whole
 		}
 		by := asWritten
-		if c, ok := lines[keyOfLine(line)]; ok && len(bytes.TrimSpace(line)) > 0 {
-			by = commits[c].Author
+		if prev != nil && off < prev.Size {
+			i := sort.Search(len(prev.Runs), func(i int) bool { return prev.Runs[i].End > off })
+			if i < len(prev.Runs) {
+				by = prev.Runs[i].By
+			}
+		}
+		if by == asWritten || by == Unattributed {
+			if c, ok := lines[keyOfLine(line)]; ok && len(bytes.TrimSpace(line)) > 0 {
+				by = commits[c].Author
+			} else {
+				by = asWritten
+			}
 		}
 		off += int64(len(line))
 		fa.Runs = appendRun(fa.Runs, off, by)

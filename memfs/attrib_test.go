@@ -240,3 +240,24 @@ func TestAttributionKeepsCache(t *testing.T) {
 		t.Fatalf("the line Eve committed counts under %s, want hers", got)
 	}
 }
+
+// TestAttributionWithoutGit: a reader whose refresh fails (no git CLI)
+// still reads the log; lines committed since the last refresh count as
+// Unattributed, never as their claimed authors.
+func TestAttributionWithoutGit(t *testing.T) {
+	const ada, eve = "ada@example.com", "eve@example.com"
+	s := newTestStore(t)
+	if err := s.RefreshAttribution(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	writeLog(t, s, "log/n-eve.jsonl", []domain.Event{claim(1, domain.KindChanged, "s1", ada)})
+	gitAs(t, s.Dir(), eve, "add", "log")
+	gitAs(t, s.Dir(), eve, "commit", "-qm", "eve")
+	t.Setenv("PATH", t.TempDir())
+	if err := s.RefreshAttribution(context.Background()); err == nil {
+		t.Fatal("a refresh without git succeeded")
+	}
+	if got := authorsBySession(t, s); got[HashSession("s1")] != Unattributed {
+		t.Fatalf("without a refresh the line counts under %s, want %s", got[HashSession("s1")], Unattributed)
+	}
+}

@@ -134,9 +134,9 @@ func (s *Store) LoadLedger() (*domain.Ledger, error) {
 
 func (s *Store) loadLedger() (*domain.Ledger, error) {
 	// A command's ledger counts every committed line as its committer's.
-	if err := s.refreshAttribution(context.Background()); err != nil {
-		return nil, err
-	}
+	// Without a refresh (no git CLI, say) the lines committed since the
+	// last one count as Unattributed: doctor reports why.
+	_ = s.refreshAttribution(context.Background())
 	files, err := s.logFiles()
 	if err != nil {
 		return nil, err
@@ -395,9 +395,7 @@ type summaryHead struct {
 // version, it is rebuilt from LoadLedger. Like LoadLedger it only ever
 // reads the logs; the cache can be deleted at any time.
 func (s *Store) Summary() (*domain.Summary, error) {
-	if err := s.refreshAttribution(context.Background()); err != nil {
-		return nil, fmt.Errorf("load summary: %w", err)
-	}
+	_ = s.refreshAttribution(context.Background()) // as in loadLedger
 	sum, err := s.summary(math.MaxInt64)
 	if err != nil {
 		return nil, fmt.Errorf("load summary: %w", err)
