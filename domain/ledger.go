@@ -58,9 +58,19 @@ type Memory struct {
 	// TopVouchers are the two authors whose changed results vouch most for
 	// the lesson, most first (by vouched sum, then id); an entry with
 	// Vouched 0 is absent. Author "" gathers the changes no one is known to
-	// have made. EarlyTrusted reads them.
+	// have made. EarlyTrusted reads them. Changes under
+	// UnattributedAuthor are left out: Unattributed sums them.
 	TopVouchers [2]AuthorVouch
+	// Unattributed is the vouched sum of the changes whose committer the
+	// reader does not know yet (author UnattributedAuthor).
+	Unattributed float64
 }
+
+// UnattributedAuthor is the author a store's reader gives an event of a
+// committed log line whose committer it has not worked out yet (a hook
+// reads between two walks of git history). Such changes may be anyone's,
+// the forger's included, so they never count toward early delivery.
+const UnattributedAuthor = "e-unattributed"
 
 // AuthorVouch is one author's share of a lesson's vouched changes.
 type AuthorVouch struct {
@@ -93,7 +103,9 @@ func topVouchers(byAuthor func(yield func(string, int) bool), vouched int) [2]Au
 	rest := vouched
 	for a, m := range byAuthor {
 		rest -= m
-		consider(a, m)
+		if a != UnattributedAuthor {
+			consider(a, m)
+		}
 	}
 	consider("", rest)
 	var out [2]AuthorVouch
@@ -109,7 +121,8 @@ func topVouchers(byAuthor func(yield func(string, int) bool), vouched int) [2]Au
 // without the Stop hook asking it) to engineer: it is consolidated, and its
 // consolidation proof (the vouched changes and the lower credible bound of
 // provenUseful) still holds without the vouched changes of the one author
-// who contributed most, engineer excepted. So no single pusher's log lines
+// who contributed most, engineer excepted, and without the changes no
+// committer is known for yet (Unattributed). So no single pusher's log lines
 // (made-up sessions, authors and repos committed under one identity, which
 // the store attributes to that identity) can make a teammate's agent read a
 // lesson unasked, while an engineer's own sessions always count for them.
@@ -119,10 +132,10 @@ func EarlyTrusted(m Memory, engineer string, w Weights) bool {
 	if !m.Consolidated {
 		return false
 	}
-	drop := 0.0
+	drop := m.Unattributed
 	for _, v := range m.TopVouchers {
 		if v.Vouched > 0 && (v.Author == "" || v.Author != engineer) {
-			drop = v.Vouched
+			drop += v.Vouched
 			break
 		}
 	}
@@ -693,6 +706,7 @@ func (l *Ledger) memoryOf(info LessonInfo, a *lessonAgg, c *clock, q int, sessio
 
 	m.Regretted = regretted(a.regrets, l.Corrections, w)
 	m.TopVouchers = topVouchers(maps.All(a.byAuthor), a.vouched)
+	m.Unattributed = float64(a.byAuthor[UnattributedAuthor]) / 1000
 	var d float64
 	m.Consolidated, d = consolidation(m, len(a.repos), len(a.authors), w)
 	tag, repoReach := strings.CutPrefix(info.Reach, ReachRepoPrefix)

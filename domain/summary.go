@@ -1148,7 +1148,11 @@ func (s *Summary) memoryOf(info LessonInfo, ls *lessonSum, regrets map[string]fl
 	}
 	m.TopVouchers = topVouchers(func(yield func(string, int) bool) {
 		for _, c := range ls.authors {
-			if !yield(s.valAt(c.v), int(c.milli)) {
+			a := s.valAt(c.v)
+			if a == UnattributedAuthor {
+				m.Unattributed = float64(c.milli) / 1000
+			}
+			if !yield(a, int(c.milli)) {
 				return
 			}
 		}

@@ -11,7 +11,7 @@ import (
 func vouching(by map[string]int, extra ...Event) []Event {
 	var out []Event
 	i := 0
-	for _, a := range []string{"e-a", "e-b", "e-c", "e-f", ""} {
+	for _, a := range []string{"e-a", "e-b", "e-c", "e-f", UnattributedAuthor, ""} {
 		for range by[a] {
 			i++
 			s := fmt.Sprintf("s%03d", i)
@@ -41,6 +41,11 @@ func TestEarlyTrusted(t *testing.T) {
 		{"the engineer's own beside a forger's", vouching(map[string]int{"e-a": 6, "e-f": 20}), "e-a", true, true},
 		{"changes no one is known to have made count as one author", vouching(map[string]int{"": 8}), "e-a", true, false},
 		{"not consolidated", vouching(map[string]int{"e-a": 2, "e-b": 2}), "e-c", false, false},
+		// A forger's lines, half attributed before a hook's last refresh
+		// and half after: the unattributed half cannot pass for a second
+		// pusher.
+		{"a forger split by a refresh", vouching(map[string]int{"e-f": 6, UnattributedAuthor: 6}), "e-a", true, false},
+		{"unattributed changes beside two real authors", vouching(map[string]int{"e-a": 6, "e-b": 6, UnattributedAuthor: 6}), "e-c", true, true},
 		{"against-evidence weighs on the rest", vouching(map[string]int{"e-a": 6, "e-b": 6},
 			ev(KindIgnored, 9000, "s900", "lesson-t", "api", "e-c"), ev(KindIgnored, 9001, "s901", "lesson-t", "api", "e-c")), "e-c", true, false},
 	}

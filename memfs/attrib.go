@@ -52,10 +52,10 @@ const (
 	// own author counts.
 	asWritten = "*"
 	// Unattributed is the author readers give an event of a committed line
-	// whose committer is not known yet (no refresh since HEAD moved). All
-	// such events count as one author, so together they can never pass for
-	// a second pusher.
-	Unattributed = "e-unattributed"
+	// whose committer is not known yet (no refresh since HEAD moved):
+	// domain.UnattributedAuthor, whose changes never count toward early
+	// delivery.
+	Unattributed = domain.UnattributedAuthor
 )
 
 // CommitInfo is a commit that added log lines.

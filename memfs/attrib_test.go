@@ -174,9 +174,9 @@ func TestAttributionWithoutRefresh(t *testing.T) {
 	}
 	m := sum.Memories([]domain.LessonInfo{{ID: "retry-lesson"}}, "", domain.DefaultWeights)[0]
 	got := []domain.AuthorVouch{m.TopVouchers[0], m.TopVouchers[1]}
-	want := []domain.AuthorVouch{{Author: HashEngineer(ada), Vouched: 1}, {Author: Unattributed, Vouched: 1}}
-	if !slices.Equal(got, want) {
-		t.Fatalf("before a refresh: top vouchers %+v, want %+v", got, want)
+	want := []domain.AuthorVouch{{Author: HashEngineer(ada), Vouched: 1}, {}}
+	if !slices.Equal(got, want) || m.Unattributed != 1 {
+		t.Fatalf("before a refresh: top vouchers %+v and %v unattributed, want %+v and 1", got, m.Unattributed, want)
 	}
 	// A command refreshes; the hook's cache is rebuilt with Eve's line as
 	// hers.
