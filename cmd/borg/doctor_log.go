@@ -43,7 +43,8 @@ type logFileCheck struct {
 	Commits []string `json:"commits,omitempty"`
 	// Verdict is "ok", "suspect" (re-attributed events and nothing else
 	// amiss, as when an engineer's email changed; misdated events; three
-	// or more authors in one node's file) or "forged" (re-attributed
+	// or more authors, or two or more committers, in one node's file: one
+	// machine's log is one engineer's) or "forged" (re-attributed
 	// events claiming two or more authors who committed none of the file,
 	// or with orphan results or misdated events).
 	Verdict string `json:"verdict"`
@@ -124,7 +125,7 @@ func checkLogEvidence(ctx context.Context, s *memfs.Store, nowMS int64) ([]logFi
 		switch {
 		case c.Reattributed > 0 && (foreign >= 2 || c.Orphans > 0 || c.Misdated > 0):
 			c.Verdict = "forged"
-		case c.Reattributed > 0 || c.Misdated > 0 || len(c.Claimed) >= 3:
+		case c.Reattributed > 0 || c.Misdated > 0 || len(c.Claimed) >= 3 || len(c.Committers) >= 2:
 			c.Verdict = "suspect"
 		default:
 			c.Verdict = "ok"
