@@ -637,7 +637,11 @@ func (l *Ledger) Memories(lessons []LessonInfo, session string, w Weights) []Mem
 					repo, author = cmp.Or(sm.Repo, m.Repo), cmp.Or(m.Author, sm.Author)
 				}
 				a.repos = addDistinct(a.repos, repo)
-				a.authors = addDistinct(a.authors, author)
+				if author != UnattributedAuthor {
+					// Changes whose committer is unknown yet are no
+					// second engineer.
+					a.authors = addDistinct(a.authors, author)
+				}
 				if author != "" {
 					if a.byAuthor == nil {
 						a.byAuthor = map[string]int{}

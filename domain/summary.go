@@ -1157,8 +1157,12 @@ func (s *Summary) memoryOf(info LessonInfo, ls *lessonSum, regrets map[string]fl
 			}
 		}
 	}, ls.vouched)
+	authors := len(ls.authors)
+	if slices.ContainsFunc(ls.authors, func(c valCount) bool { return s.valAt(c.v) == UnattributedAuthor }) {
+		authors-- // as Ledger.Memories: an unknown committer is no second engineer
+	}
 	var d float64
-	m.Consolidated, d = consolidation(m, len(ls.repos), len(ls.authors), w)
+	m.Consolidated, d = consolidation(m, len(ls.repos), authors, w)
 	tag, repoReach := strings.CutPrefix(info.Reach, ReachRepoPrefix)
 	if !repoReach {
 		tag = "" // a team lesson ages with every session
