@@ -332,6 +332,16 @@ func teammates(t *testing.T, store, lesson string) {
 			t.Fatal(err)
 		}
 	}
+	// As a command would after a pull: the store's attribution reaches
+	// HEAD, so the hooks count these uncommitted lines as written (a hook
+	// never walks history itself).
+	s, err := memfs.Open(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RefreshAttribution(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 }
 
 const codexPackage = "@openai/codex@0.171.0"
