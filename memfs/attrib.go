@@ -547,3 +547,33 @@ func (s *Store) CommittedLines(ctx context.Context, fn func(CommittedLine)) erro
 	}
 	return nil
 }
+
+// AttributionBehind reports whether some shared log lines count as
+// Unattributed until the next RefreshAttribution: HEAD moved since the
+// last one (or there was none) and another node's file grew or changed.
+// A hook asks (a few stats and reads, no history) and leaves the refresh
+// to a background command; this node's own commits never make it behind.
+func (s *Store) AttributionBehind() bool {
+	a := s.newAttributor()
+	if !a.headMoved {
+		return false
+	}
+	files, err := s.sharedLogFiles()
+	if err != nil {
+		return false
+	}
+	for _, name := range files {
+		if name == a.own {
+			continue
+		}
+		fi, err := os.Stat(filepath.Join(s.dir, filepath.FromSlash(name)))
+		if err != nil || fi.Size() == 0 {
+			continue
+		}
+		fa, ok := s.fileValid(a, name)
+		if !ok || fi.Size() > fa.Size {
+			return true
+		}
+	}
+	return false
+}

@@ -261,3 +261,34 @@ func TestAttributionWithoutGit(t *testing.T) {
 		t.Fatalf("without a refresh the line counts under %s, want %s", got[HashSession("s1")], Unattributed)
 	}
 }
+
+// TestAttributionBehind: this node's own commits never leave a hook's
+// attribution behind; another node's lines arriving by a commit do, until
+// a refresh.
+func TestAttributionBehind(t *testing.T) {
+	const ada, eve = "ada@example.com", "eve@example.com"
+	s := newTestStore(t)
+	if err := s.RefreshAttribution(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Append(domain.Event{MS: 1, Kind: domain.KindSession, Session: "s1", Author: ada}); err != nil {
+		t.Fatal(err)
+	}
+	gitAs(t, s.Dir(), ada, "add", "log")
+	gitAs(t, s.Dir(), ada, "commit", "-qm", "ada")
+	if s.AttributionBehind() {
+		t.Fatal("behind after this node's own commit")
+	}
+	writeLog(t, s, "log/n-eve.jsonl", []domain.Event{claim(2, domain.KindChanged, "s2", ada)})
+	gitAs(t, s.Dir(), eve, "add", "log")
+	gitAs(t, s.Dir(), eve, "commit", "-qm", "eve")
+	if !s.AttributionBehind() {
+		t.Fatal("not behind after another node's lines arrived by a commit")
+	}
+	if err := s.RefreshAttribution(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if s.AttributionBehind() {
+		t.Fatal("behind after a refresh")
+	}
+}

@@ -168,6 +168,11 @@ func openRetrieval(ctx context.Context, s *memfs.Store, o openOptions) (*retriev
 			r.summary = domain.NewSummary()
 		}
 	}
+	if b != nil && s.AttributionBehind() {
+		// Lines pulled since the last walk of git history count as no
+		// one's (memfs attribution) until a command walks it.
+		r.behind = append(r.behind, "log lines committed since the last attribution")
+	}
 	if len(r.behind) > 0 {
 		r.background = startBackgroundReindex(s)
 	}
