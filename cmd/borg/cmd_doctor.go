@@ -105,7 +105,7 @@ func runDoctor(e *env, s *memfs.Store, asJSON bool) error {
 	if st, ok := readBackgroundStatus(s); ok {
 		rep.Background = describeBackground(st, e.now())
 	}
-	if rep.Evidence, err = checkLogEvidence(context.Background(), s, e.now().UnixMilli()); err != nil {
+	if rep.Evidence, err = checkLogEvidence(context.Background(), s, e.now().UnixMilli(), engineer(e)); err != nil {
 		return fail(exitFail, "%v", err)
 	}
 	rep.OK = len(rep.InvalidLessons) == 0 && forgedLogs(rep.Evidence) == 0

@@ -39,6 +39,11 @@ type logFileCheck struct {
 	// Misdated counts events dated in the future, after the commit that
 	// added them, or before the store existed.
 	Misdated int `json:"misdated"`
+	// UnderYou counts lines committed under the identity of who runs
+	// doctor in a file this machine does not write: their other machine's,
+	// or someone pushing as them (git identities are not signed), which
+	// early delivery would trust as theirs.
+	UnderYou int `json:"under_you,omitempty"`
 	// Commits are the commits that added the re-attributed events.
 	Commits []string `json:"commits,omitempty"`
 	// Verdict is "ok", "suspect" (re-attributed events and nothing else
@@ -51,8 +56,9 @@ type logFileCheck struct {
 	Fix     string `json:"fix,omitempty"`
 }
 
-// checkLogEvidence checks every shared log file's evidence.
-func checkLogEvidence(ctx context.Context, s *memfs.Store, nowMS int64) ([]logFileCheck, error) {
+// checkLogEvidence checks every shared log file's evidence; me is the
+// hashed id of who runs doctor ("" unknown).
+func checkLogEvidence(ctx context.Context, s *memfs.Store, nowMS int64, me string) ([]logFileCheck, error) {
 	var all []memfs.CommittedLine
 	if err := s.CommittedLines(ctx, func(cl memfs.CommittedLine) { all = append(all, cl) }); err != nil {
 		return nil, err
@@ -77,6 +83,7 @@ func checkLogEvidence(ctx context.Context, s *memfs.Store, nowMS int64) ([]logFi
 		note(e)
 	}
 	root := s.RootCommitMS()
+	own := s.LogPath()
 	byFile := map[string]*logFileCheck{}
 	commits := map[string]map[string]bool{}
 	for _, cl := range all {
@@ -96,6 +103,10 @@ func checkLogEvidence(ctx context.Context, s *memfs.Store, nowMS int64) ([]logFi
 			c.Committers = addSorted(c.Committers, cl.Commit.Author)
 			if e.Author != "" && e.Author != cl.Commit.Author {
 				c.Reattributed++
+				commits[cl.File][cl.Commit.Hash] = true
+			}
+			if me != "" && cl.Commit.Author == me && cl.File != own {
+				c.UnderYou++
 				commits[cl.File][cl.Commit.Hash] = true
 			}
 			if e.MS > cl.Commit.MS+clockSlack {
@@ -125,7 +136,7 @@ func checkLogEvidence(ctx context.Context, s *memfs.Store, nowMS int64) ([]logFi
 		switch {
 		case c.Reattributed > 0 && (foreign >= 2 || c.Orphans > 0 || c.Misdated > 0):
 			c.Verdict = "forged"
-		case c.Reattributed > 0 || c.Misdated > 0 || len(c.Claimed) >= 3 || len(c.Committers) >= 2:
+		case c.Reattributed > 0 || c.Misdated > 0 || len(c.Claimed) >= 3 || len(c.Committers) >= 2 || c.UnderYou > 0:
 			c.Verdict = "suspect"
 		default:
 			c.Verdict = "ok"
@@ -167,6 +178,9 @@ func printLogChecks(w io.Writer, checks []logFileCheck) {
 		}
 		if c.Misdated > 0 {
 			fmt.Fprintf(w, "; %d events dated in the future, after their commit or before the store", c.Misdated)
+		}
+		if c.UnderYou > 0 {
+			fmt.Fprintf(w, "; %d lines committed under your identity in a file this machine does not write (your other machine's, or someone pushing as you: early delivery trusts them as yours)", c.UnderYou)
 		}
 		fmt.Fprintf(w, "; they count as their committer's, one author\n")
 		if c.Fix != "" {

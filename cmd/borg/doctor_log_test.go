@@ -27,12 +27,15 @@ func TestCheckLogEvidence(t *testing.T) {
 		committer string
 		events    []domain.Event
 		verdict   string
+		me        string // who runs doctor
 	}{
-		{"an engineer's own sessions", "ada@example.com", append(sessionOf(now-5000, "s-1", "ada@example.com"), sessionOf(now-4000, "s-2", "ada@example.com")...), "ok"},
-		{"an engineer whose email changed", "ada@new.example.com", sessionOf(now-5000, "s-1", "ada@example.com"), "suspect"},
-		{"made-up engineers", "eve@example.com", append(sessionOf(now-5000, "s-1", "bob@example.com"), sessionOf(now-4000, "s-2", "carol@example.com")...), "forged"},
-		{"results of sessions that never were", "eve@example.com", []domain.Event{ev(now-5000, domain.KindChanged, "s-9", "bob@example.com")}, "forged"},
-		{"dated in the future", "eve@example.com", sessionOf(now+48*3600*1000, "s-1", "bob@example.com"), "forged"},
+		{"an engineer's own sessions", "ada@example.com", append(sessionOf(now-5000, "s-1", "ada@example.com"), sessionOf(now-4000, "s-2", "ada@example.com")...), "ok", ""},
+		{"an engineer whose email changed", "ada@new.example.com", sessionOf(now-5000, "s-1", "ada@example.com"), "suspect", ""},
+		{"made-up engineers", "eve@example.com", append(sessionOf(now-5000, "s-1", "bob@example.com"), sessionOf(now-4000, "s-2", "carol@example.com")...), "forged", ""},
+		{"results of sessions that never were", "eve@example.com", []domain.Event{ev(now-5000, domain.KindChanged, "s-9", "bob@example.com")}, "forged", ""},
+		{"dated in the future", "eve@example.com", sessionOf(now+48*3600*1000, "s-1", "bob@example.com"), "forged", ""},
+		{"pushed under the identity of who runs doctor", "bob@example.com", sessionOf(now-5000, "s-1", "bob@example.com"), "suspect", "bob@example.com"},
+		{"another engineer's own sessions", "ada@example.com", sessionOf(now-5000, "s-1", "ada@example.com"), "ok", "bob@example.com"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -55,7 +58,7 @@ func TestCheckLogEvidence(t *testing.T) {
 					t.Fatalf("git %v: %v\n%s", args, err, out)
 				}
 			}
-			checks, err := checkLogEvidence(context.Background(), s, now)
+			checks, err := checkLogEvidence(context.Background(), s, now, memfs.HashEngineer(tt.me))
 			if err != nil {
 				t.Fatal(err)
 			}
