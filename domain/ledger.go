@@ -2,6 +2,7 @@ package domain
 
 import (
 	"cmp"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -54,6 +55,93 @@ type Memory struct {
 	LastUseTick int
 	// Asked counts the sessions that asked the lesson.
 	Asked int
+	// TopVouchers are the two authors whose changed results vouch most for
+	// the lesson, most first (by vouched sum, then id); an entry with
+	// Vouched 0 is absent. Author "" gathers the changes no one is known to
+	// have made. EarlyTrusted reads them. Changes under
+	// UnattributedAuthor are left out: Unattributed sums them.
+	TopVouchers [2]AuthorVouch
+	// Unattributed is the vouched sum of the changes whose committer the
+	// reader does not know yet (author UnattributedAuthor).
+	Unattributed float64
+}
+
+// UnattributedAuthor is the author a store's reader gives an event of a
+// committed log line whose committer it has not worked out yet (a hook
+// reads between two walks of git history). Such changes may be anyone's,
+// the forger's included, so they never count toward early delivery.
+const UnattributedAuthor = "e-unattributed"
+
+// AuthorVouch is one author's share of a lesson's vouched changes.
+type AuthorVouch struct {
+	Author  string
+	Vouched float64
+}
+
+// topVouchers picks the two largest milli-sums of byAuthor (author →
+// milli-changes, "" absent) and of the unknown rest (vouched less their
+// sum, counted under ""), ordered by sum then id: independent of the order
+// the results were added in.
+func topVouchers(byAuthor func(yield func(string, int) bool), vouched int) [2]AuthorVouch {
+	type share struct {
+		author string
+		milli  int
+	}
+	var top [2]share
+	consider := func(a string, m int) {
+		if m <= 0 {
+			return
+		}
+		better := func(x share) bool { return m > x.milli || (m == x.milli && a < x.author) }
+		switch {
+		case top[0].milli == 0 || better(top[0]):
+			top[1], top[0] = top[0], share{a, m}
+		case top[1].milli == 0 || better(top[1]):
+			top[1] = share{a, m}
+		}
+	}
+	rest := vouched
+	for a, m := range byAuthor {
+		rest -= m
+		if a != UnattributedAuthor {
+			consider(a, m)
+		}
+	}
+	consider("", rest)
+	var out [2]AuthorVouch
+	for i, t := range top {
+		if t.milli > 0 {
+			out[i] = AuthorVouch{Author: t.author, Vouched: float64(t.milli) / 1000}
+		}
+	}
+	return out
+}
+
+// EarlyTrusted reports whether a lesson may be delivered unprompted (early,
+// without the Stop hook asking it) to engineer: it is consolidated, and its
+// consolidation proof (the vouched changes and the lower credible bound of
+// provenUseful) still holds without the vouched changes of the one author
+// who contributed most, engineer excepted, and without the changes no
+// committer is known for yet (Unattributed). So no single pusher's log lines
+// (made-up sessions, authors and repos committed under one identity, which
+// the store attributes to that identity) can make a teammate's agent read a
+// lesson unasked, while an engineer's own sessions always count for them.
+// Consolidation itself (the decay every node derives alike) does not
+// depend on who asks.
+func EarlyTrusted(m Memory, engineer string, w Weights) bool {
+	if !m.Consolidated {
+		return false
+	}
+	drop := m.Unattributed
+	for _, v := range m.TopVouchers {
+		if v.Vouched > 0 && (v.Author == "" || v.Author != engineer) {
+			drop += v.Vouched
+			break
+		}
+	}
+	rest := m
+	rest.Vouched = math.Round((m.Vouched-drop)*1000) / 1000
+	return rest.Vouched >= float64(w.ConsolidateSessions) && provenUseful(rest, w)
 }
 
 // Mark is the part of an event the ledger keeps for a natural key. Marks are
@@ -487,6 +575,7 @@ type lessonAgg struct {
 	changed, ignored, corrected, vetoed, tested, asked int
 	vouched                                            int      // milli-changes
 	repos, authors                                     []string // distinct, few
+	byAuthor                                           map[string]int
 	regrets                                            []regretRef
 }
 
@@ -542,10 +631,23 @@ func (l *Ledger) Memories(lessons []LessonInfo, session string, w Weights) []Mem
 				a.uses = append(a.uses, at)
 				repo, author := m.Repo, m.Author
 				if known {
-					repo, author = cmp.Or(sm.Repo, m.Repo), cmp.Or(sm.Author, m.Author)
+					// The result's own author counts: whoever wrote
+					// (and committed) the verdict vouches for it, not
+					// whoever the session names.
+					repo, author = cmp.Or(sm.Repo, m.Repo), cmp.Or(m.Author, sm.Author)
 				}
 				a.repos = addDistinct(a.repos, repo)
-				a.authors = addDistinct(a.authors, author)
+				if author != UnattributedAuthor {
+					// Changes whose committer is unknown yet are no
+					// second engineer.
+					a.authors = addDistinct(a.authors, author)
+				}
+				if author != "" {
+					if a.byAuthor == nil {
+						a.byAuthor = map[string]int{}
+					}
+					a.byAuthor[author] += creditMilli(m.W)
+				}
 			case KindIgnored:
 				a.ignored++
 			case KindCorrected:
@@ -607,6 +709,8 @@ func (l *Ledger) memoryOf(info LessonInfo, a *lessonAgg, c *clock, q int, sessio
 	m.LastUseTick = uses[len(uses)-1] + 1
 
 	m.Regretted = regretted(a.regrets, l.Corrections, w)
+	m.TopVouchers = topVouchers(maps.All(a.byAuthor), a.vouched)
+	m.Unattributed = float64(a.byAuthor[UnattributedAuthor]) / 1000
 	var d float64
 	m.Consolidated, d = consolidation(m, len(a.repos), len(a.authors), w)
 	tag, repoReach := strings.CutPrefix(info.Reach, ReachRepoPrefix)
@@ -676,7 +780,8 @@ func Derive(events []Event, lessons []LessonInfo, session string, w Weights) []M
 }
 
 // consolidation says whether a lesson with m's results is consolidated,
-// across repos repos and authors engineers, and the decay its uses take: D,
+// across repos repos and authors engineers (a changed result counts under
+// its own author, else its session's), and the decay its uses take: D,
 // or the slower DConsolidated once consolidated. Consolidated means changed
 // in at least ConsolidateSessions sessions' worth of vouched changes (the
 // credits of its changed results), across two repos or two engineers, and

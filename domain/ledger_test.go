@@ -290,7 +290,7 @@ func randomEvents(r *rand.Rand, n int) []Event {
 			Session: fmt.Sprintf("s%d", r.IntN(8)),
 			Lesson:  fmt.Sprintf("lesson-%d", r.IntN(5)),
 			Repo:    []string{"api", "web", "API", ""}[r.IntN(4)],
-			Author:  []string{"e-1", "e-2", ""}[r.IntN(3)],
+			Author:  []string{"e-1", "e-2", "e-3", UnattributedAuthor, ""}[r.IntN(5)],
 		}
 		switch e.Kind {
 		case KindRegret:

@@ -403,25 +403,35 @@ func (ls *lessonSum) count(kind EventKind, n int) {
 // tally counts value indexes; 0 ("") is not counted.
 type tally []valCount
 
+// valCount is one value's count and, in an authors tally, the milli-sum
+// of the credits its changed results vouch (the repos tally keeps it 0).
 type valCount struct {
-	v uint32
-	n int32
+	v     uint32
+	n     int32
+	milli int32
 }
 
-func (t *tally) add(v uint32, n int32) {
+func (t *tally) add(v uint32, n int32) { t.addMilli(v, n, 0) }
+
+// addMilli adds n results vouching milli thousandths of a change to v.
+func (t *tally) addMilli(v uint32, n, milli int32) {
 	if v == 0 {
 		return
 	}
 	for i := range *t {
 		if (*t)[i].v == v {
-			(*t)[i].n += n
-			if (*t)[i].n == 0 {
+			c := (*t)[i]
+			c.n += n
+			c.milli += milli
+			if c.n == 0 {
 				*t = slices.Delete(slices.Clone(*t), i, i+1)
+			} else {
+				(*t)[i] = c
 			}
 			return
 		}
 	}
-	*t = append(*t, valCount{v, n})
+	*t = append(*t, valCount{v, n, milli})
 }
 
 // A result key's value: the strength in the low bits, and for a changed
@@ -522,12 +532,12 @@ func (l *Ledger) Summary() *Summary {
 			repo, author := s.val(m.Repo), s.val(m.Author)
 			v := resultValue(st, effUnknown, effUnknown)
 			if known {
-				repo, author = s.val(cmp.Or(sm.Repo, m.Repo)), s.val(cmp.Or(sm.Author, m.Author))
+				repo, author = s.val(cmp.Or(sm.Repo, m.Repo)), s.val(cmp.Or(m.Author, sm.Author))
 				v = resultValue(st, repo, author)
 			}
 			recs = append(recs, keySpec{keyResult, session, lesson, v})
 			ls.repos.add(repo, 1)
-			ls.authors.add(author, 1)
+			ls.authors.addMilli(author, 1, int32(creditMilli(m.W)))
 		}
 	}
 	for session, inner := range l.Tested {
@@ -870,7 +880,7 @@ func (s *Summary) addResult(e Event) bool {
 	p, ticks := s.sessionPos(e.Session)
 	repo, author := s.val(e.Repo), s.val(e.Author)
 	if ticks {
-		repo, author = cmp.Or(s.clockRepo.at(p), repo), cmp.Or(s.clockBy.at(p), author)
+		repo, author = cmp.Or(s.clockRepo.at(p), repo), cmp.Or(author, s.clockBy.at(p))
 	}
 	if had {
 		switch {
@@ -902,7 +912,7 @@ func (s *Summary) addResult(e Event) bool {
 		}
 		ls.uses = slices.Delete(slices.Clone(ls.uses), i, i+1)
 		ls.repos.add(r, -1)
-		ls.authors.add(a, -1)
+		ls.authors.addMilli(a, -1, -1000)
 	}
 	if had {
 		ls.count(kindOfStrength[old], -1)
@@ -930,7 +940,7 @@ func (s *Summary) addResult(e Event) bool {
 	ls.uses = append(ls.uses[:len(ls.uses):len(ls.uses)], int32(p))
 	ls.unsorted = true
 	ls.repos.add(repo, 1)
-	ls.authors.add(author, 1)
+	ls.authors.addMilli(author, 1, int32(creditMilli(e.W)))
 	return true
 }
 
@@ -1136,8 +1146,23 @@ func (s *Summary) memoryOf(info LessonInfo, ls *lessonSum, regrets map[string]fl
 	if regrets != nil {
 		m.Regretted = regrets[info.ID]
 	}
+	m.TopVouchers = topVouchers(func(yield func(string, int) bool) {
+		for _, c := range ls.authors {
+			a := s.valAt(c.v)
+			if a == UnattributedAuthor {
+				m.Unattributed = float64(c.milli) / 1000
+			}
+			if !yield(a, int(c.milli)) {
+				return
+			}
+		}
+	}, ls.vouched)
+	authors := len(ls.authors)
+	if slices.ContainsFunc(ls.authors, func(c valCount) bool { return s.valAt(c.v) == UnattributedAuthor }) {
+		authors-- // as Ledger.Memories: an unknown committer is no second engineer
+	}
 	var d float64
-	m.Consolidated, d = consolidation(m, len(ls.repos), len(ls.authors), w)
+	m.Consolidated, d = consolidation(m, len(ls.repos), authors, w)
 	tag, repoReach := strings.CutPrefix(info.Reach, ReachRepoPrefix)
 	if !repoReach {
 		tag = "" // a team lesson ages with every session

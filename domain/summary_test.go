@@ -385,7 +385,10 @@ func TestSummaryFoldCases(t *testing.T) {
 		{"a stronger result over an ignore", []Event{ev(KindVetoed, 135, "s1", "lesson-b", "", "")}, true},
 		{"a veto overturning a change", []Event{ev(KindVetoed, 135, "s1", "lesson-a", "", "")}, true},
 		{"a veto overturning a change of a session that never started", []Event{ev(KindChanged, 250, "s-x", "lesson-a", "", ""), ev(KindVetoed, 260, "s-x", "lesson-a", "", "")}, false},
-		{"a second change counted elsewhere", []Event{ev(KindChanged, 210, "s2", "lesson-a", "", ""), ev(KindChanged, 205, "s2", "lesson-a", "", "e-9")}, true},
+		{"a second change counted under its session's author", []Event{ev(KindChanged, 210, "s2", "lesson-a", "", ""), ev(KindChanged, 205, "s2", "lesson-a", "", "e-2")}, true},
+		// The result's own author counts: the lesser mark now counts under
+		// e-9, which only the full ledger can tell.
+		{"a second change by another author", []Event{ev(KindChanged, 210, "s2", "lesson-a", "", ""), ev(KindChanged, 205, "s2", "lesson-a", "", "e-9")}, false},
 		{"a duplicate change in a session with repo and author", []Event{ev(KindChanged, 121, "s1", "lesson-a", "", "")}, true},
 		{"a result in a session that never started", []Event{ev(KindChanged, 250, "s-x", "lesson-a", "", "")}, true},
 		{"a session and its result in one batch", []Event{ev(KindChanged, 250, "s-x", "lesson-a", "", ""), ev(KindSession, 260, "s-x", "", "", "")}, true},

@@ -11,7 +11,7 @@ import (
 )
 
 // summaryMagic starts an encoded Summary; it changes with the layout.
-const summaryMagic = "BSM4"
+const summaryMagic = "BSM5"
 
 // ErrSummaryCorrupt is returned by ParseSummary for bytes AppendBinary did
 // not write (and by AppendBinary for a parsed summary found corrupt since).
@@ -85,6 +85,7 @@ func appendRecord(w *sumWriter, ls *lessonSum, mark *sumWriter) {
 		for _, c := range t {
 			w.uint(uint64(c.v))
 			w.uint(uint64(c.n))
+			w.uint(uint64(c.milli))
 		}
 	}
 	uses := ls.uses
@@ -443,13 +444,13 @@ func (t *lessonTable) decode(ls *lessonSum, i int) bool {
 		r.fail()
 	}
 	for _, tl := range []*tally{&ls.repos, &ls.authors} {
-		counts := cut(&t.counts, r.count(2), 2048)
+		counts := cut(&t.counts, r.count(3), 2048)
 		for k := range counts {
-			v, n := r.uint(), r.uint()
-			if v == 0 || v >= t.nvals || n == 0 || n > math.MaxInt32 {
+			v, n, milli := r.uint(), r.uint(), r.uint()
+			if v == 0 || v >= t.nvals || n == 0 || n > math.MaxInt32 || milli > math.MaxInt32 {
 				r.fail()
 			}
-			counts[k] = valCount{uint32(v), int32(n)}
+			counts[k] = valCount{uint32(v), int32(n), int32(milli)}
 		}
 		*tl = counts
 	}

@@ -35,7 +35,10 @@ type RecallQuery struct {
 	Session          string // hashed; orders lessons over the bar by its draw
 	K                int
 	ConsolidatedOnly bool
-	Exclude          []string
+	// Engineer is the hashed id of who works in the session: early
+	// delivery (ConsolidatedOnly) trusts their own evidence in full.
+	Engineer string
+	Exclude  []string
 }
 
 // Recalled is one lesson a recall picked.
@@ -178,6 +181,7 @@ func (d *Deps) early(ctx context.Context, st *SessionState, root, event string, 
 		return nil
 	}
 	q.Repo, q.Session, q.ConsolidatedOnly, q.Exclude = st.Repo, st.Session, true, keys(st.Early)
+	q.Engineer = st.Engineer
 	got, err := d.Recall.Recall(ctx, q)
 	if err != nil || len(got) == 0 {
 		return nil

@@ -802,3 +802,33 @@ func TestAdversarialInvisibleTextNotQuoted(t *testing.T) {
 		}
 	}
 }
+
+// engineerRecall records the engineer of each early (ConsolidatedOnly)
+// query.
+type engineerRecall struct {
+	wordRecall
+	seen *[]string
+}
+
+func (e engineerRecall) Recall(ctx context.Context, q RecallQuery) ([]Recalled, error) {
+	if q.ConsolidatedOnly {
+		*e.seen = append(*e.seen, q.Engineer)
+	}
+	return e.wordRecall.Recall(ctx, q)
+}
+
+// TestEarlyQueryCarriesEngineer: early delivery asks for lessons trusted by
+// the session's engineer (their own evidence counts in full,
+// domain.EarlyTrusted), so the query names them.
+func TestEarlyQueryCarriesEngineer(t *testing.T) {
+	repo := newRepo(t)
+	d, _ := newDeps(t, repo)
+	d.Engineer = "e-0bbfa343"
+	var seen []string
+	d.Recall = engineerRecall{wordRecall{store: d.Store.(*memStore), consolidated: map[string]bool{"timeouts-context-9f2e": true}}, &seen}
+	fix := func(s string) string { return strings.ReplaceAll(s, "REPO", repo) }
+	runHook(t, d, "prompt", fix(`{"session_id":"q1","cwd":"REPO","prompt":"why does the payments client hang?"}`), "")
+	if len(seen) == 0 || seen[0] != "e-0bbfa343" {
+		t.Fatalf("early queries named engineers %q, want e-0bbfa343", seen)
+	}
+}

@@ -875,6 +875,12 @@ func (s *Store) signatures(when time.Time) (author, committer object.Signature) 
 			email = cfg.User.Email
 		}
 	}
+	// borg's events name the engineer BORG_ENGINEER says, and a log line
+	// counts as its committer's (attribution): borg's own commits carry
+	// that engineer too, unless git's identity is set in the environment.
+	if eng := strings.TrimSpace(s.getenv("BORG_ENGINEER")); eng != "" {
+		email = eng
+	}
 	pick := func(v, def string) string {
 		if v != "" {
 			return v
@@ -929,4 +935,21 @@ func GitToplevel(dir string) string {
 		return ""
 	}
 	return wt.Filesystem.Root()
+}
+
+// RootCommitMS is the author time of the store's first commit (unix ms),
+// 0 when unknown: no shared log line can honestly be older than the store.
+func (s *Store) RootCommitMS() int64 {
+	h, err := s.git.r.Head()
+	if err != nil {
+		return 0
+	}
+	c, err := s.git.r.CommitObject(h.Hash())
+	for err == nil && c.NumParents() > 0 {
+		c, err = c.Parent(0)
+	}
+	if err != nil {
+		return 0
+	}
+	return c.Author.When.UnixMilli()
 }

@@ -2,6 +2,7 @@ package memfs
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/gob"
 	"encoding/hex"
@@ -13,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -21,7 +23,7 @@ import (
 
 // ledgerCacheVersion changes whenever the cache's layout or domain.Ledger's
 // serialised form changes; a cache of another version is rebuilt.
-const ledgerCacheVersion = 4
+const ledgerCacheVersion = 5
 
 // tailGuard is how many bytes before a folded offset the cache fingerprints
 // to notice a log file rewritten under it (a merge, a reset).
@@ -113,6 +115,9 @@ type foldedFile struct {
 	Offset int64  `json:"offset"`
 	Head   string `json:"head"` // hash of the first bytes up to tailGuard
 	Tail   string `json:"tail"` // hash of the tailGuard bytes before Offset
+	// Runs is who the folded bytes were counted as (see attrib.go): a
+	// cache whose attribution changed under it is rebuilt.
+	Runs []attribRun `json:"runs,omitempty"`
 }
 
 // LoadLedger returns the ledger of every event in the logs (the shared ones
@@ -129,6 +134,10 @@ func (s *Store) LoadLedger() (*domain.Ledger, error) {
 }
 
 func (s *Store) loadLedger() (*domain.Ledger, error) {
+	// A command's ledger counts every committed line as its committer's.
+	// Without a refresh (no git CLI, say) the lines committed since the
+	// last one count as Unattributed: doctor reports why.
+	_ = s.refreshAttribution(context.Background())
 	files, err := s.logFiles()
 	if err != nil {
 		return nil, err
@@ -143,9 +152,15 @@ func (s *Store) loadLedger() (*domain.Ledger, error) {
 // loadLedgerCache brings the ledger cache up to date with files and returns
 // it: the ledger and the offsets it has folded.
 func (s *Store) loadLedgerCache(files []string) (*ledgerCache, error) {
+	a := s.newAttributor()
 	cache := s.readLedgerCache()
-	if cache != nil && !s.cacheStillValid(cache.Files, files) {
-		cache = nil
+	relabelled := false
+	if cache != nil {
+		ok, changed := s.cacheStillValid(cache.Files, files, a)
+		if !ok {
+			cache = nil
+		}
+		relabelled = changed
 	}
 	fresh := cache == nil
 	if fresh {
@@ -155,7 +170,7 @@ func (s *Store) loadLedgerCache(files []string) (*ledgerCache, error) {
 	for _, name := range files {
 		ff := cache.Files[name]
 		before := ff.Offset
-		moved, err := s.foldFile(cache.Ledger.Add, name, &ff)
+		moved, err := s.foldFile(cache.Ledger.Add, name, &ff, a)
 		if err != nil {
 			return nil, err
 		}
@@ -164,7 +179,7 @@ func (s *Store) loadLedgerCache(files []string) (*ledgerCache, error) {
 			folded += ff.Offset - before
 		}
 	}
-	if fresh || folded >= rewriteAfter {
+	if fresh || relabelled || folded >= rewriteAfter {
 		data, err := encodeCache(cache)
 		if err != nil {
 			return nil, err
@@ -192,22 +207,78 @@ func (s *Store) readLedgerCache() *ledgerCache {
 }
 
 // cacheStillValid checks that every folded file still holds, unchanged, the
-// bytes the cache folded.
-func (s *Store) cacheStillValid(folded map[string]foldedFile, files []string) bool {
+// bytes the cache folded, counted as the same authors (attribution may have
+// found the committer of lines counted as written: that changes nothing
+// when the committer is who they say they are). changed reports that the
+// runs of some file were updated in folded (the caller rewrites it).
+func (s *Store) cacheStillValid(folded map[string]foldedFile, files []string, a *attributor) (ok, changed bool) {
 	present := map[string]bool{}
 	for _, f := range files {
 		present[f] = true
 	}
 	for name, ff := range folded {
 		if !present[name] {
-			return false
+			return false, false
 		}
 		head, tail, size, err := s.fingerprint(name, ff.Offset)
 		if err != nil || size < ff.Offset || head != ff.Head || tail != ff.Tail {
-			return false
+			return false, false
+		}
+		now := s.runs(a, name, ff.Offset)
+		if slices.Equal(now, ff.Runs) {
+			continue
+		}
+		if !s.sameAuthors(name, ff.Runs, now) {
+			return false, false
+		}
+		ff.Runs = now
+		folded[name] = ff
+		changed = true
+	}
+	return true, changed
+}
+
+// sameAuthors reports whether counting a file's lines by the runs now
+// gives each event the author it was counted under by the runs before:
+// where they differ, only lines counted as written that a commit by their
+// own author has since attributed may.
+func (s *Store) sameAuthors(name string, before, now []attribRun) bool {
+	var start int64
+	i, j := 0, 0
+	for i < len(before) && j < len(now) {
+		end := min(before[i].End, now[j].End)
+		b, n := before[i].By, now[j].By
+		if b != n {
+			if b != asWritten || n == asWritten || n == Unattributed || !s.allWrittenBy(name, start, end, n) {
+				return false
+			}
+		}
+		start = end
+		if before[i].End == end {
+			i++
+		}
+		if now[j].End == end {
+			j++
 		}
 	}
-	return true
+	return i == len(before) && j == len(now)
+}
+
+// allWrittenBy reports whether every event in name's bytes [from, to)
+// claims author by.
+func (s *Store) allWrittenBy(name string, from, to int64, by string) bool {
+	f, err := os.Open(filepath.Join(s.dir, filepath.FromSlash(name)))
+	if err != nil {
+		return false
+	}
+	defer func() { _ = f.Close() }()
+	ok := true
+	_, err = scanEvents(io.NewSectionReader(f, from, to-from), from, func(_ int, _ int64, e domain.Event, reason string) {
+		if reason == "" && e.Author != by {
+			ok = false
+		}
+	}, true)
+	return err == nil && ok
 }
 
 // fingerprint hashes a file's first bytes and the bytes before off.
@@ -244,7 +315,7 @@ func (s *Store) fingerprint(name string, off int64) (head, tail string, size int
 
 // foldFile passes the events of the whole lines of name past ff.Offset to add
 // and advances ff. It reports whether the offset moved.
-func (s *Store) foldFile(add func(domain.Event), name string, ff *foldedFile) (bool, error) {
+func (s *Store) foldFile(add func(domain.Event), name string, ff *foldedFile, a *attributor) (bool, error) {
 	f, err := os.Open(filepath.Join(s.dir, filepath.FromSlash(name)))
 	if err != nil {
 		return false, err
@@ -253,9 +324,9 @@ func (s *Store) foldFile(add func(domain.Event), name string, ff *foldedFile) (b
 	if _, err := f.Seek(ff.Offset, io.SeekStart); err != nil {
 		return false, err
 	}
-	end, err := scanEvents(f, ff.Offset, func(_ int, e domain.Event, reason string) {
+	end, err := scanEvents(f, ff.Offset, func(_ int, off int64, e domain.Event, reason string) {
 		if reason == "" {
-			add(e)
+			add(attribute(e, s.label(a, name, off)))
 		}
 	}, false)
 	if err != nil {
@@ -268,7 +339,7 @@ func (s *Store) foldFile(add func(domain.Event), name string, ff *foldedFile) (b
 	if err != nil {
 		return false, err
 	}
-	*ff = foldedFile{Offset: end, Head: head, Tail: tail}
+	*ff = foldedFile{Offset: end, Head: head, Tail: tail, Runs: s.runs(a, name, end)}
 	return true, nil
 }
 
@@ -310,7 +381,7 @@ const FutureSlack = 24 * time.Hour
 // only loads the full ledger when those lines cannot be folded without it.
 const (
 	summaryCacheFile    = cacheDir + "/summary.bin"
-	summaryCacheVersion = 2
+	summaryCacheVersion = 3
 	// summaryRewriteAfter is how many newly folded bytes make Summary
 	// rewrite its cache; below it the tail is folded on each call. A hook
 	// folds at most 16 KiB (about 140 events, ~1 ms) and about one in 30
@@ -334,6 +405,7 @@ type summaryHead struct {
 // version, it is rebuilt from LoadLedger. Like LoadLedger it only ever
 // reads the logs; the cache can be deleted at any time.
 func (s *Store) Summary() (*domain.Summary, error) {
+	_ = s.refreshAttribution(context.Background()) // as in loadLedger
 	sum, err := s.summary(math.MaxInt64)
 	if err != nil {
 		return nil, fmt.Errorf("load summary: %w", err)
@@ -370,14 +442,24 @@ func (s *Store) summary(rebuildBytes int64) (*domain.Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	if head, sum := s.readSummaryCache(); sum != nil && s.cacheStillValid(head.Files, files) {
+	a := s.newAttributor()
+	head, sum := s.readSummaryCache()
+	relabelled := false
+	if sum != nil {
+		ok, changed := s.cacheStillValid(head.Files, files, a)
+		if !ok {
+			sum = nil
+		}
+		relabelled = changed
+	}
+	if sum != nil {
 		var tail []domain.Event
 		var folded int64
 		moved := map[string]foldedFile{}
 		for _, name := range files {
 			ff := head.Files[name]
 			before := ff.Offset
-			ok, err := s.foldFile(func(e domain.Event) { tail = append(tail, e) }, name, &ff)
+			ok, err := s.foldFile(func(e domain.Event) { tail = append(tail, e) }, name, &ff, a)
 			if err != nil {
 				return nil, err
 			}
@@ -387,7 +469,7 @@ func (s *Store) summary(rebuildBytes int64) (*domain.Summary, error) {
 			}
 		}
 		if sum.Fold(tail) {
-			if folded >= summaryRewriteAfter {
+			if relabelled || folded >= summaryRewriteAfter {
 				for name, ff := range moved {
 					head.Files[name] = ff
 				}
@@ -404,7 +486,7 @@ func (s *Store) summary(rebuildBytes int64) (*domain.Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	sum := cache.Ledger.Summary()
+	sum = cache.Ledger.Summary()
 	s.writeSummaryCache(cache.Files, sum)
 	return sum, nil
 }

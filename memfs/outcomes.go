@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -229,9 +230,14 @@ func (s *Store) logFiles() ([]string, error) {
 // deduplicated by event id (a line without one gets domain.ComputeEventID)
 // and sorted by (ms, id), so line and file order never matter. A torn last
 // line or a junk line is skipped and counted in the report, never fatal;
-// only an unreadable file is an error.
+// only an unreadable file is an error. Each event's author is who its line
+// counts as (attrib.go: the committer of a committed line), after a
+// RefreshAttribution (whose failure leaves lines committed since the last
+// one Unattributed).
 func (s *Store) ReadEvents() ([]domain.Event, LogReport, error) {
 	var rep LogReport
+	_ = s.refreshAttribution(context.Background()) // as in loadLedger
+	a := s.newAttributor()
 	files, err := s.logFiles()
 	if err != nil {
 		return nil, rep, fmt.Errorf("read events: %w", err)
@@ -253,7 +259,7 @@ func (s *Store) ReadEvents() ([]domain.Event, LogReport, error) {
 			return nil, rep, fmt.Errorf("read events: %w", err)
 		}
 		rep.Files++
-		_, err = scanEvents(f, 0, func(n int, e domain.Event, reason string) {
+		_, err = scanEvents(f, 0, func(n int, off int64, e domain.Event, reason string) {
 			rep.Lines++
 			if reason != "" {
 				rep.Skipped = append(rep.Skipped, SkippedLine{File: name, Line: n, Reason: reason})
@@ -264,7 +270,7 @@ func (s *Store) ReadEvents() ([]domain.Event, LogReport, error) {
 				return
 			}
 			seen[e.ID] = true
-			events = append(events, e)
+			events = append(events, attribute(e, s.label(a, name, off)))
 		}, true)
 		_ = f.Close()
 		if err != nil {
@@ -279,11 +285,12 @@ func (s *Store) ReadEvents() ([]domain.Event, LogReport, error) {
 }
 
 // scanEvents reads r line by line, calling fn with each non-blank line's
-// 1-based number and its event, or the reason it is skipped. With partial
+// 1-based number, its offset (from start) and its event, or the reason it
+// is skipped. With partial
 // true a last line without a newline is read too (skipped as torn unless it
 // is a whole event); without, it is left unread. It returns the offset just
 // past the last line it consumed.
-func scanEvents(r io.Reader, start int64, fn func(n int, e domain.Event, reason string), partial bool) (int64, error) {
+func scanEvents(r io.Reader, start int64, fn func(n int, off int64, e domain.Event, reason string), partial bool) (int64, error) {
 	br := bufio.NewReaderSize(r, 256<<10)
 	off := start
 	var long []byte // the start of a line longer than the buffer
@@ -310,6 +317,7 @@ func scanEvents(r io.Reader, start int64, fn func(n int, e domain.Event, reason 
 		if size == 0 || (!complete && !partial) {
 			return off, nil
 		}
+		at := off
 		off += size
 		n++
 		if len(bytes.TrimSpace(line)) > 0 {
@@ -320,7 +328,7 @@ func scanEvents(r io.Reader, start int64, fn func(n int, e domain.Event, reason 
 			if reason != "" && !complete {
 				reason = "torn last line (no newline): " + reason
 			}
-			fn(n, e, reason)
+			fn(n, at, e, reason)
 		}
 		if !complete {
 			return off, nil

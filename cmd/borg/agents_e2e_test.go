@@ -300,32 +300,46 @@ func TestClaudeCodeSession(t *testing.T) {
 	p.checkSecondSession(t, "claude session 2", model, retry)
 }
 
-// teammates writes a teammate's log in which lesson was changed, in full,
-// in eight sessions across two repos: enough to consolidate it.
+// teammates writes two teammates' logs in which lesson was changed, in
+// full, in eight sessions each across two repos: enough to consolidate it
+// and to deliver it early (no single teammate's evidence carries it alone,
+// domain.EarlyTrusted).
 func teammates(t *testing.T, store, lesson string) {
 	t.Helper()
 	if lesson == "" {
 		t.Fatal("no retry lesson was asked")
 	}
-	var b bytes.Buffer
 	ms := time.Now().Add(-time.Hour).UnixMilli()
-	for i := range 8 {
-		s := fmt.Sprintf("s-%016x", 0xbeef0000+i)
-		repo := []string{"payments", "billing"}[i%2]
-		for _, e := range []domain.Event{
-			{MS: ms + int64(10*i), Kind: domain.KindSession, Session: s, Repo: repo, Author: "e-7e7e7e7e"},
-			{MS: ms + int64(10*i+1), Kind: domain.KindAsked, Session: s, Lesson: lesson, Repo: repo, Author: "e-7e7e7e7e"},
-			{MS: ms + int64(10*i+2), Kind: domain.KindChanged, Session: s, Lesson: lesson, Repo: repo, Author: "e-7e7e7e7e"},
-		} {
-			line, err := json.Marshal(e.WithID())
-			if err != nil {
-				t.Fatal(err)
+	for k, author := range []string{"e-7e7e7e7e", "e-8e8e8e8e"} {
+		var b bytes.Buffer
+		for i := range 8 {
+			s := fmt.Sprintf("s-%016x", 0xbeef0000+16*k+i)
+			repo := []string{"payments", "billing"}[i%2]
+			for _, e := range []domain.Event{
+				{MS: ms + int64(10*i), Kind: domain.KindSession, Session: s, Repo: repo, Author: author},
+				{MS: ms + int64(10*i+1), Kind: domain.KindAsked, Session: s, Lesson: lesson, Repo: repo, Author: author},
+				{MS: ms + int64(10*i+2), Kind: domain.KindChanged, Session: s, Lesson: lesson, Repo: repo, Author: author},
+			} {
+				line, err := json.Marshal(e.WithID())
+				if err != nil {
+					t.Fatal(err)
+				}
+				b.Write(append(line, '\n'))
 			}
-			b.Write(append(line, '\n'))
+		}
+		p := filepath.Join(store, "log", fmt.Sprintf("n-teammate%04d.jsonl", k+1))
+		if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil && !errors.Is(err, os.ErrExist) {
+			t.Fatal(err)
 		}
 	}
-	p := filepath.Join(store, "log", "n-teammate0001.jsonl")
-	if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil && !errors.Is(err, os.ErrExist) {
+	// As a command would after a pull: the store's attribution reaches
+	// HEAD, so the hooks count these uncommitted lines as written (a hook
+	// never walks history itself).
+	s, err := memfs.Open(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RefreshAttribution(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -56,7 +57,11 @@ type doctorReport struct {
 	// its fix: how it keeps .borg/ out of git (committed private state
 	// fails doctor), lessons dated in the future.
 	StoreProblems []string `json:"store_problems"`
-	OK            bool     `json:"ok"`
+	// Evidence is each shared log file's check (doctor_log.go);
+	// EvidenceUnchecked says why there is none.
+	Evidence          []logFileCheck `json:"evidence"`
+	EvidenceUnchecked string         `json:"evidence_unchecked,omitempty"`
+	OK                bool           `json:"ok"`
 }
 
 // indexBehind is how many lessons a sync of the index would read and
@@ -127,7 +132,12 @@ func runDoctor(e *env, s *memfs.Store, asJSON bool) error {
 	}
 	problems, leaked := s.Hygiene()
 	rep.StoreProblems = append(append([]string{}, problems...), rep.StoreProblems...)
-	rep.OK = len(rep.InvalidLessons) == 0 && !leaked
+	if rep.Evidence, err = checkLogEvidence(context.Background(), s, e.now().UnixMilli(), engineer(e)); err != nil {
+		// Who committed what needs git's history; a store git will not
+		// read for this user (another user's) is checked without it.
+		rep.EvidenceUnchecked = fmt.Sprintf("%v (the log's evidence was not checked against its commits)", err)
+	}
+	rep.OK = len(rep.InvalidLessons) == 0 && !leaked && forgedLogs(rep.Evidence) == 0
 	if asJSON {
 		if err := writeJSON(e, rep); err != nil {
 			return err
@@ -143,12 +153,16 @@ func runDoctor(e *env, s *memfs.Store, asJSON bool) error {
 		for _, sk := range logRep.Skipped {
 			fmt.Fprintf(e.out, "  %s:%d: skipped: %s\n", sk.File, sk.Line, sk.Reason)
 		}
+		printLogChecks(e.out, rep.Evidence)
 		fmt.Fprintf(e.out, "index: %s\n", rep.Index)
 		if rep.Background != "" {
 			fmt.Fprintf(e.out, "background: %s\n", rep.Background)
 		}
 		if rep.Sync != "" {
 			fmt.Fprintf(e.out, "sync: %s\n", rep.Sync)
+		}
+		if rep.EvidenceUnchecked != "" {
+			fmt.Fprintf(e.out, "evidence: %s\n", rep.EvidenceUnchecked)
 		}
 		for _, p := range rep.StoreProblems {
 			fmt.Fprintf(e.out, "store: %s\n", p)
@@ -157,8 +171,11 @@ func runDoctor(e *env, s *memfs.Store, asJSON bool) error {
 	if leaked {
 		return fail(exitFail, "the store's private state is committed: see the store: line above")
 	}
-	if !rep.OK {
+	if len(rep.InvalidLessons) > 0 {
 		return fail(exitFail, "%d invalid lesson file(s): fix each one as the reason says, or move it out of lessons/", len(rep.InvalidLessons))
+	}
+	if !rep.OK {
+		return fail(exitFail, "%d log file(s) hold forged evidence: revert the commits named above and push", forgedLogs(rep.Evidence))
 	}
 	if !asJSON {
 		_, err := fmt.Fprintln(e.out, "ok")

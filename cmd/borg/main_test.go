@@ -118,6 +118,7 @@ func scriptParams(dir string) testscript.Params {
 				data[len(data)-n] ^= 0x40
 				ts.Check(os.WriteFile(p, data, 0o644))
 			},
+			"writelog": writeLogCmd,
 			// gen FILE BYTES writes BYTES bytes of words to FILE.
 			"gen": func(ts *testscript.TestScript, neg bool, args []string) {
 				if neg || len(args) != 2 {

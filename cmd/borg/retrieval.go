@@ -165,6 +165,11 @@ func openRetrieval(ctx context.Context, s *memfs.Store, o openOptions) (*retriev
 			r.summary = domain.NewSummary()
 		}
 	}
+	if b != nil && s.AttributionBehind() {
+		// Lines pulled since the last walk of git history count as no
+		// one's (memfs attribution) until a command walks it.
+		r.behind = append(r.behind, "log lines committed since the last attribution")
+	}
 	if len(r.behind) > 0 {
 		r.background = startBackgroundReindex(s)
 	}
@@ -357,7 +362,10 @@ func (sr *storeRecaller) Recall(ctx context.Context, q hooks.RecallQuery) ([]hoo
 		if len(h.SupersededBy) > 0 {
 			continue
 		}
-		if m, _ := sr.r.memory(h.ID, q.Session); q.ConsolidatedOnly && !m.Consolidated {
+		// Early delivery reaches the agent unasked: the lesson must be
+		// consolidated on evidence no single pusher but the engineer
+		// could have written alone (domain.EarlyTrusted).
+		if m, _ := sr.r.memory(h.ID, q.Session); q.ConsolidatedOnly && !domain.EarlyTrusted(m, q.Engineer, domain.DefaultWeights) {
 			continue
 		}
 		l, err := sr.store.Lesson(h.ID)

@@ -1,0 +1,202 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/borg-memory/borg/domain"
+	"github.com/borg-memory/borg/memfs"
+)
+
+// Doctor's check of the shared log's evidence (issue 15): whether each
+// log/<node>.jsonl holds what its committers could honestly have written.
+// The readers already count every committed line as its committer's
+// (memfs attribution), so a forged file cannot pass for several engineers;
+// doctor says which file and which commit to revert.
+
+// clockSlack is how far an event may be dated past the commit that added
+// it, or past now, before doctor calls it impossible (clock skew).
+const clockSlack = int64(60 * 60 * 1000)
+
+// logFileCheck is doctor's verdict on one shared log file.
+type logFileCheck struct {
+	File   string `json:"file"`
+	Events int    `json:"events"`
+	// Committers are the engineers who committed the file's lines.
+	Committers []string `json:"committers"`
+	// Claimed are the distinct authors the file's committed events claim.
+	Claimed []string `json:"claimed"`
+	// Reattributed counts committed events whose claimed author is not
+	// who committed them: they count as the committer's.
+	Reattributed int `json:"reattributed"`
+	// Orphans counts results whose session neither started (no session
+	// event) nor asked the lesson anywhere in the log.
+	Orphans int `json:"orphan_results"`
+	// Misdated counts events dated in the future, after the commit that
+	// added them, or before the store existed.
+	Misdated int `json:"misdated"`
+	// UnderYou counts lines committed under the identity of who runs
+	// doctor in a file this machine does not write: their other machine's,
+	// or someone pushing as them (git identities are not signed), which
+	// early delivery would trust as theirs.
+	UnderYou int `json:"under_you,omitempty"`
+	// Commits are the commits that added the re-attributed events.
+	Commits []string `json:"commits,omitempty"`
+	// Verdict is "ok", "suspect" (re-attributed events and nothing else
+	// amiss, as when an engineer's email changed; misdated events; three
+	// or more authors, or two or more committers, in one node's file: one
+	// machine's log is one engineer's) or "forged" (re-attributed
+	// events claiming two or more authors who committed none of the file,
+	// or with orphan results or misdated events).
+	Verdict string `json:"verdict"`
+	Fix     string `json:"fix,omitempty"`
+}
+
+// checkLogEvidence checks every shared log file's evidence; me is the
+// hashed id of who runs doctor ("" unknown).
+func checkLogEvidence(ctx context.Context, s *memfs.Store, nowMS int64, me string) ([]logFileCheck, error) {
+	var all []memfs.CommittedLine
+	if err := s.CommittedLines(ctx, func(cl memfs.CommittedLine) { all = append(all, cl) }); err != nil {
+		return nil, err
+	}
+	local, _, err := s.ReadEvents() // the local log's sessions and asks count too
+	if err != nil {
+		return nil, err
+	}
+	started, asked := map[string]bool{}, map[[2]string]bool{}
+	note := func(e domain.Event) {
+		switch e.Kind {
+		case domain.KindSession:
+			started[e.Session] = true
+		case domain.KindAsked:
+			asked[[2]string{e.Session, e.Lesson}] = true
+		}
+	}
+	for _, cl := range all {
+		note(cl.Event)
+	}
+	for _, e := range local {
+		note(e)
+	}
+	root := s.RootCommitMS()
+	own := s.LogPath()
+	byFile := map[string]*logFileCheck{}
+	commits := map[string]map[string]bool{}
+	for _, cl := range all {
+		c := byFile[cl.File]
+		if c == nil {
+			c = &logFileCheck{File: cl.File}
+			byFile[cl.File] = c
+			commits[cl.File] = map[string]bool{}
+		}
+		c.Events++
+		e := cl.Event
+		if cl.Commit != nil {
+			// Lines not committed yet were written on this machine: they
+			// are no one's evidence but this engineer's. An event with no
+			// author is simply its committer's.
+			c.Claimed = addSorted(c.Claimed, e.Author)
+			c.Committers = addSorted(c.Committers, cl.Commit.Author)
+			if e.Author != "" && e.Author != cl.Commit.Author {
+				c.Reattributed++
+				commits[cl.File][cl.Commit.Hash] = true
+			}
+			if me != "" && cl.Commit.Author == me && cl.File != own {
+				c.UnderYou++
+				commits[cl.File][cl.Commit.Hash] = true
+			}
+			if e.MS > cl.Commit.MS+clockSlack {
+				c.Misdated++
+			}
+		}
+		if e.MS > nowMS+clockSlack || (root != 0 && e.MS < root-clockSlack) {
+			c.Misdated++
+		}
+		// A veto is a person's word (borg no), needing no session.
+		if e.Kind.IsResult() && e.Kind != domain.KindVetoed && !started[e.Session] && !asked[[2]string{e.Session, e.Lesson}] {
+			c.Orphans++
+		}
+	}
+	out := make([]logFileCheck, 0, len(byFile))
+	for _, name := range slices.Sorted(maps.Keys(byFile)) {
+		out = append(out, *byFile[name])
+	}
+	for i := range out {
+		c := &out[i]
+		c.Commits = slices.Sorted(maps.Keys(commits[c.File]))
+		foreign := 0 // claimed authors who committed none of the file
+		for _, a := range c.Claimed {
+			if a != "" && !slices.Contains(c.Committers, a) {
+				foreign++
+			}
+		}
+		switch {
+		case c.Reattributed > 0 && (foreign >= 2 || c.Orphans > 0 || c.Misdated > 0):
+			c.Verdict = "forged"
+		case c.Reattributed > 0 || c.Misdated > 0 || len(c.Claimed) >= 3 || len(c.Committers) >= 2 || c.UnderYou > 0:
+			c.Verdict = "suspect"
+		default:
+			c.Verdict = "ok"
+		}
+		if c.Verdict != "ok" && len(c.Commits) > 0 {
+			c.Fix = fmt.Sprintf("find out who pushed it; to drop its evidence: git -C %s revert %s, then push",
+				s.Dir(), strings.Join(shortHashes(c.Commits), " "))
+		}
+	}
+	return out, nil
+}
+
+func addSorted(set []string, v string) []string {
+	i, found := slices.BinarySearch(set, v)
+	if found {
+		return set
+	}
+	return slices.Insert(set, i, v)
+}
+
+func shortHashes(hs []string) []string {
+	out := make([]string, len(hs))
+	for i, h := range hs {
+		out[i] = h[:min(12, len(h))]
+	}
+	return out
+}
+
+// printLogChecks writes the files that are not ok, one paragraph each.
+func printLogChecks(w io.Writer, checks []logFileCheck) {
+	for _, c := range checks {
+		if c.Verdict == "ok" {
+			continue
+		}
+		fmt.Fprintf(w, "  %s: %s: %d of %d events claim an author who did not commit them (committed by %s; claimed %d authors)",
+			c.File, c.Verdict, c.Reattributed, c.Events, strings.Join(c.Committers, ", "), len(c.Claimed))
+		if c.Orphans > 0 {
+			fmt.Fprintf(w, "; %d results of sessions that never started or asked", c.Orphans)
+		}
+		if c.Misdated > 0 {
+			fmt.Fprintf(w, "; %d events dated in the future, after their commit or before the store", c.Misdated)
+		}
+		if c.UnderYou > 0 {
+			fmt.Fprintf(w, "; %d lines committed under your identity in a file this machine does not write (your other machine's, or someone pushing as you: early delivery trusts them as yours)", c.UnderYou)
+		}
+		fmt.Fprintf(w, "; they count as their committer's, one author\n")
+		if c.Fix != "" {
+			fmt.Fprintf(w, "    %s\n", c.Fix)
+		}
+	}
+}
+
+// forgedLogs counts the checks whose verdict is forged.
+func forgedLogs(checks []logFileCheck) int {
+	n := 0
+	for _, c := range checks {
+		if c.Verdict == "forged" {
+			n++
+		}
+	}
+	return n
+}

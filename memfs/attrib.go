@@ -1,0 +1,579 @@
+package memfs
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/borg-memory/borg/domain"
+)
+
+// Attribution: who committed each line of the shared log.
+//
+// A log line claims an author (domain.Event.Author), and anyone who can
+// push can write any claim. What git records is who committed the line (as
+// unsigned as the claim, but one identity per commit: a forger's made-up
+// sessions, authors and repos all land under the forger's own). So the
+// readers count each committed line as its committer's: an event whose
+// author differs is re-attributed to the author of the first commit that
+// added the line (by content, oldest first in topological order, merges
+// diffed against each parent). Lines not committed yet were written on this
+// machine and count as written.
+//
+// The attribution is computed by Store.RefreshAttribution from git history
+// (incrementally, from the commit it was last computed at) and cached in
+// .borg/cache: a small JSON file of per-file runs (byte ranges of the
+// working log files and the author of each), which every reader of the log
+// loads, and a binary map of line hashes to commits, which only a refresh
+// and doctor read. Hooks never walk history: lines a refresh has not
+// attributed yet, in another node's file after HEAD moved, count under
+// Unattributed until the next refresh.
+
+const (
+	attribVersion   = 1
+	attribFile      = cacheDir + "/attrib.json"
+	attribLinesFile = cacheDir + "/attrib-lines.bin"
+)
+
+// Labels of a run besides an author id.
+const (
+	// asWritten: the lines were not committed when attributed; the event's
+	// own author counts.
+	asWritten = "*"
+	// Unattributed is the author readers give an event of a committed line
+	// whose committer is not known yet (no refresh since HEAD moved):
+	// domain.UnattributedAuthor, whose changes never count toward early
+	// delivery.
+	Unattributed = domain.UnattributedAuthor
+)
+
+// CommitInfo is a commit that added log lines.
+type CommitInfo struct {
+	Hash   string `json:"hash"`
+	Author string `json:"author"` // HashEngineer of its author email
+	Email  string `json:"-"`
+	MS     int64  `json:"ms"` // author time
+}
+
+// attribRun is a byte range of a log file ending at End (starting where the
+// previous run ends) whose lines count under By: an author id, asWritten or
+// Unattributed.
+type attribRun struct {
+	End int64  `json:"e"`
+	By  string `json:"a"`
+}
+
+// fileAttrib is one working log file's attribution as of a refresh.
+type fileAttrib struct {
+	Size int64       `json:"size"` // bytes covered (whole lines)
+	Head string      `json:"head"` // fingerprint of [0, Size), as foldedFile
+	Tail string      `json:"tail"`
+	Runs []attribRun `json:"runs"`
+}
+
+// attribState is the cached attribution: small, every reader loads it.
+type attribState struct {
+	Version int                    `json:"version"`
+	Commit  string                 `json:"commit"` // HEAD when computed ("" = no commits)
+	Files   map[string]*fileAttrib `json:"files"`
+	// Commits are the commits that added lines, kept beside the lines
+	// (attribLinesFile), which only a refresh and doctor read.
+	Commits []CommitInfo `json:"-"`
+}
+
+// lineKey is a line's identity: 128 bits of SHA-256 over its bytes with
+// surrounding white space trimmed (a forger would need a second preimage
+// to pass a line off as another's).
+type lineKey [16]byte
+
+func keyOfLine(line []byte) lineKey {
+	sum := sha256.Sum256(bytes.TrimSpace(line))
+	var k lineKey
+	copy(k[:], sum[:16])
+	return k
+}
+
+// attribLines maps each committed line to the index of the commit that
+// first added it.
+type attribLines map[lineKey]uint32
+
+func (s *Store) readAttribState() *attribState {
+	data, err := os.ReadFile(filepath.Join(s.dir, filepath.FromSlash(attribFile)))
+	if err != nil {
+		return nil
+	}
+	var st attribState
+	if json.Unmarshal(data, &st) != nil || st.Version != attribVersion || st.Files == nil {
+		return nil
+	}
+	return &st
+}
+
+// readAttribLines reads the commits and the line map of the refresh at
+// commit; nil when missing, corrupt or of another refresh.
+func (s *Store) readAttribLines(commit string) ([]CommitInfo, attribLines) {
+	data, err := os.ReadFile(filepath.Join(s.dir, filepath.FromSlash(attribLinesFile)))
+	if err != nil {
+		return nil, nil
+	}
+	head, data, ok := bytes.Cut(data, []byte{'\n'})
+	var h struct {
+		Commit  string       `json:"commit"`
+		Commits []CommitInfo `json:"commits"`
+	}
+	if !ok || json.Unmarshal(head, &h) != nil || h.Commit != commit || len(data)%20 != 0 {
+		return nil, nil
+	}
+	m := make(attribLines, len(data)/20)
+	for i := 0; i < len(data); i += 20 {
+		var k lineKey
+		copy(k[:], data[i:i+16])
+		c := binary.LittleEndian.Uint32(data[i+16:])
+		if int(c) >= len(h.Commits) {
+			return nil, nil
+		}
+		m[k] = c
+	}
+	return h.Commits, m
+}
+
+func (s *Store) writeAttrib(st *attribState, lines attribLines) error {
+	keys := make([]lineKey, 0, len(lines))
+	for k := range lines {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b lineKey) int { return bytes.Compare(a[:], b[:]) })
+	lhead, err := json.Marshal(struct {
+		Commit  string       `json:"commit"`
+		Commits []CommitInfo `json:"commits"`
+	}{st.Commit, st.Commits})
+	if err != nil {
+		return err
+	}
+	buf := make([]byte, 0, len(lhead)+1+20*len(keys))
+	buf = append(append(buf, lhead...), '\n')
+	for _, k := range keys {
+		buf = append(buf, k[:]...)
+		buf = binary.LittleEndian.AppendUint32(buf, lines[k])
+	}
+	head, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(s.dir, filepath.FromSlash(cacheDir))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	// The lines first: a state whose lines are missing or of another
+	// refresh is recomputed from scratch (readAttribLines checks).
+	if err := writeAtomic(s, filepath.Join(s.dir, filepath.FromSlash(attribLinesFile)), buf); err != nil {
+		return err
+	}
+	return writeAtomic(s, filepath.Join(s.dir, filepath.FromSlash(attribFile)), head)
+}
+
+// RefreshAttribution brings the cached attribution up to HEAD: it walks the
+// commits since the last refresh (all of them the first time, or when
+// history was rewritten) with git log, and re-reads the log files they
+// touched. It is cheap when HEAD has not moved. Commands call it (Summary
+// and LoadLedger do); hooks do not.
+func (s *Store) RefreshAttribution(ctx context.Context) error {
+	if err := s.refreshAttribution(ctx); err != nil {
+		return fmt.Errorf("attribute log lines: %w", err)
+	}
+	return nil
+}
+
+func (s *Store) refreshAttribution(ctx context.Context) error {
+	head := s.headCommit()
+	old := s.readAttribState()
+	files, err := s.sharedLogFiles()
+	if err != nil {
+		return err
+	}
+	if old != nil && old.Commit == head && s.attribCovers(old, files) {
+		return nil
+	}
+	st := &attribState{Version: attribVersion, Commit: head, Files: map[string]*fileAttrib{}}
+	var lines attribLines
+	touched := map[string]bool{}
+	from := ""
+	if old != nil && old.Commit != "" && head != "" {
+		commits, l := s.readAttribLines(old.Commit)
+		if lines = l; lines != nil && (old.Commit == head || gitIsAncestor(ctx, s.dir, old.Commit, head)) {
+			st.Commits = commits
+			from = old.Commit
+		} else {
+			lines = nil
+		}
+	}
+	if lines == nil {
+		lines = attribLines{}
+	}
+	if head != "" && from != head {
+		rev := head
+		if from != "" {
+			rev = from + ".." + head
+		}
+		index := map[string]uint32{}
+		err := gitAddedLines(ctx, s.dir, rev, func(a addedLine) {
+			touched[a.File] = true
+			k := keyOfLine(a.Line)
+			if _, ok := lines[k]; ok {
+				return
+			}
+			c, ok := index[a.Commit]
+			if !ok {
+				c = uint32(len(st.Commits))
+				st.Commits = append(st.Commits, CommitInfo{Hash: a.Commit, Author: commitAuthor(a.Email), MS: a.MS})
+				index[a.Commit] = c
+			}
+			lines[k] = c
+		})
+		if err != nil {
+			return err
+		}
+	}
+	for _, name := range files {
+		var prev *fileAttrib
+		if old != nil && (from != "" || old.Commit == head) {
+			prev = old.Files[name]
+		}
+		fa, err := s.attribFile(name, prev, touched[name], st.Commits, lines)
+		if err != nil {
+			return err
+		}
+		st.Files[name] = fa
+	}
+	return s.writeAttrib(st, lines)
+}
+
+// commitAuthor is the engineer id a commit's author email stands for.
+func commitAuthor(email string) string {
+	if a := HashEngineer(email); a != "" {
+		return a
+	}
+	return HashEngineer("(no email)")
+}
+
+// attribCovers reports whether st, computed at HEAD, still describes the
+// shared log files: every file it covers still holds those bytes. Lines
+// appended since, and new files, are not committed (HEAD has not moved):
+// readers count them as written without a refresh.
+func (s *Store) attribCovers(st *attribState, files []string) bool {
+	present := map[string]bool{}
+	for _, name := range files {
+		present[name] = true
+	}
+	for name, fa := range st.Files {
+		if !present[name] || !s.attribValid(name, fa) {
+			return false
+		}
+	}
+	return true
+}
+
+// attribValid reports whether the file still holds the bytes fa covers.
+func (s *Store) attribValid(name string, fa *fileAttrib) bool {
+	head, tail, size, err := s.fingerprint(name, fa.Size)
+	return err == nil && size >= fa.Size && head == fa.Head && tail == fa.Tail
+}
+
+// attribFile attributes the whole lines of one working log file: each line
+// to the author of the commit that first added it, or asWritten. With prev
+// (the file's attribution before, still valid) a line prev gave a
+// committer keeps it (the first commit that added it does not change);
+// when the new commits did not touch the file, only the lines past
+// prev.Size are read.
+func (s *Store) attribFile(name string, prev *fileAttrib, touched bool, commits []CommitInfo, lines attribLines) (*fileAttrib, error) {
+	fa := &fileAttrib{}
+	var start int64
+	if prev != nil && !s.attribValid(name, prev) {
+		prev = nil
+	}
+	if prev != nil && !touched {
+		fa.Runs = slices.Clone(prev.Runs)
+		start = prev.Size
+	}
+	f, err := os.Open(filepath.Join(s.dir, filepath.FromSlash(name)))
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = f.Close() }()
+	if _, err := f.Seek(start, io.SeekStart); err != nil {
+		return nil, err
+	}
+	off := start
+	br := bufio.NewReaderSize(f, 256<<10)
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) == 0 || (err != nil && !errors.Is(err, io.EOF)) {
+			if err != nil && !errors.Is(err, io.EOF) {
+				return nil, err
+			}
+			break
+		}
+		if err != nil {
+			break // a torn last line: covered once whole
+		}
+		by := asWritten
+		if prev != nil && off < prev.Size {
+			i := sort.Search(len(prev.Runs), func(i int) bool { return prev.Runs[i].End > off })
+			if i < len(prev.Runs) {
+				by = prev.Runs[i].By
+			}
+		}
+		if by == asWritten || by == Unattributed {
+			if c, ok := lines[keyOfLine(line)]; ok && len(bytes.TrimSpace(line)) > 0 {
+				by = commits[c].Author
+			} else {
+				by = asWritten
+			}
+		}
+		off += int64(len(line))
+		fa.Runs = appendRun(fa.Runs, off, by)
+	}
+	fa.Size = off
+	fa.Head, fa.Tail, _, err = s.fingerprint(name, off)
+	if err != nil {
+		return nil, err
+	}
+	return fa, nil
+}
+
+// appendRun extends runs to end under by, merging with the last run when
+// it has the same label.
+func appendRun(runs []attribRun, end int64, by string) []attribRun {
+	if n := len(runs); n > 0 && runs[n-1].By == by {
+		runs[n-1].End = end
+		return runs
+	}
+	return append(runs, attribRun{End: end, By: by})
+}
+
+// sharedLogFiles lists log/*.jsonl (not the local log).
+func (s *Store) sharedLogFiles() ([]string, error) {
+	all, err := s.logFiles()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, f := range all {
+		if strings.HasPrefix(f, LogDir+"/") {
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
+// headCommit is HEAD's commit hash, "" without commits. It reads the ref
+// files first (every reader of the log asks; go-git's resolution costs
+// ~0.1 ms more) and asks go-git when they do not say (packed refs).
+func (s *Store) headCommit() string {
+	gitDir := filepath.Join(s.dir, ".git")
+	if b, err := os.ReadFile(filepath.Join(gitDir, "HEAD")); err == nil {
+		head := strings.TrimSpace(string(b))
+		if ref, ok := strings.CutPrefix(head, "ref: "); ok && strings.HasPrefix(ref, "refs/") && !strings.Contains(ref, "..") {
+			if b, err := os.ReadFile(filepath.Join(gitDir, filepath.FromSlash(ref))); err == nil {
+				head = strings.TrimSpace(string(b))
+			}
+		}
+		if len(head) == 40 && strings.Trim(head, "0123456789abcdef") == "" {
+			return head
+		}
+	}
+	h, err := s.ResolveRef("HEAD")
+	if err != nil {
+		return ""
+	}
+	return h
+}
+
+// attributor tells the readers of the log who each line counts as, from
+// the cached attribution, without reading history.
+type attributor struct {
+	st        *attribState
+	headMoved bool   // HEAD is not the commit st was computed at
+	own       string // this node's shared log file
+	valid     map[string]bool
+}
+
+// newAttributor loads the cached attribution (a few small reads).
+func (s *Store) newAttributor() *attributor {
+	a := &attributor{st: s.readAttribState(), valid: map[string]bool{}}
+	if n, err := s.Node(); err == nil {
+		a.own = LogDir + "/" + n + ".jsonl"
+	}
+	a.headMoved = a.st == nil || a.st.Commit != s.headCommit()
+	return a
+}
+
+// fileValid reports (once per file) whether the cached runs still cover
+// the file's bytes.
+func (s *Store) fileValid(a *attributor, name string) (*fileAttrib, bool) {
+	if a.st == nil {
+		return nil, false
+	}
+	fa := a.st.Files[name]
+	if fa == nil {
+		return nil, false
+	}
+	ok, seen := a.valid[name]
+	if !seen {
+		ok = s.attribValid(name, fa)
+		a.valid[name] = ok
+	}
+	return fa, ok
+}
+
+// label is who the line of name starting at off counts as: an author id,
+// asWritten or Unattributed.
+func (s *Store) label(a *attributor, name string, off int64) string {
+	if !strings.HasPrefix(name, LogDir+"/") {
+		return asWritten // the local log never leaves this machine
+	}
+	fa, ok := s.fileValid(a, name)
+	if ok && off < fa.Size {
+		i := sort.Search(len(fa.Runs), func(i int) bool { return fa.Runs[i].End > off })
+		if i < len(fa.Runs) {
+			return fa.Runs[i].By
+		}
+	}
+	return a.beyond(name, ok || fa == nil)
+}
+
+// beyond labels the lines past what the cache covers: written on this
+// machine unless HEAD has moved since (then only this node's own file is
+// known to be written here), or the file was rewritten under the cache.
+func (a *attributor) beyond(name string, intact bool) string {
+	switch {
+	case !intact:
+		return Unattributed
+	case !a.headMoved, name == a.own:
+		return asWritten
+	}
+	return Unattributed
+}
+
+// runs is the labels of name's bytes [0, end) as the attributor sees them.
+func (s *Store) runs(a *attributor, name string, end int64) []attribRun {
+	if end <= 0 {
+		return nil
+	}
+	if !strings.HasPrefix(name, LogDir+"/") {
+		return []attribRun{{End: end, By: asWritten}}
+	}
+	var out []attribRun
+	fa, ok := s.fileValid(a, name)
+	covered := int64(0)
+	if ok {
+		for _, r := range fa.Runs {
+			out = appendRun(out, min(r.End, end), r.By)
+			if r.End >= end {
+				return out
+			}
+		}
+		covered = fa.Size
+	}
+	if covered < end {
+		out = appendRun(out, end, a.beyond(name, ok || fa == nil))
+	}
+	return out
+}
+
+// attribute rewrites e's author to who its line counts as.
+func attribute(e domain.Event, by string) domain.Event {
+	if by != asWritten && e.Author != by {
+		e.Author = by
+	}
+	return e
+}
+
+// CommittedLine is one event of a shared log file as written, and the
+// commit that first added its line (nil when the line is not committed).
+type CommittedLine struct {
+	File   string
+	Line   int // 1-based
+	Event  domain.Event
+	Commit *CommitInfo
+}
+
+// CommittedLines refreshes the attribution and calls fn with every event
+// of every shared log file (log/*.jsonl), as written, with the commit that
+// added its line: what doctor checks the evidence of each file against.
+func (s *Store) CommittedLines(ctx context.Context, fn func(CommittedLine)) error {
+	if err := s.refreshAttribution(ctx); err != nil {
+		return fmt.Errorf("attribute log lines: %w", err)
+	}
+	st := s.readAttribState()
+	var lines attribLines
+	if st != nil {
+		st.Commits, lines = s.readAttribLines(st.Commit)
+	}
+	files, err := s.sharedLogFiles()
+	if err != nil {
+		return err
+	}
+	for _, name := range files {
+		data, err := os.ReadFile(filepath.Join(s.dir, filepath.FromSlash(name)))
+		if err != nil {
+			return err
+		}
+		for i, line := range bytes.SplitAfter(data, []byte{'\n'}) {
+			if len(bytes.TrimSpace(line)) == 0 {
+				continue
+			}
+			e, reason := decodeLine(line)
+			if reason != "" {
+				continue
+			}
+			cl := CommittedLine{File: name, Line: i + 1, Event: e}
+			if c, ok := lines[keyOfLine(line)]; ok {
+				cl.Commit = &st.Commits[c]
+			}
+			fn(cl)
+		}
+	}
+	return nil
+}
+
+// AttributionBehind reports whether some shared log lines count as
+// Unattributed until the next RefreshAttribution: HEAD moved since the
+// last one (or there was none) and another node's file grew or changed.
+// A hook asks (a few stats and reads, no history) and leaves the refresh
+// to a background command; this node's own commits never make it behind.
+func (s *Store) AttributionBehind() bool {
+	a := s.newAttributor()
+	if !a.headMoved {
+		return false
+	}
+	files, err := s.sharedLogFiles()
+	if err != nil {
+		return false
+	}
+	for _, name := range files {
+		if name == a.own {
+			continue
+		}
+		fi, err := os.Stat(filepath.Join(s.dir, filepath.FromSlash(name)))
+		if err != nil || fi.Size() == 0 {
+			continue
+		}
+		fa, ok := s.fileValid(a, name)
+		if !ok || fi.Size() > fa.Size {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,123 @@
+package memfs
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strconv"
+	"strings"
+)
+
+// This file runs the git CLI for the one job go-git does badly: the lines
+// each commit added to the log files over a long history. `git log -p`
+// diffs every version against its parents in C (xdiff); go-git would
+// inflate and diff each version in Go, several times slower on a store of
+// thousands of commits (BENCHMARKS.md, attribution).
+
+// addedLine is one line a commit added to a log file.
+type addedLine struct {
+	Commit string // 40 hex
+	Email  string // the commit's author email
+	MS     int64  // the commit's author time, unix ms
+	File   string // slash path, log/<node>.jsonl
+	Line   []byte // without the newline; valid only during the callback
+}
+
+// gitAddedLines calls fn with every line added to log/*.jsonl by the
+// commits in rev (a revision range such as "HEAD" or "a..b"), oldest first
+// (parents before children). A merge commit is diffed against each parent
+// (-m), so a line it took from one side shows as added against the other:
+// the caller keeps the first commit that added a line.
+func gitAddedLines(ctx context.Context, dir, rev string, fn func(addedLine)) error {
+	args := []string{"-C", dir, "-c", "core.quotePath=false", "-c", "diff.noprefix=false", "-c", "diff.mnemonicPrefix=false", "-c", "log.showSignature=false",
+		"log", "--reverse", "--topo-order", "--full-history", "-m", "-p", "-U0", "--no-color",
+		"--no-ext-diff", "--no-textconv", "--text", "--no-renames", "--diff-filter=AM",
+		"--format=%x00%H %at %ae", rev, "--", LogDir + "/"}
+	cmd := exec.CommandContext(ctx, "git", args...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("git log: %w", err)
+	}
+	perr := parseAddedLines(out, fn)
+	if perr != nil {
+		_, _ = io.Copy(io.Discard, out)
+	}
+	if err := cmd.Wait(); err != nil {
+		return fmt.Errorf("git log: %w: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	return perr
+}
+
+// parseAddedLines reads the output of gitAddedLines's git log.
+func parseAddedLines(r io.Reader, fn func(addedLine)) error {
+	br := bufio.NewReaderSize(r, 1<<20)
+	var cur addedLine
+	inHunk := false
+	var long []byte
+	for {
+		line, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = append(long, line...)
+			continue
+		}
+		if len(long) > 0 {
+			line = append(long, line...)
+			long = long[:0]
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return err
+		}
+		if len(line) == 0 && err != nil {
+			return nil
+		}
+		line = bytes.TrimSuffix(line, []byte{'\n'})
+		switch {
+		case len(line) > 0 && line[0] == 0:
+			// "\0<hash> <time> <email>"
+			f := strings.SplitN(string(line[1:]), " ", 3)
+			if len(f) < 2 {
+				return fmt.Errorf("git log: bad commit line %q", line)
+			}
+			secs, perr := strconv.ParseInt(f[1], 10, 64)
+			if perr != nil {
+				return fmt.Errorf("git log: bad commit time %q", line)
+			}
+			cur = addedLine{Commit: f[0], MS: secs * 1000}
+			if len(f) == 3 {
+				cur.Email = f[2]
+			}
+			inHunk = false
+		case bytes.HasPrefix(line, []byte("diff --git ")):
+			// "diff --git a/log/x.jsonl b/log/x.jsonl": the b side.
+			cur.File = ""
+			if i := bytes.LastIndex(line, []byte(" b/")); i >= 0 {
+				cur.File = string(line[i+3:])
+			}
+			inHunk = false
+		case bytes.HasPrefix(line, []byte("@@")):
+			inHunk = true
+		case inHunk && len(line) > 0 && line[0] == '+':
+			if strings.HasSuffix(cur.File, ".jsonl") {
+				cur.Line = line[1:]
+				fn(cur)
+			}
+		}
+		if err != nil {
+			return nil
+		}
+	}
+}
+
+// gitIsAncestor reports whether commit a is an ancestor of (or is) b.
+func gitIsAncestor(ctx context.Context, dir, a, b string) bool {
+	return exec.CommandContext(ctx, "git", "-C", dir, "merge-base", "--is-ancestor", a, b).Run() == nil
+}
