@@ -76,6 +76,9 @@ type Summary struct {
 	keys keyTable
 	more map[sumKey]uint32
 
+	// passings are the lesson → lesson passing events by id (LessonLinks).
+	passings map[string]Event
+
 	prefix map[string][]int32 // repo tag → eligible sessions among the first t
 }
 
@@ -210,7 +213,7 @@ func (c *col32) at(i int) uint32 {
 func newSummary() *Summary {
 	return &Summary{vals: []string{""}, freeMS: math.MinInt64, fresh: map[string]*lessonSum{},
 		regrets: map[string]RegretMark{}, corrections: map[string]map[int64]bool{}, regretMax: DefaultWeights.RegretMax,
-		stale: map[string]bool{}, more: map[sumKey]uint32{}}
+		stale: map[string]bool{}, more: map[sumKey]uint32{}, passings: map[string]Event{}}
 }
 
 // NewSummary returns the summary of an empty ledger.
@@ -464,6 +467,11 @@ func (l *Ledger) Summary() *Summary {
 	l.init()
 	c := l.newClock()
 	s := newSummary()
+	for _, e := range l.Passings {
+		if lessonPassing(e) {
+			s.passings[e.ID] = e
+		}
+	}
 	size := len(c.ids) + len(l.Created)
 	for _, m := range []map[string]map[string]bool{l.Tested, l.Asked} {
 		for _, inner := range m {
@@ -723,6 +731,10 @@ func (s *Summary) addSession(e Event) bool {
 
 func (s *Summary) add(e Event) bool {
 	switch e.Kind {
+	case KindPassing:
+		if lessonPassing(e) {
+			s.addPassing(e.WithID())
+		}
 	case KindCreated:
 		if e.Lesson == "" {
 			return true
@@ -1184,4 +1196,39 @@ func (s *Summary) memoryOf(info LessonInfo, ls *lessonSum, regrets map[string]fl
 	m.Activation = math.Log(sum)
 	m.settle(session, w)
 	return m, scratch
+}
+
+// lessonPassing reports whether a passing event links two lessons (tools
+// and protos' destinations are no lesson ids): the links the summary keeps
+// for the lateral arm.
+func lessonPassing(e Event) bool {
+	return e.Kind == KindPassing && ValidID(e.Src) && ValidID(e.Dst)
+}
+
+// addPassing keeps one passing per id, the lesser should two differ (as
+// Ledger.addPassing does).
+func (s *Summary) addPassing(e Event) {
+	e.W = 0
+	if old, ok := s.passings[e.ID]; ok {
+		ka := [5]string{e.Src, e.SrcV, e.Dst, e.DstV, e.Session}
+		kb := [5]string{old.Src, old.SrcV, old.Dst, old.DstV, old.Session}
+		if c := cmp.Compare(e.MS, old.MS); c > 0 || (c == 0 && slices.Compare(ka[:], kb[:]) >= 0) {
+			return
+		}
+	}
+	s.passings[e.ID] = e
+}
+
+// LessonLinks are the links sessions made between lessons (lessons acted
+// on together), as graph edges at their weight at nowMS: what the lateral
+// arm walks beside the links lessons write (DESIGN.md §5).
+func (s *Summary) LessonLinks(nowMS int64) []GraphEdge {
+	if len(s.passings) == 0 {
+		return nil
+	}
+	events := make([]Event, 0, len(s.passings))
+	for _, e := range s.passings {
+		events = append(events, e)
+	}
+	return LinkEdges(FoldLinks(events), nowMS)
 }

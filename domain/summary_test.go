@@ -623,3 +623,51 @@ func BenchmarkParseSummaryMemories(b *testing.B) {
 		})
 	}
 }
+
+// TestSummaryLessonLinks: the lesson → lesson links a summary gives the
+// lateral arm are those the ledger's passings fold to, whether the summary
+// was made from the ledger, folded event by event, or encoded and parsed;
+// passings from or to a tool or a proto are not lesson links.
+func TestSummaryLessonLinks(t *testing.T) {
+	const day = 86_400_000
+	events := []Event{
+		{MS: 1 * day, Kind: KindPassing, Session: "s-1", Src: "retry-backoff-0001", SrcV: "a1", Dst: "timeouts-ctx-0002", DstV: "b1"},
+		{MS: 2 * day, Kind: KindPassing, Session: "s-2", Src: "retry-backoff-0001", SrcV: "a1", Dst: "timeouts-ctx-0002", DstV: "b1"},
+		{MS: 2 * day, Kind: KindPassing, Session: "s-2", Src: "timeouts-ctx-0002", SrcV: "b1", Dst: "pool-size-0003", DstV: "c1"},
+		{MS: 3 * day, Kind: KindPassing, Session: "s-3", Src: "Bash:go", Dst: "Edit"},
+		{MS: 3 * day, Kind: KindPassing, Session: "s-3", Src: "Bash:make", Dst: "make:migrate", DstV: ProtoVersion},
+		{MS: 3 * day, Kind: KindSession, Session: "s-3"},
+	}
+	for i := range events {
+		events[i] = events[i].WithID()
+	}
+	now := int64(4 * day)
+	want := LinkEdges(FoldLinks(events[:3]), now)
+	l := NewLedger()
+	for _, e := range events {
+		l.Add(e)
+	}
+	fromLedger := l.Summary()
+	folded := NewSummary()
+	for _, e := range events {
+		if !folded.Fold([]Event{e}) {
+			t.Fatal("a passing could not be folded")
+		}
+	}
+	data, err := fromLedger.AppendBinary(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parsed, err := ParseSummary(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, s := range map[string]*Summary{"ledger": fromLedger, "folded": folded, "parsed": parsed} {
+		if got := s.LessonLinks(now); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: LessonLinks = %+v, want %+v", name, got, want)
+		}
+	}
+	if len(want) != 2 {
+		t.Fatalf("want two lesson links, got %+v", want)
+	}
+}

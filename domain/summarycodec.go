@@ -11,7 +11,7 @@ import (
 )
 
 // summaryMagic starts an encoded Summary; it changes with the layout.
-const summaryMagic = "BSM5"
+const summaryMagic = "BSM6"
 
 // ErrSummaryCorrupt is returned by ParseSummary for bytes AppendBinary did
 // not write (and by AppendBinary for a parsed summary found corrupt since).
@@ -216,6 +216,19 @@ func (s *Summary) AppendBinary(b []byte) ([]byte, error) {
 		w.b = appendKeyRecord(w.b, r.k, r.v)
 	}
 	w.b = append(w.b, s.keys[i*keyRecord:]...)
+
+	// The lesson → lesson passings, by id.
+	w.uint(uint64(len(s.passings)))
+	for _, id := range slices.Sorted(maps.Keys(s.passings)) {
+		e := s.passings[id]
+		w.str(id)
+		w.int(e.MS)
+		w.str(e.Session)
+		w.str(e.Src)
+		w.str(e.SrcV)
+		w.str(e.Dst)
+		w.str(e.DstV)
+	}
 	return w.b, nil
 }
 
@@ -346,6 +359,13 @@ func ParseSummary(data []byte) (*Summary, error) {
 	s.clockBy.b = r.bytes(4 * n)
 	nk := r.count(keyRecord)
 	s.keys = keyTable(r.bytes(keyRecord * nk))
+	for range r.count(7) {
+		e := Event{Kind: KindPassing, ID: r.str(), MS: r.int(), Session: r.str(), Src: r.str(), SrcV: r.str(), Dst: r.str(), DstV: r.str()}
+		if r.err == nil && !lessonPassing(e) {
+			r.fail()
+		}
+		s.passings[e.ID] = e
+	}
 	if r.err == nil && r.i != len(r.b) {
 		r.fail()
 	}

@@ -63,6 +63,9 @@ func recallCommand(e *env) *cli.Command {
 // (the belief mean without one), every hit, over the bar first.
 func (r *retrieval) recall(ctx context.Context, q index.Query) ([]index.Hit, error) {
 	q.UsefulFunc = r.usefulFunc(memfs.HashSession(q.Session))
+	if q.Links == nil {
+		q.Links = r.lessonLinks(time.Now().UnixMilli())
+	}
 	return r.ix.Search(ctx, q)
 }
 

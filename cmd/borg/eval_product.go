@@ -158,7 +158,7 @@ func (p *productSearcher) replay(ctx context.Context, queries []index.EvalQuery)
 		ms += 60_000
 		events := []domain.Event{{MS: ms, Kind: domain.KindSession, Session: session}}
 		hits, err := p.r.ix.Search(ctx, index.Query{Text: q.Text, K: slots, Session: session, Arms: p.arms,
-			UsefulFunc: p.r.usefulFunc(session), OnlyOverBar: true, Explore: true})
+			UsefulFunc: p.r.usefulFunc(session), OnlyOverBar: true, Explore: true, Links: p.r.lessonLinks(ms)})
 		if err != nil {
 			return fmt.Errorf("replay %s: %w", q.ID, err)
 		}

@@ -353,7 +353,8 @@ func (sr *storeRecaller) Recall(ctx context.Context, q hooks.RecallQuery) ([]hoo
 	// The Stop hook's asks explore (a lesson no session has asked may take
 	// the last slot); early delivery wants consolidated lessons only.
 	hits, err := sr.r.ix.Search(ctx, index.Query{Text: q.Text, K: q.K, Repo: q.Repo, Session: q.Session,
-		UsefulFunc: sr.r.usefulFunc(q.Session), OnlyOverBar: true, Explore: !q.ConsolidatedOnly, Exclude: q.Exclude})
+		UsefulFunc: sr.r.usefulFunc(q.Session), OnlyOverBar: true, Explore: !q.ConsolidatedOnly, Exclude: q.Exclude,
+		Links: sr.r.lessonLinks(time.Now().UnixMilli())})
 	if err != nil {
 		return nil, err
 	}
@@ -420,4 +421,13 @@ func (sr *storeRecaller) Placebo(ctx context.Context, q hooks.RecallQuery) (doma
 		return domain.Lesson{}, false, err
 	}
 	return l, true, nil
+}
+
+// lessonLinks are the links sessions made between lessons (acted on
+// together), at their weight at nowMS, for the lateral arm.
+func (r *retrieval) lessonLinks(nowMS int64) []domain.GraphEdge {
+	if r.summary == nil {
+		return nil
+	}
+	return r.summary.LessonLinks(nowMS)
 }
