@@ -280,6 +280,14 @@ func (r *retrieval) usefulFunc(session string) func(ids []string) []index.Useful
 	}
 }
 
+// The hooks' small interfaces, met by the store and the recaller the CLI
+// gives them (checked at compile time).
+var (
+	_ hooks.Store    = (*memfs.Store)(nil)
+	_ hooks.Recaller = (*storeRecaller)(nil)
+	_ hooks.Warmer   = (*storeRecaller)(nil)
+)
+
 // storeRecaller serves the hooks' recalls from the store's index (brought
 // up to date within the hook's budget, see openRetrieval). It opens
 // the index and the log's summary on first use, or ahead of it (warm), so a
