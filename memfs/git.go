@@ -334,9 +334,24 @@ func (s *Store) CommitOnRef(ref, expectedOld, parent string, changes []FileChang
 	if !strings.HasPrefix(ref, "refs/") {
 		name = plumbing.NewBranchReferenceName(ref)
 	}
-	h, err := s.commitOnRef(name, hashOf(expectedOld), hashOf(parent), changes, msg, when, nil)
+	if err := name.Validate(); err != nil {
+		return "", fmt.Errorf("commit on %s: %w", name, err)
+	}
+	unlock, err := s.lockWrites()
 	if err != nil {
 		return "", fmt.Errorf("commit on %s: %w", name, err)
+	}
+	defer unlock()
+	if err := s.writeJournal(journal{PID: os.Getpid(), StartMS: time.Now().UnixMilli(), Message: msg, Ref: name.String()}); err != nil {
+		return "", fmt.Errorf("commit on %s: %w", name, err)
+	}
+	h, err := s.commitOnRef(name, hashOf(expectedOld), hashOf(parent), changes, msg, when, nil)
+	if err != nil {
+		_ = s.removeJournal() // nothing to finish: the ref moved or it did not
+		return "", fmt.Errorf("commit on %s: %w", name, err)
+	}
+	if err := s.removeJournal(); err != nil {
+		return "", err
 	}
 	return h.String(), nil
 }
@@ -387,7 +402,7 @@ func (s *Store) commitOnRef(name plumbing.ReferenceName, old, parent plumbing.Ha
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("write commit: %w", err)
 	}
-	if err := s.git.casRef(name, old, h); err != nil {
+	if err := s.casRef(name, old, h); err != nil {
 		return plumbing.ZeroHash, err
 	}
 	return h, nil
@@ -609,31 +624,29 @@ func (g *gitRepo) writeBlob(data []byte) (plumbing.Hash, error) {
 }
 
 // casRef moves ref from old to new under git's lock-file protocol
-// (<ref>.lock created exclusively, written, renamed over the ref), the one
-// the git CLI honours. go-git's own reference update truncates and rewrites
-// the ref file in place, so a process killed between the two leaves an empty
-// ref: that is why this is done by hand.
-func (g *gitRepo) casRef(name plumbing.ReferenceName, old, new plumbing.Hash) error {
-	refPath := filepath.Join(g.gitDir, filepath.FromSlash(name.String()))
+// (<ref>.lock created exclusively, the new value renamed over the ref), the
+// one the git CLI honours; see gitlock.go for how a kill at any point is
+// recovered. go-git's own reference update truncates and rewrites the ref
+// file in place, so a process killed between the two leaves an empty ref:
+// that is why this is done by hand. The caller holds the write lock.
+func (s *Store) casRef(name plumbing.ReferenceName, old, new plumbing.Hash) error {
+	refPath := filepath.Join(s.git.gitDir, filepath.FromSlash(name.String()))
 	if err := os.MkdirAll(filepath.Dir(refPath), 0o755); err != nil {
 		return err
 	}
-	lock, err := createLock(refPath + ".lock")
+	lock, err := s.createLock(refPath + ".lock")
 	if err != nil {
 		return err
 	}
 	defer lock.abort()
-	cur, err := g.refHash(name)
+	cur, err := s.git.refHash(name)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", name, err)
 	}
 	if cur != old {
 		return fmt.Errorf("%w: %s is at %s, expected %s", ErrRefMoved, name, short(cur), short(old))
 	}
-	if _, err := lock.f.WriteString(new.String() + "\n"); err != nil {
-		return err
-	}
-	return lock.commit(refPath)
+	return lock.commit(refPath, []byte(new.String()+"\n"))
 }
 
 func short(h plumbing.Hash) string {
@@ -643,78 +656,28 @@ func short(h plumbing.Hash) string {
 	return h.String()[:12]
 }
 
-// lockFile is a git-style lock: path.lock created exclusively, renamed over
-// path to commit, removed to abort.
-type lockFile struct {
-	path string
-	f    *os.File
-	done bool
-}
-
-// createLock creates path exclusively, waiting up to lockWait while another
-// process holds it.
-func createLock(p string) (*lockFile, error) {
-	deadline := time.Now().Add(lockWait)
-	delay := time.Millisecond
-	for {
-		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if err == nil {
-			return &lockFile{path: p, f: f}, nil
-		}
-		if !errors.Is(err, os.ErrExist) {
-			return nil, err
-		}
-		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("%s is held by another process; if none is running, remove it", p)
-		}
-		time.Sleep(delay)
-		delay = min(delay*2, 50*time.Millisecond)
-	}
-}
-
-// commit syncs the lock's content and renames it over target.
-func (l *lockFile) commit(target string) error {
-	if err := l.f.Sync(); err != nil {
-		return err
-	}
-	if err := l.f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(l.path, target); err != nil {
-		return err
-	}
-	l.done = true
-	return syncDir(filepath.Dir(target))
-}
-
-// abort removes the lock unless it was committed.
-func (l *lockFile) abort() {
-	if l.done {
-		return
-	}
-	_ = l.f.Close()
-	_ = os.Remove(l.path)
-	l.done = true
-}
+// checkRefName refuses a ref name git would refuse.
+func checkRefName(name string) error { return plumbing.ReferenceName(name).Validate() }
 
 // Commit commits the given paths (slash-separated, from the store's root) as
 // they are on disk, on the branch HEAD names: a path missing on disk is
 // deleted. Only those paths are read, staged and written to the git index;
 // the rest of the worktree is never scanned. It returns the new commit's
 // hash, or the current one when the paths are already committed as they are.
+//
+// It runs under the store's write discipline (writes.go): a kill at any
+// point is finished by the next writer. To write the files and commit them
+// as one step, use Update.
 func (s *Store) Commit(msg string, paths ...string) (string, error) {
-	h, err := s.commit(msg, paths)
-	if err != nil {
-		return "", fmt.Errorf("commit %s: %w", strings.Join(paths, " "), err)
-	}
-	return h, nil
+	return s.Update(msg, paths, nil)
 }
 
+// commit is Commit's work; the caller holds the write lock.
 func (s *Store) commit(msg string, paths []string) (string, error) {
-	// Holding index.lock serialises borg's commits with each other and
-	// with the git CLI's, as git does.
+	// Holding index.lock serialises borg's commits with the git CLI's,
+	// as git does.
 	idxPath := filepath.Join(s.git.gitDir, "index")
-	lock, err := createLock(idxPath + ".lock")
+	lock, err := s.createLock(idxPath + ".lock")
 	if err != nil {
 		return "", err
 	}
@@ -824,10 +787,10 @@ func (s *Store) stage(lock *lockFile, idxPath string, written map[string]object.
 		return err
 	}
 	if patched, ok := patchIndex(data, set, del); ok {
-		if _, err := lock.f.Write(patched); err != nil {
+		if err := lock.commit(idxPath, patched); err != nil {
 			return fmt.Errorf("write git index: %w", err)
 		}
-		return lock.commit(idxPath)
+		return nil
 	}
 	idx := &index.Index{Version: 2}
 	if len(data) > 0 {
@@ -856,10 +819,14 @@ func (s *Store) stage(lock *lockFile, idxPath string, written map[string]object.
 	sort.Slice(idx.Entries, func(i, j int) bool { return idx.Entries[i].Name < idx.Entries[j].Name })
 	// The cache-tree extension would describe the old trees: drop it.
 	idx.Cache = nil
-	if err := index.NewEncoder(lock.f).Encode(idx); err != nil {
+	var buf bytes.Buffer
+	if err := index.NewEncoder(&buf).Encode(idx); err != nil {
 		return fmt.Errorf("write git index: %w", err)
 	}
-	return lock.commit(idxPath)
+	if err := lock.commit(idxPath, buf.Bytes()); err != nil {
+		return fmt.Errorf("write git index: %w", err)
+	}
+	return nil
 }
 
 // signatures returns the author and committer for a commit at when: from

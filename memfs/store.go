@@ -54,6 +54,7 @@ type Store struct {
 	git    *gitRepo
 	getenv func(string) string
 	now    func() time.Time
+	warn   func(string)
 	node   string
 }
 
