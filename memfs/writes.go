@@ -184,9 +184,9 @@ func (s *Store) recoverLocked() (Repair, error) {
 	if len(done) == 0 {
 		done = append(done, "nothing was left to finish")
 	}
-	line := "repaired: " + what + "; " + strings.Join(done, "; ")
+	line := what + "; " + strings.Join(done, "; ")
 	rep.Lines = append(rep.Lines, line)
-	s.warnf("%s", line)
+	s.warnf("repaired: %s", line)
 	return rep, nil
 }
 

@@ -16,7 +16,8 @@ func doctorCommand(e *env) *cli.Command {
 		Name:      "doctor",
 		Usage:     "check every lesson and log line; exit non-zero when a lesson needs fixing",
 		ArgsUsage: " ",
-		Flags:     []cli.Flag{storeFlag(), jsonFlag()},
+		Flags: []cli.Flag{storeFlag(), jsonFlag(),
+			&cli.BoolFlag{Name: "fix", Usage: "repair what a killed borg left: stale git locks, an interrupted commit, a git index that disagrees with HEAD, uncommitted lesson files"}},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return usageErr("doctor takes no arguments")
@@ -25,7 +26,7 @@ func doctorCommand(e *env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			return runDoctor(e, s, c.Bool("json"))
+			return runDoctor(e, s, c.Bool("json"), c.Bool("fix"))
 		},
 	}
 }
@@ -47,9 +48,10 @@ type doctorReport struct {
 	// IndexBehind is how many lessons the index does not hold as their
 	// files are now (0: up to date); Background is the last background
 	// reindex's state, when a hook started one.
-	IndexBehind int    `json:"index_behind"`
-	Background  string `json:"background,omitempty"`
-	OK          bool   `json:"ok"`
+	IndexBehind int          `json:"index_behind"`
+	Background  string       `json:"background,omitempty"`
+	Repair      repairReport `json:"repair"`
+	OK          bool         `json:"ok"`
 }
 
 // indexBehind is how many lessons a sync of the index would read and
@@ -73,7 +75,7 @@ func indexBehind(s *memfs.Store) int {
 
 // runDoctor validates the store. Invalid lessons are errors a user must fix
 // (non-zero exit); skipped log lines are reported but tolerated.
-func runDoctor(e *env, s *memfs.Store, asJSON bool) error {
+func runDoctor(e *env, s *memfs.Store, asJSON, fix bool) error {
 	rep := doctorReport{Store: s.Dir(), InvalidLessons: []doctorProblem{}}
 	lessons, errs := s.Lessons()
 	rep.Lessons = len(lessons)
@@ -102,7 +104,14 @@ func runDoctor(e *env, s *memfs.Store, asJSON bool) error {
 	if st, ok := readBackgroundStatus(s); ok {
 		rep.Background = describeBackground(st, e.now())
 	}
-	rep.OK = len(rep.InvalidLessons) == 0
+	invalid := map[string]bool{}
+	for _, p := range rep.InvalidLessons {
+		invalid[p.Path] = true
+	}
+	if rep.Repair, err = checkRepairs(s, fix, invalid); err != nil {
+		return fail(exitFail, "%v", err)
+	}
+	rep.OK = len(rep.InvalidLessons) == 0 && rep.Repair.OK
 	if asJSON {
 		if err := writeJSON(e, rep); err != nil {
 			return err
@@ -122,9 +131,13 @@ func runDoctor(e *env, s *memfs.Store, asJSON bool) error {
 		if rep.Background != "" {
 			fmt.Fprintf(e.out, "background: %s\n", rep.Background)
 		}
+		printRepairs(e.out, rep.Repair)
 	}
-	if !rep.OK {
+	if len(rep.InvalidLessons) > 0 {
 		return fail(exitFail, "%d invalid lesson file(s): fix each one as the reason says, or move it out of lessons/", len(rep.InvalidLessons))
+	}
+	if !rep.Repair.OK {
+		return fail(exitFail, "the store needs repair: run borg doctor --fix")
 	}
 	if !asJSON {
 		_, err := fmt.Fprintln(e.out, "ok")
