@@ -302,16 +302,21 @@ func TestAdversarialKillLoop(t *testing.T) {
 					args = append(args, "--apply")
 				}
 			}
-			// A learn is given up to one and a half of its span, so about
-			// a third finish: each finished learn has repaired what the
-			// kills before it left, and the store is checked then.
+			// A learn is given up to twice its span, so about half finish:
+			// each finished learn has repaired what the kills before it
+			// left, and the store is checked then.
 			limit := span[op]
 			if op == "learn" {
-				limit = limit * 3 / 2
+				limit *= 2
 			}
 			delay := time.Duration(rng.Int64N(int64(limit) + 1))
+			began := time.Now()
 			killed, out, code := a.killAfter(delay, stdin, args...)
 			runs++
+			if !killed {
+				// The store grows: the span follows the longest run seen.
+				span[op] = max(span[op], time.Since(began))
+			}
 			what := fmt.Sprintf("round %d: %s after %s", r, strings.Join(args[:min(2, len(args))], " "), delay)
 			if killed {
 				kills++
