@@ -15,6 +15,7 @@
 //	                    everything when BORG_SHARE_OUTCOMES=off
 //	.borg/cache/        the incremental ledger cache (Store.LoadLedger)
 //	.borg/tmp/          temp files of atomic writes
+//	.borg/write.lock    the write lock; .borg/journal.json its journal
 //
 // # Writes
 //
@@ -26,6 +27,15 @@
 // moves the branch under git's lock-file protocol. Store.CommitOnRef does the
 // same on any ref without touching the worktree or the index, with a
 // compare-and-swap on the ref (ErrRefMoved).
+//
+// Every write to git runs under one crash-safe discipline (writes.go,
+// gitlock.go): the store's write lock (.borg/write.lock, an flock), a
+// journal (.borg/journal.json) written before any file, git locks that
+// carry borg's pid from their first instant, and new content renamed in
+// while the lock is held. The next writer finishes what a killed one left,
+// so the git index never stays disagreeing with HEAD; Store.Update writes
+// files and commits them as one such step. CheckLocks, IndexMismatches,
+// ResetIndex and Uncommitted are doctor's full checks and repairs.
 //
 // # Reads
 //

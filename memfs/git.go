@@ -334,9 +334,24 @@ func (s *Store) CommitOnRef(ref, expectedOld, parent string, changes []FileChang
 	if !strings.HasPrefix(ref, "refs/") {
 		name = plumbing.NewBranchReferenceName(ref)
 	}
-	h, err := s.commitOnRef(name, hashOf(expectedOld), hashOf(parent), changes, msg, when, nil)
+	if err := name.Validate(); err != nil {
+		return "", fmt.Errorf("commit on %s: %w", name, err)
+	}
+	unlock, err := s.lockWrites()
 	if err != nil {
 		return "", fmt.Errorf("commit on %s: %w", name, err)
+	}
+	defer unlock()
+	if err := s.writeJournal(journal{PID: os.Getpid(), StartMS: time.Now().UnixMilli(), Message: msg, Ref: name.String()}); err != nil {
+		return "", fmt.Errorf("commit on %s: %w", name, err)
+	}
+	h, err := s.commitOnRef(name, hashOf(expectedOld), hashOf(parent), changes, msg, when, nil)
+	if err != nil {
+		_ = s.removeJournal() // nothing to finish: the ref moved or it did not
+		return "", fmt.Errorf("commit on %s: %w", name, err)
+	}
+	if err := s.removeJournal(); err != nil {
+		return "", err
 	}
 	return h.String(), nil
 }
@@ -387,7 +402,7 @@ func (s *Store) commitOnRef(name plumbing.ReferenceName, old, parent plumbing.Ha
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("write commit: %w", err)
 	}
-	if err := s.git.casRef(name, old, h); err != nil {
+	if err := s.casRef(name, old, h); err != nil {
 		return plumbing.ZeroHash, err
 	}
 	return h, nil
@@ -609,31 +624,29 @@ func (g *gitRepo) writeBlob(data []byte) (plumbing.Hash, error) {
 }
 
 // casRef moves ref from old to new under git's lock-file protocol
-// (<ref>.lock created exclusively, written, renamed over the ref), the one
-// the git CLI honours. go-git's own reference update truncates and rewrites
-// the ref file in place, so a process killed between the two leaves an empty
-// ref: that is why this is done by hand.
-func (g *gitRepo) casRef(name plumbing.ReferenceName, old, new plumbing.Hash) error {
-	refPath := filepath.Join(g.gitDir, filepath.FromSlash(name.String()))
+// (<ref>.lock created exclusively, the new value renamed over the ref), the
+// one the git CLI honours; see gitlock.go for how a kill at any point is
+// recovered. go-git's own reference update truncates and rewrites the ref
+// file in place, so a process killed between the two leaves an empty ref:
+// that is why this is done by hand. The caller holds the write lock.
+func (s *Store) casRef(name plumbing.ReferenceName, old, new plumbing.Hash) error {
+	refPath := filepath.Join(s.git.gitDir, filepath.FromSlash(name.String()))
 	if err := os.MkdirAll(filepath.Dir(refPath), 0o755); err != nil {
 		return err
 	}
-	lock, err := createLock(refPath + ".lock")
+	lock, err := s.createLock(refPath + ".lock")
 	if err != nil {
 		return err
 	}
 	defer lock.abort()
-	cur, err := g.refHash(name)
+	cur, err := s.git.refHash(name)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", name, err)
 	}
 	if cur != old {
 		return fmt.Errorf("%w: %s is at %s, expected %s", ErrRefMoved, name, short(cur), short(old))
 	}
-	if _, err := lock.f.WriteString(new.String() + "\n"); err != nil {
-		return err
-	}
-	return lock.commit(refPath)
+	return lock.commit(refPath, []byte(new.String()+"\n"))
 }
 
 func short(h plumbing.Hash) string {
@@ -643,78 +656,28 @@ func short(h plumbing.Hash) string {
 	return h.String()[:12]
 }
 
-// lockFile is a git-style lock: path.lock created exclusively, renamed over
-// path to commit, removed to abort.
-type lockFile struct {
-	path string
-	f    *os.File
-	done bool
-}
-
-// createLock creates path exclusively, waiting up to lockWait while another
-// process holds it.
-func createLock(p string) (*lockFile, error) {
-	deadline := time.Now().Add(lockWait)
-	delay := time.Millisecond
-	for {
-		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if err == nil {
-			return &lockFile{path: p, f: f}, nil
-		}
-		if !errors.Is(err, os.ErrExist) {
-			return nil, err
-		}
-		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("%s is held by another process; if none is running, remove it", p)
-		}
-		time.Sleep(delay)
-		delay = min(delay*2, 50*time.Millisecond)
-	}
-}
-
-// commit syncs the lock's content and renames it over target.
-func (l *lockFile) commit(target string) error {
-	if err := l.f.Sync(); err != nil {
-		return err
-	}
-	if err := l.f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(l.path, target); err != nil {
-		return err
-	}
-	l.done = true
-	return syncDir(filepath.Dir(target))
-}
-
-// abort removes the lock unless it was committed.
-func (l *lockFile) abort() {
-	if l.done {
-		return
-	}
-	_ = l.f.Close()
-	_ = os.Remove(l.path)
-	l.done = true
-}
+// checkRefName refuses a ref name git would refuse.
+func checkRefName(name string) error { return plumbing.ReferenceName(name).Validate() }
 
 // Commit commits the given paths (slash-separated, from the store's root) as
 // they are on disk, on the branch HEAD names: a path missing on disk is
 // deleted. Only those paths are read, staged and written to the git index;
 // the rest of the worktree is never scanned. It returns the new commit's
 // hash, or the current one when the paths are already committed as they are.
+//
+// It runs under the store's write discipline (writes.go): a kill at any
+// point is finished by the next writer. To write the files and commit them
+// as one step, use Update.
 func (s *Store) Commit(msg string, paths ...string) (string, error) {
-	h, err := s.commit(msg, paths)
-	if err != nil {
-		return "", fmt.Errorf("commit %s: %w", strings.Join(paths, " "), err)
-	}
-	return h, nil
+	return s.Update(msg, paths, nil)
 }
 
+// commit is Commit's work; the caller holds the write lock.
 func (s *Store) commit(msg string, paths []string) (string, error) {
-	// Holding index.lock serialises borg's commits with each other and
-	// with the git CLI's, as git does.
+	// Holding index.lock serialises borg's commits with the git CLI's,
+	// as git does.
 	idxPath := filepath.Join(s.git.gitDir, "index")
-	lock, err := createLock(idxPath + ".lock")
+	lock, err := s.createLock(idxPath + ".lock")
 	if err != nil {
 		return "", err
 	}
@@ -790,11 +753,6 @@ func readForCommit(p string, isLog bool) ([]byte, error) {
 // The index is patched in place when it can be (patchIndex); otherwise it
 // goes through go-git's decoder and encoder.
 func (s *Store) stage(lock *lockFile, idxPath string, written map[string]object.TreeEntry, changes []FileChange, infos map[string]os.FileInfo) error {
-	type staged struct {
-		te object.TreeEntry
-		fi os.FileInfo
-	}
-	entries := map[string]staged{}
 	var set []indexEntry
 	var del []string
 	for _, ch := range changes {
@@ -811,23 +769,36 @@ func (s *Store) stage(lock *lockFile, idxPath string, written map[string]object.
 			}
 			te = object.TreeEntry{Name: path.Base(ch.Path), Mode: filemode.Regular, Hash: h}
 		}
-		fi := infos[ch.Path]
-		entries[ch.Path] = staged{te, fi}
-		dev, ino, uid, gid := statIDs(fi)
-		set = append(set, indexEntry{
-			name: ch.Path, hash: te.Hash, mode: uint32(te.Mode), size: uint32(fi.Size()),
-			mtime: fi.ModTime(), dev: dev, ino: ino, uid: uid, gid: gid,
-		})
+		set = append(set, statEntry(ch.Path, te.Hash, te.Mode, infos[ch.Path]))
 	}
+	return writeIndex(lock, idxPath, set, del)
+}
+
+// statEntry is the index entry of a file with this blob and mode, with the
+// stat data of fi (nil: none, so git re-reads the file before trusting it).
+func statEntry(name string, h plumbing.Hash, mode filemode.FileMode, fi os.FileInfo) indexEntry {
+	e := indexEntry{name: name, hash: h, mode: uint32(mode), mtime: time.Unix(0, 0)}
+	if fi != nil {
+		e.dev, e.ino, e.uid, e.gid = statIDs(fi)
+		e.size, e.mtime = uint32(fi.Size()), fi.ModTime()
+	}
+	return e
+}
+
+// writeIndex rewrites the git index with the entries set replaced or added
+// and the paths del removed, under lock (index.lock). The index is patched
+// in place when it can be (patchIndex); otherwise it goes through go-git's
+// decoder and encoder.
+func writeIndex(lock *lockFile, idxPath string, set []indexEntry, del []string) error {
 	data, err := os.ReadFile(idxPath)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
 	if patched, ok := patchIndex(data, set, del); ok {
-		if _, err := lock.f.Write(patched); err != nil {
+		if err := lock.commit(idxPath, patched); err != nil {
 			return fmt.Errorf("write git index: %w", err)
 		}
-		return lock.commit(idxPath)
+		return nil
 	}
 	idx := &index.Index{Version: 2}
 	if len(data) > 0 {
@@ -835,31 +806,168 @@ func (s *Store) stage(lock *lockFile, idxPath string, written map[string]object.
 			return fmt.Errorf("read git index: %w", err)
 		}
 	}
-	for _, ch := range changes {
-		kept := idx.Entries[:0]
-		for _, e := range idx.Entries {
-			if e.Name != ch.Path {
-				kept = append(kept, e)
-			}
+	drop := map[string]bool{}
+	for _, p := range del {
+		drop[p] = true
+	}
+	for _, e := range set {
+		drop[e.name] = true
+	}
+	kept := idx.Entries[:0]
+	for _, e := range idx.Entries {
+		if !drop[e.Name] {
+			kept = append(kept, e)
 		}
-		idx.Entries = kept
-		st, ok := entries[ch.Path]
-		if !ok {
-			continue
-		}
-		dev, ino, uid, gid := statIDs(st.fi)
+	}
+	idx.Entries = kept
+	for _, e := range set {
 		idx.Entries = append(idx.Entries, &index.Entry{
-			Name: ch.Path, Hash: st.te.Hash, Mode: st.te.Mode, Size: uint32(st.fi.Size()),
-			ModifiedAt: st.fi.ModTime(), Dev: dev, Inode: ino, UID: uid, GID: gid,
+			Name: e.name, Hash: e.hash, Mode: filemode.FileMode(e.mode), Size: e.size,
+			ModifiedAt: e.mtime, Dev: e.dev, Inode: e.ino, UID: e.uid, GID: e.gid,
 		})
 	}
 	sort.Slice(idx.Entries, func(i, j int) bool { return idx.Entries[i].Name < idx.Entries[j].Name })
 	// The cache-tree extension would describe the old trees: drop it.
 	idx.Cache = nil
-	if err := index.NewEncoder(lock.f).Encode(idx); err != nil {
+	var buf bytes.Buffer
+	if err := index.NewEncoder(&buf).Encode(idx); err != nil {
 		return fmt.Errorf("write git index: %w", err)
 	}
-	return lock.commit(idxPath)
+	if err := lock.commit(idxPath, buf.Bytes()); err != nil {
+		return fmt.Errorf("write git index: %w", err)
+	}
+	return nil
+}
+
+// IndexMismatch is a path where the git index disagrees with HEAD: Index
+// or Head is the blob id there, "" when the path is absent from it.
+type IndexMismatch struct {
+	Path  string `json:"path"`
+	Index string `json:"index"`
+	Head  string `json:"head"`
+}
+
+// indexedDirs are the directories whose index entries must match HEAD.
+var indexedDirs = []string{LessonsDir, ArchiveDir, LogDir}
+
+func inIndexedDirs(p string) bool {
+	for _, d := range indexedDirs {
+		if strings.HasPrefix(p, d+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// IndexMismatches compares the git index with HEAD's tree under lessons/,
+// archive/ and log/, every entry (doctor's scan: it reads the whole index
+// and tree, which no hook or commit does). A git commit made from an index
+// that disagrees would commit the difference, deletions included.
+func (s *Store) IndexMismatches() ([]IndexMismatch, error) {
+	head := map[string]plumbing.Hash{}
+	if s.git.hasCommits() {
+		t, err := s.treeAt("HEAD")
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range indexedDirs {
+			sub, err := t.Tree(d)
+			if errors.Is(err, object.ErrDirectoryNotFound) {
+				continue
+			}
+			if err != nil {
+				return nil, fmt.Errorf("read %s at HEAD: %w", d, err)
+			}
+			err = sub.Files().ForEach(func(f *object.File) error {
+				head[d+"/"+f.Name] = f.Hash
+				return nil
+			})
+			if err != nil {
+				return nil, fmt.Errorf("read %s at HEAD: %w", d, err)
+			}
+		}
+	}
+	idx, err := s.git.r.Storer.Index()
+	if err != nil {
+		return nil, fmt.Errorf("read git index: %w", err)
+	}
+	var out []IndexMismatch
+	seen := map[string]bool{}
+	for _, e := range idx.Entries {
+		if !inIndexedDirs(e.Name) {
+			continue
+		}
+		seen[e.Name] = true
+		h, ok := head[e.Name]
+		switch {
+		case !ok:
+			out = append(out, IndexMismatch{Path: e.Name, Index: e.Hash.String()})
+		case h != e.Hash || e.Stage != 0: // stage 0: not conflicted
+			out = append(out, IndexMismatch{Path: e.Name, Index: e.Hash.String(), Head: h.String()})
+		}
+	}
+	for p, h := range head {
+		if !seen[p] {
+			out = append(out, IndexMismatch{Path: p, Head: h.String()})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}
+
+// ResetIndex makes the git index match HEAD for paths (under the write
+// lock, after recovering a dead writer): an entry with HEAD's blob for a
+// path in HEAD, none for a path that is not. The worktree is not touched;
+// a file on disk that differs from HEAD shows as modified, not staged.
+func (s *Store) ResetIndex(paths []string) error {
+	unlock, err := s.lockWrites()
+	if err != nil {
+		return fmt.Errorf("reset git index: %w", err)
+	}
+	defer unlock()
+	idxPath := filepath.Join(s.git.gitDir, "index")
+	lock, err := s.createLock(idxPath + ".lock")
+	if err != nil {
+		return fmt.Errorf("reset git index: %w", err)
+	}
+	defer lock.abort()
+	var t *object.Tree
+	if s.git.hasCommits() {
+		if t, err = s.treeAt("HEAD"); err != nil {
+			return fmt.Errorf("reset git index: %w", err)
+		}
+	}
+	var set []indexEntry
+	var del []string
+	for _, p := range paths {
+		if err := checkRepoPath(p); err != nil {
+			return fmt.Errorf("reset git index: %w", err)
+		}
+		var te *object.TreeEntry
+		if t != nil {
+			if te, err = t.FindEntry(p); err != nil && !errors.Is(err, object.ErrEntryNotFound) && !errors.Is(err, object.ErrDirectoryNotFound) {
+				return fmt.Errorf("reset git index: %w", err)
+			}
+		}
+		if te == nil || !te.Mode.IsFile() {
+			del = append(del, p)
+			continue
+		}
+		// The file's stat data only when it holds HEAD's blob; otherwise
+		// none, so git compares its content.
+		var fi os.FileInfo
+		full := filepath.Join(s.dir, filepath.FromSlash(p))
+		if data, err := os.ReadFile(full); err == nil {
+			if h, _ := s.git.blobHash(data); h == te.Hash {
+				fi, _ = os.Lstat(full)
+			}
+		}
+		set = append(set, statEntry(p, te.Hash, te.Mode, fi))
+	}
+	if err := writeIndex(lock, idxPath, set, del); err != nil {
+		return fmt.Errorf("reset git index: %w", err)
+	}
+	return nil
 }
 
 // signatures returns the author and committer for a commit at when: from

@@ -54,6 +54,7 @@ type Store struct {
 	git    *gitRepo
 	getenv func(string) string
 	now    func() time.Time
+	warn   func(string)
 	node   string
 }
 
@@ -275,9 +276,10 @@ func (s *Store) Node() (string, error) {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return "", err
 	}
-	// O_EXCL: when two processes race to create the id, one wins and the
-	// other reads the winner's.
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	// Created with its content at once (linkNew): when two processes race
+	// to create the id, one wins and the other reads the winner's, and a
+	// kill never leaves an empty id behind.
+	err = linkNew(filepath.Dir(p), p, []byte(n+"\n"))
 	if errors.Is(err, os.ErrExist) {
 		s.node = ""
 		data, err := os.ReadFile(p)
@@ -289,13 +291,6 @@ func (s *Store) Node() (string, error) {
 	}
 	if err != nil {
 		return "", fmt.Errorf("write node id: %w", err)
-	}
-	if _, err := f.WriteString(n + "\n"); err != nil {
-		_ = f.Close()
-		return "", err
-	}
-	if err := f.Close(); err != nil {
-		return "", err
 	}
 	guardPrivate(s.dir)
 	s.node = n

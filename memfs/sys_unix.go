@@ -3,6 +3,7 @@
 package memfs
 
 import (
+	"errors"
 	"os"
 	"syscall"
 )
@@ -16,4 +17,11 @@ func statIDs(fi os.FileInfo) (dev, ino, uid, gid uint32) {
 		return 0, 0, 0, 0
 	}
 	return uint32(st.Dev), uint32(st.Ino), st.Uid, st.Gid
+}
+
+// pidAlive reports whether a process with this pid runs (one of another
+// user's counts: signalling it is refused, not unknown).
+func pidAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -28,6 +30,9 @@ var (
 	// and was aborted (the store is as it was); the branch needs a pull
 	// request.
 	ErrMergeConflict = errors.New("the sleep branch does not merge cleanly")
+	// ErrBusy: another sleep is running on the store; this one changed
+	// nothing.
+	ErrBusy = errors.New("another borg sleep is running on this store")
 )
 
 // BranchPrefix starts every default sleep branch: borg/sleep/<date>.
@@ -162,6 +167,13 @@ func Run(ctx context.Context, st *memfs.Store, opts Options, progress io.Writer)
 	if head == ref {
 		return res, fmt.Errorf("sleep %s: the store has %s checked out; check out its main branch", day, branch)
 	}
+	if !opts.DryRun {
+		release, err := claimSleep(st)
+		if err != nil {
+			return res, fmt.Errorf("sleep %s: %w", day, err)
+		}
+		defer release()
+	}
 	fmt.Fprintf(progress, "sleep %s: reading the store at %s\n", day, strings.TrimPrefix(head, "refs/heads/"))
 	snap, err := LoadSnapshot(ctx, st, head, date, opts.Embedder)
 	if err != nil {
@@ -218,7 +230,12 @@ func Run(ctx context.Context, st *memfs.Store, opts Options, progress io.Writer)
 	}
 	res.Tip = prev
 	if opts.Apply {
+		unlock, err := st.LockWrites()
+		if err != nil {
+			return res, fmt.Errorf("sleep %s: merge %s: %w", day, branch, err)
+		}
 		ff, err := mergeBranch(ctx, st.Dir(), branch, date.Add(time.Duration(len(Phases)+1)*time.Second))
+		unlock()
 		if err != nil {
 			return res, fmt.Errorf("sleep %s: %w", day, err)
 		}
@@ -291,4 +308,37 @@ func verifyPhase(st *memfs.Store, rev string, ph PhasePlan) error {
 func subject(msg string) string {
 	s, _, _ := strings.Cut(msg, "\n")
 	return s
+}
+
+// claimSleep takes the store's sleep lock, .borg/sleep.lock, without
+// waiting: two sleeps at once would race on the branch and the merge, so
+// the second stops before writing anything, with ErrBusy naming the first
+// one's pid. The lock is an flock: the OS drops it when its holder dies.
+func claimSleep(st *memfs.Store) (func(), error) {
+	p := filepath.Join(st.Dir(), memfs.PrivateDir, "sleep.lock")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := memfs.LockFile(f, 0); err != nil {
+		_ = f.Close()
+		if errors.Is(err, memfs.ErrLocked) {
+			who := "another process"
+			if data, rerr := os.ReadFile(p); rerr == nil && len(bytes.TrimSpace(data)) > 0 {
+				who = "pid " + string(bytes.TrimSpace(data))
+			}
+			return nil, fmt.Errorf("%w (%s); this one stopped and changed nothing: run it again when that one is done", ErrBusy, who)
+		}
+		return nil, err
+	}
+	_ = f.Truncate(0)
+	_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	return func() {
+		_ = f.Truncate(0)
+		_ = memfs.UnlockFile(f)
+		_ = f.Close()
+	}, nil
 }

@@ -283,26 +283,61 @@ func TestForeignBranch(t *testing.T) {
 	}
 }
 
-// TestRacingSleeps: a sleep whose branch is moved by another between its
-// read and its write stops with ErrRaced and leaves the winner's commits.
+// TestRacingSleeps: a second sleep started while one runs stops at once
+// with ErrBusy (never a git error) and writes nothing; the first one
+// finishes. A branch moved under a sleep by another writer stops that sleep
+// with ErrRaced and leaves the other writer's commit.
 func TestRacingSleeps(t *testing.T) {
-	st := newFixtureStore(t)
-	var winner Result
-	var once sync.Once
-	var winErr error
-	opts := Options{Date: fixtureDate}
-	opts.beforeCommit = func(phase int) {
-		once.Do(func() { winner, winErr = Run(t.Context(), st, Options{Date: fixtureDate}, nil) })
+	tests := []struct {
+		name     string
+		intruder func(t *testing.T, st *memfs.Store) error
+		want     error // of the sleep the intruder interrupts
+		wantIn   error // of the intruder
+	}{
+		{
+			name: "second sleep",
+			intruder: func(t *testing.T, st *memfs.Store) error {
+				_, err := Run(t.Context(), st, Options{Date: fixtureDate}, nil)
+				return err
+			},
+			wantIn: ErrBusy,
+		},
+		{
+			name: "branch moved",
+			intruder: func(t *testing.T, st *memfs.Store) error {
+				base, _ := st.ResolveRef("HEAD")
+				_, err := st.CommitOnRef("refs/heads/borg/sleep/2026-11-30", "", base,
+					[]memfs.FileChange{{Path: "notes.txt", Data: []byte("review notes\n")}}, "someone else's", fixtureDate)
+				return err
+			},
+			want: ErrRaced,
+		},
 	}
-	_, err := Run(t.Context(), st, opts, nil)
-	if winErr != nil {
-		t.Fatal(winErr)
-	}
-	if !errors.Is(err, ErrRaced) {
-		t.Fatalf("the loser got %v, want ErrRaced", err)
-	}
-	if tip, _ := st.ResolveRef("refs/heads/" + winner.Branch); tip != winner.Tip {
-		t.Errorf("branch at %s, want the winner's %s", tip, winner.Tip)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := newFixtureStore(t)
+			var once sync.Once
+			var inErr error
+			opts := Options{Date: fixtureDate}
+			opts.beforeCommit = func(phase int) {
+				once.Do(func() { inErr = tt.intruder(t, st) })
+			}
+			res, err := Run(t.Context(), st, opts, nil)
+			if !errors.Is(inErr, tt.wantIn) || (tt.wantIn == nil && inErr != nil) {
+				t.Fatalf("the intruder got %v, want %v", inErr, tt.wantIn)
+			}
+			if !errors.Is(err, tt.want) || (tt.want == nil && err != nil) {
+				t.Fatalf("the sleep got %v, want %v", err, tt.want)
+			}
+			if tt.want == nil {
+				if tip, _ := st.ResolveRef("refs/heads/" + res.Branch); tip != res.Tip || tip == "" {
+					t.Errorf("branch at %s, want the sleep's %s", tip, res.Tip)
+				}
+			}
+			if tt.wantIn != nil && !strings.Contains(inErr.Error(), "another borg sleep is running") {
+				t.Errorf("the intruder's message %q does not say another sleep runs", inErr)
+			}
+		})
 	}
 }
 

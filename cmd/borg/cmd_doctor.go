@@ -18,7 +18,8 @@ func doctorCommand(e *env) *cli.Command {
 		Name:      "doctor",
 		Usage:     "check every lesson and log line; exit non-zero when a lesson needs fixing",
 		ArgsUsage: " ",
-		Flags:     []cli.Flag{storeFlag(), jsonFlag()},
+		Flags: []cli.Flag{storeFlag(), jsonFlag(),
+			&cli.BoolFlag{Name: "fix", Usage: "repair what a killed borg left: stale git locks, an interrupted commit, a git index that disagrees with HEAD, uncommitted lesson files"}},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return usageErr("doctor takes no arguments")
@@ -27,7 +28,7 @@ func doctorCommand(e *env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			return runDoctor(e, s, c.Bool("json"))
+			return runDoctor(e, s, c.Bool("json"), c.Bool("fix"))
 		},
 	}
 }
@@ -61,7 +62,9 @@ type doctorReport struct {
 	// EvidenceUnchecked says why there is none.
 	Evidence          []logFileCheck `json:"evidence"`
 	EvidenceUnchecked string         `json:"evidence_unchecked,omitempty"`
-	OK                bool           `json:"ok"`
+	// Repair is the crash-safety check (doctor_repair.go).
+	Repair repairReport `json:"repair"`
+	OK     bool         `json:"ok"`
 }
 
 // indexBehind is how many lessons a sync of the index would read and
@@ -89,7 +92,7 @@ func indexBehind(s *memfs.Store) int {
 
 // runDoctor validates the store. Invalid lessons are errors a user must fix
 // (non-zero exit); skipped log lines are reported but tolerated.
-func runDoctor(e *env, s *memfs.Store, asJSON bool) error {
+func runDoctor(e *env, s *memfs.Store, asJSON, fix bool) error {
 	rep := doctorReport{Store: s.Dir(), InvalidLessons: []doctorProblem{}}
 	lessons, errs := s.Lessons()
 	rep.Lessons = len(lessons)
@@ -137,7 +140,14 @@ func runDoctor(e *env, s *memfs.Store, asJSON bool) error {
 		// read for this user (another user's) is checked without it.
 		rep.EvidenceUnchecked = fmt.Sprintf("%v (the log's evidence was not checked against its commits)", err)
 	}
-	rep.OK = len(rep.InvalidLessons) == 0 && !leaked && forgedLogs(rep.Evidence) == 0
+	invalid := map[string]bool{}
+	for _, p := range rep.InvalidLessons {
+		invalid[p.Path] = true
+	}
+	if rep.Repair, err = checkRepairs(s, fix, invalid); err != nil {
+		return fail(exitFail, "%v", err)
+	}
+	rep.OK = len(rep.InvalidLessons) == 0 && !leaked && forgedLogs(rep.Evidence) == 0 && rep.Repair.OK
 	if asJSON {
 		if err := writeJSON(e, rep); err != nil {
 			return err
@@ -167,6 +177,7 @@ func runDoctor(e *env, s *memfs.Store, asJSON bool) error {
 		for _, p := range rep.StoreProblems {
 			fmt.Fprintf(e.out, "store: %s\n", p)
 		}
+		printRepairs(e.out, rep.Repair)
 	}
 	if leaked {
 		return fail(exitFail, "the store's private state is committed: see the store: line above")
@@ -174,8 +185,11 @@ func runDoctor(e *env, s *memfs.Store, asJSON bool) error {
 	if len(rep.InvalidLessons) > 0 {
 		return fail(exitFail, "%d invalid lesson file(s): fix each one as the reason says, or move it out of lessons/", len(rep.InvalidLessons))
 	}
-	if !rep.OK {
-		return fail(exitFail, "%d log file(s) hold forged evidence: revert the commits named above and push", forgedLogs(rep.Evidence))
+	if n := forgedLogs(rep.Evidence); n > 0 {
+		return fail(exitFail, "%d log file(s) hold forged evidence: revert the commits named above and push", n)
+	}
+	if !rep.Repair.OK {
+		return fail(exitFail, "the store needs repair: run borg doctor --fix")
 	}
 	if !asJSON {
 		_, err := fmt.Fprintln(e.out, "ok")

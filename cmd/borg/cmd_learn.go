@@ -136,31 +136,46 @@ func learnLesson(e *env, s *memfs.Store, o learnOptions, commit bool) (domain.Le
 	if err := memfs.Validate(l); err != nil {
 		return domain.Lesson{}, "", invalidLesson(err)
 	}
-	if _, err := s.Lesson(l.ID); err == nil {
-		return domain.Lesson{}, "", fail(exitRefused, "lesson %s already says this (see borg show %s); change the gist to write another", l.ID, l.ID)
-	} else if !errors.Is(err, memfs.ErrNotFound) {
-		return domain.Lesson{}, "", fail(exitFail, "lesson %s exists but cannot be read: %v (run borg doctor)", l.ID, err)
-	}
-	if err := s.WriteLesson(l); err != nil {
-		return domain.Lesson{}, "", invalidLesson(err)
-	}
 	ev := domain.Event{
 		MS: now.UnixMilli(), Kind: domain.KindCreated, Lesson: l.ID, Repo: repo,
 		Author: l.Author, Session: e.getenv("BORG_SESSION"),
 	}
-	if err := s.Append(ev); err != nil {
-		return domain.Lesson{}, "", err
+	// write checks that no lesson says this yet, then writes the lesson and
+	// its created event. With commit it runs under the store's write lock,
+	// so of parallel learns of one gist exactly one writes and the others
+	// are refused; a kill after it is finished by the next writer.
+	write := func() error {
+		if _, err := s.Lesson(l.ID); err == nil {
+			return fail(exitRefused, "lesson %s already says this (see borg show %s); change the gist to write another", l.ID, l.ID)
+		} else if !errors.Is(err, memfs.ErrNotFound) {
+			return fail(exitFail, "lesson %s exists but cannot be read: %v (run borg doctor)", l.ID, err)
+		}
+		if err := s.WriteLesson(l); err != nil {
+			return invalidLesson(err)
+		}
+		return s.Append(ev)
 	}
 	if !commit {
+		if err := write(); err != nil {
+			return domain.Lesson{}, "", err
+		}
 		return l, "", nil
 	}
 	paths := []string{memfs.LessonPath(l.ID)}
 	if s.ShareOutcomes() {
 		paths = append(paths, s.LogPath())
 	}
-	hash, err := s.Commit("borg learn: "+l.ID, paths...)
+	wrote := false
+	hash, err := s.Update("borg learn: "+l.ID, paths, func() error {
+		err := write()
+		wrote = err == nil
+		return err
+	})
+	if err != nil && !wrote {
+		return domain.Lesson{}, "", err
+	}
 	if err != nil {
-		return domain.Lesson{}, "", fail(exitFail, "lesson written to %s but not committed: %v", memfs.LessonPath(l.ID), err)
+		return domain.Lesson{}, "", fail(exitFail, "lesson written to %s but not committed: %v (the next borg learn or borg doctor --fix commits it)", memfs.LessonPath(l.ID), err)
 	}
 	return l, hash, nil
 }

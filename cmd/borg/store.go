@@ -49,7 +49,8 @@ func storeDir(c *cli.Context, e *env) string {
 
 // storeOptions are the options every command opens the store with.
 func storeOptions(e *env) []memfs.Option {
-	return []memfs.Option{memfs.WithEnv(e.getenv), memfs.WithClock(e.now)}
+	return []memfs.Option{memfs.WithEnv(e.getenv), memfs.WithClock(e.now),
+		memfs.WithWarn(func(line string) { fmt.Fprintf(e.err, "borg: %s\n", line) })}
 }
 
 // openStore opens the selected store, failing with the fix when it is none.

@@ -1,0 +1,123 @@
+package main
+
+// doctor_repair.go is doctor's check of what a killed writer can leave
+// behind, and --fix's repair of it: git locks (a stale one is removed), an
+// interrupted write (finished as the next writer would finish it), a git
+// index that disagrees with HEAD under lessons/, archive/ and log/ (reset to
+// HEAD for those paths, so a plain git commit in the store cannot delete a
+// committed lesson), and lesson files no commit holds (committed, when they
+// are valid lessons). The next borg learn repairs the first two by itself;
+// the index scan reads every entry, so only doctor does it.
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/borg-memory/borg/memfs"
+)
+
+// repairReport is doctor's "repair" section.
+type repairReport struct {
+	Locks       []memfs.LockState     `json:"locks"`
+	Interrupted string                `json:"interrupted,omitempty"`
+	Index       []memfs.IndexMismatch `json:"index_mismatches"`
+	Uncommitted []string              `json:"uncommitted"`
+	Repaired    []string              `json:"repaired"`
+	// OK: nothing left to repair.
+	OK bool `json:"ok"`
+}
+
+// checkRepairs runs the checks and, with fix, the repairs; invalid are the
+// lesson paths doctor found invalid (never committed by a fix).
+func checkRepairs(s *memfs.Store, fix bool, invalid map[string]bool) (repairReport, error) {
+	rep := repairReport{Locks: []memfs.LockState{}, Index: []memfs.IndexMismatch{}, Uncommitted: []string{}, Repaired: []string{}}
+	lc, err := s.CheckLocks(fix)
+	if err != nil {
+		return rep, err
+	}
+	rep.Repaired = append(rep.Repaired, lc.Repaired...)
+	rep.Interrupted = lc.Interrupted
+	for _, l := range lc.Locks {
+		if !l.Removed {
+			rep.Locks = append(rep.Locks, l)
+		}
+	}
+	if fix {
+		rep.Interrupted = ""
+	}
+	mis, err := s.IndexMismatches()
+	if err != nil {
+		return rep, err
+	}
+	if fix && len(mis) > 0 {
+		paths := make([]string, len(mis))
+		for i, m := range mis {
+			paths[i] = m.Path
+		}
+		if err := s.ResetIndex(paths); err != nil {
+			return rep, err
+		}
+		rep.Repaired = append(rep.Repaired, fmt.Sprintf("reset the git index to HEAD for %d path(s) under lessons/, archive/ and log/", len(mis)))
+		if mis, err = s.IndexMismatches(); err != nil {
+			return rep, err
+		}
+	}
+	rep.Index = append(rep.Index, mis...)
+	unc, err := s.Uncommitted()
+	if err != nil {
+		return rep, err
+	}
+	var commit []string
+	for _, p := range unc {
+		if fix && !invalid[p] {
+			commit = append(commit, p)
+			continue
+		}
+		rep.Uncommitted = append(rep.Uncommitted, p)
+	}
+	if len(commit) > 0 {
+		if _, err := s.Commit(fmt.Sprintf("borg doctor --fix: commit %d uncommitted lesson file(s)", len(commit)), commit...); err != nil {
+			return rep, err
+		}
+		for _, p := range commit {
+			rep.Repaired = append(rep.Repaired, "committed "+p)
+		}
+	}
+	rep.OK = len(rep.Index) == 0 && len(rep.Uncommitted) == 0 && rep.Interrupted == ""
+	for _, l := range rep.Locks {
+		if l.Stale {
+			rep.OK = false
+		}
+	}
+	return rep, nil
+}
+
+// printRepairs writes the section as text.
+func printRepairs(w io.Writer, rep repairReport) {
+	for _, r := range rep.Repaired {
+		fmt.Fprintf(w, "repaired: %s\n", r)
+	}
+	if rep.Interrupted != "" {
+		fmt.Fprintf(w, "interrupted: %s (the next borg learn, or borg doctor --fix, finishes it)\n", rep.Interrupted)
+	}
+	for _, l := range rep.Locks {
+		state := "busy"
+		if l.Stale {
+			state = "stale (borg doctor --fix removes it)"
+		}
+		fmt.Fprintf(w, "lock: %s: %s: %s\n", l.Path, state, l.Why)
+	}
+	for _, m := range rep.Index {
+		what := "differs from HEAD"
+		switch {
+		case m.Index == "":
+			what = "in HEAD but not in the git index (a git commit would delete it)"
+		case m.Head == "":
+			what = "in the git index but not in HEAD"
+		}
+		fmt.Fprintf(w, "git index: %s: %s (borg doctor --fix resets it to HEAD)\n", m.Path, what)
+	}
+	for _, p := range rep.Uncommitted {
+		fmt.Fprintf(w, "uncommitted: %s (no commit holds it: borg doctor --fix commits it)\n", p)
+	}
+}

@@ -1,0 +1,240 @@
+package memfs
+
+// writes.go is the store's one write discipline. Every write to git (a
+// commit on the checked-out branch, a commit on another ref) runs under the
+// store's write lock, .borg/write.lock, an flock the OS releases when its
+// holder dies, and goes in this order:
+//
+//  1. take the write lock; if a journal is there, its writer died: recover;
+//  2. write the journal (.borg/journal.json: pid, start, message, ref and
+//     the paths the commit stages), atomically;
+//  3. write the files (a lesson, a log line: the caller's prepare step);
+//  4. take index.lock and the ref's lock (gitlock.go), write the objects,
+//     move the ref, write the index for the journaled paths;
+//  5. remove the journal; release the write lock.
+//
+// A kill anywhere leaves either no journal (nothing was written) or a
+// journal naming what to finish. Recovery rolls forward: it removes the
+// dead writer's git locks and commits the journaled paths as they are on
+// disk, which stages them, so the index matches HEAD again and a lesson
+// written by a killed learn is committed rather than orphaned. Recovery is
+// idempotent: killed itself, the next writer does it again. Readers and
+// hooks never take the write lock and never pay for any of this.
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// ErrBusy: another process holds the store's write lock for longer than
+// borg waits.
+var ErrBusy = errors.New("another borg process is writing the store")
+
+// writeWait bounds how long a writer waits for the store's write lock. The
+// lock cannot go stale (the OS drops it with its holder), so the wait only
+// bounds a queue of live writers.
+const writeWait = 60 * time.Second
+
+const (
+	writeLockFile = PrivateDir + "/write.lock"
+	journalFile   = PrivateDir + "/journal.json"
+)
+
+// journal is what a writer records before it writes anything.
+type journal struct {
+	PID     int      `json:"pid"`
+	StartMS int64    `json:"start_ms"`
+	Message string   `json:"message"`
+	Ref     string   `json:"ref"`             // the ref it moves
+	Paths   []string `json:"paths,omitempty"` // the paths it commits and stages
+}
+
+// lockWrites takes the store's write lock and finishes the work of a writer
+// that died holding it. The returned function releases the lock.
+func (s *Store) lockWrites() (func(), error) {
+	p := filepath.Join(s.dir, filepath.FromSlash(writeLockFile))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return nil, err
+	}
+	unlock, err := LockPath(p, writeWait)
+	if errors.Is(err, ErrLocked) {
+		return nil, fmt.Errorf("%w (still after %s; it holds %s)", ErrBusy, writeWait, writeLockFile)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.recoverLocked(); err != nil {
+		unlock()
+		return nil, fmt.Errorf("recover an interrupted write: %w", err)
+	}
+	return unlock, nil
+}
+
+// LockWrites takes the store's write lock (waiting for another writer,
+// ErrBusy after a minute), recovering first from a writer that died. The
+// caller runs git CLI commands that write the store under it (sleep's
+// merge), so that they never meet borg's own git locks. The returned
+// function releases it.
+func (s *Store) LockWrites() (func(), error) { return s.lockWrites() }
+
+// Update writes and commits under the write discipline: it records the
+// paths in the journal, runs prepare (which writes the files; it may be
+// nil), then commits the paths as Commit does. When prepare fails nothing
+// is committed and its error is returned as it is. A kill at any point is
+// finished by the next writer: the paths are committed as they are then.
+func (s *Store) Update(msg string, paths []string, prepare func() error) (string, error) {
+	unlock, err := s.lockWrites()
+	if err != nil {
+		return "", fmt.Errorf("commit %s: %w", strings.Join(paths, " "), err)
+	}
+	defer unlock()
+	for _, p := range paths {
+		if err := checkRepoPath(p); err != nil {
+			return "", fmt.Errorf("commit: %w", err)
+		}
+	}
+	branch, err := s.git.headBranch()
+	if err != nil {
+		return "", fmt.Errorf("commit %s: %w", strings.Join(paths, " "), err)
+	}
+	j := journal{PID: os.Getpid(), StartMS: time.Now().UnixMilli(), Message: msg, Ref: branch.String(), Paths: paths}
+	if err := s.writeJournal(j); err != nil {
+		return "", fmt.Errorf("commit %s: %w", strings.Join(paths, " "), err)
+	}
+	if prepare != nil {
+		if err := prepare(); err != nil {
+			_ = s.removeJournal()
+			return "", err
+		}
+	}
+	h, err := s.commit(msg, paths)
+	if err != nil {
+		// The journal stays: the next writer finishes the commit.
+		return "", fmt.Errorf("commit %s: %w", strings.Join(paths, " "), err)
+	}
+	if err := s.removeJournal(); err != nil {
+		return "", err
+	}
+	return h, nil
+}
+
+// Repair is what recovery did: one line per repair.
+type Repair struct {
+	Lines []string
+}
+
+// recoverLocked finishes a dead writer's work; the caller holds the write
+// lock. Without a journal it costs one failed open.
+func (s *Store) recoverLocked() (Repair, error) {
+	var rep Repair
+	jp := filepath.Join(s.dir, filepath.FromSlash(journalFile))
+	data, err := os.ReadFile(jp)
+	if errors.Is(err, os.ErrNotExist) {
+		return rep, nil
+	}
+	if err != nil {
+		return rep, err
+	}
+	var j journal
+	if err := json.Unmarshal(data, &j); err != nil {
+		// A journal is written atomically, so this one was not borg's
+		// doing: the locks and the index are still checked below.
+		j = journal{Message: "unreadable journal"}
+	}
+	exclusive := lockSupported
+	locks := []string{filepath.Join(s.git.gitDir, "index.lock")}
+	if strings.HasPrefix(j.Ref, "refs/") && checkRefName(j.Ref) == nil {
+		locks = append(locks, filepath.Join(s.git.gitDir, filepath.FromSlash(j.Ref))+".lock")
+	}
+	var removed []string
+	for _, p := range locks {
+		stale, _, err := inspectLock(p, exclusive, time.Now())
+		if errors.Is(err, os.ErrNotExist) || (err == nil && !stale) {
+			continue
+		}
+		if err != nil {
+			return rep, err
+		}
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return rep, err
+		}
+		removed = append(removed, s.relGit(p))
+	}
+	s.sweepTemps()
+	what := fmt.Sprintf("borg pid %d was killed during %q", j.PID, subjectOf(j.Message))
+	var done []string
+	if len(removed) > 0 {
+		done = append(done, "removed its "+strings.Join(removed, ", "))
+	}
+	if len(j.Paths) > 0 {
+		msg := j.Message + fmt.Sprintf("\n\nBorg-Recovered: finished after pid %d was killed\n", j.PID)
+		if _, err := s.commit(msg, j.Paths); err != nil {
+			return rep, fmt.Errorf("finish %q: %w", subjectOf(j.Message), err)
+		}
+		done = append(done, "committed and staged "+strings.Join(j.Paths, ", ")+" as they are")
+	}
+	if err := os.Remove(jp); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return rep, err
+	}
+	if len(done) == 0 {
+		done = append(done, "nothing was left to finish")
+	}
+	line := what + "; " + strings.Join(done, "; ")
+	rep.Lines = append(rep.Lines, line)
+	s.warnf("repaired: %s", line)
+	return rep, nil
+}
+
+// sweepTemps removes the temp files dead writers left in the git directory
+// and .borg/tmp; the caller holds the write lock.
+func (s *Store) sweepTemps() {
+	for _, pat := range []string{
+		filepath.Join(s.git.gitDir, tmpPrefix+"*"),
+		filepath.Join(s.git.gitDir, ".*.tmp-*"),
+	} {
+		m, _ := filepath.Glob(pat)
+		for _, p := range m {
+			_ = os.Remove(p)
+		}
+	}
+}
+
+func (s *Store) writeJournal(j journal) error {
+	data, err := json.Marshal(j)
+	if err != nil {
+		return err
+	}
+	return writeAtomic(s, filepath.Join(s.dir, filepath.FromSlash(journalFile)), append(data, '\n'))
+}
+
+func (s *Store) removeJournal() error {
+	err := os.Remove(filepath.Join(s.dir, filepath.FromSlash(journalFile)))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	return err
+}
+
+func subjectOf(msg string) string {
+	line, _, _ := strings.Cut(msg, "\n")
+	return line
+}
+
+// warnf reports one repair line through WithWarn.
+func (s *Store) warnf(format string, args ...any) {
+	if s.warn != nil {
+		s.warn(fmt.Sprintf(format, args...))
+	}
+}
+
+// WithWarn sets where the store reports what it repaired by itself (a
+// stale lock removed, an interrupted commit finished): one line each. The
+// default reports nothing.
+func WithWarn(warn func(string)) Option {
+	return func(s *Store) { s.warn = warn }
+}
