@@ -223,6 +223,13 @@ func SessionStart(ctx context.Context, d *Deps, in Input) (*Output, error) {
 // the prompt are delivered early as additional context.
 func Prompt(ctx context.Context, d *Deps, in Input) (*Output, error) {
 	return d.inSession(ctx, in, func(st *SessionState, root string) (*Output, error) {
+		if st.Pending && strings.HasPrefix(strings.TrimSpace(in.Prompt), reasonLead) {
+			// borg's own ask coming back as a prompt (Cursor submits a
+			// stop's follow-up as the next user message; Gemini CLI sends
+			// AfterAgent's reason as a new prompt): the same turn goes
+			// on, and the ask is no correction of itself.
+			return nil, nil
+		}
 		st.Turn++
 		st.addPrompt(in.Prompt)
 		if err := d.States.MarkActive(st.Repo, st.Session); err != nil {
@@ -230,6 +237,9 @@ func Prompt(ctx context.Context, d *Deps, in Input) (*Output, error) {
 		}
 		if err := d.detectCorrections(st, in.Prompt); err != nil {
 			return nil, err
+		}
+		if !PromptContext(in.Agent) {
+			return nil, nil // nowhere to deliver early lessons
 		}
 		return d.early(ctx, st, root, "UserPromptSubmit", RecallQuery{Text: in.Prompt, K: 2}), nil
 	})
@@ -335,7 +345,7 @@ func Stop(ctx context.Context, d *Deps, in Input) (*Output, error) {
 			// The stop after our ask: judge, never block again this turn.
 			return nil, d.judge(ctx, st, root, in.LastAssistantMessage)
 		}
-		if st.BlockedTurn == st.Turn || st.Blocks >= d.Config.MaxBlocks || d.Recall == nil {
+		if st.BlockedTurn == st.Turn || st.Blocks >= d.Config.MaxBlocks || d.Recall == nil || !in.Stopped() {
 			return nil, nil
 		}
 		return d.ask(ctx, st, root, in)
