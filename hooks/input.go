@@ -93,9 +93,9 @@ func ParseInput(r io.Reader) (Input, error) {
 	return in, nil
 }
 
-// geminiEvents are the event names only Gemini CLI sends (its SessionStart
+// geminiOnlyEvents are the event names only Gemini CLI sends (its SessionStart
 // is named as Claude Code's, and answered the same way).
-var geminiEvents = map[string]bool{"BeforeAgent": true, "AfterAgent": true, "BeforeTool": true, "AfterTool": true,
+var geminiOnlyEvents = map[string]bool{"BeforeAgent": true, "AfterAgent": true, "BeforeTool": true, "AfterTool": true,
 	"BeforeModel": true, "AfterModel": true, "BeforeToolSelection": true, "PreCompress": true}
 
 // normalize settles the input's dialect and reads the fields Gemini CLI and
@@ -103,7 +103,7 @@ var geminiEvents = map[string]bool{"BeforeAgent": true, "AfterAgent": true, "Bef
 func (in *Input) normalize() {
 	ev := in.HookEventName
 	switch {
-	case geminiEvents[ev]:
+	case geminiOnlyEvents[ev]:
 		in.Agent = AgentGemini
 	case ev != "" && ev[0] >= 'a' && ev[0] <= 'z', in.SessionID == "" && in.ConversationID != "":
 		in.Agent = AgentCursor // Cursor's events are camelCase: stop, beforeSubmitPrompt, …
