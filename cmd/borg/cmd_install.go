@@ -17,6 +17,8 @@ func installFlags() []cli.Flag {
 		jsonFlag(),
 		&cli.BoolFlag{Name: "claude", Usage: "Claude Code hooks (.claude/settings.json)"},
 		&cli.BoolFlag{Name: "codex", Usage: "Codex CLI hooks (.codex/hooks.json)"},
+		&cli.BoolFlag{Name: "gemini", Usage: "Gemini CLI hooks (.gemini/settings.json)"},
+		&cli.BoolFlag{Name: "cursor", Usage: "Cursor hooks (.cursor/hooks.json)"},
 		&cli.BoolFlag{Name: "git", Usage: "git post-commit hook"},
 		&cli.BoolFlag{Name: "mcp", Usage: "also register borg mcp as an MCP server (Claude Code: .mcp.json; Codex: .codex/config.toml)"},
 		&cli.BoolFlag{Name: "user", Usage: "agent hooks in your home directory instead of the repository"},
@@ -28,8 +30,9 @@ func installFlags() []cli.Flag {
 func installCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:  "install",
-		Usage: "wire borg into Claude Code, Codex CLI and git (keeps every existing hook; idempotent)",
-		Description: "Without --claude, --codex or --git, installs all three. Existing hooks keep running;\n" +
+		Usage: "wire borg into Claude Code, Codex CLI, Gemini CLI, Cursor and git (keeps every existing hook; idempotent)",
+		Description: "Without an agent flag or --git, installs Claude Code, Codex CLI and git, and Gemini CLI and\n" +
+			"Cursor where their directory (.gemini/, .cursor/) already exists. Existing hooks keep running;\n" +
 			"borg uninstall restores the files' original bytes.",
 		Flags:  installFlags(),
 		Action: func(c *cli.Context) error { return runInstall(c, e, false) },
@@ -47,14 +50,13 @@ func uninstallCommand(e *env) *cli.Command {
 
 func runInstall(c *cli.Context, e *env, remove bool) error {
 	claude, codex, gitHook := c.Bool("claude"), c.Bool("codex"), c.Bool("git")
-	if !claude && !codex && !gitHook {
-		claude, codex, gitHook = true, true, !c.Bool("user")
-	}
+	gemini, cursor := c.Bool("gemini"), c.Bool("cursor")
 	user := c.Bool("user")
 	home, _ := os.UserHomeDir()
 	if h := e.getenv("HOME"); h != "" {
 		home = h
 	}
+	defaults := !claude && !codex && !gitHook && !gemini && !cursor
 	repo := c.String("repo")
 	if repo == "" {
 		wd, _ := os.Getwd()
@@ -79,6 +81,15 @@ func runInstall(c *cli.Context, e *env, remove bool) error {
 		command = exe
 	}
 	in := hooks.Installer{Repo: repo, Home: home, Command: command}
+	if defaults {
+		// Claude Code and Codex as ever; Gemini CLI and Cursor only where
+		// they are in use (their directory exists), so a default install
+		// adds no .gemini/ or .cursor/ to a project that uses neither.
+		// Uninstall takes out all of them.
+		claude, codex, gitHook = true, true, !user
+		gemini = remove || dirExists(filepath.Dir(in.GeminiSettingsPath(user)))
+		cursor = remove || dirExists(filepath.Dir(in.CursorHooksPath(user)))
+	}
 	var done []hooks.InstallTarget
 	step := func(t hooks.InstallTarget, err error) error {
 		if err != nil {
@@ -129,6 +140,22 @@ func runInstall(c *cli.Context, e *env, remove bool) error {
 			}
 		}
 	}
+	for _, a := range []struct {
+		on   bool
+		kind string
+		path string
+	}{{gemini, hooks.AgentGemini, in.GeminiSettingsPath(user)}, {cursor, hooks.AgentCursor, in.CursorHooksPath(user)}} {
+		if !a.on {
+			continue
+		}
+		if remove {
+			if err := step(in.UninstallAgent(a.kind, a.path, user)); err != nil {
+				return err
+			}
+		} else if err := step(in.InstallAgent(a.kind, a.path, user)); err != nil {
+			return err
+		}
+	}
 	if gitHook {
 		if remove {
 			if err := step(in.UninstallGit()); err != nil {
@@ -149,6 +176,11 @@ func runInstall(c *cli.Context, e *env, remove bool) error {
 		fmt.Fprintln(e.out, "note: Codex runs a project's hooks only in a trusted project, once you have trusted the hooks themselves: run /hooks in Codex")
 	}
 	return nil
+}
+
+func dirExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
 }
 
 func sameFile(a, b string) bool {
