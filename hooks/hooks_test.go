@@ -943,3 +943,80 @@ func TestCursorAbortedStopNeverAsks(t *testing.T) {
 		t.Fatalf("completed stop printed %q", out)
 	}
 }
+
+// TestAskAtPrompt: where an agent cannot be made to go on after a stop (or
+// BORG_ASK_AT=prompt), the stop picks the lessons and says nothing; the
+// next prompt asks them in its added context and records the asked
+// events; the stop after it judges them and asks nothing new. Cursor,
+// which takes no prompt context, is still asked at its stop.
+func TestAskAtPrompt(t *testing.T) {
+	repo := newRepo(t)
+	d, st := newDeps(t, repo)
+	d.Config.AskAtPrompt = true
+	fix := func(s string) string { return strings.ReplaceAll(s, "REPO", repo) }
+	prompt := fix(`{"session_id":"d1","cwd":"REPO","hook_event_name":"UserPromptSubmit","prompt":"add retries to the payments client"}`)
+	stop := fix(`{"session_id":"d1","cwd":"REPO","hook_event_name":"Stop","last_assistant_message":"I added a retry loop to the payments client."}`)
+
+	runHook(t, d, "prompt", prompt, "")
+	for i := 0; i < 2; i++ {
+		if out, errb := runHook(t, d, "stop", stop, ""); out != "" || errb != "" {
+			t.Fatalf("stop #%d printed %q %q", i+1, out, errb)
+		}
+	}
+	if k := st.kinds(); k[domain.KindAsked] != 0 {
+		t.Fatalf("asked before the ask was delivered: %v", k)
+	}
+	s, _ := d.States.Load(hashSession("d1"))
+	if s.Deferred == nil || len(s.Deferred.Asked) != 2 || s.Pending {
+		t.Fatalf("no deferred ask: %+v", s.Deferred)
+	}
+
+	out, _ := runHook(t, d, "prompt", fix(`{"session_id":"d1","cwd":"REPO","hook_event_name":"UserPromptSubmit","prompt":"now also log each retry"}`), "")
+	golden(t, "prompt-deferred-ask.json", []byte(out))
+	if k := st.kinds(); k[domain.KindAsked] != 2 {
+		t.Fatalf("asked events at delivery: %v", k)
+	}
+	writeFile(t, repo, "pay/retry.go", "package pay\n\n// Retry with exponential backoff and jitter; idempotent requests only.\nfunc retryPayments() {}\n")
+	answer := strings.Replace(stop, "I added a retry loop to the payments client.", `retry-backoff-3c1d: applies\ntimeouts-context-9f2e: skip`, 1)
+	for i := 0; i < 2; i++ {
+		if out, _ := runHook(t, d, "stop", answer, ""); out != "" {
+			t.Fatalf("the judging stop printed %q", out)
+		}
+	}
+	k := st.kinds()
+	if k[domain.KindChanged] != 1 || k[domain.KindIgnored] != 1 || k[domain.KindAsked] != 2 {
+		t.Fatalf("verdicts: %v", k)
+	}
+	s, _ = d.States.Load(hashSession("d1"))
+	if s.Pending || s.Deferred != nil || s.Blocks != 1 {
+		t.Fatalf("state after the verdict: pending %v deferred %v blocks %d", s.Pending, s.Deferred, s.Blocks)
+	}
+	// The next prompt carries no ask.
+	if out, _ := runHook(t, d, "prompt", prompt, ""); out != "" {
+		t.Fatalf("asked twice: %q", out)
+	}
+
+	// An agent with no way to go on after a stop is asked with its prompt
+	// without the setting.
+	d2, _ := newDeps(t, repo)
+	ctx := context.Background()
+	in := Input{Agent: "other", SessionID: "o1", CWD: repo, Prompt: "add retries to the payments client", LastAssistantMessage: "I added a retry loop to the payments client."}
+	if _, err := Prompt(ctx, d2, in); err != nil {
+		t.Fatal(err)
+	}
+	if o, err := Stop(ctx, d2, in); o != nil || err != nil {
+		t.Fatalf("blocked an agent that cannot go on: %+v %v", o, err)
+	}
+	in.Prompt = "and log them"
+	if o, err := Prompt(ctx, d2, in); err != nil || o == nil || !strings.Contains(o.HookSpecificOutput.AdditionalContext, deferredLead+reasonLead) {
+		t.Fatalf("no ask at the prompt: %+v %v", o, err)
+	}
+
+	// Cursor takes no prompt context: it is asked at its stop regardless.
+	d3, _ := newDeps(t, repo)
+	d3.Config.AskAtPrompt = true
+	runHook(t, d3, "prompt", fix(`{"conversation_id":"c3","workspace_roots":["REPO"],"hook_event_name":"beforeSubmitPrompt","prompt":"add retries to the payments client"}`), "")
+	if out, _ := runHook(t, d3, "stop", fix(`{"conversation_id":"c3","workspace_roots":["REPO"],"hook_event_name":"stop","status":"completed"}`), ""); !strings.HasPrefix(out, `{"followup_message":"`) {
+		t.Fatalf("Cursor not asked at its stop: %q", out)
+	}
+}

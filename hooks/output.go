@@ -105,6 +105,18 @@ func cursorOutput(o Output) any {
 	return nil
 }
 
+// StopContinues reports whether agent can be made to go on after a stop
+// (a block with a reason; Cursor's followup_message). Every agent borg
+// knows can (docs/agents.md); one that cannot is asked with its next
+// prompt instead (Config.AskAtPrompt).
+func StopContinues(agent string) bool {
+	switch agent {
+	case AgentClaude, AgentGemini, AgentCursor, "":
+		return true
+	}
+	return false
+}
+
 // PromptContext reports whether agent takes added context when the user
 // submits a prompt (Cursor's beforeSubmitPrompt does not).
 func PromptContext(agent string) bool { return agent != AgentCursor }
