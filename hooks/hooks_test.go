@@ -1020,3 +1020,35 @@ func TestAskAtPrompt(t *testing.T) {
 		t.Fatalf("Cursor not asked at its stop: %q", out)
 	}
 }
+
+// TestClineSession: Cline's TaskComplete cannot continue the task, so the
+// ask goes out with the next prompt (as contextModification) and the task's
+// next completion judges it.
+func TestClineSession(t *testing.T) {
+	repo := newRepo(t)
+	d, st := newDeps(t, repo)
+	base := `"clineVersion":"3.36.0","timestamp":"2026-11-30T10:00:00Z","taskId":"task-1","workspaceRoots":["REPO"],"userId":"u1"`
+	fix := func(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "BASE", base), "REPO", repo) }
+	if out, _ := runHook(t, d, "session-start", fix(`{"hookName":"TaskStart",BASE,"taskStart":{"taskMetadata":{"taskId":"task-1","ulid":"01J","initialTask":"add retries to the payments client"}}}`), ""); out != "" {
+		t.Fatalf("task start printed %q", out)
+	}
+	runHook(t, d, "prompt", fix(`{"hookName":"UserPromptSubmit",BASE,"userPromptSubmit":{"prompt":"add retries to the payments client","attachments":[]}}`), "")
+	complete := fix(`{"hookName":"TaskComplete",BASE,"taskComplete":{"taskMetadata":{"taskId":"task-1","ulid":"01J"}}}`)
+	if out, errb := runHook(t, d, "stop", complete, ""); out != "" || errb != "" {
+		t.Fatalf("task complete printed %q %q", out, errb)
+	}
+	out, _ := runHook(t, d, "prompt", fix(`{"hookName":"UserPromptSubmit",BASE,"userPromptSubmit":{"prompt":"also log each retry","attachments":[]}}`), "")
+	golden(t, "prompt-deferred-cline.json", []byte(out))
+	writeFile(t, repo, "pay/retry.go", "package pay\n\n// Retry with exponential backoff and jitter; idempotent requests only.\nfunc retryPayments() {}\n")
+	runHook(t, d, "post-tool", fix(`{"hookName":"PostToolUse",BASE,"postToolUse":{"toolName":"execute_command","parameters":{"command":"go test ./...","requires_approval":"false"},"result":"ok  \tpay\t0.2s\n","success":true,"executionTimeMs":900}}`), "")
+	if out, _ := runHook(t, d, "stop", complete, ""); out != "" {
+		t.Fatalf("the judging completion printed %q", out)
+	}
+	k := st.kinds()
+	want := map[domain.EventKind]int{domain.KindSession: 1, domain.KindAsked: 2, domain.KindChanged: 1, domain.KindIgnored: 1, domain.KindTested: 2}
+	for kind, n := range want {
+		if k[kind] != n {
+			t.Fatalf("%s events = %d, want %d (all: %v)", kind, k[kind], n, k)
+		}
+	}
+}

@@ -19,6 +19,7 @@ const (
 	AgentClaude = "claude" // Claude Code and Codex CLI
 	AgentGemini = "gemini" // Gemini CLI
 	AgentCursor = "cursor" // Cursor
+	AgentCline  = "cline"  // Cline
 )
 
 // Input is an agent's hook JSON: Claude Code's schema (Codex CLI uses the
@@ -54,6 +55,13 @@ type Input struct {
 	Status         json.RawMessage `json:"status"`
 	Command        json.RawMessage `json:"command"`
 	ShellOutput    json.RawMessage `json:"output"`
+	// Cline: the hook, the task (its session), the workspace, and each
+	// hook's own object (the prompt; the tool call and its result).
+	HookName         string          `json:"hookName"`
+	TaskID           string          `json:"taskId"`
+	WorkspaceRootsC  json.RawMessage `json:"workspaceRoots"`
+	UserPromptSubmit json.RawMessage `json:"userPromptSubmit"`
+	PostToolUse      json.RawMessage `json:"postToolUse"`
 }
 
 // looseBool accepts true/false, "true"/"false" and null: agents have been seen
@@ -103,6 +111,10 @@ var geminiOnlyEvents = map[string]bool{"BeforeAgent": true, "AfterAgent": true, 
 func (in *Input) normalize() {
 	ev := in.HookEventName
 	switch {
+	case in.HookName != "" && ev == "":
+		in.Agent = AgentCline
+		in.HookEventName = in.HookName
+		in.normalizeCline()
 	case geminiOnlyEvents[ev]:
 		in.Agent = AgentGemini
 	case ev != "" && ev[0] >= 'a' && ev[0] <= 'z', in.SessionID == "" && in.ConversationID != "":
@@ -132,6 +144,33 @@ func (in *Input) normalize() {
 				in.ToolResponse, _ = json.Marshal(map[string]string{"output": out})
 			}
 		}
+	}
+}
+
+// normalizeCline reads Cline's fields: the task is the session, the first
+// workspace root the directory, and each hook's object carries its prompt
+// or tool call.
+func (in *Input) normalizeCline() {
+	if in.SessionID == "" {
+		in.SessionID = in.TaskID
+	}
+	var roots []string
+	if in.CWD == "" && json.Unmarshal(in.WorkspaceRootsC, &roots) == nil && len(roots) > 0 {
+		in.CWD = roots[0]
+	}
+	var p struct {
+		Prompt string `json:"prompt"`
+	}
+	if json.Unmarshal(in.UserPromptSubmit, &p) == nil && in.Prompt == "" {
+		in.Prompt = p.Prompt
+	}
+	var t struct {
+		ToolName   string          `json:"toolName"`
+		Parameters json.RawMessage `json:"parameters"`
+		Result     json.RawMessage `json:"result"`
+	}
+	if json.Unmarshal(in.PostToolUse, &t) == nil && in.ToolName == "" {
+		in.ToolName, in.ToolInput, in.ToolResponse = t.ToolName, t.Parameters, t.Result
 	}
 }
 

@@ -53,6 +53,22 @@ func TestParseInput(t *testing.T) {
 		{"session id wins", `{"session_id":"s","conversation_id":"c"}`, false, func(in Input) bool { return in.SessionID == "s" && in.Agent == AgentClaude }},
 		{"odd cursor types", `{"conversation_id":"c","hook_event_name":"stop","status":3,"workspace_roots":"/w","command":["x"],"output":7}`, false,
 			func(in Input) bool { return in.Stopped() && in.CWD == "" && in.ToolName == "" }},
+		{"cline prompt", `{"clineVersion":"3.36.0","hookName":"UserPromptSubmit","timestamp":"t","taskId":"k","workspaceRoots":["/w"],"userId":"u","userPromptSubmit":{"prompt":"p","attachments":[]}}`, false,
+			func(in Input) bool {
+				return in.Agent == AgentCline && in.SessionID == "k" && in.CWD == "/w" && in.Prompt == "p" && in.HookEventName == "UserPromptSubmit"
+			}},
+		{"cline tool", `{"hookName":"PostToolUse","taskId":"k","postToolUse":{"toolName":"execute_command","parameters":{"command":"cargo test"},"result":"test result: ok. 3 passed","success":true,"executionTimeMs":5}}`, false,
+			func(in Input) bool {
+				p, known := TestOutcome(in.ToolResponse)
+				return in.Agent == AgentCline && in.ToolName == "execute_command" && in.ToolCommand() == "cargo test" && p && known
+			}},
+		{"cline complete", `{"hookName":"TaskComplete","taskId":"k","taskComplete":{"taskMetadata":{"taskId":"k","ulid":"u"}}}`, false,
+			func(in Input) bool { return in.Agent == AgentCline && in.Stopped() && !StopContinues(in.Agent) }},
+		{"odd cline types", `{"hookName":"PostToolUse","taskId":7,"postToolUse":"x"}`, true, nil},
+		{"odd cline objects", `{"hookName":"UserPromptSubmit","workspaceRoots":{},"userPromptSubmit":[1],"postToolUse":{"toolName":3}}`, false,
+			func(in Input) bool {
+				return in.Agent == AgentCline && in.Prompt == "" && in.ToolName == "" && in.CWD == ""
+			}},
 		{"empty", "  \n", true, nil},
 		{"not json", "hello", true, nil},
 		{"array", "[1,2]", true, nil},
@@ -81,6 +97,8 @@ func FuzzParseInput(f *testing.F) {
 		`{"conversation_id":"c","hook_event_name":"stop","status":"completed","loop_count":1,"workspace_roots":["/w"]}`,
 		`{"conversation_id":"c","hook_event_name":"afterShellExecution","command":"go test","output":"ok  x","workspace_roots":[1]}`,
 		`{"conversation_id":"c","hook_event_name":"","status":null,"command":null}`,
+		`{"hookName":"UserPromptSubmit","taskId":"k","workspaceRoots":["/w"],"userPromptSubmit":{"prompt":"p"}}`,
+		`{"hookName":"PostToolUse","taskId":"k","postToolUse":{"toolName":"execute_command","parameters":{"command":"go test"},"result":"ok  x","success":true}}`,
 	} {
 		f.Add([]byte(s))
 	}

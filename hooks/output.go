@@ -71,6 +71,13 @@ func (o *Output) Encode() []byte {
 		if v == nil {
 			return nil
 		}
+	case AgentCline:
+		// Cline takes added context from any hook; it cannot be made to
+		// go on after TaskComplete, so borg never blocks it.
+		if c.HookSpecificOutput == nil {
+			return nil
+		}
+		v = clineOutput{ContextModification: c.HookSpecificOutput.AdditionalContext}
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -91,6 +98,13 @@ type cursorStop struct {
 // the conversation.
 type cursorSessionStart struct {
 	AdditionalContext string `json:"additional_context"`
+}
+
+// clineOutput is Cline's answer: never cancel, and context for the
+// conversation.
+type clineOutput struct {
+	Cancel              bool   `json:"cancel"`
+	ContextModification string `json:"contextModification"`
 }
 
 // cursorOutput is o in Cursor's words, or nil when Cursor has none for it
@@ -114,7 +128,7 @@ func StopContinues(agent string) bool {
 	case AgentClaude, AgentGemini, AgentCursor, "":
 		return true
 	}
-	return false
+	return false // Cline: TaskComplete cannot continue the task
 }
 
 // PromptContext reports whether agent takes added context when the user
