@@ -179,7 +179,7 @@ func (in *Input) normalizeCline() {
 // status): borg asks only at a finished stop.
 func (in Input) Stopped() bool {
 	var s string
-	if json.Unmarshal(in.Status, &s) != nil {
+	if in.Agent != AgentCursor || json.Unmarshal(in.Status, &s) != nil {
 		return true // absent or not a string: every other agent's stop
 	}
 	return s == "" || s == "completed"

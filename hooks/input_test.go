@@ -41,6 +41,7 @@ func TestParseInput(t *testing.T) {
 			func(in Input) bool {
 				return in.Agent == AgentCursor && in.SessionID == "c" && in.CWD == "/w" && in.Stopped()
 			}},
+		{"status is Cursor's alone", `{"session_id":"a","hook_event_name":"Stop","status":"aborted"}`, false, func(in Input) bool { return in.Stopped() }},
 		{"cursor aborted", `{"conversation_id":"c","hook_event_name":"stop","status":"aborted"}`, false, func(in Input) bool { return !in.Stopped() }},
 		{"cursor prompt", `{"conversation_id":"c","hook_event_name":"beforeSubmitPrompt","prompt":"p","attachments":[{"type":"file","file_path":"a.go"}]}`, false,
 			func(in Input) bool { return in.Agent == AgentCursor && in.Prompt == "p" }},
