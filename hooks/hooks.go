@@ -181,7 +181,9 @@ func (d *Deps) early(ctx context.Context, st *SessionState, root, event string, 
 	if d.Recall == nil || strings.TrimSpace(q.Text) == "" {
 		return nil
 	}
-	q.Repo, q.Session, q.ConsolidatedOnly, q.Exclude = st.Repo, st.Session, true, keys(st.Early)
+	// A lesson already delivered early, or asked (just now, with a deferred
+	// ask), is not delivered again.
+	q.Repo, q.Session, q.ConsolidatedOnly, q.Exclude = st.Repo, st.Session, true, append(keys(st.Early), st.EverAsk...)
 	got, err := d.Recall.Recall(ctx, q)
 	if err != nil || len(got) == 0 {
 		return nil

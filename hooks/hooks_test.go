@@ -1052,3 +1052,19 @@ func TestClineSession(t *testing.T) {
 		}
 	}
 }
+
+// TestDeferredAskNotDeliveredTwice: a consolidated lesson in the ask the
+// prompt carries is not also delivered early in the same context.
+func TestDeferredAskNotDeliveredTwice(t *testing.T) {
+	repo := newRepo(t)
+	d, _ := newDeps(t, repo)
+	d.Config.AskAtPrompt = true
+	fix := func(s string) string { return strings.ReplaceAll(s, "REPO", repo) }
+	runHook(t, d, "prompt", fix(`{"session_id":"n1","cwd":"REPO","prompt":"add retries to the payments client"}`), "")
+	runHook(t, d, "stop", fix(`{"session_id":"n1","cwd":"REPO","last_assistant_message":"I added a retry loop to the payments client."}`), "")
+	d.Recall = wordRecall{store: d.Store.(*memStore), consolidated: map[string]bool{"timeouts-context-9f2e": true}}
+	out, _ := runHook(t, d, "prompt", fix(`{"session_id":"n1","cwd":"REPO","prompt":"the payments client still hangs"}`), "")
+	if !strings.Contains(out, "1. ") || strings.Contains(out, `- timeouts-context-9f2e:`) {
+		t.Fatalf("the asked lesson was delivered early too: %s", out)
+	}
+}
