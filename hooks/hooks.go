@@ -64,7 +64,11 @@ type Config struct {
 	Judge        string        // external judge command (BORG_JUDGE); "" = the default judge (domain.DefaultVerdict)
 	JudgeTimeout time.Duration // per judge call (default 60 s)
 	Early        bool          // early delivery at SessionStart (BORG_EARLY=1)
-	Weights      domain.Weights
+	// AskAtPrompt asks with the next prompt's added context instead of
+	// blocking the stop (BORG_ASK_AT=prompt); it is how borg asks an agent
+	// that cannot be made to go on after a stop.
+	AskAtPrompt bool
+	Weights     domain.Weights
 }
 
 // DefaultConfig is the configuration in force without environment overrides.
@@ -180,7 +184,9 @@ func (d *Deps) early(ctx context.Context, st *SessionState, root, event string, 
 	if d.Recall == nil || strings.TrimSpace(q.Text) == "" {
 		return nil
 	}
-	q.Repo, q.Session, q.ConsolidatedOnly, q.Exclude = st.Repo, st.Session, true, keys(st.Early)
+	// A lesson already delivered early, or asked (just now, with a deferred
+	// ask), is not delivered again.
+	q.Repo, q.Session, q.ConsolidatedOnly, q.Exclude = st.Repo, st.Session, true, append(keys(st.Early), st.EverAsk...)
 	q.Engineer = st.Engineer
 	got, err := d.Recall.Recall(ctx, q)
 	if err != nil || len(got) == 0 {
@@ -227,6 +233,13 @@ func SessionStart(ctx context.Context, d *Deps, in Input) (*Output, error) {
 // the prompt are delivered early as additional context.
 func Prompt(ctx context.Context, d *Deps, in Input) (*Output, error) {
 	return d.inSession(ctx, in, func(st *SessionState, root string) (*Output, error) {
+		if st.Pending && strings.HasPrefix(strings.TrimSpace(in.Prompt), reasonLead) {
+			// borg's own ask coming back as a prompt (Cursor submits a
+			// stop's follow-up as the next user message; Gemini CLI sends
+			// AfterAgent's reason as a new prompt): the same turn goes
+			// on, and the ask is no correction of itself.
+			return nil, nil
+		}
 		st.Turn++
 		st.addPrompt(in.Prompt)
 		if err := d.States.MarkActive(st.Repo, st.Session); err != nil {
@@ -235,7 +248,21 @@ func Prompt(ctx context.Context, d *Deps, in Input) (*Output, error) {
 		if err := d.detectCorrections(st, in.Prompt); err != nil {
 			return nil, err
 		}
-		return d.early(ctx, st, root, "UserPromptSubmit", RecallQuery{Text: in.Prompt, K: 2}), nil
+		if !PromptContext(in.Agent) {
+			return nil, nil // nowhere to deliver early lessons
+		}
+		deferred, err := d.deliverDeferred(ctx, st, root)
+		if err != nil {
+			return nil, err
+		}
+		out := d.early(ctx, st, root, "UserPromptSubmit", RecallQuery{Text: in.Prompt, K: 2})
+		if deferred == "" {
+			return out, nil
+		}
+		if out != nil {
+			deferred += "\n\n" + out.HookSpecificOutput.AdditionalContext
+		}
+		return Context("UserPromptSubmit", deferred), nil
 	})
 }
 
@@ -339,10 +366,14 @@ func Stop(ctx context.Context, d *Deps, in Input) (*Output, error) {
 			// The stop after our ask: judge, never block again this turn.
 			return nil, d.judge(ctx, st, root, in.LastAssistantMessage)
 		}
-		if st.BlockedTurn == st.Turn || st.Blocks >= d.Config.MaxBlocks || d.Recall == nil {
+		if st.BlockedTurn == st.Turn || st.Blocks >= d.Config.MaxBlocks || d.Recall == nil || !in.Stopped() || st.Deferred != nil {
 			return nil, nil
 		}
-		return d.ask(ctx, st, root, in)
+		atPrompt := PromptContext(in.Agent) && (d.Config.AskAtPrompt || !StopContinues(in.Agent))
+		if !atPrompt && !StopContinues(in.Agent) {
+			return nil, nil // no way to ask
+		}
+		return d.ask(ctx, st, root, in, atPrompt)
 	})
 }
 
@@ -352,7 +383,9 @@ type Warmer interface {
 	Warm()
 }
 
-func (d *Deps) ask(ctx context.Context, st *SessionState, root string, in Input) (*Output, error) {
+// ask picks the lessons that bear on the work and asks them: now, as a
+// block of the stop, or, atPrompt, with the next prompt (st.Deferred).
+func (d *Deps) ask(ctx context.Context, st *SessionState, root string, in Input, atPrompt bool) (*Output, error) {
 	if w, ok := d.Recall.(Warmer); ok {
 		w.Warm() // while git computes the diff
 	}
@@ -392,27 +425,61 @@ func (d *Deps) ask(ctx context.Context, st *SessionState, root string, in Input)
 		}
 	}
 	items = domain.Shuffle(items, st.Session)
+	reason := FormatReason(items)
+	st.BlockedTurn = st.Turn
+	st.Blocks++
+	if atPrompt {
+		// Asked at the next prompt, judged at the stop after it.
+		st.Deferred = &DeferredAsk{Asked: asked, Placebo: placebo, Reason: reason}
+		return nil, nil
+	}
+	if err := d.openAsk(ctx, st, root, asked, placebo, diff); err != nil {
+		return nil, err
+	}
+	return Block(reason), nil
+}
+
+// openAsk records the asked events and opens the ask the next stop judges.
+// diff is the session's work at the ask.
+func (d *Deps) openAsk(ctx context.Context, st *SessionState, root string, asked []string, placebo, diff string) error {
 	events := make([]domain.Event, 0, len(asked))
 	for _, id := range asked {
 		events = append(events, d.event(domain.KindAsked, st.Session, id, st.Repo))
 	}
 	if err := d.Store.Append(events...); err != nil {
-		return nil, fmt.Errorf("record asked: %w", err)
+		return fmt.Errorf("record asked: %w", err)
 	}
 	st.Asked, st.Placebo = asked, placebo
 	st.EverAsk = append(st.EverAsk, asked...)
 	st.AskMS = d.nowMS()
 	// The word rule compares the work at the ask with the work at the
-	// verdict: keep the diff the query just read. Only an external judge,
-	// which reads the work since the ask as a diff, needs a snapshot.
+	// verdict: keep the diff at the ask. Only an external judge, which
+	// reads the work since the ask as a diff, needs a snapshot.
 	st.AskDiff, st.AskRef, st.AskUntracked = diff, "", nil
 	if d.Config.Judge != "" {
 		st.AskRef, st.AskUntracked = Snapshot(ctx, root), UntrackedNow(ctx, root)
 	}
 	st.Pending = true
-	st.BlockedTurn = st.Turn
-	st.Blocks++
-	return Block(FormatReason(items)), nil
+	return nil
+}
+
+// deferredLead opens an ask delivered with the next prompt.
+const deferredLead = "About the work of your previous turn: "
+
+// deliverDeferred asks, in the prompt's added context, what the last stop
+// could not (the agent could not be made to go on there, or BORG_ASK_AT is
+// prompt): the asked events are recorded now, the turn's stop judges them.
+func (d *Deps) deliverDeferred(ctx context.Context, st *SessionState, root string) (string, error) {
+	da := st.Deferred
+	if da == nil {
+		return "", nil
+	}
+	st.Deferred = nil
+	if err := d.openAsk(ctx, st, root, da.Asked, da.Placebo, DiffSince(ctx, root, st.StartRef, st.StartUntracked)); err != nil {
+		return "", err
+	}
+	st.BlockedTurn = st.Turn // this turn's stop judges; it asks nothing new
+	return deferredLead + da.Reason, nil
 }
 
 // stopQuery is the session's work as retrieval text: the user's prompts, the

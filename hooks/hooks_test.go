@@ -218,6 +218,16 @@ func TestStopSessionDialects(t *testing.T) {
 			`{"session_id":"abc-123","turn_id":"t1","cwd":"REPO","hook_event_name":"UserPromptSubmit","prompt":"add retries to the payments client","model":"gpt-5"}`,
 			`{"session_id":"abc-123","turn_id":"t1","cwd":"REPO","hook_event_name":"Stop","stop_hook_active":"false","last_assistant_message":"I added a retry loop to the payments client."}`,
 			`{"session_id":"abc-123","turn_id":"t1","cwd":"REPO","hook_event_name":"PostToolUse","tool_name":"shell","tool_input":{"command":["go","test","./..."]},"tool_response":{"exit_code":0,"output":"ok pay"}}`},
+		{"gemini",
+			`{"session_id":"abc-123","transcript_path":"/tmp/t.json","cwd":"REPO","hook_event_name":"BeforeAgent","timestamp":"2026-11-30T10:00:00Z","prompt":"add retries to the payments client"}`,
+			`{"session_id":"abc-123","transcript_path":"/tmp/t.json","cwd":"REPO","hook_event_name":"AfterAgent","timestamp":"2026-11-30T10:01:00Z","prompt":"add retries to the payments client","prompt_response":"I added a retry loop to the payments client.","stop_hook_active":false}`,
+			`{"session_id":"abc-123","cwd":"REPO","hook_event_name":"AfterTool","tool_name":"run_shell_command","tool_input":{"command":"go test ./..."},"tool_response":{"llmContent":"Command: go test ./...\nOutput: ok  \tpay\t0.2s","returnDisplay":"ok  \tpay\t0.2s\n"}}`},
+		// Cursor's stop carries no assistant message: the default judge
+		// reads the work alone.
+		{"cursor",
+			`{"conversation_id":"abc-123","generation_id":"g1","hook_event_name":"beforeSubmitPrompt","workspace_roots":["REPO"],"prompt":"add retries to the payments client","attachments":[]}`,
+			`{"conversation_id":"abc-123","generation_id":"g1","hook_event_name":"stop","workspace_roots":["REPO"],"status":"completed","loop_count":0}`,
+			`{"conversation_id":"abc-123","generation_id":"g1","hook_event_name":"afterShellExecution","workspace_roots":["REPO"],"command":"go test ./...","output":"ok  \tpay\t0.2s\n","cwd":"REPO","duration":150}`},
 	}
 	for _, dl := range dialects {
 		t.Run(dl.name, func(t *testing.T) {
@@ -800,6 +810,262 @@ func TestAdversarialInvisibleTextNotQuoted(t *testing.T) {
 		if got := quoteSafe(in, 200); got != want {
 			t.Errorf("quoteSafe(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestEarlyDeliveryDialects: the prompt's early lessons in each agent's
+// words; Cursor's beforeSubmitPrompt takes no context, so nothing is
+// delivered there (nor counted as delivered), and its sessionStart gets
+// the lessons instead.
+func TestEarlyDeliveryDialects(t *testing.T) {
+	cases := []struct {
+		name, verb, in, golden string
+	}{
+		{"gemini prompt", "prompt", `{"session_id":"e1","cwd":"REPO","hook_event_name":"BeforeAgent","prompt":"why does the payments client hang?"}`, "prompt-early-gemini.json"},
+		{"cursor prompt", "prompt", `{"conversation_id":"e1","workspace_roots":["REPO"],"hook_event_name":"beforeSubmitPrompt","prompt":"why does the payments client hang?"}`, ""},
+		{"gemini session", "session-start", `{"session_id":"e1","cwd":"REPO","hook_event_name":"SessionStart","source":"startup"}`, "session-start-early-gemini.json"},
+		{"cursor session", "session-start", `{"conversation_id":"e1","workspace_roots":["REPO"],"hook_event_name":"sessionStart"}`, "session-start-early-cursor.json"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			repo := newRepo(t)
+			d, _ := newDeps(t, repo)
+			d.Config.Early = true
+			d.Recall = wordRecall{store: d.Store.(*memStore), consolidated: map[string]bool{"timeouts-context-9f2e": true}}
+			in := strings.ReplaceAll(tc.in, "REPO", repo)
+			if tc.verb == "session-start" {
+				// The repository's tag is the session-start query: recall
+				// the consolidated lesson whatever it is.
+				d.Recall = fixedRecall{d.Store.(*memStore).lessons["timeouts-context-9f2e"]}
+			}
+			out, errb := runHook(t, d, tc.verb, in, "")
+			if errb != "" {
+				t.Fatalf("stderr: %s", errb)
+			}
+			if tc.golden == "" {
+				if out != "" {
+					t.Fatalf("printed %q", out)
+				}
+				st, _ := d.States.Load(hashSession("e1"))
+				if len(st.Early) != 0 {
+					t.Fatalf("lessons counted as delivered early: %v", st.Early)
+				}
+				return
+			}
+			if out == "" {
+				t.Fatal("nothing delivered")
+			}
+			golden(t, tc.golden, []byte(out))
+		})
+	}
+}
+
+// fixedRecall recalls the same lessons for any query.
+type fixedRecall []domain.Lesson
+
+func (f fixedRecall) Recall(context.Context, RecallQuery) ([]Recalled, error) {
+	out := make([]Recalled, 0, len(f))
+	for _, l := range f {
+		out = append(out, Recalled{Lesson: l, Score: 1})
+	}
+	return out, nil
+}
+
+func (f fixedRecall) Placebo(context.Context, RecallQuery) (domain.Lesson, bool, error) {
+	return domain.Lesson{}, false, nil
+}
+
+// TestAskEchoIsNoPrompt: Cursor submits a stop's follow-up as the next user
+// message, and Gemini CLI sends AfterAgent's reason as a new prompt; if
+// that comes back through the prompt hook it is the same turn going on:
+// no new turn (so no second ask), no correction recorded, and the next stop
+// judges the ask.
+func TestAskEchoIsNoPrompt(t *testing.T) {
+	for _, agent := range []string{AgentCursor, AgentGemini} {
+		t.Run(agent, func(t *testing.T) {
+			repo := newRepo(t)
+			d, st := newDeps(t, repo)
+			prompt := `{"conversation_id":"c1","workspace_roots":["REPO"],"hook_event_name":"beforeSubmitPrompt","prompt":"PROMPT"}`
+			stop := `{"conversation_id":"c1","workspace_roots":["REPO"],"hook_event_name":"stop","status":"completed","loop_count":0}`
+			if agent == AgentGemini {
+				prompt = `{"session_id":"c1","cwd":"REPO","hook_event_name":"BeforeAgent","prompt":"PROMPT"}`
+				stop = `{"session_id":"c1","cwd":"REPO","hook_event_name":"AfterAgent","prompt_response":"I added a retry loop to the payments client."}`
+			}
+			fix := func(s, p string) string {
+				b, _ := json.Marshal(p)
+				return strings.ReplaceAll(strings.ReplaceAll(s, "REPO", repo), `"PROMPT"`, string(b))
+			}
+			runHook(t, d, "prompt", fix(prompt, "add retries to the payments client"), "")
+			out, _ := runHook(t, d, "stop", fix(stop, ""), "")
+			var reason string
+			var o map[string]string
+			if err := json.Unmarshal([]byte(out), &o); err != nil {
+				t.Fatalf("stop printed %q", out)
+			}
+			reason = o["followup_message"] + o["reason"]
+			if !strings.HasPrefix(reason, reasonLead) {
+				t.Fatalf("no ask: %q", out)
+			}
+			if out, _ = runHook(t, d, "prompt", fix(prompt, reason), ""); out != "" {
+				t.Fatalf("the echoed ask printed %q", out)
+			}
+			s, _ := d.States.Load(hashSession("c1"))
+			if s.Turn != 1 || !s.Pending || len(s.Prompts) != 1 {
+				t.Fatalf("the echo counted as a prompt: turn %d pending %v prompts %d", s.Turn, s.Pending, len(s.Prompts))
+			}
+			if out, _ = runHook(t, d, "stop", fix(stop, ""), ""); out != "" {
+				t.Fatalf("asked twice in a turn: %q", out)
+			}
+			k := st.kinds()
+			if k[domain.KindCorrected] != 0 || k[domain.KindAsked] != 2 || k[domain.KindIgnored]+k[domain.KindChanged] != 2 {
+				t.Fatalf("events %v", k)
+			}
+		})
+	}
+}
+
+// TestCursorAbortedStopNeverAsks: a stop the user aborted, or an error
+// ended, is no finished work to ask about.
+func TestCursorAbortedStopNeverAsks(t *testing.T) {
+	repo := newRepo(t)
+	d, st := newDeps(t, repo)
+	fix := func(s string) string { return strings.ReplaceAll(s, "REPO", repo) }
+	runHook(t, d, "prompt", fix(`{"conversation_id":"c2","workspace_roots":["REPO"],"hook_event_name":"beforeSubmitPrompt","prompt":"add retries to the payments client"}`), "")
+	for _, status := range []string{"aborted", "error"} {
+		if out, _ := runHook(t, d, "stop", fix(`{"conversation_id":"c2","workspace_roots":["REPO"],"hook_event_name":"stop","status":"`+status+`","loop_count":0}`), ""); out != "" {
+			t.Fatalf("%s stop printed %q", status, out)
+		}
+	}
+	if k := st.kinds(); k[domain.KindAsked] != 0 {
+		t.Fatalf("asked at an aborted stop: %v", k)
+	}
+	if out, _ := runHook(t, d, "stop", fix(`{"conversation_id":"c2","workspace_roots":["REPO"],"hook_event_name":"stop","status":"completed","loop_count":0}`), ""); !strings.HasPrefix(out, `{"followup_message":"borg`) {
+		t.Fatalf("completed stop printed %q", out)
+	}
+}
+
+// TestAskAtPrompt: where an agent cannot be made to go on after a stop (or
+// BORG_ASK_AT=prompt), the stop picks the lessons and says nothing; the
+// next prompt asks them in its added context and records the asked
+// events; the stop after it judges them and asks nothing new. Cursor,
+// which takes no prompt context, is still asked at its stop.
+func TestAskAtPrompt(t *testing.T) {
+	repo := newRepo(t)
+	d, st := newDeps(t, repo)
+	d.Config.AskAtPrompt = true
+	fix := func(s string) string { return strings.ReplaceAll(s, "REPO", repo) }
+	prompt := fix(`{"session_id":"d1","cwd":"REPO","hook_event_name":"UserPromptSubmit","prompt":"add retries to the payments client"}`)
+	stop := fix(`{"session_id":"d1","cwd":"REPO","hook_event_name":"Stop","last_assistant_message":"I added a retry loop to the payments client."}`)
+
+	runHook(t, d, "prompt", prompt, "")
+	for i := 0; i < 2; i++ {
+		if out, errb := runHook(t, d, "stop", stop, ""); out != "" || errb != "" {
+			t.Fatalf("stop #%d printed %q %q", i+1, out, errb)
+		}
+	}
+	if k := st.kinds(); k[domain.KindAsked] != 0 {
+		t.Fatalf("asked before the ask was delivered: %v", k)
+	}
+	s, _ := d.States.Load(hashSession("d1"))
+	if s.Deferred == nil || len(s.Deferred.Asked) != 2 || s.Pending {
+		t.Fatalf("no deferred ask: %+v", s.Deferred)
+	}
+
+	out, _ := runHook(t, d, "prompt", fix(`{"session_id":"d1","cwd":"REPO","hook_event_name":"UserPromptSubmit","prompt":"now also log each retry"}`), "")
+	golden(t, "prompt-deferred-ask.json", []byte(out))
+	if k := st.kinds(); k[domain.KindAsked] != 2 {
+		t.Fatalf("asked events at delivery: %v", k)
+	}
+	writeFile(t, repo, "pay/retry.go", "package pay\n\n// Retry with exponential backoff and jitter; idempotent requests only.\nfunc retryPayments() {}\n")
+	answer := strings.Replace(stop, "I added a retry loop to the payments client.", `retry-backoff-3c1d: applies\ntimeouts-context-9f2e: skip`, 1)
+	for i := 0; i < 2; i++ {
+		if out, _ := runHook(t, d, "stop", answer, ""); out != "" {
+			t.Fatalf("the judging stop printed %q", out)
+		}
+	}
+	k := st.kinds()
+	if k[domain.KindChanged] != 1 || k[domain.KindIgnored] != 1 || k[domain.KindAsked] != 2 {
+		t.Fatalf("verdicts: %v", k)
+	}
+	s, _ = d.States.Load(hashSession("d1"))
+	if s.Pending || s.Deferred != nil || s.Blocks != 1 {
+		t.Fatalf("state after the verdict: pending %v deferred %v blocks %d", s.Pending, s.Deferred, s.Blocks)
+	}
+	// The next prompt carries no ask.
+	if out, _ := runHook(t, d, "prompt", prompt, ""); out != "" {
+		t.Fatalf("asked twice: %q", out)
+	}
+
+	// An agent with no way to go on after a stop is asked with its prompt
+	// without the setting.
+	d2, _ := newDeps(t, repo)
+	ctx := context.Background()
+	in := Input{Agent: "other", SessionID: "o1", CWD: repo, Prompt: "add retries to the payments client", LastAssistantMessage: "I added a retry loop to the payments client."}
+	if _, err := Prompt(ctx, d2, in); err != nil {
+		t.Fatal(err)
+	}
+	if o, err := Stop(ctx, d2, in); o != nil || err != nil {
+		t.Fatalf("blocked an agent that cannot go on: %+v %v", o, err)
+	}
+	in.Prompt = "and log them"
+	if o, err := Prompt(ctx, d2, in); err != nil || o == nil || !strings.Contains(o.HookSpecificOutput.AdditionalContext, deferredLead+reasonLead) {
+		t.Fatalf("no ask at the prompt: %+v %v", o, err)
+	}
+
+	// Cursor takes no prompt context: it is asked at its stop regardless.
+	d3, _ := newDeps(t, repo)
+	d3.Config.AskAtPrompt = true
+	runHook(t, d3, "prompt", fix(`{"conversation_id":"c3","workspace_roots":["REPO"],"hook_event_name":"beforeSubmitPrompt","prompt":"add retries to the payments client"}`), "")
+	if out, _ := runHook(t, d3, "stop", fix(`{"conversation_id":"c3","workspace_roots":["REPO"],"hook_event_name":"stop","status":"completed"}`), ""); !strings.HasPrefix(out, `{"followup_message":"`) {
+		t.Fatalf("Cursor not asked at its stop: %q", out)
+	}
+}
+
+// TestClineSession: Cline's TaskComplete cannot continue the task, so the
+// ask goes out with the next prompt (as contextModification) and the task's
+// next completion judges it.
+func TestClineSession(t *testing.T) {
+	repo := newRepo(t)
+	d, st := newDeps(t, repo)
+	base := `"clineVersion":"3.36.0","timestamp":"2026-11-30T10:00:00Z","taskId":"task-1","workspaceRoots":["REPO"],"userId":"u1"`
+	fix := func(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "BASE", base), "REPO", repo) }
+	if out, _ := runHook(t, d, "session-start", fix(`{"hookName":"TaskStart",BASE,"taskStart":{"taskMetadata":{"taskId":"task-1","ulid":"01J","initialTask":"add retries to the payments client"}}}`), ""); out != "" {
+		t.Fatalf("task start printed %q", out)
+	}
+	runHook(t, d, "prompt", fix(`{"hookName":"UserPromptSubmit",BASE,"userPromptSubmit":{"prompt":"add retries to the payments client","attachments":[]}}`), "")
+	complete := fix(`{"hookName":"TaskComplete",BASE,"taskComplete":{"taskMetadata":{"taskId":"task-1","ulid":"01J"}}}`)
+	if out, errb := runHook(t, d, "stop", complete, ""); out != "" || errb != "" {
+		t.Fatalf("task complete printed %q %q", out, errb)
+	}
+	out, _ := runHook(t, d, "prompt", fix(`{"hookName":"UserPromptSubmit",BASE,"userPromptSubmit":{"prompt":"also log each retry","attachments":[]}}`), "")
+	golden(t, "prompt-deferred-cline.json", []byte(out))
+	writeFile(t, repo, "pay/retry.go", "package pay\n\n// Retry with exponential backoff and jitter; idempotent requests only.\nfunc retryPayments() {}\n")
+	runHook(t, d, "post-tool", fix(`{"hookName":"PostToolUse",BASE,"postToolUse":{"toolName":"execute_command","parameters":{"command":"go test ./...","requires_approval":"false"},"result":"ok  \tpay\t0.2s\n","success":true,"executionTimeMs":900}}`), "")
+	if out, _ := runHook(t, d, "stop", complete, ""); out != "" {
+		t.Fatalf("the judging completion printed %q", out)
+	}
+	k := st.kinds()
+	want := map[domain.EventKind]int{domain.KindSession: 1, domain.KindAsked: 2, domain.KindChanged: 1, domain.KindIgnored: 1, domain.KindTested: 2}
+	for kind, n := range want {
+		if k[kind] != n {
+			t.Fatalf("%s events = %d, want %d (all: %v)", kind, k[kind], n, k)
+		}
+	}
+}
+
+// TestDeferredAskNotDeliveredTwice: a consolidated lesson in the ask the
+// prompt carries is not also delivered early in the same context.
+func TestDeferredAskNotDeliveredTwice(t *testing.T) {
+	repo := newRepo(t)
+	d, _ := newDeps(t, repo)
+	d.Config.AskAtPrompt = true
+	fix := func(s string) string { return strings.ReplaceAll(s, "REPO", repo) }
+	runHook(t, d, "prompt", fix(`{"session_id":"n1","cwd":"REPO","prompt":"add retries to the payments client"}`), "")
+	runHook(t, d, "stop", fix(`{"session_id":"n1","cwd":"REPO","last_assistant_message":"I added a retry loop to the payments client."}`), "")
+	d.Recall = wordRecall{store: d.Store.(*memStore), consolidated: map[string]bool{"timeouts-context-9f2e": true}}
+	out, _ := runHook(t, d, "prompt", fix(`{"session_id":"n1","cwd":"REPO","prompt":"the payments client still hangs"}`), "")
+	if !strings.Contains(out, "1. ") || strings.Contains(out, `- timeouts-context-9f2e:`) {
+		t.Fatalf("the asked lesson was delivered early too: %s", out)
 	}
 }
 

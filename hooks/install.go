@@ -23,24 +23,60 @@ type Installer struct {
 	Command string // how hooks call borg, e.g. "/usr/local/bin/borg"
 }
 
-// Agent hook events borg registers, with the borg subcommand for each.
-// The Stop hook's timeout leaves room for an external judge (BORG_JUDGE);
-// the others answer within borg's own 2 s deadline.
-var agentEvents = []struct {
+// agentHook is one hook borg registers in an agent's hooks file: the
+// agent's event, the borg subcommand it runs, the matcher ("" for none)
+// and the timeout in the agent's unit (0 for none).
+type agentHook struct {
 	event, verb, matcher string
-	timeout              int // seconds
-}{
-	{"SessionStart", "session-start", "startup|resume|clear|compact", 10},
-	{"UserPromptSubmit", "prompt", "", 10},
-	{"PostToolUse", "post-tool", "*", 10},
-	{"Stop", "stop", "", 300},
+	timeout              int
+}
+
+// Agent hook events borg registers, per agent (docs/agents.md). The stop
+// hook's timeout leaves room for an external judge (BORG_JUDGE); the others
+// answer within borg's own 2 s deadline.
+var (
+	// Claude Code and Codex CLI: timeouts in seconds.
+	claudeEvents = []agentHook{
+		{"SessionStart", "session-start", "startup|resume|clear|compact", 10},
+		{"UserPromptSubmit", "prompt", "", 10},
+		{"PostToolUse", "post-tool", "*", 10},
+		{"Stop", "stop", "", 300},
+	}
+	// Gemini CLI: Claude Code's layout, timeouts in milliseconds; a
+	// lifecycle event's matcher is an exact string, so none is given.
+	geminiEvents = []agentHook{
+		{"SessionStart", "session-start", "", 10000},
+		{"BeforeAgent", "prompt", "", 10000},
+		{"AfterTool", "post-tool", ".*", 10000},
+		{"AfterAgent", "stop", "", 300000},
+	}
+	// Cursor: one flat entry per event, no matcher or timeout. No
+	// sessionStart: borg records the session at its first hook anyway, and
+	// some Cursor versions refuse the event ("Unknown hook type").
+	cursorEvents = []agentHook{
+		{"beforeSubmitPrompt", "prompt", "", 0},
+		{"afterShellExecution", "post-tool", "", 0},
+		{"stop", "stop", "", 0},
+	}
+)
+
+// agentEventsOf is the hooks borg registers for an agent kind, and whether
+// its hooks file lists flat entries (Cursor) rather than groups of hooks.
+func agentEventsOf(kind string) (events []agentHook, flat bool) {
+	switch kind {
+	case AgentGemini:
+		return geminiEvents, false
+	case AgentCursor:
+		return cursorEvents, true
+	}
+	return claudeEvents, false
 }
 
 const gitHookMarker = "# borg: chained post-commit hook"
 
 // InstallTarget names one file an install wrote.
 type InstallTarget struct {
-	Kind   string `json:"kind"` // claude | codex | git
+	Kind   string `json:"kind"` // claude | codex | gemini | cursor | git
 	Path   string `json:"path"`
 	Action string `json:"action"` // installed | already installed | removed | restored | not installed
 }
@@ -51,6 +87,22 @@ func (in Installer) ClaudeSettingsPath(user bool) string {
 		return filepath.Join(in.Home, ".claude", "settings.json")
 	}
 	return filepath.Join(in.Repo, ".claude", "settings.json")
+}
+
+// GeminiSettingsPath is the settings file for a Gemini CLI install.
+func (in Installer) GeminiSettingsPath(user bool) string {
+	if user {
+		return filepath.Join(in.Home, ".gemini", "settings.json")
+	}
+	return filepath.Join(in.Repo, ".gemini", "settings.json")
+}
+
+// CursorHooksPath is the hooks file for a Cursor install.
+func (in Installer) CursorHooksPath(user bool) string {
+	if user {
+		return filepath.Join(in.Home, ".cursor", "hooks.json")
+	}
+	return filepath.Join(in.Repo, ".cursor", "hooks.json")
 }
 
 // CodexHooksPath is the hooks file for a Codex CLI install.
@@ -79,8 +131,9 @@ func backupName(path string) string {
 	return strings.NewReplacer("/", "_", "\\", "_", ":", "_").Replace(filepath.Clean(path))
 }
 
-// InstallAgent merges borg's hooks into an agent's JSON hooks file (Claude
-// Code's settings.json or Codex's hooks.json share the schema).
+// InstallAgent merges borg's hooks into an agent's JSON hooks file: Claude
+// Code's settings.json, Codex's hooks.json and Gemini CLI's settings.json
+// share one schema; Cursor's hooks.json lists flat entries under version 1.
 func (in Installer) InstallAgent(kind, path string, user bool) (InstallTarget, error) {
 	t := InstallTarget{Kind: kind, Path: path}
 	orig, err := os.ReadFile(path)
@@ -99,14 +152,24 @@ func (in Installer) InstallAgent(kind, path string, user bool) (InstallTarget, e
 		hooks = map[string]any{}
 	}
 	changed := false
-	for _, ev := range agentEvents {
+	events, flat := agentEventsOf(kind)
+	for _, ev := range events {
 		groups, _ := hooks[ev.event].([]any)
 		if groupsHaveBorg(groups) {
 			continue
 		}
 		// Agents run the command through a shell: borg's path is quoted, so
 		// a space in it is no word break and a $(…) in it runs nothing.
-		h := map[string]any{"type": "command", "command": commandQuote(in.Command) + " hook " + ev.verb, "timeout": ev.timeout}
+		command := commandQuote(in.Command) + " hook " + ev.verb
+		if flat {
+			hooks[ev.event] = append(groups, map[string]any{"command": command})
+			changed = true
+			continue
+		}
+		h := map[string]any{"type": "command", "command": command}
+		if ev.timeout > 0 {
+			h["timeout"] = ev.timeout
+		}
 		g := map[string]any{"hooks": []any{h}}
 		if ev.matcher != "" {
 			g["matcher"] = ev.matcher
@@ -119,6 +182,9 @@ func (in Installer) InstallAgent(kind, path string, user bool) (InstallTarget, e
 		return t, nil
 	}
 	root["hooks"] = hooks
+	if _, ok := root["version"]; flat && !ok {
+		root["version"] = 1 // Cursor's hooks.json schema version
+	}
 	out, err := json.MarshalIndent(root, "", "  ")
 	if err != nil {
 		return t, fmt.Errorf("encode %s: %w", path, err)
@@ -212,10 +278,14 @@ func (in Installer) UninstallAgent(kind, path string, user bool) (InstallTarget,
 	return t, nil
 }
 
-// groupsHaveBorg reports whether any hook in the groups runs "borg … hook".
+// groupsHaveBorg reports whether any hook in the groups runs "borg … hook",
+// as a group's hook or as a flat entry (Cursor's).
 func groupsHaveBorg(groups []any) bool {
 	for _, g := range groups {
 		gm, _ := g.(map[string]any)
+		if cmd, _ := gm["command"].(string); isBorgHookCommand(cmd) {
+			return true
+		}
 		hs, _ := gm["hooks"].([]any)
 		for _, h := range hs {
 			hm, _ := h.(map[string]any)

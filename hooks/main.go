@@ -36,22 +36,28 @@ func Main(ctx context.Context, verb string, stdin io.Reader, stdout, stderr io.W
 		if err != nil {
 			return nil, err
 		}
+		var out *Output
 		switch verb {
 		case "stop":
-			return Stop(ctx, d, in)
+			out, err = Stop(ctx, d, in)
 		case "prompt":
-			return Prompt(ctx, d, in)
+			out, err = Prompt(ctx, d, in)
 		case "session-start":
-			return SessionStart(ctx, d, in)
+			out, err = SessionStart(ctx, d, in)
 		case "post-tool":
-			return PostTool(ctx, d, in)
+			out, err = PostTool(ctx, d, in)
 		case "post-commit":
 			if cwd == "" {
 				cwd, _ = os.Getwd()
 			}
 			return PostCommit(ctx, d, cwd)
+		default:
+			return nil, fmt.Errorf("unknown hook %q (want one of stop, prompt, session-start, post-tool, post-commit)", verb)
 		}
-		return nil, fmt.Errorf("unknown hook %q (want one of stop, prompt, session-start, post-tool, post-commit)", verb)
+		if out != nil {
+			out.Agent = in.Agent // answer in the dialect asked
+		}
+		return out, err
 	})
 }
 

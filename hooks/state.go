@@ -42,12 +42,16 @@ type SessionState struct {
 	AskDiff string   `json:"ask_diff,omitempty"` // the session's diff at the ask (for the word rule)
 	// AskUntracked records the untracked files at the ask (for an external
 	// judge, whose work is the diff since AskRef).
-	AskUntracked Untracked         `json:"ask_untracked,omitempty"`
-	Pending      bool              `json:"pending,omitempty"`
-	EverAsk      []string          `json:"ever_asked,omitempty"`
-	Verdicts     map[string]string `json:"verdicts,omitempty"` // lesson → recorded result kind
-	Tested       map[string]bool   `json:"tested,omitempty"`
-	Early        map[string]bool   `json:"early,omitempty"` // lessons delivered early
+	AskUntracked Untracked `json:"ask_untracked,omitempty"`
+	Pending      bool      `json:"pending,omitempty"`
+	// Deferred is an ask picked at a stop and not yet delivered: it goes
+	// out with the next prompt (Config.AskAtPrompt, or an agent that
+	// cannot go on after a stop).
+	Deferred *DeferredAsk      `json:"deferred,omitempty"`
+	EverAsk  []string          `json:"ever_asked,omitempty"`
+	Verdicts map[string]string `json:"verdicts,omitempty"` // lesson → recorded result kind
+	Tested   map[string]bool   `json:"tested,omitempty"`
+	Early    map[string]bool   `json:"early,omitempty"` // lessons delivered early
 	// EarlyWords are an early lesson's distinctive words already in the
 	// work when it was delivered (absent: none).
 	EarlyWords map[string][]string `json:"early_words,omitempty"`
@@ -63,6 +67,13 @@ type SessionState struct {
 	// and its version, the source of the next lesson → lesson passing.
 	LastActed  string `json:"last_acted,omitempty"`
 	LastActedV string `json:"last_acted_v,omitempty"`
+}
+
+// DeferredAsk is an ask waiting for the next prompt.
+type DeferredAsk struct {
+	Asked   []string `json:"asked"`
+	Placebo string   `json:"placebo,omitempty"`
+	Reason  string   `json:"reason"`
 }
 
 // maxPrompts bounds the prompts kept for the Stop query.

@@ -48,7 +48,7 @@ func TestOutcome(response json.RawMessage) (passed, known bool) {
 			return false, true
 		}
 		var b strings.Builder
-		for _, k := range []string{"stdout", "stderr", "output", "aggregated_output", "formatted_output"} {
+		for _, k := range []string{"stdout", "stderr", "output", "aggregated_output", "formatted_output", "llmContent", "returnDisplay"} {
 			if s, ok := r[k].(string); ok {
 				b.WriteString(s)
 				b.WriteByte('\n')

@@ -88,6 +88,7 @@ func hookConfig(getenv func(string) string) (hooks.Config, time.Duration) {
 	}
 	cfg.Judge = strings.TrimSpace(getenv("BORG_JUDGE"))
 	cfg.Early = getenv("BORG_EARLY") == "1"
+	cfg.AskAtPrompt = getenv("BORG_ASK_AT") == "prompt"
 	deadline := hooks.DefaultDeadline
 	if d, err := time.ParseDuration(getenv("BORG_HOOK_DEADLINE")); err == nil && d > 0 {
 		deadline = d

@@ -17,6 +17,9 @@ func installFlags() []cli.Flag {
 		jsonFlag(),
 		&cli.BoolFlag{Name: "claude", Usage: "Claude Code hooks (.claude/settings.json)"},
 		&cli.BoolFlag{Name: "codex", Usage: "Codex CLI hooks (.codex/hooks.json)"},
+		&cli.BoolFlag{Name: "gemini", Usage: "Gemini CLI hooks (.gemini/settings.json)"},
+		&cli.BoolFlag{Name: "cursor", Usage: "Cursor hooks (.cursor/hooks.json)"},
+		&cli.BoolFlag{Name: "cline", Usage: "Cline hooks (.clinerules/hooks/; project only)"},
 		&cli.BoolFlag{Name: "git", Usage: "git post-commit hook"},
 		&cli.BoolFlag{Name: "mcp", Usage: "also register borg mcp as an MCP server (Claude Code: .mcp.json; Codex: .codex/config.toml)"},
 		&cli.BoolFlag{Name: "user", Usage: "agent hooks in your home directory instead of the repository"},
@@ -28,8 +31,9 @@ func installFlags() []cli.Flag {
 func installCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:  "install",
-		Usage: "wire borg into Claude Code, Codex CLI and git (keeps every existing hook; idempotent)",
-		Description: "Without --claude, --codex or --git, installs all three. Existing hooks keep running;\n" +
+		Usage: "wire borg into Claude Code, Codex CLI, Gemini CLI, Cursor, Cline and git (keeps every existing hook; idempotent)",
+		Description: "Without an agent flag or --git, installs Claude Code, Codex CLI and git, and Gemini CLI, Cursor\n" +
+			"and Cline where their directory (.gemini/, .cursor/, .clinerules/) already exists. Existing hooks keep running;\n" +
 			"borg uninstall restores the files' original bytes.",
 		Flags:  installFlags(),
 		Action: func(c *cli.Context) error { return runInstall(c, e, false) },
@@ -47,14 +51,16 @@ func uninstallCommand(e *env) *cli.Command {
 
 func runInstall(c *cli.Context, e *env, remove bool) error {
 	claude, codex, gitHook := c.Bool("claude"), c.Bool("codex"), c.Bool("git")
-	if !claude && !codex && !gitHook {
-		claude, codex, gitHook = true, true, !c.Bool("user")
-	}
+	gemini, cursor, cline := c.Bool("gemini"), c.Bool("cursor"), c.Bool("cline")
 	user := c.Bool("user")
+	if cline && user {
+		return usageErr("--cline --user: borg installs Cline's hooks per project only (Cline's docs name two different user hook folders)")
+	}
 	home, _ := os.UserHomeDir()
 	if h := e.getenv("HOME"); h != "" {
 		home = h
 	}
+	defaults := !claude && !codex && !gitHook && !gemini && !cursor && !cline
 	repo := c.String("repo")
 	if repo == "" {
 		wd, _ := os.Getwd()
@@ -79,6 +85,17 @@ func runInstall(c *cli.Context, e *env, remove bool) error {
 		command = exe
 	}
 	in := hooks.Installer{Repo: repo, Home: home, Command: command}
+	if defaults {
+		// Claude Code and Codex as ever; Gemini CLI, Cursor and Cline only
+		// where they are in use (their directory exists), so a default
+		// install adds no .gemini/, .cursor/ or .clinerules/ to a project
+		// that uses none of them.
+		// Uninstall takes out all of them.
+		claude, codex, gitHook = true, true, !user
+		gemini = remove || dirExists(filepath.Dir(in.GeminiSettingsPath(user)))
+		cursor = remove || dirExists(filepath.Dir(in.CursorHooksPath(user)))
+		cline = !user && (remove || dirExists(filepath.Dir(in.ClineHooksDir())))
+	}
 	var done []hooks.InstallTarget
 	step := func(t hooks.InstallTarget, err error) error {
 		if err != nil {
@@ -129,6 +146,31 @@ func runInstall(c *cli.Context, e *env, remove bool) error {
 			}
 		}
 	}
+	for _, a := range []struct {
+		on   bool
+		kind string
+		path string
+	}{{gemini, hooks.AgentGemini, in.GeminiSettingsPath(user)}, {cursor, hooks.AgentCursor, in.CursorHooksPath(user)}} {
+		if !a.on {
+			continue
+		}
+		if remove {
+			if err := step(in.UninstallAgent(a.kind, a.path, user)); err != nil {
+				return err
+			}
+		} else if err := step(in.InstallAgent(a.kind, a.path, user)); err != nil {
+			return err
+		}
+	}
+	if cline {
+		if remove {
+			if err := step(in.UninstallCline()); err != nil {
+				return err
+			}
+		} else if err := step(in.InstallCline()); err != nil {
+			return err
+		}
+	}
 	if gitHook {
 		if remove {
 			if err := step(in.UninstallGit()); err != nil {
@@ -149,6 +191,11 @@ func runInstall(c *cli.Context, e *env, remove bool) error {
 		fmt.Fprintln(e.out, "note: Codex runs a project's hooks only in a trusted project, once you have trusted the hooks themselves: run /hooks in Codex")
 	}
 	return nil
+}
+
+func dirExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
 }
 
 func sameFile(a, b string) bool {

@@ -1,0 +1,95 @@
+package hooks
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Cline runs a project's hooks as executables named after the hook in
+// .clinerules/hooks/ (macOS and Linux). borg writes one small shell script
+// per hook and never touches a hook file it did not write: Cline runs one
+// file per hook name, so a user's own file there is left alone and the
+// install stops, saying so.
+
+// clineMarker is the second line of every hook file borg writes.
+const clineMarker = "# borg: Cline hook (borg install --cline; borg uninstall removes it)"
+
+// clineHooks maps Cline's hook names to borg's verbs.
+var clineHooks = []struct{ name, verb string }{
+	{"TaskStart", "session-start"},
+	{"UserPromptSubmit", "prompt"},
+	{"PostToolUse", "post-tool"},
+	{"TaskComplete", "stop"},
+}
+
+// ClineHooksDir is the project's Cline hooks folder.
+func (in Installer) ClineHooksDir() string { return filepath.Join(in.Repo, ".clinerules", "hooks") }
+
+func (in Installer) clineScript(verb string) []byte {
+	return []byte("#!/bin/sh\n" + clineMarker + "\nexec " + shellQuote(in.Command) + " hook " + verb + "\n")
+}
+
+// InstallCline writes borg's Cline hooks. It is idempotent and refuses,
+// before writing anything, when a hook file of the same name is not borg's
+// or .clinerules is a rules file rather than a folder.
+func (in Installer) InstallCline() (InstallTarget, error) {
+	dir := in.ClineHooksDir()
+	t := InstallTarget{Kind: AgentCline, Path: dir}
+	if st, err := os.Stat(filepath.Dir(dir)); err == nil && !st.IsDir() {
+		return t, fmt.Errorf("%s is a rules file, not a folder: Cline then reads no hooks there; move your rules into .clinerules/ first", filepath.Dir(dir))
+	}
+	todo := map[string]bool{}
+	for _, h := range clineHooks {
+		p := filepath.Join(dir, h.name)
+		cur, err := os.ReadFile(p)
+		switch {
+		case err == nil && bytes.Contains(cur, []byte(clineMarker)):
+			continue
+		case err == nil:
+			return t, fmt.Errorf("%s is not borg's: borg leaves it as it is (Cline runs one file per hook); make it also run `%s hook %s`, or move it away and run borg install again", p, shellQuote(in.Command), h.verb)
+		case !errors.Is(err, os.ErrNotExist):
+			return t, fmt.Errorf("read %s: %w", p, err)
+		}
+		todo[h.name] = true
+	}
+	if len(todo) == 0 {
+		t.Action = "already installed"
+		return t, nil
+	}
+	for _, h := range clineHooks {
+		if !todo[h.name] {
+			continue
+		}
+		if err := writeFileAtomic(filepath.Join(dir, h.name), in.clineScript(h.verb), 0o755); err != nil {
+			return t, err
+		}
+	}
+	t.Action = "installed"
+	return t, nil
+}
+
+// UninstallCline removes the hook files borg wrote (those carrying its
+// marker), then the folders it leaves empty.
+func (in Installer) UninstallCline() (InstallTarget, error) {
+	dir := in.ClineHooksDir()
+	t := InstallTarget{Kind: AgentCline, Path: dir, Action: "not installed"}
+	for _, h := range clineHooks {
+		p := filepath.Join(dir, h.name)
+		cur, err := os.ReadFile(p)
+		if err != nil || !bytes.Contains(cur, []byte(clineMarker)) {
+			continue
+		}
+		if err := os.Remove(p); err != nil {
+			return t, fmt.Errorf("remove %s: %w", p, err)
+		}
+		t.Action = "removed"
+	}
+	if t.Action == "removed" {
+		_ = os.Remove(dir)               // only if empty
+		_ = os.Remove(filepath.Dir(dir)) // likewise
+	}
+	return t, nil
+}
