@@ -55,6 +55,7 @@ func (s *Store) runGit(ctx context.Context, stdin io.Reader, args ...string) ([]
 	author, committer := s.signatures(s.now())
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", s.dir}, args...)...)
 	cmd.Stdin = stdin
+	dieWithParent(cmd)
 	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C", "GIT_MERGE_AUTOEDIT=no",
 		"GIT_AUTHOR_NAME="+author.Name, "GIT_AUTHOR_EMAIL="+author.Email,
 		"GIT_COMMITTER_NAME="+committer.Name, "GIT_COMMITTER_EMAIL="+committer.Email)

@@ -124,11 +124,17 @@ func (s *Store) Sync(ctx context.Context, o SyncOptions) (SyncResult, error) {
 			}
 			res.Committed = committed
 		}
-		if err := s.mergeRemote(ctx, tracking, &res); err != nil {
+		if err := s.mergeLocked(ctx, branch.String(), tracking, &res); err != nil {
 			return res, err
 		}
 		pushed, err := s.push(ctx, o.Remote, branch.String(), tracking)
 		if errors.Is(err, errRemoteMoved) {
+			// Let the other push finish: a short, growing pause.
+			select {
+			case <-ctx.Done():
+				return res, ctx.Err()
+			case <-time.After(time.Duration(res.Attempts*res.Attempts) * 50 * time.Millisecond):
+			}
 			continue
 		}
 		if err != nil {
@@ -179,6 +185,35 @@ func (s *Store) commitOwnLog() (bool, error) {
 		return false, err
 	}
 	return h != before.String(), nil
+}
+
+// mergeLocked runs mergeRemote under the store's write lock, with a journal
+// that lets the next writer undo a merge this process was killed in.
+func (s *Store) mergeLocked(ctx context.Context, ref, tracking string, res *SyncResult) error {
+	unlock, err := s.lockWrites()
+	if err != nil {
+		return fmt.Errorf("sync: %w", err)
+	}
+	defer unlock()
+	j := journal{PID: os.Getpid(), StartMS: time.Now().UnixMilli(), Message: "borg sync: merge " + tracking, Ref: ref, Merge: true, From: tracking}
+	// The paths the merge will change, for the next writer to put back if
+	// this process is killed while git checks them out.
+	if out, err := s.runGit(ctx, nil, "diff", "--name-only", "-z", "--no-renames", "HEAD", tracking, "--"); err == nil {
+		for _, p := range strings.Split(string(out), "\x00") {
+			if p != "" {
+				j.Undo = append(j.Undo, p)
+			}
+		}
+	}
+	if err := s.writeJournal(j); err != nil {
+		return fmt.Errorf("sync: %w", err)
+	}
+	if err := s.mergeRemote(ctx, tracking, res); err != nil {
+		// A failed merge was undone by mergeRemote: nothing to finish.
+		_ = s.removeJournal()
+		return err
+	}
+	return s.removeJournal()
 }
 
 // mergeRemote merges the remote-tracking ref into the store's branch: a
@@ -391,8 +426,11 @@ func (s *Store) push(ctx context.Context, remote, branch, tracking string) (int,
 	_, err := s.runGit(ctx, nil, "push", remote, "HEAD:"+branch)
 	if err != nil {
 		var ge *gitError
+		// The remote moved (another teammate pushed first), or another
+		// push holds its ref's lock right now: fetch, merge, try again.
 		if errors.As(err, &ge) && strings.Contains(ge.stderr, "rejected") &&
-			(strings.Contains(ge.stderr, "fetch first") || strings.Contains(ge.stderr, "non-fast-forward")) {
+			(strings.Contains(ge.stderr, "fetch first") || strings.Contains(ge.stderr, "non-fast-forward") ||
+				strings.Contains(ge.stderr, "failed to update ref") || strings.Contains(ge.stderr, "cannot lock ref")) {
 			return 0, errRemoteMoved
 		}
 		return 0, fmt.Errorf("sync: push: %w: %v; what was fetched and merged is kept, the next borg sync pushes it", ErrUnreachable, err)

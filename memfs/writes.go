@@ -22,11 +22,14 @@ package memfs
 // hooks never take the write lock and never pay for any of this.
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -52,6 +55,14 @@ type journal struct {
 	Message string   `json:"message"`
 	Ref     string   `json:"ref"`             // the ref it moves
 	Paths   []string `json:"paths,omitempty"` // the paths it commits and stages
+	// Merge is set by a writer that runs git's merge in the worktree
+	// (sync): one killed mid-merge is undone, not finished.
+	Merge bool `json:"merge,omitempty"`
+	// From is the ref a merging writer merged (a remote-tracking ref), and
+	// Undo the paths its merge changes: a killed merge's are put back as
+	// HEAD has them.
+	From string   `json:"from,omitempty"`
+	Undo []string `json:"undo,omitempty"`
 }
 
 // lockWrites takes the store's write lock and finishes the work of a writer
@@ -152,9 +163,26 @@ func (s *Store) recoverLocked() (Repair, error) {
 		locks = append(locks, filepath.Join(s.git.gitDir, filepath.FromSlash(j.Ref))+".lock")
 	}
 	var removed []string
+	// A writer that ran git's merge (sync) left git's own locks, which
+	// carry no pid: its git died with it (dieWithParent), so they are its.
+	gitsDied := j.Merge && childrenDieWithParent && j.PID > 0 && !pidAlive(j.PID)
+	if gitsDied {
+		// A merge takes many: ORIG_HEAD, MERGE_HEAD, the remote-tracking
+		// refs a fetch moved, packed-refs.
+		top, _ := filepath.Glob(filepath.Join(s.git.gitDir, "*.lock"))
+		locks = append(locks, top...)
+		_ = filepath.WalkDir(filepath.Join(s.git.gitDir, "refs"), func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".lock") {
+				locks = append(locks, p)
+			}
+			return nil
+		})
+		slices.Sort(locks)
+		locks = slices.Compact(locks)
+	}
 	for _, p := range locks {
 		stale, _, err := inspectLock(p, exclusive, time.Now())
-		if errors.Is(err, os.ErrNotExist) || (err == nil && !stale) {
+		if errors.Is(err, os.ErrNotExist) || (err == nil && !stale && !gitsDied) {
 			continue
 		}
 		if err != nil {
@@ -170,6 +198,13 @@ func (s *Store) recoverLocked() (Repair, error) {
 	var done []string
 	if len(removed) > 0 {
 		done = append(done, "removed its "+strings.Join(removed, ", "))
+	}
+	if j.Merge {
+		if undone, err := s.undoMerge(j.Undo); err != nil {
+			return rep, fmt.Errorf("undo the merge of %q: %w", subjectOf(j.Message), err)
+		} else if undone != "" {
+			done = append(done, undone)
+		}
 	}
 	if len(j.Paths) > 0 {
 		msg := j.Message + fmt.Sprintf("\n\nBorg-Recovered: finished after pid %d was killed\n", j.PID)
@@ -237,4 +272,54 @@ func (s *Store) warnf(format string, args ...any) {
 // default reports nothing.
 func WithWarn(warn func(string)) Option {
 	return func(s *Store) { s.warn = warn }
+}
+
+// undoMerge undoes a merge a dead writer left in the worktree: a merge
+// git had stopped in (MERGE_HEAD: conflicted or uncommitted) is aborted, and
+// the paths the merge was changing (a fast-forward killed while it checked
+// files out) are put back, index and worktree, as HEAD has them. No lesson
+// file is left with conflict markers or ahead of the index, and the next
+// sync merges afresh. It says what it did ("" for nothing).
+func (s *Store) undoMerge(paths []string) (string, error) {
+	ctx := context.Background()
+	var done []string
+	if _, err := os.Stat(filepath.Join(s.git.gitDir, "MERGE_HEAD")); err == nil {
+		if _, err := s.runGit(ctx, nil, "merge", "--abort"); err != nil {
+			var ge *gitError
+			if !errors.As(err, &ge) || !strings.Contains(ge.stderr, "MERGE_HEAD missing") {
+				return "", err
+			}
+		} else {
+			done = append(done, "undid its unfinished merge")
+		}
+	}
+	n := 0
+	for _, p := range paths {
+		if checkRepoPath(p) != nil {
+			continue
+		}
+		if _, err := s.runGit(ctx, nil, "cat-file", "-e", "HEAD:"+p); err == nil {
+			if _, err := s.runGit(ctx, nil, "checkout", "-q", "HEAD", "--", p); err != nil {
+				return "", err
+			}
+			n++
+			continue
+		}
+		// Not in HEAD: out of the index and off the disk.
+		if _, err := s.runGit(ctx, nil, "rm", "-q", "--cached", "--ignore-unmatch", "--", p); err != nil {
+			return "", err
+		}
+		if err := os.Remove(filepath.Join(s.dir, filepath.FromSlash(p))); err == nil {
+			n++
+		} else if !errors.Is(err, os.ErrNotExist) {
+			return "", err
+		}
+	}
+	if n > 0 {
+		done = append(done, fmt.Sprintf("put back %d file(s) its merge was changing", n))
+	}
+	if len(done) == 0 {
+		return "", nil
+	}
+	return strings.Join(done, "; ") + " (the next sync merges again)", nil
 }

@@ -25,6 +25,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/borg-memory/borg/domain"
+	"github.com/borg-memory/borg/memfs"
 )
 
 var (
@@ -268,14 +271,49 @@ func TestAdversarialKillLoop(t *testing.T) {
 	measure("learn", "", "learn", "Warm up the store before the kill loop")
 	measure("stop", `{"session_id":"warm","hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"done"}`, "hook", "stop")
 	measure("sleep", "", "sleep", "--date", "2099-01-01")
-	t.Logf("unkilled: learn %s, stop hook %s, sleep %s", span["learn"], span["stop"], span["sleep"])
+	// A team remote, and a teammate who pushes a lesson now and then, so
+	// that syncs fetch, fast-forward and merge while they are killed.
+	remote := filepath.Join(filepath.Dir(a.store), "remote.git")
+	mate := filepath.Join(filepath.Dir(a.store), "mate")
+	a.git(filepath.Dir(a.store), "init", "-q", "--bare", "-b", "main", remote)
+	a.git(a.store, "remote", "add", "origin", remote)
+	measure("sync", "", "sync")
+	a.git(filepath.Dir(a.store), "clone", "-q", remote, mate)
+	matePush := func(r int) {
+		id := fmt.Sprintf("teammate-lesson-%04d", r)
+		l := domain.Lesson{ID: id, Type: "semantic", Confidence: 0.5, Reach: domain.ReachTeam, Gist: fmt.Sprintf("Teammate lesson %d about remotes", r)}
+		if err := os.WriteFile(filepath.Join(mate, "lessons", id+".html"), memfs.Render(l), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		a.git(mate, "add", "lessons")
+		a.git(mate, "commit", "-q", "-m", "teammate: "+id)
+		// A killed sync's git push may still be finishing: as a teammate
+		// would, pull and push again until the remote takes it.
+		for try := 0; ; try++ {
+			a.git(mate, "pull", "-q", "--no-rebase", "--no-edit", "origin", "main")
+			cmd := exec.Command("git", "-C", mate, "push", "-q", "origin", "HEAD:main")
+			cmd.Env = a.env
+			out, err := cmd.CombinedOutput()
+			if err == nil {
+				break
+			}
+			if try == 20 {
+				t.Fatalf("the teammate could not push: %v\n%s", err, out)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	t.Logf("unkilled: learn %s, stop hook %s, sleep %s, sync %s", span["learn"], span["stop"], span["sleep"], span["sync"])
 
 	committed, reported := map[string]bool{}, map[string]bool{}
 	a.checkStore("start", committed, reported, true)
 	kills, runs, checks, sinceCheck := 0, 0, 0, 0
 	started := time.Now()
 	for r := 0; r < rounds; r++ {
-		for step := 0; step < 5; step++ {
+		if r%4 == 0 {
+			matePush(r)
+		}
+		for step := 0; step < 6; step++ {
 			var args []string
 			var stdin, op string
 			session := fmt.Sprintf("sess-%d", r)
@@ -301,6 +339,12 @@ func TestAdversarialKillLoop(t *testing.T) {
 				if r%2 == 0 {
 					args = append(args, "--apply")
 				}
+			case 5:
+				if r%2 != 0 {
+					continue
+				}
+				op = "sync"
+				args = []string{"sync"}
 			}
 			// A learn is given up to twice its span, so about half finish:
 			// each finished learn has repaired what the kills before it
@@ -336,6 +380,8 @@ func TestAdversarialKillLoop(t *testing.T) {
 				t.Fatalf("%s: learn failed (exit %d): %s", what, code, out)
 			case op == "stop" && code != 0:
 				t.Errorf("%s: a hook exited %d: %s", what, code, out)
+			case op == "sync" && code != 0:
+				t.Errorf("%s: sync failed (exit %d): %s", what, code, out)
 			case op == "sleep" && code != 0:
 				// A sleep may refuse (a branch that holds an earlier
 				// sleep after an applied merge); it never shows a raw git
