@@ -131,7 +131,7 @@ func buildProductStore(ctx context.Context, e *env, dir string, docs []domain.Le
 		return nil, err
 	}
 	if refused > 0 {
-		fmt.Fprintf(progress, "%s: %d document(s) refused by borg learn (a secret pattern) and left out\n", name, refused)
+		fmt.Fprintf(progress, "%s: %d document(s) refused by borg learn (a secret or an instruction to the agent) and left out\n", name, refused)
 	}
 	if empty > 0 {
 		fmt.Fprintf(progress, "%s: %d empty document(s) left out\n", name, empty)
