@@ -39,3 +39,9 @@ func Screen(l domain.Lesson) string {
 // lesson's text must then be redacted wherever it is shown, not only kept
 // from agents).
 func IsSecretVerdict(v string) bool { return strings.HasPrefix(v, "secret ") }
+
+// ScreenID names Screen's rules for the index (index.Options.ScreenID): a
+// catalog whose verdicts another version gave is rebuilt. Change it with
+// the gitleaks version in go.mod (TestScreenID checks) or with any change
+// to this package's own rules.
+const ScreenID = "gitleaks-v8.30.1+borg-1"

@@ -39,6 +39,8 @@ type doctorReport struct {
 	Store          string          `json:"store"`
 	Lessons        int             `json:"lessons"`
 	InvalidLessons []doctorProblem `json:"invalid_lessons"`
+	// RefusedLessons carry a secret or instruction-like text (doctor_content.go).
+	RefusedLessons []doctorProblem `json:"refused_lessons"`
 	Log            memfs.LogReport `json:"log"`
 	// Index is "ok" or the index's problem with its fix. The index is
 	// derived: a problem there does not fail doctor (the next sync of a
@@ -55,7 +57,7 @@ type doctorReport struct {
 // indexBehind is how many lessons a sync of the index would read and
 // embed now (every lesson when there is no index yet); it changes nothing.
 func indexBehind(s *memfs.Store) int {
-	ix, err := index.Open(indexDir(s), newEmbedder(), index.Options{})
+	ix, err := index.Open(indexDir(s), newEmbedder(), indexOptions(0))
 	if err != nil {
 		return 0 // Verify has said what is wrong
 	}
@@ -85,6 +87,7 @@ func runDoctor(e *env, s *memfs.Store, asJSON bool) error {
 			rep.InvalidLessons = append(rep.InvalidLessons, doctorProblem{Reason: err.Error()})
 		}
 	}
+	rep.RefusedLessons = refusedLessons(lessons)
 	_, logRep, err := s.ReadEvents()
 	if err != nil {
 		return fail(exitFail, "%v", err)
@@ -102,7 +105,7 @@ func runDoctor(e *env, s *memfs.Store, asJSON bool) error {
 	if st, ok := readBackgroundStatus(s); ok {
 		rep.Background = describeBackground(st, e.now())
 	}
-	rep.OK = len(rep.InvalidLessons) == 0
+	rep.OK = len(rep.InvalidLessons) == 0 && len(rep.RefusedLessons) == 0
 	if asJSON {
 		if err := writeJSON(e, rep); err != nil {
 			return err
@@ -113,6 +116,7 @@ func runDoctor(e *env, s *memfs.Store, asJSON bool) error {
 		for _, p := range rep.InvalidLessons {
 			fmt.Fprintf(e.out, "  %s: %s\n", p.Path, p.Reason)
 		}
+		printRefused(e.out, rep.RefusedLessons)
 		fmt.Fprintf(e.out, "log: %d files, %d lines, %d events, %d duplicates, %d skipped\n",
 			logRep.Files, logRep.Lines, logRep.Events, logRep.Duplicates, len(logRep.Skipped))
 		for _, sk := range logRep.Skipped {
@@ -124,7 +128,7 @@ func runDoctor(e *env, s *memfs.Store, asJSON bool) error {
 		}
 	}
 	if !rep.OK {
-		return fail(exitFail, "%d invalid lesson file(s): fix each one as the reason says, or move it out of lessons/", len(rep.InvalidLessons))
+		return fail(exitFail, "%s: fix each one as the reason says, or move it out of lessons/", doctorFailure(len(rep.InvalidLessons), len(rep.RefusedLessons)))
 	}
 	if !asJSON {
 		_, err := fmt.Fprintln(e.out, "ok")

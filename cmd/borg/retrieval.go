@@ -183,7 +183,7 @@ func openRetrieval(ctx context.Context, s *memfs.Store, o openOptions) (*retriev
 // deadline.
 func openIndex(s *memfs.Store, o openOptions) (*retrieval, error) {
 	force, b := o.force, o.budget
-	ix, err := index.Open(indexDir(s), newEmbedder(), index.Options{LockWait: o.lockWait})
+	ix, err := index.Open(indexDir(s), newEmbedder(), indexOptions(o.lockWait))
 	if err != nil {
 		return nil, fmt.Errorf("%w (delete %s to rebuild it)", err, indexDir(s))
 	}
@@ -397,7 +397,7 @@ func (sr *storeRecaller) Placebo(ctx context.Context, q hooks.RecallQuery) (doma
 	var pool []string
 	for _, li := range infos {
 		tag := domain.Lesson{Reach: li.Reach}.RepoTag()
-		if !near[li.ID] && (tag == "" || tag == q.Repo) && !dormant[li.ID] {
+		if !near[li.ID] && (tag == "" || tag == q.Repo) && !dormant[li.ID] && sr.r.ix.Flag(li.ID) == "" {
 			pool = append(pool, li.ID)
 		}
 	}
