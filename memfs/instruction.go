@@ -12,12 +12,13 @@ import (
 type instructionPhrase struct {
 	name string // what borg says it found
 	re   *regexp.Regexp
+	need []string // literals (lower case) the text must hold one of
 }
 
 // phrase compiles words into a case-insensitive, word-bounded pattern that
 // tolerates any run of spaces between words; a word may be an alternation
 // "(a|b)" and a trailing "?" makes it optional.
-func phrase(name string, words ...string) instructionPhrase {
+func phrase(name string, need []string, words ...string) instructionPhrase {
 	var b strings.Builder
 	b.WriteString(`(?i)\b`)
 	for i, w := range words {
@@ -38,7 +39,7 @@ func phrase(name string, words ...string) instructionPhrase {
 		}
 	}
 	b.WriteString(`\b`)
-	return instructionPhrase{name: name, re: regexp.MustCompile(b.String())}
+	return instructionPhrase{name: name, re: regexp.MustCompile(b.String()), need: need}
 }
 
 // instructionPhrases is kept small on purpose: phrasings aimed at the agent
@@ -47,13 +48,13 @@ var instructionPhrases = sync.OnceValue(func() []instructionPhrase {
 	const earlier = "(previous|prior|above|earlier|preceding|all|your|these)"
 	const orders = "(instructions|instruction|prompts|prompt|directions|guidelines)"
 	return []instructionPhrase{
-		phrase("ignore previous instructions", "(ignore|disregard|forget|override)", "(all|any)?", earlier, "(previous|prior|above|earlier|system)?", orders),
-		phrase("disregard the above", "(disregard|forget)", "(everything|all|anything)?", "the?", "above"),
-		phrase("ignore everything above", "ignore", "(everything|anything)", "(written|said)?", "(above|before)"),
-		phrase("you are now …", "you", "are", "now", "(a|an|DAN|free|unrestricted|jailbroken|acting|playing)"),
-		phrase("system prompt", "(reveal|print|show|repeat|output|leak|ignore|override|replace|disregard)", "(the|your|this|my)?", "system", "prompt"),
-		phrase("do not tell the user", "(do|don't|dont|never)", "not?", "(tell|inform|mention|show|reveal)", "(this|it|anything)?", "(to)?", "the", "user"),
-		phrase("without telling the user", "without", "(telling|informing|asking)", "the", "user"),
+		phrase("ignore previous instructions", []string{"instruction", "prompt", "direction", "guideline"}, "(ignore|disregard|forget|override)", "(all|any)?", earlier, "(previous|prior|above|earlier|system)?", orders),
+		phrase("disregard the above", []string{"above"}, "(disregard|forget)", "(everything|all|anything)?", "the?", "above"),
+		phrase("ignore everything above", []string{"above", "before"}, "ignore", "(everything|anything)", "(written|said)?", "(above|before)"),
+		phrase("you are now …", []string{"now"}, "you", "are", "now", "(a|an|DAN|free|unrestricted|jailbroken|acting|playing)"),
+		phrase("system prompt", []string{"system"}, "(reveal|print|show|repeat|output|leak|ignore|override|replace|disregard)", "(the|your|this|my)?", "system", "prompt"),
+		phrase("do not tell the user", []string{"user"}, "(do|don't|dont|never)", "not?", "(tell|inform|mention|show|reveal)", "(this|it|anything)?", "(to)?", "the", "user"),
+		phrase("without telling the user", []string{"user"}, "without", "(telling|informing|asking)", "the", "user"),
 	}
 })
 
@@ -61,8 +62,9 @@ var instructionPhrases = sync.OnceValue(func() []instructionPhrase {
 // a known prompt-injection phrasing, naming the phrase ("ignore previous
 // instructions", …); the name never quotes the text.
 func FindInstruction(text string) (name string, found bool) {
+	lower := strings.ToLower(text)
 	for _, p := range instructionPhrases() {
-		if p.re.MatchString(text) {
+		if containsAny(lower, p.need) && p.re.MatchString(text) {
 			return p.name, true
 		}
 	}

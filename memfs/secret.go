@@ -39,6 +39,9 @@ type ownRule struct {
 	// skip, when set, rejects a match (its last submatch, or the whole
 	// match) as no secret: a placeholder, a variable.
 	skip func(string) bool
+	// need lists literals (lower case) of which the text must hold one for
+	// the pattern to be tried: the cheap test before the regular expression.
+	need []string
 }
 
 var ownRules = sync.OnceValue(func() []ownRule {
@@ -46,16 +49,16 @@ var ownRules = sync.OnceValue(func() []ownRule {
 		// A URL with a password in its user info: postgres://user:pass@host,
 		// mysql://, mongodb+srv://, amqp://, redis://… gitleaks has no rule
 		// for these.
-		{"connection string with a password", regexp.MustCompile(`\b[a-z][a-z0-9+.-]{1,20}://[^\s:/@'"]+:[^\s/@'"]{3,}@[^\s/@'"]+`), placeholderUserInfo},
+		{"connection string with a password", regexp.MustCompile(`\b[a-z][a-z0-9+.-]{1,20}://[^\s:/@'"]+:[^\s/@'"]{3,}@[^\s/@'"]+`), placeholderUserInfo, []string{"://"}},
 		// A private key cut short: gitleaks wants 64 characters of body and
 		// the END line, but a pasted first lines leak key material too.
-		{"private key block", regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----\s*[A-Za-z0-9+/=]{16,}`), nil},
+		{"private key block", regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----\s*[A-Za-z0-9+/=]{16,}`), nil, []string{"private key"}},
 		// OpenAI's prefixed keys: gitleaks requires the T3BlbkFJ marker,
 		// which a key cut short (or of a newer layout) lacks.
-		{"openai-api-key", regexp.MustCompile(`\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}`), nil},
+		{"openai-api-key", regexp.MustCompile(`\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}`), nil, []string{"sk-"}},
 		// A password with punctuation in it (p@ss!W0rd#…): gitleaks' generic
 		// rule takes word characters only.
-		{"password assignment", regexp.MustCompile(`(?i)\b(?:[a-z0-9]+[_-])*(?:password|passwd|pwd)\b["']?\s*(?:=|:|:=)\s*["']?([^\s"'\x60,;)]{8,})`), notPassword},
+		{"password assignment", regexp.MustCompile(`(?i)\b(?:[a-z0-9]+[_-])*(?:password|passwd|pwd)\b["']?\s*(?:=|:|:=)\s*["']?([^\s"'\x60,;)]{8,})`), notPassword, []string{"pass", "pwd"}},
 	}
 })
 
@@ -72,7 +75,11 @@ func FindSecret(text string) (kind string, found bool) {
 	if text == "" {
 		return "", false
 	}
+	lower := strings.ToLower(text)
 	for _, r := range ownRules() {
+		if !containsAny(lower, r.need) {
+			continue
+		}
 		for _, m := range r.re.FindAllStringSubmatch(text, -1) {
 			if r.skip != nil && r.skip(m[len(m)-1]) {
 				continue
@@ -182,4 +189,14 @@ func entropy(s string) float64 {
 		h -= p * math.Log2(p)
 	}
 	return h
+}
+
+// containsAny reports whether s holds one of subs (true when subs is empty).
+func containsAny(s string, subs []string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return len(subs) == 0
 }
