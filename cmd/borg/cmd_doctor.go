@@ -57,7 +57,7 @@ type doctorReport struct {
 // indexBehind is how many lessons a sync of the index would read and
 // embed now (every lesson when there is no index yet); it changes nothing.
 func indexBehind(s *memfs.Store) int {
-	ix, err := index.Open(indexDir(s), newEmbedder(), indexOptions(0))
+	ix, err := index.Open(indexDir(s), newEmbedder(), indexOptions(s, 0))
 	if err != nil {
 		return 0 // Verify has said what is wrong
 	}

@@ -80,6 +80,8 @@ func runLearn(e *env, s *memfs.Store, o learnOptions) error {
 	if err != nil {
 		return err
 	}
+	// learnLesson screened it: the hook that first indexes it need not.
+	recordScreened(s, l)
 	if o.json {
 		return writeJSON(e, map[string]string{"id": l.ID, "path": memfs.LessonPath(l.ID), "commit": commit})
 	}

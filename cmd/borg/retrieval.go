@@ -183,7 +183,7 @@ func openRetrieval(ctx context.Context, s *memfs.Store, o openOptions) (*retriev
 // deadline.
 func openIndex(s *memfs.Store, o openOptions) (*retrieval, error) {
 	force, b := o.force, o.budget
-	ix, err := index.Open(indexDir(s), newEmbedder(), indexOptions(o.lockWait))
+	ix, err := index.Open(indexDir(s), newEmbedder(), indexOptions(s, o.lockWait))
 	if err != nil {
 		return nil, fmt.Errorf("%w (delete %s to rebuild it)", err, indexDir(s))
 	}

@@ -4,7 +4,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/borg-memory/borg/domain"
@@ -12,12 +15,67 @@ import (
 	"github.com/borg-memory/borg/memfs"
 )
 
-// indexOptions are the index options every borg process opens the store's
+// indexOptions are the index options every borg process opens store s's
 // index with: the screen (memfs.Screen) gives each new or changed lesson a
 // verdict when the index reads it, so searches (recall, the hooks) leave
 // out lessons carrying a secret or instruction-like text without scanning.
-func indexOptions(lockWait time.Duration) index.Options {
-	return index.Options{LockWait: lockWait, Screen: memfs.Screen, ScreenID: memfs.ScreenID}
+// A lesson borg learn screened on this machine is not screened again: the
+// hook that first indexes it would otherwise compile the rule set (about
+// 50 ms) for a verdict already known (see screenedFile).
+func indexOptions(s *memfs.Store, lockWait time.Duration) index.Options {
+	var once sync.Once
+	var known map[string]bool
+	screen := func(l domain.Lesson) string {
+		once.Do(func() { known = readScreened(s) })
+		if known[index.ContentHash(l)] {
+			return ""
+		}
+		return memfs.Screen(l)
+	}
+	return index.Options{LockWait: lockWait, Screen: screen, ScreenID: memfs.ScreenID}
+}
+
+// screenedFile (under the store's .borg/, local, never shared) lists the
+// content hashes (index.ContentHash) of lessons borg learn wrote and found
+// clean with the rules memfs.ScreenID names, one "<hash> <screen id>" a
+// line, newest last.
+const screenedFile = ".borg/screened"
+
+// maxScreened bounds screenedFile: past it, the oldest half is dropped (a
+// lesson the index has read needs no entry any more).
+const maxScreened = 512
+
+// readScreened returns the clean content hashes screenedFile records for
+// the current rules (none when it is missing or unreadable).
+func readScreened(s *memfs.Store) map[string]bool {
+	data, err := os.ReadFile(filepath.Join(s.Dir(), screenedFile))
+	if err != nil {
+		return nil
+	}
+	known := map[string]bool{}
+	for _, line := range strings.Split(string(data), "\n") {
+		if h, id, ok := strings.Cut(line, " "); ok && id == memfs.ScreenID {
+			known[h] = true
+		}
+	}
+	return known
+}
+
+// recordScreened notes that lesson l, as written, is clean (borg learn
+// screened it). Failing to note it costs a later screen, nothing else.
+func recordScreened(s *memfs.Store, l domain.Lesson) {
+	path := filepath.Join(s.Dir(), screenedFile)
+	data, _ := os.ReadFile(path)
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(lines) >= maxScreened {
+		lines = lines[len(lines)-maxScreened/2:]
+	}
+	lines = append(lines, index.ContentHash(l)+" "+memfs.ScreenID)
+	_ = os.MkdirAll(filepath.Dir(path), 0o755)
+	tmp := path + ".tmp"
+	if os.WriteFile(tmp, []byte(strings.TrimLeft(strings.Join(lines, "\n"), "\n")+"\n"), 0o644) == nil {
+		_ = os.Rename(tmp, path)
+	}
 }
 
 // safeID is a lesson id fit to print: the id, unless it carries a secret
