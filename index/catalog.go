@@ -31,13 +31,15 @@ import (
 //
 //	header: magic "BORGIDX1" | u32 format | u32 fields | u32 docs | u32 sections
 //	        sections × (u64 offset, u64 length) | u32 CRC-32 (IEEE) of the header and the meta section
-//	meta:   u32 len + lexical version | u32 len + stamp | fields × f64 mean field length
+//	meta:   u32 len + lexical version | u32 len + stamp | u32 len + screen id
+//	        | fields × f64 mean field length
 //	        | u32 CRC-32 (IEEE) of every later section's bytes, in order
-//	docs:   docs × 22 u32: (offset, length) into strs of id, hash, title, gist,
+//	docs:   docs × 24 u32: (offset, length) into strs of id, hash, title, gist,
 //	        type and reach; (first, count) of its links; (first, count) in adj
 //	        of the lessons superseding it; (first, count) in adj of its
 //	        neighbours in the link graph; the lesson file's modification time
-//	        (Unix ns) and size as two u64 (0 when not synced from files)
+//	        (Unix ns) and size as two u64 (0 when not synced from files);
+//	        (offset, length) into strs of its screen verdict ("" when clean)
 //	lens:   fields × docs u32 field lengths in terms
 //	strs:   the strings' bytes
 //	links:  links × 5 u32: rel (offset, length), target (offset, length), derived
@@ -54,11 +56,11 @@ import (
 // query reads a few pages, not the whole file.
 const (
 	catalogMagic  = "BORGIDX1"
-	catalogFormat = 4
+	catalogFormat = 5
 	catalogName   = "catalog.bin"
 	maxCatalogStr = 1 << 24
 
-	docRecord   = 22 * 4
+	docRecord   = 24 * 4
 	linkRecord  = 5 * 4
 	postingSize = 8
 )
@@ -88,6 +90,7 @@ const (
 	slotNeighb = 16
 	slotMtime  = 18 // u64: two slots
 	slotSize   = 20 // u64: two slots
+	slotFlag   = 22 // the screen verdict: why the lesson is never quoted
 )
 
 // catalog is a read-only view of an encoded catalog: a mapped file, or the
@@ -98,6 +101,7 @@ type catalog struct {
 	data    []byte
 	release func()
 	stamp   string
+	screen  string // the screen id the verdicts were given by
 	docs    int
 	avgLen  [numFields]float64
 	recs    []byte
@@ -199,6 +203,7 @@ func parseCatalog(raw []byte) (*catalog, error) {
 		return nil, fmt.Errorf("decode catalog: lexical version %q", v)
 	}
 	c.stamp = string(m.blob32(maxCatalogStr))
+	c.screen = string(m.blob32(maxCatalogStr))
 	for f := range c.avgLen {
 		if p := m.take(8); p != nil {
 			c.avgLen[f] = math.Float64frombits(binary.LittleEndian.Uint64(p))
@@ -258,6 +263,7 @@ func (c *catalog) rec(ord int) []byte {
 func (c *catalog) id(ord int) string    { return c.str(c.rec(ord), slotID) }
 func (c *catalog) hash(ord int) string  { return c.str(c.rec(ord), slotHash) }
 func (c *catalog) reach(ord int) string { return c.str(c.rec(ord), slotReach) }
+func (c *catalog) flag(ord int) string  { return c.str(c.rec(ord), slotFlag) }
 
 // fileStamp is the ordinal's file modification time and size.
 func (c *catalog) fileStamp(ord int) [2]int64 {
@@ -345,6 +351,7 @@ func (c *catalog) postings(f textField, term string) []byte {
 // catalogDoc is one lesson as Sync hands it to encodeCatalog.
 type catalogDoc struct {
 	id, hash, title, gist, typ, reach string
+	flag                              string // the screen verdict ("" clean)
 	links                             []domain.LessonLink
 	// from is the lesson's ordinal + 1 in the catalog encodeCatalog is
 	// given as base, whose postings and field lengths it keeps; 0 for a
@@ -358,7 +365,7 @@ type catalogDoc struct {
 // no duplicates. The docs taken from base (from > 0) keep their postings
 // and field lengths: base's term lists are merged with the new docs', so an
 // update costs a pass over the postings, not a re-analysis or a regrouping.
-func encodeCatalog(docs []catalogDoc, stamp string, base *catalog) ([]byte, error) {
+func encodeCatalog(docs []catalogDoc, stamp, screen string, base *catalog) ([]byte, error) {
 	var secs [numSections][]byte
 	le := binary.LittleEndian
 	u32 := func(b []byte, v uint32) []byte { return le.AppendUint32(b, v) }
@@ -379,6 +386,11 @@ func encodeCatalog(docs []catalogDoc, stamp string, base *catalog) ([]byte, erro
 	}
 	meta = u32(meta, uint32(len(stamp)))
 	meta = append(meta, stamp...)
+	if len(screen) > maxCatalogStr {
+		return nil, errors.New("encode catalog: screen id too long")
+	}
+	meta = u32(meta, uint32(len(screen)))
+	meta = append(meta, screen...)
 	length := func(d *catalogDoc, f textField) uint32 {
 		if d.from > 0 {
 			return base.fieldLen(f, d.from-1)
@@ -453,6 +465,9 @@ func encodeCatalog(docs []catalogDoc, stamp string, base *catalog) ([]byte, erro
 		recs = putRun(recs, neighb[i])
 		recs = le.AppendUint64(recs, uint64(d.mtime))
 		recs = le.AppendUint64(recs, uint64(d.size))
+		if recs, err = putStr(recs, d.flag); err != nil {
+			return nil, fmt.Errorf("lesson %s: %w", d.id, err)
+		}
 	}
 	if uint64(len(strs)) > math.MaxUint32 {
 		return nil, errors.New("encode catalog: strings exceed 4 GiB")

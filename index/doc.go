@@ -18,8 +18,10 @@
 // # Files under the directory Open is given
 //
 //   - catalog.bin: per lesson its content hash, title, gist, type, reach,
-//     links and field lengths, the link graph, and the lexical postings of
-//     each text field (catalog.go); rebuilt whole when lexicalVersion
+//     links and field lengths, the screen's verdict (Options.Screen: why
+//     a lesson is never quoted, a secret or instruction-like text), the
+//     link graph, and the lexical postings of each text field
+//     (catalog.go); rebuilt whole when lexicalVersion or the screen's id
 //     changes.
 //   - vectors.bin: the vector sidecar, keyed by (lesson id, content hash,
 //     embedder id); another embedder id drops it whole (vector.go).

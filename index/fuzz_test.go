@@ -65,7 +65,7 @@ func FuzzDecodeCatalog(f *testing.F) {
 			links: []domain.LessonLink{{Rel: domain.RelSupersedes, Target: "b-lesson"}}},
 		{id: "b-lesson", hash: "g", title: "U", terms: analyzeDoc(lexDoc{Title: "Retry", Body: "flaky network calls"})},
 	}
-	raw, err := encodeCatalog(docs, "tree", nil)
+	raw, err := encodeCatalog(docs, "tree", "", nil)
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func FuzzDecodeCatalog(f *testing.F) {
 		for o := range docs {
 			docs[o] = catalogDoc{id: c.id(o), hash: c.hash(o), from: o + 1}
 		}
-		if raw, err := encodeCatalog(docs, "again", c); err == nil {
+		if raw, err := encodeCatalog(docs, "again", "", c); err == nil {
 			if _, err := parseCatalog(raw); err != nil {
 				t.Fatalf("re-encoded catalog does not parse: %v", err)
 			}

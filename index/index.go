@@ -38,6 +38,15 @@ type Options struct {
 	// EmbedBatch is the number of lessons embedded per Embed call
 	// (default 256).
 	EmbedBatch int
+	// Screen, when set, is called on each new or changed lesson a sync
+	// reads (concurrently): a non-empty answer says why the lesson must
+	// never be quoted to an agent (a secret, instruction-like text). The
+	// catalog keeps the verdict, so Search leaves such lessons out without
+	// scanning anything, and Flag and Flagged report them.
+	Screen func(domain.Lesson) string
+	// ScreenID names the screen's rules (their version): a catalog whose
+	// verdicts another screen gave is rebuilt by the next sync.
+	ScreenID string
 }
 
 // SyncStats says what a Sync changed.
@@ -103,7 +112,7 @@ func Open(dir string, emb Embedder, opts Options) (*Index, error) {
 	}
 	var ok bool
 	ix.cat, ok = readCatalog(filepath.Join(dir, catalogName))
-	ix.catBad = !ok
+	ix.catBad = !ok || ix.cat.screen != opts.ScreenID
 	if emb.Dim() <= 0 {
 		// Unavailable embedder: keep whatever sidecar is on disk for later.
 		ix.vec = newVectorStore(emb.ID(), 0)
@@ -215,6 +224,37 @@ func ContentHash(l domain.Lesson) string {
 // something changed.
 func (ix *Index) Sync(lessons []domain.Lesson) (SyncStats, error) {
 	return ix.SyncStamp(lessons, "")
+}
+
+// Flagged is a lesson the screen refused (Options.Screen): Reason says why
+// it is never quoted to an agent.
+type Flagged struct {
+	ID     string `json:"id"`
+	Reason string `json:"reason"`
+}
+
+// Flag returns the screen's verdict on lesson id as the catalog recorded
+// it: why it must never be quoted to an agent, or "" (clean, or not held).
+func (ix *Index) Flag(id string) string {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if o, ok := ix.cat.find(id); ok {
+		return strings.Clone(ix.cat.flag(o))
+	}
+	return ""
+}
+
+// Flagged lists the lessons the screen refused, by id.
+func (ix *Index) Flagged() []Flagged {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	var out []Flagged
+	for o := 0; o < ix.cat.len(); o++ {
+		if f := ix.cat.flag(o); f != "" {
+			out = append(out, Flagged{ID: strings.Clone(ix.cat.id(o)), Reason: strings.Clone(f)})
+		}
+	}
+	return out
 }
 
 // Stamp returns the caller's freshness token recorded by the last
@@ -390,7 +430,7 @@ func (ix *Index) begin(n int) (SyncStats, func(), error) {
 	// Another process may have synced while this one waited.
 	if cat, ok := readCatalog(filepath.Join(ix.dir, catalogName)); ok {
 		ix.cat.close()
-		ix.cat, ix.catBad = cat, false
+		ix.cat, ix.catBad = cat, cat.screen != ix.opts.ScreenID
 	}
 	return st, unlock, nil
 }
@@ -428,11 +468,17 @@ func (ix *Index) apply(st *SyncStats, entries []syncEntry, read func([]string) [
 
 	old := ix.verified(st)
 	docs := make([]catalogDoc, len(ids))
-	var fresh []int
+	var fresh, unscreened []int
+	sameScreen := old.screen == ix.opts.ScreenID
 	for i, id := range ids {
 		e := byID[id]
 		if o, ok := old.find(id); ok && old.hash(o) == e.hash {
 			docs[i].from = o + 1 // its postings and lengths stay
+			if sameScreen || e.lesson == nil {
+				docs[i].flag = old.flag(o)
+			} else {
+				unscreened = append(unscreened, i)
+			}
 			if e.lesson == nil {
 				rec := old.rec(o)
 				docs[i].title, docs[i].gist = old.str(rec, slotTitle), old.str(rec, slotGist)
@@ -444,6 +490,7 @@ func (ix *Index) apply(st *SyncStats, entries []syncEntry, read func([]string) [
 				return fmt.Errorf("sync index: lesson %q is neither read nor held", id)
 			}
 			fresh = append(fresh, i)
+			unscreened = append(unscreened, i)
 		}
 		if l := e.lesson; l != nil {
 			docs[i].title, docs[i].gist, docs[i].typ, docs[i].reach, docs[i].links = l.Title, l.Gist, l.Type, l.Reach, l.Links
@@ -457,15 +504,22 @@ func (ix *Index) apply(st *SyncStats, entries []syncEntry, read func([]string) [
 			docs[i].terms = analyzeDoc(lexDoc{Title: l.Title, Gist: l.Gist, Body: l.Body, Tags: l.Tags})
 		}
 	})
+	if screen := ix.opts.Screen; screen != nil {
+		parallel(len(unscreened), func(_, lo, hi int) {
+			for _, i := range unscreened[lo:hi] {
+				docs[i].flag = screen(*byID[ids[i]].lesson)
+			}
+		})
+	}
 	removed := 0
 	for o := 0; o < old.len(); o++ {
 		if _, ok := byID[old.id(o)]; !ok {
 			removed++
 		}
 	}
-	catChanged := len(fresh) > 0 || removed > 0 || old.stamp != stamp || ix.catBad || !sameFiles(old, docs)
+	catChanged := len(fresh) > 0 || len(unscreened) > 0 || removed > 0 || old.stamp != stamp || ix.catBad || !sameScreen || !sameFiles(old, docs)
 	if catChanged {
-		raw, err := encodeCatalog(docs, stamp, old)
+		raw, err := encodeCatalog(docs, stamp, ix.opts.ScreenID, old)
 		if err != nil {
 			return fmt.Errorf("sync index: %w", err)
 		}

@@ -313,6 +313,9 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		}
 	}
 	allowedOrd := func(o int) bool {
+		if cat.flag(o) != "" {
+			return false // never quoted: the screen's verdict (Options.Screen)
+		}
 		if tag := repoTag(cat.reach(o)); tag != "" && tag != q.Repo {
 			return false
 		}

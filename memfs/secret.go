@@ -6,78 +6,140 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+
+	"github.com/rs/zerolog"
+	"github.com/zricethezav/gitleaks/v8/detect"
+	"github.com/zricethezav/gitleaks/v8/logging"
 )
 
-// secretPattern is one kind of credential the scanner recognises.
-type secretPattern struct {
+// This file is the only importer of gitleaks: its default rule set (over
+// 200 maintained token and credential formats) is the secret scanner of
+// borg learn and of every lesson the index reads.
+
+// scanner is the compiled detector, built on first use: compiling the rule
+// set takes tens of milliseconds, which a process that never scans (a hook
+// answering from the index) must not pay.
+var scanner = sync.OnceValues(func() (*detect.Detector, error) {
+	// Nothing gitleaks logs may reach a hook's stdout or stderr.
+	logging.Logger = zerolog.Nop()
+	d, err := detect.NewDetectorDefaultConfig()
+	if err != nil {
+		return nil, err
+	}
+	// A "gitleaks:allow" comment in a lesson must not hide its secret.
+	d.IgnoreGitleaksAllow = true
+	return d, nil
+})
+
+// ownRule is a format gitleaks' default rules demonstrably miss (checked
+// against v8.30.1 by TestFindSecret's cases).
+type ownRule struct {
 	name string
 	re   *regexp.Regexp
-	// value, when set, must also accept the submatch named "v".
-	value func(string) bool
+	// skip, when set, rejects a match (its last submatch, or the whole
+	// match) as no secret: a placeholder, a variable.
+	skip func(string) bool
+	// need lists literals (lower case) of which the text must hold one for
+	// the pattern to be tried: the cheap test before the regular expression.
+	need []string
 }
 
-// secretPatterns are checked in order; the first match names the secret.
-// Specific token formats come before the generic assignment rule.
-// They are compiled on first use: every borg process (a hook on each agent
-// turn) would otherwise pay for them at start.
-var secretPatterns = sync.OnceValue(func() []secretPattern {
-	return []secretPattern{
-		{name: "private key block", re: regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----`)},
-		{name: "AWS access key", re: regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA|AIDA|AROA|AIPA|ANPA|ANVA|AGPA)[A-Z0-9]{16}\b`),
-			value: func(v string) bool { return !strings.HasSuffix(v, "EXAMPLE") }},
-		{name: "GitHub token", re: regexp.MustCompile(`\b(?:ghp|gho|ghs|ghu|ghr)_[A-Za-z0-9]{36,255}\b`)},
-		{name: "GitHub fine-grained token", re: regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}\b`)},
-		{name: "Slack token", re: regexp.MustCompile(`\bxox[abposre]-[0-9A-Za-z]{6,}-[0-9A-Za-z-]{6,}`)},
-		{name: "Anthropic API key", re: regexp.MustCompile(`\bsk-ant-[A-Za-z0-9]{2,10}-[A-Za-z0-9_-]{32,}`)},
-		{name: "API key (sk-)", re: regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}`),
-			value: func(v string) bool { return classes(v) >= 2 }},
-		{name: "secret assignment", re: regexp.MustCompile(
-			`(?i)\b(?:[a-z0-9]+[_-])*(?:password|passwd|pwd|pass|secret|client[_-]?secret|api[_-]?key|apikey|access[_-]?key|secret[_-]?key|private[_-]?key|token|auth[_-]?token|access[_-]?token|bearer)\b["']?\s*(?:=|:|:=)\s*["']?(?P<v>[^\s"'` + "`" + `,;)]{8,})`),
-			value: highEntropy},
+var ownRules = sync.OnceValue(func() []ownRule {
+	return []ownRule{
+		// A URL with a password in its user info: postgres://user:pass@host,
+		// mysql://, mongodb+srv://, amqp://, redis://… gitleaks has no rule
+		// for these.
+		{"connection string with a password", regexp.MustCompile(`\b[a-z][a-z0-9+.-]{1,20}://[^\s:/@'"]+:[^\s/@'"]{3,}@[^\s/@'"]+`), placeholderUserInfo, []string{"://"}},
+		// A private key cut short: gitleaks wants 64 characters of body and
+		// the END line, but a pasted first lines leak key material too.
+		{"private key block", regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----\s*[A-Za-z0-9+/=]{16,}`), nil, []string{"private key"}},
+		// OpenAI's prefixed keys: gitleaks requires the T3BlbkFJ marker,
+		// which a key cut short (or of a newer layout) lacks.
+		{"openai-api-key", regexp.MustCompile(`\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}`), nil, []string{"sk-"}},
+		// A password with punctuation in it (p@ss!W0rd#…): gitleaks' generic
+		// rule takes word characters only.
+		{"password assignment", regexp.MustCompile(`(?i)\b(?:[a-z0-9]+[_-])*(?:password|passwd|pwd)\b["']?\s*(?:=|:|:=)\s*["']?([^\s"'\x60,;)]{8,})`), notPassword, []string{"pass", "pwd"}},
 	}
 })
 
-// FindSecret reports whether text carries a credential, naming the kind
-// ("GitHub token", "secret assignment", …) of the first one found.
+// placeholderPassword is what a documented connection string uses instead of
+// a real password.
+var placeholderPassword = []string{"password", "passwd", "pass", "pwd", "secret", "xxx", "***", "changeme", "example", "<", "$", "{", "%"}
+
+// FindSecret reports whether text carries a credential, naming the kind of
+// the first one found: the gitleaks rule id ("github-pat", "aws-access-token",
+// …) or one of ours. The kind never carries any part of the secret. An
+// error building the rule set counts as a secret ("scanner unavailable"):
+// text that cannot be checked is not trusted.
 func FindSecret(text string) (kind string, found bool) {
-	for _, p := range secretPatterns() {
-		for _, m := range p.re.FindAllStringSubmatchIndex(text, -1) {
-			if p.value == nil {
-				return p.name, true
+	if text == "" {
+		return "", false
+	}
+	lower := strings.ToLower(text)
+	for _, r := range ownRules() {
+		if !containsAny(lower, r.need) {
+			continue
+		}
+		for _, m := range r.re.FindAllStringSubmatch(text, -1) {
+			if r.skip != nil && r.skip(m[len(m)-1]) {
+				continue
 			}
-			v := text[m[0]:m[1]]
-			if i := p.re.SubexpIndex("v"); i > 0 && m[2*i] >= 0 {
-				v = text[m[2*i]:m[2*i+1]]
-			}
-			if p.value(v) {
-				return p.name, true
-			}
+			return r.name, true
 		}
 	}
-	return "", false
+	d, err := scanner()
+	if err != nil {
+		return "scanner unavailable", true
+	}
+	findings := d.DetectString(text)
+	if len(findings) == 0 {
+		return "", false
+	}
+	// The first in the text, so the answer does not depend on rule order.
+	best := findings[0]
+	for _, f := range findings[1:] {
+		if f.StartLine < best.StartLine || f.StartLine == best.StartLine && f.StartColumn < best.StartColumn {
+			best = f
+		}
+	}
+	return best.RuleID, true
 }
 
-// highEntropy accepts a value that looks generated: long enough, of at least
-// two character classes, with enough Shannon entropy, and not a placeholder
-// or a reference to a variable.
-func highEntropy(v string) bool {
-	if len(v) < 8 {
-		return false
+// placeholderUserInfo reports whether the password of a URL match is a
+// placeholder (postgres://user:password@host, :$PASS@, :<pw>@).
+func placeholderUserInfo(m string) bool {
+	rest := m[strings.Index(m, "://")+3:]
+	at := strings.LastIndexByte(rest, '@')
+	colon := strings.IndexByte(rest, ':')
+	if at < 0 || colon < 0 || colon > at {
+		return true
 	}
+	pw := strings.ToLower(rest[colon+1 : at])
+	for _, p := range placeholderPassword {
+		if pw == p || strings.HasPrefix(pw, p) && (p == "<" || p == "$" || p == "{" || p == "%") {
+			return true
+		}
+	}
+	return false
+}
+
+// notPassword reports whether an assigned password value is no secret: a
+// placeholder, a variable, code, or too regular to be generated.
+func notPassword(v string) bool {
 	switch v[0] {
 	case '$', '<', '{', '%', '[', '(', '*':
-		return false
+		return true
 	}
 	lower := strings.ToLower(v)
 	for _, ph := range []string{"example", "placeholder", "changeme", "redacted", "xxxx", "your", "dummy", "env.", "environ", "getenv", "process.", "os.", "config."} {
 		if strings.Contains(lower, ph) {
-			return false
+			return true
 		}
 	}
-	if strings.Count(v, ".") >= 1 && identifierPath(v) {
-		return false
+	if strings.Contains(v, ".") && identifierPath(v) {
+		return true
 	}
-	return classes(v) >= 2 && entropy(v) >= 3.0
+	return classes(v) < 3 || entropy(v) < 3.0
 }
 
 // identifierPath reports whether v reads like code (a.b.c of identifiers).
@@ -127,4 +189,14 @@ func entropy(s string) float64 {
 		h -= p * math.Log2(p)
 	}
 	return h
+}
+
+// containsAny reports whether s holds one of subs (true when subs is empty).
+func containsAny(s string, subs []string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return len(subs) == 0
 }

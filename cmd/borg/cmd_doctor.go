@@ -42,6 +42,8 @@ type doctorReport struct {
 	Store          string          `json:"store"`
 	Lessons        int             `json:"lessons"`
 	InvalidLessons []doctorProblem `json:"invalid_lessons"`
+	// RefusedLessons carry a secret or instruction-like text (doctor_content.go).
+	RefusedLessons []doctorProblem `json:"refused_lessons"`
 	Log            memfs.LogReport `json:"log"`
 	// Index is "ok" or the index's problem with its fix. The index is
 	// derived: a problem there does not fail doctor (the next sync of a
@@ -74,7 +76,7 @@ func indexBehind(s *memfs.Store) int {
 	if err != nil {
 		return 0
 	}
-	ix, err := index.Open(indexDir(s), emb, index.Options{})
+	ix, err := index.Open(indexDir(s), emb, indexOptions(s, 0))
 	if err != nil {
 		return 0 // Verify has said what is wrong
 	}
@@ -111,6 +113,7 @@ func runDoctor(e *env, s *memfs.Store, asJSON, fix bool) error {
 			rep.InvalidLessons = append(rep.InvalidLessons, doctorProblem{Reason: err.Error()})
 		}
 	}
+	rep.RefusedLessons = refusedLessons(lessons)
 	_, logRep, err := s.ReadEvents()
 	if err != nil {
 		return fail(exitFail, "%v", err)
@@ -147,7 +150,7 @@ func runDoctor(e *env, s *memfs.Store, asJSON, fix bool) error {
 	if rep.Repair, err = checkRepairs(s, fix, invalid); err != nil {
 		return fail(exitFail, "%v", err)
 	}
-	rep.OK = len(rep.InvalidLessons) == 0 && !leaked && forgedLogs(rep.Evidence) == 0 && rep.Repair.OK
+	rep.OK = len(rep.InvalidLessons) == 0 && len(rep.RefusedLessons) == 0 && !leaked && forgedLogs(rep.Evidence) == 0 && rep.Repair.OK
 	if asJSON {
 		if err := writeJSON(e, rep); err != nil {
 			return err
@@ -158,6 +161,7 @@ func runDoctor(e *env, s *memfs.Store, asJSON, fix bool) error {
 		for _, p := range rep.InvalidLessons {
 			fmt.Fprintf(e.out, "  %s: %s\n", p.Path, p.Reason)
 		}
+		printRefused(e.out, rep.RefusedLessons)
 		fmt.Fprintf(e.out, "log: %d files, %d lines, %d events, %d duplicates, %d skipped\n",
 			logRep.Files, logRep.Lines, logRep.Events, logRep.Duplicates, len(logRep.Skipped))
 		for _, sk := range logRep.Skipped {
@@ -182,8 +186,8 @@ func runDoctor(e *env, s *memfs.Store, asJSON, fix bool) error {
 	if leaked {
 		return fail(exitFail, "the store's private state is committed: see the store: line above")
 	}
-	if len(rep.InvalidLessons) > 0 {
-		return fail(exitFail, "%d invalid lesson file(s): fix each one as the reason says, or move it out of lessons/", len(rep.InvalidLessons))
+	if len(rep.InvalidLessons) > 0 || len(rep.RefusedLessons) > 0 {
+		return fail(exitFail, "%s: fix each one as the reason says, or move it out of lessons/", doctorFailure(len(rep.InvalidLessons), len(rep.RefusedLessons)))
 	}
 	if n := forgedLogs(rep.Evidence); n > 0 {
 		return fail(exitFail, "%d log file(s) hold forged evidence: revert the commits named above and push", n)

@@ -25,7 +25,9 @@ func learnCommand(e *env) *cli.Command {
 		ArgsUsage: `"gist"`,
 		Description: "The gist is the lesson's one-line claim. borg writes lessons/<id>.html (the id is\n" +
 			"read from the gist plus a short hash), records a created event and commits both.\n" +
-			"Text that carries a secret (keys, tokens, passwords) is refused.",
+			"Text that carries a secret (keys, tokens, passwords: gitleaks' rule set plus a few of\n" +
+			"borg's own) is refused, and so is text that addresses the agent (\"ignore previous\n" +
+			"instructions\", \"do not tell the user\", …): lessons are quoted to agents as data.",
 		Flags: []cli.Flag{
 			storeFlag(),
 			jsonFlag(),
@@ -83,6 +85,8 @@ func runLearn(e *env, s *memfs.Store, o learnOptions) error {
 	if err != nil {
 		return err
 	}
+	// learnLesson screened it: the hook that first indexes it need not.
+	recordScreened(s, l)
 	if o.json {
 		return writeJSON(e, map[string]string{"id": l.ID, "path": memfs.LessonPath(l.ID), "commit": commit})
 	}
@@ -101,6 +105,11 @@ func learnLesson(e *env, s *memfs.Store, o learnOptions, commit bool) (domain.Le
 	} {
 		if kind, found := memfs.FindSecret(f.text); found {
 			return domain.Lesson{}, "", fail(exitRefused, "refusing to learn: the %s carries a secret (%s); remove it and run borg learn again", f.name, kind)
+		}
+	}
+	for _, f := range []struct{ name, text string }{{"gist", o.gist}, {"body", o.body}, {"title", o.title}} {
+		if p, found := memfs.FindInstruction(f.text); found {
+			return domain.Lesson{}, "", fail(exitRefused, "refusing to learn: the %s reads as an instruction to the agent (%q), which borg never quotes to one; say the lesson as a fact or a practice", f.name, p)
 		}
 	}
 	if strings.TrimSpace(o.gist) == "" {
@@ -135,6 +144,10 @@ func learnLesson(e *env, s *memfs.Store, o learnOptions, commit bool) (domain.Le
 	}
 	if err := memfs.Validate(l); err != nil {
 		return domain.Lesson{}, "", invalidLesson(err)
+	}
+	if v := memfs.Screen(l); v != "" {
+		// The fields passed one by one; together (the id) they did not.
+		return domain.Lesson{}, "", fail(exitRefused, "refusing to learn: %s; reword the gist and run borg learn again", v)
 	}
 	ev := domain.Event{
 		MS: now.UnixMilli(), Kind: domain.KindCreated, Lesson: l.ID, Repo: repo,
@@ -196,7 +209,7 @@ func lessonID(gist string) string {
 	var kept []string
 	n := 0
 	for _, w := range words {
-		if stopWords[w] || len(kept) == 5 || n+len(w) > 40 {
+		if stopWords[w] || len(kept) == 5 || n+len(w) > 40 || tokenLike(w) {
 			continue
 		}
 		kept = append(kept, w)
@@ -208,6 +221,14 @@ func lessonID(gist string) string {
 	}
 	sum := sha256.Sum256([]byte(norm))
 	return slug + "-" + hex.EncodeToString(sum[:2])
+}
+
+// tokenLike reports whether a word of the gist may be a fragment of a
+// credential the scanner did not recognise (a run of 8 or more characters
+// with a digit in it, or of 20 or more): such words never go into an id,
+// which is shown everywhere, quoted to agents and committed as a file name.
+func tokenLike(w string) bool {
+	return len(w) >= 20 || len(w) >= 8 && strings.ContainsAny(w, "0123456789")
 }
 
 // resolveAnchors turns each --anchor path into path@<blob sha> relative to

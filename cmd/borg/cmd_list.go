@@ -59,7 +59,8 @@ func runList(e *env, s *memfs.Store, typ, reach string, asJSON bool) error {
 	if asJSON {
 		items := make([]jsonLesson, 0, len(out))
 		for _, l := range out {
-			j := toJSONLesson(l)
+			rl, _ := redacted(l) // a secret is never printed
+			j := toJSONLesson(rl)
 			j.Body = ""
 			items = append(items, j)
 		}
@@ -67,7 +68,8 @@ func runList(e *env, s *memfs.Store, typ, reach string, asJSON bool) error {
 	}
 	tw := tabwriter.NewWriter(e.out, 0, 0, 2, ' ', 0)
 	for _, l := range out {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", l.ID, l.Type, reachOf(l), l.Gist)
+		rl, _ := redacted(l)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", rl.ID, l.Type, reachOf(l), rl.Gist)
 	}
 	return tw.Flush()
 }

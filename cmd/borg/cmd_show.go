@@ -48,6 +48,10 @@ func runShow(e *env, s *memfs.Store, id string, asJSON bool) error {
 		return err
 	}
 	m := mems[0]
+	l, verdict := redacted(l) // a secret is never printed
+	if verdict != "" {
+		fmt.Fprintf(e.err, "borg: this lesson is never quoted to an agent: %s (see borg doctor)\n", verdict)
+	}
 	if asJSON {
 		return writeJSON(e, struct {
 			Lesson jsonLesson `json:"lesson"`

@@ -113,7 +113,8 @@ func buildProductStore(ctx context.Context, e *env, dir string, docs []domain.Le
 			ps.docs[l.ID] = append(ps.docs[l.ID], d.ID)
 			paths = append(paths, memfs.LessonPath(l.ID))
 		case errors.As(err, &ee) && ee.code == exitRefused:
-			// Learned already (the same gist), or carrying a secret: the
+			// Learned already (the same gist), or refused (a secret, text
+			// addressed to the agent, a hidden character): the
 			// document goes with the lesson of its gist, if there is one.
 			if id := lessonID(gist); len(ps.docs[id]) > 0 {
 				ps.docs[id] = append(ps.docs[id], d.ID)
@@ -131,7 +132,7 @@ func buildProductStore(ctx context.Context, e *env, dir string, docs []domain.Le
 		return nil, err
 	}
 	if refused > 0 {
-		fmt.Fprintf(progress, "%s: %d document(s) refused by borg learn (a secret pattern) and left out\n", name, refused)
+		fmt.Fprintf(progress, "%s: %d document(s) refused by borg learn (a secret, an instruction to the agent, or a hidden character) and left out\n", name, refused)
 	}
 	if empty > 0 {
 		fmt.Fprintf(progress, "%s: %d empty document(s) left out\n", name, empty)

@@ -38,6 +38,8 @@ func TestLessonID(t *testing.T) {
 		{"42 is the answer", "lesson-42-answer-"},
 		{"¿…?", "lesson-"},
 		{"Über café", "ber-caf-"},
+		{"Use key 9f8e7d6c5b4a for the bucket", "use-key-bucket-"},
+		{"Ask abcdefghijklmnopqrstuvwxyz first", "ask-first-"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.gist, func(t *testing.T) {

@@ -189,7 +189,7 @@ func openIndex(s *memfs.Store, o openOptions) (*retrieval, error) {
 	if err != nil {
 		return nil, err
 	}
-	ix, err := index.Open(indexDir(s), emb, index.Options{LockWait: o.lockWait})
+	ix, err := index.Open(indexDir(s), emb, indexOptions(s, o.lockWait))
 	if err != nil {
 		return nil, fmt.Errorf("%w (delete %s to rebuild it)", err, indexDir(s))
 	}
@@ -415,7 +415,7 @@ func (sr *storeRecaller) Placebo(ctx context.Context, q hooks.RecallQuery) (doma
 	var pool []string
 	for _, li := range infos {
 		tag := domain.Lesson{Reach: li.Reach}.RepoTag()
-		if !near[li.ID] && (tag == "" || tag == q.Repo) && !dormant[li.ID] {
+		if !near[li.ID] && (tag == "" || tag == q.Repo) && !dormant[li.ID] && sr.r.ix.Flag(li.ID) == "" {
 			pool = append(pool, li.ID)
 		}
 	}
