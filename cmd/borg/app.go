@@ -127,6 +127,7 @@ func commands(e *env) []*cli.Command {
 		evalCommand(e),
 		demoCommand(e),
 		debugCommand(e),
+		serveCommand(e),
 		mergeOutcomesCommand(),
 	}
 }
