@@ -65,6 +65,9 @@ func newServer(e *env, s *memfs.Store, o serveOptions) (*server, error) {
 	srv.mux.HandleFunc("GET /{$}", srv.index)
 	srv.mux.HandleFunc("GET /lesson/{id}", srv.lesson)
 	srv.mux.HandleFunc("GET /sleep", srv.sleep)
+	srv.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		srv.fail(w, http.StatusNotFound, "no page %s here: see / for the lessons", r.URL.Path)
+	})
 	return srv, nil
 }
 
@@ -270,7 +273,7 @@ func (srv *server) paragraphs(body string) []template.HTML {
 	return out
 }
 
-// sleepPage is /sleep: a dry run of tonight's sleep.
+// sleepPage is /sleep: a dry run of tonight's sleep (or ?date=YYYY-MM-DD's).
 type sleepPage struct {
 	Title  string
 	Error  string
@@ -285,7 +288,16 @@ type sleepPhaseView struct {
 
 func (srv *server) sleep(w http.ResponseWriter, r *http.Request) {
 	p := sleepPage{Title: "sleep plan"}
-	res, err := sleep.Run(r.Context(), srv.s, sleep.Options{Now: srv.e.now(), DryRun: true}, nil)
+	opts := sleep.Options{Now: srv.e.now(), DryRun: true}
+	if d := r.URL.Query().Get("date"); d != "" {
+		t, err := time.Parse(time.DateOnly, d)
+		if err != nil {
+			srv.fail(w, http.StatusBadRequest, "date %q: want YYYY-MM-DD", d)
+			return
+		}
+		opts.Date = t
+	}
+	res, err := sleep.Run(r.Context(), srv.s, opts, nil)
 	if err != nil {
 		p.Error = err.Error()
 		srv.render(w, http.StatusOK, "sleep", p)
