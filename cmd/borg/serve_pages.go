@@ -374,10 +374,13 @@ func beliefSeries(events []domain.Event, l domain.Lesson) []beliefPoint {
 		at = thin
 	}
 	infos := []domain.LessonInfo{{ID: l.ID, Reach: l.Reach}}
+	// The prior, at the lesson's creation or its first event, the earlier
+	// (a hand-written lesson's date may postdate its first use).
 	start := int64(0)
 	if !l.Created.IsZero() {
 		start = l.Created.UnixMilli()
-	} else if len(mine) > 0 {
+	}
+	if len(mine) > 0 && (start == 0 || mine[0].MS < start) {
 		start = mine[0].MS
 	}
 	pts := []beliefPoint{{MS: start, Mean: domain.BeliefOf(0, 0, 0, 0, 0, 0, domain.DefaultWeights).Mean(), Kind: domain.KindCreated}}
