@@ -126,6 +126,23 @@ func TestServeBrowser(t *testing.T) {
 	if err != nil || !strings.Contains(body, "<script>alert(1)</script>") {
 		t.Errorf("the hostile body does not read as text: %q (%v)", body, err)
 	}
+	// Half a year on, tonight's sleep would decay every lesson: the sleep
+	// page shows each phase's diff.
+	night := time.Now().Add(180 * 24 * time.Hour).UTC().Format(time.DateOnly)
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(url+"sleep?date="+night),
+		chromedp.WaitVisible(chromedp.CSS("#phase-1 .diff .add")),
+	); err != nil {
+		t.Fatalf("open the sleep plan for %s: %v", night, err)
+	}
+	if shot, err = chromedp.Run(ctx, chromedp.FullScreenshot(100)); err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	path = filepath.Join(dir, "borg-serve-sleep.png")
+	if err := os.WriteFile(path, shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot of the sleep plan for %s: %s", night, path)
 	cancel()
 	if code := stop(); code != 0 {
 		t.Errorf("borg serve exit %d, want 0", code)

@@ -53,7 +53,7 @@ type server struct {
 
 func newServer(e *env, s *memfs.Store, o serveOptions) (*server, error) {
 	srv := &server{e: e, s: s, o: o, pages: map[string]*template.Template{}, policy: bluemonday.UGCPolicy()}
-	funcs := template.FuncMap{"num": fmtFloat, "inc": func(i int) int { return i + 1 }}
+	funcs := template.FuncMap{"num": fmtFloat, "inc": func(i int) int { return i + 1 }, "validID": domain.ValidID}
 	for _, p := range []string{"index", "lesson", "sleep", "error"} {
 		t, err := template.New("layout.html").Funcs(funcs).ParseFS(serveFiles, "serve/layout.html", "serve/"+p+".html")
 		if err != nil {
