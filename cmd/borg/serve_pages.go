@@ -35,8 +35,12 @@ var serveFiles embed.FS
 const serveCSP = "default-src 'none'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
 	"form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
-// serveSearchK is how many hits a search on the page shows.
-const serveSearchK = 10
+// serveSearchK is how many hits a search on the page shows, and
+// maxServeQuery how many bytes of a query it reads.
+const (
+	serveSearchK  = 10
+	maxServeQuery = 1000
+)
 
 // server is borg serve's handler: read-only pages over one store.
 type server struct {
@@ -47,8 +51,9 @@ type server struct {
 	policy *bluemonday.Policy
 	mux    *http.ServeMux
 	// search serialises searches: each opens (and may sync) the index,
-	// which takes the index's lock.
-	search sync.Mutex
+	// which takes the index's lock. dream serialises sleep plans, which
+	// read and embed every lesson.
+	search, dream sync.Mutex
 }
 
 func newServer(e *env, s *memfs.Store, o serveOptions) (*server, error) {
@@ -143,8 +148,8 @@ type indexPage struct {
 
 func (srv *server) index(w http.ResponseWriter, r *http.Request) {
 	p := indexPage{Title: "borg", Query: strings.TrimSpace(r.URL.Query().Get("q"))}
-	if len(p.Query) > 1000 {
-		p.Query = p.Query[:1000]
+	if len(p.Query) > maxServeQuery {
+		p.Query = strings.ToValidUTF8(p.Query[:maxServeQuery], "")
 	}
 	if p.Query != "" {
 		p.Searched = true
@@ -297,7 +302,9 @@ func (srv *server) sleep(w http.ResponseWriter, r *http.Request) {
 		}
 		opts.Date = t
 	}
+	srv.dream.Lock()
 	res, err := sleep.Run(r.Context(), srv.s, opts, nil)
+	srv.dream.Unlock()
 	if err != nil {
 		p.Error = err.Error()
 		srv.render(w, http.StatusOK, "sleep", p)

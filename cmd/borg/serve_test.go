@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -359,4 +360,76 @@ func gitOut(dir string, args ...string) (string, error) {
 	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
 	out, err := cmd.Output()
 	return string(out), err
+}
+
+func TestServeBeliefSeries(t *testing.T) {
+	created := time.UnixMilli(1_000_000)
+	l := domain.Lesson{ID: "run-migrations-first-0000", Created: created}
+	ev := func(ms int64, k domain.EventKind, session, lesson string) domain.Event {
+		return domain.Event{MS: ms, Kind: k, Session: memfs.HashSession(session), Lesson: lesson}
+	}
+	events := []domain.Event{
+		// out of order on purpose: the series reads them by ms
+		ev(4_000_000, domain.KindIgnored, "c", l.ID),
+		ev(2_000_000, domain.KindChanged, "a", l.ID),
+		ev(3_000_000, domain.KindChanged, "b", l.ID),
+		ev(2_500_000, domain.KindChanged, "x", "another-lesson-0000"),
+		ev(1_500_000, domain.KindAsked, "a", l.ID),
+	}
+	pts := beliefSeries(events, l)
+	want := []float64{0.5, 2.0 / 3, 3.0 / 4, 3.0 / 5}
+	if len(pts) != len(want) {
+		t.Fatalf("%d points %v, want %d", len(pts), pts, len(want))
+	}
+	for i, p := range pts {
+		if math.Abs(p.Mean-want[i]) > 1e-9 {
+			t.Errorf("point %d: mean %.4f, want %.4f", i, p.Mean, want[i])
+		}
+		if i > 0 && p.MS < pts[i-1].MS {
+			t.Errorf("point %d at %d before point %d at %d", i, p.MS, i-1, pts[i-1].MS)
+		}
+	}
+	if pts[0].MS != created.UnixMilli() {
+		t.Errorf("the prior sits at %d, want the creation %d", pts[0].MS, created.UnixMilli())
+	}
+	c := makeBeliefChart(pts)
+	if len(c.Dots) != 4 || strings.Count(c.Points, ",") != 4 || c.Results != 3 {
+		t.Errorf("chart %+v: want 4 dots and points, 3 results", c)
+	}
+	for _, d := range c.Dots {
+		if d.X < c.Left || d.X > c.Right || d.Y < c.Top || d.Y > c.Bottom {
+			t.Errorf("dot %+v outside the plot", d)
+		}
+	}
+}
+
+func TestServeDiff(t *testing.T) {
+	for _, tc := range []struct {
+		name, old, now string
+		deleted        bool
+		status         string
+		want           []string // the lines as Op+Text
+	}{
+		{name: "one line changed", old: "a\nb\nc\nd\ne\nf\ng\n", now: "a\nb\nc\nD\ne\nf\ng\n", status: "modified",
+			want: []string{" b", " c", "-d", "+D", " e", " f"}},
+		{name: "two hunks", old: "1\n2\n3\n4\n5\n6\n7\n8\n9\n", now: "x\n2\n3\n4\n5\n6\n7\n8\ny\n", status: "modified",
+			want: []string{"-1", "+x", " 2", " 3", "~…", " 7", " 8", "-9", "+y"}},
+		{name: "added", old: "", now: "a\nb\n", status: "added", want: []string{"+a", "+b"}},
+		{name: "deleted", old: "a\n", now: "", deleted: true, status: "deleted", want: []string{"-a"}},
+		{name: "same", old: "a\n", now: "a\n", status: "modified"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := diffFile("lessons/x.html", tc.old, tc.now, tc.deleted)
+			if d.Status != tc.status {
+				t.Errorf("status %q, want %q", d.Status, tc.status)
+			}
+			var got []string
+			for _, l := range d.Lines {
+				got = append(got, l.Op+l.Text)
+			}
+			if strings.Join(got, "|") != strings.Join(tc.want, "|") {
+				t.Errorf("lines %q, want %q", got, tc.want)
+			}
+		})
+	}
 }
