@@ -134,6 +134,7 @@ func TestServeHandler(t *testing.T) {
 		{name: "traversal", path: "/lesson/..%2f..%2fetc%2fpasswd", status: 404},
 		{name: "unknown lesson", path: "/lesson/no-such-lesson-0000", status: 404, want: []string{"no lesson no-such-lesson-0000"}},
 		{name: "unknown page", path: "/nope", status: 404},
+		{name: "head answered", method: "HEAD", path: "/lesson/" + migrations, status: 200},
 		{name: "post refused", method: "POST", path: "/", status: 405},
 		{name: "delete refused", method: "DELETE", path: "/lesson/" + migrations, status: 405},
 		{name: "foreign host refused", path: "/", host: "attacker.example", status: 421},
@@ -207,6 +208,23 @@ func assertInert(t *testing.T, page string) {
 					t.Errorf("the page has a meta refresh")
 				}
 			}
+		}
+	}
+}
+
+// TestServePublicHost: with --public the server answers any Host (it is
+// reached by other names), and still only reads.
+func TestServePublicHost(t *testing.T) {
+	vars := adversarialStore(t)
+	srv, _ := serveHandler(t, vars, time.Now())
+	srv.o.public = true
+	for method, want := range map[string]int{"GET": 200, "POST": 405} {
+		req := httptest.NewRequest(method, "/", nil)
+		req.Host = "borg.internal.example:7777"
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, req)
+		if rec.Code != want {
+			t.Errorf("%s / from another host with --public: %d, want %d", method, rec.Code, want)
 		}
 	}
 }
