@@ -134,6 +134,7 @@ func commands(e *env) []*cli.Command {
 		evalCommand(e),
 		demoCommand(e),
 		debugCommand(e),
+		serveCommand(e),
 		mergeOutcomesCommand(),
 	}
 }

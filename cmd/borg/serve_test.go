@@ -1,0 +1,453 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/net/html"
+
+	"github.com/borg-memory/borg/domain"
+	"github.com/borg-memory/borg/memfs"
+)
+
+// Hostile lesson text: each would run script if a page put it in unescaped.
+const (
+	hostileGist  = `Never trust <script>alert(0)</script> in a lesson`
+	hostileTitle = `<img src=x onerror=alert(9)>`
+	hostileBody  = "Why: <script>alert(1)</script> and <img src=x onerror=alert(2)>\n\n" +
+		`<a href="javascript:alert(3)">click</a> <svg onload=alert(4)></svg> <iframe src="javascript:alert(5)"></iframe>`
+)
+
+// serveStore makes a store with the adversarial suite's two lessons, a
+// hostile one, and results of the migrations lesson for its chart; it
+// returns the environment and the two lessons' ids.
+func serveStore(t *testing.T) (vars map[string]string, migrations, hostile string) {
+	t.Helper()
+	vars = adversarialStore(t)
+	if code, _, stderr := inProcess(t, vars, "", "learn", hostileGist, "--title", hostileTitle, "--body", hostileBody); code != 0 {
+		t.Fatalf("borg learn (hostile): exit %d: %s", code, stderr)
+	}
+	s, err := memfs.Open(vars["BORG_STORE"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	lessons, errs := s.Lessons()
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	for _, l := range lessons {
+		switch {
+		case strings.HasPrefix(l.ID, "run-migrations"):
+			migrations = l.ID
+		case strings.HasPrefix(l.ID, "never-trust"):
+			hostile = l.ID
+		}
+	}
+	if migrations == "" || hostile == "" {
+		t.Fatalf("lessons %v: no migrations or hostile lesson", lessons)
+	}
+	// Results of the migrations lesson in four sessions, an hour apart:
+	// changed, changed, ignored, changed.
+	base := time.Now().Add(-5 * time.Hour).UnixMilli()
+	var events []domain.Event
+	for i, k := range []domain.EventKind{domain.KindChanged, domain.KindChanged, domain.KindIgnored, domain.KindChanged} {
+		sess := memfs.HashSession("serve-test-" + string(rune('a'+i)))
+		ms := base + int64(i)*3_600_000
+		events = append(events,
+			domain.Event{MS: ms, Kind: domain.KindSession, Session: sess},
+			domain.Event{MS: ms + 1, Kind: domain.KindAsked, Session: sess, Lesson: migrations},
+			domain.Event{MS: ms + 2, Kind: k, Session: sess, Lesson: migrations},
+			domain.Event{MS: ms + 3, Kind: domain.KindPassing, Session: sess, Src: migrations, Dst: hostile},
+		)
+	}
+	if err := s.Append(events...); err != nil {
+		t.Fatal(err)
+	}
+	return vars, migrations, hostile
+}
+
+// serveHandler is borg serve's handler over the store vars name, with a
+// clock at now.
+func serveHandler(t *testing.T, vars map[string]string, now time.Time) (*server, *bytes.Buffer) {
+	t.Helper()
+	var errb bytes.Buffer
+	e := &env{in: strings.NewReader(""), out: io.Discard, err: &errb, now: func() time.Time { return now },
+		getenv: func(k string) string {
+			if v, ok := vars[k]; ok {
+				return v
+			}
+			return os.Getenv(k)
+		}}
+	s, err := memfs.Open(vars["BORG_STORE"], storeOptions(e)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := newServer(e, s, serveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, &errb
+}
+
+func TestServeHandler(t *testing.T) {
+	vars, migrations, hostile := serveStore(t)
+	// A clock half a year on: tonight's sleep then decays every lesson, so
+	// the sleep page has diffs to show.
+	srv, errb := serveHandler(t, vars, time.Now().Add(180*24*time.Hour))
+	for _, tc := range []struct {
+		name, method, path, host string
+		status                   int
+		want, notWant            []string
+	}{
+		{name: "index lists the lessons", path: "/", status: 200,
+			want: []string{`href="/lesson/` + migrations + `"`, `href="/lesson/` + hostile + `"`, `name="q"`}},
+		{name: "search recalls as borg recall", path: "/?q=migrations+integration+tests", status: 200,
+			want: []string{`class="id hit-link" href="/lesson/` + migrations + `"`}},
+		{name: "search for the hostile lesson", path: "/?q=" + strings.ReplaceAll("never trust script alert", " ", "+"), status: 200,
+			want: []string{`href="/lesson/` + hostile + `"`, "&lt;script&gt;alert(0)&lt;/script&gt;"}},
+		{name: "hostile query", path: "/?q=%3Cscript%3Ealert(7)%3C%2Fscript%3E%22%3E%3Cimg+src%3Dx+onerror%3Dalert(8)%3E", status: 200,
+			want: []string{"&lt;script&gt;alert(7)"}},
+		{name: "lesson with its memory, chart and links", path: "/lesson/" + migrations, status: 200,
+			want: []string{`<svg id="belief-chart"`, "<polyline", "4 result(s)", "3 changed, 1 ignored",
+				`href="/lesson/` + hostile + `"`}},
+		{name: "hostile lesson is shown as text", path: "/lesson/" + hostile, status: 200,
+			want: []string{"&lt;script&gt;alert(1)&lt;/script&gt;", "&lt;img src=x onerror=alert(2)&gt;",
+				"javascript:alert(3)", "&lt;script&gt;alert(0)&lt;/script&gt;", "&lt;img src=x onerror=alert(9)&gt;",
+				`href="/lesson/` + migrations + `"`}},
+		{name: "sleep plan with diffs", path: "/sleep", status: 200,
+			want: []string{"1. decay", "decay <code>0.8000 -&gt; ", `class="del"`, `class="add"`, "memhtml-confidence", "lessons/" + migrations + ".html"}},
+		{name: "sleep plan for a date", path: "/sleep?date=2026-12-02", status: 200, want: []string{"Sleep 2026-12-02"}},
+		{name: "sleep plan bad date", path: "/sleep?date=tomorrow", status: 400},
+		{name: "bad id", path: "/lesson/Not-An-Id", status: 404},
+		{name: "short id", path: "/lesson/ab", status: 404},
+		{name: "traversal", path: "/lesson/..%2f..%2fetc%2fpasswd", status: 404},
+		{name: "unknown lesson", path: "/lesson/no-such-lesson-0000", status: 404, want: []string{"no lesson no-such-lesson-0000"}},
+		{name: "unknown page", path: "/nope", status: 404},
+		{name: "head answered", method: "HEAD", path: "/lesson/" + migrations, status: 200},
+		{name: "post refused", method: "POST", path: "/", status: 405},
+		{name: "delete refused", method: "DELETE", path: "/lesson/" + migrations, status: 405},
+		{name: "foreign host refused", path: "/", host: "attacker.example", status: 421},
+		{name: "localhost host", path: "/", host: "localhost:7777", status: 200},
+		{name: "ipv6 loopback host", path: "/", host: "[::1]:7777", status: 200},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			method := tc.method
+			if method == "" {
+				method = http.MethodGet
+			}
+			req := httptest.NewRequest(method, tc.path, nil)
+			req.Host = "127.0.0.1:7777"
+			if tc.host != "" {
+				req.Host = tc.host
+			}
+			rec := httptest.NewRecorder()
+			srv.ServeHTTP(rec, req)
+			body := rec.Body.String()
+			if rec.Code != tc.status {
+				t.Fatalf("%s %s: status %d, want %d\n%s\nstderr: %s", method, tc.path, rec.Code, tc.status, body, errb)
+			}
+			h := rec.Header()
+			if got := h.Get("Content-Security-Policy"); got != serveCSP || strings.Contains(got, "script-src") {
+				t.Errorf("Content-Security-Policy %q, want %q", got, serveCSP)
+			}
+			if !strings.HasPrefix(serveCSP, "default-src 'none'; style-src 'self' 'unsafe-inline'; img-src 'self' data:") {
+				t.Errorf("the CSP lost its base: %q", serveCSP)
+			}
+			if got := h.Get("X-Content-Type-Options"); got != "nosniff" {
+				t.Errorf("X-Content-Type-Options %q", got)
+			}
+			if ct := h.Get("Content-Type"); !strings.HasPrefix(ct, "text/html; charset=utf-8") {
+				t.Errorf("Content-Type %q", ct)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(body, w) {
+					t.Errorf("the page lacks %q:\n%s", w, body)
+				}
+			}
+			assertInert(t, body)
+		})
+	}
+}
+
+// assertInert fails if page holds anything a browser would run: a script,
+// frame, object or embed element, an event handler attribute, a
+// javascript: URL, or a meta refresh.
+func assertInert(t *testing.T, page string) {
+	t.Helper()
+	z := html.NewTokenizer(strings.NewReader(page))
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			return
+		case html.StartTagToken, html.SelfClosingTagToken:
+			tok := z.Token()
+			switch tok.Data {
+			case "script", "iframe", "frame", "object", "embed", "applet", "base":
+				t.Errorf("the page holds a <%s> element", tok.Data)
+			}
+			for _, a := range tok.Attr {
+				key, val := strings.ToLower(a.Key), strings.ToLower(strings.TrimSpace(a.Val))
+				if strings.HasPrefix(key, "on") {
+					t.Errorf("<%s> has an event handler %s=%q", tok.Data, a.Key, a.Val)
+				}
+				if strings.HasPrefix(strings.ReplaceAll(val, " ", ""), "javascript:") {
+					t.Errorf("<%s %s=%q> is a javascript: URL", tok.Data, a.Key, a.Val)
+				}
+				if key == "http-equiv" && val == "refresh" {
+					t.Errorf("the page has a meta refresh")
+				}
+			}
+		}
+	}
+}
+
+// TestServePublicHost: with --public the server answers any Host (it is
+// reached by other names), and still only reads.
+func TestServePublicHost(t *testing.T) {
+	vars := adversarialStore(t)
+	srv, _ := serveHandler(t, vars, time.Now())
+	srv.o.public = true
+	for method, want := range map[string]int{"GET": 200, "POST": 405} {
+		req := httptest.NewRequest(method, "/", nil)
+		req.Host = "borg.internal.example:7777"
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, req)
+		if rec.Code != want {
+			t.Errorf("%s / from another host with --public: %d, want %d", method, rec.Code, want)
+		}
+	}
+}
+
+func TestServeLoopbackAddr(t *testing.T) {
+	for _, tc := range []struct {
+		addr     string
+		loopback bool
+		bad      bool
+	}{
+		{addr: "127.0.0.1:7777", loopback: true},
+		{addr: "127.0.0.1:0", loopback: true},
+		{addr: "127.5.6.7:80", loopback: true},
+		{addr: "[::1]:7777", loopback: true},
+		{addr: "localhost:7777", loopback: true},
+		{addr: "0.0.0.0:7777"},
+		{addr: ":7777"},
+		{addr: "[::]:7777"},
+		{addr: "192.168.1.10:7777"},
+		{addr: "example.com:7777", bad: true},
+		{addr: "7777", bad: true},
+		{addr: "127.0.0.1:", bad: true},
+	} {
+		t.Run(tc.addr, func(t *testing.T) {
+			loop, err := loopbackAddr(tc.addr)
+			if (err != nil) != tc.bad {
+				t.Fatalf("loopbackAddr(%q): error %v, want bad=%v", tc.addr, err, tc.bad)
+			}
+			if loop != tc.loopback {
+				t.Errorf("loopbackAddr(%q) = %v, want %v", tc.addr, loop, tc.loopback)
+			}
+		})
+	}
+}
+
+// TestServeRefusesPublicAddr: an --addr beyond loopback is refused (exit 3,
+// naming --public) before anything listens.
+func TestServeRefusesPublicAddr(t *testing.T) {
+	vars := adversarialStore(t)
+	for _, addr := range []string{"0.0.0.0:0", ":0", "[::]:0"} {
+		code, stdout, stderr := inProcess(t, vars, "", "serve", "--addr", addr)
+		if code != exitRefused || !strings.Contains(stderr, "--public") || strings.Contains(stdout, "http://") {
+			t.Errorf("serve --addr %s: exit %d, stdout %q, stderr %q; want a refusal naming --public", addr, code, stdout, stderr)
+		}
+	}
+	if code, _, stderr := inProcess(t, vars, "", "serve", "--addr", "nonsense"); code != exitUsage {
+		t.Errorf("serve --addr nonsense: exit %d (%s), want %d", code, stderr, exitUsage)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a server goroutine and a test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+var serveURL = regexp.MustCompile(`http://127\.0\.0\.1:[0-9]+/`)
+
+// startServe runs `borg serve --addr 127.0.0.1:0` in-process over the
+// store vars name and returns its URL and a stop that cancels its context
+// and returns its exit code.
+func startServe(t *testing.T, vars map[string]string, args ...string) (url string, stop func() int) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	out, errb := &syncBuffer{}, &syncBuffer{}
+	e := &env{in: strings.NewReader(""), out: out, err: errb, now: time.Now,
+		getenv: func(k string) string {
+			if v, ok := vars[k]; ok {
+				return v
+			}
+			return os.Getenv(k)
+		}}
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, append([]string{"borg", "serve", "--addr", "127.0.0.1:0"}, args...), e) }()
+	var once sync.Once
+	code := -1
+	stop = func() int {
+		once.Do(func() {
+			cancel()
+			select {
+			case code = <-done:
+			case <-time.After(30 * time.Second):
+				t.Errorf("borg serve did not stop within 30 s of its context's cancel")
+			}
+		})
+		return code
+	}
+	t.Cleanup(func() { stop() })
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if u := serveURL.FindString(out.String()); u != "" {
+			return u, stop
+		}
+		select {
+		case c := <-done:
+			t.Fatalf("borg serve exited %d before serving: %s", c, errb)
+		default:
+		}
+	}
+	t.Fatalf("borg serve printed no URL in 30 s: stdout %q, stderr %q", out, errb)
+	return "", nil
+}
+
+// TestServeRunsAndStops: borg serve prints its URL, answers over real
+// HTTP, and stops cleanly (exit 0) when its context is cancelled.
+func TestServeRunsAndStops(t *testing.T) {
+	vars, migrations, _ := serveStore(t)
+	before, err := gitOut(vars["BORG_STORE"], "status", "--porcelain")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url, stop := startServe(t, vars)
+	for _, p := range []string{"", "?q=migrations", "lesson/" + migrations, "sleep"} {
+		resp, err := http.Get(url + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		if resp.StatusCode != 200 || resp.Header.Get("Content-Security-Policy") != serveCSP {
+			t.Errorf("GET /%s: %d, CSP %q\n%s", p, resp.StatusCode, resp.Header.Get("Content-Security-Policy"), body)
+		}
+	}
+	if code := stop(); code != 0 {
+		t.Fatalf("borg serve exit %d after cancel, want 0", code)
+	}
+	if _, err := http.Get(url); err == nil {
+		t.Errorf("borg serve still answers after it stopped")
+	}
+	// Nothing the pages did wrote to the store's files or branches.
+	if after, err := gitOut(vars["BORG_STORE"], "status", "--porcelain"); err != nil || after != before {
+		t.Errorf("the store changed under borg serve: git status %q, was %q (%v)", after, before, err)
+	}
+	if refs, _ := gitOut(vars["BORG_STORE"], "for-each-ref", "refs/heads/borg/"); strings.TrimSpace(refs) != "" {
+		t.Errorf("borg serve left a sleep branch: %s", refs)
+	}
+}
+
+func gitOut(dir string, args ...string) (string, error) {
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	out, err := cmd.Output()
+	return string(out), err
+}
+
+func TestServeBeliefSeries(t *testing.T) {
+	created := time.UnixMilli(1_000_000)
+	l := domain.Lesson{ID: "run-migrations-first-0000", Created: created}
+	ev := func(ms int64, k domain.EventKind, session, lesson string) domain.Event {
+		return domain.Event{MS: ms, Kind: k, Session: memfs.HashSession(session), Lesson: lesson}
+	}
+	events := []domain.Event{
+		// out of order on purpose: the series reads them by ms
+		ev(4_000_000, domain.KindIgnored, "c", l.ID),
+		ev(2_000_000, domain.KindChanged, "a", l.ID),
+		ev(3_000_000, domain.KindChanged, "b", l.ID),
+		ev(2_500_000, domain.KindChanged, "x", "another-lesson-0000"),
+		ev(1_500_000, domain.KindAsked, "a", l.ID),
+	}
+	pts := beliefSeries(events, l)
+	want := []float64{0.5, 2.0 / 3, 3.0 / 4, 3.0 / 5}
+	if len(pts) != len(want) {
+		t.Fatalf("%d points %v, want %d", len(pts), pts, len(want))
+	}
+	for i, p := range pts {
+		if math.Abs(p.Mean-want[i]) > 1e-9 {
+			t.Errorf("point %d: mean %.4f, want %.4f", i, p.Mean, want[i])
+		}
+		if i > 0 && p.MS < pts[i-1].MS {
+			t.Errorf("point %d at %d before point %d at %d", i, p.MS, i-1, pts[i-1].MS)
+		}
+	}
+	if pts[0].MS != created.UnixMilli() {
+		t.Errorf("the prior sits at %d, want the creation %d", pts[0].MS, created.UnixMilli())
+	}
+	c := makeBeliefChart(pts)
+	if len(c.Dots) != 4 || strings.Count(c.Points, ",") != 4 || c.Results != 3 {
+		t.Errorf("chart %+v: want 4 dots and points, 3 results", c)
+	}
+	for _, d := range c.Dots {
+		if d.X < c.Left || d.X > c.Right || d.Y < c.Top || d.Y > c.Bottom {
+			t.Errorf("dot %+v outside the plot", d)
+		}
+	}
+}
+
+func TestServeDiff(t *testing.T) {
+	for _, tc := range []struct {
+		name, old, now string
+		deleted        bool
+		status         string
+		want           []string // the lines as Op+Text
+	}{
+		{name: "one line changed", old: "a\nb\nc\nd\ne\nf\ng\n", now: "a\nb\nc\nD\ne\nf\ng\n", status: "modified",
+			want: []string{" b", " c", "-d", "+D", " e", " f"}},
+		{name: "two hunks", old: "1\n2\n3\n4\n5\n6\n7\n8\n9\n", now: "x\n2\n3\n4\n5\n6\n7\n8\ny\n", status: "modified",
+			want: []string{"-1", "+x", " 2", " 3", "~…", " 7", " 8", "-9", "+y"}},
+		{name: "added", old: "", now: "a\nb\n", status: "added", want: []string{"+a", "+b"}},
+		{name: "deleted", old: "a\n", now: "", deleted: true, status: "deleted", want: []string{"-a"}},
+		{name: "same", old: "a\n", now: "a\n", status: "modified"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := diffFile("lessons/x.html", tc.old, tc.now, tc.deleted)
+			if d.Status != tc.status {
+				t.Errorf("status %q, want %q", d.Status, tc.status)
+			}
+			var got []string
+			for _, l := range d.Lines {
+				got = append(got, l.Op+l.Text)
+			}
+			if strings.Join(got, "|") != strings.Join(tc.want, "|") {
+				t.Errorf("lines %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
