@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -358,5 +361,37 @@ func TestAdversarialInstructionLessons(t *testing.T) {
 				t.Fatalf("doctor does not give the reason:\n%s", out)
 			}
 		})
+	}
+}
+
+// TestAdversarialSecretNotServed: a hand-committed lesson with a token is
+// not quoted by the MCP server's lesson resources (to an agent) nor shown
+// by borg serve's pages (to a person): the page says it was redacted.
+func TestAdversarialSecretNotServed(t *testing.T) {
+	a := newAdvStore(t)
+	sec := memfstest.Secrets()[0]
+	l := domain.Lesson{ID: "deploy-with-the-key-0b1c", Gist: "Deploy the billing service with its key.", Body: sec.Text}
+	a.handCommit(l)
+	e := &env{in: strings.NewReader(""), out: io.Discard, err: io.Discard, getenv: a.getenv, now: time.Now}
+	if res, err := readLessonResource(e, a.dir, lessonURI(l.ID)); err == nil {
+		t.Fatalf("the MCP resource quoted a lesson with a secret: %+v", res.Contents)
+	} else if strings.Contains(err.Error(), sec.Token) {
+		t.Fatalf("the refusal carries the token: %v", err)
+	}
+	srv, err := newServer(e, a.s, serveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/", "/lesson/" + l.ID} {
+		req := httptest.NewRequest(http.MethodGet, "http://127.0.0.1"+path, nil)
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, req)
+		body := rec.Body.String()
+		if strings.Contains(body, sec.Token) || strings.Contains(body, sec.Token[:10]) {
+			t.Errorf("borg serve %s shows the token", path)
+		}
+		if path != "/" && !strings.Contains(body, "redacted") {
+			t.Errorf("borg serve %s does not say the secret was redacted: %s", path, body)
+		}
 	}
 }

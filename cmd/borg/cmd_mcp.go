@@ -188,6 +188,9 @@ func newMCPServer(e *env, store string) *mcp.Server {
 	if s, err := memfs.Open(store, storeOptions(e)...); err == nil {
 		if lessons, _ := s.Lessons(); len(lessons) <= 1000 {
 			for _, l := range lessons {
+				if memfs.Screen(l) != "" {
+					continue // never quoted to an agent (a secret, an instruction to it)
+				}
 				srv.AddResource(&mcp.Resource{URI: lessonURI(l.ID), Name: l.ID, Title: l.Gist, MIMEType: "text/markdown"},
 					func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 						return readLessonResource(e, store, req.Params.URI)
@@ -213,6 +216,9 @@ func readLessonResource(e *env, store, uri string) (*mcp.ReadResourceResult, err
 	l, err := s.Lesson(id)
 	if err != nil {
 		return nil, mcp.ResourceNotFoundError(uri)
+	}
+	if v := memfs.Screen(l); v != "" {
+		return nil, fmt.Errorf("lesson %s is not quoted to agents: %s (borg doctor)", safeID(id), v)
 	}
 	var b strings.Builder
 	if l.Title != "" {

@@ -160,6 +160,9 @@ func (srv *server) index(w http.ResponseWriter, r *http.Request) {
 		p.Hits = hits
 	}
 	lessons, errs := srv.s.Lessons()
+	for i := range lessons {
+		lessons[i], _ = redacted(lessons[i]) // a secret is never shown, not even here
+	}
 	sort.Slice(lessons, func(i, j int) bool { return lessons[i].ID < lessons[j].ID })
 	p.Lessons, p.Skipped = lessons, len(errs)
 	srv.render(w, http.StatusOK, "index", p)
@@ -223,6 +226,7 @@ func (srv *server) lesson(w http.ResponseWriter, r *http.Request) {
 		srv.fail(w, http.StatusInternalServerError, "read lesson %s: %v (run borg doctor)", id, err)
 		return
 	}
+	l, _ = redacted(l)
 	mems, err := srv.s.Memories([]domain.Lesson{l}, "", domain.DefaultWeights)
 	if err != nil {
 		srv.fail(w, http.StatusInternalServerError, "derive the memory of %s: %v", id, err)
