@@ -190,14 +190,7 @@ func (in Installer) InstallAgent(kind, path string, user bool) (InstallTarget, e
 		return t, fmt.Errorf("encode %s: %w", path, err)
 	}
 	out = append(out, '\n')
-	bdir, err := in.backupDir(user)
-	if err != nil {
-		return t, err
-	}
-	if err := saveBackup(bdir, path, orig, existed, out); err != nil {
-		return t, err
-	}
-	if err := writeFileAtomic(path, out, 0o644); err != nil {
+	if err := in.writeInstalled(path, user, orig, existed, out); err != nil {
 		return t, err
 	}
 	t.Action = "installed"
@@ -210,33 +203,9 @@ func (in Installer) InstallAgent(kind, path string, user bool) (InstallTarget, e
 // are removed and everything else is kept.
 func (in Installer) UninstallAgent(kind, path string, user bool) (InstallTarget, error) {
 	t := InstallTarget{Kind: kind, Path: path, Action: "not installed"}
-	cur, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return t, nil
-	}
-	if err != nil {
-		return t, fmt.Errorf("read %s: %w", path, err)
-	}
-	bdir, err := in.backupDir(user)
-	if err != nil {
+	cur, bdir, done, err := in.startUninstall(path, user, &t)
+	if done || err != nil {
 		return t, err
-	}
-	b, ok := loadBackup(bdir, path)
-	if ok && bytes.Equal(cur, b.written) {
-		if b.existed {
-			if err := writeFileAtomic(path, b.orig, 0o644); err != nil {
-				return t, err
-			}
-			t.Action = "restored"
-		} else {
-			if err := os.Remove(path); err != nil {
-				return t, fmt.Errorf("remove %s: %w", path, err)
-			}
-			_ = os.Remove(filepath.Dir(path)) // only if empty
-			t.Action = "removed"
-		}
-		dropBackup(bdir, path)
-		return t, nil
 	}
 	root := map[string]any{}
 	if err := json.Unmarshal(cur, &root); err != nil {

@@ -61,14 +61,7 @@ func (in Installer) InstallCodexConfig(path string, user, mcp bool) (InstallTarg
 		return t, nil
 	}
 	out := []byte(strings.Join(lines, "\n") + "\n")
-	bdir, err := in.backupDir(user)
-	if err != nil {
-		return t, err
-	}
-	if err := saveBackup(bdir, path, orig, existed, out); err != nil {
-		return t, err
-	}
-	if err := writeFileAtomic(path, out, 0o644); err != nil {
+	if err := in.writeInstalled(path, user, orig, existed, out); err != nil {
 		return t, err
 	}
 	t.Action = "installed"
@@ -78,18 +71,8 @@ func (in Installer) InstallCodexConfig(path string, user, mcp bool) (InstallTarg
 // UninstallCodexConfig takes out what InstallCodexConfig added.
 func (in Installer) UninstallCodexConfig(path string, user bool) (InstallTarget, error) {
 	t := InstallTarget{Kind: "codex", Path: path, Action: "not installed"}
-	cur, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return t, nil
-	}
-	if err != nil {
-		return t, fmt.Errorf("read %s: %w", path, err)
-	}
-	bdir, err := in.backupDir(user)
-	if err != nil {
-		return t, err
-	}
-	if done, err := restoreBackup(bdir, path, cur, &t); done || err != nil {
+	cur, bdir, done, err := in.startUninstall(path, user, &t)
+	if done || err != nil {
 		return t, err
 	}
 	var keep []string
@@ -142,14 +125,7 @@ func (in Installer) InstallClaudeMCP(path string) (InstallTarget, error) {
 		return t, err
 	}
 	out = append(out, '\n')
-	bdir, err := in.backupDir(false)
-	if err != nil {
-		return t, err
-	}
-	if err := saveBackup(bdir, path, orig, existed, out); err != nil {
-		return t, err
-	}
-	if err := writeFileAtomic(path, out, 0o644); err != nil {
+	if err := in.writeInstalled(path, false, orig, existed, out); err != nil {
 		return t, err
 	}
 	t.Action = "installed"
@@ -159,18 +135,8 @@ func (in Installer) InstallClaudeMCP(path string) (InstallTarget, error) {
 // UninstallClaudeMCP takes borg's server out of .mcp.json.
 func (in Installer) UninstallClaudeMCP(path string) (InstallTarget, error) {
 	t := InstallTarget{Kind: "claude", Path: path, Action: "not installed"}
-	cur, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return t, nil
-	}
-	if err != nil {
-		return t, fmt.Errorf("read %s: %w", path, err)
-	}
-	bdir, err := in.backupDir(false)
-	if err != nil {
-		return t, err
-	}
-	if done, err := restoreBackup(bdir, path, cur, &t); done || err != nil {
+	cur, bdir, done, err := in.startUninstall(path, false, &t)
+	if done || err != nil {
 		return t, err
 	}
 	root := map[string]any{}
@@ -195,6 +161,38 @@ func (in Installer) UninstallClaudeMCP(path string) (InstallTarget, error) {
 	dropBackup(bdir, path)
 	t.Action = "removed"
 	return t, nil
+}
+
+// writeInstalled remembers a file's original bytes (existed says whether
+// there was one), for uninstall, and writes what install made of it.
+func (in Installer) writeInstalled(path string, user bool, orig []byte, existed bool, out []byte) error {
+	bdir, err := in.backupDir(user)
+	if err != nil {
+		return err
+	}
+	if err := saveBackup(bdir, path, orig, existed, out); err != nil {
+		return err
+	}
+	return writeFileAtomic(path, out, 0o644)
+}
+
+// startUninstall reads a file install may have written. When it is still
+// exactly what install wrote, its original comes back (done; t says how);
+// otherwise the caller takes borg's entries out of cur itself. A missing
+// file is done, with nothing to do.
+func (in Installer) startUninstall(path string, user bool, t *InstallTarget) (cur []byte, bdir string, done bool, err error) {
+	cur, err = os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, "", true, nil
+	}
+	if err != nil {
+		return nil, "", true, fmt.Errorf("read %s: %w", path, err)
+	}
+	if bdir, err = in.backupDir(user); err != nil {
+		return nil, "", true, err
+	}
+	done, err = restoreBackup(bdir, path, cur, t)
+	return cur, bdir, done, err
 }
 
 // restoreBackup puts back a file's original bytes (or removes a file

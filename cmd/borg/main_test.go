@@ -52,55 +52,18 @@ func scriptParams(dir string) testscript.Params {
 			// waits for the event, not for a time: the bound only stops a
 			// hung reindex from hanging the test.
 			"waitreindex": func(ts *testscript.TestScript, neg bool, args []string) {
-				if neg || len(args) != 1 {
-					ts.Fatalf("usage: waitreindex STORE")
-				}
-				s, err := memfs.Open(ts.MkAbs(args[0]))
-				ts.Check(err)
-				for bound := time.Now().Add(2 * time.Minute); ; {
+				waitBackground(ts, neg, args, "reindex", func(s *memfs.Store) (bool, bool, bool, string) {
 					st, ok := readBackgroundStatus(s)
-					if !ok {
-						ts.Fatalf("no background reindex was started in %s", args[0])
-					}
-					if st.FinishedMS != 0 {
-						if st.Failed {
-							ts.Fatalf("background reindex failed: %s", st.Result)
-						}
-						ts.Logf("background reindex: %s", st.Result)
-						return
-					}
-					if time.Now().After(bound) {
-						ts.Fatalf("background reindex still running after 2 minutes: %+v", st)
-					}
-					time.Sleep(10 * time.Millisecond)
-				}
+					return ok, st.FinishedMS != 0, st.Failed, st.Result
+				})
 			},
 			// waitsync STORE waits until the background sync a hook started
-			// in STORE has finished, and fails if it failed (a bound only
-			// stops a hung sync from hanging the test).
+			// in STORE has finished, and fails if it failed.
 			"waitsync": func(ts *testscript.TestScript, neg bool, args []string) {
-				if neg || len(args) != 1 {
-					ts.Fatalf("usage: waitsync STORE")
-				}
-				s, err := memfs.Open(ts.MkAbs(args[0]))
-				ts.Check(err)
-				for bound := time.Now().Add(2 * time.Minute); ; {
+				waitBackground(ts, neg, args, "sync", func(s *memfs.Store) (bool, bool, bool, string) {
 					st, ok := readAutosync(s)
-					if !ok {
-						ts.Fatalf("no background sync was started in %s", args[0])
-					}
-					if st.FinishedMS != 0 {
-						if st.Failed {
-							ts.Fatalf("background sync failed: %s", st.Result)
-						}
-						ts.Logf("background sync: %s", st.Result)
-						return
-					}
-					if time.Now().After(bound) {
-						ts.Fatalf("background sync still running after 2 minutes: %+v", st)
-					}
-					time.Sleep(10 * time.Millisecond)
-				}
+					return ok, st.FinishedMS != 0, st.Failed, st.Result
+				})
 			},
 			// flip FILE N: inverts a bit of the Nth byte from the end.
 			"flip": func(ts *testscript.TestScript, neg bool, args []string) {
@@ -140,5 +103,34 @@ func scriptParams(dir string) testscript.Params {
 			e.Setenv("GIT_COMMITTER_EMAIL", "test@example.com")
 			return nil
 		},
+	}
+}
+
+// waitBackground waits until the background job (a reindex, a sync) a hook
+// started in the store args[0] names has finished, and fails if it failed.
+// It waits for the event, not for a time: the bound only stops a hung job
+// from hanging the test.
+func waitBackground(ts *testscript.TestScript, neg bool, args []string, job string, status func(*memfs.Store) (started, finished, failed bool, result string)) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: wait%s STORE", job)
+	}
+	s, err := memfs.Open(ts.MkAbs(args[0]))
+	ts.Check(err)
+	for bound := time.Now().Add(2 * time.Minute); ; {
+		started, finished, failed, result := status(s)
+		if !started {
+			ts.Fatalf("no background %s was started in %s", job, args[0])
+		}
+		if finished {
+			if failed {
+				ts.Fatalf("background %s failed: %s", job, result)
+			}
+			ts.Logf("background %s: %s", job, result)
+			return
+		}
+		if time.Now().After(bound) {
+			ts.Fatalf("background %s still running after 2 minutes: %s", job, result)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
