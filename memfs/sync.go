@@ -102,6 +102,9 @@ func (s *Store) Sync(ctx context.Context, o SyncOptions) (SyncResult, error) {
 		return res, fmt.Errorf("sync: another sync of this store is running: %w", err)
 	}
 	defer unlock()
+	if line := s.recoverFetch(); line != "" {
+		s.warnf("repaired: %s", line)
+	}
 
 	if _, err := s.runGit(ctx, nil, "remote", "get-url", o.Remote); err != nil {
 		return res, fmt.Errorf("sync: the store has no remote %q: add one with git -C %s remote add %s URL (or clone the team's store with borg init --remote URL)", o.Remote, s.dir, o.Remote)
@@ -114,7 +117,10 @@ func (s *Store) Sync(ctx context.Context, o SyncOptions) (SyncResult, error) {
 	tracking := "refs/remotes/" + o.Remote + "/" + branch.Short()
 	for res.Attempts < o.Attempts {
 		res.Attempts++
-		if err := s.fetch(ctx, o.Remote, branch.String(), tracking); err != nil {
+		unmark := s.markFetch()
+		err := s.fetch(ctx, o.Remote, branch.String(), tracking)
+		unmark()
+		if err != nil {
 			return res, err
 		}
 		if res.Attempts == 1 {

@@ -30,6 +30,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -143,6 +144,10 @@ type Repair struct {
 // lock. Without a journal it costs one failed open.
 func (s *Store) recoverLocked() (Repair, error) {
 	var rep Repair
+	if line := s.recoverFetch(); line != "" {
+		rep.Lines = append(rep.Lines, line)
+		s.warnf("repaired: %s", line)
+	}
 	jp := filepath.Join(s.dir, filepath.FromSlash(journalFile))
 	data, err := os.ReadFile(jp)
 	if errors.Is(err, os.ErrNotExist) {
@@ -322,4 +327,52 @@ func (s *Store) undoMerge(paths []string) (string, error) {
 		return "", nil
 	}
 	return strings.Join(done, "; ") + " (the next sync merges again)", nil
+}
+
+// fetchMarker is written by a sync before it fetches (the fetch runs
+// without the write lock: it moves only remote-tracking refs) and removed
+// after; its pid names the fetching process.
+const fetchMarker = localLogDir + "/fetch.pid"
+
+// markFetch records that this process is about to fetch; the returned
+// function removes the mark.
+func (s *Store) markFetch() func() {
+	p := filepath.Join(s.dir, filepath.FromSlash(fetchMarker))
+	if err := writeAtomic(s, p, []byte(strconv.Itoa(os.Getpid())+"\n")); err != nil {
+		return func() {}
+	}
+	return func() { _ = os.Remove(p) }
+}
+
+// recoverFetch removes the remote-tracking ref locks a sync killed while
+// fetching left (its git died with it: dieWithParent), and says so ("" when
+// there was nothing to do). Only where git children die with borg: else
+// their locks are left to the age rule.
+func (s *Store) recoverFetch() string {
+	p := filepath.Join(s.dir, filepath.FromSlash(fetchMarker))
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return ""
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+	if !childrenDieWithParent || pid <= 0 || pidAlive(pid) {
+		return ""
+	}
+	var removed []string
+	_ = filepath.WalkDir(filepath.Join(s.git.gitDir, "refs", "remotes"), func(q string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(q, ".lock") && os.Remove(q) == nil {
+			removed = append(removed, s.relGit(q))
+		}
+		return nil
+	})
+	for _, name := range []string{"FETCH_HEAD.lock", "packed-refs.lock", "shallow.lock"} {
+		if q := filepath.Join(s.git.gitDir, name); os.Remove(q) == nil {
+			removed = append(removed, s.relGit(q))
+		}
+	}
+	_ = os.Remove(p)
+	if len(removed) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("borg pid %d was killed while it fetched; removed its %s", pid, strings.Join(removed, ", "))
 }
