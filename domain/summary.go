@@ -1202,8 +1202,14 @@ func (s *Summary) memoryOf(info LessonInfo, ls *lessonSum, regrets map[string]fl
 // and protos' destinations are no lesson ids): the links the summary keeps
 // for the lateral arm.
 func lessonPassing(e Event) bool {
-	return e.Kind == KindPassing && ValidID(e.Src) && ValidID(e.Dst)
+	return e.Kind == KindPassing && ValidID(e.Src) && ValidID(e.Dst) &&
+		strings.HasPrefix(e.SrcV, LessonVersionPrefix) && strings.HasPrefix(e.DstV, LessonVersionPrefix)
 }
+
+// LessonVersionPrefix starts a lesson's version in a passing (a hash of its
+// content): what tells a lesson → lesson passing from one between tools
+// whose names happen to look like lesson ids.
+const LessonVersionPrefix = "c-"
 
 // addPassing keeps one passing per id, the lesser should two differ (as
 // Ledger.addPassing does).

@@ -631,9 +631,9 @@ func BenchmarkParseSummaryMemories(b *testing.B) {
 func TestSummaryLessonLinks(t *testing.T) {
 	const day = 86_400_000
 	events := []Event{
-		{MS: 1 * day, Kind: KindPassing, Session: "s-1", Src: "retry-backoff-0001", SrcV: "a1", Dst: "timeouts-ctx-0002", DstV: "b1"},
-		{MS: 2 * day, Kind: KindPassing, Session: "s-2", Src: "retry-backoff-0001", SrcV: "a1", Dst: "timeouts-ctx-0002", DstV: "b1"},
-		{MS: 2 * day, Kind: KindPassing, Session: "s-2", Src: "timeouts-ctx-0002", SrcV: "b1", Dst: "pool-size-0003", DstV: "c1"},
+		{MS: 1 * day, Kind: KindPassing, Session: "s-1", Src: "retry-backoff-0001", SrcV: "c-a1", Dst: "timeouts-ctx-0002", DstV: "c-b1"},
+		{MS: 2 * day, Kind: KindPassing, Session: "s-2", Src: "retry-backoff-0001", SrcV: "c-a1", Dst: "timeouts-ctx-0002", DstV: "c-b1"},
+		{MS: 2 * day, Kind: KindPassing, Session: "s-2", Src: "timeouts-ctx-0002", SrcV: "c-b1", Dst: "pool-size-0003", DstV: "c-c1"},
 		{MS: 3 * day, Kind: KindPassing, Session: "s-3", Src: "Bash:go", Dst: "Edit"},
 		{MS: 3 * day, Kind: KindPassing, Session: "s-3", Src: "Bash:make", Dst: "make:migrate", DstV: ProtoVersion},
 		{MS: 3 * day, Kind: KindSession, Session: "s-3"},

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"path"
 	"regexp"
 	"slices"
 	"strings"
@@ -721,13 +722,32 @@ func (st *SessionState) passing(tool, input string) bool {
 // shell call ("Bash:go"), so links say more than "Bash → Bash".
 func toolName(in Input) string {
 	name := in.ToolName
-	if cmd := in.ToolCommand(); cmd != "" {
-		if f := strings.Fields(cmd); len(f) > 0 {
-			name += ":" + f[0]
-		}
+	if prog := programOf(in.ToolCommand()); prog != "" {
+		name += ":" + prog
 	}
 	return name
 }
+
+// programOf is the program a shell command runs, as a shared link endpoint
+// may name it: past leading VAR=value assignments, its base name, and only
+// a plain name ("sh" for anything else: a shared event carries no free
+// text, no path of anyone's machine, no value from the command line).
+func programOf(cmd string) string {
+	f := strings.Fields(cmd)
+	for len(f) > 0 && strings.Contains(f[0], "=") {
+		f = f[1:]
+	}
+	if len(f) == 0 {
+		return ""
+	}
+	prog := path.Base(strings.ReplaceAll(f[0], "\\", "/"))
+	if !plainName().MatchString(prog) {
+		return "sh"
+	}
+	return prog
+}
+
+var plainName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.+-]{0,39}$`) })
 
 var pathToken = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`[A-Za-z0-9_.\-]*/[A-Za-z0-9_.\-/]+|[A-Za-z0-9_\-]+\.[A-Za-z0-9]{1,6}\b`)

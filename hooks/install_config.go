@@ -43,7 +43,15 @@ func (in Installer) InstallCodexConfig(path string, user, mcp bool) (InstallTarg
 	}
 	lines := splitLines(string(orig))
 	changed := false
-	if !tomlHasKey(lines, "features", "hooks") && !tomlHasKey(lines, "features", "codex_hooks") {
+	switch {
+	case tomlHasKey(lines, "features", "hooks") || tomlHasKey(lines, "features", "codex_hooks"):
+	case tomlTopKey(lines, func(k string) bool { return k == "features" }):
+		// features = { … }: an inline table cannot be extended; Codex's
+		// hooks are on by default in the versions that have the flag.
+	case tomlTopKey(lines, func(k string) bool { return strings.HasPrefix(k, "features.") }):
+		lines = tomlTopLevel(lines, "features.hooks = true"+tomlMark)
+		changed = true
+	default:
 		lines = tomlSet(lines, "features", "hooks = true"+tomlMark)
 		changed = true
 	}
@@ -77,12 +85,17 @@ func (in Installer) UninstallCodexConfig(path string, user bool) (InstallTarget,
 	}
 	var keep []string
 	removed := false
-	for _, l := range splitLines(string(cur)) {
-		if strings.HasSuffix(l, tomlMark) {
-			removed = true
+	lines := splitLines(string(cur))
+	for i, l := range lines {
+		if !strings.HasSuffix(l, tomlMark) {
+			keep = append(keep, l)
 			continue
 		}
-		keep = append(keep, l)
+		removed = true
+		if tomlHeader(l) != "" && tableHasOthers(lines[i+1:]) {
+			// Keys added under borg's header since: the table stays theirs.
+			keep = append(keep, strings.TrimSuffix(l, tomlMark))
+		}
 	}
 	if !removed {
 		return t, nil
@@ -288,4 +301,44 @@ func tomlSet(lines []string, table, line string) []string {
 func tomlString(s string) string {
 	b, _ := json.Marshal(s) // JSON's escapes are TOML's for a basic string
 	return string(b)
+}
+
+// tableHasOthers reports whether the lines up to the next table header hold
+// a line install did not write.
+func tableHasOthers(lines []string) bool {
+	for _, l := range lines {
+		if tomlHeader(l) != "" {
+			return false
+		}
+		if t := strings.TrimSpace(l); t != "" && !strings.HasPrefix(t, "#") && !strings.HasSuffix(l, tomlMark) {
+			return true
+		}
+	}
+	return false
+}
+
+// tomlTopKey reports whether a key before the first table header matches.
+func tomlTopKey(lines []string, match func(string) bool) bool {
+	for _, l := range lines {
+		if tomlHeader(l) != "" {
+			return false
+		}
+		if k, _, ok := strings.Cut(strings.TrimSpace(l), "="); ok && !strings.HasPrefix(strings.TrimSpace(l), "#") && match(strings.TrimSpace(k)) {
+			return true
+		}
+	}
+	return false
+}
+
+// tomlTopLevel inserts line at the end of the top-level keys (before the
+// first table header).
+func tomlTopLevel(lines []string, line string) []string {
+	for i, l := range lines {
+		if tomlHeader(l) != "" {
+			out := append([]string{}, lines[:i]...)
+			out = append(out, line)
+			return append(out, lines[i:]...)
+		}
+	}
+	return append(lines, line)
 }

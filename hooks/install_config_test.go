@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"encoding/json"
+	"github.com/pelletier/go-toml/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,6 +25,8 @@ func TestCodexConfigRoundTrip(t *testing.T) {
 		{"a features table", "[features]\nweb_search = true\n", true, []string{"[features]", "hooks = true # borg", "web_search = true"}},
 		{"flag already set", "[features]\nhooks = true\n", true, []string{"[features]", "hooks = true", "[mcp_servers.borg] # borg"}},
 		{"dotted key", "features.codex_hooks = true\n", true, []string{"features.codex_hooks = true", "[mcp_servers.borg] # borg"}},
+		{"other dotted features", "features.web_search = true\n\n[profiles.fast]\nmodel = \"mini\"\n", true, []string{"features.hooks = true # borg", "features.web_search = true", "[profiles.fast]"}},
+		{"an inline features table", "features = { web_search = true }\n", true, []string{"features = { web_search = true }", "[mcp_servers.borg] # borg"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -42,6 +45,10 @@ func TestCodexConfigRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			got, _ := os.ReadFile(path)
+			var parsed map[string]any
+			if err := toml.Unmarshal(got, &parsed); err != nil {
+				t.Fatalf("install wrote invalid TOML: %v\n%s", err, got)
+			}
 			lines := strings.Split(string(got), "\n")
 			for _, want := range tc.wantLines {
 				if !contains(lines, want) {

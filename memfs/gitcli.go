@@ -56,7 +56,7 @@ func (s *Store) runGit(ctx context.Context, stdin io.Reader, args ...string) ([]
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", s.dir}, args...)...)
 	cmd.Stdin = stdin
 	dieWithParent(cmd)
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C", "GIT_MERGE_AUTOEDIT=no",
+	cmd.Env = append(storeEnviron(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C", "GIT_MERGE_AUTOEDIT=no",
 		"GIT_AUTHOR_NAME="+author.Name, "GIT_AUTHOR_EMAIL="+author.Email,
 		"GIT_COMMITTER_NAME="+committer.Name, "GIT_COMMITTER_EMAIL="+committer.Email)
 	var out, errb bytes.Buffer
@@ -65,4 +65,20 @@ func (s *Store) runGit(ctx context.Context, stdin io.Reader, args ...string) ([]
 		return out.Bytes(), &gitError{args: args, err: err, stderr: errb.String()}
 	}
 	return out.Bytes(), nil
+}
+
+// storeEnviron is the environment without the variables that point git at
+// another repository (set when borg runs inside a git hook or alias): git
+// run here acts on the store, whatever called borg.
+func storeEnviron() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_PREFIX":
+			continue
+		}
+		env = append(env, kv)
+	}
+	return env
 }

@@ -201,25 +201,78 @@ func (s *Store) mergeLocked(ctx context.Context, ref, tracking string, res *Sync
 		return fmt.Errorf("sync: %w", err)
 	}
 	defer unlock()
-	j := journal{PID: os.Getpid(), StartMS: time.Now().UnixMilli(), Message: "borg sync: merge " + tracking, Ref: ref, Merge: true, From: tracking}
-	// The paths the merge will change, for the next writer to put back if
-	// this process is killed while git checks them out.
-	if out, err := s.runGit(ctx, nil, "diff", "--name-only", "-z", "--no-renames", "HEAD", tracking, "--"); err == nil {
+	// Once begun, a merge is finished or undone whatever the caller's
+	// deadline: git killed mid-checkout would leave the worktree half
+	// merged and an index.lock no journal explains.
+	ctx = context.WithoutCancel(ctx)
+	if err := s.mergeAttributes(); err != nil {
+		return fmt.Errorf("sync: %w", err)
+	}
+	end, err := s.beginMerge(ctx, ref, tracking, "borg sync: merge "+tracking)
+	if err != nil {
+		return fmt.Errorf("sync: %w", err)
+	}
+	err = s.mergeRemote(ctx, tracking, res)
+	// A failed merge was undone by mergeRemote; one left in git's merge
+	// state (the abort failed too) keeps its journal for the next writer.
+	_, pending := os.Stat(filepath.Join(s.git.gitDir, "MERGE_HEAD"))
+	if endErr := end(pending != nil); err == nil {
+		err = endErr
+	}
+	return err
+}
+
+// mergeAttributes makes git hand every lesson both sides changed to
+// resolve (and never merge two versions' lines into one lesson): lesson
+// files are binary to its merge, in .git/info/attributes, which no push can
+// change and which stores made before this rule get at their next sync.
+func (s *Store) mergeAttributes() error {
+	p := filepath.Join(s.git.gitDir, "info", "attributes")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	for _, line := range []string{LessonsDir + "/*.html -merge\n", ArchiveDir + "/*.html -merge\n"} {
+		if err := ensureLine(s, p, line); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// beginMerge records, for the next writer should this process die, that
+// it merges from (a ref) into ref, with the paths the merge brings in: those
+// from changed since the merge base, never this node's own log (whose new
+// lines only it appends). The caller holds the write lock and calls end
+// when the merge is done or undone (keep leaves the journal for recovery).
+func (s *Store) beginMerge(ctx context.Context, ref, from, msg string) (end func(keep bool) error, err error) {
+	j := journal{PID: os.Getpid(), StartMS: time.Now().UnixMilli(), Message: msg, Ref: ref, Merge: true, From: from}
+	own := s.LogPath()
+	if out, err := s.runGit(ctx, nil, "diff", "--name-only", "-z", "--no-renames", "HEAD..."+from, "--"); err == nil {
 		for _, p := range strings.Split(string(out), "\x00") {
-			if p != "" {
+			if p != "" && p != own {
 				j.Undo = append(j.Undo, p)
 			}
 		}
 	}
 	if err := s.writeJournal(j); err != nil {
-		return fmt.Errorf("sync: %w", err)
+		return nil, err
 	}
-	if err := s.mergeRemote(ctx, tracking, res); err != nil {
-		// A failed merge was undone by mergeRemote: nothing to finish.
-		_ = s.removeJournal()
-		return err
+	return func(keep bool) error {
+		if keep {
+			return nil
+		}
+		return s.removeJournal()
+	}, nil
+}
+
+// BeginMerge is beginMerge for a caller outside memfs that runs git's merge
+// under LockWrites (sleep --apply).
+func (s *Store) BeginMerge(ctx context.Context, from, msg string) (end func(keep bool) error, err error) {
+	branch, err := s.git.headBranch()
+	if err != nil {
+		return nil, err
 	}
-	return s.removeJournal()
+	return s.beginMerge(ctx, branch.String(), from, msg)
 }
 
 // mergeRemote merges the remote-tracking ref into the store's branch: a
@@ -250,7 +303,7 @@ func (s *Store) mergeRemote(ctx context.Context, tracking string, res *SyncResul
 		return nil
 	}
 	msg := "borg sync: merge " + strings.TrimPrefix(tracking, "refs/remotes/")
-	_, err := s.runGit(ctx, nil, "merge", "--no-ff", "--no-edit", "-q", "-m", msg, tracking)
+	_, err := s.runGit(ctx, nil, "merge", "--no-ff", "--no-edit", "-q", "-Xno-renames", "-m", msg, tracking)
 	if err == nil {
 		res.Merged = true
 		return nil

@@ -278,3 +278,82 @@ func TestSyncWithoutSharedOutcomes(t *testing.T) {
 		t.Errorf("an outcome travelled with sharing off: %+v", m)
 	}
 }
+
+// TestSyncEditsKeptTwice: two machines changing different lines of one
+// lesson still keep both versions (git never merges a lesson's lines), and
+// an edit on one side of a lesson the other archived is kept as an edit.
+func TestSyncEditsKeptTwice(t *testing.T) {
+	_, nodes := newSyncNodes(t, 2)
+	a, b := nodes[0], nodes[1]
+	la, err := a.s.Lesson("shared-lesson-0001")
+	if err != nil {
+		t.Fatal(err)
+	}
+	la.Confidence = 0.3
+	lb := la
+	lb.Confidence = 0.5
+	lb.Body = "Edited on b."
+	for _, w := range []struct {
+		n *syncNode
+		l domain.Lesson
+	}{{a, la}, {b, lb}} {
+		if err := w.n.s.WriteLesson(w.l); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.n.s.Commit("edit", LessonPath(w.l.ID)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a.sync(t)
+	res := b.sync(t)
+	if len(res.Conflicts) != 1 || res.Conflicts[0].Copy == "" {
+		t.Fatalf("conflicts %+v: edits of different lines were merged as text", res.Conflicts)
+	}
+}
+
+// TestSyncKilledMergeKeepsNewLogLines: a sync killed mid-merge is undone by
+// the next writer without touching this node's log, whose lines appended
+// since (by the hooks) are never lost.
+func TestSyncKilledMergeKeepsNewLogLines(t *testing.T) {
+	_, nodes := newSyncNodes(t, 2)
+	a, b := nodes[0], nodes[1]
+	b.learn(t, "beta-lesson-0001", "Vendor the protobuf plugins", 20)
+	b.sync(t)
+	a.session(t, 100, map[string]domain.EventKind{"shared-lesson-0001": domain.KindChanged})
+	if err := a.s.fetch(context.Background(), "origin", "refs/heads/main", "refs/remotes/origin/main"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.s.commitOwnLog(); err != nil {
+		t.Fatal(err)
+	}
+	end, err := a.s.BeginMerge(context.Background(), "refs/remotes/origin/main", "borg sync: merge")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = end
+	// The merging process dies: its journal names a pid that is gone.
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Skip("no true(1)")
+	}
+	data, err := os.ReadFile(filepath.Join(a.s.Dir(), filepath.FromSlash(journalFile)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = []byte(strings.Replace(string(data), fmt.Sprintf(`"pid":%d`, os.Getpid()), fmt.Sprintf(`"pid":%d`, dead.Process.Pid), 1))
+	if err := os.WriteFile(filepath.Join(a.s.Dir(), filepath.FromSlash(journalFile)), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a.session(t, 200, map[string]domain.EventKind{"shared-lesson-0001": domain.KindIgnored})
+	logPath := filepath.Join(a.s.Dir(), filepath.FromSlash(a.s.LogPath()))
+	before, _ := os.ReadFile(logPath)
+	a.learn(t, "alpha-lesson-0001", "Pin the Go toolchain in go.mod", 30)
+	after, _ := os.ReadFile(logPath)
+	if !strings.HasPrefix(string(after), string(before)) {
+		t.Fatalf("recovery rewrote this node's log:\nbefore %d bytes, after %d bytes", len(before), len(after))
+	}
+	a.sync(t)
+	if _, err := a.s.Lesson("beta-lesson-0001"); err != nil {
+		t.Fatalf("the next sync did not bring the teammate's lesson: %v", err)
+	}
+}

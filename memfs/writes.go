@@ -205,7 +205,7 @@ func (s *Store) recoverLocked() (Repair, error) {
 		done = append(done, "removed its "+strings.Join(removed, ", "))
 	}
 	if j.Merge {
-		if undone, err := s.undoMerge(j.Undo); err != nil {
+		if undone, err := s.undoMerge(j.From, j.Undo); err != nil {
 			return rep, fmt.Errorf("undo the merge of %q: %w", subjectOf(j.Message), err)
 		} else if undone != "" {
 			done = append(done, undone)
@@ -281,11 +281,13 @@ func WithWarn(warn func(string)) Option {
 
 // undoMerge undoes a merge a dead writer left in the worktree: a merge
 // git had stopped in (MERGE_HEAD: conflicted or uncommitted) is aborted, and
-// the paths the merge was changing (a fast-forward killed while it checked
-// files out) are put back, index and worktree, as HEAD has them. No lesson
+// of the paths the merge brought in from `from` (a fast-forward killed while
+// it checked files out), the index entry goes back to HEAD's and the file
+// too when it holds what `from` has (the merge wrote it). A file that holds
+// anything else (a hand edit, new log lines) is never touched. No lesson
 // file is left with conflict markers or ahead of the index, and the next
 // sync merges afresh. It says what it did ("" for nothing).
-func (s *Store) undoMerge(paths []string) (string, error) {
+func (s *Store) undoMerge(from string, paths []string) (string, error) {
 	ctx := context.Background()
 	var done []string
 	if _, err := os.Stat(filepath.Join(s.git.gitDir, "MERGE_HEAD")); err == nil {
@@ -300,28 +302,33 @@ func (s *Store) undoMerge(paths []string) (string, error) {
 	}
 	n := 0
 	for _, p := range paths {
-		if checkRepoPath(p) != nil {
+		if checkRepoPath(p) != nil || p == s.LogPath() {
 			continue
+		}
+		// The index never stays ahead of HEAD.
+		if _, err := s.runGit(ctx, nil, "reset", "-q", "--", p); err != nil {
+			return "", err
+		}
+		full := filepath.Join(s.dir, filepath.FromSlash(p))
+		data, err := os.ReadFile(full)
+		if err != nil {
+			continue // gone, or never checked out
+		}
+		want, err := s.runGit(ctx, nil, "rev-parse", "-q", "--verify", from+":"+p)
+		if h, herr := s.git.blobHash(data); err != nil || herr != nil || h.String() != strings.TrimSpace(string(want)) {
+			continue // not what the merge wrote
 		}
 		if _, err := s.runGit(ctx, nil, "cat-file", "-e", "HEAD:"+p); err == nil {
 			if _, err := s.runGit(ctx, nil, "checkout", "-q", "HEAD", "--", p); err != nil {
 				return "", err
 			}
-			n++
-			continue
-		}
-		// Not in HEAD: out of the index and off the disk.
-		if _, err := s.runGit(ctx, nil, "rm", "-q", "--cached", "--ignore-unmatch", "--", p); err != nil {
+		} else if err := os.Remove(full); err != nil {
 			return "", err
 		}
-		if err := os.Remove(filepath.Join(s.dir, filepath.FromSlash(p))); err == nil {
-			n++
-		} else if !errors.Is(err, os.ErrNotExist) {
-			return "", err
-		}
+		n++
 	}
 	if n > 0 {
-		done = append(done, fmt.Sprintf("put back %d file(s) its merge was changing", n))
+		done = append(done, fmt.Sprintf("put back %d file(s) its merge was bringing in", n))
 	}
 	if len(done) == 0 {
 		return "", nil

@@ -234,7 +234,18 @@ func Run(ctx context.Context, st *memfs.Store, opts Options, progress io.Writer)
 		if err != nil {
 			return res, fmt.Errorf("sleep %s: merge %s: %w", day, branch, err)
 		}
-		ff, err := mergeBranch(ctx, st.Dir(), branch, date.Add(time.Duration(len(Phases)+1)*time.Second))
+		// Journaled: a sleep killed mid-merge is undone by the next writer.
+		mctx := context.WithoutCancel(ctx)
+		end, err := st.BeginMerge(mctx, ref, "borg sleep: merge "+branch)
+		if err != nil {
+			unlock()
+			return res, fmt.Errorf("sleep %s: merge %s: %w", day, branch, err)
+		}
+		ff, err := mergeBranch(mctx, st.Dir(), branch, date.Add(time.Duration(len(Phases)+1)*time.Second))
+		_, pending := os.Stat(filepath.Join(st.Dir(), ".git", "MERGE_HEAD"))
+		if endErr := end(pending == nil); err == nil {
+			err = endErr
+		}
 		unlock()
 		if err != nil {
 			return res, fmt.Errorf("sleep %s: %w", day, err)

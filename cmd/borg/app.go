@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -62,7 +63,7 @@ func run(ctx context.Context, args []string, e *env) int {
 		e = &safe
 	}
 	app := newApp(e)
-	if n := len(args); n > 1 && args[n-1] == completionFlag {
+	if n := len(args); n > 1 && args[n-1] == completionFlag && !slices.Contains(args[:n-1], "--") {
 		for _, c := range completions(app, args[1:n-1]) {
 			fmt.Fprintln(e.out, c)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/borg-memory/borg/domain"
+	"github.com/borg-memory/borg/hooks"
 	"github.com/borg-memory/borg/memfs"
 )
 
@@ -260,7 +261,7 @@ func existsNow(dst, dir string) (string, error) {
 			return "", fmt.Errorf("%s is not on PATH", name)
 		}
 		abs, _ := filepath.Abs(p)
-		return filepath.ToSlash(abs), nil
+		return hooks.PathVersion(abs), nil
 	case "make":
 		for _, mf := range []string{"GNUmakefile", "makefile", "Makefile"} {
 			data, err := os.ReadFile(filepath.Join(dir, mf))

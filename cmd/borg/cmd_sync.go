@@ -159,6 +159,8 @@ func maybeAutosync(e *env, s *memfs.Store) error {
 		return err
 	}
 	cmd := exec.Command(exe, "sync", "--store", s.Dir(), "--background")
+	// Detached, no one can answer a prompt: ssh must not ask either.
+	cmd.Env = append(os.Environ(), "GIT_SSH_COMMAND="+batchSSH(), "GCM_INTERACTIVE=never", "SSH_ASKPASS_REQUIRE=never")
 	detach(cmd)
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start background sync: %w", err)
@@ -196,4 +198,14 @@ func describeAutosync(st autosyncStatus, now time.Time) string {
 		return "the last background sync failed " + ago(st.FinishedMS) + ": " + st.Result
 	}
 	return "the last background sync finished " + ago(st.FinishedMS) + ": " + st.Result
+}
+
+// batchSSH is the ssh a background sync runs: the user's GIT_SSH_COMMAND
+// (or ssh), never asking for a passphrase or a host key.
+func batchSSH() string {
+	base := os.Getenv("GIT_SSH_COMMAND")
+	if base == "" {
+		base = "ssh"
+	}
+	return base + " -o BatchMode=yes"
 }

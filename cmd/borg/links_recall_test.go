@@ -70,9 +70,9 @@ func TestRecallWalksUsedLinks(t *testing.T) {
 		session := memfs.HashSession(fmt.Sprintf("together-%d", k))
 		events = append(events, domain.Event{MS: ms, Kind: domain.KindSession, Session: session})
 		for i := range 4 {
-			events = append(events, domain.Event{MS: ms + int64(i+1), Kind: domain.KindPassing, Session: session, Src: ids[i], Dst: ids[i+1]})
+			events = append(events, domain.Event{MS: ms + int64(i+1), Kind: domain.KindPassing, Session: session, Src: ids[i], SrcV: "c-00000001", Dst: ids[i+1], DstV: "c-00000001"})
 		}
-		events = append(events, domain.Event{MS: ms + 9, Kind: domain.KindPassing, Session: session, Src: ids[0], Dst: grafana.ID})
+		events = append(events, domain.Event{MS: ms + 9, Kind: domain.KindPassing, Session: session, Src: ids[0], SrcV: "c-00000001", Dst: grafana.ID, DstV: "c-00000001"})
 		ms += 60_000
 	}
 	if err := s.Append(events...); err != nil {
