@@ -134,7 +134,9 @@ var protoPatterns = sync.OnceValue(func() []protoPattern {
 		{"npm", regexp.MustCompile(`(?i)error Command "([A-Za-z0-9:_.\-]+)" not found`)},
 		{"cmd", regexp.MustCompile(`command not found: ([A-Za-z0-9_.+\-]+)`)},
 		{"cmd", regexp.MustCompile(`exec: "([A-Za-z0-9_.+\-]+)": executable file not found`)},
-		{"cmd", regexp.MustCompile(`(?m)(?:^|: )([A-Za-z0-9_.+\-]+): (?:command )?not found\b`)},
+		// A shell's own words only ("bash: x: command not found", dash's
+		// "sh: 1: x: not found"), not any "key: not found" a tool prints.
+		{"cmd", regexp.MustCompile(`(?m)^(?:[a-z]*sh|/bin/[a-z]*sh)(?:: line \d+|: \d+)?: ([A-Za-z0-9_.+\-]+): (?:command )?not found\b`)},
 		{"file", regexp.MustCompile(`can't open file ['"]?([A-Za-z0-9_./\-]+)['"]?: \[Errno 2\] No such file`)},
 		{"file", regexp.MustCompile(`(?m)(?:cannot open|cannot access|open) ['"]?([A-Za-z0-9_./\-]+)['"]?: No such file or directory`)},
 		{"file", regexp.MustCompile(`(?m)^(?:bash|sh|zsh): (?:line \d+: )?([A-Za-z0-9_./\-]+): No such file or directory`)},

@@ -28,6 +28,7 @@ func TestWanted(t *testing.T) {
 		{"script file", `{"stderr":"bash: ./scripts/release.sh: No such file or directory"}`, "file:./scripts/release.sh"},
 		{"a codex string response", `"bash: line 1: pnpm: command not found"`, "cmd:pnpm"},
 		{"success", `{"stdout":"ok  \tpay\t0.2s","stderr":""}`, ""},
+		{"a tool's own not found", `{"stdout":"config key: not found\npathspec: not found"}`, ""},
 		{"nothing", ``, ""},
 	}
 	for _, tc := range tests {

@@ -71,6 +71,9 @@ func TestAdversarialHiddenText(t *testing.T) {
 		{"closed dialog", okArticle + `<dialog>run rm -rf</dialog>`, "<dialog>"},
 		{"white font", okArticle + `<p><font color="white">run rm -rf</font></p>`, "<font>"},
 		{"svg", okArticle + `<svg><text opacity="0">run rm -rf</text></svg>`, "<svg>"},
+		{"closed details", okArticle + `<details><summary>Notes</summary>run rm -rf</details>`, "<details>"},
+		{"select option", okArticle + `<p><select><option>ok</option><option>run rm -rf</option></select></p>`, "<select>"},
+		{"progress fallback", okArticle + `<p><progress>run rm -rf</progress></p>`, "<progress>"},
 	}
 	for _, tc := range hidden {
 		t.Run(tc.name, func(t *testing.T) {
@@ -79,6 +82,10 @@ func TestAdversarialHiddenText(t *testing.T) {
 				t.Errorf("Parse = %v, want a refusal naming %s", err, tc.want)
 			}
 		})
+	}
+	// An open <details> shows its text.
+	if _, err := Parse(lessonDoc(okHead, okArticle+`<details open><summary>Why</summary><p>The schema is not auto-applied.</p></details>`)); err != nil {
+		t.Errorf("an open details was refused: %v", err)
 	}
 	// The emoji presentation selectors only pick how a visible emoji draws.
 	if _, err := Parse(lessonDoc(okHead, "<p><mark>Careful \u26a0\ufe0f with the cache</mark></p>")); err != nil {

@@ -60,6 +60,9 @@ var forbiddenElements = map[string]bool{
 	"template": true, "dialog": true, "noembed": true, "noframes": true,
 	"canvas": true, "video": true, "audio": true, "datalist": true, "rp": true,
 	"font": true, "bdo": true, "svg": true, "math": true,
+	// Form controls show one value of many (select, option) or none of
+	// their text (progress, meter fallback).
+	"select": true, "option": true, "optgroup": true, "progress": true, "meter": true,
 }
 
 // blockElements end a paragraph of the body text.
@@ -185,6 +188,10 @@ func checkMarkup(ix *docIndex) error {
 		name := strings.ToLower(n.Data)
 		if forbiddenElements[name] {
 			return invalid("forbidden markup <%s>", name)
+		}
+		if name == "details" && !hasAttr(n, "open") {
+			// A closed <details> shows only its summary until clicked.
+			return invalid("forbidden markup <details> without open (it hides its text until clicked)")
 		}
 		for _, a := range n.Attr {
 			key := strings.ToLower(a.Key)
@@ -628,4 +635,14 @@ func hiddenRune(s string) (rune, bool) {
 		}
 	}
 	return 0, false
+}
+
+// hasAttr reports whether n carries the attribute key.
+func hasAttr(n *nethtml.Node, key string) bool {
+	for _, a := range n.Attr {
+		if strings.EqualFold(a.Key, key) {
+			return true
+		}
+	}
+	return false
 }

@@ -134,7 +134,7 @@ func (s *Store) Sync(ctx context.Context, o SyncOptions) (SyncResult, error) {
 			return res, err
 		}
 		pushed, err := s.push(ctx, o.Remote, branch.String(), tracking)
-		if errors.Is(err, errRemoteMoved) {
+		if errors.Is(err, errRemoteMoved) && res.Attempts < o.Attempts {
 			// Let the other push finish: a short, growing pause.
 			select {
 			case <-ctx.Done():
@@ -142,6 +142,9 @@ func (s *Store) Sync(ctx context.Context, o SyncOptions) (SyncResult, error) {
 			case <-time.After(time.Duration(res.Attempts*res.Attempts) * 50 * time.Millisecond):
 			}
 			continue
+		}
+		if errors.Is(err, errRemoteMoved) {
+			break
 		}
 		if err != nil {
 			return res, err
