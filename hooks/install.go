@@ -3,7 +3,6 @@ package hooks
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -136,16 +135,9 @@ func backupName(path string) string {
 // share one schema; Cursor's hooks.json lists flat entries under version 1.
 func (in Installer) InstallAgent(kind, path string, user bool) (InstallTarget, error) {
 	t := InstallTarget{Kind: kind, Path: path}
-	orig, err := os.ReadFile(path)
-	existed := err == nil
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return t, fmt.Errorf("read %s: %w", path, err)
-	}
-	root := map[string]any{}
-	if existed && len(bytes.TrimSpace(orig)) > 0 {
-		if err := json.Unmarshal(orig, &root); err != nil {
-			return t, fmt.Errorf("parse %s: %w (fix the JSON, then run borg install again)", path, err)
-		}
+	orig, existed, root, err := readJSONConfig(path)
+	if err != nil {
+		return t, err
 	}
 	hooks, _ := root["hooks"].(map[string]any)
 	if hooks == nil {

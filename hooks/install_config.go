@@ -112,16 +112,9 @@ func (in Installer) UninstallCodexConfig(path string, user bool) (InstallTarget,
 // in .mcp.json.
 func (in Installer) InstallClaudeMCP(path string) (InstallTarget, error) {
 	t := InstallTarget{Kind: "claude", Path: path}
-	orig, err := os.ReadFile(path)
-	existed := err == nil
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return t, fmt.Errorf("read %s: %w", path, err)
-	}
-	root := map[string]any{}
-	if existed && len(bytes.TrimSpace(orig)) > 0 {
-		if err := json.Unmarshal(orig, &root); err != nil {
-			return t, fmt.Errorf("parse %s: %w (fix the JSON, then run borg install again)", path, err)
-		}
+	orig, existed, root, err := readJSONConfig(path)
+	if err != nil {
+		return t, err
 	}
 	servers, _ := root["mcpServers"].(map[string]any)
 	if servers == nil {
@@ -341,4 +334,22 @@ func tomlTopLevel(lines []string, line string) []string {
 		}
 	}
 	return append(lines, line)
+}
+
+// readJSONConfig reads an agent's JSON settings file install is about to
+// change: its bytes (for uninstall), whether it existed, and its object (an
+// empty one for a missing or blank file).
+func readJSONConfig(path string) (orig []byte, existed bool, root map[string]any, err error) {
+	orig, err = os.ReadFile(path)
+	existed = err == nil
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, false, nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	root = map[string]any{}
+	if existed && len(bytes.TrimSpace(orig)) > 0 {
+		if err := json.Unmarshal(orig, &root); err != nil {
+			return nil, false, nil, fmt.Errorf("parse %s: %w (fix the JSON, then run borg install again)", path, err)
+		}
+	}
+	return orig, existed, root, nil
 }
