@@ -219,7 +219,7 @@ func (s *Store) mergeLocked(ctx context.Context, ref, tracking string, res *Sync
 	// A failed merge was undone by mergeRemote; one left in git's merge
 	// state (the abort failed too) keeps its journal for the next writer.
 	_, pending := os.Stat(filepath.Join(s.git.gitDir, "MERGE_HEAD"))
-	if endErr := end(pending != nil); err == nil {
+	if endErr := end(pending == nil); err == nil {
 		err = endErr
 	}
 	return err

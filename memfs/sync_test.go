@@ -198,9 +198,13 @@ func TestSyncThreeNodes(t *testing.T) {
 	if !bodies["Edited on node a."] || !bodies["Edited on node b."] {
 		t.Errorf("an edit was lost: %v", bodies)
 	}
-	// The worktrees are clean and every node is at one commit.
+	// The worktrees are clean, no journal is left, and every node is at
+	// one commit.
 	var heads []string
 	for _, n := range nodes {
+		if _, err := os.Stat(filepath.Join(n.s.Dir(), filepath.FromSlash(journalFile))); err == nil {
+			t.Errorf("node %s: a sync left its journal behind", n.name)
+		}
 		if st := gitCLI(t, n.s.Dir(), "status", "--porcelain"); st != "" {
 			t.Errorf("node %s: git status = %q", n.name, st)
 		}
