@@ -179,7 +179,7 @@ func runBackgroundSync(ctx context.Context, e *env, s *memfs.Store, o memfs.Sync
 	st.FinishedMS = e.now().UnixMilli()
 	switch {
 	case errors.Is(err, memfs.ErrLocked):
-		st.Result = "another sync was running"
+		return nil // the running sync records its own outcome
 	case err != nil:
 		st.Result, st.Failed = err.Error(), true
 	default:
