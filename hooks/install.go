@@ -227,16 +227,7 @@ func (in Installer) UninstallAgent(kind, path string, user bool) (InstallTarget,
 	if len(hooks) == 0 {
 		delete(root, "hooks")
 	}
-	out, err := json.MarshalIndent(root, "", "  ")
-	if err != nil {
-		return t, err
-	}
-	if err := writeFileAtomic(path, append(out, '\n'), 0o644); err != nil {
-		return t, err
-	}
-	dropBackup(bdir, path)
-	t.Action = "removed"
-	return t, nil
+	return t, writeUninstalledJSON(path, bdir, root, &t)
 }
 
 // groupsHaveBorg reports whether any hook in the groups runs "borg … hook",

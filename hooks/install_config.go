@@ -100,12 +100,7 @@ func (in Installer) UninstallCodexConfig(path string, user bool) (InstallTarget,
 	if !removed {
 		return t, nil
 	}
-	if err := writeFileAtomic(path, []byte(strings.Join(keep, "\n")+"\n"), 0o644); err != nil {
-		return t, err
-	}
-	dropBackup(bdir, path)
-	t.Action = "removed"
-	return t, nil
+	return t, writeUninstalled(path, bdir, []byte(strings.Join(keep, "\n")+"\n"), &t)
 }
 
 // InstallClaudeMCP registers `borg mcp` as the project's MCP server "borg"
@@ -157,16 +152,7 @@ func (in Installer) UninstallClaudeMCP(path string) (InstallTarget, error) {
 	if len(servers) == 0 {
 		delete(root, "mcpServers")
 	}
-	out, err := json.MarshalIndent(root, "", "  ")
-	if err != nil {
-		return t, err
-	}
-	if err := writeFileAtomic(path, append(out, '\n'), 0o644); err != nil {
-		return t, err
-	}
-	dropBackup(bdir, path)
-	t.Action = "removed"
-	return t, nil
+	return t, writeUninstalledJSON(path, bdir, root, &t)
 }
 
 // writeInstalled remembers a file's original bytes (existed says whether
@@ -352,4 +338,24 @@ func readJSONConfig(path string) (orig []byte, existed bool, root map[string]any
 		}
 	}
 	return orig, existed, root, nil
+}
+
+// writeUninstalled writes a file with borg's entries taken out (it changed
+// since install, so its original cannot come back) and forgets the backup.
+func writeUninstalled(path, bdir string, out []byte, t *InstallTarget) error {
+	if err := writeFileAtomic(path, out, 0o644); err != nil {
+		return err
+	}
+	dropBackup(bdir, path)
+	t.Action = "removed"
+	return nil
+}
+
+// writeUninstalledJSON is writeUninstalled for a JSON settings file.
+func writeUninstalledJSON(path, bdir string, root map[string]any, t *InstallTarget) error {
+	out, err := json.MarshalIndent(root, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeUninstalled(path, bdir, append(out, '\n'), t)
 }
