@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os/exec"
 	"strconv"
 	"strings"
 )
@@ -33,11 +32,11 @@ type addedLine struct {
 // (-m), so a line it took from one side shows as added against the other:
 // the caller keeps the first commit that added a line.
 func gitAddedLines(ctx context.Context, dir, rev string, fn func(addedLine)) error {
-	args := []string{"-C", dir, "-c", "core.quotePath=false", "-c", "diff.noprefix=false", "-c", "diff.mnemonicPrefix=false", "-c", "log.showSignature=false",
+	args := []string{"-c", "core.quotePath=false", "-c", "diff.noprefix=false", "-c", "diff.mnemonicPrefix=false", "-c", "log.showSignature=false",
 		"log", "--reverse", "--topo-order", "--full-history", "-m", "-p", "-U0", "--no-color",
 		"--no-ext-diff", "--no-textconv", "--text", "--no-renames", "--diff-filter=AM",
 		"--format=%x00%H %at %ae", rev, "--", LogDir + "/"}
-	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd := Git{Dir: dir, Isolate: true, Env: []string{"LC_ALL=C"}}.Command(ctx, args...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return err
@@ -119,5 +118,6 @@ func parseAddedLines(r io.Reader, fn func(addedLine)) error {
 
 // gitIsAncestor reports whether commit a is an ancestor of (or is) b.
 func gitIsAncestor(ctx context.Context, dir, a, b string) bool {
-	return exec.CommandContext(ctx, "git", "-C", dir, "merge-base", "--is-ancestor", a, b).Run() == nil
+	_, err := Git{Dir: dir, Isolate: true}.Run(ctx, nil, "merge-base", "--is-ancestor", a, b)
+	return err == nil
 }

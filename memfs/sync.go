@@ -487,12 +487,12 @@ func (s *Store) push(ctx context.Context, remote, branch, tracking string) (int,
 	}
 	_, err := s.runGit(ctx, nil, "push", remote, "HEAD:"+branch)
 	if err != nil {
-		var ge *gitError
+		var ge *GitError
 		// The remote moved (another teammate pushed first), or another
 		// push holds its ref's lock right now: fetch, merge, try again.
-		if errors.As(err, &ge) && strings.Contains(ge.stderr, "rejected") &&
-			(strings.Contains(ge.stderr, "fetch first") || strings.Contains(ge.stderr, "non-fast-forward") ||
-				strings.Contains(ge.stderr, "failed to update ref") || strings.Contains(ge.stderr, "cannot lock ref")) {
+		if errors.As(err, &ge) && strings.Contains(ge.Stderr, "rejected") &&
+			(strings.Contains(ge.Stderr, "fetch first") || strings.Contains(ge.Stderr, "non-fast-forward") ||
+				strings.Contains(ge.Stderr, "failed to update ref") || strings.Contains(ge.Stderr, "cannot lock ref")) {
 			return 0, errRemoteMoved
 		}
 		return 0, fmt.Errorf("sync: push: %w: %v; what was fetched and merged is kept, the next borg sync pushes it", ErrUnreachable, err)

@@ -292,8 +292,8 @@ func (s *Store) undoMerge(from string, paths []string) (string, error) {
 	var done []string
 	if _, err := os.Stat(filepath.Join(s.git.gitDir, "MERGE_HEAD")); err == nil {
 		if _, err := s.runGit(ctx, nil, "merge", "--abort"); err != nil {
-			var ge *gitError
-			if !errors.As(err, &ge) || !strings.Contains(ge.stderr, "MERGE_HEAD missing") {
+			var ge *GitError
+			if !errors.As(err, &ge) || !strings.Contains(ge.Stderr, "MERGE_HEAD missing") {
 				return "", err
 			}
 		} else {

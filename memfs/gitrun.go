@@ -1,0 +1,169 @@
+package memfs
+
+// gitrun.go is borg's one runner of the git CLI: every package that runs
+// git (the store's sync and recovery here, sleep's merge, the hooks' diffs
+// in the user's project, install's hook configuration) goes through Git, so
+// that the environment git sees, how its errors read and how its output is
+// bounded are decided once.
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+)
+
+// Git is one way of running the git CLI: where, with what environment and
+// with which limits. The zero value runs git in the current directory with
+// the process's environment.
+type Git struct {
+	// Dir is the repository or work tree git runs in (git -C Dir); empty
+	// runs it in the current directory.
+	Dir string
+	// Isolate drops the variables that point git at another repository
+	// (GIT_DIR, GIT_WORK_TREE, GIT_INDEX_FILE and friends, set when borg
+	// runs inside a git hook or alias), so that git acts on Dir whatever
+	// called borg. The store's git is always isolated; git in the user's
+	// project is not (it is the user's own).
+	Isolate bool
+	// Env holds KEY=VALUE entries added to the environment (later entries
+	// win over the process's).
+	Env []string
+	// MaxOut caps the stdout Run keeps (0: no cap); the rest is read and
+	// dropped, so a huge diff costs no memory.
+	MaxOut int
+	// DieWithParent kills git when borg dies (on Linux), for commands
+	// that write the store: a killed borg must not leave git writing it
+	// without the store's write lock.
+	DieWithParent bool
+}
+
+// GitError is a git command that failed: its arguments, how it exited and
+// what it wrote to stderr.
+type GitError struct {
+	Args   []string
+	Err    error
+	Stderr string
+}
+
+func (e *GitError) Error() string {
+	msg := firstLine(e.Stderr)
+	if msg == "" {
+		msg = e.Err.Error()
+	}
+	name := "git"
+	if len(e.Args) > 0 {
+		name += " " + e.Args[0]
+	}
+	return fmt.Sprintf("%s: %s", name, msg)
+}
+
+func (e *GitError) Unwrap() error { return e.Err }
+
+// firstLine is the first non-empty line of s without git's "fatal: " or
+// "error: " prefix.
+func firstLine(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		l = strings.TrimSpace(l)
+		for _, p := range []string{"fatal: ", "error: "} {
+			l = strings.TrimPrefix(l, p)
+		}
+		if l != "" {
+			return l
+		}
+	}
+	return ""
+}
+
+// Command is the exec.Cmd for git args under g's settings, for a caller
+// that streams its output or gives it stdin (Run covers the rest).
+func (g Git) Command(ctx context.Context, args ...string) *exec.Cmd {
+	full := args
+	if g.Dir != "" {
+		full = append([]string{"-C", g.Dir}, args...)
+	}
+	cmd := exec.CommandContext(ctx, "git", full...)
+	env := os.Environ()
+	if g.Isolate {
+		env = isolatedEnviron(env)
+	}
+	cmd.Env = append(env, g.Env...)
+	if g.DieWithParent {
+		dieWithParent(cmd)
+	}
+	return cmd
+}
+
+// Run runs git args with stdin (nil: none) and returns its stdout. A
+// failure is a *GitError carrying stderr; the stdout read so far is
+// returned beside it.
+func (g Git) Run(ctx context.Context, stdin io.Reader, args ...string) ([]byte, error) {
+	cmd := g.Command(ctx, args...)
+	cmd.Stdin = stdin
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if g.MaxOut > 0 {
+		cmd.Stdout = &capWriter{w: &out, n: g.MaxOut}
+	}
+	if err := cmd.Run(); err != nil {
+		return out.Bytes(), &GitError{Args: args, Err: err, Stderr: errb.String()}
+	}
+	return out.Bytes(), nil
+}
+
+// Line runs git args and returns its stdout without surrounding space:
+// for commands that print one value (rev-parse, symbolic-ref, config).
+func (g Git) Line(ctx context.Context, args ...string) (string, error) {
+	out, err := g.Run(ctx, nil, args...)
+	return strings.TrimSpace(string(out)), err
+}
+
+// HeadBranch is the full ref name HEAD points at in g.Dir (refs/heads/…);
+// an error when HEAD is detached.
+func (g Git) HeadBranch(ctx context.Context) (string, error) {
+	ref, err := g.Line(ctx, "symbolic-ref", "-q", "HEAD")
+	if err != nil || ref == "" {
+		if err == nil {
+			err = fmt.Errorf("HEAD is detached")
+		}
+		return "", fmt.Errorf("read HEAD in %s: %w (check out a branch: git -C %s switch main)", g.Dir, err, g.Dir)
+	}
+	return ref, nil
+}
+
+// capWriter keeps the first n bytes written to it and drops the rest,
+// always reporting the whole write as done (git must not see a broken
+// pipe).
+type capWriter struct {
+	w io.Writer
+	n int
+}
+
+func (c *capWriter) Write(p []byte) (int, error) {
+	if c.n > 0 {
+		k := min(len(p), c.n)
+		if _, err := c.w.Write(p[:k]); err != nil {
+			return 0, err
+		}
+		c.n -= k
+	}
+	return len(p), nil
+}
+
+// isolatedEnviron is env without the variables that point git at another
+// repository.
+func isolatedEnviron(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_PREFIX":
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}

@@ -1,0 +1,63 @@
+package memfs
+
+import (
+	"errors"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+func TestGitRun(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git on PATH")
+	}
+	dir := t.TempDir()
+	g := Git{Dir: dir, Isolate: true, Env: []string{"LC_ALL=C"}}
+	if _, err := g.Run(t.Context(), nil, "init", "-q", "-b", "trunk"); err != nil {
+		t.Fatal(err)
+	}
+	other := t.TempDir()
+	tests := []struct {
+		name string
+		g    Git
+		args []string
+		want string // stdout, or the error's text when wantErr
+		err  bool
+	}{
+		{"line", g, []string{"symbolic-ref", "HEAD"}, "refs/heads/trunk\n", false},
+		{"capped", Git{Dir: dir, Isolate: true, MaxOut: 5}, []string{"symbolic-ref", "HEAD"}, "refs/", false},
+		// GIT_DIR set by a calling git hook must not move an isolated git.
+		{"isolated", Git{Dir: dir, Isolate: true, Env: nil}, []string{"rev-parse", "--absolute-git-dir"}, "", false},
+		// Without Isolate, git is the caller's: GIT_DIR wins.
+		{"not isolated", Git{Dir: dir}, []string{"symbolic-ref", "HEAD"}, "git symbolic-ref: not a git repository", true},
+		{"error names the command", g, []string{"rev-parse", "--verify", "-q", "nope"}, "git rev-parse:", true},
+	}
+	t.Setenv("GIT_DIR", other)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := tc.g.Run(t.Context(), nil, tc.args...)
+			if tc.err {
+				var ge *GitError
+				if !errors.As(err, &ge) || !strings.HasPrefix(err.Error(), tc.want) {
+					t.Fatalf("err = %v, want a *GitError starting %q", err, tc.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.name == "isolated" {
+				if !strings.HasPrefix(strings.TrimSpace(string(out)), dir) {
+					t.Fatalf("isolated git ran in %q, want %s/.git", out, dir)
+				}
+				return
+			}
+			if string(out) != tc.want {
+				t.Fatalf("stdout = %q, want %q", out, tc.want)
+			}
+		})
+	}
+	if ref, err := g.HeadBranch(t.Context()); err != nil || ref != "refs/heads/trunk" {
+		t.Fatalf("HeadBranch = %q, %v", ref, err)
+	}
+}
