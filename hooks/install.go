@@ -10,6 +10,8 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+
+	"github.com/borg-memory/borg/memfs"
 )
 
 // Installer wires borg into an agent's settings and a repository's git hooks,
@@ -522,33 +524,16 @@ func dropBackup(dir, path string) {
 	_ = os.Remove(dir)
 }
 
-// writeFileAtomic writes data to a temp file beside path and renames it in.
+// writeFileAtomic creates path's directory when it is missing (an agent's
+// settings directory, the session state directory) and writes data there
+// through memfs.WriteFileAtomic, borg's one atomic write: a temp file
+// beside path, given mode exactly (a hook keeps its executable bit), synced
+// and renamed in.
 func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", filepath.Dir(path), err)
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	if _, err = f.Write(data); err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, mode)
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		_ = os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return memfs.WriteFileAtomic(path, data, mode)
 }
 
 // commandQuote quotes borg's path for a hook command an agent or git runs
