@@ -2,10 +2,11 @@ package hooks
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -289,11 +290,11 @@ func (in Installer) GitHooksDir() (string, error) {
 // GitSupportsConfigHooks reports git ≥ 2.54, which runs several hooks per
 // event from hook.<name>.* config without anyone owning the hook file.
 func GitSupportsConfigHooks() bool {
-	out, err := exec.Command("git", "version").Output()
+	out, err := memfs.Git{}.Line(context.Background(), "version")
 	if err != nil {
 		return false
 	}
-	f := strings.Fields(string(out))
+	f := strings.Fields(out)
 	if len(f) < 3 {
 		return false
 	}
@@ -559,14 +560,12 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
+// gitOut runs git args in the user's repository at dir (not isolated: it
+// is theirs) and returns its output without surrounding space.
 func gitOut(dir string, args ...string) (string, error) {
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	out, err := memfs.Git{Dir: dir}.Line(context.Background(), args...)
+	if ge, ok := errors.AsType[*memfs.GitError](err); ok {
+		return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), ge.Err, strings.TrimSpace(ge.Stderr))
 	}
-	return strings.TrimSpace(string(out)), nil
+	return out, err
 }
