@@ -251,8 +251,8 @@ func compareRegrets(a, b RegretMark) int {
 }
 
 // Ledger accumulates outcome-log events into the state Derive reads, keyed by
-// natural keys so that adding an event twice, or events in any order, or
-// merging two ledgers in either order, gives the same state. It is plain data
+// natural keys so that adding an event twice, or events in any order, gives
+// the same state. It is plain data
 // (exported fields, encoding/json) so a cache can store it and fold in only
 // the lines appended since.
 type Ledger struct {
@@ -427,67 +427,6 @@ func (l *Ledger) addRegret(id string, r RegretMark) {
 	if old, ok := l.Regrets[id]; !ok || compareRegrets(r, old) < 0 {
 		l.Regrets[id] = r
 	}
-}
-
-// Merge folds o into l. Merging is commutative, associative and idempotent,
-// so two caches of overlapping logs merge into the ledger of their union.
-func (l *Ledger) Merge(o *Ledger) {
-	l.init()
-	if o == nil {
-		return
-	}
-	for s, m := range o.Sessions {
-		if old, ok := l.Sessions[s]; !ok || compareMarks(m, old) < 0 {
-			l.Sessions[s] = m
-		}
-	}
-	for id, m := range o.Created {
-		if old, ok := l.Created[id]; !ok || compareMarks(m, old) < 0 {
-			l.Created[id] = m
-		}
-	}
-	for s, inner := range o.Results {
-		for lesson, m := range inner {
-			l.addResult(s, lesson, m)
-		}
-	}
-	for s, inner := range o.Tested {
-		for lesson := range inner {
-			addPair(l.Tested, s, lesson)
-		}
-	}
-	for s, inner := range o.Asked {
-		for lesson := range inner {
-			addPair(l.Asked, s, lesson)
-		}
-	}
-	for s, times := range o.Corrections {
-		c := l.Corrections[s]
-		if c == nil {
-			c = map[int64]bool{}
-			l.Corrections[s] = c
-		}
-		for t := range times {
-			c[t] = true
-		}
-	}
-	for id, r := range o.Regrets {
-		l.addRegret(id, r)
-	}
-	for _, e := range o.Passings {
-		l.addPassing(e)
-	}
-}
-
-// Clock returns the collective's activity clock: the sessions with a session
-// event, ordered by (first ms, id).
-func (l *Ledger) Clock() []string {
-	marks := l.sortedSessions()
-	out := make([]string, len(marks))
-	for i, m := range marks {
-		out[i] = m.id
-	}
-	return out
 }
 
 type sessionAt struct {
@@ -761,7 +700,7 @@ func regretted(rs []regretRef, corrections map[string]map[int64]bool, w Weights)
 		for ; j < len(rs) && rs[j].Session == rs[i].Session; j++ {
 			s += regretShare(rs[j].W, w.RegretMax)
 		}
-		capN := max(1, len(corrections[rs[i].Session]))
+		capN := RegretCap(slices.Collect(maps.Keys(corrections[rs[i].Session])))
 		total += math.Min(s, float64(capN))
 		i = j
 	}
