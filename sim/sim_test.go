@@ -481,46 +481,6 @@ func BenchmarkRunSmall(b *testing.B) {
 	}
 }
 
-func TestSweep(t *testing.T) {
-	t.Parallel()
-	o := smallOptions(21)
-	o = o.WithSessions(40)
-	sr, err := Sweep(t.Context(), o, 2, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(sr.Seeds) != 2 || sr.Seeds[0] != 21 || sr.Seeds[1] != 22 {
-		t.Fatalf("seeds %v", sr.Seeds)
-	}
-	one, err := Run(t.Context(), o, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, p := range sr.Policies {
-		if p.Name != PolicyNames[i] || len(p.Regrets) != 2 {
-			t.Fatalf("policy %d: %+v", i, p)
-		}
-		if p.Regrets[0] != one.Policies[i].Regret {
-			t.Errorf("%s: sweep's first seed %v, Run %v", p.Name, p.Regrets[0], one.Policies[i].Regret)
-		}
-	}
-	for _, v := range sr.Versus {
-		if v.Seeds != 2 || v.BorgLower < 0 || v.BorgLower > 2 {
-			t.Errorf("versus %+v", v)
-		}
-	}
-	var b bytes.Buffer
-	if err := sr.WriteTable(&b); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(b.String(), "seed 22") {
-		t.Errorf("sweep table:\n%s", b.String())
-	}
-	if _, err := Sweep(t.Context(), o, 0, nil); err == nil {
-		t.Error("a sweep of 0 seeds was accepted")
-	}
-}
-
 // TestHeadlineScenario is the headline claim as a CI check: on the default
 // team over 300 sessions (seed 1), with the product's default judge and an
 // over-declaring agent, borg's regret is at least 10% below relevance,
