@@ -552,6 +552,22 @@ func (l *Ledger) Memories(lessons []LessonInfo, session string, w Weights) []Mem
 		}
 	}
 
+	l.gatherResults(aggs, c)
+	l.gatherTestedAskedRegrets(aggs)
+
+	out := make([]Memory, 0, len(aggs))
+	for _, a := range aggs {
+		out = append(out, l.memoryOf(a.info, a, c, q, session, w))
+	}
+	slices.SortFunc(out, func(x, y Memory) int { return strings.Compare(x.ID, y.ID) })
+	return out
+}
+
+// gatherResults counts each wanted lesson's session results into its
+// accumulator: a changed result is a use, at its session's clock position
+// (by its ms for a session without a session event), and vouches under its
+// repo and author.
+func (l *Ledger) gatherResults(aggs map[string]*lessonAgg, c *clock) {
 	for s, inner := range l.Results {
 		sm, known := l.Sessions[s]
 		at, ticks := c.index[s]
@@ -562,31 +578,11 @@ func (l *Ledger) Memories(lessons []LessonInfo, session string, w Weights) []Mem
 			}
 			switch m.Kind {
 			case KindChanged:
-				a.changed++
-				a.vouched += creditMilli(m.W)
+				pos := at
 				if !ticks {
-					at = c.pos("", m.MS)
+					pos = c.pos("", m.MS)
 				}
-				a.uses = append(a.uses, at)
-				repo, author := m.Repo, m.Author
-				if known {
-					// The result's own author counts: whoever wrote
-					// (and committed) the verdict vouches for it, not
-					// whoever the session names.
-					repo, author = cmp.Or(sm.Repo, m.Repo), cmp.Or(m.Author, sm.Author)
-				}
-				a.repos = addDistinct(a.repos, repo)
-				if author != UnattributedAuthor {
-					// Changes whose committer is unknown yet are no
-					// second engineer.
-					a.authors = addDistinct(a.authors, author)
-				}
-				if author != "" {
-					if a.byAuthor == nil {
-						a.byAuthor = map[string]int{}
-					}
-					a.byAuthor[author] += creditMilli(m.W)
-				}
+				a.addChanged(m, sm, known, pos)
 			case KindIgnored:
 				a.ignored++
 			case KindCorrected:
@@ -596,6 +592,38 @@ func (l *Ledger) Memories(lessons []LessonInfo, session string, w Weights) []Mem
 			}
 		}
 	}
+}
+
+// addChanged counts one changed result m of a session (sm its session
+// mark, known whether it has one) used at clock position at.
+func (a *lessonAgg) addChanged(m, sm Mark, known bool, at int) {
+	a.changed++
+	a.vouched += creditMilli(m.W)
+	a.uses = append(a.uses, at)
+	repo, author := m.Repo, m.Author
+	if known {
+		// The result's own author counts: whoever wrote (and committed)
+		// the verdict vouches for it, not whoever the session names.
+		repo, author = cmp.Or(sm.Repo, m.Repo), cmp.Or(m.Author, sm.Author)
+	}
+	a.repos = addDistinct(a.repos, repo)
+	if author != UnattributedAuthor {
+		// Changes whose committer is unknown yet are no second engineer.
+		a.authors = addDistinct(a.authors, author)
+	}
+	if author != "" {
+		if a.byAuthor == nil {
+			a.byAuthor = map[string]int{}
+		}
+		a.byAuthor[author] += creditMilli(m.W)
+	}
+}
+
+// gatherTestedAskedRegrets counts each wanted lesson's tested and asked
+// pairs and gathers its regrets; a session whose result for the lesson is
+// a correction or a veto adds neither tested nor regret (the stronger
+// result already counts it).
+func (l *Ledger) gatherTestedAskedRegrets(aggs map[string]*lessonAgg) {
 	severe := func(results map[string]Mark, lesson string) bool {
 		k := results[lesson].Kind
 		return k == KindCorrected || k == KindVetoed
@@ -620,13 +648,6 @@ func (l *Ledger) Memories(lessons []LessonInfo, session string, w Weights) []Mem
 			a.regrets = append(a.regrets, regretRef{id: id, RegretMark: r})
 		}
 	}
-
-	out := make([]Memory, 0, len(aggs))
-	for _, a := range aggs {
-		out = append(out, l.memoryOf(a.info, a, c, q, session, w))
-	}
-	slices.SortFunc(out, func(x, y Memory) int { return strings.Compare(x.ID, y.ID) })
-	return out
 }
 
 // memoryOf finishes one lesson's memory from its gathered evidence.
