@@ -63,6 +63,10 @@ func readOr(path string) string {
 	return string(b)
 }
 
+// TestInstallGitChainsExistingHooks: borg install --git keeps every
+// existing post-commit hook running (a shell hook gets borg's block, another
+// is chained), and uninstall restores each. It is long on purpose: its table
+// of existing hooks, each set up inline beside its name.
 func TestInstallGitChainsExistingHooks(t *testing.T) {
 	if GitSupportsConfigHooks() {
 		t.Skip("git ≥ 2.54 uses hook config; chaining is not exercised")

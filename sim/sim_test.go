@@ -108,6 +108,9 @@ func readLogDir(t *testing.T, dir string) []domain.Event {
 	return out
 }
 
+// TestEventsWellFormed runs a small scenario and checks every policy's
+// shared and local logs: every event well formed and where its kind
+// belongs. It is long on purpose: one run, then the checks on its logs.
 func TestEventsWellFormed(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()

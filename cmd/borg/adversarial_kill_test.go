@@ -245,6 +245,9 @@ func (a *advEnv) checkStore(what string, committed, reported map[string]bool, fs
 // repaired what the kills before it left: the store is checked then (see
 // checkStore), and once more after a final learn. A hook run to the end
 // exits 0 whatever the kills before it left.
+//
+// It is long on purpose: one scenario whose steps each build on the state
+// the last left, read top to bottom.
 func TestAdversarialKillLoop(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and kills the real binary")

@@ -168,6 +168,9 @@ func TestAdversarialSecretFormats(t *testing.T) {
 // token (in the body, the gist, the id) are never quoted by recall, the
 // prompt hook or the Stop hook; doctor names each and fails; show and list
 // redact it. Nothing prints any fragment of a token.
+//
+// It is long on purpose: one scenario whose steps each build on the state
+// the last left, read top to bottom.
 func TestAdversarialHandCommittedSecret(t *testing.T) {
 	a := newAdvStore(t)
 	secrets := memfstest.Secrets()

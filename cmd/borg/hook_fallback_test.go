@@ -22,6 +22,9 @@ import (
 // (here: its write lock held, as during a long sync) while the lessons have
 // changed must not make the Stop hook hang or fail: it answers within its
 // deadline, exit 0, from an index synced in memory.
+//
+// It is long on purpose: one scenario whose steps each build on the state
+// the last left, read top to bottom.
 func TestStopHookWhileIndexHeld(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "store")
 	getenv := func(k string) string {
