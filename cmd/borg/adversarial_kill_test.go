@@ -30,14 +30,8 @@ import (
 	"github.com/borg-memory/borg/memfs"
 )
 
-var (
-	advOnce sync.Once
-	advBin  string
-	advErr  error
-)
-
-// advBinary builds borg once for the whole suite, as the README installs
-// it.
+// advBinary is borgBinary for the kill suite, which needs unix signals and
+// locks and the git CLI.
 func advBinary(t *testing.T) string {
 	t.Helper()
 	if runtime.GOOS == "windows" {
@@ -46,23 +40,7 @@ func advBinary(t *testing.T) string {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git CLI")
 	}
-	advOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "borg-adv-")
-		if err != nil {
-			advErr = err
-			return
-		}
-		advBin = filepath.Join(dir, "borg")
-		cmd := exec.Command("go", "build", "-o", advBin, ".")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			advErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if advErr != nil {
-		t.Fatal(advErr)
-	}
-	return advBin
+	return borgBinary(t)
 }
 
 // advEnv is the environment of every borg the suite runs.

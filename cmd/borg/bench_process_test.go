@@ -37,20 +37,6 @@ func benchSizes() (lessons, events int) {
 	return lessons, events
 }
 
-// benchBinary builds borg once per benchmark run, static as the README
-// installs it (CGO_ENABLED=0: no dynamic loader at each start).
-func benchBinary(b *testing.B) string {
-	b.Helper()
-	bin := filepath.Join(b.TempDir(), "borg")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 func benchEnv(store string) []string {
 	return append(os.Environ(), "BORG_STORE="+store, "BORG_ENGINEER=bench@example.com", "BORG_PLACEBO_RATE=0",
 		"GIT_AUTHOR_NAME=bench", "GIT_AUTHOR_EMAIL=bench@example.com", "GIT_COMMITTER_NAME=bench", "GIT_COMMITTER_EMAIL=bench@example.com")
@@ -203,7 +189,7 @@ func report(b *testing.B, d, gitStatus time.Duration) {
 //   - no-repo: the agent's directory is not a git repository and the stop
 //     is the session's first hook (no git at all).
 func BenchmarkStopHookProcess(b *testing.B) {
-	bin := benchBinary(b)
+	bin := borgBinary(b)
 	store := benchStore(b, bin)
 	env := benchEnv(store)
 	const msg = "I added a retry with backoff to the payments gateway client and a timeout to the request context."
@@ -254,7 +240,7 @@ func BenchmarkStopHookProcess(b *testing.B) {
 // lesson file rewritten through a rename (so lessons/ changes, as when borg
 // writes a lesson); restored at the end.
 func BenchmarkStopAfterChangeProcess(b *testing.B) {
-	bin := benchBinary(b)
+	bin := borgBinary(b)
 	store := benchStore(b, bin)
 	env := benchEnv(store)
 	path := filepath.Join(store, "lessons", "bench-lesson-000001.html")
@@ -305,7 +291,7 @@ func BenchmarkStopAfterChangeProcess(b *testing.B) {
 //
 //	BORG_BENCH_LESSONS=1000 BORG_BENCH_EVENTS=100000 go test -run '^$' -bench FirstStopNoIndex -benchtime 11x ./cmd/borg
 func BenchmarkFirstStopNoIndexProcess(b *testing.B) {
-	bin := benchBinary(b)
+	bin := borgBinary(b)
 	store := benchStore(b, bin)
 	nl, _ := benchSizes()
 	env := append(benchEnv(store), fmt.Sprintf("BORG_SYNC_BUDGET=%d", nl))
@@ -357,7 +343,7 @@ func benchProject(b *testing.B) string {
 
 // BenchmarkRecallProcess: `borg recall` end to end as a process, warm index.
 func BenchmarkRecallProcess(b *testing.B) {
-	bin := benchBinary(b)
+	bin := borgBinary(b)
 	store := benchStore(b, bin)
 	env := benchEnv(store)
 	b.ResetTimer()
@@ -376,7 +362,7 @@ func BenchmarkRecallProcess(b *testing.B) {
 // usefulness of every lesson derived from the store's summary (memfs.Summary)
 // for a new session each time (its Thompson draws included).
 func BenchmarkRecallInProcess(b *testing.B) {
-	bin := benchBinary(b)
+	bin := borgBinary(b)
 	store := benchStore(b, bin)
 	s, err := memfs.Open(store, memfs.WithEnv(func(k string) string { return "" }))
 	if err != nil {
@@ -399,7 +385,7 @@ func BenchmarkRecallInProcess(b *testing.B) {
 // BenchmarkPostCommitOverhead: `git commit` in a project with borg's
 // post-commit hook installed, against the same commit without it.
 func BenchmarkPostCommitOverhead(b *testing.B) {
-	bin := benchBinary(b)
+	bin := borgBinary(b)
 	store := benchStore(b, bin)
 	env := benchEnv(store)
 	mk := func(hook bool) string {
