@@ -11,6 +11,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -106,13 +107,7 @@ func (a *advEnv) mustRun(args ...string) string {
 
 func (a *advEnv) git(dir string, args ...string) string {
 	a.t.Helper()
-	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = append(a.env, "LC_ALL=C")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		a.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
+	return testGit(a.t, dir, append(a.env, "LC_ALL=C"), args...)
 }
 
 // killAfter starts borg and SIGKILLs it after delay unless it has exited;
@@ -209,8 +204,8 @@ func (a *advEnv) checkStore(what string, committed, reported map[string]bool, fs
 		committed[id] = true
 	}
 	if fsck {
-		cmd := exec.Command("git", "-C", a.store, "fsck", "--no-progress", "--no-dangling")
-		out, err := cmd.CombinedOutput()
+		// fsck reports on stderr: read both streams.
+		out, err := memfs.Git{Dir: a.store}.Command(context.Background(), "fsck", "--no-progress", "--no-dangling").CombinedOutput()
 		if err != nil || bytes.Contains(out, []byte("error")) || bytes.Contains(out, []byte("missing")) {
 			t.Errorf("%s: git fsck: %v\n%s", what, err, out)
 		}
@@ -272,14 +267,12 @@ func TestAdversarialKillLoop(t *testing.T) {
 		// would, pull and push again until the remote takes it.
 		for try := 0; ; try++ {
 			a.git(mate, "pull", "-q", "--no-rebase", "--no-edit", "origin", "main")
-			cmd := exec.Command("git", "-C", mate, "push", "-q", "origin", "HEAD:main")
-			cmd.Env = a.env
-			out, err := cmd.CombinedOutput()
+			_, err := memfs.Git{Dir: mate, Env: a.env}.Run(context.Background(), nil, "push", "-q", "origin", "HEAD:main")
 			if err == nil {
 				break
 			}
 			if try == 20 {
-				t.Fatalf("the teammate could not push: %v\n%s", err, out)
+				t.Fatalf("the teammate could not push: %v", err)
 			}
 			time.Sleep(50 * time.Millisecond)
 		}

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -39,9 +38,7 @@ func newAdvStore(t *testing.T) *advStore {
 		t.Fatal(err)
 	}
 	a.s = s
-	if out, err := exec.Command("git", "-C", a.proj, "init", "-q").CombinedOutput(); err != nil {
-		t.Fatalf("%s", out)
-	}
+	testGit(t, a.proj, nil, "init", "-q")
 	return a
 }
 

@@ -80,15 +80,8 @@ func benchStore(b *testing.B, bin string) string {
 			b.Fatal(err)
 		}
 	}
-	git := func(args ...string) {
-		cmd := exec.Command("git", args...)
-		cmd.Dir, cmd.Env = dir, env
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	git("add", "lessons")
-	git("commit", "-q", "-m", "bench lessons")
+	testGit(b, dir, env, "add", "lessons")
+	testGit(b, dir, env, "commit", "-q", "-m", "bench lessons")
 	st, err := memfs.Open(dir)
 	if err != nil {
 		b.Fatal(err)
@@ -166,11 +159,7 @@ func timeCallsAfter(n int, setup func(i int) string, call func(string)) time.Dur
 
 func gitStatusMedian(b *testing.B, dir string, n int) time.Duration {
 	return timeCalls(n, func(int) {
-		cmd := exec.Command("git", "status", "--porcelain")
-		cmd.Dir = dir
-		if err := cmd.Run(); err != nil {
-			b.Fatal(err)
-		}
+		testGit(b, dir, nil, "status", "--porcelain")
 	})
 }
 
@@ -326,14 +315,10 @@ func benchProject(b *testing.B) string {
 			b.Fatal(err)
 		}
 	}
-	gitEnv := append(os.Environ(), "GIT_AUTHOR_NAME=b", "GIT_AUTHOR_EMAIL=b@example.com",
+	gitEnv := append([]string{}, "GIT_AUTHOR_NAME=b", "GIT_AUTHOR_EMAIL=b@example.com",
 		"GIT_COMMITTER_NAME=b", "GIT_COMMITTER_EMAIL=b@example.com")
 	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"commit", "-q", "-m", "init"}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir, cmd.Env = dir, gitEnv
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("git %v: %v %s", args, err, out)
-		}
+		testGit(b, dir, gitEnv, args...)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "f001.go"), []byte("package p1\n\n// retry the payments gateway with backoff\n"), 0o644); err != nil {
 		b.Fatal(err)
@@ -391,11 +376,7 @@ func BenchmarkPostCommitOverhead(b *testing.B) {
 	mk := func(hook bool) string {
 		dir := b.TempDir()
 		for _, args := range [][]string{{"init", "-q"}, {"commit", "-q", "--allow-empty", "-m", "init"}} {
-			cmd := exec.Command("git", args...)
-			cmd.Dir, cmd.Env = dir, env
-			if out, err := cmd.CombinedOutput(); err != nil {
-				b.Fatalf("%s", out)
-			}
+			testGit(b, dir, env, args...)
 		}
 		if hook {
 			cmd := exec.Command(bin, "install", "--git", "--command", bin)

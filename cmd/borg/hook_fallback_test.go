@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -79,9 +78,7 @@ func TestStopHookWhileIndexHeld(t *testing.T) {
 	}
 
 	proj := t.TempDir()
-	if out, err := exec.Command("git", "-C", proj, "init", "-q").CombinedOutput(); err != nil {
-		t.Fatalf("%s", out)
-	}
+	testGit(t, proj, nil, "init", "-q")
 	in := `{"session_id":"held-1","cwd":"` + proj + `","last_assistant_message":"I added retries with backoff to the payments client."}`
 	var out, errb bytes.Buffer
 	e := &env{in: strings.NewReader(in), out: &out, err: &errb, getenv: getenv, now: time.Now}
