@@ -42,19 +42,7 @@ func newAdvStore(t *testing.T) *advStore {
 	return a
 }
 
-func (a *advStore) getenv(k string) string {
-	switch k {
-	case "BORG_STORE":
-		return a.dir
-	case "BORG_PLACEBO_RATE":
-		return "0"
-	case "GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME":
-		return "t"
-	case "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL":
-		return "t@example.com"
-	}
-	return ""
-}
+func (a *advStore) getenv(k string) string { return storeGetenv(a.dir)(k) }
 
 // borg runs borg with args (after "borg") and stdin, and returns its exit
 // code, stdout and stderr.

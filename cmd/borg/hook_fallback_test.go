@@ -26,19 +26,7 @@ import (
 // the last left, read top to bottom.
 func TestStopHookWhileIndexHeld(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "store")
-	getenv := func(k string) string {
-		switch k {
-		case "BORG_STORE":
-			return dir
-		case "BORG_PLACEBO_RATE":
-			return "0"
-		case "GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME":
-			return "t"
-		case "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL":
-			return "t@example.com"
-		}
-		return ""
-	}
+	getenv := storeGetenv(dir)
 	s, err := memfs.Init(context.Background(), dir, "", memfs.WithEnv(getenv))
 	if err != nil {
 		t.Fatal(err)

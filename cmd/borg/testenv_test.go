@@ -27,3 +27,22 @@ func testGit(tb testing.TB, dir string, env []string, args ...string) string {
 	}
 	return string(out)
 }
+
+// storeGetenv is the whole environment of an in-process borg on the store
+// at dir: the store, no placebos, a test git identity, nothing of the
+// machine's.
+func storeGetenv(dir string) func(string) string {
+	return func(k string) string {
+		switch k {
+		case "BORG_STORE":
+			return dir
+		case "BORG_PLACEBO_RATE":
+			return "0"
+		case "GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME":
+			return "t"
+		case "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL":
+			return "t@example.com"
+		}
+		return ""
+	}
+}
