@@ -2,22 +2,22 @@ package domain
 
 import "math"
 
-// The fixed-point grid confidence decay and the outcome EWMA run on, so their
-// boundary claims hold exactly rather than within an ulp.
+// The fixed-point grid confidence decay runs on, so its boundary claims hold
+// exactly rather than within an ulp. (memhtml's outcome EWMA ran on it too;
+// borg's outcome score is the Beta belief of usefulness.go, so only the EWMA
+// step confidence decay takes is kept.)
 const (
 	// Scale is 10^4: the grid step is the fourth decimal place, the precision
 	// memhtml-confidence is written with.
 	Scale = 10_000
-	// PosOneFp and NegOneFp are +1.0 and −1.0 on the grid; the outcome
-	// EWMA's domain is [NegOneFp, PosOneFp].
+	// PosOneFp and NegOneFp are +1.0 and −1.0 on the grid, the bounds ToFp
+	// clamps to.
 	PosOneFp = Scale
 	NegOneFp = -Scale
 )
 
 // Decay defaults.
 const (
-	// DefaultEWMAAlpha is the outcome EWMA's weight on an incoming signal.
-	DefaultEWMAAlpha = 0.3
 	// DefaultConfidenceFloor is where confidence erodes to and never past: an
 	// old uncorroborated claim is weak evidence, not absent evidence, and a
 	// claim decayed to 0 would look retracted.
@@ -60,42 +60,11 @@ func EWMAStepFp(alphaFp, prevFp, signalFp int64) int64 {
 	return floorDiv(alphaFp*signalFp+(Scale-alphaFp)*prevFp, Scale)
 }
 
-// ApplyOutcomesFp folds signals through EWMAStepFp, rounding at every step,
-// so a batch of N signals equals N single calls.
-func ApplyOutcomesFp(alphaFp, prevFp int64, signalsFp []int64) int64 {
-	for _, s := range signalsFp {
-		prevFp = EWMAStepFp(alphaFp, prevFp, s)
-	}
-	return prevFp
-}
-
-// ApplyNegativeHitsFp decays a score toward −1.0 over hits negative
-// corrections; hits ≤ 0 is a no-op, so a re-run writes the same value.
-func ApplyNegativeHitsFp(alphaFp, prevFp int64, hits int) int64 {
-	for i := 0; i < hits; i++ {
-		prevFp = EWMAStepFp(alphaFp, prevFp, NegOneFp)
-	}
-	return prevFp
-}
-
 // DecayConfidenceFp is one confidence-decay step on the grid: an EWMA toward
 // the floor, then the minimum with the previous value, so decay never raises
 // a claim (one already below the floor stays where an operator put it).
 func DecayConfidenceFp(alphaFp, confFp, floorFp int64) int64 {
 	return min(confFp, EWMAStepFp(alphaFp, confFp, floorFp))
-}
-
-// DecayConfidenceNFp folds DecayConfidenceFp over cycles; cycles ≤ 0 is a
-// no-op.
-func DecayConfidenceNFp(alphaFp, confFp, floorFp int64, cycles int) int64 {
-	for i := 0; i < cycles; i++ {
-		next := DecayConfidenceFp(alphaFp, confFp, floorFp)
-		if next == confFp {
-			break // a fixed point: every further cycle returns it too
-		}
-		confFp = next
-	}
-	return confFp
 }
 
 // DecayConfidence is one sleep cycle of confidence decay in the [0, 1] float
@@ -104,12 +73,6 @@ func DecayConfidenceNFp(alphaFp, confFp, floorFp int64, cycles int) int64 {
 // DefaultConfidenceFloor unless configured). Inputs are clamped to [0, 1].
 func DecayConfidence(prev, alpha, floor float64) float64 {
 	return FromFp(DecayConfidenceFp(unitFp(alpha), unitFp(prev), unitFp(floor)))
-}
-
-// DecayConfidenceN is DecayConfidence folded over cycles unreinforced
-// cycles.
-func DecayConfidenceN(prev float64, cycles int, alpha, floor float64) float64 {
-	return FromFp(DecayConfidenceNFp(unitFp(alpha), unitFp(prev), unitFp(floor), cycles))
 }
 
 // unitFp is ToFp clamped to [0, 1].

@@ -26,7 +26,7 @@ func TestGrid(t *testing.T) {
 }
 
 func TestEWMAStepFp(t *testing.T) {
-	a := ToFp(DefaultEWMAAlpha)
+	a := ToFp(0.3)
 	tests := []struct {
 		name             string
 		alpha, prev, sig int64
@@ -58,32 +58,6 @@ func TestEWMAStepFp(t *testing.T) {
 	}
 }
 
-func TestApplyOutcomesBatchEqualsSingles(t *testing.T) {
-	a := ToFp(DefaultEWMAAlpha)
-	signals := []int64{PosOneFp, NegOneFp, 0, PosOneFp, PosOneFp, NegOneFp, 2500}
-	batch := ApplyOutcomesFp(a, 1200, signals)
-	single := int64(1200)
-	for _, s := range signals {
-		single = ApplyOutcomesFp(a, single, []int64{s})
-	}
-	if batch != single {
-		t.Fatalf("batch %d, singles %d", batch, single)
-	}
-	split := ApplyOutcomesFp(a, ApplyOutcomesFp(a, 1200, signals[:3]), signals[3:])
-	if split != batch {
-		t.Fatalf("two nights %d, one batch %d", split, batch)
-	}
-	if got := ApplyNegativeHitsFp(a, 4000, 0); got != 4000 {
-		t.Fatalf("zero hits moved the score to %d", got)
-	}
-	if got := ApplyNegativeHitsFp(a, 4000, -2); got != 4000 {
-		t.Fatalf("negative hits moved the score to %d", got)
-	}
-	if got, want := ApplyNegativeHitsFp(a, 4000, 2), ApplyOutcomesFp(a, 4000, []int64{NegOneFp, NegOneFp}); got != want {
-		t.Fatalf("hits %d, want %d", got, want)
-	}
-}
-
 func TestDecayConfidence(t *testing.T) {
 	tests := []struct {
 		name               string
@@ -104,19 +78,6 @@ func TestDecayConfidence(t *testing.T) {
 			}
 		})
 	}
-	c := 0.9
-	for i := 0; i < 5; i++ {
-		c = DecayConfidence(c, DefaultConfidenceDecayAlpha, DefaultConfidenceFloor)
-	}
-	if got := DecayConfidenceN(0.9, 5, DefaultConfidenceDecayAlpha, DefaultConfidenceFloor); got != c {
-		t.Fatalf("DecayConfidenceN = %v, five steps = %v", got, c)
-	}
-	if got := DecayConfidenceN(0.9, 0, 0.1, 0.2); got != 0.9 {
-		t.Fatalf("zero cycles: %v", got)
-	}
-	if got := DecayConfidenceN(0.9, 10_000, 0.1, 0.2); got < 0.2 || got > 0.2002 {
-		t.Fatalf("many cycles settle near the floor: %v", got)
-	}
 	for conf := int64(0); conf <= Scale; conf += 97 {
 		if got := DecayConfidenceFp(1000, conf, 2000); got > conf {
 			t.Fatalf("decay raised %d to %d", conf, got)
@@ -136,7 +97,7 @@ func TestIsCommittableConfidenceChange(t *testing.T) {
 			t.Errorf("IsCommittableConfidenceChange(%v, %v) = %v, want %v", tt.before, tt.after, got, tt.want)
 		}
 	}
-	if DefaultEWMAAlpha != 0.3 || ConfidenceCommitDelta != 0.005 || Scale != 10_000 {
+	if ConfidenceCommitDelta != 0.005 || Scale != 10_000 {
 		t.Fatal("decay constants moved")
 	}
 }

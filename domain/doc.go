@@ -14,8 +14,8 @@
 //   - Graph: Pagerank, LabelPropagation, BridgeCounts, ConnectedComponents.
 //   - Sleep math: FrameKeyOf; the retention scorer (ComputeSignals,
 //     CompositeScore, BandFor, ScoreRetention) and the reprieve gate
-//     (ReprieveScore, ShouldReprieve); the fixed-point confidence decay and
-//     outcome EWMA (ToFp, EWMAStepFp, DecayConfidence, …); the reinforcement
+//     (ReprieveScore, ShouldReprieve); the fixed-point confidence decay
+//     (ToFp, EWMAStepFp, DecayConfidence, …); the reinforcement
 //     cooldown (ShouldBumpAccess); the merge guards (MergeVetoed,
 //     MergeOutcomes, MergeCandidates, ExcludeSelfSupersede).
 //   - Usefulness (borg-memory-module): Activation, Squash, the Beta belief

@@ -115,38 +115,8 @@ func Pagerank(nodes []string, edges []GraphEdge, opts PagerankOptions) map[strin
 	if n == 0 {
 		return out
 	}
-	d := opts.Damping
-	if d == 0 || math.IsNaN(d) {
-		d = PagerankDamping
-	}
-	d = clamp(d, 0, 1)
-	iters := opts.MaxIterations
-	if iters <= 0 {
-		iters = PagerankMaxIterations
-	}
-	tol := opts.Tolerance
-	if !(tol > 0) {
-		tol = PagerankTolerance
-	}
-
-	prior := make([]float64, n)
-	var seeded []float64
-	for _, name := range g.nodes {
-		if w, ok := opts.Seeds[name]; ok && w > 0 && !math.IsInf(w, 1) {
-			seeded = append(seeded, w)
-		}
-	}
-	if total := CompensatedSum(seeded); total > 0 {
-		for i, name := range g.nodes {
-			if w, ok := opts.Seeds[name]; ok && w > 0 && !math.IsInf(w, 1) {
-				prior[i] = w / total
-			}
-		}
-	} else {
-		for i := range prior {
-			prior[i] = 1 / float64(n)
-		}
-	}
+	d, iters, tol := opts.resolved()
+	prior := teleportPrior(g.nodes, opts.Seeds)
 
 	outW := make([]float64, n)
 	for u, es := range g.out {
@@ -192,6 +162,50 @@ func Pagerank(nodes []string, edges []GraphEdge, opts PagerankOptions) map[strin
 		out[name] = x[i] / total
 	}
 	return out
+}
+
+// resolved is opts with every zero or invalid knob at its default:
+// damping (clamped to [0, 1]), iterations, tolerance.
+func (opts PagerankOptions) resolved() (d float64, iters int, tol float64) {
+	d = opts.Damping
+	if d == 0 || math.IsNaN(d) {
+		d = PagerankDamping
+	}
+	d = clamp(d, 0, 1)
+	iters = opts.MaxIterations
+	if iters <= 0 {
+		iters = PagerankMaxIterations
+	}
+	tol = opts.Tolerance
+	if !(tol > 0) {
+		tol = PagerankTolerance
+	}
+	return d, iters, tol
+}
+
+// teleportPrior is PageRank's teleport distribution over nodes: the
+// positive, finite seeds normalised, or uniform without any.
+func teleportPrior(nodes []string, seeds map[string]float64) []float64 {
+	n := len(nodes)
+	prior := make([]float64, n)
+	var seeded []float64
+	for _, name := range nodes {
+		if w, ok := seeds[name]; ok && w > 0 && !math.IsInf(w, 1) {
+			seeded = append(seeded, w)
+		}
+	}
+	if total := CompensatedSum(seeded); total > 0 {
+		for i, name := range nodes {
+			if w, ok := seeds[name]; ok && w > 0 && !math.IsInf(w, 1) {
+				prior[i] = w / total
+			}
+		}
+	} else {
+		for i := range prior {
+			prior[i] = 1 / float64(n)
+		}
+	}
+	return prior
 }
 
 // LabelPropagationOptions are LabelPropagation's knobs; a zero field takes

@@ -251,8 +251,8 @@ func compareRegrets(a, b RegretMark) int {
 }
 
 // Ledger accumulates outcome-log events into the state Derive reads, keyed by
-// natural keys so that adding an event twice, or events in any order, or
-// merging two ledgers in either order, gives the same state. It is plain data
+// natural keys so that adding an event twice, or events in any order, gives
+// the same state. It is plain data
 // (exported fields, encoding/json) so a cache can store it and fold in only
 // the lines appended since.
 type Ledger struct {
@@ -429,67 +429,6 @@ func (l *Ledger) addRegret(id string, r RegretMark) {
 	}
 }
 
-// Merge folds o into l. Merging is commutative, associative and idempotent,
-// so two caches of overlapping logs merge into the ledger of their union.
-func (l *Ledger) Merge(o *Ledger) {
-	l.init()
-	if o == nil {
-		return
-	}
-	for s, m := range o.Sessions {
-		if old, ok := l.Sessions[s]; !ok || compareMarks(m, old) < 0 {
-			l.Sessions[s] = m
-		}
-	}
-	for id, m := range o.Created {
-		if old, ok := l.Created[id]; !ok || compareMarks(m, old) < 0 {
-			l.Created[id] = m
-		}
-	}
-	for s, inner := range o.Results {
-		for lesson, m := range inner {
-			l.addResult(s, lesson, m)
-		}
-	}
-	for s, inner := range o.Tested {
-		for lesson := range inner {
-			addPair(l.Tested, s, lesson)
-		}
-	}
-	for s, inner := range o.Asked {
-		for lesson := range inner {
-			addPair(l.Asked, s, lesson)
-		}
-	}
-	for s, times := range o.Corrections {
-		c := l.Corrections[s]
-		if c == nil {
-			c = map[int64]bool{}
-			l.Corrections[s] = c
-		}
-		for t := range times {
-			c[t] = true
-		}
-	}
-	for id, r := range o.Regrets {
-		l.addRegret(id, r)
-	}
-	for _, e := range o.Passings {
-		l.addPassing(e)
-	}
-}
-
-// Clock returns the collective's activity clock: the sessions with a session
-// event, ordered by (first ms, id).
-func (l *Ledger) Clock() []string {
-	marks := l.sortedSessions()
-	out := make([]string, len(marks))
-	for i, m := range marks {
-		out[i] = m.id
-	}
-	return out
-}
-
 type sessionAt struct {
 	id string
 	Mark
@@ -613,6 +552,22 @@ func (l *Ledger) Memories(lessons []LessonInfo, session string, w Weights) []Mem
 		}
 	}
 
+	l.gatherResults(aggs, c)
+	l.gatherTestedAskedRegrets(aggs)
+
+	out := make([]Memory, 0, len(aggs))
+	for _, a := range aggs {
+		out = append(out, l.memoryOf(a.info, a, c, q, session, w))
+	}
+	slices.SortFunc(out, func(x, y Memory) int { return strings.Compare(x.ID, y.ID) })
+	return out
+}
+
+// gatherResults counts each wanted lesson's session results into its
+// accumulator: a changed result is a use, at its session's clock position
+// (by its ms for a session without a session event), and vouches under its
+// repo and author.
+func (l *Ledger) gatherResults(aggs map[string]*lessonAgg, c *clock) {
 	for s, inner := range l.Results {
 		sm, known := l.Sessions[s]
 		at, ticks := c.index[s]
@@ -623,31 +578,11 @@ func (l *Ledger) Memories(lessons []LessonInfo, session string, w Weights) []Mem
 			}
 			switch m.Kind {
 			case KindChanged:
-				a.changed++
-				a.vouched += creditMilli(m.W)
+				pos := at
 				if !ticks {
-					at = c.pos("", m.MS)
+					pos = c.pos("", m.MS)
 				}
-				a.uses = append(a.uses, at)
-				repo, author := m.Repo, m.Author
-				if known {
-					// The result's own author counts: whoever wrote
-					// (and committed) the verdict vouches for it, not
-					// whoever the session names.
-					repo, author = cmp.Or(sm.Repo, m.Repo), cmp.Or(m.Author, sm.Author)
-				}
-				a.repos = addDistinct(a.repos, repo)
-				if author != UnattributedAuthor {
-					// Changes whose committer is unknown yet are no
-					// second engineer.
-					a.authors = addDistinct(a.authors, author)
-				}
-				if author != "" {
-					if a.byAuthor == nil {
-						a.byAuthor = map[string]int{}
-					}
-					a.byAuthor[author] += creditMilli(m.W)
-				}
+				a.addChanged(m, sm, known, pos)
 			case KindIgnored:
 				a.ignored++
 			case KindCorrected:
@@ -657,6 +592,38 @@ func (l *Ledger) Memories(lessons []LessonInfo, session string, w Weights) []Mem
 			}
 		}
 	}
+}
+
+// addChanged counts one changed result m of a session (sm its session
+// mark, known whether it has one) used at clock position at.
+func (a *lessonAgg) addChanged(m, sm Mark, known bool, at int) {
+	a.changed++
+	a.vouched += creditMilli(m.W)
+	a.uses = append(a.uses, at)
+	repo, author := m.Repo, m.Author
+	if known {
+		// The result's own author counts: whoever wrote (and committed)
+		// the verdict vouches for it, not whoever the session names.
+		repo, author = cmp.Or(sm.Repo, m.Repo), cmp.Or(m.Author, sm.Author)
+	}
+	a.repos = addDistinct(a.repos, repo)
+	if author != UnattributedAuthor {
+		// Changes whose committer is unknown yet are no second engineer.
+		a.authors = addDistinct(a.authors, author)
+	}
+	if author != "" {
+		if a.byAuthor == nil {
+			a.byAuthor = map[string]int{}
+		}
+		a.byAuthor[author] += creditMilli(m.W)
+	}
+}
+
+// gatherTestedAskedRegrets counts each wanted lesson's tested and asked
+// pairs and gathers its regrets; a session whose result for the lesson is
+// a correction or a veto adds neither tested nor regret (the stronger
+// result already counts it).
+func (l *Ledger) gatherTestedAskedRegrets(aggs map[string]*lessonAgg) {
 	severe := func(results map[string]Mark, lesson string) bool {
 		k := results[lesson].Kind
 		return k == KindCorrected || k == KindVetoed
@@ -681,13 +648,6 @@ func (l *Ledger) Memories(lessons []LessonInfo, session string, w Weights) []Mem
 			a.regrets = append(a.regrets, regretRef{id: id, RegretMark: r})
 		}
 	}
-
-	out := make([]Memory, 0, len(aggs))
-	for _, a := range aggs {
-		out = append(out, l.memoryOf(a.info, a, c, q, session, w))
-	}
-	slices.SortFunc(out, func(x, y Memory) int { return strings.Compare(x.ID, y.ID) })
-	return out
 }
 
 // memoryOf finishes one lesson's memory from its gathered evidence.
@@ -761,7 +721,7 @@ func regretted(rs []regretRef, corrections map[string]map[int64]bool, w Weights)
 		for ; j < len(rs) && rs[j].Session == rs[i].Session; j++ {
 			s += regretShare(rs[j].W, w.RegretMax)
 		}
-		capN := max(1, len(corrections[rs[i].Session]))
+		capN := RegretCap(slices.Collect(maps.Keys(corrections[rs[i].Session])))
 		total += math.Min(s, float64(capN))
 		i = j
 	}

@@ -273,8 +273,12 @@ func TestLedgerClock(t *testing.T) {
 	l.Add(ev(KindSession, 50, "s-b", "", "api", "")) // the first ms counts
 	l.Add(ev(KindTested, 10, "s-t", "lesson-a", "", ""))
 	l.Add(ev(KindSession, 10, "", "", "", ""))
-	if got, want := l.Clock(), []string{"s-b", "s-c", "s-a"}; !reflect.DeepEqual(got, want) {
-		t.Fatalf("Clock = %v, want %v", got, want)
+	var got []string
+	for _, m := range l.sortedSessions() {
+		got = append(got, m.id)
+	}
+	if want := []string{"s-b", "s-c", "s-a"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("clock = %v, want %v", got, want)
 	}
 }
 
@@ -326,31 +330,26 @@ func TestDeriveOrderAndDuplicateInvariance(t *testing.T) {
 				t.Fatalf("round %d session %q: shuffled and duplicated log derives\n%+v\nwant\n%+v", round, session, got, want)
 			}
 
-			// Two overlapping halves merged, in either order, through JSON.
+			// The ledger of a first part, through JSON (as memfs caches
+			// it), folding in the rest with an overlap, derives the same.
 			cut := r.IntN(len(events) + 1)
-			a, b := NewLedger(), NewLedger()
-			for _, e := range events[:min(len(events), cut+3)] {
+			a := NewLedger()
+			for _, e := range events[:cut] {
 				a.Add(e)
 			}
-			for _, e := range events[cut:] {
-				b.Add(e)
-			}
-			data, err := json.Marshal(b)
+			data, err := json.Marshal(a)
 			if err != nil {
 				t.Fatal(err)
 			}
-			var b2 Ledger
-			if err := json.Unmarshal(data, &b2); err != nil {
+			var b Ledger
+			if err := json.Unmarshal(data, &b); err != nil {
 				t.Fatal(err)
 			}
-			a.Merge(&b2)
-			if got := a.Memories(propLessons(), session, DefaultWeights); !reflect.DeepEqual(got, want) {
-				t.Fatalf("round %d: merged ledgers derive\n%+v\nwant\n%+v", round, got, want)
+			for _, e := range events[max(0, cut-3):] {
+				b.Add(e)
 			}
-			b.Merge(a)
-			b.Merge(a)
 			if got := b.Memories(propLessons(), session, DefaultWeights); !reflect.DeepEqual(got, want) {
-				t.Fatalf("round %d: merge is not commutative or idempotent", round)
+				t.Fatalf("round %d: a cached ledger folding the rest derives\n%+v\nwant\n%+v", round, got, want)
 			}
 		}
 	}
@@ -369,7 +368,6 @@ func TestLedgerJSONWithOddValues(t *testing.T) {
 func TestLedgerZeroValueAndJSON(t *testing.T) {
 	var l Ledger // the zero value works, as after decoding "{}"
 	l.Add(ev(KindSession, 1, "s1", "", "", ""))
-	l.Merge(nil)
 	if err := json.Unmarshal([]byte(`{}`), &l); err != nil {
 		t.Fatal(err)
 	}

@@ -34,29 +34,3 @@ func PartitionByCooldown(entries []AccessEntry, now time.Time, cooldown time.Dur
 	}
 	return bumped, cooledDown
 }
-
-// ReinforceSignal is the signal a reinforcement carries.
-type ReinforceSignal string
-
-// The reinforcement signals.
-const (
-	ReinforcePositive ReinforceSignal = "positive"
-	ReinforceNegative ReinforceSignal = "negative"
-	ReinforceNeutral  ReinforceSignal = "neutral"
-)
-
-// ReinforceSignals lists the signals.
-var ReinforceSignals = [3]ReinforceSignal{ReinforcePositive, ReinforceNegative, ReinforceNeutral}
-
-// SignalValue is a reinforcement's outcome-EWMA signal: positive 1,
-// negative −1, neutral (and anything unknown) 0, because being read is
-// evidence of relevance, not of correctness.
-func SignalValue(s ReinforceSignal) float64 {
-	switch s {
-	case ReinforcePositive:
-		return 1
-	case ReinforceNegative:
-		return -1
-	}
-	return 0
-}

@@ -38,15 +38,3 @@ func TestShouldBumpAccess(t *testing.T) {
 		t.Fatalf("PartitionByCooldown = %v, %v", bumped, cool)
 	}
 }
-
-func TestSignalValue(t *testing.T) {
-	want := map[ReinforceSignal]float64{ReinforcePositive: 1, ReinforceNegative: -1, ReinforceNeutral: 0, "bogus": 0}
-	for s, v := range want {
-		if got := SignalValue(s); got != v {
-			t.Errorf("SignalValue(%s) = %v, want %v", s, got, v)
-		}
-	}
-	if len(ReinforceSignals) != 3 {
-		t.Fatal("three signals")
-	}
-}

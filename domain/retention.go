@@ -43,16 +43,6 @@ func (s Signals) Values() [8]float64 {
 		s.BridgeImportance, s.ReinforcementCount, s.ContentDensity, s.ContestedStatus}
 }
 
-// Get returns one signal by name (0 for an unknown name).
-func (s Signals) Get(name SignalName) float64 {
-	for i, n := range SignalNames {
-		if n == name {
-			return s.Values()[i]
-		}
-	}
-	return 0
-}
-
 // WeightProfile holds one coefficient per signal; the eight sum to exactly 1
 // under CompensatedSum, which makes the composite a convex combination of
 // [0, 1] signals and so itself in [0, 1].
@@ -188,13 +178,6 @@ func HalfLifeFor(memoryType string) (days float64, decays bool) {
 		return DefaultHalfLifeDays, true
 	}
 	return d, d > 0
-}
-
-// ProfileWeightSum is a profile's weight sum under compensated summation:
-// exactly 1 for every shipped profile.
-func ProfileWeightSum(p WeightProfile) float64 {
-	v := p.Values()
-	return CompensatedSum(v[:])
 }
 
 // nonNeg reads a raw quantity: NaN and negatives are 0.

@@ -5,10 +5,11 @@ import (
 	"context"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/borg-memory/borg/memfs"
 )
 
 // emptyTree is git's well-known empty tree: the base of a repo without commits.
@@ -48,14 +49,18 @@ func RepoTag(root string) string {
 	return filepath.Base(root)
 }
 
+// userGit is git in the user's project: not isolated (the project and its
+// environment are the user's own), never taking optional locks (a hook must
+// not block the user's git), its output capped at maxDiff.
+func userGit(dir string) memfs.Git {
+	return memfs.Git{Dir: dir, Env: []string{"GIT_OPTIONAL_LOCKS=0"}, MaxOut: maxDiff}
+}
+
+// git runs git args in the user's project at dir and returns its stdout
+// (at most maxDiff bytes of it).
 func git(ctx context.Context, dir string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
-	var out bytes.Buffer
-	cmd.Stdout = &limitedWriter{w: &out, n: maxDiff}
-	err := cmd.Run()
-	return out.String(), err
+	out, err := userGit(dir).Run(ctx, nil, args...)
+	return string(out), err
 }
 
 // Snapshot names the work tree's current state as a git object without
@@ -215,20 +220,4 @@ func readSmall(path string, n int) ([]byte, error) {
 		return nil, os.ErrInvalid
 	}
 	return data, nil
-}
-
-type limitedWriter struct {
-	w *bytes.Buffer
-	n int
-}
-
-func (l *limitedWriter) Write(p []byte) (int, error) {
-	if room := l.n - l.w.Len(); room > 0 {
-		if len(p) > room {
-			l.w.Write(p[:room])
-		} else {
-			l.w.Write(p)
-		}
-	}
-	return len(p), nil
 }

@@ -547,35 +547,9 @@ func (d *Deps) judge(ctx context.Context, st *SessionState, root, message string
 			lessons[id] = l
 		}
 	}
-	verdicts := map[string]string{}
-	var weights map[string]float64 // the default judge's credit per changed lesson
-	if d.Config.Judge != "" {
-		work := DiffSince(ctx, root, st.AskRef, st.AskUntracked)
-		for _, id := range ids {
-			l, ok := lessons[id]
-			if !ok {
-				continue
-			}
-			jctx, cancel := context.WithTimeout(ctx, d.Config.JudgeTimeout)
-			v, err := RunJudge(jctx, d.Config.Judge, JudgePrompt(l, work, message))
-			cancel()
-			if err != nil {
-				v = VerdictUnclear
-			}
-			verdicts[id] = v
-		}
-	} else {
-		ws, err := d.defaultVerdicts(st, lessons, ids, message, DiffSince(ctx, root, st.StartRef, st.StartUntracked))
-		if err != nil {
-			return err
-		}
-		weights = ws
-		for id, w := range ws {
-			verdicts[id] = VerdictIgnored
-			if w > 0 {
-				verdicts[id] = VerdictChanged
-			}
-		}
+	verdicts, weights, err := d.verdicts(ctx, st, root, message, lessons, ids)
+	if err != nil {
+		return err
 	}
 	if st.Verdicts == nil {
 		st.Verdicts = map[string]string{}
@@ -618,6 +592,42 @@ func (d *Deps) judge(ctx context.Context, st *SessionState, root, message string
 		return fmt.Errorf("record verdicts: %w", err)
 	}
 	return nil
+}
+
+// verdicts reads, per lesson of ids, whether the agent acted on it: through
+// the configured external judge, which reads the work since the ask, or
+// else the default judge, whose credit per changed lesson weights returns
+// (nil for an external judge).
+func (d *Deps) verdicts(ctx context.Context, st *SessionState, root, message string, lessons map[string]domain.Lesson, ids []string) (verdicts map[string]string, weights map[string]float64, err error) {
+	verdicts = map[string]string{}
+	if d.Config.Judge != "" {
+		work := DiffSince(ctx, root, st.AskRef, st.AskUntracked)
+		for _, id := range ids {
+			l, ok := lessons[id]
+			if !ok {
+				continue
+			}
+			jctx, cancel := context.WithTimeout(ctx, d.Config.JudgeTimeout)
+			v, err := RunJudge(jctx, d.Config.Judge, JudgePrompt(l, work, message))
+			cancel()
+			if err != nil {
+				v = VerdictUnclear
+			}
+			verdicts[id] = v
+		}
+		return verdicts, nil, nil
+	}
+	weights, err = d.defaultVerdicts(st, lessons, ids, message, DiffSince(ctx, root, st.StartRef, st.StartUntracked))
+	if err != nil {
+		return nil, nil, err
+	}
+	for id, w := range weights {
+		verdicts[id] = VerdictIgnored
+		if w > 0 {
+			verdicts[id] = VerdictChanged
+		}
+	}
+	return verdicts, weights, nil
 }
 
 // defaultVerdicts reads each asked lesson (and the placebo) as the default

@@ -2,14 +2,17 @@ package hooks
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
+
+	"github.com/borg-memory/borg/memfs"
 )
 
 // Installer wires borg into an agent's settings and a repository's git hooks,
@@ -287,11 +290,11 @@ func (in Installer) GitHooksDir() (string, error) {
 // GitSupportsConfigHooks reports git ≥ 2.54, which runs several hooks per
 // event from hook.<name>.* config without anyone owning the hook file.
 func GitSupportsConfigHooks() bool {
-	out, err := exec.Command("git", "version").Output()
+	out, err := memfs.Git{}.Line(context.Background(), "version")
 	if err != nil {
 		return false
 	}
-	f := strings.Fields(string(out))
+	f := strings.Fields(out)
 	if len(f) < 3 {
 		return false
 	}
@@ -522,33 +525,16 @@ func dropBackup(dir, path string) {
 	_ = os.Remove(dir)
 }
 
-// writeFileAtomic writes data to a temp file beside path and renames it in.
+// writeFileAtomic creates path's directory when it is missing (an agent's
+// settings directory, the session state directory) and writes data there
+// through memfs.WriteFileAtomic, borg's one atomic write: a temp file
+// beside path, given mode exactly (a hook keeps its executable bit), synced
+// and renamed in.
 func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", filepath.Dir(path), err)
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	if _, err = f.Write(data); err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, mode)
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		_ = os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return memfs.WriteFileAtomic(path, data, mode)
 }
 
 // commandQuote quotes borg's path for a hook command an agent or git runs
@@ -574,14 +560,12 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
+// gitOut runs git args in the user's repository at dir (not isolated: it
+// is theirs) and returns its output without surrounding space.
 func gitOut(dir string, args ...string) (string, error) {
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	out, err := memfs.Git{Dir: dir}.Line(context.Background(), args...)
+	if ge, ok := errors.AsType[*memfs.GitError](err); ok {
+		return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), ge.Err, strings.TrimSpace(ge.Stderr))
 	}
-	return strings.TrimSpace(string(out)), nil
+	return out, err
 }

@@ -43,6 +43,9 @@ func hookCommands(t *testing.T, data []byte) map[string][]string {
 // hooks and settings already there, is idempotent, wires borg's verbs to
 // the agent's events, and uninstall restores the original bytes; a file
 // install created is removed again.
+//
+// It is long on purpose: one scenario whose steps each build on the state
+// the last left, read top to bottom.
 func TestInstallGeminiCursorRoundTrip(t *testing.T) {
 	cases := []struct {
 		kind  string

@@ -14,6 +14,9 @@ import (
 // borg's verbs; install is idempotent, keeps a user's other hooks and rules,
 // refuses to overwrite a hook file of theirs, and uninstall leaves the
 // project as it was.
+//
+// It is long on purpose: one scenario whose steps each build on the state
+// the last left, read top to bottom.
 func TestInstallClineRoundTrip(t *testing.T) {
 	repo := newRepo(t)
 	rules := filepath.Join(repo, ".clinerules")

@@ -13,6 +13,9 @@ import (
 // mcp registers borg mcp) in whatever config.toml is there, idempotently;
 // uninstall restores the original bytes, or, when the file changed since,
 // takes out exactly the lines install added.
+//
+// It is long on purpose: one scenario whose steps each build on the state
+// the last left, read top to bottom.
 func TestCodexConfigRoundTrip(t *testing.T) {
 	tests := []struct {
 		name, orig string

@@ -2,7 +2,9 @@ package hooks
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,16 +12,23 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/borg-memory/borg/memfs"
 )
 
+// gitRun runs git args in dir through memfs.Git (the project's one git
+// runner) under a test identity and returns its stdout; a failure fails the
+// test with git's stderr. It is the hooks tests' one way to run git.
 func gitRun(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@e", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@e")
-	out, err := cmd.CombinedOutput()
+	g := memfs.Git{Dir: dir, Env: []string{"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@e", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@e"}}
+	out, err := g.Run(context.Background(), nil, args...)
 	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
+		stderr := ""
+		if ge, ok := errors.AsType[*memfs.GitError](err); ok {
+			stderr = ge.Stderr
+		}
+		t.Fatalf("git %v: %v\n%s", args, err, stderr)
 	}
 	return string(out)
 }
@@ -63,6 +72,10 @@ func readOr(path string) string {
 	return string(b)
 }
 
+// TestInstallGitChainsExistingHooks: borg install --git keeps every
+// existing post-commit hook running (a shell hook gets borg's block, another
+// is chained), and uninstall restores each. It is long on purpose: its table
+// of existing hooks, each set up inline beside its name.
 func TestInstallGitChainsExistingHooks(t *testing.T) {
 	if GitSupportsConfigHooks() {
 		t.Skip("git ≥ 2.54 uses hook config; chaining is not exercised")

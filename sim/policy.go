@@ -48,22 +48,7 @@ func (p *policy) choose(ctx context.Context, c sessionCtx) ([]string, error) {
 	slots := c.opts.Slots
 	switch p.name {
 	case PolicyBorg:
-		mems := p.ledger.Memories(c.infos, c.t.session, c.opts.Weights)
-		p.noteConsolidated(mems)
-		useful := make(map[string]index.Usefulness, len(mems))
-		for _, m := range mems {
-			useful[m.ID] = index.UsefulnessOf(m)
-		}
-		hits, err := c.ix.Search(ctx, index.Query{Text: c.t.text, K: slots, Repo: c.w.repos[c.t.repo],
-			Session: c.t.session, Useful: useful, OnlyOverBar: true, Explore: true, Bar: c.opts.Bar, MMRLambda: c.opts.MMRLambda})
-		if err != nil {
-			return nil, fmt.Errorf("borg policy: %w", err)
-		}
-		ids := make([]string, len(hits))
-		for i, h := range hits {
-			ids[i] = h.ID
-		}
-		return ids, nil
+		return p.chooseBorg(ctx, c)
 	case PolicyRerank:
 		// borg's usefulness weight (the session's draw) applied to the
 		// relevance candidates alone, without the index's fusion, bar or
@@ -74,9 +59,7 @@ func (p *policy) choose(ctx context.Context, c sessionCtx) ([]string, error) {
 		for _, m := range mems {
 			weight[m.ID] = m.Weight
 		}
-		out := slices.Clone(c.candidates)
-		slices.SortStableFunc(out, func(a, b string) int { return cmp.Compare(weight[b], weight[a]) })
-		return out[:min(slots, len(out))], nil
+		return topBy(c.candidates, slots, func(a, b string) int { return cmp.Compare(weight[b], weight[a]) }), nil
 	case PolicyRelevance:
 		return c.candidates[:min(slots, len(c.candidates))], nil
 	case PolicyCount, PolicyLastUse:
@@ -95,9 +78,7 @@ func (p *policy) choose(ctx context.Context, c sessionCtx) ([]string, error) {
 			}
 			return byID[id].LastUseTick
 		}
-		out := slices.Clone(c.candidates)
-		slices.SortStableFunc(out, func(a, b string) int { return key(b) - key(a) })
-		return out[:min(slots, len(out))], nil
+		return topBy(c.candidates, slots, func(a, b string) int { return key(b) - key(a) }), nil
 	case PolicyRecency:
 		// Recency only: the lesson touched last (written or asked) first,
 		// with no outcome at all; ties keep the relevance order.
@@ -108,42 +89,75 @@ func (p *policy) choose(ctx context.Context, c sessionCtx) ([]string, error) {
 			}
 			return last
 		}
-		out := slices.Clone(c.candidates)
-		slices.SortStableFunc(out, func(a, b string) int { return key(b) - key(a) })
-		return out[:min(slots, len(out))], nil
+		return topBy(c.candidates, slots, func(a, b string) int { return key(b) - key(a) }), nil
 	case PolicyRandom:
 		r := domain.NewRng(c.randSeed ^ domain.Seed(c.t.session, ""))
 		return sample(r, c.candidates, slots), nil
 	case PolicyOracle:
-		type cand struct {
-			id string
-			v  float64
+		return chooseOracle(c), nil
+	}
+	return nil, fmt.Errorf("unknown policy %q", p.name)
+}
+
+// topBy is the first slots of candidates in the order cmp gives them,
+// ties keeping the relevance order.
+func topBy(candidates []string, slots int, cmp func(a, b string) int) []string {
+	out := slices.Clone(candidates)
+	slices.SortStableFunc(out, cmp)
+	return out[:min(slots, len(out))]
+}
+
+// chooseBorg is the product: index.Search with the ledger's memories, the
+// relative bar and the session's Thompson draw.
+func (p *policy) chooseBorg(ctx context.Context, c sessionCtx) ([]string, error) {
+	mems := p.ledger.Memories(c.infos, c.t.session, c.opts.Weights)
+	p.noteConsolidated(mems)
+	useful := make(map[string]index.Usefulness, len(mems))
+	for _, m := range mems {
+		useful[m.ID] = index.UsefulnessOf(m)
+	}
+	hits, err := c.ix.Search(ctx, index.Query{Text: c.t.text, K: c.opts.Slots, Repo: c.w.repos[c.t.repo],
+		Session: c.t.session, Useful: useful, OnlyOverBar: true, Explore: true, Bar: c.opts.Bar, MMRLambda: c.opts.MMRLambda})
+	if err != nil {
+		return nil, fmt.Errorf("borg policy: %w", err)
+	}
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
+	}
+	return ids, nil
+}
+
+// chooseOracle asks the lessons of most value for the task it can reach,
+// ties by id: the lower bound of regret.
+func chooseOracle(c sessionCtx) []string {
+	type cand struct {
+		id string
+		v  float64
+	}
+	var cs []cand
+	for _, l := range c.w.available(c.s) {
+		if v := value(l, c.t); v > 0 && c.w.reachable(l, c.t) {
+			cs = append(cs, cand{l.lesson.ID, v})
 		}
-		var cs []cand
-		for _, l := range c.w.available(c.s) {
-			if v := value(l, c.t); v > 0 && c.w.reachable(l, c.t) {
-				cs = append(cs, cand{l.lesson.ID, v})
-			}
-		}
-		slices.SortFunc(cs, func(a, b cand) int {
-			if a.v != b.v {
-				if a.v > b.v {
-					return -1
-				}
-				return 1
-			}
-			if a.id < b.id {
+	}
+	slices.SortFunc(cs, func(a, b cand) int {
+		if a.v != b.v {
+			if a.v > b.v {
 				return -1
 			}
 			return 1
-		})
-		ids := make([]string, 0, slots)
-		for _, x := range cs[:min(slots, len(cs))] {
-			ids = append(ids, x.id)
 		}
-		return ids, nil
+		if a.id < b.id {
+			return -1
+		}
+		return 1
+	})
+	ids := make([]string, 0, c.opts.Slots)
+	for _, x := range cs[:min(c.opts.Slots, len(cs))] {
+		ids = append(ids, x.id)
 	}
-	return nil, fmt.Errorf("unknown policy %q", p.name)
+	return ids
 }
 
 // noteConsolidated remembers which lessons were ever consolidated (a

@@ -206,63 +206,14 @@ func buildReport(ctx context.Context, opts Options, w *world, pols []*policy) (R
 		if err := ctx.Err(); err != nil {
 			return Report{}, fmt.Errorf("sim: %w", err)
 		}
-		events, shared, storeLedger, err := p.log.read()
+		events, shared, want, err := p.readBack(all, opts.Weights)
 		if err != nil {
-			return Report{}, fmt.Errorf("sim: read %s log: %w", p.name, err)
-		}
-		for _, e := range shared {
-			if !e.Kind.Shared() {
-				return Report{}, fmt.Errorf("sim: %s log: a %s event reached the shared log", p.name, e.Kind)
-			}
-		}
-		want := p.ledger.Memories(all, "", opts.Weights)
-		if got := domain.Derive(events, all, "", opts.Weights); !reflect.DeepEqual(got, want) {
-			return Report{}, fmt.Errorf("sim: %s log: the events read back derive another memory than the run's ledger", p.name)
-		}
-		if got := storeLedger.Memories(all, "", opts.Weights); !reflect.DeepEqual(got, want) {
-			return Report{}, fmt.Errorf("sim: %s log: the store's ledger derives another memory than the run's ledger", p.name)
+			return Report{}, err
 		}
 		if p.name == PolicyBorg {
 			borgEvents = events
 		}
-		var dormant, consolidated int
-		var readChanged []string
-		for _, m := range want {
-			if m.Dormant {
-				dormant++
-			}
-			if m.Consolidated {
-				consolidated++
-				p.everConsolidated[m.ID] = true
-			}
-			if m.Changed >= opts.Weights.ConsolidateSessions {
-				readChanged = append(readChanged, m.ID)
-			}
-		}
-		pr := PolicyReport{Name: p.name, Regret: round4(p.regret), Value: round4(p.value),
-			RegretPerSession: round4(p.regret / float64(len(w.tasks))), Asks: p.slots,
-			Events: kindCounts(events, shared), RegretCurve: p.curve,
-			Dormant: dormant, Consolidated: consolidated}
-		for id := range p.everConsolidated {
-			countEffect(&pr.EverConsolidated, w.byID[id], -1)
-		}
-		for _, id := range readChanged {
-			countEffect(&pr.ReadChanged, w.byID[id], -1)
-		}
-		for id, ss := range p.asked {
-			l := w.byID[id]
-			for _, s := range ss {
-				countEffect(&pr.AsksByEffect, l, w.tasks[s].repo)
-				switch relevance(l, w.tasks[s]) {
-				case subtopicRel:
-					pr.AsksByRelevance.Subtopic++
-				case topicRel:
-					pr.AsksByRelevance.Topic++
-				default:
-					pr.AsksByRelevance.Unrelated++
-				}
-			}
-		}
+		pr := p.report(w, opts.Weights, events, shared, want)
 		pr.Harmful = harmfulReport(w, p, opps)
 		pr.NewLessons = newLessonsReport(w, p)
 		rep.Policies = append(rep.Policies, pr)
@@ -275,6 +226,74 @@ func buildReport(ctx context.Context, opts Options, w *world, pols []*policy) (R
 	rep.Spacing = spacingExperiment(opts.Weights)
 	rep.Holiday = holidayExperiment(opts, w, borgEvents)
 	return rep, nil
+}
+
+// readBack reads p's log back from its store and checks that it derives
+// the memory of all as p's ledger does (through domain.Derive and through
+// the store's own ledger), and that no private event reached the shared
+// log. It returns every event, the shared ones and that memory.
+func (p *policy) readBack(all []domain.LessonInfo, wt domain.Weights) (events, shared []domain.Event, mems []domain.Memory, err error) {
+	events, shared, storeLedger, err := p.log.read()
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("sim: read %s log: %w", p.name, err)
+	}
+	for _, e := range shared {
+		if !e.Kind.Shared() {
+			return nil, nil, nil, fmt.Errorf("sim: %s log: a %s event reached the shared log", p.name, e.Kind)
+		}
+	}
+	want := p.ledger.Memories(all, "", wt)
+	if got := domain.Derive(events, all, "", wt); !reflect.DeepEqual(got, want) {
+		return nil, nil, nil, fmt.Errorf("sim: %s log: the events read back derive another memory than the run's ledger", p.name)
+	}
+	if got := storeLedger.Memories(all, "", wt); !reflect.DeepEqual(got, want) {
+		return nil, nil, nil, fmt.Errorf("sim: %s log: the store's ledger derives another memory than the run's ledger", p.name)
+	}
+	return events, shared, want, nil
+}
+
+// report is p's figures from its log's events (shared: those of the shared
+// log) and its final memory mems.
+func (p *policy) report(w *world, wt domain.Weights, events, shared []domain.Event, mems []domain.Memory) PolicyReport {
+	var dormant, consolidated int
+	var readChanged []string
+	for _, m := range mems {
+		if m.Dormant {
+			dormant++
+		}
+		if m.Consolidated {
+			consolidated++
+			p.everConsolidated[m.ID] = true
+		}
+		if m.Changed >= wt.ConsolidateSessions {
+			readChanged = append(readChanged, m.ID)
+		}
+	}
+	pr := PolicyReport{Name: p.name, Regret: round4(p.regret), Value: round4(p.value),
+		RegretPerSession: round4(p.regret / float64(len(w.tasks))), Asks: p.slots,
+		Events: kindCounts(events, shared), RegretCurve: p.curve,
+		Dormant: dormant, Consolidated: consolidated}
+	for id := range p.everConsolidated {
+		countEffect(&pr.EverConsolidated, w.byID[id], -1)
+	}
+	for _, id := range readChanged {
+		countEffect(&pr.ReadChanged, w.byID[id], -1)
+	}
+	for id, ss := range p.asked {
+		l := w.byID[id]
+		for _, s := range ss {
+			countEffect(&pr.AsksByEffect, l, w.tasks[s].repo)
+			switch relevance(l, w.tasks[s]) {
+			case subtopicRel:
+				pr.AsksByRelevance.Subtopic++
+			case topicRel:
+				pr.AsksByRelevance.Topic++
+			default:
+				pr.AsksByRelevance.Unrelated++
+			}
+		}
+	}
+	return pr
 }
 
 // countEffect adds one lesson to c by effect; repo ≥ 0 is the repo it was

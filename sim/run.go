@@ -91,12 +91,40 @@ func run(ctx context.Context, opts Options, progress io.Writer, tmp string) (Rep
 		return Report{}, fmt.Errorf("sim: %w", err)
 	}
 	defer ix.Close()
+	pols, err := newPolicies(ctx, opts, w, tmp)
+	if err != nil {
+		return Report{}, err
+	}
+	r := &simRun{opts: opts, w: w, ix: ix, pols: pols, synced: -1,
+		reactSeed: subSeed(opts.Seed, "react"), randSeed: subSeed(opts.Seed, "random")}
+	for s, t := range w.tasks {
+		if err := ctx.Err(); err != nil {
+			return Report{}, fmt.Errorf("sim: %w", err)
+		}
+		if err := r.session(ctx, s, t); err != nil {
+			return Report{}, err
+		}
+		if n := len(w.tasks); progress != io.Discard && (s+1)%max(1, n/10) == 0 {
+			fmt.Fprintf(progress, "session %d/%d: regret borg %.1f, relevance %.1f\n",
+				s+1, n, pols[0].regret, pols[1].regret)
+		}
+	}
+	for _, p := range pols {
+		if err := p.flush(); err != nil {
+			return Report{}, fmt.Errorf("sim: %w", err)
+		}
+	}
+	return buildReport(ctx, opts, w, pols)
+}
 
+// newPolicies opens every policy's store under tmp and records the
+// creation of the lessons there before the run.
+func newPolicies(ctx context.Context, opts Options, w *world, tmp string) ([]*policy, error) {
 	pols := make([]*policy, len(PolicyNames))
 	for i, name := range PolicyNames {
 		lg, err := openLog(ctx, tmp, name)
 		if err != nil {
-			return Report{}, fmt.Errorf("sim: %w", err)
+			return nil, fmt.Errorf("sim: %w", err)
 		}
 		pols[i] = &policy{name: name, log: lg, ledger: domain.NewLedger(),
 			asked: map[string][]int{}, pending: map[int][]domain.Event{},
@@ -111,99 +139,117 @@ func run(ctx context.Context, opts Options, progress io.Writer, tmp string) (Rep
 			}
 		}
 	}
+	return pols, nil
+}
 
-	reactSeed := subSeed(opts.Seed, "react")
-	randSeed := subSeed(opts.Seed, "random")
-	var newInfos []domain.LessonInfo
-	synced := -1
-	var infos []domain.LessonInfo
-	for s, t := range w.tasks {
-		if err := ctx.Err(); err != nil {
-			return Report{}, fmt.Errorf("sim: %w", err)
-		}
-		avail := w.available(s)
-		if len(avail) != synced {
-			lessons := make([]domain.Lesson, len(avail))
-			infos = make([]domain.LessonInfo, len(avail))
-			newInfos = newInfos[:0]
-			for i, l := range avail {
-				lessons[i] = l.lesson
-				infos[i] = domain.LessonInfo{ID: l.lesson.ID, Reach: l.lesson.Reach, CreatedMS: l.createdMS}
-				if l.introduced >= 0 {
-					newInfos = append(newInfos, infos[i])
-				}
-			}
-			if _, err := ix.Sync(lessons); err != nil {
-				return Report{}, fmt.Errorf("sim: session %d: %w", s, err)
-			}
-			synced = len(avail)
-		}
-		hits, err := ix.Search(ctx, index.Query{Text: t.text, K: opts.Candidates, Repo: w.repos[t.repo], Session: t.session,
-			MMRLambda: opts.MMRLambda})
-		if err != nil {
-			return Report{}, fmt.Errorf("sim: session %d: %w", s, err)
-		}
-		cands := make([]string, len(hits))
-		for i, h := range hits {
-			cands[i] = h.ID
-		}
-		sc := sessionCtx{ix: ix, opts: opts, w: w, t: t, s: s, infos: infos,
-			candidates: cands, randSeed: randSeed}
-		sd := sessionDraws(reactSeed, t.session)
-		censored := sd.censored < opts.Censored
-		placebo := sd.placebo < opts.Placebo
+// simRun is the state of one run across its sessions: the shared index and
+// the lessons it holds, and the policies.
+type simRun struct {
+	opts                Options
+	w                   *world
+	ix                  *index.Index
+	pols                []*policy
+	reactSeed, randSeed uint64
+	// synced is how many lessons the index holds (-1: none synced yet);
+	// infos are theirs, newInfos those of the lessons created mid-run.
+	synced          int
+	infos, newInfos []domain.LessonInfo
+}
 
-		values := make([]float64, len(pols))
-		for i, p := range pols {
-			p.emit(sessionEvent(w, t))
-			p.emit(p.pending[s]...)
-			delete(p.pending, s)
-			ids, err := p.choose(ctx, sc)
-			if err != nil {
-				return Report{}, fmt.Errorf("sim: session %d: %w", s, err)
-			}
-			values[i] = p.ask(w, s, t, ids, censored, reactSeed)
-			if placebo && !censored {
-				p.placebo(w, t, sd)
-			}
-			for _, l := range w.lessons {
-				if l.introduced == s {
-					p.emit(createdEvent(w, l, t.session))
-				}
-			}
-			// Consolidation only moves when a new lesson gets a changed
-			// result, so only then is its memory derived again.
-			if p.changedNew && len(p.newConsolidated) < len(newInfos) {
-				p.changedNew = false
-				for _, m := range p.ledger.Memories(newInfos, t.session, opts.Weights) {
-					if _, done := p.newConsolidated[m.ID]; !done && m.Consolidated {
-						p.newConsolidated[m.ID] = s
-					}
-				}
-			}
-			if (s+1)%flushEvery == 0 {
-				if err := p.flush(); err != nil {
-					return Report{}, fmt.Errorf("sim: %w", err)
-				}
-			}
-		}
-		best := values[len(values)-1]
-		for i, p := range pols {
-			p.value += values[i]
-			p.regret += best - values[i]
-			p.curve = append(p.curve, round4(p.regret))
-		}
-		if n := len(w.tasks); progress != io.Discard && (s+1)%max(1, n/10) == 0 {
-			fmt.Fprintf(progress, "session %d/%d: regret borg %.1f, relevance %.1f\n",
-				s+1, n, pols[0].regret, pols[1].regret)
+// session plays session s (task t) for every policy and adds up their
+// value and regret.
+func (r *simRun) session(ctx context.Context, s int, t task) error {
+	if err := r.sync(s); err != nil {
+		return err
+	}
+	hits, err := r.ix.Search(ctx, index.Query{Text: t.text, K: r.opts.Candidates, Repo: r.w.repos[t.repo], Session: t.session,
+		MMRLambda: r.opts.MMRLambda})
+	if err != nil {
+		return fmt.Errorf("sim: session %d: %w", s, err)
+	}
+	cands := make([]string, len(hits))
+	for i, h := range hits {
+		cands[i] = h.ID
+	}
+	sc := sessionCtx{ix: r.ix, opts: r.opts, w: r.w, t: t, s: s, infos: r.infos,
+		candidates: cands, randSeed: r.randSeed}
+	values := make([]float64, len(r.pols))
+	for i, p := range r.pols {
+		if values[i], err = r.play(ctx, p, sc); err != nil {
+			return err
 		}
 	}
-	for _, p := range pols {
+	best := values[len(values)-1]
+	for i, p := range r.pols {
+		p.value += values[i]
+		p.regret += best - values[i]
+		p.curve = append(p.curve, round4(p.regret))
+	}
+	return nil
+}
+
+// sync brings the index up to the lessons available at session s.
+func (r *simRun) sync(s int) error {
+	avail := r.w.available(s)
+	if len(avail) == r.synced {
+		return nil
+	}
+	lessons := make([]domain.Lesson, len(avail))
+	r.infos = make([]domain.LessonInfo, len(avail))
+	r.newInfos = r.newInfos[:0]
+	for i, l := range avail {
+		lessons[i] = l.lesson
+		r.infos[i] = domain.LessonInfo{ID: l.lesson.ID, Reach: l.lesson.Reach, CreatedMS: l.createdMS}
+		if l.introduced >= 0 {
+			r.newInfos = append(r.newInfos, r.infos[i])
+		}
+	}
+	if _, err := r.ix.Sync(lessons); err != nil {
+		return fmt.Errorf("sim: session %d: %w", s, err)
+	}
+	r.synced = len(avail)
+	return nil
+}
+
+// play is one policy's session sc: its events, its choice and the asks'
+// reactions, the lessons created in it; it returns the asks' value.
+func (r *simRun) play(ctx context.Context, p *policy, sc sessionCtx) (float64, error) {
+	s, t := sc.s, sc.t
+	sd := sessionDraws(r.reactSeed, t.session)
+	censored := sd.censored < r.opts.Censored
+	placebo := sd.placebo < r.opts.Placebo
+	p.emit(sessionEvent(r.w, t))
+	p.emit(p.pending[s]...)
+	delete(p.pending, s)
+	ids, err := p.choose(ctx, sc)
+	if err != nil {
+		return 0, fmt.Errorf("sim: session %d: %w", s, err)
+	}
+	v := p.ask(r.w, s, t, ids, censored, r.reactSeed)
+	if placebo && !censored {
+		p.placebo(r.w, t, sd)
+	}
+	for _, l := range r.w.lessons {
+		if l.introduced == s {
+			p.emit(createdEvent(r.w, l, t.session))
+		}
+	}
+	// Consolidation only moves when a new lesson gets a changed result, so
+	// only then is its memory derived again.
+	if p.changedNew && len(p.newConsolidated) < len(r.newInfos) {
+		p.changedNew = false
+		for _, m := range p.ledger.Memories(r.newInfos, t.session, r.opts.Weights) {
+			if _, done := p.newConsolidated[m.ID]; !done && m.Consolidated {
+				p.newConsolidated[m.ID] = s
+			}
+		}
+	}
+	if (s+1)%flushEvery == 0 {
 		if err := p.flush(); err != nil {
-			return Report{}, fmt.Errorf("sim: %w", err)
+			return 0, fmt.Errorf("sim: %w", err)
 		}
 	}
-	return buildReport(ctx, opts, w, pols)
+	return v, nil
 }
 
 // ask records the asks and reactions of one session's chosen lessons and

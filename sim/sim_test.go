@@ -108,6 +108,9 @@ func readLogDir(t *testing.T, dir string) []domain.Event {
 	return out
 }
 
+// TestEventsWellFormed runs a small scenario and checks every policy's
+// shared and local logs: every event well formed and where its kind
+// belongs. It is long on purpose: one run, then the checks on its logs.
 func TestEventsWellFormed(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -478,46 +481,6 @@ func BenchmarkRunSmall(b *testing.B) {
 		if _, err := Run(b.Context(), smallOptions(1), nil); err != nil {
 			b.Fatal(err)
 		}
-	}
-}
-
-func TestSweep(t *testing.T) {
-	t.Parallel()
-	o := smallOptions(21)
-	o = o.WithSessions(40)
-	sr, err := Sweep(t.Context(), o, 2, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(sr.Seeds) != 2 || sr.Seeds[0] != 21 || sr.Seeds[1] != 22 {
-		t.Fatalf("seeds %v", sr.Seeds)
-	}
-	one, err := Run(t.Context(), o, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, p := range sr.Policies {
-		if p.Name != PolicyNames[i] || len(p.Regrets) != 2 {
-			t.Fatalf("policy %d: %+v", i, p)
-		}
-		if p.Regrets[0] != one.Policies[i].Regret {
-			t.Errorf("%s: sweep's first seed %v, Run %v", p.Name, p.Regrets[0], one.Policies[i].Regret)
-		}
-	}
-	for _, v := range sr.Versus {
-		if v.Seeds != 2 || v.BorgLower < 0 || v.BorgLower > 2 {
-			t.Errorf("versus %+v", v)
-		}
-	}
-	var b bytes.Buffer
-	if err := sr.WriteTable(&b); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(b.String(), "seed 22") {
-		t.Errorf("sweep table:\n%s", b.String())
-	}
-	if _, err := Sweep(t.Context(), o, 0, nil); err == nil {
-		t.Error("a sweep of 0 seeds was accepted")
 	}
 }
 

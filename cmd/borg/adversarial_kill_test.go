@@ -11,6 +11,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -30,14 +31,8 @@ import (
 	"github.com/borg-memory/borg/memfs"
 )
 
-var (
-	advOnce sync.Once
-	advBin  string
-	advErr  error
-)
-
-// advBinary builds borg once for the whole suite, as the README installs
-// it.
+// advBinary is borgBinary for the kill suite, which needs unix signals and
+// locks and the git CLI.
 func advBinary(t *testing.T) string {
 	t.Helper()
 	if runtime.GOOS == "windows" {
@@ -46,23 +41,7 @@ func advBinary(t *testing.T) string {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git CLI")
 	}
-	advOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "borg-adv-")
-		if err != nil {
-			advErr = err
-			return
-		}
-		advBin = filepath.Join(dir, "borg")
-		cmd := exec.Command("go", "build", "-o", advBin, ".")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			advErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if advErr != nil {
-		t.Fatal(advErr)
-	}
-	return advBin
+	return borgBinary(t)
 }
 
 // advEnv is the environment of every borg the suite runs.
@@ -128,13 +107,7 @@ func (a *advEnv) mustRun(args ...string) string {
 
 func (a *advEnv) git(dir string, args ...string) string {
 	a.t.Helper()
-	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = append(a.env, "LC_ALL=C")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		a.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
+	return testGit(a.t, dir, append(a.env, "LC_ALL=C"), args...)
 }
 
 // killAfter starts borg and SIGKILLs it after delay unless it has exited;
@@ -231,8 +204,8 @@ func (a *advEnv) checkStore(what string, committed, reported map[string]bool, fs
 		committed[id] = true
 	}
 	if fsck {
-		cmd := exec.Command("git", "-C", a.store, "fsck", "--no-progress", "--no-dangling")
-		out, err := cmd.CombinedOutput()
+		// fsck reports on stderr: read both streams.
+		out, err := memfs.Git{Dir: a.store}.Command(context.Background(), "fsck", "--no-progress", "--no-dangling").CombinedOutput()
 		if err != nil || bytes.Contains(out, []byte("error")) || bytes.Contains(out, []byte("missing")) {
 			t.Errorf("%s: git fsck: %v\n%s", what, err, out)
 		}
@@ -245,6 +218,9 @@ func (a *advEnv) checkStore(what string, committed, reported map[string]bool, fs
 // repaired what the kills before it left: the store is checked then (see
 // checkStore), and once more after a final learn. A hook run to the end
 // exits 0 whatever the kills before it left.
+//
+// It is long on purpose: one scenario whose steps each build on the state
+// the last left, read top to bottom.
 func TestAdversarialKillLoop(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and kills the real binary")
@@ -291,14 +267,12 @@ func TestAdversarialKillLoop(t *testing.T) {
 		// would, pull and push again until the remote takes it.
 		for try := 0; ; try++ {
 			a.git(mate, "pull", "-q", "--no-rebase", "--no-edit", "origin", "main")
-			cmd := exec.Command("git", "-C", mate, "push", "-q", "origin", "HEAD:main")
-			cmd.Env = a.env
-			out, err := cmd.CombinedOutput()
+			_, err := memfs.Git{Dir: mate, Env: a.env}.Run(context.Background(), nil, "push", "-q", "origin", "HEAD:main")
 			if err == nil {
 				break
 			}
 			if try == 20 {
-				t.Fatalf("the teammate could not push: %v\n%s", err, out)
+				t.Fatalf("the teammate could not push: %v", err)
 			}
 			time.Sleep(50 * time.Millisecond)
 		}

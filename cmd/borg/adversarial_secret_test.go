@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -39,25 +38,11 @@ func newAdvStore(t *testing.T) *advStore {
 		t.Fatal(err)
 	}
 	a.s = s
-	if out, err := exec.Command("git", "-C", a.proj, "init", "-q").CombinedOutput(); err != nil {
-		t.Fatalf("%s", out)
-	}
+	testGit(t, a.proj, nil, "init", "-q")
 	return a
 }
 
-func (a *advStore) getenv(k string) string {
-	switch k {
-	case "BORG_STORE":
-		return a.dir
-	case "BORG_PLACEBO_RATE":
-		return "0"
-	case "GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME":
-		return "t"
-	case "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL":
-		return "t@example.com"
-	}
-	return ""
-}
+func (a *advStore) getenv(k string) string { return storeGetenv(a.dir)(k) }
 
 // borg runs borg with args (after "borg") and stdin, and returns its exit
 // code, stdout and stderr.
@@ -168,6 +153,9 @@ func TestAdversarialSecretFormats(t *testing.T) {
 // token (in the body, the gist, the id) are never quoted by recall, the
 // prompt hook or the Stop hook; doctor names each and fails; show and list
 // redact it. Nothing prints any fragment of a token.
+//
+// It is long on purpose: one scenario whose steps each build on the state
+// the last left, read top to bottom.
 func TestAdversarialHandCommittedSecret(t *testing.T) {
 	a := newAdvStore(t)
 	secrets := memfstest.Secrets()

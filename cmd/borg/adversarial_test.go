@@ -8,7 +8,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -145,8 +144,7 @@ func TestAdversarialReadOnlyStore(t *testing.T) {
 	}
 }
 
-// nobodyBinary copies this test binary where user nobody can run it, named
-// borg (testscript.Main then runs borg's main).
+// nobodyBinary is borg where user nobody can run it and reach the store.
 func nobodyBinary(t *testing.T) string {
 	t.Helper()
 	bin := borgBinary(t)
@@ -154,37 +152,6 @@ func nobodyBinary(t *testing.T) string {
 	// reading (t.TempDir makes them private).
 	for d := filepath.Dir(os.Getenv("BORG_STORE")); d != filepath.Dir(d) && strings.HasPrefix(d, os.TempDir()); d = filepath.Dir(d) {
 		_ = os.Chmod(d, 0o755)
-	}
-	return bin
-}
-
-// borgBinary copies this test binary into a directory anyone can read,
-// named borg: run, it is borg (testscript.Main dispatches on the name).
-func borgBinary(t *testing.T) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "borg-bin-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	src, err := os.Open(os.Args[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	bin := filepath.Join(dir, "borg")
-	dst, err := os.OpenFile(bin, os.O_CREATE|os.O_WRONLY, 0o755)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(dst, src); err != nil {
-		t.Fatal(err)
-	}
-	if err := dst.Close(); err != nil {
-		t.Fatal(err)
 	}
 	return bin
 }

@@ -37,20 +37,6 @@ func benchSizes() (lessons, events int) {
 	return lessons, events
 }
 
-// benchBinary builds borg once per benchmark run, static as the README
-// installs it (CGO_ENABLED=0: no dynamic loader at each start).
-func benchBinary(b *testing.B) string {
-	b.Helper()
-	bin := filepath.Join(b.TempDir(), "borg")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 func benchEnv(store string) []string {
 	return append(os.Environ(), "BORG_STORE="+store, "BORG_ENGINEER=bench@example.com", "BORG_PLACEBO_RATE=0",
 		"GIT_AUTHOR_NAME=bench", "GIT_AUTHOR_EMAIL=bench@example.com", "GIT_COMMITTER_NAME=bench", "GIT_COMMITTER_EMAIL=bench@example.com")
@@ -94,15 +80,8 @@ func benchStore(b *testing.B, bin string) string {
 			b.Fatal(err)
 		}
 	}
-	git := func(args ...string) {
-		cmd := exec.Command("git", args...)
-		cmd.Dir, cmd.Env = dir, env
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	git("add", "lessons")
-	git("commit", "-q", "-m", "bench lessons")
+	testGit(b, dir, env, "add", "lessons")
+	testGit(b, dir, env, "commit", "-q", "-m", "bench lessons")
 	st, err := memfs.Open(dir)
 	if err != nil {
 		b.Fatal(err)
@@ -180,11 +159,7 @@ func timeCallsAfter(n int, setup func(i int) string, call func(string)) time.Dur
 
 func gitStatusMedian(b *testing.B, dir string, n int) time.Duration {
 	return timeCalls(n, func(int) {
-		cmd := exec.Command("git", "status", "--porcelain")
-		cmd.Dir = dir
-		if err := cmd.Run(); err != nil {
-			b.Fatal(err)
-		}
+		testGit(b, dir, nil, "status", "--porcelain")
 	})
 }
 
@@ -203,7 +178,7 @@ func report(b *testing.B, d, gitStatus time.Duration) {
 //   - no-repo: the agent's directory is not a git repository and the stop
 //     is the session's first hook (no git at all).
 func BenchmarkStopHookProcess(b *testing.B) {
-	bin := benchBinary(b)
+	bin := borgBinary(b)
 	store := benchStore(b, bin)
 	env := benchEnv(store)
 	const msg = "I added a retry with backoff to the payments gateway client and a timeout to the request context."
@@ -254,7 +229,7 @@ func BenchmarkStopHookProcess(b *testing.B) {
 // lesson file rewritten through a rename (so lessons/ changes, as when borg
 // writes a lesson); restored at the end.
 func BenchmarkStopAfterChangeProcess(b *testing.B) {
-	bin := benchBinary(b)
+	bin := borgBinary(b)
 	store := benchStore(b, bin)
 	env := benchEnv(store)
 	path := filepath.Join(store, "lessons", "bench-lesson-000001.html")
@@ -305,7 +280,7 @@ func BenchmarkStopAfterChangeProcess(b *testing.B) {
 //
 //	BORG_BENCH_LESSONS=1000 BORG_BENCH_EVENTS=100000 go test -run '^$' -bench FirstStopNoIndex -benchtime 11x ./cmd/borg
 func BenchmarkFirstStopNoIndexProcess(b *testing.B) {
-	bin := benchBinary(b)
+	bin := borgBinary(b)
 	store := benchStore(b, bin)
 	nl, _ := benchSizes()
 	env := append(benchEnv(store), fmt.Sprintf("BORG_SYNC_BUDGET=%d", nl))
@@ -340,14 +315,10 @@ func benchProject(b *testing.B) string {
 			b.Fatal(err)
 		}
 	}
-	gitEnv := append(os.Environ(), "GIT_AUTHOR_NAME=b", "GIT_AUTHOR_EMAIL=b@example.com",
+	gitEnv := append([]string{}, "GIT_AUTHOR_NAME=b", "GIT_AUTHOR_EMAIL=b@example.com",
 		"GIT_COMMITTER_NAME=b", "GIT_COMMITTER_EMAIL=b@example.com")
 	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"commit", "-q", "-m", "init"}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir, cmd.Env = dir, gitEnv
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("git %v: %v %s", args, err, out)
-		}
+		testGit(b, dir, gitEnv, args...)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "f001.go"), []byte("package p1\n\n// retry the payments gateway with backoff\n"), 0o644); err != nil {
 		b.Fatal(err)
@@ -357,7 +328,7 @@ func benchProject(b *testing.B) string {
 
 // BenchmarkRecallProcess: `borg recall` end to end as a process, warm index.
 func BenchmarkRecallProcess(b *testing.B) {
-	bin := benchBinary(b)
+	bin := borgBinary(b)
 	store := benchStore(b, bin)
 	env := benchEnv(store)
 	b.ResetTimer()
@@ -376,7 +347,7 @@ func BenchmarkRecallProcess(b *testing.B) {
 // usefulness of every lesson derived from the store's summary (memfs.Summary)
 // for a new session each time (its Thompson draws included).
 func BenchmarkRecallInProcess(b *testing.B) {
-	bin := benchBinary(b)
+	bin := borgBinary(b)
 	store := benchStore(b, bin)
 	s, err := memfs.Open(store, memfs.WithEnv(func(k string) string { return "" }))
 	if err != nil {
@@ -399,17 +370,13 @@ func BenchmarkRecallInProcess(b *testing.B) {
 // BenchmarkPostCommitOverhead: `git commit` in a project with borg's
 // post-commit hook installed, against the same commit without it.
 func BenchmarkPostCommitOverhead(b *testing.B) {
-	bin := benchBinary(b)
+	bin := borgBinary(b)
 	store := benchStore(b, bin)
 	env := benchEnv(store)
 	mk := func(hook bool) string {
 		dir := b.TempDir()
 		for _, args := range [][]string{{"init", "-q"}, {"commit", "-q", "--allow-empty", "-m", "init"}} {
-			cmd := exec.Command("git", args...)
-			cmd.Dir, cmd.Env = dir, env
-			if out, err := cmd.CombinedOutput(); err != nil {
-				b.Fatalf("%s", out)
-			}
+			testGit(b, dir, env, args...)
 		}
 		if hook {
 			cmd := exec.Command(bin, "install", "--git", "--command", bin)

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/borg-memory/borg/memfs"
 )
 
 func demoCommand(e *env) *cli.Command {
@@ -152,14 +154,14 @@ func (d *demo) hook(verb, json string) (string, error) {
 	return out.String(), nil
 }
 
+// git runs git args in dir (the demo's throwaway project or store) with the
+// demo's environment and returns its stdout.
 func (d *demo) git(dir string, args ...string) (string, error) {
-	cmd := exec.CommandContext(d.ctx, "git", args...)
-	cmd.Dir, cmd.Env = dir, d.env
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return string(out), fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(string(out)))
+	out, err := memfs.Git{Dir: dir, Env: d.own}.Run(d.ctx, nil, args...)
+	if ge, ok := errors.AsType[*memfs.GitError](err); ok {
+		return string(out), fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), ge.Err, strings.TrimSpace(ge.Stderr))
 	}
-	return string(out), nil
+	return string(out), err
 }
 
 func (d *demo) write(path, content string) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -92,10 +93,9 @@ func indexBehind(s *memfs.Store) int {
 	return n
 }
 
-// runDoctor validates the store. Invalid lessons are errors a user must fix
-// (non-zero exit); skipped log lines are reported but tolerated.
-func runDoctor(e *env, s *memfs.Store, asJSON, fix bool) error {
-	rep := doctorReport{Store: s.Dir(), InvalidLessons: []doctorProblem{}}
+// checkLessons reads the store's lessons into rep: their count, the invalid
+// ones and the dates in the future. It returns the valid lessons.
+func checkLessons(e *env, s *memfs.Store, rep *doctorReport) []domain.Lesson {
 	lessons, errs := s.Lessons()
 	rep.Lessons = len(lessons)
 	latest := e.now().Add(memfs.FutureSlack)
@@ -113,6 +113,57 @@ func runDoctor(e *env, s *memfs.Store, asJSON, fix bool) error {
 			rep.InvalidLessons = append(rep.InvalidLessons, doctorProblem{Reason: err.Error()})
 		}
 	}
+	return lessons
+}
+
+// checkIndex verifies the derived index into rep: ok, broken (delete it),
+// or behind the lessons.
+func checkIndex(s *memfs.Store, rep *doctorReport) {
+	rep.Index = "ok"
+	if emb, err := newEmbedder(); err != nil {
+		rep.Index = err.Error()
+	} else if err := index.Verify(indexDir(s), emb); err != nil {
+		rep.Index = fmt.Sprintf("%v (derived state: delete %s and the next recall or hook rebuilds it)", err, indexDir(s))
+	} else if rep.IndexBehind = indexBehind(s); rep.IndexBehind > 0 {
+		rep.Index = fmt.Sprintf("behind: %d lesson(s) not indexed as their files are now (run borg reindex, or let the next recall or hook catch up)", rep.IndexBehind)
+	}
+}
+
+// printDoctor writes rep for a terminal.
+func printDoctor(w io.Writer, rep doctorReport) {
+	fmt.Fprintf(w, "store %s\n", rep.Store)
+	fmt.Fprintf(w, "lessons: %d valid, %d invalid\n", rep.Lessons, len(rep.InvalidLessons))
+	for _, p := range rep.InvalidLessons {
+		fmt.Fprintf(w, "  %s: %s\n", p.Path, p.Reason)
+	}
+	printRefused(w, rep.RefusedLessons)
+	fmt.Fprintf(w, "log: %d files, %d lines, %d events, %d duplicates, %d skipped\n",
+		rep.Log.Files, rep.Log.Lines, rep.Log.Events, rep.Log.Duplicates, len(rep.Log.Skipped))
+	for _, sk := range rep.Log.Skipped {
+		fmt.Fprintf(w, "  %s:%d: skipped: %s\n", sk.File, sk.Line, sk.Reason)
+	}
+	printLogChecks(w, rep.Evidence)
+	fmt.Fprintf(w, "index: %s\n", rep.Index)
+	if rep.Background != "" {
+		fmt.Fprintf(w, "background: %s\n", rep.Background)
+	}
+	if rep.Sync != "" {
+		fmt.Fprintf(w, "sync: %s\n", rep.Sync)
+	}
+	if rep.EvidenceUnchecked != "" {
+		fmt.Fprintf(w, "evidence: %s\n", rep.EvidenceUnchecked)
+	}
+	for _, p := range rep.StoreProblems {
+		fmt.Fprintf(w, "store: %s\n", p)
+	}
+	printRepairs(w, rep.Repair)
+}
+
+// runDoctor validates the store. Invalid lessons are errors a user must fix
+// (non-zero exit); skipped log lines are reported but tolerated.
+func runDoctor(e *env, s *memfs.Store, asJSON, fix bool) error {
+	rep := doctorReport{Store: s.Dir(), InvalidLessons: []doctorProblem{}}
+	lessons := checkLessons(e, s, &rep)
 	rep.RefusedLessons = refusedLessons(lessons)
 	_, logRep, err := s.ReadEvents()
 	if err != nil {
@@ -122,14 +173,7 @@ func runDoctor(e *env, s *memfs.Store, asJSON, fix bool) error {
 		logRep.Skipped = []memfs.SkippedLine{}
 	}
 	rep.Log = logRep
-	rep.Index = "ok"
-	if emb, err := newEmbedder(); err != nil {
-		rep.Index = err.Error()
-	} else if err := index.Verify(indexDir(s), emb); err != nil {
-		rep.Index = fmt.Sprintf("%v (derived state: delete %s and the next recall or hook rebuilds it)", err, indexDir(s))
-	} else if rep.IndexBehind = indexBehind(s); rep.IndexBehind > 0 {
-		rep.Index = fmt.Sprintf("behind: %d lesson(s) not indexed as their files are now (run borg reindex, or let the next recall or hook catch up)", rep.IndexBehind)
-	}
+	checkIndex(s, &rep)
 	if st, ok := readBackgroundStatus(s); ok {
 		rep.Background = describeBackground(st, e.now())
 	}
@@ -156,32 +200,7 @@ func runDoctor(e *env, s *memfs.Store, asJSON, fix bool) error {
 			return err
 		}
 	} else {
-		fmt.Fprintf(e.out, "store %s\n", rep.Store)
-		fmt.Fprintf(e.out, "lessons: %d valid, %d invalid\n", rep.Lessons, len(rep.InvalidLessons))
-		for _, p := range rep.InvalidLessons {
-			fmt.Fprintf(e.out, "  %s: %s\n", p.Path, p.Reason)
-		}
-		printRefused(e.out, rep.RefusedLessons)
-		fmt.Fprintf(e.out, "log: %d files, %d lines, %d events, %d duplicates, %d skipped\n",
-			logRep.Files, logRep.Lines, logRep.Events, logRep.Duplicates, len(logRep.Skipped))
-		for _, sk := range logRep.Skipped {
-			fmt.Fprintf(e.out, "  %s:%d: skipped: %s\n", sk.File, sk.Line, sk.Reason)
-		}
-		printLogChecks(e.out, rep.Evidence)
-		fmt.Fprintf(e.out, "index: %s\n", rep.Index)
-		if rep.Background != "" {
-			fmt.Fprintf(e.out, "background: %s\n", rep.Background)
-		}
-		if rep.Sync != "" {
-			fmt.Fprintf(e.out, "sync: %s\n", rep.Sync)
-		}
-		if rep.EvidenceUnchecked != "" {
-			fmt.Fprintf(e.out, "evidence: %s\n", rep.EvidenceUnchecked)
-		}
-		for _, p := range rep.StoreProblems {
-			fmt.Fprintf(e.out, "store: %s\n", p)
-		}
-		printRepairs(e.out, rep.Repair)
+		printDoctor(e.out, rep)
 	}
 	if leaked {
 		return fail(exitFail, "the store's private state is committed: see the store: line above")

@@ -79,45 +79,49 @@ func evalCommand(e *env) *cli.Command {
 					&cli.StringFlag{Name: "judge", Value: sim.JudgeDefault, Usage: "how verdicts are read: default (the hooks' judge without BORG_JUDGE) or perfect (the hidden truth, an upper bound)"},
 					&cli.StringFlag{Name: "agent", Value: sim.AgentOverDeclaring, Usage: "how the simulated agent declares: over-declaring or yes-sayer (says applies of everything)"},
 				},
-				Action: func(c *cli.Context) error {
-					opts := sim.DefaultOptions()
-					if c.IsSet("engineers") {
-						opts.Engineers = c.Int("engineers")
-					}
-					if c.IsSet("repos") {
-						opts.Repos = c.Int("repos")
-					}
-					if c.IsSet("lessons") {
-						opts.Lessons = c.Int("lessons")
-					}
-					if c.IsSet("sessions") {
-						opts = opts.WithSessions(c.Int("sessions"))
-					}
-					if c.IsSet("seed") {
-						opts.Seed = c.Uint64("seed")
-					}
-					opts.Judge, opts.Agent = c.String("judge"), c.String("agent")
-					var progress io.Writer
-					if isTerminal(e.err) {
-						progress = e.err
-					}
-					rep, err := sim.Run(c.Context, opts, progress)
-					if err != nil {
-						return fail(exitUsage, "%v", err)
-					}
-					if p := c.String("plot"); p != "" {
-						if err := rep.WritePNG(p); err != nil {
-							return fail(exitFail, "write plot %s: %v", p, err)
-						}
-					}
-					if c.Bool("json") {
-						return writeJSON(e, rep)
-					}
-					return rep.WriteTable(e.out)
-				},
+				Action: func(c *cli.Context) error { return runEvalLearning(c, e) },
 			},
 		},
 	}
+}
+
+// runEvalLearning is borg eval learning: the simulator's default scenario
+// under the flags' changes.
+func runEvalLearning(c *cli.Context, e *env) error {
+	opts := sim.DefaultOptions()
+	if c.IsSet("engineers") {
+		opts.Engineers = c.Int("engineers")
+	}
+	if c.IsSet("repos") {
+		opts.Repos = c.Int("repos")
+	}
+	if c.IsSet("lessons") {
+		opts.Lessons = c.Int("lessons")
+	}
+	if c.IsSet("sessions") {
+		opts = opts.WithSessions(c.Int("sessions"))
+	}
+	if c.IsSet("seed") {
+		opts.Seed = c.Uint64("seed")
+	}
+	opts.Judge, opts.Agent = c.String("judge"), c.String("agent")
+	var progress io.Writer
+	if isTerminal(e.err) {
+		progress = e.err
+	}
+	rep, err := sim.Run(c.Context, opts, progress)
+	if err != nil {
+		return fail(exitUsage, "%v", err)
+	}
+	if p := c.String("plot"); p != "" {
+		if err := rep.WritePNG(p); err != nil {
+			return fail(exitFail, "write plot %s: %v", p, err)
+		}
+	}
+	if c.Bool("json") {
+		return writeJSON(e, rep)
+	}
+	return rep.WriteTable(e.out)
 }
 
 func writeEvalTable(w io.Writer, rep index.EvalReport) error {

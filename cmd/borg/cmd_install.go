@@ -50,17 +50,17 @@ func uninstallCommand(e *env) *cli.Command {
 }
 
 func runInstall(c *cli.Context, e *env, remove bool) error {
-	claude, codex, gitHook := c.Bool("claude"), c.Bool("codex"), c.Bool("git")
-	gemini, cursor, cline := c.Bool("gemini"), c.Bool("cursor"), c.Bool("cline")
-	user := c.Bool("user")
-	if cline && user {
+	pl := installPlan{claude: c.Bool("claude"), codex: c.Bool("codex"), git: c.Bool("git"),
+		gemini: c.Bool("gemini"), cursor: c.Bool("cursor"), cline: c.Bool("cline"),
+		user: c.Bool("user"), mcp: c.Bool("mcp"), remove: remove}
+	if pl.cline && pl.user {
 		return usageErr("--cline --user: borg installs Cline's hooks per project only (Cline's docs name two different user hook folders)")
 	}
 	home, _ := os.UserHomeDir()
 	if h := e.getenv("HOME"); h != "" {
 		home = h
 	}
-	defaults := !claude && !codex && !gitHook && !gemini && !cursor && !cline
+	defaults := !pl.claude && !pl.codex && !pl.git && !pl.gemini && !pl.cursor && !pl.cline
 	repo := c.String("repo")
 	if repo == "" {
 		wd, _ := os.Getwd()
@@ -68,21 +68,12 @@ func runInstall(c *cli.Context, e *env, remove bool) error {
 	} else {
 		repo = memfs.GitToplevel(repo)
 	}
-	if repo == "" && (gitHook || !user) {
+	if repo == "" && (pl.git || !pl.user) {
 		return fail(exitFail, "not inside a git repository: run borg install from your project, pass --repo DIR, or use --user for agent hooks only")
 	}
-	command := c.String("command")
-	if command == "" {
-		exe, err := os.Executable()
-		if err != nil {
-			return fail(exitFail, "find borg's own path: %v (pass --command)", err)
-		}
-		if p, err := exec.LookPath("borg"); err == nil {
-			if ap, err := filepath.Abs(p); err == nil && sameFile(ap, exe) {
-				exe = "borg"
-			}
-		}
-		command = exe
+	command, err := installCommandPath(c.String("command"))
+	if err != nil {
+		return err
 	}
 	in := hooks.Installer{Repo: repo, Home: home, Command: command}
 	if defaults {
@@ -91,94 +82,21 @@ func runInstall(c *cli.Context, e *env, remove bool) error {
 		// install adds no .gemini/, .cursor/ or .clinerules/ to a project
 		// that uses none of them.
 		// Uninstall takes out all of them.
-		claude, codex, gitHook = true, true, !user
-		gemini = remove || dirExists(filepath.Dir(in.GeminiSettingsPath(user)))
-		cursor = remove || dirExists(filepath.Dir(in.CursorHooksPath(user)))
-		cline = !user && (remove || dirExists(filepath.Dir(in.ClineHooksDir())))
+		pl.claude, pl.codex, pl.git = true, true, !pl.user
+		pl.gemini = remove || dirExists(filepath.Dir(in.GeminiSettingsPath(pl.user)))
+		pl.cursor = remove || dirExists(filepath.Dir(in.CursorHooksPath(pl.user)))
+		pl.cline = !pl.user && (remove || dirExists(filepath.Dir(in.ClineHooksDir())))
+	}
+	if pl.mcp && pl.user && pl.claude {
+		return usageErr("--mcp --user: Claude Code keeps user MCP servers in its own file; run: claude mcp add --scope user borg -- %s mcp", command)
 	}
 	var done []hooks.InstallTarget
-	step := func(t hooks.InstallTarget, err error) error {
+	for _, step := range pl.steps(in) {
+		t, err := step()
 		if err != nil {
 			return fail(exitFail, "%v", err)
 		}
 		done = append(done, t)
-		return nil
-	}
-	mcp := c.Bool("mcp")
-	if mcp && user && claude {
-		return usageErr("--mcp --user: Claude Code keeps user MCP servers in its own file; run: claude mcp add --scope user borg -- %s mcp", command)
-	}
-	if claude {
-		p := in.ClaudeSettingsPath(user)
-		if remove {
-			err := step(in.UninstallAgent("claude", p, user))
-			if err != nil {
-				return err
-			}
-			if !user {
-				if err := step(in.UninstallClaudeMCP(in.ClaudeMCPPath())); err != nil {
-					return err
-				}
-			}
-		} else if err := step(in.InstallAgent("claude", p, user)); err != nil {
-			return err
-		} else if mcp {
-			if err := step(in.InstallClaudeMCP(in.ClaudeMCPPath())); err != nil {
-				return err
-			}
-		}
-	}
-	if codex {
-		p, cfg := in.CodexHooksPath(user), in.CodexConfigPath(user)
-		if remove {
-			if err := step(in.UninstallAgent("codex", p, user)); err != nil {
-				return err
-			}
-			if err := step(in.UninstallCodexConfig(cfg, user)); err != nil {
-				return err
-			}
-		} else {
-			if err := step(in.InstallAgent("codex", p, user)); err != nil {
-				return err
-			}
-			if err := step(in.InstallCodexConfig(cfg, user, mcp)); err != nil {
-				return err
-			}
-		}
-	}
-	for _, a := range []struct {
-		on   bool
-		kind string
-		path string
-	}{{gemini, hooks.AgentGemini, in.GeminiSettingsPath(user)}, {cursor, hooks.AgentCursor, in.CursorHooksPath(user)}} {
-		if !a.on {
-			continue
-		}
-		if remove {
-			if err := step(in.UninstallAgent(a.kind, a.path, user)); err != nil {
-				return err
-			}
-		} else if err := step(in.InstallAgent(a.kind, a.path, user)); err != nil {
-			return err
-		}
-	}
-	if cline {
-		if remove {
-			if err := step(in.UninstallCline()); err != nil {
-				return err
-			}
-		} else if err := step(in.InstallCline()); err != nil {
-			return err
-		}
-	}
-	if gitHook {
-		if remove {
-			if err := step(in.UninstallGit()); err != nil {
-				return err
-			}
-		} else if err := step(in.InstallGit()); err != nil {
-			return err
-		}
 	}
 	if c.Bool("json") {
 		return writeJSON(e, done)
@@ -186,11 +104,74 @@ func runInstall(c *cli.Context, e *env, remove bool) error {
 	for _, t := range done {
 		fmt.Fprintf(e.out, "%-6s %-18s %s\n", t.Kind, t.Action, t.Path)
 	}
-	if codex && !remove {
+	if pl.codex && !remove {
 		// Codex's own rule, not borg's: say it where it is missed.
 		fmt.Fprintln(e.out, "note: Codex runs a project's hooks only in a trusted project, once you have trusted the hooks themselves: run /hooks in Codex")
 	}
 	return nil
+}
+
+// installCommandPath is the command the hooks run borg by: --command, else
+// "borg" when that is this binary on PATH, else this binary's path.
+func installCommandPath(command string) (string, error) {
+	if command != "" {
+		return command, nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fail(exitFail, "find borg's own path: %v (pass --command)", err)
+	}
+	if p, err := exec.LookPath("borg"); err == nil {
+		if ap, err := filepath.Abs(p); err == nil && sameFile(ap, exe) {
+			exe = "borg"
+		}
+	}
+	return exe, nil
+}
+
+// installPlan is what borg install (or, with remove, uninstall) touches.
+type installPlan struct {
+	claude, codex, git, gemini, cursor, cline bool
+	user, mcp, remove                         bool
+}
+
+type installStep func() (hooks.InstallTarget, error)
+
+// steps are the plan's installs (or uninstalls), in the order they run:
+// Claude Code (and its MCP server), Codex (and its config), Gemini CLI,
+// Cursor, Cline, the git hook.
+func (pl installPlan) steps(in hooks.Installer) []installStep {
+	var out []installStep
+	add := func(on bool, install, uninstall installStep) {
+		step := install
+		if pl.remove {
+			step = uninstall
+		}
+		if on && step != nil {
+			out = append(out, step)
+		}
+	}
+	user := pl.user
+	agent := func(kind, path string) (installStep, installStep) {
+		return func() (hooks.InstallTarget, error) { return in.InstallAgent(kind, path, user) },
+			func() (hooks.InstallTarget, error) { return in.UninstallAgent(kind, path, user) }
+	}
+	mcpPath, codexCfg := in.ClaudeMCPPath(), in.CodexConfigPath(user)
+	claudeIn, claudeOut := agent("claude", in.ClaudeSettingsPath(user))
+	add(pl.claude, claudeIn, claudeOut)
+	add(pl.claude && pl.mcp, func() (hooks.InstallTarget, error) { return in.InstallClaudeMCP(mcpPath) }, nil)
+	add(pl.claude && !user, nil, func() (hooks.InstallTarget, error) { return in.UninstallClaudeMCP(mcpPath) })
+	codexIn, codexOut := agent("codex", in.CodexHooksPath(user))
+	add(pl.codex, codexIn, codexOut)
+	add(pl.codex, func() (hooks.InstallTarget, error) { return in.InstallCodexConfig(codexCfg, user, pl.mcp) },
+		func() (hooks.InstallTarget, error) { return in.UninstallCodexConfig(codexCfg, user) })
+	geminiIn, geminiOut := agent(hooks.AgentGemini, in.GeminiSettingsPath(user))
+	add(pl.gemini, geminiIn, geminiOut)
+	cursorIn, cursorOut := agent(hooks.AgentCursor, in.CursorHooksPath(user))
+	add(pl.cursor, cursorIn, cursorOut)
+	add(pl.cline, in.InstallCline, in.UninstallCline)
+	add(pl.git, in.InstallGit, in.UninstallGit)
+	return out
 }
 
 func dirExists(p string) bool {

@@ -94,43 +94,55 @@ func runLearn(e *env, s *memfs.Store, o learnOptions) error {
 	return err
 }
 
-// learnLesson is borg learn's work: refuse secrets and bad input, write the
-// lesson, record its created event and, with commit, commit both (the
-// commit's hash is returned). Without commit the caller commits the
-// lesson's path and the log (eval's product path commits a corpus at once).
-func learnLesson(e *env, s *memfs.Store, o learnOptions, commit bool) (domain.Lesson, string, error) {
+// checkLearnInput refuses a lesson that carries a secret or reads as an
+// instruction, and bad input (an empty gist, --importance out of range, an
+// unknown reach); it returns the lesson's reach, with repo the repository
+// tag of a --reach repo.
+func checkLearnInput(o learnOptions, repo string) (string, error) {
 	for _, f := range []struct{ name, text string }{
 		{"gist", o.gist}, {"body", o.body}, {"title", o.title},
 		{"tags", strings.Join(o.tags, " ")}, {"anchors", strings.Join(o.anchors, " ")},
 	} {
 		if kind, found := memfs.FindSecret(f.text); found {
-			return domain.Lesson{}, "", fail(exitRefused, "refusing to learn: the %s carries a secret (%s); remove it and run borg learn again", f.name, kind)
+			return "", fail(exitRefused, "refusing to learn: the %s carries a secret (%s); remove it and run borg learn again", f.name, kind)
 		}
 	}
 	for _, f := range []struct{ name, text string }{{"gist", o.gist}, {"body", o.body}, {"title", o.title}} {
 		if p, found := memfs.FindInstruction(f.text); found {
-			return domain.Lesson{}, "", fail(exitRefused, "refusing to learn: the %s reads as an instruction to the agent (%q), which borg never quotes to one; say the lesson as a fact or a practice", f.name, p)
+			return "", fail(exitRefused, "refusing to learn: the %s reads as an instruction to the agent (%q), which borg never quotes to one; say the lesson as a fact or a practice", f.name, p)
 		}
 	}
 	if strings.TrimSpace(o.gist) == "" {
-		return domain.Lesson{}, "", usageErr("the gist is empty: say the lesson in one line")
+		return "", usageErr("the gist is empty: say the lesson in one line")
 	}
 	if o.importance != 0 && (o.importance < 1 || o.importance > 10) {
-		return domain.Lesson{}, "", usageErr("--importance %d is out of range: use 1..10", o.importance)
+		return "", usageErr("--importance %d is out of range: use 1..10", o.importance)
 	}
-	repo := repoTag()
 	reach := o.reach
 	switch {
 	case reach == "" || reach == domain.ReachTeam:
 		reach = domain.ReachTeam
 	case reach == "repo":
 		if repo == "" {
-			return domain.Lesson{}, "", usageErr("--reach repo needs a git repository: run borg learn from inside the repository the lesson is about")
+			return "", usageErr("--reach repo needs a git repository: run borg learn from inside the repository the lesson is about")
 		}
 		reach = domain.ReachRepoPrefix + repo
 	case strings.HasPrefix(reach, domain.ReachRepoPrefix):
 	default:
-		return domain.Lesson{}, "", usageErr("--reach %q: use team or repo", reach)
+		return "", usageErr("--reach %q: use team or repo", reach)
+	}
+	return reach, nil
+}
+
+// learnLesson is borg learn's work: refuse secrets and bad input, write the
+// lesson, record its created event and, with commit, commit both (the
+// commit's hash is returned). Without commit the caller commits the
+// lesson's path and the log (eval's product path commits a corpus at once).
+func learnLesson(e *env, s *memfs.Store, o learnOptions, commit bool) (domain.Lesson, string, error) {
+	repo := repoTag()
+	reach, err := checkLearnInput(o, repo)
+	if err != nil {
+		return domain.Lesson{}, "", err
 	}
 	anchors, err := resolveAnchors(o.anchors)
 	if err != nil {

@@ -71,14 +71,16 @@ type shownLink struct {
 	Promoted bool `json:"promoted,omitempty"`
 }
 
-// currentLinks folds the log's passings and ages them at now.
+// currentLinks folds the log's passings and ages them at now. The passings
+// come from the store's cached ledger (LoadLedger folds only the lines
+// appended since), not from a read of the whole log.
 func currentLinks(e *env, s *memfs.Store) ([]shownLink, error) {
-	events, _, err := s.ReadEvents()
+	led, err := s.LoadLedger()
 	if err != nil {
 		return nil, fail(exitFail, "%v (run borg doctor)", err)
 	}
 	now := e.now().UnixMilli()
-	aged := domain.AgeLinks(domain.FoldLinks(events), now).Links
+	aged := domain.AgeLinks(led.Links(), now).Links
 	active := map[[2]string]bool{}
 	for _, l := range aged {
 		if l.State == domain.LinkActive {

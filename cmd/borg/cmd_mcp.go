@@ -89,32 +89,7 @@ func newMCPServer(e *env, store string) *mcp.Server {
 	readResource := func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		return readLessonResource(e, store, req.Params.URI)
 	}
-	// One command at a time: they share the process's working directory
-	// and the store's locks, as CLI runs would.
-	var mu sync.Mutex
-	cli := func(ctx context.Context, args ...string) (*mcp.CallToolResult, any, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		var out, errb bytes.Buffer
-		sub := &env{in: strings.NewReader(""), out: &out, err: &errb, getenv: e.getenv, now: e.now}
-		code := run(ctx, append([]string{"borg", "--store", store}, args...), sub)
-		if code != 0 {
-			msg := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(errb.String()), "borg: "))
-			if msg == "" {
-				msg = fmt.Sprintf("borg %s exited %d", args[0], code)
-			}
-			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}, nil, nil
-		}
-		var structured any
-		if json.Unmarshal(out.Bytes(), &structured) != nil {
-			structured = nil
-		}
-		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: out.String()}}}
-		if m, ok := structured.(map[string]any); ok {
-			res.StructuredContent = m
-		}
-		return res, nil, nil
-	}
+	cli := (&mcpRunner{e: e, store: store}).run
 	mcp.AddTool(srv, &mcp.Tool{Name: "recall", Description: "Find the team's lessons that bear on a task, best first, as borg's hooks would."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpRecallIn) (*mcp.CallToolResult, any, error) {
 			args := []string{"recall", "--json"}
@@ -128,25 +103,7 @@ func newMCPServer(e *env, store string) *mcp.Server {
 		})
 	mcp.AddTool(srv, &mcp.Tool{Name: "learn", Description: "Write a lesson to the team's store and commit it. Text carrying a secret is refused."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpLearnIn) (*mcp.CallToolResult, any, error) {
-			args := []string{"learn", "--json"}
-			if in.Body != "" {
-				if in.Body == "-" {
-					in.Body = " -" // never "read stdin": the server's stdin is the protocol
-				}
-				args = append(args, "--body", in.Body)
-			}
-			if in.Type != "" {
-				args = append(args, "--type", in.Type)
-			}
-			if in.Importance != 0 {
-				args = append(args, "--importance", strconv.Itoa(in.Importance))
-			}
-			if in.Reach != "" {
-				args = append(args, "--reach", in.Reach)
-			}
-			for _, t := range in.Tags {
-				args = append(args, "--tag", t)
-			}
+			args := mcpLearnArgs(in)
 			res, out, err := cli(ctx, append(args, "--", in.Gist)...)
 			if m, ok := res.StructuredContent.(map[string]any); ok && !res.IsError {
 				// The new lesson joins the resources a client lists.
@@ -179,30 +136,102 @@ func newMCPServer(e *env, store string) *mcp.Server {
 			}
 			res, _, err := cli(ctx, args...)
 			if err == nil && !res.IsError {
-				// A list is an array: structured content wants an object.
-				if text, ok := res.Content[0].(*mcp.TextContent); ok {
-					var items []any
-					if json.Unmarshal([]byte(text.Text), &items) == nil {
-						res.StructuredContent = map[string]any{"lessons": items}
-					}
-				}
+				listStructured(res)
 			}
 			return res, nil, err
 		})
 	srv.AddResourceTemplate(&mcp.ResourceTemplate{Name: "lesson", URITemplate: "borg://lesson/{id}", MIMEType: "text/markdown",
 		Description: "A lesson of the team's store: its claim, its body and who wrote it."}, readResource)
-	// The lessons as a listing, for clients that browse resources.
+	addLessonResources(srv, e, store, readResource)
+	return srv
+}
+
+// mcpRunner runs the MCP tools as borg commands, one at a time: they share
+// the process's working directory and the store's locks, as CLI runs
+// would.
+type mcpRunner struct {
+	mu    sync.Mutex
+	e     *env
+	store string
+}
+
+// run runs borg args on the store and returns its output as a tool result
+// (its JSON object as structured content); a failing command is a result
+// with IsError and borg's message.
+func (r *mcpRunner) run(ctx context.Context, args ...string) (*mcp.CallToolResult, any, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out, errb bytes.Buffer
+	sub := &env{in: strings.NewReader(""), out: &out, err: &errb, getenv: r.e.getenv, now: r.e.now}
+	code := run(ctx, append([]string{"borg", "--store", r.store}, args...), sub)
+	if code != 0 {
+		msg := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(errb.String()), "borg: "))
+		if msg == "" {
+			msg = fmt.Sprintf("borg %s exited %d", args[0], code)
+		}
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}, nil, nil
+	}
+	var structured any
+	if json.Unmarshal(out.Bytes(), &structured) != nil {
+		structured = nil
+	}
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: out.String()}}}
+	if m, ok := structured.(map[string]any); ok {
+		res.StructuredContent = m
+	}
+	return res, nil, nil
+}
+
+// mcpLearnArgs is the borg learn command line of a learn tool call, but
+// for the gist.
+func mcpLearnArgs(in mcpLearnIn) []string {
+	args := []string{"learn", "--json"}
+	if in.Body != "" {
+		if in.Body == "-" {
+			in.Body = " -" // never "read stdin": the server's stdin is the protocol
+		}
+		args = append(args, "--body", in.Body)
+	}
+	if in.Type != "" {
+		args = append(args, "--type", in.Type)
+	}
+	if in.Importance != 0 {
+		args = append(args, "--importance", strconv.Itoa(in.Importance))
+	}
+	if in.Reach != "" {
+		args = append(args, "--reach", in.Reach)
+	}
+	for _, t := range in.Tags {
+		args = append(args, "--tag", t)
+	}
+	return args
+}
+
+// listStructured gives a list result its structured content: a list is an
+// array, and structured content wants an object.
+func listStructured(res *mcp.CallToolResult) {
+	if text, ok := res.Content[0].(*mcp.TextContent); ok {
+		var items []any
+		if json.Unmarshal([]byte(text.Text), &items) == nil {
+			res.StructuredContent = map[string]any{"lessons": items}
+		}
+	}
+}
+
+// addLessonResources lists the store's lessons as resources, for clients
+// that browse them (none past 1000 lessons, and none borg never quotes to
+// an agent).
+func addLessonResources(srv *mcp.Server, e *env, store string, read mcp.ResourceHandler) {
 	if s, err := memfs.Open(store, storeOptions(e)...); err == nil {
 		if lessons, _ := s.Lessons(); len(lessons) <= 1000 {
 			for _, l := range lessons {
 				if memfs.Screen(l) != "" {
 					continue // never quoted to an agent (a secret, an instruction to it)
 				}
-				srv.AddResource(&mcp.Resource{URI: lessonURI(l.ID), Name: l.ID, Title: l.Gist, MIMEType: "text/markdown"}, readResource)
+				srv.AddResource(&mcp.Resource{URI: lessonURI(l.ID), Name: l.ID, Title: l.Gist, MIMEType: "text/markdown"}, read)
 			}
 		}
 	}
-	return srv
 }
 
 // readLessonResource renders one lesson as markdown: the text a reviewer

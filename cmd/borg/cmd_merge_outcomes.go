@@ -38,11 +38,9 @@ func runMergeOutcomes(ours, theirs string) error {
 	if err != nil {
 		return fail(exitFail, "merge-outcomes: %v", err)
 	}
-	tmp := ours + ".borg-merge"
-	if err := os.WriteFile(tmp, memfs.MergeLines(a, b), 0o644); err != nil {
-		return fail(exitFail, "merge-outcomes: %v", err)
-	}
-	if err := os.Rename(tmp, ours); err != nil {
+	// Git reads the merge result back from %A (ours): write it in place,
+	// through a temp file beside it, so a crash leaves ours whole.
+	if err := memfs.WriteFileAtomic(ours, memfs.MergeLines(a, b), 0o644); err != nil {
 		return fail(exitFail, "merge-outcomes: %v", err)
 	}
 	return nil

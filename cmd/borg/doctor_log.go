@@ -126,28 +126,34 @@ func checkLogEvidence(ctx context.Context, s *memfs.Store, nowMS int64, me strin
 		out = append(out, *byFile[name])
 	}
 	for i := range out {
-		c := &out[i]
-		c.Commits = slices.Sorted(maps.Keys(commits[c.File]))
-		foreign := 0 // claimed authors who committed none of the file
-		for _, a := range c.Claimed {
-			if a != "" && !slices.Contains(c.Committers, a) {
-				foreign++
-			}
-		}
-		switch {
-		case c.Reattributed > 0 && (foreign >= 2 || c.Orphans > 0 || c.Misdated > 0):
-			c.Verdict = "forged"
-		case c.Reattributed > 0 || c.Misdated > 0 || len(c.Claimed) >= 3 || len(c.Committers) >= 2 || c.UnderYou > 0:
-			c.Verdict = "suspect"
-		default:
-			c.Verdict = "ok"
-		}
-		if c.Verdict != "ok" && len(c.Commits) > 0 {
-			c.Fix = fmt.Sprintf("find out who pushed it; to drop its evidence: git -C %s revert %s, then push",
-				s.Dir(), strings.Join(shortHashes(c.Commits), " "))
-		}
+		out[i].judge(s.Dir(), commits[out[i].File])
 	}
 	return out, nil
+}
+
+// judge gives c its verdict from its counts (commits: the hashes of the
+// commits that put its suspect lines there) and, unless it is ok, the
+// fix: revert those commits in store.
+func (c *logFileCheck) judge(store string, commits map[string]bool) {
+	c.Commits = slices.Sorted(maps.Keys(commits))
+	foreign := 0 // claimed authors who committed none of the file
+	for _, a := range c.Claimed {
+		if a != "" && !slices.Contains(c.Committers, a) {
+			foreign++
+		}
+	}
+	switch {
+	case c.Reattributed > 0 && (foreign >= 2 || c.Orphans > 0 || c.Misdated > 0):
+		c.Verdict = "forged"
+	case c.Reattributed > 0 || c.Misdated > 0 || len(c.Claimed) >= 3 || len(c.Committers) >= 2 || c.UnderYou > 0:
+		c.Verdict = "suspect"
+	default:
+		c.Verdict = "ok"
+	}
+	if c.Verdict != "ok" && len(c.Commits) > 0 {
+		c.Fix = fmt.Sprintf("find out who pushed it; to drop its evidence: git -C %s revert %s, then push",
+			store, strings.Join(shortHashes(c.Commits), " "))
+	}
 }
 
 func addSorted(set []string, v string) []string {

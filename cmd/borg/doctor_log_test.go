@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -52,11 +51,7 @@ func TestCheckLogEvidence(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, args := range [][]string{{"add", "log"}, {"commit", "-qm", "log"}} {
-				cmd := exec.Command("git", append([]string{"-C", s.Dir()}, args...)...)
-				cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=x", "GIT_AUTHOR_EMAIL="+tt.committer, "GIT_COMMITTER_NAME=x", "GIT_COMMITTER_EMAIL="+tt.committer)
-				if out, err := cmd.CombinedOutput(); err != nil {
-					t.Fatalf("git %v: %v\n%s", args, err, out)
-				}
+				testGit(t, s.Dir(), []string{"GIT_AUTHOR_NAME=x", "GIT_AUTHOR_EMAIL=" + tt.committer, "GIT_COMMITTER_NAME=x", "GIT_COMMITTER_EMAIL=" + tt.committer}, args...)
 			}
 			checks, err := checkLogEvidence(context.Background(), s, now, memfs.HashEngineer(tt.me))
 			if err != nil {

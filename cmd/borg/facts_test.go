@@ -26,6 +26,9 @@ type factLine struct {
 // current fact comes first for (at least 95% of) the rewritten groups, the
 // untouched facts still come first in theirs, no supersedes joins two
 // groups, and no derived supports/contradicts link does either.
+//
+// It is long on purpose: one scenario whose steps each build on the state
+// the last left, read top to bottom.
 func TestSupersededFacts(t *testing.T) {
 	f, err := os.Open(filepath.Join("testdata", "facts", "tessellate.jsonl"))
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -22,21 +21,12 @@ import (
 // (here: its write lock held, as during a long sync) while the lessons have
 // changed must not make the Stop hook hang or fail: it answers within its
 // deadline, exit 0, from an index synced in memory.
+//
+// It is long on purpose: one scenario whose steps each build on the state
+// the last left, read top to bottom.
 func TestStopHookWhileIndexHeld(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "store")
-	getenv := func(k string) string {
-		switch k {
-		case "BORG_STORE":
-			return dir
-		case "BORG_PLACEBO_RATE":
-			return "0"
-		case "GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME":
-			return "t"
-		case "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL":
-			return "t@example.com"
-		}
-		return ""
-	}
+	getenv := storeGetenv(dir)
 	s, err := memfs.Init(context.Background(), dir, "", memfs.WithEnv(getenv))
 	if err != nil {
 		t.Fatal(err)
@@ -76,9 +66,7 @@ func TestStopHookWhileIndexHeld(t *testing.T) {
 	}
 
 	proj := t.TempDir()
-	if out, err := exec.Command("git", "-C", proj, "init", "-q").CombinedOutput(); err != nil {
-		t.Fatalf("%s", out)
-	}
+	testGit(t, proj, nil, "init", "-q")
 	in := `{"session_id":"held-1","cwd":"` + proj + `","last_assistant_message":"I added retries with backoff to the payments client."}`
 	var out, errb bytes.Buffer
 	e := &env{in: strings.NewReader(in), out: &out, err: &errb, getenv: getenv, now: time.Now}

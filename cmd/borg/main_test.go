@@ -14,7 +14,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(cleanupM{m}, map[string]func(){
 		"borg": func() { os.Exit(run(context.Background(), os.Args, newOSEnv())) },
 	})
 }

@@ -16,6 +16,9 @@ import (
 // stdio, as an agent would: the server is a real borg process started by
 // the client. Each tool behaves as its CLI command, refusals come back as
 // tool errors, and lessons read as resources.
+//
+// It is long on purpose: one scenario whose steps each build on the state
+// the last left, read top to bottom.
 func TestMCPSession(t *testing.T) {
 	vars := adversarialStore(t)
 	bin := borgBinary(t)

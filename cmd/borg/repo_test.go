@@ -2,10 +2,12 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/borg-memory/borg/memfs"
 )
 
 // TestNoBinaryTracked: no built program is committed (.gitignore keeps
@@ -16,7 +18,7 @@ func TestNoBinaryTracked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command("git", "-C", root, "ls-files", "-z").Output()
+	out, err := memfs.Git{Dir: root}.Run(context.Background(), nil, "ls-files", "-z")
 	if err != nil {
 		t.Skipf("not a git checkout: %v", err)
 	}

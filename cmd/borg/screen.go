@@ -72,10 +72,7 @@ func recordScreened(s *memfs.Store, l domain.Lesson) {
 	}
 	lines = append(lines, index.ContentHash(l)+" "+memfs.ScreenID)
 	_ = os.MkdirAll(filepath.Dir(path), 0o755)
-	tmp := path + ".tmp"
-	if os.WriteFile(tmp, []byte(strings.TrimLeft(strings.Join(lines, "\n"), "\n")+"\n"), 0o644) == nil {
-		_ = os.Rename(tmp, path)
-	}
+	_ = memfs.WriteFileAtomic(path, []byte(strings.TrimLeft(strings.Join(lines, "\n"), "\n")+"\n"), 0o644)
 }
 
 // safeID is a lesson id fit to print: the id, unless it carries a secret

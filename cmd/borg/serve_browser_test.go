@@ -33,6 +33,9 @@ func chromeBinary() (string, bool) {
 // query, submit it, open the first hit, and find the belief chart's SVG.
 // It keeps a screenshot in $BORG_ARTIFACTS (else the test's temporary
 // directory) and logs its path. Without Chromium it skips.
+//
+// It is long on purpose: one scenario whose steps each build on the state
+// the last left, read top to bottom.
 func TestServeBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the browser test of borg serve starts Chromium: skipped with -short")

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"regexp"
 	"strings"
 	"sync"
@@ -375,8 +374,7 @@ func TestServeRunsAndStops(t *testing.T) {
 }
 
 func gitOut(dir string, args ...string) (string, error) {
-	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-	out, err := cmd.Output()
+	out, err := memfs.Git{Dir: dir}.Run(context.Background(), nil, args...)
 	return string(out), err
 }
 

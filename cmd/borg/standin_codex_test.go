@@ -15,6 +15,9 @@ type codexStandIn struct {
 	*standIn
 }
 
+// ServeHTTP answers one Responses API request: Codex's input items mapped
+// onto standIn's conversation, the reply streamed as server-sent events. It
+// is long on purpose: one protocol exchange, read in the order it happens.
 func (m codexStandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+// testBinary is the borg the tests that run borg as a process share.
+var testBinary struct {
+	once      sync.Once
+	dir, path string
+	err       error
+}
+
+// borgBinary is borg built from this package, once per test process,
+// static as the README installs it (CGO_ENABLED=0: no dynamic loader at
+// each start), in a directory anyone can read and run it from (a test runs
+// it as user nobody). It is the one way the tests get a borg binary;
+// testscript's scripts run the test binary itself as borg. TestMain removes
+// it after the tests.
+func borgBinary(tb testing.TB) string {
+	tb.Helper()
+	b := &testBinary
+	b.once.Do(func() {
+		b.dir, b.err = os.MkdirTemp("", "borg-bin-")
+		if b.err != nil {
+			return
+		}
+		if b.err = os.Chmod(b.dir, 0o755); b.err != nil {
+			return
+		}
+		b.path = filepath.Join(b.dir, "borg")
+		cmd := exec.Command("go", "build", "-o", b.path, ".")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if b.err != nil {
+		tb.Fatal(b.err)
+	}
+	return b.path
+}
+
+// removeBorgBinary removes what borgBinary built.
+func removeBorgBinary() {
+	if testBinary.dir != "" {
+		_ = os.RemoveAll(testBinary.dir)
+	}
+}
+
+// cleanupM runs the tests, then removes the shared borg binary.
+type cleanupM struct{ m *testing.M }
+
+func (c cleanupM) Run() int {
+	code := c.m.Run()
+	removeBorgBinary()
+	return code
+}
