@@ -160,7 +160,7 @@ func Run(ctx context.Context, st *memfs.Store, opts Options, progress io.Writer)
 	ref := "refs/heads/" + branch
 	res := Result{Branch: branch, DryRun: opts.DryRun}
 
-	head, err := headBranch(ctx, st.Dir())
+	head, err := st.GitCLI().HeadBranch(ctx)
 	if err != nil {
 		return res, fmt.Errorf("sleep %s: %w", day, err)
 	}
@@ -241,7 +241,7 @@ func Run(ctx context.Context, st *memfs.Store, opts Options, progress io.Writer)
 			unlock()
 			return res, fmt.Errorf("sleep %s: merge %s: %w", day, branch, err)
 		}
-		ff, err := mergeBranch(mctx, st.Dir(), branch, date.Add(time.Duration(len(Phases)+1)*time.Second))
+		ff, err := mergeBranch(mctx, st, branch, date.Add(time.Duration(len(Phases)+1)*time.Second))
 		_, pending := os.Stat(filepath.Join(st.Dir(), ".git", "MERGE_HEAD"))
 		if endErr := end(pending == nil); err == nil {
 			err = endErr

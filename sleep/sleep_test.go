@@ -180,7 +180,7 @@ func TestApplyMergesWhenMainMoved(t *testing.T) {
 	if _, err := st.Commit("unrelated again", "notes.txt"); err != nil {
 		t.Fatal(err)
 	}
-	ff, err := mergeBranch(t.Context(), st.Dir(), res.Branch, fixtureDate)
+	ff, err := mergeBranch(t.Context(), st, res.Branch, fixtureDate)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -362,7 +362,7 @@ func TestApplyConflictNeedsPR(t *testing.T) {
 		t.Fatal(err)
 	}
 	before, _ := st.ResolveRef("HEAD")
-	_, err = mergeBranch(t.Context(), st.Dir(), res.Branch, fixtureDate)
+	_, err = mergeBranch(t.Context(), st, res.Branch, fixtureDate)
 	if !errors.Is(err, ErrMergeConflict) || !strings.Contains(err.Error(), "pull request") {
 		t.Fatalf("want a merge conflict asking for a pull request, got %v", err)
 	}

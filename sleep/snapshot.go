@@ -58,10 +58,10 @@ func LoadSnapshot(ctx context.Context, st *memfs.Store, base string, date time.T
 		return snap, fmt.Errorf("load snapshot: %w", err)
 	}
 	snap.Base = h
-	if snap.LastSleep, err = lastSleepAt(ctx, st.Dir(), h); err != nil {
+	if snap.LastSleep, err = lastSleepAt(ctx, st, h); err != nil {
 		return snap, fmt.Errorf("load snapshot: %w", err)
 	}
-	files, err := readDirAt(ctx, st.Dir(), h, memfs.LessonsDir)
+	files, err := st.ReadDirAt(h, memfs.LessonsDir)
 	if err != nil {
 		return snap, fmt.Errorf("load snapshot: %w", err)
 	}
@@ -108,7 +108,7 @@ type parsedLesson struct {
 
 // parseAll parses the .html files with memfs.Parse (pure) over the
 // available CPUs; result i belongs to file i.
-func parseAll(files []fileAt) []parsedLesson {
+func parseAll(files []memfs.File) []parsedLesson {
 	out := make([]parsedLesson, len(files))
 	workers := max(1, min(runtime.GOMAXPROCS(0), 8))
 	var wg sync.WaitGroup
