@@ -86,6 +86,9 @@ type PlanOptions struct {
 	YoungDays int
 	// MaxEvictShare: see DefaultMaxEvictShare.
 	MaxEvictShare float64
+
+	// pairs forces the merge phase's candidate enumeration (tests).
+	pairs pairMode
 }
 
 func (o PlanOptions) withDefaults() PlanOptions {
