@@ -183,3 +183,31 @@ func nearDuplicateLessons(seed uint64, n int) []domain.Lesson {
 	}
 	return out
 }
+
+// TestFWHTMatchesTextbook holds the fused transform to the textbook loop, bit
+// for bit: the sketches (and so the candidate pairs) depend on its output.
+func TestFWHTMatchesTextbook(t *testing.T) {
+	textbook := func(a []float32) {
+		for span := 1; span < len(a); span *= 2 {
+			for i := 0; i < len(a); i += 2 * span {
+				for j := i; j < i+span; j++ {
+					x, y := a[j], a[j+span]
+					a[j], a[j+span] = x+y, x-y
+				}
+			}
+		}
+	}
+	r := &genRand{x: 5}
+	for _, n := range []int{1, 2, 4, 8, 64, 512, 1024} {
+		a := make([]float32, n)
+		for i := range a {
+			a[i] = float32(r.intn(100000))/7919 - 5
+		}
+		b := slices.Clone(a)
+		fwht(a)
+		textbook(b)
+		if !slices.Equal(a, b) {
+			t.Fatalf("length %d: the fused transform differs from the textbook one", n)
+		}
+	}
+}
