@@ -90,7 +90,7 @@ func TestDeterminism(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n := again.NewCommits(); n != 0 {
+		if n := newCommits(again); n != 0 {
 			t.Errorf("second run wrote %d commits", n)
 		}
 		if again.Tip != ra.Tip {
@@ -257,7 +257,7 @@ func TestInterruptedSleep(t *testing.T) {
 			if res.Tip != whole.Tip {
 				t.Errorf("recovered tip %s, want %s", res.Tip, whole.Tip)
 			}
-			if n := res.NewCommits(); n != len(whole.Commits)-i-1 {
+			if n := newCommits(res); n != len(whole.Commits)-i-1 {
 				t.Errorf("rerun wrote %d commits, want %d", n, len(whole.Commits)-i-1)
 			}
 		})
