@@ -81,10 +81,14 @@ func (p *planner) edges() PhasePlan {
 // linked yet, each once, oriented newer to older, in entity order; tooCommon
 // counts the entities named by more than EntityMaxDF lessons.
 func (p *planner) entityPairs(ids []string) (cands []domain.CandidatePair, tooCommon int) {
+	ents := make([][]string, len(ids)) // extracted over the CPUs, read in id order
+	parallelStripes(runtimeWorkers(), len(ids), func(_, i int) {
+		l := p.cur[ids[i]].l
+		ents[i] = Entities(l.Title + ". " + l.Gist + ". " + l.Body)
+	})
 	postings := map[string][]string{}
-	for _, id := range ids {
-		l := p.cur[id].l
-		for _, e := range Entities(l.Title + ". " + l.Gist + ". " + l.Body) {
+	for i, id := range ids {
+		for _, e := range ents[i] {
 			postings[e] = append(postings[e], id)
 		}
 	}
