@@ -144,20 +144,20 @@ func radixByKey(order []int32, keys []uint32) {
 }
 
 // tableHasher is one table's randomised Hadamard transform: its column signs
-// and the order its 512 rows are read in. Vectors whose dimension is not 512
-// are hashed densely.
+// and the 512 rows it reads, in order. Vectors whose dimension is not a
+// power of two of at least 512 are hashed densely.
 type tableHasher struct {
 	dim   int
 	signs []float32
 	rows  []int
-	dense []float32 // 512 × dim, when dim is not 512
+	dense []float32 // 512 × dim, when dim is not a power of two ≥ 512
 }
 
 func newTableHasher(dim, t int) *tableHasher {
 	r := uint64(bandSeed) + uint64(t)*0x9e37_79b9_7f4a_7c15
 	next := func() uint64 { r = r*6364136223846793005 + 1442695040888963407; return r }
 	h := &tableHasher{dim: dim}
-	if dim == 512 {
+	if dim >= 512 && dim&(dim-1) == 0 {
 		h.signs = make([]float32, dim)
 		for i := range h.signs {
 			h.signs[i] = float32(int64(next()>>63)*2 - 1)
@@ -170,6 +170,7 @@ func newTableHasher(dim, t int) *tableHasher {
 			j := int((next() >> 33) % uint64(i+1))
 			h.rows[i], h.rows[j] = h.rows[j], h.rows[i]
 		}
+		h.rows = h.rows[:512]
 		return h
 	}
 	h.dense = make([]float32, 512*dim)

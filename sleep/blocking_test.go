@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/borg-memory/borg/domain"
+	"github.com/borg-memory/borg/index"
 	"github.com/borg-memory/borg/memfs"
 )
 
@@ -25,9 +26,9 @@ const sharedBEIR = "../../shared/data/beir"
 // commit messages) on the shared BEIR sets (a bounded slice of each), the
 // superseded-facts set and randomised near-duplicate stores.
 func TestBlockedPlanMatchesAllPairs(t *testing.T) {
-	check := func(t *testing.T, lessons []domain.Lesson, wantPairs bool) {
+	check := func(t *testing.T, lessons []domain.Lesson, wantPairs bool, emb ...index.Embedder) {
 		t.Helper()
-		snap := snapshotOf(t, lessons)
+		snap := snapshotOf(t, lessons, emb...)
 		exact := MakePlan(snap, PlanOptions{pairs: pairsExact})
 		p := newPlanner(snap, PlanOptions{})
 		ids := p.active()
@@ -70,18 +71,25 @@ func TestBlockedPlanMatchesAllPairs(t *testing.T) {
 	for seed := uint64(1); seed <= 4; seed++ {
 		t.Run(fmt.Sprintf("near-duplicates seed %d", seed), func(t *testing.T) { check(t, nearDuplicateLessons(seed, 600), true) })
 	}
+	t.Run("near-duplicates, 300-dimension embedder", func(t *testing.T) {
+		check(t, nearDuplicateLessons(5, 400), true, wordEmbedder{dim: 300})
+	})
 }
 
-// snapshotOf is a snapshot of lessons (no events) with the default
-// embedder's vectors.
-func snapshotOf(t *testing.T, lessons []domain.Lesson) Snapshot {
+// snapshotOf is a snapshot of lessons (no events) with the vectors of emb
+// (the default embedder when none).
+func snapshotOf(t *testing.T, lessons []domain.Lesson, emb ...index.Embedder) Snapshot {
 	t.Helper()
 	snap := Snapshot{Date: benchDate, Base: "base"}
 	for _, l := range lessons {
 		snap.Lessons = append(snap.Lessons, LessonFile{Lesson: l, Raw: memfs.Render(l)})
 	}
 	snap.Lessons = sortedLessons(snap.Lessons)
-	vecs, id, err := embedLessons(snap.Lessons, nil)
+	var e index.Embedder
+	if len(emb) > 0 {
+		e = emb[0]
+	}
+	vecs, id, err := embedLessons(snap.Lessons, e)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,10 +3,8 @@ package sleep
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/borg-memory/borg/domain"
@@ -110,20 +108,11 @@ type parsedLesson struct {
 // available CPUs; result i belongs to file i.
 func parseAll(files []memfs.File) []parsedLesson {
 	out := make([]parsedLesson, len(files))
-	workers := max(1, min(runtime.GOMAXPROCS(0), 8))
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			for i := w; i < len(files); i += workers {
-				if strings.HasSuffix(files[i].Path, ".html") {
-					out[i].l, out[i].err = memfs.Parse(files[i].Data)
-				}
-			}
-		}(w)
-	}
-	wg.Wait()
+	parallelStripes(runtimeWorkers(), len(files), func(_, i int) {
+		if strings.HasSuffix(files[i].Path, ".html") {
+			out[i].l, out[i].err = memfs.Parse(files[i].Data)
+		}
+	})
 	return out
 }
 
