@@ -9,15 +9,15 @@
 // # Contents
 //
 //   - Similarity and fusion: Cosine, CosineDistance, CompensatedSum,
-//     TopNeighborPairs, RankCandidatePairs, Float32View, RRFScore,
+//     TopNeighborPairs, RankCandidatePairs, RRFScore,
 //     RRFContribution, FuseArms, RankFused, FuseLateral, ApplyMMR.
-//   - Graph: Pagerank, LabelPropagation, BridgeCounts, ConnectedComponents.
+//   - Graph: Pagerank, LabelPropagation, BridgeCounts.
 //   - Sleep math: FrameKeyOf; the retention scorer (ComputeSignals,
 //     CompositeScore, BandFor, ScoreRetention) and the reprieve gate
 //     (ReprieveScore, ShouldReprieve); the fixed-point confidence decay
 //     (ToFp, EWMAStepFp, DecayConfidence, …); the reinforcement
 //     cooldown (ShouldBumpAccess); the merge guards (MergeVetoed,
-//     MergeOutcomes, MergeCandidates, ExcludeSelfSupersede).
+//     MergeOutcomes).
 //   - Usefulness (borg-memory-module): Activation, Squash, the Beta belief
 //     (BeliefOf) and its Thompson draw (Draw, SampleBeta, RoundSeeded, Seed,
 //     Rng), Shuffle, Declared and StripDeclaration, the word rule (WordRule) and the default judge (DefaultVerdict),

@@ -2,7 +2,6 @@ package domain
 
 import (
 	"regexp"
-	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -156,12 +155,6 @@ type MergePair struct {
 	KeepText, DropText *MergeText
 }
 
-// MergeDecision is a committed merge: fold DropPath into KeepPath.
-type MergeDecision struct {
-	KeepPath, DropPath string
-	Similarity         float64
-}
-
 // MergeStage is where a candidate stopped, in the filter's own order.
 type MergeStage string
 
@@ -229,84 +222,6 @@ func MergeOutcomes(pairs []MergePair, opts MergeOptions) []MergeOutcome {
 			committed++
 		}
 		out = append(out, MergeOutcome{Pair: p, Stage: stage})
-	}
-	return out
-}
-
-// MergeCandidates is the committed subset of MergeOutcomes, in input order,
-// as decisions.
-func MergeCandidates(pairs []MergePair, opts MergeOptions) []MergeDecision {
-	var out []MergeDecision
-	for _, o := range MergeOutcomes(pairs, opts) {
-		if o.Stage == StageCommitted {
-			out = append(out, MergeDecision{KeepPath: o.Pair.KeepPath, DropPath: o.Pair.DropPath, Similarity: o.Pair.Similarity})
-		}
-	}
-	return out
-}
-
-// ConnectedComponents partitions the keys of an undirected edge list into
-// connected components: sorted member lists, ordered by their smallest
-// member. A union always keeps the smaller root, so the same edge set gives
-// the same partition in any order; (a, b) and (b, a) are one edge, and a
-// self-edge introduces its key and joins nothing.
-func ConnectedComponents(edges [][2]string) [][]string {
-	parent := map[string]string{}
-	find := func(x string) string {
-		if _, ok := parent[x]; !ok {
-			parent[x] = x
-			return x
-		}
-		r := x
-		for parent[r] != r {
-			r = parent[r]
-		}
-		for parent[x] != r { // path compression, iteratively
-			x, parent[x] = parent[x], r
-		}
-		return r
-	}
-	for _, e := range edges {
-		a, b := e[0], e[1]
-		if b < a {
-			a, b = b, a
-		}
-		ra, rb := find(a), find(b)
-		if ra == rb {
-			continue
-		}
-		if rb < ra {
-			ra, rb = rb, ra
-		}
-		parent[rb] = ra
-	}
-	groups := map[string][]string{}
-	for k := range parent {
-		r := find(k)
-		groups[r] = append(groups[r], k)
-	}
-	roots := make([]string, 0, len(groups))
-	for r := range groups {
-		roots = append(roots, r)
-	}
-	slices.Sort(roots)
-	out := make([][]string, 0, len(roots))
-	for _, r := range roots {
-		g := groups[r]
-		slices.Sort(g)
-		out = append(out, g)
-	}
-	return out
-}
-
-// ExcludeSelfSupersede returns members without canonical, order preserved:
-// the paths a compress batch may archive, never the file just folded into.
-func ExcludeSelfSupersede(canonical string, members []string) []string {
-	out := make([]string, 0, len(members))
-	for _, m := range members {
-		if m != canonical {
-			out = append(out, m)
-		}
 	}
 	return out
 }

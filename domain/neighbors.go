@@ -1,7 +1,6 @@
 package domain
 
 import (
-	"encoding/binary"
 	"math"
 	"slices"
 	"strings"
@@ -203,28 +202,4 @@ func RankCandidatePairs(pairs []CandidatePair, vectors []KeyedVector, opts Neigh
 		h.offer(NeighborPair{Src: p.Src, Dst: p.Dst, Sim: sim})
 	}
 	return finishPairs(hoods, opts.Limit)
-}
-
-// Float32View decodes a stored vector blob (little-endian float32s) into a
-// []float32. An empty or ragged blob (length not a multiple of 4) gives nil
-// rather than an error, so one bad row cannot fail a whole search.
-func Float32View(b []byte) []float32 {
-	if len(b) == 0 || len(b)%4 != 0 {
-		return nil
-	}
-	out := make([]float32, len(b)/4)
-	for i := range out {
-		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return out
-}
-
-// Float32Bytes encodes v as little-endian float32s, the inverse of
-// Float32View.
-func Float32Bytes(v []float32) []byte {
-	out := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(out[4*i:], math.Float32bits(x))
-	}
-	return out
 }

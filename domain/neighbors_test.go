@@ -81,31 +81,6 @@ func TestRankCandidatePairs(t *testing.T) {
 	}
 }
 
-func TestFloat32View(t *testing.T) {
-	tests := []struct {
-		name string
-		in   []byte
-		want []float32
-	}{
-		{"empty", nil, nil},
-		{"ragged", []byte{1, 2, 3}, nil},
-		{"one", Float32Bytes([]float32{1.5}), []float32{1.5}},
-		{"two", []byte{0, 0, 0x80, 0x3f, 0, 0, 0, 0xc0}, []float32{1, -2}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := Float32View(tt.in); !reflect.DeepEqual(got, tt.want) {
-				t.Fatalf("Float32View(%v) = %v, want %v", tt.in, got, tt.want)
-			}
-		})
-	}
-	// A misaligned sub-slice decodes the same.
-	buf := append([]byte{9}, Float32Bytes([]float32{3, 4})...)
-	if got := Float32View(buf[1:]); !reflect.DeepEqual(got, []float32{3, 4}) {
-		t.Fatalf("misaligned: %v", got)
-	}
-}
-
 func randomVectors(r *rand.Rand, n, dim int) []KeyedVector {
 	out := make([]KeyedVector, n)
 	for i := range out {

@@ -202,17 +202,28 @@ func benchSizes() []int {
 func BenchmarkSleep(b *testing.B) {
 	for _, n := range benchSizes() {
 		b.Run("n="+strconv.Itoa(n), func(b *testing.B) {
+			var cpu time.Duration
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
 				st := benchStore(b, n)
+				c0, _ := processCPU()
 				b.StartTimer()
 				res, err := Run(context.Background(), st, Options{Date: benchDate}, nil)
+				b.StopTimer()
+				c1, ok := processCPU()
 				if err != nil {
 					b.Fatal(err)
 				}
 				if len(res.Commits) == 0 {
 					b.Fatal("no commits")
 				}
+				if ok {
+					cpu += c1 - c0
+				}
+				b.StartTimer()
+			}
+			if cpu > 0 {
+				b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 			}
 		})
 	}
@@ -229,23 +240,33 @@ func TestSleepProfile(t *testing.T) {
 	st := benchStore(t, n)
 	ctx := context.Background()
 	var steps []string
+	var cpuStart time.Duration
 	lap := func(name string, start time.Time) {
-		steps = append(steps, fmt.Sprintf("%-22s %8.3fs", name, time.Since(start).Seconds()))
+		line := fmt.Sprintf("%-34s %8.3fs", name, time.Since(start).Seconds())
+		if c, ok := processCPU(); ok {
+			line += fmt.Sprintf("  cpu %7.3fs", (c - cpuStart).Seconds())
+		}
+		steps = append(steps, line)
 	}
+	mark := func() time.Time {
+		cpuStart, _ = processCPU()
+		return time.Now()
+	}
+	cpuTotal, _ := processCPU()
 	total := time.Now()
 
-	start := time.Now()
+	start := mark()
 	snap, err := LoadSnapshot(ctx, st, "HEAD", benchDate, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	lap("snapshot", start)
-	start = time.Now()
+	start = mark()
 	p := newPlanner(snap, PlanOptions{})
 	lap("plan: ledger", start)
 	var phases []PhasePlan
 	for i, run := range []func() PhasePlan{p.decay, p.reprieve, p.merge, p.frames, p.edges, p.retention, p.linkAger} {
-		start = time.Now()
+		start = mark()
 		p.changes = map[string]memfs.FileChange{}
 		ph := run()
 		ph.Phase, ph.Number = Phases[i], i+1
@@ -262,7 +283,7 @@ func TestSleepProfile(t *testing.T) {
 		if !ph.Changed() {
 			continue
 		}
-		start = time.Now()
+		start = mark()
 		h, err := st.CommitOnRef("refs/heads/borg/sleep/profile", expected, prev, ph.Changes, ph.Message, benchDate)
 		if err != nil {
 			t.Fatal(err)
@@ -270,6 +291,7 @@ func TestSleepProfile(t *testing.T) {
 		prev, expected = h, h
 		lap(fmt.Sprintf("commit: %s (%d files)", ph.Phase, ph.Files), start)
 	}
+	cpuStart = cpuTotal
 	lap("total", total)
 	counts := make([]string, 0, len(phases))
 	for _, ph := range phases {

@@ -35,7 +35,8 @@
 //
 // # The git CLI
 //
-// gitcli.go runs the git CLI for what memfs has no method for yet: reading a
-// commit's lessons/ in one pass, finding the last sleep's trailer, and the
-// merge. Everything else goes through memfs.
+// gitcli.go runs the git CLI, through the store's runner (memfs.Store.GitCLI),
+// for what memfs has no method for: finding the last sleep's trailer, and the
+// merge. Everything else goes through memfs (the snapshot's lessons/ in one
+// pass through memfs.Store.ReadDirAt).
 package sleep

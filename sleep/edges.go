@@ -65,14 +65,30 @@ func isCapitalised(tok string) bool {
 // numbers, supports otherwise. Pairs already linked either way are skipped;
 // an entity named by more than EntityMaxDF lessons is too common to pair on.
 func (p *planner) edges() PhasePlan {
-	var ph PhasePlan
 	ids := p.active()
-	ents := make(map[string][]string, len(ids))
+	cands, tooCommon := p.entityPairs(ids)
+	ranked := domain.RankCandidatePairs(cands, p.vectors(ids),
+		domain.NeighborOptions{Floor: p.opts.EdgeFloor, PerSourceK: p.opts.EdgePerSource, Limit: p.opts.EdgeLimit})
+	ph := p.writeEdges(ranked)
+	ph.Counts = append(ph.Counts, Count{"candidate pairs", len(cands)})
+	if tooCommon > 0 {
+		ph.Notes = append(ph.Notes, "Entities named by too many lessons to pair on: "+strconv.Itoa(tooCommon)+".")
+	}
+	return ph
+}
+
+// entityPairs lists the pairs of ids that name a common entity and are not
+// linked yet, each once, oriented newer to older, in entity order; tooCommon
+// counts the entities named by more than EntityMaxDF lessons.
+func (p *planner) entityPairs(ids []string) (cands []domain.CandidatePair, tooCommon int) {
+	ents := make([][]string, len(ids)) // extracted over the CPUs, read in id order
+	parallelStripes(runtimeWorkers(), len(ids), func(_, i int) {
+		l := p.cur[ids[i]].l
+		ents[i] = Entities(l.Title + ". " + l.Gist + ". " + l.Body)
+	})
 	postings := map[string][]string{}
-	for _, id := range ids {
-		l := p.cur[id].l
-		ents[id] = Entities(l.Title + ". " + l.Gist + ". " + l.Body)
-		for _, e := range ents[id] {
+	for i, id := range ids {
+		for _, e := range ents[i] {
 			postings[e] = append(postings[e], id)
 		}
 	}
@@ -89,8 +105,6 @@ func (p *planner) edges() PhasePlan {
 	}
 	slices.Sort(keys)
 	seen := map[[2]string]bool{}
-	var cands []domain.CandidatePair
-	tooCommon := 0
 	for _, e := range keys {
 		ps := postings[e]
 		if len(ps) > p.opts.EntityMaxDF {
@@ -112,9 +126,14 @@ func (p *planner) edges() PhasePlan {
 			}
 		}
 	}
-	ranked := domain.RankCandidatePairs(cands, p.vectors(ids),
-		domain.NeighborOptions{Floor: p.opts.EdgeFloor, PerSourceK: p.opts.EdgePerSource, Limit: p.opts.EdgeLimit})
-	// Write in (src, dst) order so each file's links come out sorted.
+	return cands, tooCommon
+}
+
+// writeEdges types each ranked pair and writes it into the source lesson, in
+// (src, dst) order so each file's links come out sorted; a pair about
+// different subjects is left unlinked and counted in a note.
+func (p *planner) writeEdges(ranked []domain.NeighborPair) PhasePlan {
+	var ph PhasePlan
 	slices.SortFunc(ranked, func(a, b domain.NeighborPair) int {
 		if c := strings.Compare(a.Src, b.Src); c != 0 {
 			return c
@@ -152,10 +171,7 @@ func (p *planner) edges() PhasePlan {
 	if otherSubject > 0 {
 		ph.Notes = append(ph.Notes, "Pairs left unlinked because their lessons are about different subjects: "+strconv.Itoa(otherSubject)+".")
 	}
-	ph.Counts = []Count{{"supports", supports}, {"contradicts", contradicts}, {"candidate pairs", len(cands)}}
-	if tooCommon > 0 {
-		ph.Notes = append(ph.Notes, "Entities named by too many lessons to pair on: "+strconv.Itoa(tooCommon)+".")
-	}
+	ph.Counts = []Count{{"supports", supports}, {"contradicts", contradicts}}
 	return ph
 }
 

@@ -144,3 +144,14 @@ func (e wordEmbedder) Embed(texts []string) ([][]float32, error) {
 	}
 	return out, nil
 }
+
+// newCommits counts the commits a run wrote (not resumed ones).
+func newCommits(r Result) int {
+	n := 0
+	for _, c := range r.Commits {
+		if !c.Resumed {
+			n++
+		}
+	}
+	return n
+}

@@ -3,7 +3,6 @@ package sleep
 import (
 	"fmt"
 	"math"
-	"math/bits"
 	"runtime"
 	"slices"
 	"strings"
@@ -16,10 +15,27 @@ import (
 // exactPairLimit is the largest lesson count whose neighbour pairs are found
 // by comparing every pair at full dimension (domain.TopNeighborPairs). Above
 // it every pair is no longer affordable (10,000 lessons are 50 million
-// cosines of 512 dimensions), so candidates come from a sketch (see
-// sketchPairs) and are ranked by domain.RankCandidatePairs, which computes
-// the same cosines bit for bit.
-const exactPairLimit = 2000
+// cosines of 512 dimensions), so candidates come from a sketch and are
+// ranked by domain.RankCandidatePairs, which computes the same cosines bit
+// for bit: up to scanPairLimit lessons by comparing every pair's sketches
+// (sketchPairs), above it by blocking (blockedPairs, blocking.go), whose cost
+// grows with the lessons rather than with the pairs.
+const (
+	exactPairLimit = 2000
+	scanPairLimit  = 20000
+)
+
+// pairMode picks how the merge phase enumerates candidate pairs; the zero
+// value picks by store size (see exactPairLimit). Tests force the others to
+// hold the blocked planner to the all-pairs one.
+type pairMode int
+
+const (
+	pairsAuto    pairMode = iota
+	pairsExact            // every pair at full dimension
+	pairsScan             // every pair's sketches
+	pairsBlocked          // blocking
+)
 
 // The sketch: each vector's signs against sketchBits pseudo-random ±1
 // hyperplanes (a fixed seed, so every run and machine draws the same), a
@@ -96,10 +112,24 @@ func (p *planner) applyMerges(outcomes []domain.MergeOutcome) PhasePlan {
 func (p *planner) mergePairs(ids []string) []domain.MergePair {
 	var ns []domain.NeighborPair
 	opts := domain.NeighborOptions{Floor: p.opts.MergeCandidateFloor, PerSourceK: p.opts.MergePerSource}
-	if len(ids) <= exactPairLimit {
+	mode := p.opts.pairs
+	if mode == pairsAuto {
+		switch {
+		case len(ids) <= exactPairLimit:
+			mode = pairsExact
+		case len(ids) <= scanPairLimit:
+			mode = pairsScan
+		default:
+			mode = pairsBlocked
+		}
+	}
+	switch mode {
+	case pairsExact:
 		ns = domain.TopNeighborPairs(p.vectors(ids), opts)
-	} else {
+	case pairsScan:
 		ns = domain.RankCandidatePairs(p.sketchPairs(ids), p.vectors(ids), opts)
+	default:
+		ns = domain.RankCandidatePairs(p.blockedPairs(ids), p.vectors(ids), opts)
 	}
 	seen := map[[2]string]bool{}
 	var out []domain.MergePair
@@ -153,30 +183,9 @@ func (p *planner) vectors(ids []string) []domain.KeyedVector {
 // over them are split over the available CPUs; the result does not depend on
 // the split.
 func (p *planner) sketchPairs(ids []string) []domain.CandidatePair {
-	var dim int
-	for _, id := range ids {
-		if v := p.vec[id]; len(v) > 0 {
-			dim = len(v)
-			break
-		}
-	}
-	h := newHasher(dim)
-	sk := make([]sketch, len(ids))
-	ok := make([]bool, len(ids))
-	workers := max(1, min(runtime.GOMAXPROCS(0), 8))
-	bufs := make([][]float32, workers)
-	parallelStripes(workers, len(ids), func(w, i int) {
-		v := p.vec[ids[i]]
-		if len(v) != dim || !finite(v) {
-			return
-		}
-		if bufs[w] == nil {
-			bufs[w] = make([]float32, dim)
-		}
-		sk[i], ok[i] = h.sketch(v, bufs[w])
-	})
-	// cos(π·h/bits) ≥ floor − margin  ⇔  h ≤ bits·acos(floor − margin)/π.
-	maxDiff := int(float64(sketchBits) * math.Acos(max(-1, p.opts.MergeCandidateFloor-sketchMargin)) / math.Pi)
+	sk, ok := p.sketches(ids, p.vectorDim(ids))
+	maxDiff := p.maxSketchDiff()
+	workers := runtimeWorkers()
 	found := make([][][2]int, workers)
 	parallelStripes(workers, len(ids), func(w, i int) {
 		if !ok[i] {
@@ -184,9 +193,7 @@ func (p *planner) sketchPairs(ids []string) []domain.CandidatePair {
 		}
 		a := &sk[i]
 		for j := i + 1; j < len(sk); j++ {
-			b := &sk[j]
-			d := bits.OnesCount64(a[0]^b[0]) + bits.OnesCount64(a[1]^b[1]) + bits.OnesCount64(a[2]^b[2]) + bits.OnesCount64(a[3]^b[3])
-			if d <= maxDiff && ok[j] {
+			if ok[j] && sketchDiff(a, &sk[j]) <= maxDiff {
 				found[w] = append(found[w], [2]int{i, j})
 			}
 		}
@@ -206,6 +213,48 @@ func (p *planner) sketchPairs(ids []string) []domain.CandidatePair {
 		out = append(out, domain.CandidatePair{Src: ids[pr[0]], Dst: ids[pr[1]]}, domain.CandidatePair{Src: ids[pr[1]], Dst: ids[pr[0]]})
 	}
 	return out
+}
+
+// runtimeWorkers is how many goroutines a parallel step uses: the available
+// CPUs, at most 8.
+func runtimeWorkers() int { return max(1, min(runtime.GOMAXPROCS(0), 8)) }
+
+// vectorDim is the length of the first of ids' vectors that has one.
+func (p *planner) vectorDim(ids []string) int {
+	for _, id := range ids {
+		if v := p.vec[id]; len(v) > 0 {
+			return len(v)
+		}
+	}
+	return 0
+}
+
+// sketches computes ids' sketches over the available CPUs; ok[i] is false
+// for a vector of another length, with a non-finite component or without a
+// direction (it joins no pair).
+func (p *planner) sketches(ids []string, dim int) (sk []sketch, ok []bool) {
+	h := newHasher(dim)
+	sk = make([]sketch, len(ids))
+	ok = make([]bool, len(ids))
+	workers := runtimeWorkers()
+	bufs := make([][]float32, workers)
+	parallelStripes(workers, len(ids), func(w, i int) {
+		v := p.vec[ids[i]]
+		if len(v) != dim || !finite(v) {
+			return
+		}
+		if bufs[w] == nil {
+			bufs[w] = make([]float32, dim)
+		}
+		sk[i], ok[i] = h.sketch(v, bufs[w])
+	})
+	return sk, ok
+}
+
+// maxSketchDiff is the most sketch bits a candidate pair may differ in:
+// cos(π·h/bits) ≥ floor − margin  ⇔  h ≤ bits·acos(floor − margin)/π.
+func (p *planner) maxSketchDiff() int {
+	return int(float64(sketchBits) * math.Acos(max(-1, p.opts.MergeCandidateFloor-sketchMargin)) / math.Pi)
 }
 
 // hasher draws the sketch's hyperplanes. When the dimension is a power of
@@ -284,13 +333,26 @@ func (h *hasher) sketch(v, buf []float32) (sketch, bool) {
 }
 
 // fwht is the in-place fast Walsh–Hadamard transform of a power-of-two
-// length vector (unnormalised).
+// length vector (unnormalised). The first two stages are fused and the rest
+// run over half-blocks the compiler can check once; every butterfly adds
+// the same two values as the textbook loop, so the result is the same bits.
 func fwht(a []float32) {
-	for span := 1; span < len(a); span *= 2 {
+	if len(a) >= 4 {
+		for i := 0; i+3 < len(a); i += 4 {
+			q := a[i : i+4 : i+4]
+			x0, x1, x2, x3 := q[0]+q[1], q[0]-q[1], q[2]+q[3], q[2]-q[3]
+			q[0], q[1], q[2], q[3] = x0+x2, x1+x3, x0-x2, x1-x3
+		}
+	} else if len(a) == 2 {
+		a[0], a[1] = a[0]+a[1], a[0]-a[1]
+		return
+	}
+	for span := 4; span < len(a); span *= 2 {
 		for i := 0; i < len(a); i += 2 * span {
-			for j := i; j < i+span; j++ {
-				x, y := a[j], a[j+span]
-				a[j], a[j+span] = x+y, x-y
+			lo, hi := a[i:i+span:i+span], a[i+span:i+2*span:i+2*span]
+			for j := range lo {
+				x, y := lo[j], hi[j]
+				lo[j], hi[j] = x+y, x-y
 			}
 		}
 	}

@@ -86,6 +86,9 @@ type PlanOptions struct {
 	YoungDays int
 	// MaxEvictShare: see DefaultMaxEvictShare.
 	MaxEvictShare float64
+
+	// pairs forces the merge phase's candidate enumeration (tests).
+	pairs pairMode
 }
 
 func (o PlanOptions) withDefaults() PlanOptions {
@@ -250,6 +253,7 @@ func short(h string) string {
 type entry struct {
 	l        domain.Lesson
 	raw      []byte
+	stale    bool // l changed since raw was rendered
 	archived bool
 }
 
@@ -265,8 +269,10 @@ type planner struct {
 	stats map[string]*lessonStats
 	mems  map[string]domain.Memory
 
-	// changes collects the current phase's file changes by path.
-	changes map[string]memfs.FileChange
+	// changes collects the current phase's file changes by path; rerender
+	// names the lesson (by path) whose file flush renders.
+	changes  map[string]memfs.FileChange
+	rerender map[string]string
 }
 
 // lessonStats are the per-lesson event tallies the phases read.
@@ -310,7 +316,8 @@ func MakePlan(snap Snapshot, opts PlanOptions) Plan {
 
 func newPlanner(snap Snapshot, opts PlanOptions) *planner {
 	p := &planner{snap: snap, opts: opts.withDefaults(), at: dayOf(snap.Date),
-		cur: map[string]*entry{}, vec: map[string][]float32{}, stats: map[string]*lessonStats{}}
+		cur: map[string]*entry{}, vec: map[string][]float32{}, stats: map[string]*lessonStats{},
+		rerender: map[string]string{}}
 	if !snap.LastSleep.IsZero() {
 		p.since = dayOf(snap.LastSleep)
 	} else {
@@ -377,26 +384,49 @@ func (p *planner) active() []string {
 	return out
 }
 
-// update rewrites a lesson's file with l.
+// update rewrites a lesson's file with l. The file is rendered when the
+// phase flushes (or archives the lesson), over the available CPUs: a night's
+// decay rewrites nearly every lesson, and memfs.Render is pure, so the bytes
+// are the same whenever and wherever they are rendered.
 func (p *planner) update(l domain.Lesson) {
 	e := p.cur[l.ID]
 	e.l = l
-	e.raw = memfs.Render(l)
+	e.stale = true
 	path := memfs.LessonPath(l.ID)
-	p.changes[path] = memfs.FileChange{Path: path, Data: e.raw}
+	p.changes[path] = memfs.FileChange{Path: path}
+	p.rerender[path] = l.ID
 }
 
 // archive moves a lesson's file, as it stands, to archive/.
 func (p *planner) archive(id string) {
 	e := p.cur[id]
 	e.archived = true
+	p.render(e)
 	from, to := memfs.LessonPath(id), memfs.ArchivePath(id)
+	delete(p.rerender, from)
 	p.changes[from] = memfs.FileChange{Path: from, Delete: true}
 	p.changes[to] = memfs.FileChange{Path: to, Data: e.raw}
 }
 
-// flush returns the phase's changes sorted by path.
+// render brings e.raw up to date with e.l.
+func (p *planner) render(e *entry) {
+	if e.stale {
+		e.raw, e.stale = memfs.Render(e.l), false
+	}
+}
+
+// flush renders the phase's rewritten lessons and returns its changes
+// sorted by path.
 func (p *planner) flush() []memfs.FileChange {
+	paths := make([]string, 0, len(p.rerender))
+	for path := range p.rerender {
+		paths = append(paths, path)
+	}
+	parallelStripes(runtimeWorkers(), len(paths), func(_, i int) { p.render(p.cur[p.rerender[paths[i]]]) })
+	for _, path := range paths {
+		p.changes[path] = memfs.FileChange{Path: path, Data: p.cur[p.rerender[path]].raw}
+	}
+	p.rerender = map[string]string{}
 	out := make([]memfs.FileChange, 0, len(p.changes))
 	for _, c := range p.changes {
 		out = append(out, c)

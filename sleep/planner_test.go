@@ -58,7 +58,9 @@ func phaseOf(t *testing.T, p Plan, ph Phase) PhasePlan {
 }
 
 // TestMergeRefusalStages drives each refusal stage of the merge filter
-// through the planner and checks the phase's counts and decisions.
+// through the planner and checks the phase's counts and decisions. It is
+// long because it is one table, a case per stage, each case's lessons
+// spelled out beside the outcome they must produce.
 func TestMergeRefusalStages(t *testing.T) {
 	// angle returns the unit vector at angle a (radians) in the plane of
 	// dims i, j.

@@ -32,12 +32,29 @@ const (
 // the lowest scores first, so a store that has just started logging is
 // thinned over several nights, each reviewable.
 func (p *planner) retention() PhasePlan {
-	var ph PhasePlan
 	ids := p.active()
-	atMS := p.at.UnixMilli()
+	g := p.retentionGraph(ids)
+	verdicts, evictable := p.retentionVerdicts(ids, g)
+	p.capEvictions(verdicts, evictable, len(ids))
+	return p.applyVerdicts(verdicts)
+}
+
+// retentionGraph is what retention reads off the lesson graph: PageRank,
+// bridge counts, and the authored supports and contradictions per lesson.
+type retentionGraph struct {
+	rank           map[string]float64
+	maxRank        float64
+	bridges        map[string]int
+	inSupports     map[string]int
+	contradictions map[string]int
+}
+
+// retentionGraph builds the graph over ids: their memhtml links (derived
+// ones at half strength, never counted as authored evidence) plus the
+// lesson-to-lesson links of passing events, then ranks it.
+func (p *planner) retentionGraph(ids []string) retentionGraph {
+	g := retentionGraph{inSupports: map[string]int{}, contradictions: map[string]int{}}
 	var edges []domain.GraphEdge
-	inSupports := map[string]int{}
-	contradictions := map[string]int{}
 	isActive := map[string]bool{}
 	for _, id := range ids {
 		isActive[id] = true
@@ -57,25 +74,38 @@ func (p *planner) retention() PhasePlan {
 			}
 			switch k.Rel {
 			case domain.RelSupports:
-				inSupports[k.Target]++
+				g.inSupports[k.Target]++
 			case domain.RelContradicts:
-				contradictions[id]++
-				contradictions[k.Target]++
+				g.contradictions[id]++
+				g.contradictions[k.Target]++
 			}
 		}
 	}
-	for _, e := range domain.LinkEdges(domain.FoldLinks(p.snap.Events), atMS) {
+	for _, e := range domain.LinkEdges(domain.FoldLinks(p.snap.Events), p.at.UnixMilli()) {
 		if isActive[e.Src] && isActive[e.Dst] {
 			edges = append(edges, e)
 		}
 	}
-	rank := domain.Pagerank(ids, edges, domain.PagerankOptions{})
+	g.rank = domain.Pagerank(ids, edges, domain.PagerankOptions{})
 	communities := domain.LabelPropagation(ids, edges, domain.LabelPropagationOptions{})
-	bridges := domain.BridgeCounts(ids, edges, communities)
-	maxRank := 0.0
+	g.bridges = domain.BridgeCounts(ids, edges, communities)
 	for _, id := range ids {
-		maxRank = math.Max(maxRank, rank[id])
+		g.maxRank = math.Max(g.maxRank, g.rank[id])
 	}
+	return g
+}
+
+// verdict is one lesson's retention score and, for an evict it will not
+// carry out, the guard's reason.
+type verdict struct {
+	id, why, guard string
+	score          domain.RetentionScore
+}
+
+// retentionVerdicts scores ids in order and applies the guard; evictable
+// indexes the verdicts the guard lets evict.
+func (p *planner) retentionVerdicts(ids []string, g retentionGraph) (verdicts []verdict, evictable []int) {
+	atMS := p.at.UnixMilli()
 	sessions := false
 	for _, e := range p.snap.Events {
 		if e.Kind == domain.KindSession && e.MS < atMS {
@@ -84,29 +114,10 @@ func (p *planner) retention() PhasePlan {
 		}
 	}
 	young := p.at.Add(-time.Duration(p.opts.YoungDays) * 24 * time.Hour)
-	type verdict struct {
-		id, why, guard string
-		score          domain.RetentionScore
-	}
-	verdicts := make([]verdict, 0, len(ids))
-	var evictable []int
+	verdicts = make([]verdict, 0, len(ids))
 	for _, id := range ids {
-		l, s := p.cur[id].l, p.stats[id]
-		m := p.mems[id]
-		updated := l.Created
-		if s.lastUseMS > 0 && (updated.IsZero() || time.UnixMilli(s.lastUseMS).After(updated)) {
-			updated = time.UnixMilli(s.lastUseMS)
-		}
-		age := 0.0
-		if !updated.IsZero() {
-			age = math.Max(0, p.at.Sub(updated).Hours()/24)
-		}
-		sc := domain.ScoreRetention(domain.RetentionInput{
-			MemoryType: l.Type, AgeDays: age, AccessCount: float64(s.asked + m.Uses),
-			Confidence: l.Confidence, GraphRank: rank[id], MaxGraphRank: maxRank,
-			BridgeCount: float64(bridges[id]), ReinforcementCount: float64(inSupports[id]),
-			WordCount: float64(len(strings.Fields(l.Body))), ContradictionCount: float64(contradictions[id]),
-		})
+		l, m := p.cur[id].l, p.mems[id]
+		sc := domain.ScoreRetention(p.retentionInput(id, g))
 		v := verdict{id: id, score: sc, why: fmt.Sprintf("score %s: recency %.2f, access %.2f, confidence %.2f, pagerank %.2f, bridges %.2f, supports %.2f, density %.2f, uncontested %.2f",
 			fp4(sc.Score), sc.Signals.Recency, sc.Signals.AccessFrequency, sc.Signals.Confidence, sc.Signals.Pagerank,
 			sc.Signals.BridgeImportance, sc.Signals.ReinforcementCount, sc.Signals.ContentDensity, sc.Signals.ContestedStatus)}
@@ -124,8 +135,32 @@ func (p *planner) retention() PhasePlan {
 		}
 		verdicts = append(verdicts, v)
 	}
-	// The nightly cap: the lowest scores go first, the rest wait.
-	limit := int(math.Ceil(p.opts.MaxEvictShare * float64(len(ids))))
+	return verdicts, evictable
+}
+
+// retentionInput is the eight signals' inputs for lesson id.
+func (p *planner) retentionInput(id string, g retentionGraph) domain.RetentionInput {
+	l, s, m := p.cur[id].l, p.stats[id], p.mems[id]
+	updated := l.Created
+	if s.lastUseMS > 0 && (updated.IsZero() || time.UnixMilli(s.lastUseMS).After(updated)) {
+		updated = time.UnixMilli(s.lastUseMS)
+	}
+	age := 0.0
+	if !updated.IsZero() {
+		age = math.Max(0, p.at.Sub(updated).Hours()/24)
+	}
+	return domain.RetentionInput{
+		MemoryType: l.Type, AgeDays: age, AccessCount: float64(s.asked + m.Uses),
+		Confidence: l.Confidence, GraphRank: g.rank[id], MaxGraphRank: g.maxRank,
+		BridgeCount: float64(g.bridges[id]), ReinforcementCount: float64(g.inSupports[id]),
+		WordCount: float64(len(strings.Fields(l.Body))), ContradictionCount: float64(g.contradictions[id]),
+	}
+}
+
+// capEvictions is the nightly cap: of the evictable verdicts the lowest
+// scores go first, and those over MaxEvictShare of the lessons wait.
+func (p *planner) capEvictions(verdicts []verdict, evictable []int, lessons int) {
+	limit := int(math.Ceil(p.opts.MaxEvictShare * float64(lessons)))
 	slices.SortFunc(evictable, func(a, b int) int {
 		if c := cmp.Compare(verdicts[a].score.Score, verdicts[b].score.Score); c != 0 {
 			return c
@@ -137,6 +172,11 @@ func (p *planner) retention() PhasePlan {
 			verdicts[i].guard = fmt.Sprintf("over tonight's cap of %d evictions (%.0f%% of the lessons)", limit, 100*p.opts.MaxEvictShare)
 		}
 	}
+}
+
+// applyVerdicts archives the evictions and reports every verdict but keep.
+func (p *planner) applyVerdicts(verdicts []verdict) PhasePlan {
+	var ph PhasePlan
 	kept, compressed, evicted, guarded := 0, 0, 0, 0
 	for _, v := range verdicts {
 		switch {

@@ -95,17 +95,6 @@ type Result struct {
 	Merged string `json:"merged,omitempty"`
 }
 
-// NewCommits counts the commits this run wrote (not resumed ones).
-func (r Result) NewCommits() int {
-	n := 0
-	for _, c := range r.Commits {
-		if !c.Resumed {
-			n++
-		}
-	}
-	return n
-}
-
 // String renders the result as text: the plan, then the commits.
 func (r Result) String() string {
 	var b strings.Builder
@@ -160,7 +149,7 @@ func Run(ctx context.Context, st *memfs.Store, opts Options, progress io.Writer)
 	ref := "refs/heads/" + branch
 	res := Result{Branch: branch, DryRun: opts.DryRun}
 
-	head, err := headBranch(ctx, st.Dir())
+	head, err := st.GitCLI().HeadBranch(ctx)
 	if err != nil {
 		return res, fmt.Errorf("sleep %s: %w", day, err)
 	}
@@ -196,9 +185,27 @@ func Run(ctx context.Context, st *memfs.Store, opts Options, progress io.Writer)
 		return res, nil
 	}
 
-	prev, expected, done, err := resumePoint(st, ref, snap.Base, todo)
-	if err != nil {
+	if err := commitPhases(ctx, st, opts, date, todo, &res, progress); err != nil {
 		return res, fmt.Errorf("sleep %s: %w", day, err)
+	}
+	if opts.Apply {
+		if err := applySleep(ctx, st, ref, date, &res); err != nil {
+			return res, fmt.Errorf("sleep %s: %w", day, err)
+		}
+		fmt.Fprintf(progress, "sleep %s: merged %s into %s (%s)\n", day, branch, strings.TrimPrefix(head, "refs/heads/"), res.Merged)
+	}
+	return res, nil
+}
+
+// commitPhases writes todo's commits on res.Branch from res.Base, after the ones an
+// interrupted run of the same sleep left (verified by resumePoint), and
+// records each in res; res.Tip is the last. A ref moved under it stops it
+// with ErrRaced.
+func commitPhases(ctx context.Context, st *memfs.Store, opts Options, date time.Time, todo []PhasePlan, res *Result, progress io.Writer) error {
+	day, ref := date.Format(time.DateOnly), "refs/heads/"+res.Branch
+	prev, expected, done, err := resumePoint(st, ref, res.Base, todo)
+	if err != nil {
+		return err
 	}
 	for i, ph := range todo[:done] {
 		h, _ := st.ResolveRef(ref + "~" + strconv.Itoa(done-1-i))
@@ -207,7 +214,7 @@ func Run(ctx context.Context, st *memfs.Store, opts Options, progress io.Writer)
 	}
 	for _, ph := range todo[done:] {
 		if err := ctx.Err(); err != nil {
-			return res, fmt.Errorf("sleep %s: %w", day, err)
+			return err
 		}
 		when := date.Add(time.Duration(ph.Number) * time.Second)
 		if opts.beforeCommit != nil {
@@ -215,48 +222,50 @@ func Run(ctx context.Context, st *memfs.Store, opts Options, progress io.Writer)
 		}
 		h, err := st.CommitOnRef(ref, expected, prev, ph.Changes, ph.Message, when)
 		if errors.Is(err, memfs.ErrRefMoved) {
-			return res, fmt.Errorf("sleep %s: phase %d %s: %w (%s moved under it); this sleep stopped cleanly: %v",
-				day, ph.Number, ph.Phase, ErrRaced, branch, err)
+			return fmt.Errorf("phase %d %s: %w (%s moved under it); this sleep stopped cleanly: %v",
+				ph.Number, ph.Phase, ErrRaced, res.Branch, err)
 		}
 		if err != nil {
-			return res, fmt.Errorf("sleep %s: phase %d %s: %w", day, ph.Number, ph.Phase, err)
+			return fmt.Errorf("phase %d %s: %w", ph.Number, ph.Phase, err)
 		}
 		prev, expected = h, h
 		res.Commits = append(res.Commits, PhaseCommit{Phase: ph.Phase, Number: ph.Number, Commit: h, Files: ph.Files, Subject: subject(ph.Message)})
 		fmt.Fprintf(progress, "sleep %s: %s %s\n", day, short(h), subject(ph.Message))
 		if opts.failAfter == ph.Number {
-			return res, fmt.Errorf("sleep %s: interrupted after phase %d (injected)", day, ph.Number)
+			return fmt.Errorf("interrupted after phase %d (injected)", ph.Number)
 		}
 	}
 	res.Tip = prev
-	if opts.Apply {
-		unlock, err := st.LockWrites()
-		if err != nil {
-			return res, fmt.Errorf("sleep %s: merge %s: %w", day, branch, err)
-		}
-		// Journaled: a sleep killed mid-merge is undone by the next writer.
-		mctx := context.WithoutCancel(ctx)
-		end, err := st.BeginMerge(mctx, ref, "borg sleep: merge "+branch)
-		if err != nil {
-			unlock()
-			return res, fmt.Errorf("sleep %s: merge %s: %w", day, branch, err)
-		}
-		ff, err := mergeBranch(mctx, st.Dir(), branch, date.Add(time.Duration(len(Phases)+1)*time.Second))
-		_, pending := os.Stat(filepath.Join(st.Dir(), ".git", "MERGE_HEAD"))
-		if endErr := end(pending == nil); err == nil {
-			err = endErr
-		}
-		unlock()
-		if err != nil {
-			return res, fmt.Errorf("sleep %s: %w", day, err)
-		}
-		res.Merged = "merge"
-		if ff {
-			res.Merged = "fast-forward"
-		}
-		fmt.Fprintf(progress, "sleep %s: merged %s into %s (%s)\n", day, branch, strings.TrimPrefix(head, "refs/heads/"), res.Merged)
+	return nil
+}
+
+// applySleep merges the sleep branch ref into the store's branch under the
+// store's write lock, journaled so a sleep killed mid-merge is undone by
+// the next writer, and records how in res.Merged.
+func applySleep(ctx context.Context, st *memfs.Store, ref string, date time.Time, res *Result) error {
+	unlock, err := st.LockWrites()
+	if err != nil {
+		return fmt.Errorf("merge %s: %w", res.Branch, err)
 	}
-	return res, nil
+	defer unlock()
+	mctx := context.WithoutCancel(ctx)
+	end, err := st.BeginMerge(mctx, ref, "borg sleep: merge "+res.Branch)
+	if err != nil {
+		return fmt.Errorf("merge %s: %w", res.Branch, err)
+	}
+	ff, err := mergeBranch(mctx, st, res.Branch, date.Add(time.Duration(len(Phases)+1)*time.Second))
+	_, pending := os.Stat(filepath.Join(st.Dir(), ".git", "MERGE_HEAD"))
+	if endErr := end(pending == nil); err == nil {
+		err = endErr
+	}
+	if err != nil {
+		return err
+	}
+	res.Merged = "merge"
+	if ff {
+		res.Merged = "fast-forward"
+	}
+	return nil
 }
 
 // resumePoint reads the sleep branch: absent, it starts from base; present,

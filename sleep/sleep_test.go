@@ -90,7 +90,7 @@ func TestDeterminism(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n := again.NewCommits(); n != 0 {
+		if n := newCommits(again); n != 0 {
 			t.Errorf("second run wrote %d commits", n)
 		}
 		if again.Tip != ra.Tip {
@@ -180,7 +180,7 @@ func TestApplyMergesWhenMainMoved(t *testing.T) {
 	if _, err := st.Commit("unrelated again", "notes.txt"); err != nil {
 		t.Fatal(err)
 	}
-	ff, err := mergeBranch(t.Context(), st.Dir(), res.Branch, fixtureDate)
+	ff, err := mergeBranch(t.Context(), st, res.Branch, fixtureDate)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +257,7 @@ func TestInterruptedSleep(t *testing.T) {
 			if res.Tip != whole.Tip {
 				t.Errorf("recovered tip %s, want %s", res.Tip, whole.Tip)
 			}
-			if n := res.NewCommits(); n != len(whole.Commits)-i-1 {
+			if n := newCommits(res); n != len(whole.Commits)-i-1 {
 				t.Errorf("rerun wrote %d commits, want %d", n, len(whole.Commits)-i-1)
 			}
 		})
@@ -362,7 +362,7 @@ func TestApplyConflictNeedsPR(t *testing.T) {
 		t.Fatal(err)
 	}
 	before, _ := st.ResolveRef("HEAD")
-	_, err = mergeBranch(t.Context(), st.Dir(), res.Branch, fixtureDate)
+	_, err = mergeBranch(t.Context(), st, res.Branch, fixtureDate)
 	if !errors.Is(err, ErrMergeConflict) || !strings.Contains(err.Error(), "pull request") {
 		t.Fatalf("want a merge conflict asking for a pull request, got %v", err)
 	}

@@ -3,10 +3,8 @@ package sleep
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/borg-memory/borg/domain"
@@ -58,10 +56,10 @@ func LoadSnapshot(ctx context.Context, st *memfs.Store, base string, date time.T
 		return snap, fmt.Errorf("load snapshot: %w", err)
 	}
 	snap.Base = h
-	if snap.LastSleep, err = lastSleepAt(ctx, st.Dir(), h); err != nil {
+	if snap.LastSleep, err = lastSleepAt(ctx, st, h); err != nil {
 		return snap, fmt.Errorf("load snapshot: %w", err)
 	}
-	files, err := readDirAt(ctx, st.Dir(), h, memfs.LessonsDir)
+	files, err := st.ReadDirAt(h, memfs.LessonsDir)
 	if err != nil {
 		return snap, fmt.Errorf("load snapshot: %w", err)
 	}
@@ -108,22 +106,13 @@ type parsedLesson struct {
 
 // parseAll parses the .html files with memfs.Parse (pure) over the
 // available CPUs; result i belongs to file i.
-func parseAll(files []fileAt) []parsedLesson {
+func parseAll(files []memfs.File) []parsedLesson {
 	out := make([]parsedLesson, len(files))
-	workers := max(1, min(runtime.GOMAXPROCS(0), 8))
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			for i := w; i < len(files); i += workers {
-				if strings.HasSuffix(files[i].Path, ".html") {
-					out[i].l, out[i].err = memfs.Parse(files[i].Data)
-				}
-			}
-		}(w)
-	}
-	wg.Wait()
+	parallelStripes(runtimeWorkers(), len(files), func(_, i int) {
+		if strings.HasSuffix(files[i].Path, ".html") {
+			out[i].l, out[i].err = memfs.Parse(files[i].Data)
+		}
+	})
 	return out
 }
 
