@@ -1,16 +1,11 @@
 package index
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"unsafe"
@@ -56,7 +51,7 @@ import (
 // query reads a few pages, not the whole file.
 const (
 	catalogMagic  = "BORGIDX1"
-	catalogFormat = 5
+	catalogFormat = 6
 	catalogName   = "catalog.bin"
 	maxCatalogStr = 1 << 24
 
@@ -112,7 +107,8 @@ type catalog struct {
 	fields  [numFields]fieldView
 	body    [][]byte // the sections after meta, for verify
 	bodySum uint32
-	checked bool // verify succeeded
+	headSum uint32 // the header's checksum (with bodySum, the base id)
+	checked bool   // verify succeeded
 }
 
 // fieldView is one text field's term dictionary and postings.
@@ -191,7 +187,7 @@ func parseCatalog(raw []byte) (*catalog, error) {
 		return nil, errors.New("decode catalog: checksum mismatch")
 	}
 	c := &catalog{data: raw, docs: int(docs), recs: secs[secDocs], strs: secs[secStrs],
-		links: secs[secLinks], adj: secs[secAdj]}
+		links: secs[secLinks], adj: secs[secAdj], headSum: le32(raw[table:])}
 	if uint64(docs)*docRecord != uint64(len(c.recs)) || uint64(len(secs[secLens])) != uint64(docs)*4*uint64(numFields) {
 		return nil, errors.New("decode catalog: document table size")
 	}
@@ -615,39 +611,6 @@ func sectionsSize(secs [numSections][]byte) int {
 		n += (len(s) + 3) &^ 3
 	}
 	return n
-}
-
-// writeFileAtomic writes data to a temporary file beside path, syncs it and
-// renames it over path, so a reader sees the old or the new file, never half.
-func writeFileAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*.tmp")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
-	}
-	defer os.Remove(tmp.Name())
-	w := bufio.NewWriter(tmp)
-	if _, err := io.Copy(w, bytes.NewReader(data)); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
-	}
-	if err := w.Flush(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
-	}
-	return nil
 }
 
 // repoTag is the repo tag of a reach value ("" for team reach).

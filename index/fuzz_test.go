@@ -101,6 +101,6 @@ func FuzzDecodeCatalog(f *testing.F) {
 				t.Fatalf("re-encoded catalog does not parse: %v", err)
 			}
 		}
-		_, _ = c.lexicalSearch(context.Background(), "run migrations retry", 5, nil)
+		_, _ = baseView(c).lexicalSearch(context.Background(), "run migrations retry", 5, nil)
 	})
 }

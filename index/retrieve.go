@@ -313,13 +313,13 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		}
 	}
 	allowedOrd := func(o int) bool {
-		if cat.flag(o) != "" {
+		if cat.flagged(o) {
 			return false // never quoted: the screen's verdict (Options.Screen)
 		}
 		if tag := repoTag(cat.reach(o)); tag != "" && tag != q.Repo {
 			return false
 		}
-		return excluded == nil || !excluded[cat.id(o)]
+		return excluded == nil || !cat.idIn(o, excluded)
 	}
 	allowed := func(id string) bool {
 		o, ok := cat.find(id)
@@ -460,15 +460,13 @@ func (ix *Index) applyUsefulness(ranked []domain.Scored, q Query, useful func(st
 			untried[r.Path] = true
 		}
 		weight, meanWeight := u.ranking()
-		rec := cat.rec(o)
-		// Hits outlive the index: their strings are copies, not views of
-		// the catalog's mapping.
-		h := Hit{ID: strings.Clone(cat.str(rec, slotID)), Title: strings.Clone(cat.str(rec, slotTitle)),
-			Gist: strings.Clone(cat.str(rec, slotGist)), Type: strings.Clone(cat.str(rec, slotType)),
-			Reach: strings.Clone(cat.str(rec, slotReach)),
+		// Hits outlive the index: the view's strings are copies, not views
+		// of the catalog's mapping.
+		h := Hit{ID: cat.id(o), Title: cat.str(o, slotTitle), Gist: cat.str(o, slotGist),
+			Type: cat.str(o, slotType), Reach: cat.reach(o),
 			Fused: r.Score, Weight: weight, MeanWeight: meanWeight, Dormant: u.Dormant}
 		for _, s := range cat.supersededBy(o) {
-			h.SupersededBy = append(h.SupersededBy, strings.Clone(cat.id(s)))
+			h.SupersededBy = append(h.SupersededBy, cat.id(s))
 		}
 		best = max(best, r.Score*meanWeight)
 		all = append(all, h)
