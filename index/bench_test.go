@@ -217,7 +217,8 @@ func reportLatency(b *testing.B, lat []time.Duration) {
 
 // BenchmarkSyncOneChange measures what a hook's sync costs after one lesson
 // changed: Open, SyncFiles with one file's stamp moved (that lesson read,
-// analysed and embedded), Close. 100,000 lessons with BORG_BENCH_100K=1.
+// analysed and embedded into the delta segments, merges deferred as a
+// hook's are), Close. 100,000 lessons with BORG_BENCH_100K=1.
 func BenchmarkSyncOneChange(b *testing.B) {
 	for _, n := range benchSizes(b) {
 		ls := newLessonGen(1, 20_000).lessons(n)
@@ -237,7 +238,7 @@ func BenchmarkSyncOneChange(b *testing.B) {
 				return out
 			}
 			sync := func() {
-				ix, err := Open(dir, NewNGramEmbedder(NGramOptions{}), Options{})
+				ix, err := Open(dir, NewNGramEmbedder(NGramOptions{}), Options{DeferMerge: true})
 				if err != nil {
 					b.Fatal(err)
 				}

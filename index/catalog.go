@@ -238,14 +238,24 @@ func (c *catalog) verify() error {
 	return nil
 }
 
-// str reads the string at (offset, length) slots k, k+1 of rec, aliasing
-// the catalog's bytes ("" when out of bounds).
-func (c *catalog) str(rec []byte, k int) string {
+// mapped is a string read in place from a catalog's bytes, which may be a
+// file mapping released when the index syncs or closes: it is valid only
+// while its catalog is. It is a distinct type so that nothing holds one by
+// mistake: its one way out is String, a copy. The segment code compares .s
+// in place and never keeps it.
+type mapped struct{ s string }
+
+// String copies m out of the catalog's bytes.
+func (m mapped) String() string { return strings.Clone(m.s) }
+
+// str reads the string at (offset, length) slots k, k+1 of rec, in place
+// ("" when out of bounds).
+func (c *catalog) str(rec []byte, k int) mapped {
 	off, n := u32at(rec, k), u32at(rec, k+1)
 	if uint64(off)+uint64(n) > uint64(len(c.strs)) || n == 0 {
-		return ""
+		return mapped{}
 	}
-	return unsafe.String(&c.strs[off], int(n))
+	return mapped{unsafe.String(&c.strs[off], int(n))}
 }
 
 // rec is the ordinal's document record (nil when out of range).
@@ -256,10 +266,10 @@ func (c *catalog) rec(ord int) []byte {
 	return c.recs[ord*docRecord : (ord+1)*docRecord]
 }
 
-func (c *catalog) id(ord int) string    { return c.str(c.rec(ord), slotID) }
-func (c *catalog) hash(ord int) string  { return c.str(c.rec(ord), slotHash) }
-func (c *catalog) reach(ord int) string { return c.str(c.rec(ord), slotReach) }
-func (c *catalog) flag(ord int) string  { return c.str(c.rec(ord), slotFlag) }
+func (c *catalog) id(ord int) mapped    { return c.str(c.rec(ord), slotID) }
+func (c *catalog) hash(ord int) mapped  { return c.str(c.rec(ord), slotHash) }
+func (c *catalog) reach(ord int) mapped { return c.str(c.rec(ord), slotReach) }
+func (c *catalog) flag(ord int) mapped  { return c.str(c.rec(ord), slotFlag) }
 
 // fileStamp is the ordinal's file modification time and size.
 func (c *catalog) fileStamp(ord int) [2]int64 {
@@ -270,8 +280,8 @@ func (c *catalog) fileStamp(ord int) [2]int64 {
 
 // find is the ordinal of id.
 func (c *catalog) find(id string) (int, bool) {
-	i := sort.Search(c.docs, func(i int) bool { return c.id(i) >= id })
-	return i, i < c.docs && c.id(i) == id
+	i := sort.Search(c.docs, func(i int) bool { return c.id(i).s >= id })
+	return i, i < c.docs && c.id(i).s == id
 }
 
 // fieldLen is the ordinal's length in terms of field f.
@@ -311,18 +321,18 @@ func (c *catalog) lessonLinks(ord int) []domain.LessonLink {
 	out := make([]domain.LessonLink, n)
 	for i := range out {
 		l := c.links[(first+i)*linkRecord : (first+i+1)*linkRecord]
-		out[i] = domain.LessonLink{Rel: strings.Clone(c.str(l, 0)), Target: strings.Clone(c.str(l, 2)), Derived: u32at(l, 4) == 1}
+		out[i] = domain.LessonLink{Rel: c.str(l, 0).String(), Target: c.str(l, 2).String(), Derived: u32at(l, 4) == 1}
 	}
 	return out
 }
 
-// term is the t-th term of field view fv.
-func (c *catalog) term(fv *fieldView, t int) string {
+// term is the t-th term of field view fv, in place.
+func (c *catalog) term(fv *fieldView, t int) mapped {
 	lo, hi := u32at(fv.termOffs, t), u32at(fv.termOffs, t+1)
 	if lo > hi || uint64(hi) > uint64(len(fv.termBytes)) || lo == hi {
-		return ""
+		return mapped{}
 	}
-	return unsafe.String(&fv.termBytes[lo], int(hi-lo))
+	return mapped{unsafe.String(&fv.termBytes[lo], int(hi-lo))}
 }
 
 // postingsAt is the t-th term's postings in fv.
@@ -337,8 +347,8 @@ func postingsAt(fv *fieldView, t int) []byte {
 // postings is term's postings in field f (nil when absent).
 func (c *catalog) postings(f textField, term string) []byte {
 	fv := &c.fields[f]
-	t := sort.Search(fv.terms, func(i int) bool { return c.term(fv, i) >= term })
-	if t >= fv.terms || c.term(fv, t) != term {
+	t := sort.Search(fv.terms, func(i int) bool { return c.term(fv, i).s >= term })
+	if t >= fv.terms || c.term(fv, t).s != term {
 		return nil
 	}
 	return postingsAt(fv, t)
@@ -547,12 +557,12 @@ func encodeCatalog(docs []catalogDoc, stamp, screen string, base *catalog) ([]by
 			case t >= nb:
 				term = fresh[j].term
 			case j >= len(fresh):
-				term = base.term(fv, t)
+				term = base.term(fv, t).s
 			default:
-				term = min(base.term(fv, t), fresh[j].term)
+				term = min(base.term(fv, t).s, fresh[j].term)
 			}
 			var old []byte
-			if t < nb && base.term(fv, t) == term {
+			if t < nb && base.term(fv, t).s == term {
 				old = postingsAt(fv, t)
 				t++
 			}

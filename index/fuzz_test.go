@@ -70,7 +70,7 @@ func FuzzDecodeCatalog(f *testing.F) {
 		f.Fatal(err)
 	}
 	got, err := parseCatalog(raw)
-	if err != nil || got.stamp != "tree" || repoTag(got.reach(0)) != "x" || len(got.supersededBy(1)) != 1 {
+	if err != nil || got.stamp != "tree" || repoTag(got.reach(0).String()) != "x" || len(got.supersededBy(1)) != 1 {
 		f.Fatalf("catalog round trip failed: %v", err)
 	}
 	f.Add(raw)
@@ -94,7 +94,7 @@ func FuzzDecodeCatalog(f *testing.F) {
 		// crash either, and what it writes must parse.
 		docs := make([]catalogDoc, c.len())
 		for o := range docs {
-			docs[o] = catalogDoc{id: c.id(o), hash: c.hash(o), from: o + 1}
+			docs[o] = catalogDoc{id: c.id(o).String(), hash: c.hash(o).String(), from: o + 1}
 		}
 		if raw, err := encodeCatalog(docs, "again", "", c); err == nil {
 			if _, err := parseCatalog(raw); err != nil {

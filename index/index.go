@@ -17,7 +17,7 @@ import (
 )
 
 // DefaultLockWait is how long Sync waits for another process writing the
-// same index before it works in memory instead (Index.Fallback). A hook must
+// same index before it works in memory instead (SyncStats.FallbackLexical). A hook must
 // never hang on it; a query never takes the lock at all.
 const DefaultLockWait = 250 * time.Millisecond
 
@@ -173,14 +173,6 @@ func (ix *Index) Stale() bool {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	return ix.catBad || ix.vecBad
-}
-
-// Fallback reports whether the last Sync found another process writing the
-// index: its result serves this process from memory and was not saved.
-func (ix *Index) Fallback() bool {
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	return ix.fallback
 }
 
 // Embedder returns the index's embedder.
@@ -344,12 +336,13 @@ func (ix *Index) SyncFiles(files []FileStamp, read func(ids []string) []domain.L
 	stamps := make(map[string]FileStamp, len(files))
 	var entries []syncEntry
 	var todo []string
-	for _, f := range files {
+	at := old.lookup(fileIDs(files))
+	for i, f := range files {
 		if _, dup := stamps[f.ID]; dup {
 			continue
 		}
 		stamps[f.ID] = f
-		if o, ok := old.find(f.ID); ok && !reread && !ix.catBad && f.ModTime != 0 && old.fileStamp(o) == [2]int64{f.ModTime, f.Size} {
+		if o := at[i]; o >= 0 && !reread && !ix.catBad && f.ModTime != 0 && old.fileStamp(o) == [2]int64{f.ModTime, f.Size} {
 			entries = append(entries, syncEntry{id: f.ID, hash: old.hash(o), file: f})
 			continue
 		}
@@ -394,12 +387,21 @@ func (ix *Index) Pending(files []FileStamp) (read int, full bool) {
 	if ix.refitDue(len(files)) {
 		return len(files), true
 	}
-	for _, f := range files {
-		if o, ok := ix.cat.find(f.ID); !ok || f.ModTime == 0 || ix.cat.fileStamp(o) != [2]int64{f.ModTime, f.Size} {
+	at := ix.cat.lookup(fileIDs(files))
+	for i, f := range files {
+		if o := at[i]; o < 0 || f.ModTime == 0 || ix.cat.fileStamp(o) != [2]int64{f.ModTime, f.Size} {
 			read++
 		}
 	}
 	return read, false
+}
+
+func fileIDs(files []FileStamp) []string {
+	out := make([]string, len(files))
+	for i, f := range files {
+		out[i] = f.ID
+	}
+	return out
 }
 
 // syncEntry is one lesson a sync keeps: read (lesson set), or unchanged
@@ -532,9 +534,13 @@ func Verify(dir string, emb Embedder) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	for o := 1; o < c.len(); o++ {
-		if c.id(o-1) >= c.id(o) {
-			return fmt.Errorf("%s: lessons out of order at %q", path, c.id(o))
+		if c.id(o-1).s >= c.id(o).s {
+			return fmt.Errorf("%s: lessons out of order at %q", path, c.id(o).s)
 		}
+	}
+	v, err := verifyDelta(dir, c)
+	if err != nil {
+		return err
 	}
 	if emb == nil || emb.Dim() <= 0 {
 		return nil
@@ -543,13 +549,13 @@ func Verify(dir string, emb Embedder) error {
 	if _, err := os.Stat(spath); errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
-	vec, err := loadSidecar(spath, emb.ID(), emb.Dim())
+	vec, err := loadVecView(dir, emb.ID(), emb.Dim())
 	if err != nil {
 		return fmt.Errorf("%s: %w", spath, err)
 	}
 	defer vec.close()
-	for _, id := range vec.ids {
-		if _, ok := c.find(id); !ok {
+	for _, id := range vec.ids() {
+		if _, ok := v.find(id); !ok {
 			return fmt.Errorf("%s: vector of %q, a lesson the catalog does not hold", spath, id)
 		}
 	}

@@ -665,7 +665,7 @@ func TestSecondProcessDoesNotHang(t *testing.T) {
 	before, _ := os.ReadFile(filepath.Join(dir, catalogName))
 	start := time.Now()
 	st, err := ix2.Sync(changed)
-	if err != nil || !st.FallbackLexical || st.Indexed != 1 || !ix2.Fallback() {
+	if err != nil || !st.FallbackLexical || st.Indexed != 1 || !ix2.fallback {
 		t.Fatalf("sync while held %+v %v", st, err)
 	}
 	if waited := time.Since(start); waited > 10*DefaultLockWait {

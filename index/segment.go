@@ -2,13 +2,14 @@ package index
 
 import (
 	"encoding/binary"
+	"slices"
+	"strings"
 	"errors"
 	"fmt"
 	"hash/crc32"
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 
 	"github.com/borg-memory/borg/domain"
 )
@@ -171,7 +172,7 @@ func (v *view) find(id string) (int, bool) {
 // str is slot k of g's record (a copy).
 func (v *view) str(g, k int) string {
 	c, o := v.seg(g)
-	return strings.Clone(c.str(c.rec(o), k))
+	return c.str(c.rec(o), k).String()
 }
 
 func (v *view) id(g int) string    { return v.str(g, slotID) }
@@ -182,20 +183,20 @@ func (v *view) flag(g int) string  { return v.str(g, slotFlag) }
 // flagged reports whether g carries a screen verdict (read in place).
 func (v *view) flagged(g int) bool {
 	c, o := v.seg(g)
-	return c.str(c.rec(o), slotFlag) != ""
+	return c.str(c.rec(o), slotFlag).s != ""
 }
 
 // idIn reports whether g's id is a key of set (compared in place).
 func (v *view) idIn(g int, set map[string]bool) bool {
 	c, o := v.seg(g)
-	return set[c.id(o)]
+	return set[c.id(o).s]
 }
 
 // idLess orders two global ordinals by id (compared in place).
 func (v *view) idLess(a, b int) bool {
 	ca, oa := v.seg(a)
 	cb, ob := v.seg(b)
-	return ca.id(oa) < cb.id(ob)
+	return ca.id(oa).s < cb.id(ob).s
 }
 
 func (v *view) fileStamp(g int) [2]int64 {
@@ -223,7 +224,7 @@ func (v *view) ordered() []int {
 			b++
 			continue
 		}
-		if d >= nd || (b < nb && v.base.id(b) < v.delta.id(d)) {
+		if d >= nd || (b < nb && v.base.id(b).s < v.delta.id(d).s) {
 			out = append(out, b)
 			b++
 			continue
@@ -232,6 +233,39 @@ func (v *view) ordered() []int {
 		d++
 	}
 	return out
+}
+
+// lookup finds each of ids (any order, no duplicates needed) by a merge in
+// id order with the view's lessons: the global ordinal, or -1 when the
+// view does not hold it. A sync looks every lesson up: a merge is linear
+// where a binary search per lesson is not.
+func (v *view) lookup(ids []string) []int {
+	out := make([]int, len(ids))
+	order := make([]int, len(ids))
+	for i := range order {
+		order[i] = i
+		out[i] = -1
+	}
+	if !slices.IsSortedFunc(order, func(a, b int) int { return strings.Compare(ids[a], ids[b]) }) {
+		slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(ids[a], ids[b]) })
+	}
+	live := v.ordered()
+	k := 0
+	for _, i := range order {
+		for k < len(live) && v.idOf(live[k]) < ids[i] {
+			k++
+		}
+		if k < len(live) && v.idOf(live[k]) == ids[i] {
+			out[i] = live[k]
+		}
+	}
+	return out
+}
+
+// idOf is g's id in place (compared, never kept).
+func (v *view) idOf(g int) string {
+	c, o := v.seg(g)
+	return c.id(o).s
 }
 
 func (v *view) hasGraph() bool { return v.base.hasGraph() || len(v.neighb) > 0 }
@@ -336,6 +370,42 @@ func readView(dir string) (*view, bool) {
 	return v, true
 }
 
+// errOtherBase reports a delta written over another base: a merge's
+// leftover, ignored (the base holds everything) and replaced by the next
+// sync.
+var errOtherBase = errors.New("decode catalog delta: written over another base")
+
+// verifyDelta reads dir's delta over base c whole (borg doctor) and
+// returns the view they make; a missing delta, or one over another base,
+// is no problem. The view aliases c and the delta's bytes, read into
+// memory: it lives as long as c.
+func verifyDelta(dir string, c *catalog) (*view, error) {
+	path := filepath.Join(dir, deltaName)
+	raw, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return baseView(c), nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	v, err := parseDelta(raw, c)
+	if errors.Is(err, errOtherBase) {
+		return baseView(c), nil
+	}
+	if err == nil {
+		err = v.delta.verify()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w (delete %s to rebuild the index)", path, err, dir)
+	}
+	for d := 1; d < v.delta.len(); d++ {
+		if v.delta.id(d-1).s >= v.delta.id(d).s {
+			return nil, fmt.Errorf("%s: lessons out of order at %q", path, v.delta.id(d).s)
+		}
+	}
+	return v, nil
+}
+
 // parseDelta reads a delta file over base.
 func parseDelta(raw []byte, base *catalog) (*view, error) {
 	r := &sliceReader{b: raw}
@@ -352,7 +422,7 @@ func parseDelta(raw []byte, base *catalog) (*view, error) {
 		return nil, errors.New("decode catalog delta: truncated header")
 	}
 	if id != base.baseID() {
-		return nil, errors.New("decode catalog delta: written over another base")
+		return nil, errOtherBase
 	}
 	tomb, back := r.ords(nt, base.len()), r.ords(nb, base.len())
 	end := r.off
@@ -438,7 +508,7 @@ func findBacklinks(base *catalog, dead []bool, ids map[string]bool) []int {
 		first, n := int(u32at(rec, slotLinks)), int(u32at(rec, slotLinks+1))
 		for i := first; i < first+n && (i+1)*linkRecord <= len(base.links); i++ {
 			l := base.links[i*linkRecord : (i+1)*linkRecord]
-			if ids[base.str(l, 2)] {
+			if ids[base.str(l, 2).s] {
 				out = append(out, o)
 				break
 			}

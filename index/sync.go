@@ -108,7 +108,7 @@ func (ix *Index) refitDue(n int) bool {
 func (ix *Index) canMerge(v *view, set *syncSet) bool {
 	var need []string
 	for d := 0; d < v.delta.len(); d++ {
-		if id := v.delta.id(d); set.byID[id] != nil {
+		if id := v.delta.id(d).String(); set.byID[id] != nil {
 			need = append(need, id)
 		}
 	}
@@ -139,9 +139,10 @@ func (ix *Index) planDelta(v *view, set *syncSet) (*deltaPlan, error) {
 	d := &deltaPlan{}
 	keep := make([]bool, v.base.len())
 	matched := 0
-	for _, id := range set.ids {
+	at := v.lookup(set.ids)
+	for i, id := range set.ids {
 		e := set.byID[id]
-		g, ok := v.find(id)
+		g, ok := at[i], at[i] >= 0
 		same := ok && v.hash(g) == e.hash && v.fileStamp(g) == [2]int64{e.file.ModTime, e.file.Size}
 		if ok {
 			matched++
@@ -153,7 +154,7 @@ func (ix *Index) planDelta(v *view, set *syncSet) (*deltaPlan, error) {
 		doc := catalogDoc{id: id, hash: e.hash, mtime: e.file.ModTime, size: e.file.Size}
 		if same {
 			o := g - v.base.len()
-			doc.from, doc.flag = o+1, v.delta.flag(o)
+			doc.from, doc.flag = o+1, v.delta.flag(o).String()
 			fillDoc(&doc, v.delta, o, e.lesson)
 		} else {
 			if e.lesson == nil {
@@ -177,15 +178,17 @@ func (ix *Index) planDelta(v *view, set *syncSet) (*deltaPlan, error) {
 }
 
 // fillDoc sets doc's title, gist, type, reach and links from l, or from
-// ordinal o of c when l is nil.
+// ordinal o of c when l is nil. Those read from c stay in place (no copy of
+// every lesson in a merge): doc lives only until encodeCatalog has copied
+// them, before the sync releases c.
 func fillDoc(doc *catalogDoc, c *catalog, o int, l *domain.Lesson) {
 	if l != nil {
 		doc.title, doc.gist, doc.typ, doc.reach, doc.links = l.Title, l.Gist, l.Type, l.Reach, l.Links
 		return
 	}
 	rec := c.rec(o)
-	doc.title, doc.gist = c.str(rec, slotTitle), c.str(rec, slotGist)
-	doc.typ, doc.reach = c.str(rec, slotType), c.str(rec, slotReach)
+	doc.title, doc.gist = c.str(rec, slotTitle).s, c.str(rec, slotGist).s
+	doc.typ, doc.reach = c.str(rec, slotType).s, c.str(rec, slotReach).s
 	doc.links = c.lessonLinks(o)
 }
 
@@ -267,8 +270,9 @@ func (ix *Index) writeBase(st *SyncStats, v *view, set *syncSet, stamp string) (
 	var fresh, unscreened []int
 	sameScreen := v.screen == ix.opts.ScreenID
 	var need []string
-	for _, id := range set.ids {
-		if g, ok := v.find(id); !ok || g >= v.base.len() || v.hash(g) != set.byID[id].hash {
+	at := v.lookup(set.ids)
+	for i, id := range set.ids {
+		if g := at[i]; g < 0 || g >= v.base.len() || v.hash(g) != set.byID[id].hash {
 			need = append(need, id)
 		}
 	}
@@ -277,7 +281,7 @@ func (ix *Index) writeBase(st *SyncStats, v *view, set *syncSet, stamp string) (
 	for i, id := range set.ids {
 		e := set.byID[id]
 		docs[i] = catalogDoc{id: id, hash: e.hash, mtime: e.file.ModTime, size: e.file.Size}
-		g, ok := v.find(id)
+		g, ok := at[i], at[i] >= 0
 		if ok {
 			matched++
 		}
@@ -353,15 +357,10 @@ func (ix *Index) syncVectors(st *SyncStats, set *syncSet, refit, merged bool) er
 		}
 		st.Refit, changed, full = true, true, true
 	}
-	var gone []string
-	for _, id := range ix.vec.ids() {
-		if _, ok := set.byID[id]; !ok {
-			gone = append(gone, id)
-		}
-	}
+	hashes, gone := ix.vec.join(set.ids)
 	var todo []string
-	for _, id := range set.ids {
-		if h, ok := ix.vec.hash(id); !ok || h != set.byID[id].hash {
+	for i, id := range set.ids {
+		if hashes[i] != set.byID[id].hash {
 			todo = append(todo, id)
 		}
 	}

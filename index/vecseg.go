@@ -7,7 +7,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
 )
 
 // The vector sidecar is segmented as the catalog is (segment.go): an
@@ -62,6 +64,59 @@ func (v *vecView) vector(id string) []float32 {
 	return v.base.vector(id)
 }
 
+// join returns the hash of each of ids (sorted; "" when it has no
+// vector) and the live rows whose id is not among ids. A decoded base is
+// merged with ids in order (its rows are sorted); a changed one is asked
+// by its map.
+func (v *vecView) join(ids []string) (hashes, gone []string) {
+	hashes = make([]string, len(ids))
+	b := v.base
+	if b.pos == nil {
+		k := 0
+		for i, id := range ids {
+			for k < len(b.ids) && b.ids[k] < id {
+				if !b.isDead(k) {
+					gone = append(gone, b.ids[k])
+				}
+				k++
+			}
+			if k < len(b.ids) && b.ids[k] == id {
+				if !b.isDead(k) {
+					hashes[i] = b.hashes[k]
+				}
+				k++
+			}
+		}
+		for ; k < len(b.ids); k++ {
+			if !b.isDead(k) {
+				gone = append(gone, b.ids[k])
+			}
+		}
+	} else {
+		in := make(map[string]bool, len(ids))
+		for i, id := range ids {
+			in[id] = true
+			if h, ok := b.hash(id); ok {
+				hashes[i] = h
+			}
+		}
+		for r, id := range b.ids {
+			if !b.isDead(r) && !in[id] {
+				gone = append(gone, id)
+			}
+		}
+	}
+	for r, id := range v.delta.ids {
+		i, ok := slices.BinarySearch(ids, id)
+		if ok {
+			hashes[i] = v.delta.hashes[r]
+		} else {
+			gone = append(gone, id)
+		}
+	}
+	return hashes, gone
+}
+
 // ids lists the live rows' lesson ids.
 func (v *vecView) ids() []string {
 	out := make([]string, 0, v.len())
@@ -75,12 +130,18 @@ func (v *vecView) ids() []string {
 
 // search is vectorStore.search over both stores: the best n by score, then
 // id, as one store of the same rows would rank them.
+//
+// The base's ids alias its file mapping: the hits' ids are copies, since
+// they leave the index (a Query.UsefulFunc may keep them).
 func (v *vecView) search(q []float32, n int, allow func(id string) bool) []scored {
-	a := v.base.search(q, n, allow)
-	if v.delta.len() == 0 {
-		return a
+	out := v.base.search(q, n, allow)
+	for i := range out {
+		out[i].id = strings.Clone(out[i].id)
 	}
-	out := append(a, v.delta.search(q, n, allow)...)
+	if v.delta.len() == 0 {
+		return out
+	}
+	out = append(out, v.delta.search(q, n, allow)...)
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].score != out[j].score {
 			return out[i].score > out[j].score
