@@ -2,14 +2,14 @@ package index
 
 import (
 	"encoding/binary"
-	"slices"
-	"strings"
 	"errors"
 	"fmt"
 	"hash/crc32"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/borg-memory/borg/domain"
 )
