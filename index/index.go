@@ -175,6 +175,17 @@ func (ix *Index) Stale() bool {
 	return ix.catBad || ix.vecBad
 }
 
+// MergeDue reports whether the index's delta segments have passed the
+// bound past which a sync merges them (one Options.DeferMerge held back):
+// a caller that may merge syncs even when its stamp says the index is up
+// to date.
+func (ix *Index) MergeDue() bool {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	c, v := ix.cat, ix.vec
+	return mergeDue(c.delta.len(), c.ndead, c.live) || mergeDue(v.delta.len(), v.base.ndead, v.len())
+}
+
 // Embedder returns the index's embedder.
 func (ix *Index) Embedder() Embedder { return ix.emb }
 

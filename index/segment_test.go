@@ -369,8 +369,22 @@ func TestMergeDue(t *testing.T) {
 				break
 			}
 		}
-		if deferMerge && (st.Merged || !st.MergeDue || st.DeltaDocs != 70) {
+		if deferMerge && (st.Merged || !st.MergeDue || st.DeltaDocs != 70 || !ix.MergeDue()) {
 			t.Fatalf("deferred: %+v", st)
+		}
+		if deferMerge {
+			// A process that may merge does, though nothing changed.
+			dir := ix.dir
+			ix.Close()
+			if ix, err = Open(dir, NewNGramEmbedder(NGramOptions{NoIDF: true}), Options{}); err != nil {
+				t.Fatal(err)
+			}
+			if !ix.MergeDue() {
+				t.Fatal("reopened: merge not due")
+			}
+			if st, err = ix.Sync(sortedLessons(ls)); err != nil || !st.Merged || ix.MergeDue() {
+				t.Fatalf("merge: %+v %v", st, err)
+			}
 		}
 		if !deferMerge && !st.Merged {
 			t.Fatalf("not merged: %+v", st)

@@ -199,7 +199,8 @@ func openIndex(s *memfs.Store, o openOptions) (*retrieval, error) {
 	}
 	r := &retrieval{ix: ix}
 	stamp, fresh := indexFresh(s, ix)
-	if fresh && !force {
+	if fresh && !force && (b != nil || !ix.MergeDue()) {
+		// (Without a budget, segments due for a merge are merged now.)
 		return r, nil
 	}
 	stamps, err := lessonFileStamps(s)
