@@ -8,7 +8,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -344,17 +346,13 @@ func (ix *Index) SyncFiles(files []FileStamp, read func(ids []string) []domain.L
 	if ix.refitDue(len(files)) {
 		reread = true
 	}
-	stamps := make(map[string]FileStamp, len(files))
-	var entries []syncEntry
-	var todo []string
+	files = sortedFiles(files)
 	at := old.lookup(fileIDs(files))
+	kept := make([]syncEntry, 0, len(files))
+	var todo []string
 	for i, f := range files {
-		if _, dup := stamps[f.ID]; dup {
-			continue
-		}
-		stamps[f.ID] = f
 		if o := at[i]; o >= 0 && !reread && !ix.catBad && f.ModTime != 0 && old.fileStamp(o) == [2]int64{f.ModTime, f.Size} {
-			entries = append(entries, syncEntry{id: f.ID, hash: old.hash(o), file: f})
+			kept = append(kept, syncEntry{id: f.ID, hash: old.hash(o), file: f})
 			continue
 		}
 		todo = append(todo, f.ID)
@@ -362,25 +360,19 @@ func (ix *Index) SyncFiles(files []FileStamp, read func(ids []string) []domain.L
 	if len(todo) > 0 {
 		fs.Read = read(todo)
 	}
+	var got []syncEntry
 	taken := make(map[string]bool, len(fs.Read))
 	for i := range fs.Read {
 		l := &fs.Read[i]
-		f, ok := stamps[l.ID]
+		k, ok := slices.BinarySearchFunc(files, l.ID, func(f FileStamp, id string) int { return strings.Compare(f.ID, id) })
 		if !ok || taken[l.ID] {
 			continue // not a file it was asked about, or given twice
 		}
 		taken[l.ID] = true
-		entries = append(entries, syncEntry{id: l.ID, hash: ContentHash(*l), lesson: l, file: f})
+		got = append(got, syncEntry{id: l.ID, hash: ContentHash(*l), lesson: l, file: files[k]})
 	}
-	present := make(map[string]bool, len(entries))
-	for _, e := range entries {
-		present[e.id] = true
-	}
-	for _, g := range old.ordered() {
-		if !old.idIn(g, present) {
-			fs.Removed = append(fs.Removed, old.id(g))
-		}
-	}
+	entries := mergeEntries(kept, got)
+	fs.Removed = old.missing(entries)
 	err = ix.apply(&fs.SyncStats, entries, read, stamp)
 	return fs, err
 }
@@ -405,6 +397,39 @@ func (ix *Index) Pending(files []FileStamp) (read int, full bool) {
 		}
 	}
 	return read, false
+}
+
+// sortedFiles is files by id, the first of any duplicates kept (a copy
+// when they were not in order).
+func sortedFiles(files []FileStamp) []FileStamp {
+	byID := func(a, b FileStamp) int { return strings.Compare(a.ID, b.ID) }
+	if !slices.IsSortedFunc(files, byID) {
+		files = slices.Clone(files)
+		slices.SortStableFunc(files, byID)
+	}
+	for i := 1; i < len(files); i++ {
+		if files[i].ID == files[i-1].ID {
+			return slices.CompactFunc(slices.Clone(files), func(a, b FileStamp) bool { return a.ID == b.ID })
+		}
+	}
+	return files
+}
+
+// mergeEntries merges two lists of entries sorted by id (no id in both).
+func mergeEntries(a, b []syncEntry) []syncEntry {
+	slices.SortFunc(b, func(x, y syncEntry) int { return strings.Compare(x.id, y.id) })
+	if len(b) == 0 {
+		return a
+	}
+	out := make([]syncEntry, 0, len(a)+len(b))
+	for len(a) > 0 || len(b) > 0 {
+		if len(b) == 0 || (len(a) > 0 && a[0].id < b[0].id) {
+			out, a = append(out, a[0]), a[1:]
+		} else {
+			out, b = append(out, b[0]), b[1:]
+		}
+	}
+	return out
 }
 
 func fileIDs(files []FileStamp) []string {

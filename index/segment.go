@@ -180,6 +180,12 @@ func (v *view) hash(g int) string  { return v.str(g, slotHash) }
 func (v *view) reach(g int) string { return v.str(g, slotReach) }
 func (v *view) flag(g int) string  { return v.str(g, slotFlag) }
 
+// hashIs reports whether g's content hash is h (compared in place).
+func (v *view) hashIs(g int, h string) bool {
+	c, o := v.seg(g)
+	return c.hash(o).s == h
+}
+
 // flagged reports whether g carries a screen verdict (read in place).
 func (v *view) flagged(g int) bool {
 	c, o := v.seg(g)
@@ -257,6 +263,23 @@ func (v *view) lookup(ids []string) []int {
 		}
 		if k < len(live) && v.idOf(live[k]) == ids[i] {
 			out[i] = live[k]
+		}
+	}
+	return out
+}
+
+// missing lists, sorted, the view's lessons that entries (sorted by id)
+// lack: a merge.
+func (v *view) missing(entries []syncEntry) []string {
+	var out []string
+	k := 0
+	for _, g := range v.ordered() {
+		id := v.idOf(g)
+		for k < len(entries) && entries[k].id < id {
+			k++
+		}
+		if k >= len(entries) || entries[k].id != id {
+			out = append(out, v.id(g))
 		}
 	}
 	return out

@@ -5,31 +5,45 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/borg-memory/borg/domain"
 	"github.com/borg-memory/borg/memfs"
 )
 
-// syncSet is the lessons a sync keeps, by id, sorted.
+// syncSet is the lessons a sync keeps, sorted by id: no map of every
+// lesson (a sync of 100,000 lessons would pay for it on every change).
 type syncSet struct {
 	ids  []string
-	byID map[string]*syncEntry
+	es   []*syncEntry // es[i].id == ids[i]
 	read func([]string) []domain.Lesson
 }
 
 func newSyncSet(entries []syncEntry, read func([]string) []domain.Lesson) (*syncSet, error) {
-	s := &syncSet{byID: make(map[string]*syncEntry, len(entries)), ids: make([]string, 0, len(entries)), read: read}
+	s := &syncSet{es: make([]*syncEntry, len(entries)), ids: make([]string, len(entries)), read: read}
 	for i := range entries {
-		e := &entries[i]
-		if _, dup := s.byID[e.id]; dup {
+		s.es[i] = &entries[i]
+	}
+	byID := func(a, b *syncEntry) int { return strings.Compare(a.id, b.id) }
+	if !slices.IsSortedFunc(s.es, byID) {
+		slices.SortStableFunc(s.es, byID)
+	}
+	for i, e := range s.es {
+		if i > 0 && s.ids[i-1] == e.id {
 			return nil, fmt.Errorf("sync index: duplicate lesson id %q", e.id)
 		}
-		s.byID[e.id] = e
-		s.ids = append(s.ids, e.id)
+		s.ids[i] = e.id
 	}
-	sort.Strings(s.ids)
 	return s, nil
+}
+
+// get is id's entry, or nil.
+func (s *syncSet) get(id string) *syncEntry {
+	if i, ok := slices.BinarySearch(s.ids, id); ok {
+		return s.es[i]
+	}
+	return nil
 }
 
 // fill reads the lessons of todo that an entry lacks (when read is set),
@@ -37,7 +51,7 @@ func newSyncSet(entries []syncEntry, read func([]string) []domain.Lesson) (*sync
 func (s *syncSet) fill(todo []string) {
 	var missing []string
 	for _, id := range todo {
-		if s.byID[id].lesson == nil {
+		if s.get(id).lesson == nil {
 			missing = append(missing, id)
 		}
 	}
@@ -46,7 +60,7 @@ func (s *syncSet) fill(todo []string) {
 	}
 	got := s.read(missing)
 	for i := range got {
-		if e, ok := s.byID[got[i].ID]; ok && e.lesson == nil && ContentHash(got[i]) == e.hash {
+		if e := s.get(got[i].ID); e != nil && e.lesson == nil && ContentHash(got[i]) == e.hash {
 			e.lesson = &got[i]
 		}
 	}
@@ -108,13 +122,13 @@ func (ix *Index) refitDue(n int) bool {
 func (ix *Index) canMerge(v *view, set *syncSet) bool {
 	var need []string
 	for d := 0; d < v.delta.len(); d++ {
-		if id := v.delta.id(d).String(); set.byID[id] != nil {
+		if id := v.delta.id(d).String(); set.get(id) != nil {
 			need = append(need, id)
 		}
 	}
 	set.fill(need)
 	for _, id := range need {
-		if set.byID[id].lesson == nil {
+		if set.get(id).lesson == nil {
 			return false
 		}
 	}
@@ -141,9 +155,9 @@ func (ix *Index) planDelta(v *view, set *syncSet) (*deltaPlan, error) {
 	matched := 0
 	at := v.lookup(set.ids)
 	for i, id := range set.ids {
-		e := set.byID[id]
+		e := set.es[i]
 		g, ok := at[i], at[i] >= 0
-		same := ok && v.hash(g) == e.hash && v.fileStamp(g) == [2]int64{e.file.ModTime, e.file.Size}
+		same := ok && v.hashIs(g, e.hash) && v.fileStamp(g) == [2]int64{e.file.ModTime, e.file.Size}
 		if ok {
 			matched++
 		}
@@ -196,7 +210,7 @@ func fillDoc(doc *catalogDoc, c *catalog, o int, l *domain.Lesson) {
 func (ix *Index) analyse(docs []catalogDoc, fresh []int, set *syncSet) {
 	parallel(len(fresh), func(_, lo, hi int) {
 		for _, i := range fresh[lo:hi] {
-			l := set.byID[docs[i].id].lesson
+			l := set.get(docs[i].id).lesson
 			docs[i].terms = analyzeDoc(lexDoc{Title: l.Title, Gist: l.Gist, Body: l.Body, Tags: l.Tags})
 		}
 	})
@@ -210,7 +224,7 @@ func (ix *Index) screen(docs []catalogDoc, todo []int, set *syncSet) {
 	}
 	parallel(len(todo), func(_, lo, hi int) {
 		for _, i := range todo[lo:hi] {
-			docs[i].flag = screen(*set.byID[docs[i].id].lesson)
+			docs[i].flag = screen(*set.get(docs[i].id).lesson)
 		}
 	})
 }
@@ -272,21 +286,21 @@ func (ix *Index) writeBase(st *SyncStats, v *view, set *syncSet, stamp string) (
 	var need []string
 	at := v.lookup(set.ids)
 	for i, id := range set.ids {
-		if g := at[i]; g < 0 || g >= v.base.len() || v.hash(g) != set.byID[id].hash {
+		if g := at[i]; g < 0 || g >= v.base.len() || !v.hashIs(g, set.es[i].hash) {
 			need = append(need, id)
 		}
 	}
 	set.fill(need)
 	matched := 0
 	for i, id := range set.ids {
-		e := set.byID[id]
+		e := set.es[i]
 		docs[i] = catalogDoc{id: id, hash: e.hash, mtime: e.file.ModTime, size: e.file.Size}
 		g, ok := at[i], at[i] >= 0
 		if ok {
 			matched++
 		}
 		switch {
-		case ok && g < v.base.len() && v.hash(g) == e.hash:
+		case ok && g < v.base.len() && v.hashIs(g, e.hash):
 			docs[i].from = g + 1 // its postings and lengths stay
 			if sameScreen || e.lesson == nil {
 				docs[i].flag = v.flag(g)
@@ -297,7 +311,7 @@ func (ix *Index) writeBase(st *SyncStats, v *view, set *syncSet, stamp string) (
 			continue
 		case e.lesson == nil:
 			return false, fmt.Errorf("sync index: lesson %q is neither read nor held", id)
-		case ok && v.hash(g) == e.hash && sameScreen:
+		case ok && v.hashIs(g, e.hash) && sameScreen:
 			docs[i].flag = v.flag(g) // held by the delta: analysed again, verdict kept
 		default:
 			unscreened = append(unscreened, i)
@@ -360,12 +374,12 @@ func (ix *Index) syncVectors(st *SyncStats, set *syncSet, refit, merged bool) er
 	hashes, gone := ix.vec.join(set.ids)
 	var todo []string
 	for i, id := range set.ids {
-		if hashes[i] != set.byID[id].hash {
+		if hashes[i] != set.es[i].hash {
 			todo = append(todo, id)
 		}
 	}
 	set.fill(todo)
-	todo = slices.DeleteFunc(todo, func(id string) bool { return set.byID[id].lesson == nil })
+	todo = slices.DeleteFunc(todo, func(id string) bool { return set.get(id).lesson == nil })
 	delta := ix.vec.delta.len() + len(todo)
 	if !full && !ix.opts.DeferMerge && (ix.forceMerge || mergeDue(delta, ix.vec.base.ndead+len(gone)+len(todo), ix.vec.len())) {
 		full = true
@@ -437,8 +451,8 @@ func (ix *Index) refit(set *syncSet) error {
 	f := ix.emb.(CorpusFitter)
 	set.fill(set.ids)
 	var texts []string
-	for _, id := range set.ids {
-		if l := set.byID[id].lesson; l != nil {
+	for _, e := range set.es {
+		if l := e.lesson; l != nil {
 			texts = append(texts, lessonText(l.Title, l.Gist, l.Body, l.Tags))
 		}
 	}
@@ -459,7 +473,7 @@ func (ix *Index) embed(st *SyncStats, set *syncSet, todo []string, target *vecto
 		batch := todo[start:min(start+ix.opts.EmbedBatch, len(todo))]
 		texts := make([]string, len(batch))
 		for i, id := range batch {
-			l := set.byID[id].lesson
+			l := set.get(id).lesson
 			texts[i] = lessonText(l.Title, l.Gist, l.Body, l.Tags)
 		}
 		vecs, err := ix.emb.Embed(texts)
@@ -476,7 +490,7 @@ func (ix *Index) embed(st *SyncStats, set *syncSet, todo []string, target *vecto
 			return
 		}
 		for i, id := range batch {
-			target.put(id, set.byID[id].hash, normalized(vecs[i]))
+			target.put(id, set.get(id).hash, normalized(vecs[i]))
 			st.Embedded++
 		}
 	}
