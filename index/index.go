@@ -92,7 +92,8 @@ type Index struct {
 	vec      *vecView
 	vecBad   bool // the sidecar was dropped at Open
 
-	forceMerge bool // tests: the next sync merges whatever its deltas hold
+	forceMerge bool   // tests: the next sync merges whatever its deltas hold
+	sig        string // the index files' stat signature when read (filesSig)
 
 	infosOnce sync.Once
 	infos     []domain.LessonInfo // Infos, built on first use
@@ -120,6 +121,7 @@ func Open(dir string, emb Embedder, opts Options) (*Index, error) {
 		return nil, fmt.Errorf("open index: %w", err)
 	}
 	var ok bool
+	ix.sig = filesSig(dir)
 	ix.cat, ok = readView(dir)
 	ix.catBad = !ok || ix.cat.screen != opts.ScreenID
 	ix.vec = newVecView(newVectorStore(emb.ID(), max(emb.Dim(), 0)))
@@ -399,6 +401,21 @@ func (ix *Index) Pending(files []FileStamp) (read int, full bool) {
 	return read, false
 }
 
+// filesSig is the stat signature (size, modification time, inode) of the
+// index's segment files, taken before they are read: when it has not
+// moved, no other process replaced them.
+func filesSig(dir string) string {
+	var b strings.Builder
+	for _, name := range []string{deltaName, catalogName, vecDeltaName, sidecarName} {
+		if fi, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			fmt.Fprintf(&b, "%d.%d.%v;", fi.Size(), fi.ModTime().UnixNano(), fileID(fi))
+		} else {
+			b.WriteString("-;")
+		}
+	}
+	return b.String()
+}
+
 // sortedFiles is files by id, the first of any duplicates kept (a copy
 // when they were not in order).
 func sortedFiles(files []FileStamp) []FileStamp {
@@ -480,14 +497,18 @@ func (ix *Index) begin(n int) (SyncStats, func(), error) {
 	// The bleve index of earlier versions is no longer read.
 	_ = os.RemoveAll(filepath.Join(ix.dir, "lexical.bleve"))
 	_ = os.Remove(filepath.Join(ix.dir, "lexical.version"))
-	// Another process may have synced while this one waited.
-	if cat, ok := readView(ix.dir); ok {
-		ix.cat.close()
-		ix.cat, ix.catBad = cat, cat.screen != ix.opts.ScreenID
-		ix.infosOnce, ix.infos = sync.Once{}, nil
-	}
-	if ix.emb.Dim() > 0 && !ix.vecBad {
-		ix.loadVectors()
+	// Another process may have synced while this one waited: reload what
+	// changed on disk since this process read it.
+	if sig := filesSig(ix.dir); sig != ix.sig {
+		if cat, ok := readView(ix.dir); ok {
+			ix.cat.close()
+			ix.cat, ix.catBad = cat, cat.screen != ix.opts.ScreenID
+			ix.infosOnce, ix.infos = sync.Once{}, nil
+		}
+		if ix.emb.Dim() > 0 && !ix.vecBad {
+			ix.loadVectors()
+		}
+		ix.sig = sig
 	}
 	return st, unlock, nil
 }
