@@ -44,8 +44,9 @@
 // memory (SyncStats.FallbackLexical), so a hook never hangs on another
 // process.
 //
-// Verify reads both files whole and checks them (borg doctor); Sync checks
-// the catalog before it reuses the postings of unchanged lessons.
+// Verify reads every segment whole and checks them (borg doctor); Sync
+// checks the catalog's segments before it reuses the postings of unchanged
+// lessons.
 //
 // bleve's own index (scorch) is not used: linking it costs every process
 // about 6 ms at start-up (it builds Levenshtein automata in an init
