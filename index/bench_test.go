@@ -214,3 +214,50 @@ func reportLatency(b *testing.B, lat []time.Duration) {
 	b.ReportMetric(ms(lat[len(lat)/2]), "ms-median")
 	b.ReportMetric(ms(lat[len(lat)*95/100]), "ms-p95")
 }
+
+// BenchmarkSyncOneChange measures what a hook's sync costs after one lesson
+// changed: Open, SyncFiles with one file's stamp moved (that lesson read,
+// analysed and embedded into the delta segments, merges deferred as a
+// hook's are), Close. 100,000 lessons with BORG_BENCH_100K=1.
+func BenchmarkSyncOneChange(b *testing.B) {
+	for _, n := range benchSizes(b) {
+		ls := newLessonGen(1, 20_000).lessons(n)
+		b.Run(fmt.Sprintf("lessons=%d", n), func(b *testing.B) {
+			dir := b.TempDir()
+			stamps := make([]FileStamp, n)
+			byID := make(map[string]*domain.Lesson, n)
+			for i := range ls {
+				stamps[i] = FileStamp{ID: ls[i].ID, ModTime: 1, Size: int64(i)}
+				byID[ls[i].ID] = &ls[i]
+			}
+			read := func(ids []string) []domain.Lesson {
+				out := make([]domain.Lesson, 0, len(ids))
+				for _, id := range ids {
+					out = append(out, *byID[id])
+				}
+				return out
+			}
+			sync := func() {
+				ix, err := Open(dir, NewNGramEmbedder(NGramOptions{}), Options{DeferMerge: true})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := ix.SyncFiles(stamps, read, "", false); err != nil {
+					b.Fatal(err)
+				}
+				if err := ix.Close(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			sync()
+			i := 0
+			for b.Loop() {
+				k := (i * 7919) % n
+				i++
+				byID[ls[k].ID].Gist = fmt.Sprintf("payments gateway retries with backoff, revision %d.", i)
+				stamps[k].ModTime++
+				sync()
+			}
+		})
+	}
+}

@@ -1,16 +1,11 @@
 package index
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"unsafe"
@@ -56,7 +51,7 @@ import (
 // query reads a few pages, not the whole file.
 const (
 	catalogMagic  = "BORGIDX1"
-	catalogFormat = 5
+	catalogFormat = 6
 	catalogName   = "catalog.bin"
 	maxCatalogStr = 1 << 24
 
@@ -112,7 +107,8 @@ type catalog struct {
 	fields  [numFields]fieldView
 	body    [][]byte // the sections after meta, for verify
 	bodySum uint32
-	checked bool // verify succeeded
+	headSum uint32 // the header's checksum (with bodySum, the base id)
+	checked bool   // verify succeeded
 }
 
 // fieldView is one text field's term dictionary and postings.
@@ -191,7 +187,7 @@ func parseCatalog(raw []byte) (*catalog, error) {
 		return nil, errors.New("decode catalog: checksum mismatch")
 	}
 	c := &catalog{data: raw, docs: int(docs), recs: secs[secDocs], strs: secs[secStrs],
-		links: secs[secLinks], adj: secs[secAdj]}
+		links: secs[secLinks], adj: secs[secAdj], headSum: le32(raw[table:])}
 	if uint64(docs)*docRecord != uint64(len(c.recs)) || uint64(len(secs[secLens])) != uint64(docs)*4*uint64(numFields) {
 		return nil, errors.New("decode catalog: document table size")
 	}
@@ -242,14 +238,24 @@ func (c *catalog) verify() error {
 	return nil
 }
 
-// str reads the string at (offset, length) slots k, k+1 of rec, aliasing
-// the catalog's bytes ("" when out of bounds).
-func (c *catalog) str(rec []byte, k int) string {
+// mapped is a string read in place from a catalog's bytes, which may be a
+// file mapping released when the index syncs or closes: it is valid only
+// while its catalog is. It is a distinct type so that nothing holds one by
+// mistake: its one way out is String, a copy. The segment code compares .s
+// in place and never keeps it.
+type mapped struct{ s string }
+
+// String copies m out of the catalog's bytes.
+func (m mapped) String() string { return strings.Clone(m.s) }
+
+// str reads the string at (offset, length) slots k, k+1 of rec, in place
+// ("" when out of bounds).
+func (c *catalog) str(rec []byte, k int) mapped {
 	off, n := u32at(rec, k), u32at(rec, k+1)
 	if uint64(off)+uint64(n) > uint64(len(c.strs)) || n == 0 {
-		return ""
+		return mapped{}
 	}
-	return unsafe.String(&c.strs[off], int(n))
+	return mapped{unsafe.String(&c.strs[off], int(n))}
 }
 
 // rec is the ordinal's document record (nil when out of range).
@@ -260,10 +266,10 @@ func (c *catalog) rec(ord int) []byte {
 	return c.recs[ord*docRecord : (ord+1)*docRecord]
 }
 
-func (c *catalog) id(ord int) string    { return c.str(c.rec(ord), slotID) }
-func (c *catalog) hash(ord int) string  { return c.str(c.rec(ord), slotHash) }
-func (c *catalog) reach(ord int) string { return c.str(c.rec(ord), slotReach) }
-func (c *catalog) flag(ord int) string  { return c.str(c.rec(ord), slotFlag) }
+func (c *catalog) id(ord int) mapped    { return c.str(c.rec(ord), slotID) }
+func (c *catalog) hash(ord int) mapped  { return c.str(c.rec(ord), slotHash) }
+func (c *catalog) reach(ord int) mapped { return c.str(c.rec(ord), slotReach) }
+func (c *catalog) flag(ord int) mapped  { return c.str(c.rec(ord), slotFlag) }
 
 // fileStamp is the ordinal's file modification time and size.
 func (c *catalog) fileStamp(ord int) [2]int64 {
@@ -274,8 +280,8 @@ func (c *catalog) fileStamp(ord int) [2]int64 {
 
 // find is the ordinal of id.
 func (c *catalog) find(id string) (int, bool) {
-	i := sort.Search(c.docs, func(i int) bool { return c.id(i) >= id })
-	return i, i < c.docs && c.id(i) == id
+	i := sort.Search(c.docs, func(i int) bool { return c.id(i).s >= id })
+	return i, i < c.docs && c.id(i).s == id
 }
 
 // fieldLen is the ordinal's length in terms of field f.
@@ -315,18 +321,18 @@ func (c *catalog) lessonLinks(ord int) []domain.LessonLink {
 	out := make([]domain.LessonLink, n)
 	for i := range out {
 		l := c.links[(first+i)*linkRecord : (first+i+1)*linkRecord]
-		out[i] = domain.LessonLink{Rel: strings.Clone(c.str(l, 0)), Target: strings.Clone(c.str(l, 2)), Derived: u32at(l, 4) == 1}
+		out[i] = domain.LessonLink{Rel: c.str(l, 0).String(), Target: c.str(l, 2).String(), Derived: u32at(l, 4) == 1}
 	}
 	return out
 }
 
-// term is the t-th term of field view fv.
-func (c *catalog) term(fv *fieldView, t int) string {
+// term is the t-th term of field view fv, in place.
+func (c *catalog) term(fv *fieldView, t int) mapped {
 	lo, hi := u32at(fv.termOffs, t), u32at(fv.termOffs, t+1)
 	if lo > hi || uint64(hi) > uint64(len(fv.termBytes)) || lo == hi {
-		return ""
+		return mapped{}
 	}
-	return unsafe.String(&fv.termBytes[lo], int(hi-lo))
+	return mapped{unsafe.String(&fv.termBytes[lo], int(hi-lo))}
 }
 
 // postingsAt is the t-th term's postings in fv.
@@ -341,8 +347,8 @@ func postingsAt(fv *fieldView, t int) []byte {
 // postings is term's postings in field f (nil when absent).
 func (c *catalog) postings(f textField, term string) []byte {
 	fv := &c.fields[f]
-	t := sort.Search(fv.terms, func(i int) bool { return c.term(fv, i) >= term })
-	if t >= fv.terms || c.term(fv, t) != term {
+	t := sort.Search(fv.terms, func(i int) bool { return c.term(fv, i).s >= term })
+	if t >= fv.terms || c.term(fv, t).s != term {
 		return nil
 	}
 	return postingsAt(fv, t)
@@ -367,8 +373,6 @@ type catalogDoc struct {
 // update costs a pass over the postings, not a re-analysis or a regrouping.
 func encodeCatalog(docs []catalogDoc, stamp, screen string, base *catalog) ([]byte, error) {
 	var secs [numSections][]byte
-	le := binary.LittleEndian
-	u32 := func(b []byte, v uint32) []byte { return le.AppendUint32(b, v) }
 	ord := make(map[string]int, len(docs))
 	for i, d := range docs {
 		if i > 0 && docs[i-1].id >= d.id {
@@ -376,27 +380,53 @@ func encodeCatalog(docs []catalogDoc, stamp, screen string, base *catalog) ([]by
 		}
 		ord[d.id] = i
 	}
-
-	// meta
-	var meta []byte
-	meta = u32(meta, uint32(len(lexicalVersion)))
-	meta = append(meta, lexicalVersion...)
-	if len(stamp) > maxCatalogStr {
-		return nil, errors.New("encode catalog: stamp too long")
-	}
-	meta = u32(meta, uint32(len(stamp)))
-	meta = append(meta, stamp...)
-	if len(screen) > maxCatalogStr {
-		return nil, errors.New("encode catalog: screen id too long")
-	}
-	meta = u32(meta, uint32(len(screen)))
-	meta = append(meta, screen...)
 	length := func(d *catalogDoc, f textField) uint32 {
 		if d.from > 0 {
 			return base.fieldLen(f, d.from-1)
 		}
 		return d.terms[f].length
 	}
+	var err error
+	if secs[secMeta], err = encodeMeta(docs, stamp, screen, length); err != nil {
+		return nil, err
+	}
+	if err := encodeRecords(&secs, docs, ord); err != nil {
+		return nil, err
+	}
+	lens := make([]byte, 0, 4*len(docs)*int(numFields))
+	for f := textField(0); f < numFields; f++ {
+		for i := range docs {
+			lens = binary.LittleEndian.AppendUint32(lens, length(&docs[i], f))
+		}
+	}
+	secs[secLens] = lens
+	moved := movedOrdinals(docs, base)
+	for f := textField(0); f < numFields; f++ {
+		sec := secFields + 4*int(f)
+		if secs[sec], secs[sec+1], secs[sec+2], secs[sec+3], err = encodeField(docs, base, f, moved); err != nil {
+			return nil, err
+		}
+	}
+	return assembleCatalog(secs, len(docs)), nil
+}
+
+// encodeMeta is the meta section, but for the body checksum that
+// assembleCatalog appends.
+func encodeMeta(docs []catalogDoc, stamp, screen string, length func(*catalogDoc, textField) uint32) ([]byte, error) {
+	le := binary.LittleEndian
+	var meta []byte
+	meta = le.AppendUint32(meta, uint32(len(lexicalVersion)))
+	meta = append(meta, lexicalVersion...)
+	if len(stamp) > maxCatalogStr {
+		return nil, errors.New("encode catalog: stamp too long")
+	}
+	meta = le.AppendUint32(meta, uint32(len(stamp)))
+	meta = append(meta, stamp...)
+	if len(screen) > maxCatalogStr {
+		return nil, errors.New("encode catalog: screen id too long")
+	}
+	meta = le.AppendUint32(meta, uint32(len(screen)))
+	meta = append(meta, screen...)
 	for f := textField(0); f < numFields; f++ {
 		var sum float64
 		for i := range docs {
@@ -404,11 +434,14 @@ func encodeCatalog(docs []catalogDoc, stamp, screen string, base *catalog) ([]by
 		}
 		meta = le.AppendUint64(meta, math.Float64bits(max(sum/float64(max(len(docs), 1)), 1)))
 	}
-	secs[secMeta] = meta
+	return meta, nil
+}
 
-	// graph: supersededBy and neighbours, from the links in id order
-	supBy := make([][]uint32, len(docs))
-	neighb := make([][]uint32, len(docs))
+// linkGraph is supersededBy and neighbours by ordinal, from the links in id
+// order.
+func linkGraph(docs []catalogDoc, ord map[string]int) (supBy, neighb [][]uint32) {
+	supBy = make([][]uint32, len(docs))
+	neighb = make([][]uint32, len(docs))
 	for i, d := range docs {
 		for _, k := range d.links {
 			j, ok := ord[k.Target]
@@ -422,7 +455,14 @@ func encodeCatalog(docs []catalogDoc, stamp, screen string, base *catalog) ([]by
 			neighb[j] = append(neighb[j], uint32(i))
 		}
 	}
+	return supBy, neighb
+}
 
+// encodeRecords fills the docs, strs, links and adj sections.
+func encodeRecords(secs *[numSections][]byte, docs []catalogDoc, ord map[string]int) error {
+	le := binary.LittleEndian
+	u32 := func(b []byte, v uint32) []byte { return le.AppendUint32(b, v) }
+	supBy, neighb := linkGraph(docs, ord)
 	var recs, strs, links, adj []byte
 	putStr := func(rec []byte, s string) ([]byte, error) {
 		if len(s) > maxCatalogStr {
@@ -443,7 +483,7 @@ func encodeCatalog(docs []catalogDoc, stamp, screen string, base *catalog) ([]by
 	for i, d := range docs {
 		for _, s := range []string{d.id, d.hash, d.title, d.gist, d.typ, d.reach} {
 			if recs, err = putStr(recs, s); err != nil {
-				return nil, fmt.Errorf("lesson %s: %w", d.id, err)
+				return fmt.Errorf("lesson %s: %w", d.id, err)
 			}
 		}
 		recs = u32(recs, uint32(len(links)/linkRecord))
@@ -452,7 +492,7 @@ func encodeCatalog(docs []catalogDoc, stamp, screen string, base *catalog) ([]by
 				links, err = putStr(links, k.Target)
 			}
 			if err != nil {
-				return nil, fmt.Errorf("lesson %s: %w", d.id, err)
+				return fmt.Errorf("lesson %s: %w", d.id, err)
 			}
 			var derived uint32
 			if k.Derived {
@@ -466,130 +506,145 @@ func encodeCatalog(docs []catalogDoc, stamp, screen string, base *catalog) ([]by
 		recs = le.AppendUint64(recs, uint64(d.mtime))
 		recs = le.AppendUint64(recs, uint64(d.size))
 		if recs, err = putStr(recs, d.flag); err != nil {
-			return nil, fmt.Errorf("lesson %s: %w", d.id, err)
+			return fmt.Errorf("lesson %s: %w", d.id, err)
 		}
 	}
 	if uint64(len(strs)) > math.MaxUint32 {
-		return nil, errors.New("encode catalog: strings exceed 4 GiB")
+		return errors.New("encode catalog: strings exceed 4 GiB")
 	}
 	secs[secDocs], secs[secStrs], secs[secLinks], secs[secAdj] = recs, strs, links, adj
+	return nil
+}
 
-	lens := make([]byte, 0, 4*len(docs)*int(numFields))
-	for f := textField(0); f < numFields; f++ {
-		for i := range docs {
-			lens = u32(lens, length(&docs[i], f))
+// movedOrdinals is where each base lesson went in docs (−1: gone or
+// analysed anew); nil without a base.
+func movedOrdinals(docs []catalogDoc, base *catalog) []int32 {
+	if base == nil {
+		return nil
+	}
+	moved := make([]int32, base.len())
+	for i := range moved {
+		moved[i] = -1
+	}
+	for i, d := range docs {
+		if d.from > 0 && d.from <= len(moved) {
+			moved[d.from-1] = int32(i)
 		}
 	}
-	secs[secLens] = lens
+	return moved
+}
 
-	// Where each base lesson went (−1: gone or analysed anew).
-	var moved []int32
+// newPosting is one posting of a lesson analysed anew.
+type newPosting struct {
+	term    string
+	ord, tf uint32
+}
+
+// encodeField builds field f's four sections (term offsets, term bytes,
+// posting starts, postings): base's term lists merged, term by term, with
+// the postings of the docs analysed anew.
+func encodeField(docs []catalogDoc, base *catalog, f textField, moved []int32) (offs, blob, starts, post []byte, err error) {
+	var fresh []newPosting
+	for i, d := range docs {
+		if d.from == 0 {
+			for _, tf := range d.terms[f].terms {
+				fresh = append(fresh, newPosting{tf.term, uint32(i), tf.tf})
+			}
+		}
+	}
+	// By term, then ordinal (appended in ordinal order).
+	sort.SliceStable(fresh, func(i, j int) bool { return fresh[i].term < fresh[j].term })
+	var fv *fieldView
+	nb := 0
 	if base != nil {
-		moved = make([]int32, base.len())
-		for i := range moved {
-			moved[i] = -1
-		}
-		for i, d := range docs {
-			if d.from > 0 && d.from <= len(moved) {
-				moved[d.from-1] = int32(i)
-			}
-		}
+		fv = &base.fields[f]
+		nb = fv.terms
 	}
-	type newPosting struct {
-		term    string
-		ord, tf uint32
-	}
-	for f := textField(0); f < numFields; f++ {
-		var fresh []newPosting
-		for i, d := range docs {
-			if d.from == 0 {
-				for _, tf := range d.terms[f].terms {
-					fresh = append(fresh, newPosting{tf.term, uint32(i), tf.tf})
-				}
-			}
-		}
-		// By term, then ordinal (appended in ordinal order).
-		sort.SliceStable(fresh, func(i, j int) bool { return fresh[i].term < fresh[j].term })
-		var fv *fieldView
-		nb := 0
-		if base != nil {
-			fv = &base.fields[f]
-			nb = fv.terms
-		}
-		var offs, blob, starts, post []byte
-		emit := func(term string, old []byte, add []newPosting) {
-			begin := len(post)
-			for len(old) >= postingSize || len(add) > 0 {
-				n := int32(-1)
-				if len(old) >= postingSize {
-					if d := int(le32(old)); d < len(moved) {
-						n = moved[d]
-					}
-					if n < 0 { // gone, or re-analysed: its new postings are in add
-						old = old[postingSize:]
-						continue
-					}
-				}
-				if len(add) > 0 && (n < 0 || add[0].ord < uint32(n)) {
-					post = u32(u32(post, add[0].ord), add[0].tf)
-					add = add[1:]
-					continue
-				}
-				post = u32(u32(post, uint32(n)), le32(old[4:]))
-				old = old[postingSize:]
-			}
-			if len(post) == begin {
-				return // every lesson holding it is gone
-			}
-			offs = u32(offs, uint32(len(blob)))
-			starts = u32(starts, uint32(begin/postingSize))
-			blob = append(blob, term...)
-		}
-		for t, j := 0, 0; t < nb || j < len(fresh); {
-			var term string
-			switch {
-			case t >= nb:
-				term = fresh[j].term
-			case j >= len(fresh):
-				term = base.term(fv, t)
-			default:
-				term = min(base.term(fv, t), fresh[j].term)
-			}
-			var old []byte
-			if t < nb && base.term(fv, t) == term {
-				old = postingsAt(fv, t)
-				t++
-			}
-			k := j
-			for k < len(fresh) && fresh[k].term == term {
-				k++
-			}
-			emit(term, old, fresh[j:k])
-			j = k
+	u32 := binary.LittleEndian.AppendUint32
+	emit := func(term string, old []byte, add []newPosting) {
+		begin := len(post)
+		post = mergePostings(post, old, add, moved)
+		if len(post) == begin {
+			return // every lesson holding it is gone
 		}
 		offs = u32(offs, uint32(len(blob)))
-		starts = u32(starts, uint32(len(post)/postingSize))
-		if uint64(len(blob)) > math.MaxUint32 || uint64(len(post)/postingSize) > math.MaxUint32 {
-			return nil, errors.New("encode catalog: postings exceed the format")
-		}
-		sec := secFields + 4*int(f)
-		secs[sec], secs[sec+1], secs[sec+2], secs[sec+3] = offs, blob, starts, post
+		starts = u32(starts, uint32(begin/postingSize))
+		blob = append(blob, term...)
 	}
+	for t, j := 0, 0; t < nb || j < len(fresh); {
+		var term string
+		switch {
+		case t >= nb:
+			term = fresh[j].term
+		case j >= len(fresh):
+			term = base.term(fv, t).s
+		default:
+			term = min(base.term(fv, t).s, fresh[j].term)
+		}
+		var old []byte
+		if t < nb && base.term(fv, t).s == term {
+			old = postingsAt(fv, t)
+			t++
+		}
+		k := j
+		for k < len(fresh) && fresh[k].term == term {
+			k++
+		}
+		emit(term, old, fresh[j:k])
+		j = k
+	}
+	offs = u32(offs, uint32(len(blob)))
+	starts = u32(starts, uint32(len(post)/postingSize))
+	if uint64(len(blob)) > math.MaxUint32 || uint64(len(post)/postingSize) > math.MaxUint32 {
+		return nil, nil, nil, nil, errors.New("encode catalog: postings exceed the format")
+	}
+	return offs, blob, starts, post, nil
+}
 
+// mergePostings appends to post one term's postings: old's (a base term
+// list, its ordinals renumbered by moved, those gone or analysed anew
+// dropped) merged by ordinal with add's.
+func mergePostings(post, old []byte, add []newPosting, moved []int32) []byte {
+	u32 := binary.LittleEndian.AppendUint32
+	for len(old) >= postingSize || len(add) > 0 {
+		n := int32(-1)
+		if len(old) >= postingSize {
+			if d := int(le32(old)); d < len(moved) {
+				n = moved[d]
+			}
+			if n < 0 { // gone, or re-analysed: its new postings are in add
+				old = old[postingSize:]
+				continue
+			}
+		}
+		if len(add) > 0 && (n < 0 || add[0].ord < uint32(n)) {
+			post = u32(u32(post, add[0].ord), add[0].tf)
+			add = add[1:]
+			continue
+		}
+		post = u32(u32(post, uint32(n)), le32(old[4:]))
+		old = old[postingSize:]
+	}
+	return post
+}
+
+// assembleCatalog lays the sections out behind the header and section
+// table, with the checksums.
+func assembleCatalog(secs [numSections][]byte, docs int) []byte {
+	le := binary.LittleEndian
 	body := crc32.NewIEEE()
 	for _, b := range secs[secMeta+1:] {
 		body.Write(b)
 	}
 	secs[secMeta] = le.AppendUint32(secs[secMeta], body.Sum32())
-
 	head := len(catalogMagic) + 16
 	table := head + 16*numSections
 	out := make([]byte, 0, table+4+sectionsSize(secs))
 	out = append(out, catalogMagic...)
-	out = u32(out, catalogFormat)
-	out = u32(out, uint32(numFields))
-	out = u32(out, uint32(len(docs)))
-	out = u32(out, uint32(numSections))
+	out = le.AppendUint32(out, catalogFormat)
+	out = le.AppendUint32(out, uint32(numFields))
+	out = le.AppendUint32(out, uint32(docs))
+	out = le.AppendUint32(out, uint32(numSections))
 	off := uint64(table + 4)
 	for _, s := range secs {
 		out = le.AppendUint64(out, off)
@@ -599,14 +654,14 @@ func encodeCatalog(docs []catalogDoc, stamp, screen string, base *catalog) ([]by
 	sum := crc32.NewIEEE()
 	sum.Write(out)
 	sum.Write(secs[secMeta])
-	out = u32(out, sum.Sum32())
+	out = le.AppendUint32(out, sum.Sum32())
 	for _, s := range secs {
 		out = append(out, s...)
 		for len(out)%4 != 0 {
 			out = append(out, 0)
 		}
 	}
-	return out, nil
+	return out
 }
 
 func sectionsSize(secs [numSections][]byte) int {
@@ -615,39 +670,6 @@ func sectionsSize(secs [numSections][]byte) int {
 		n += (len(s) + 3) &^ 3
 	}
 	return n
-}
-
-// writeFileAtomic writes data to a temporary file beside path, syncs it and
-// renames it over path, so a reader sees the old or the new file, never half.
-func writeFileAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*.tmp")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
-	}
-	defer os.Remove(tmp.Name())
-	w := bufio.NewWriter(tmp)
-	if _, err := io.Copy(w, bytes.NewReader(data)); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
-	}
-	if err := w.Flush(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
-	}
-	return nil
 }
 
 // repoTag is the repo tag of a reach value ("" for team reach).

@@ -56,7 +56,7 @@ func BenchmarkSaveSidecar(b *testing.B) {
 	path := filepath.Join(b.TempDir(), sidecarName)
 	b.ResetTimer()
 	for b.Loop() {
-		if err := ix.vec.save(path); err != nil {
+		if err := ix.vec.base.save(path); err != nil {
 			b.Fatal(err)
 		}
 	}

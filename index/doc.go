@@ -17,24 +17,36 @@
 //
 // # Files under the directory Open is given
 //
-//   - catalog.bin: per lesson its content hash, title, gist, type, reach,
-//     links and field lengths, the screen's verdict (Options.Screen: why
-//     a lesson is never quoted, a secret or instruction-like text), the
-//     link graph, and the lexical postings of each text field
-//     (catalog.go); rebuilt whole when lexicalVersion or the screen's id
-//     changes.
-//   - vectors.bin: the vector sidecar, keyed by (lesson id, content hash,
-//     embedder id); another embedder id drops it whole (vector.go).
+//   - catalog.bin: the catalog's base segment: per lesson its content
+//     hash, title, gist, type, reach, links and field lengths, the
+//     screen's verdict (Options.Screen: why a lesson is never quoted, a
+//     secret or instruction-like text), the link graph, and the lexical
+//     postings of each text field (catalog.go); rebuilt whole when
+//     lexicalVersion or the screen's id changes.
+//   - catalog.delta: the catalog's delta segment (segment.go): the lessons
+//     added or changed since the base, in the same format, the base
+//     lessons they replaced or that were deleted (tombstones), and the
+//     live lessons' BM25 statistics. A sync rewrites only it, at a cost
+//     proportional to what changed; past a bound (mergeDue) a sync merges
+//     it into a new base, unless Options.DeferMerge (a hook) leaves the
+//     merge to a background reindex.
+//   - vectors.bin and vectors.delta: the vector sidecar's base and delta
+//     (vector.go, vecseg.go), keyed by (lesson id, content hash, embedder
+//     id); another embedder id drops them whole.
 //   - lock: taken by Sync only.
 //
-// Both files are written whole and renamed into place, and a query maps
-// them and reads only what it touches: a process searches right after Open
-// without decoding either, and any number of processes search while one
-// syncs. A second writer waits Options.LockWait for the lock, then keeps its
-// sync in memory (Index.Fallback), so a hook never hangs on another process.
+// Every file is written whole with memfs.WriteFileAtomic, never changed in
+// place; a delta names the base it applies to and is read before it, so a
+// reader sees a committed state. A query maps the files and reads only
+// what it touches: a process searches right after Open without decoding
+// them, and any number of processes search while one syncs. A second
+// writer waits Options.LockWait for the lock, then keeps its sync in
+// memory (SyncStats.FallbackLexical), so a hook never hangs on another
+// process.
 //
-// Verify reads both files whole and checks them (borg doctor); Sync checks
-// the catalog before it reuses the postings of unchanged lessons.
+// Verify reads every segment whole and checks them (borg doctor); Sync
+// checks the catalog's segments before it reuses the postings of unchanged
+// lessons.
 //
 // bleve's own index (scorch) is not used: linking it costs every process
 // about 6 ms at start-up (it builds Levenshtein automata in an init

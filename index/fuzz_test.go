@@ -70,7 +70,7 @@ func FuzzDecodeCatalog(f *testing.F) {
 		f.Fatal(err)
 	}
 	got, err := parseCatalog(raw)
-	if err != nil || got.stamp != "tree" || repoTag(got.reach(0)) != "x" || len(got.supersededBy(1)) != 1 {
+	if err != nil || got.stamp != "tree" || repoTag(got.reach(0).String()) != "x" || len(got.supersededBy(1)) != 1 {
 		f.Fatalf("catalog round trip failed: %v", err)
 	}
 	f.Add(raw)
@@ -94,13 +94,71 @@ func FuzzDecodeCatalog(f *testing.F) {
 		// crash either, and what it writes must parse.
 		docs := make([]catalogDoc, c.len())
 		for o := range docs {
-			docs[o] = catalogDoc{id: c.id(o), hash: c.hash(o), from: o + 1}
+			docs[o] = catalogDoc{id: c.id(o).String(), hash: c.hash(o).String(), from: o + 1}
 		}
 		if raw, err := encodeCatalog(docs, "again", "", c); err == nil {
 			if _, err := parseCatalog(raw); err != nil {
 				t.Fatalf("re-encoded catalog does not parse: %v", err)
 			}
 		}
-		_, _ = c.lexicalSearch(context.Background(), "run migrations retry", 5, nil)
+		_, _ = baseView(c).lexicalSearch(context.Background(), "run migrations retry", 5, nil)
+	})
+}
+
+// FuzzDecodeDelta feeds arbitrary bytes as the delta segments of a real
+// base: parsing must return a view or an error, never panic, and a parsed
+// view must answer every query without panicking.
+func FuzzDecodeDelta(f *testing.F) {
+	c := newSegCorpus(9)
+	var ls []domain.Lesson
+	for i := range 12 {
+		ls = append(ls, c.lesson(i, 12))
+	}
+	dir := f.TempDir()
+	ix, err := Open(dir, NewNGramEmbedder(NGramOptions{Dim: 16, NoIDF: true}), Options{DeferMerge: true})
+	if err != nil {
+		f.Fatal(err)
+	}
+	if _, err := ix.Sync(ls); err != nil {
+		f.Fatal(err)
+	}
+	ls[3], ls = c.lesson(3, 12), append(ls[:5], ls[6:]...)
+	if _, err := ix.Sync(append(ls, c.lesson(20, 12))); err != nil {
+		f.Fatal(err)
+	}
+	ix.Close()
+	for _, name := range []string{deltaName, vecDeltaName} {
+		raw, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(raw)
+	}
+	base, ok := readCatalog(filepath.Join(dir, catalogName))
+	if !ok {
+		f.Fatal("no base")
+	}
+	vbase, err := loadSidecar(filepath.Join(dir, sidecarName), NewNGramEmbedder(NGramOptions{Dim: 16, NoIDF: true}).ID(), 16)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if v, err := parseDelta(data, base); err == nil {
+			for _, g := range v.ordered() {
+				_, _, _ = v.id(g), v.hash(g), v.flagged(g)
+				_, _ = v.neighbours(g), v.supersededBy(g)
+			}
+			_ = v.lookup([]string{"lesson-003", "lesson-020", "x"})
+			_, _ = v.lexicalSearch(context.Background(), "retry backoff schema", 5, nil)
+			_ = v.delta.verify()
+		}
+		if d, dead, err := decodeVecDelta(data, vbase); err == nil {
+			vv := newVecView(vbase)
+			vbase.setDead(dead)
+			vv.delta = d
+			_ = vv.search([]float32{1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 5, nil)
+			_, _ = vv.join([]string{"lesson-003", "lesson-020"})
+			vbase.setDead(nil)
+		}
 	})
 }

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,7 +19,7 @@ import (
 )
 
 // DefaultLockWait is how long Sync waits for another process writing the
-// same index before it works in memory instead (Index.Fallback). A hook must
+// same index before it works in memory instead (SyncStats.FallbackLexical). A hook must
 // never hang on it; a query never takes the lock at all.
 const DefaultLockWait = 250 * time.Millisecond
 
@@ -47,19 +46,27 @@ type Options struct {
 	// ScreenID names the screen's rules (their version): a catalog whose
 	// verdicts another screen gave is rebuilt by the next sync.
 	ScreenID string
+	// DeferMerge keeps Sync from merging the delta segments into new bases
+	// when they are due (a hook: its sync costs what changed, and
+	// SyncStats.MergeDue tells it to leave the merge to a background
+	// process). Without it a sync merges when the deltas pass their bound.
+	DeferMerge bool
 }
 
 // SyncStats says what a Sync changed.
 type SyncStats struct {
 	Lessons         int  `json:"lessons"`
-	Indexed         int  `json:"indexed"`          // lessons (re)analysed into the lexical postings
-	Removed         int  `json:"removed"`          // lessons deleted from both arms
-	Embedded        int  `json:"embedded"`         // lessons (re)embedded
-	Refit           bool `json:"refit"`            // the embedder was refitted on the corpus
-	LexicalRebuilt  bool `json:"lexical_rebuilt"`  // the catalog was missing, corrupt or of another version
-	SidecarRebuilt  bool `json:"sidecar_rebuilt"`  // the sidecar was dropped (other embedder, corrupt)
-	InMemory        bool `json:"in_memory"`        // the index lives in memory only
-	FallbackLexical bool `json:"fallback_lexical"` // another process was writing: the result was not saved
+	Indexed         int  `json:"indexed"`             // lessons (re)analysed into the lexical postings
+	Removed         int  `json:"removed"`             // lessons deleted from both arms
+	Embedded        int  `json:"embedded"`            // lessons (re)embedded
+	Refit           bool `json:"refit"`               // the embedder was refitted on the corpus
+	LexicalRebuilt  bool `json:"lexical_rebuilt"`     // the catalog was missing, corrupt or of another version
+	SidecarRebuilt  bool `json:"sidecar_rebuilt"`     // the sidecar was dropped (other embedder, corrupt)
+	InMemory        bool `json:"in_memory"`           // the index lives in memory only
+	FallbackLexical bool `json:"fallback_lexical"`    // another process was writing: the result was not saved
+	DeltaDocs       int  `json:"delta_docs"`          // lessons the catalog's delta segment holds after the sync
+	Merged          bool `json:"merged,omitempty"`    // a new catalog base was written (deltas merged)
+	MergeDue        bool `json:"merge_due,omitempty"` // the deltas passed their bound but DeferMerge kept them
 	// EmbedError is set when the embedder failed (an endpoint down): the
 	// lexical arm is in sync, the vector arm lacks the lessons not embedded
 	// and the next Sync retries them.
@@ -78,12 +85,15 @@ type Index struct {
 	emb      Embedder
 	opts     Options
 	closed   bool
-	fallback bool // the last Sync could not take the write lock
-	readOnly bool // the index's directory cannot be written: syncs stay in memory
-	cat      *catalog
-	catBad   bool // the catalog was missing or unreadable at Open
-	vec      *vectorStore
+	fallback bool  // the last Sync could not take the write lock
+	readOnly bool  // the index's directory cannot be written: syncs stay in memory
+	cat      *view // the catalog's segments (segment.go)
+	catBad   bool  // the catalog was missing or unreadable at Open
+	vec      *vecView
 	vecBad   bool // the sidecar was dropped at Open
+
+	forceMerge bool   // tests: the next sync merges whatever its deltas hold
+	sig        string // the index files' stat signature when read (filesSig)
 
 	infosOnce sync.Once
 	infos     []domain.LessonInfo // Infos, built on first use
@@ -111,23 +121,33 @@ func Open(dir string, emb Embedder, opts Options) (*Index, error) {
 		return nil, fmt.Errorf("open index: %w", err)
 	}
 	var ok bool
-	ix.cat, ok = readCatalog(filepath.Join(dir, catalogName))
+	ix.sig = filesSig(dir)
+	ix.cat, ok = readView(dir)
 	ix.catBad = !ok || ix.cat.screen != opts.ScreenID
-	if emb.Dim() <= 0 {
-		// Unavailable embedder: keep whatever sidecar is on disk for later.
-		ix.vec = newVectorStore(emb.ID(), 0)
-		return ix, nil
-	}
-	vec, verr := loadSidecar(filepath.Join(dir, sidecarName), emb.ID(), emb.Dim())
-	// A sidecar dropped (another embedder or format, corrupt) or missing
-	// beside lessons must be rebuilt: Stale says so.
-	ix.vec, ix.vecBad = vec, verr != nil || (vec.len() == 0 && ix.cat.len() > 0)
-	if f, ok := emb.(CorpusFitter); ok && len(vec.state) > 0 {
-		if err := f.LoadState(vec.state); err != nil {
-			ix.vec, ix.vecBad = newVectorStore(emb.ID(), emb.Dim()), true
-		}
+	ix.vec = newVecView(newVectorStore(emb.ID(), max(emb.Dim(), 0)))
+	if emb.Dim() > 0 {
+		// (An unavailable embedder keeps whatever sidecar is on disk for later.)
+		ix.loadVectors()
 	}
 	return ix, nil
+}
+
+// loadVectors (re)reads the sidecar's segments and hands the embedder the
+// corpus state they were embedded with. A sidecar dropped (another
+// embedder or format, corrupt) or missing beside lessons must be rebuilt:
+// Stale says so.
+func (ix *Index) loadVectors() {
+	vec, verr := loadVecView(ix.dir, ix.emb.ID(), ix.emb.Dim())
+	bad := verr != nil || (vec.len() == 0 && ix.cat.len() > 0)
+	if f, ok := ix.emb.(CorpusFitter); ok && len(vec.base.state) > 0 {
+		if err := f.LoadState(vec.base.state); err != nil {
+			vec.close()
+			vec, bad = newVecView(newVectorStore(ix.emb.ID(), ix.emb.Dim())), true
+		}
+	}
+	old := ix.vec
+	ix.vec, ix.vecBad = vec, bad
+	old.close()
 }
 
 // NewMemory returns an index that lives in memory only (tests, evaluation,
@@ -136,8 +156,8 @@ func NewMemory(emb Embedder, opts Options) (*Index, error) {
 	if emb == nil {
 		return nil, errors.New("new memory index: nil embedder")
 	}
-	return &Index{emb: emb, opts: opts.withDefaults(), cat: emptyCatalog(),
-		vec: newVectorStore(emb.ID(), emb.Dim())}, nil
+	return &Index{emb: emb, opts: opts.withDefaults(), cat: emptyView(),
+		vec: newVecView(newVectorStore(emb.ID(), emb.Dim()))}, nil
 }
 
 func (o Options) withDefaults() Options {
@@ -159,12 +179,15 @@ func (ix *Index) Stale() bool {
 	return ix.catBad || ix.vecBad
 }
 
-// Fallback reports whether the last Sync found another process writing the
-// index: its result serves this process from memory and was not saved.
-func (ix *Index) Fallback() bool {
+// MergeDue reports whether the index's delta segments have passed the
+// bound past which a sync merges them (one Options.DeferMerge held back):
+// a caller that may merge syncs even when its stamp says the index is up
+// to date.
+func (ix *Index) MergeDue() bool {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	return ix.fallback
+	c, v := ix.cat, ix.vec
+	return mergeDue(c.delta.len(), c.ndead, c.live) || mergeDue(v.delta.len(), v.base.ndead, v.len())
 }
 
 // Embedder returns the index's embedder.
@@ -181,7 +204,7 @@ func (ix *Index) Close() error {
 	}
 	ix.closed = true
 	ix.cat.close()
-	if f, ok := ix.emb.(CorpusFitter); ok && ix.vec.release != nil && len(ix.vec.state) > 0 {
+	if f, ok := ix.emb.(CorpusFitter); ok && ix.vec.base.release != nil && len(ix.vec.base.state) > 0 {
 		// The embedder may read the corpus state in place, in the mapping
 		// about to go: unload it (the embedder is the index's).
 		_ = f.LoadState(nil)
@@ -238,8 +261,8 @@ type Flagged struct {
 func (ix *Index) Flag(id string) string {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	if o, ok := ix.cat.find(id); ok {
-		return strings.Clone(ix.cat.flag(o))
+	if g, ok := ix.cat.find(id); ok {
+		return ix.cat.flag(g)
 	}
 	return ""
 }
@@ -249,9 +272,9 @@ func (ix *Index) Flagged() []Flagged {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	var out []Flagged
-	for o := 0; o < ix.cat.len(); o++ {
-		if f := ix.cat.flag(o); f != "" {
-			out = append(out, Flagged{ID: strings.Clone(ix.cat.id(o)), Reason: strings.Clone(f)})
+	for _, g := range ix.cat.ordered() {
+		if ix.cat.flagged(g) {
+			out = append(out, Flagged{ID: ix.cat.id(g), Reason: ix.cat.flag(g)})
 		}
 	}
 	return out
@@ -263,7 +286,7 @@ func (ix *Index) Flagged() []Flagged {
 func (ix *Index) Stamp() string {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	return strings.Clone(ix.cat.stamp)
+	return ix.cat.stamp
 }
 
 // Len is the number of lessons the index holds.
@@ -322,20 +345,16 @@ func (ix *Index) SyncFiles(files []FileStamp, read func(ids []string) []domain.L
 	}
 	defer unlock()
 	old := ix.verified(&fs.SyncStats)
-	if f, ok := ix.emb.(CorpusFitter); ok && ix.vec.dim > 0 && needsRefit(f.FittedDocs(), len(files)) {
+	if ix.refitDue(len(files)) {
 		reread = true
 	}
-	stamps := make(map[string]FileStamp, len(files))
-	var entries []syncEntry
+	files = sortedFiles(files)
+	at := old.lookup(fileIDs(files))
+	kept := make([]syncEntry, 0, len(files))
 	var todo []string
-	for _, f := range files {
-		if _, dup := stamps[f.ID]; dup {
-			continue
-		}
-		stamps[f.ID] = f
-		if o, ok := old.find(f.ID); ok && !reread && !ix.catBad && f.ModTime != 0 && old.fileStamp(o) == [2]int64{f.ModTime, f.Size} {
-			// A copy: the catalog's mapping goes when the sync replaces it.
-			entries = append(entries, syncEntry{id: f.ID, hash: strings.Clone(old.hash(o)), file: f})
+	for i, f := range files {
+		if o := at[i]; o >= 0 && !reread && !ix.catBad && f.ModTime != 0 && old.fileStamp(o) == [2]int64{f.ModTime, f.Size} {
+			kept = append(kept, syncEntry{id: f.ID, hash: old.hash(o), file: f})
 			continue
 		}
 		todo = append(todo, f.ID)
@@ -343,25 +362,19 @@ func (ix *Index) SyncFiles(files []FileStamp, read func(ids []string) []domain.L
 	if len(todo) > 0 {
 		fs.Read = read(todo)
 	}
+	var got []syncEntry
 	taken := make(map[string]bool, len(fs.Read))
 	for i := range fs.Read {
 		l := &fs.Read[i]
-		f, ok := stamps[l.ID]
+		k, ok := slices.BinarySearchFunc(files, l.ID, func(f FileStamp, id string) int { return strings.Compare(f.ID, id) })
 		if !ok || taken[l.ID] {
 			continue // not a file it was asked about, or given twice
 		}
 		taken[l.ID] = true
-		entries = append(entries, syncEntry{id: l.ID, hash: ContentHash(*l), lesson: l, file: f})
+		got = append(got, syncEntry{id: l.ID, hash: ContentHash(*l), lesson: l, file: files[k]})
 	}
-	present := make(map[string]bool, len(entries))
-	for _, e := range entries {
-		present[e.id] = true
-	}
-	for o := 0; o < old.len(); o++ {
-		if id := old.id(o); !present[id] {
-			fs.Removed = append(fs.Removed, strings.Clone(id))
-		}
-	}
+	entries := mergeEntries(kept, got)
+	fs.Removed = old.missing(entries)
 	err = ix.apply(&fs.SyncStats, entries, read, stamp)
 	return fs, err
 }
@@ -376,15 +389,72 @@ func (ix *Index) Pending(files []FileStamp) (read int, full bool) {
 	if ix.catBad {
 		return len(files), true
 	}
-	if f, ok := ix.emb.(CorpusFitter); ok && ix.vec.dim > 0 && needsRefit(f.FittedDocs(), len(files)) {
+	if ix.refitDue(len(files)) {
 		return len(files), true
 	}
-	for _, f := range files {
-		if o, ok := ix.cat.find(f.ID); !ok || f.ModTime == 0 || ix.cat.fileStamp(o) != [2]int64{f.ModTime, f.Size} {
+	at := ix.cat.lookup(fileIDs(files))
+	for i, f := range files {
+		if o := at[i]; o < 0 || f.ModTime == 0 || ix.cat.fileStamp(o) != [2]int64{f.ModTime, f.Size} {
 			read++
 		}
 	}
 	return read, false
+}
+
+// filesSig is the stat signature (size, modification time, inode) of the
+// index's segment files, taken before they are read: when it has not
+// moved, no other process replaced them.
+func filesSig(dir string) string {
+	var b strings.Builder
+	for _, name := range []string{deltaName, catalogName, vecDeltaName, sidecarName} {
+		if fi, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			fmt.Fprintf(&b, "%d.%d.%v;", fi.Size(), fi.ModTime().UnixNano(), fileID(fi))
+		} else {
+			b.WriteString("-;")
+		}
+	}
+	return b.String()
+}
+
+// sortedFiles is files by id, the first of any duplicates kept (a copy
+// when they were not in order).
+func sortedFiles(files []FileStamp) []FileStamp {
+	byID := func(a, b FileStamp) int { return strings.Compare(a.ID, b.ID) }
+	if !slices.IsSortedFunc(files, byID) {
+		files = slices.Clone(files)
+		slices.SortStableFunc(files, byID)
+	}
+	for i := 1; i < len(files); i++ {
+		if files[i].ID == files[i-1].ID {
+			return slices.CompactFunc(slices.Clone(files), func(a, b FileStamp) bool { return a.ID == b.ID })
+		}
+	}
+	return files
+}
+
+// mergeEntries merges two lists of entries sorted by id (no id in both).
+func mergeEntries(a, b []syncEntry) []syncEntry {
+	slices.SortFunc(b, func(x, y syncEntry) int { return strings.Compare(x.id, y.id) })
+	if len(b) == 0 {
+		return a
+	}
+	out := make([]syncEntry, 0, len(a)+len(b))
+	for len(a) > 0 || len(b) > 0 {
+		if len(b) == 0 || (len(a) > 0 && a[0].id < b[0].id) {
+			out, a = append(out, a[0]), a[1:]
+		} else {
+			out, b = append(out, b[0]), b[1:]
+		}
+	}
+	return out
+}
+
+func fileIDs(files []FileStamp) []string {
+	out := make([]string, len(files))
+	for i, f := range files {
+		out[i] = f.ID
+	}
+	return out
 }
 
 // syncEntry is one lesson a sync keeps: read (lesson set), or unchanged
@@ -427,207 +497,31 @@ func (ix *Index) begin(n int) (SyncStats, func(), error) {
 	// The bleve index of earlier versions is no longer read.
 	_ = os.RemoveAll(filepath.Join(ix.dir, "lexical.bleve"))
 	_ = os.Remove(filepath.Join(ix.dir, "lexical.version"))
-	// Another process may have synced while this one waited.
-	if cat, ok := readCatalog(filepath.Join(ix.dir, catalogName)); ok {
-		ix.cat.close()
-		ix.cat, ix.catBad = cat, cat.screen != ix.opts.ScreenID
+	// Another process may have synced while this one waited: reload what
+	// changed on disk since this process read it.
+	if sig := filesSig(ix.dir); sig != ix.sig {
+		if cat, ok := readView(ix.dir); ok {
+			ix.cat.close()
+			ix.cat, ix.catBad = cat, cat.screen != ix.opts.ScreenID
+			ix.infosOnce, ix.infos = sync.Once{}, nil
+		}
+		if ix.emb.Dim() > 0 && !ix.vecBad {
+			ix.loadVectors()
+		}
+		ix.sig = sig
 	}
 	return st, unlock, nil
 }
 
 // verified is the catalog to sync from: the current one, or an empty one
 // when its checksum fails (corrupt postings are not reused).
-func (ix *Index) verified(st *SyncStats) *catalog {
-	if ix.cat.len() > 0 && ix.cat.verify() != nil {
+func (ix *Index) verified(st *SyncStats) *view {
+	if ix.cat.span() > 0 && ix.cat.verify() != nil {
 		ix.catBad, st.LexicalRebuilt = true, true
 		ix.cat.close()
-		ix.cat = emptyCatalog()
+		ix.cat = emptyView()
 	}
 	return ix.cat
-}
-
-// apply makes entries the index's content: the catalog is rebuilt when
-// anything changed (unchanged lessons keep their analysed fields, read back
-// from the postings), and the vectors of new or changed lessons are
-// embedded. read, when set, supplies the lessons an entry lacks when their
-// text is needed (a missing vector, a refit). The caller holds ix.mu and
-// the lock.
-func (ix *Index) apply(st *SyncStats, entries []syncEntry, read func([]string) []domain.Lesson, stamp string) error {
-	byID := make(map[string]*syncEntry, len(entries))
-	ids := make([]string, 0, len(entries))
-	for i := range entries {
-		e := &entries[i]
-		if _, dup := byID[e.id]; dup {
-			return fmt.Errorf("sync index: duplicate lesson id %q", e.id)
-		}
-		byID[e.id] = e
-		ids = append(ids, e.id)
-	}
-	sort.Strings(ids)
-	st.Lessons = len(ids)
-
-	old := ix.verified(st)
-	docs := make([]catalogDoc, len(ids))
-	var fresh, unscreened []int
-	sameScreen := old.screen == ix.opts.ScreenID
-	for i, id := range ids {
-		e := byID[id]
-		if o, ok := old.find(id); ok && old.hash(o) == e.hash {
-			docs[i].from = o + 1 // its postings and lengths stay
-			if sameScreen || e.lesson == nil {
-				docs[i].flag = old.flag(o)
-			} else {
-				unscreened = append(unscreened, i)
-			}
-			if e.lesson == nil {
-				rec := old.rec(o)
-				docs[i].title, docs[i].gist = old.str(rec, slotTitle), old.str(rec, slotGist)
-				docs[i].typ, docs[i].reach = old.str(rec, slotType), old.str(rec, slotReach)
-				docs[i].links = old.lessonLinks(o)
-			}
-		} else {
-			if e.lesson == nil {
-				return fmt.Errorf("sync index: lesson %q is neither read nor held", id)
-			}
-			fresh = append(fresh, i)
-			unscreened = append(unscreened, i)
-		}
-		if l := e.lesson; l != nil {
-			docs[i].title, docs[i].gist, docs[i].typ, docs[i].reach, docs[i].links = l.Title, l.Gist, l.Type, l.Reach, l.Links
-		}
-		docs[i].id, docs[i].hash = id, e.hash
-		docs[i].mtime, docs[i].size = e.file.ModTime, e.file.Size
-	}
-	parallel(len(fresh), func(_, lo, hi int) {
-		for _, i := range fresh[lo:hi] {
-			l := byID[ids[i]].lesson
-			docs[i].terms = analyzeDoc(lexDoc{Title: l.Title, Gist: l.Gist, Body: l.Body, Tags: l.Tags})
-		}
-	})
-	if screen := ix.opts.Screen; screen != nil {
-		parallel(len(unscreened), func(_, lo, hi int) {
-			for _, i := range unscreened[lo:hi] {
-				docs[i].flag = screen(*byID[ids[i]].lesson)
-			}
-		})
-	}
-	removed := 0
-	for o := 0; o < old.len(); o++ {
-		if _, ok := byID[old.id(o)]; !ok {
-			removed++
-		}
-	}
-	catChanged := len(fresh) > 0 || len(unscreened) > 0 || removed > 0 || old.stamp != stamp || ix.catBad || !sameScreen || !sameFiles(old, docs)
-	if catChanged {
-		raw, err := encodeCatalog(docs, stamp, ix.opts.ScreenID, old)
-		if err != nil {
-			return fmt.Errorf("sync index: %w", err)
-		}
-		next, err := parseCatalog(raw)
-		if err != nil {
-			return fmt.Errorf("sync index: %w", err)
-		}
-		if ix.dir != "" && !ix.fallback {
-			if err := writeFileAtomic(filepath.Join(ix.dir, catalogName), raw); err != nil {
-				return fmt.Errorf("sync index: %w", err)
-			}
-		}
-		old.close()
-		ix.cat, ix.catBad = next, false
-		ix.infosOnce, ix.infos = sync.Once{}, nil
-	}
-	st.Indexed, st.Removed = len(fresh), removed
-
-	// Vector arm. An embedder without a dimension (an endpoint that could
-	// not be reached to probe it) leaves the sidecar untouched.
-	if ix.vec.dim <= 0 {
-		st.EmbedError = "embedder unavailable (no dimension)"
-		return nil
-	}
-	// lessonOf is an entry's lesson, read now if the entry has none.
-	lessonOf := func(todo []string) {
-		var missing []string
-		for _, id := range todo {
-			if byID[id].lesson == nil {
-				missing = append(missing, id)
-			}
-		}
-		if len(missing) == 0 || read == nil {
-			return
-		}
-		got := read(missing)
-		for i := range got {
-			if e, ok := byID[got[i].ID]; ok && e.lesson == nil && ContentHash(got[i]) == e.hash {
-				e.lesson = &got[i]
-			}
-		}
-	}
-	vecChanged := ix.vecBad
-	ix.vecBad = false
-	if f, ok := ix.emb.(CorpusFitter); ok && needsRefit(f.FittedDocs(), len(ids)) {
-		lessonOf(ids)
-		var texts []string
-		for _, id := range ids {
-			if l := byID[id].lesson; l != nil {
-				texts = append(texts, lessonText(l.Title, l.Gist, l.Body, l.Tags))
-			}
-		}
-		if err := f.Fit(texts); err != nil {
-			return fmt.Errorf("sync index: fit embedder: %w", err)
-		}
-		ix.vec.reset()
-		ix.vec.state = f.State()
-		st.Refit, vecChanged = true, true
-	}
-	var gone []string
-	for _, id := range ix.vec.ids {
-		if _, ok := byID[id]; !ok {
-			gone = append(gone, id)
-		}
-	}
-	for _, id := range gone {
-		ix.vec.remove(id)
-	}
-	var todo []string
-	for _, id := range ids {
-		if h, ok := ix.vec.hash(id); !ok || h != byID[id].hash {
-			todo = append(todo, id)
-		}
-	}
-	lessonOf(todo)
-	todo = slices.DeleteFunc(todo, func(id string) bool { return byID[id].lesson == nil })
-	for start := 0; start < len(todo); start += ix.opts.EmbedBatch {
-		batch := todo[start:min(start+ix.opts.EmbedBatch, len(todo))]
-		texts := make([]string, len(batch))
-		for i, id := range batch {
-			l := byID[id].lesson
-			texts[i] = lessonText(l.Title, l.Gist, l.Body, l.Tags)
-		}
-		vecs, err := ix.emb.Embed(texts)
-		if err == nil && len(vecs) != len(batch) {
-			err = fmt.Errorf("embedder returned %d vectors for %d texts", len(vecs), len(batch))
-		}
-		for i := range vecs {
-			if err == nil && len(vecs[i]) != ix.vec.dim {
-				err = fmt.Errorf("embedder returned dim %d, want %d", len(vecs[i]), ix.vec.dim)
-			}
-		}
-		if err != nil {
-			st.EmbedError = err.Error()
-			break
-		}
-		for i, id := range batch {
-			ix.vec.put(id, byID[id].hash, normalized(vecs[i]))
-			st.Embedded++
-		}
-	}
-	vecChanged = vecChanged || st.Embedded > 0 || len(gone) > 0
-	if ix.dir != "" && !ix.fallback && vecChanged {
-		if err := ix.vec.save(filepath.Join(ix.dir, sidecarName)); err != nil {
-			return fmt.Errorf("sync index: %w", err)
-		}
-	}
-	return nil
 }
 
 // sameFiles reports whether the catalog records the file stamps docs carry
@@ -697,9 +591,13 @@ func Verify(dir string, emb Embedder) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	for o := 1; o < c.len(); o++ {
-		if c.id(o-1) >= c.id(o) {
-			return fmt.Errorf("%s: lessons out of order at %q", path, c.id(o))
+		if c.id(o-1).s >= c.id(o).s {
+			return fmt.Errorf("%s: lessons out of order at %q", path, c.id(o).s)
 		}
+	}
+	v, err := verifyDelta(dir, c)
+	if err != nil {
+		return err
 	}
 	if emb == nil || emb.Dim() <= 0 {
 		return nil
@@ -708,13 +606,13 @@ func Verify(dir string, emb Embedder) error {
 	if _, err := os.Stat(spath); errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
-	vec, err := loadSidecar(spath, emb.ID(), emb.Dim())
+	vec, err := loadVecView(dir, emb.ID(), emb.Dim())
 	if err != nil {
 		return fmt.Errorf("%s: %w", spath, err)
 	}
 	defer vec.close()
-	for _, id := range vec.ids {
-		if _, ok := c.find(id); !ok {
+	for _, id := range vec.ids() {
+		if _, ok := v.find(id); !ok {
 			return fmt.Errorf("%s: vector of %q, a lesson the catalog does not hold", spath, id)
 		}
 	}

@@ -208,15 +208,15 @@ func TestVectorArm(t *testing.T) {
 	})
 	t.Run("a saved store's vectors read as the columns'", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), sidecarName)
-		if err := ix.vec.save(path); err != nil {
+		if err := ix.vec.base.save(path); err != nil {
 			t.Fatal(err)
 		}
-		got, err := loadSidecar(path, ix.vec.embedderID, ix.vec.dim)
+		got, err := loadSidecar(path, ix.vec.base.embedderID, ix.vec.dim)
 		if err != nil || got.rows == nil {
 			t.Fatalf("load: %v (rows %v)", err, got.rows != nil)
 		}
 		defer got.close()
-		for _, id := range ix.vec.ids {
+		for _, id := range ix.vec.base.ids {
 			if !reflect.DeepEqual(got.vector(id), ix.vec.vector(id)) {
 				t.Fatalf("%s reads differently from the file's rows", id)
 			}
@@ -665,7 +665,7 @@ func TestSecondProcessDoesNotHang(t *testing.T) {
 	before, _ := os.ReadFile(filepath.Join(dir, catalogName))
 	start := time.Now()
 	st, err := ix2.Sync(changed)
-	if err != nil || !st.FallbackLexical || st.Indexed != 1 || !ix2.Fallback() {
+	if err != nil || !st.FallbackLexical || st.Indexed != 1 || !ix2.fallback {
 		t.Fatalf("sync while held %+v %v", st, err)
 	}
 	if waited := time.Since(start); waited > 10*DefaultLockWait {
@@ -1003,8 +1003,15 @@ func TestIncrementalCatalogMatchesFullBuild(t *testing.T) {
 		if _, err := full.Sync(list()); err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Equal(inc.cat.data, full.cat.data) {
-			t.Fatalf("round %d: the incremental catalog differs from a full build", round)
+		sameLexical(t, inc, full, corpusQueries)
+		// Merged, the segments are the full build's catalog, byte for byte.
+		inc.forceMerge = true
+		if _, err := inc.Sync(list()); err != nil {
+			t.Fatal(err)
+		}
+		inc.forceMerge = false
+		if !bytes.Equal(inc.cat.base.data, full.cat.base.data) || inc.cat.delta.len() != 0 {
+			t.Fatalf("round %d: the merged incremental catalog differs from a full build", round)
 		}
 		full.Close()
 	}

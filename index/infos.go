@@ -1,8 +1,6 @@
 package index
 
 import (
-	"strings"
-
 	"github.com/borg-memory/borg/domain"
 )
 
@@ -13,9 +11,10 @@ func (ix *Index) Infos() []domain.LessonInfo {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	ix.infosOnce.Do(func() {
-		ix.infos = make([]domain.LessonInfo, ix.cat.len())
-		for i := range ix.infos {
-			ix.infos[i] = domain.LessonInfo{ID: strings.Clone(ix.cat.id(i)), Reach: strings.Clone(ix.cat.reach(i))}
+		ords := ix.cat.ordered()
+		ix.infos = make([]domain.LessonInfo, len(ords))
+		for i, g := range ords {
+			ix.infos[i] = domain.LessonInfo{ID: ix.cat.id(g), Reach: ix.cat.reach(g)}
 		}
 	})
 	return ix.infos
@@ -29,5 +28,5 @@ func (ix *Index) Info(id string) (domain.LessonInfo, bool) {
 	if !ok {
 		return domain.LessonInfo{}, false
 	}
-	return domain.LessonInfo{ID: strings.Clone(ix.cat.id(o)), Reach: strings.Clone(ix.cat.reach(o))}, true
+	return domain.LessonInfo{ID: ix.cat.id(o), Reach: ix.cat.reach(o)}, true
 }

@@ -33,6 +33,56 @@ func linkStrength(l domain.LessonLink) float64 {
 	return WrittenLinkStrength
 }
 
+// usedNeighbours is the links sessions made (Query.Links) between lessons
+// the index holds, by lesson, each both ways.
+func (ix *Index) usedNeighbours(used []domain.GraphEdge) map[string][]domain.GraphEdge {
+	usedNb := map[string][]domain.GraphEdge{}
+	for _, e := range used {
+		if e.Src == e.Dst || !(e.Strength > 0) {
+			continue
+		}
+		if _, ok := ix.cat.find(e.Src); !ok {
+			continue
+		}
+		if _, ok := ix.cat.find(e.Dst); !ok {
+			continue
+		}
+		usedNb[e.Src] = append(usedNb[e.Src], e)
+		usedNb[e.Dst] = append(usedNb[e.Dst], domain.GraphEdge{Src: e.Dst, Dst: e.Src, Strength: e.Strength})
+	}
+	return usedNb
+}
+
+// neighbourhood is the breadth-first neighbourhood of the seeds,
+// lateralHops deep: as a set, and sorted.
+func neighbourhood(seeds map[string]float64, neighbours func(string) []string) (map[string]bool, []string) {
+	near := map[string]bool{}
+	frontier := make([]string, 0, len(seeds))
+	for s := range seeds {
+		near[s] = true
+		frontier = append(frontier, s)
+	}
+	sort.Strings(frontier)
+	for hop := 0; hop < lateralHops && len(frontier) > 0; hop++ {
+		var next []string
+		for _, id := range frontier {
+			for _, nb := range neighbours(id) {
+				if !near[nb] {
+					near[nb] = true
+					next = append(next, nb)
+				}
+			}
+		}
+		frontier = next
+	}
+	nodes := make([]string, 0, len(near))
+	for id := range near {
+		nodes = append(nodes, id)
+	}
+	sort.Strings(nodes)
+	return near, nodes
+}
+
 // lateralOrder is the lateral arm: a personalized PageRank over the lesson
 // link graph (links read both ways: a lesson used with another is related to
 // it either way), teleporting to the LateralSeeds best fused hits in
@@ -47,20 +97,7 @@ func linkStrength(l domain.LessonLink) float64 {
 // both ways at their weight beside the links lessons write.
 func (ix *Index) lateralOrder(fused map[string]float64, used []domain.GraphEdge, keep func(string) bool) ([]string, map[string]float64) {
 	cat := ix.cat
-	usedNb := map[string][]domain.GraphEdge{}
-	for _, e := range used {
-		if e.Src == e.Dst || !(e.Strength > 0) {
-			continue
-		}
-		if _, ok := cat.find(e.Src); !ok {
-			continue
-		}
-		if _, ok := cat.find(e.Dst); !ok {
-			continue
-		}
-		usedNb[e.Src] = append(usedNb[e.Src], e)
-		usedNb[e.Dst] = append(usedNb[e.Dst], domain.GraphEdge{Src: e.Dst, Dst: e.Src, Strength: e.Strength})
-	}
+	usedNb := ix.usedNeighbours(used)
 	if (!cat.hasGraph() && len(usedNb) == 0) || len(fused) == 0 {
 		return nil, nil
 	}
@@ -89,31 +126,7 @@ func (ix *Index) lateralOrder(fused map[string]float64, used []domain.GraphEdge,
 	if len(seeds) == 0 {
 		return nil, nil
 	}
-	// Breadth-first neighbourhood of the seeds.
-	near := map[string]bool{}
-	frontier := make([]string, 0, len(seeds))
-	for s := range seeds {
-		near[s] = true
-		frontier = append(frontier, s)
-	}
-	sort.Strings(frontier)
-	for hop := 0; hop < lateralHops && len(frontier) > 0; hop++ {
-		var next []string
-		for _, id := range frontier {
-			for _, nb := range neighbours(id) {
-				if !near[nb] {
-					near[nb] = true
-					next = append(next, nb)
-				}
-			}
-		}
-		frontier = next
-	}
-	nodes := make([]string, 0, len(near))
-	for id := range near {
-		nodes = append(nodes, id)
-	}
-	sort.Strings(nodes)
+	near, nodes := neighbourhood(seeds, neighbours)
 	// Each link is an edge both ways (Pagerank keeps the strongest of
 	// parallel edges), at its strength.
 	var edges []domain.GraphEdge

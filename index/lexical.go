@@ -151,12 +151,15 @@ type scoredOrd struct {
 	score float64
 }
 
-// lexicalSearch scores every document holding a query term by BM25 (k1
+// lexicalSearch scores every live lesson holding a query term by BM25 (k1
 // bm25K1, b bm25B, Robertson–Spärck Jones IDF), summed over the text fields
 // with their boosts, and returns the n best that keep accepts, best first
-// (ties by ordinal, which is id order).
-func (c *catalog) lexicalSearch(ctx context.Context, text string, n int, keep func(ord int) bool) ([]scoredOrd, error) {
-	if n <= 0 || c.len() == 0 {
+// (ties by id). Both segments' postings are read, tombstoned base lessons
+// skipped: a term's document frequency, the lesson count and the mean
+// field lengths are the live lessons', so the scores are a whole
+// rebuild's.
+func (v *view) lexicalSearch(ctx context.Context, text string, n int, keep func(ord int) bool) ([]scoredOrd, error) {
+	if n <= 0 || v.len() == 0 {
 		return nil, nil
 	}
 	terms := analyze(text)
@@ -171,51 +174,45 @@ func (c *catalog) lexicalSearch(ctx context.Context, text string, n int, keep fu
 		}
 		qtf[t]++
 	}
-	N := float64(c.len())
-	sums := make([]float64, c.len())
+	N := float64(v.len())
+	sums := make([]float64, v.span())
 	var touched []int
+	segs := [2]*catalog{v.base, v.delta}
 	for f := textField(0); f < numFields; f++ {
-		avg := c.avgLen[f]
+		avg := v.avgLen[f]
 		if fieldBoost[f] <= 0 || !(avg > 0) {
 			continue
 		}
-		lens := c.lens[f]
 		for _, t := range order {
 			if err := ctx.Err(); err != nil {
 				return nil, fmt.Errorf("lexical search: %w", err)
 			}
-			post := c.postings(f, t)
-			df := float64(len(post) / postingSize)
+			var post [2][]byte
+			df := 0
+			for i, c := range segs {
+				post[i] = c.postings(f, t)
+				df += v.livePostings(i, post[i])
+			}
 			if df == 0 {
 				continue
 			}
-			idf := math.Log(1 + (N-df+0.5)/(df+0.5))
+			idf := math.Log(1 + (N-float64(df)+0.5)/(float64(df)+0.5))
 			w := fieldBoost[f] * idf * float64(qtf[t])
-			for p := 0; p+postingSize <= len(post); p += postingSize {
-				d := int(le32(post[p:]))
-				if d >= len(sums) {
-					continue // corrupt posting: ignore it
+			for i, c := range segs {
+				first, dead := 0, v.dead
+				if i == 1 {
+					first, dead = v.base.len(), nil
 				}
-				tf := float64(le32(post[p+4:]))
-				dl := avg
-				if 4*d+4 <= len(lens) {
-					if l := le32(lens[4*d:]); l > 0 {
-						dl = float64(l)
-					}
-				}
-				if sums[d] == 0 {
-					touched = append(touched, d)
-				}
-				sums[d] += w * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*dl/avg))
+				touched = scorePostings(sums[first:first+c.len()], c.lens[f], post[i], dead, w, avg, first, touched)
 			}
 		}
 	}
-	// Higher score first, then lower ordinal (id order).
+	// Higher score first, then id.
 	better := func(a, b int) bool {
 		if sums[a] != sums[b] {
 			return sums[a] > sums[b]
 		}
-		return a < b
+		return v.idLess(a, b)
 	}
 	ords := bestKept(touched, n, better, keep)
 	out := make([]scoredOrd, len(ords))
@@ -223,4 +220,43 @@ func (c *catalog) lexicalSearch(ctx context.Context, text string, n int, keep fu
 		out[i] = scoredOrd{ord: o, score: sums[o]}
 	}
 	return out, nil
+}
+
+// livePostings counts the postings of segment i (0 base, 1 delta) whose
+// lesson is live.
+func (v *view) livePostings(i int, post []byte) int {
+	n := len(post) / postingSize
+	if i == 1 || v.dead == nil {
+		return n
+	}
+	for p := 0; p+postingSize <= len(post); p += postingSize {
+		if d := int(le32(post[p:])); d < len(v.dead) && v.dead[d] {
+			n--
+		}
+	}
+	return n
+}
+
+// scorePostings adds one term's BM25 over post (a segment's postings) to
+// sums (the segment's part of them), skipping dead lessons; first is the
+// segment's first global ordinal, for touched.
+func scorePostings(sums []float64, lens, post []byte, dead []bool, w, avg float64, first int, touched []int) []int {
+	for p := 0; p+postingSize <= len(post); p += postingSize {
+		d := int(le32(post[p:]))
+		if d >= len(sums) || (dead != nil && dead[d]) {
+			continue // corrupt posting, or a tombstoned lesson
+		}
+		tf := float64(le32(post[p+4:]))
+		dl := avg
+		if 4*d+4 <= len(lens) {
+			if l := le32(lens[4*d:]); l > 0 {
+				dl = float64(l)
+			}
+		}
+		if sums[d] == 0 {
+			touched = append(touched, first+d)
+		}
+		sums[d] += w * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*dl/avg))
+	}
+	return touched
 }

@@ -260,50 +260,103 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if arms.isZero() {
 		arms = DefaultArmWeights()
 	}
-	asked := map[string]Usefulness{}
-	// prefetch asks UsefulFunc, in one batch, about the ids not known yet.
-	prefetch := func(ids []string) {
-		if q.UsefulFunc == nil {
-			return
+	uc := &usefulCache{q: &q, asked: map[string]Usefulness{}}
+	lexHits, vecHits, err := ix.runArms(ctx, q, arms, uc)
+	if err != nil {
+		return nil, err
+	}
+	cands := make([]string, 0, len(vecHits))
+	for _, h := range vecHits {
+		cands = append(cands, h.id)
+	}
+	uc.prefetch(cands)
+	q.trace("arms joined")
+	// A dormant lesson (unused for ~54 sessions of its reach) stays a
+	// candidate: its results already weigh on its ranking, and a fact
+	// relevant to rare work is not worse for being rarely needed. Hit.Dormant
+	// reports it; early delivery and the placebo pool leave it out.
+
+	lexArm, vecArm := armOf(lexHits), armOf(vecHits)
+	var salArm []domain.ArmHit
+	if arms.Salience > 0 {
+		salArm = salienceArm(lexHits, vecHits, uc.get)
+	}
+	fused := domain.FuseArms([][]domain.ArmHit{lexArm, vecArm, salArm},
+		[]float64{arms.Lexical, arms.Vector, arms.Salience}, domain.RRFK)
+	var latOrder []string
+	if arms.Lateral > 0 {
+		var strength map[string]float64
+		latOrder, strength = ix.lateralOrder(fused, q.Links, ix.allowed(q))
+		uc.prefetch(latOrder)
+		fused = keepBestFirst(fused, domain.FuseLateral(fused, latOrder, strength, arms.Lateral, domain.RRFK))
+	}
+	ranked := domain.RankFused(fused)
+	q.trace("fused")
+	hits := ix.applyUsefulness(ranked, q, uc.get)
+	q.trace("hits")
+	if q.Explain {
+		explainRanks(hits, lexArm, vecArm, salArm, latOrder)
+	}
+	return hits, nil
+}
+
+func (q *Query) trace(step string) {
+	if q.Trace != nil {
+		q.Trace(step)
+	}
+}
+
+// usefulCache asks Query.UsefulFunc about the candidates a search meets,
+// in batches, once each.
+type usefulCache struct {
+	q     *Query
+	asked map[string]Usefulness
+}
+
+// prefetch asks UsefulFunc, in one batch, about the ids not known yet.
+func (uc *usefulCache) prefetch(ids []string) {
+	if uc.q.UsefulFunc == nil {
+		return
+	}
+	var todo []string
+	for _, id := range ids {
+		if _, ok := uc.q.Useful[id]; ok {
+			continue
 		}
-		var todo []string
-		for _, id := range ids {
-			if _, ok := q.Useful[id]; ok {
-				continue
-			}
-			if _, ok := asked[id]; !ok {
-				asked[id] = neutral
-				todo = append(todo, strings.Clone(id)) // id may alias the catalog's mapping
-			}
-		}
-		if len(todo) == 0 {
-			return
-		}
-		got := q.UsefulFunc(todo)
-		for i, id := range todo {
-			if i < len(got) {
-				asked[id] = got[i]
-			}
+		if _, ok := uc.asked[id]; !ok {
+			uc.asked[id] = neutral
+			todo = append(todo, strings.Clone(id)) // id may alias the catalog's mapping
 		}
 	}
-	useful := func(id string) Usefulness {
-		if u, ok := q.Useful[id]; ok {
-			return u
-		}
-		if q.UsefulFunc == nil {
-			return neutral
-		}
-		if u, ok := asked[id]; ok {
-			return u
-		}
-		prefetch([]string{id})
-		return asked[id]
+	if len(todo) == 0 {
+		return
 	}
-	trace := func(step string) {
-		if q.Trace != nil {
-			q.Trace(step)
+	got := uc.q.UsefulFunc(todo)
+	for i, id := range todo {
+		if i < len(got) {
+			uc.asked[id] = got[i]
 		}
 	}
+}
+
+// get is one lesson's usefulness (neutral when nobody knows it).
+func (uc *usefulCache) get(id string) Usefulness {
+	if u, ok := uc.q.Useful[id]; ok {
+		return u
+	}
+	if uc.q.UsefulFunc == nil {
+		return neutral
+	}
+	if u, ok := uc.asked[id]; ok {
+		return u
+	}
+	uc.prefetch([]string{id})
+	return uc.asked[id]
+}
+
+// allowedOrd says whether a lesson may be a candidate for q: not refused
+// by the screen, of a reach q may see, not excluded.
+func (ix *Index) allowedOrd(q Query) func(o int) bool {
 	cat := ix.cat
 	var excluded map[string]bool
 	if len(q.Exclude) > 0 {
@@ -312,31 +365,39 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 			excluded[id] = true
 		}
 	}
-	allowedOrd := func(o int) bool {
-		if cat.flag(o) != "" {
+	return func(o int) bool {
+		if cat.flagged(o) {
 			return false // never quoted: the screen's verdict (Options.Screen)
 		}
 		if tag := repoTag(cat.reach(o)); tag != "" && tag != q.Repo {
 			return false
 		}
-		return excluded == nil || !excluded[cat.id(o)]
+		return excluded == nil || !cat.idIn(o, excluded)
 	}
-	allowed := func(id string) bool {
-		o, ok := cat.find(id)
-		return ok && allowedOrd(o)
-	}
-	depth := max(q.K, MinArmDepth)
+}
 
-	// The lexical arm (and the usefulness of its candidates) runs beside
-	// the vector arm: UsefulFunc is called from one goroutine at a time.
-	var lexHits, vecHits []scored
+// allowed is allowedOrd by id.
+func (ix *Index) allowed(q Query) func(id string) bool {
+	ord := ix.allowedOrd(q)
+	return func(id string) bool {
+		o, ok := ix.cat.find(id)
+		return ok && ord(o)
+	}
+}
+
+// runArms runs the lexical arm (and asks the usefulness of its
+// candidates) beside the vector arm: UsefulFunc is called from one
+// goroutine at a time.
+func (ix *Index) runArms(ctx context.Context, q Query, arms ArmWeights, uc *usefulCache) (lexHits, vecHits []scored, err error) {
+	cat := ix.cat
+	depth := max(q.K, MinArmDepth)
 	var lexErr error
 	var wg sync.WaitGroup
 	if arms.Lexical > 0 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			found, err := cat.lexicalSearch(ctx, q.Text, depth, allowedOrd)
+			found, err := cat.lexicalSearch(ctx, q.Text, depth, ix.allowedOrd(q))
 			if err != nil {
 				lexErr = err
 				return
@@ -347,8 +408,8 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 				lexHits[i] = scored{id: cat.id(f.ord), score: f.score}
 				ids[i] = lexHits[i].id
 			}
-			prefetch(ids)
-			trace("lexical arm and its usefulness")
+			uc.prefetch(ids)
+			q.trace("lexical arm and its usefulness")
 		}()
 	}
 	if arms.Vector > 0 && ix.vec.len() > 0 {
@@ -356,66 +417,38 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		// silent for this query rather than failing the search.
 		qv, err := ix.emb.Embed([]string{q.Text})
 		if err == nil && len(qv) == 1 && len(qv[0]) == ix.vec.dim {
-			vecHits = ix.vec.search(normalized(qv[0]), depth, allowed)
+			vecHits = ix.vec.search(normalized(qv[0]), depth, ix.allowed(q))
 		}
-		trace("vector arm")
+		q.trace("vector arm")
 	}
 	wg.Wait()
 	if lexErr != nil {
-		return nil, fmt.Errorf("search: %w", lexErr)
+		return nil, nil, fmt.Errorf("search: %w", lexErr)
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("search: %w", err)
+		return nil, nil, fmt.Errorf("search: %w", err)
 	}
-	cands := make([]string, 0, len(vecHits))
-	for _, h := range vecHits {
-		cands = append(cands, h.id)
-	}
-	prefetch(cands)
-	trace("arms joined")
-	// A dormant lesson (unused for ~54 sessions of its reach) stays a
-	// candidate: its results already weigh on its ranking, and a fact
-	// relevant to rare work is not worse for being rarely needed. Hit.Dormant
-	// reports it; early delivery and the placebo pool leave it out.
+	return lexHits, vecHits, nil
+}
 
-	lexArm, vecArm := armOf(lexHits), armOf(vecHits)
-	var salArm []domain.ArmHit
-	if arms.Salience > 0 {
-		salArm = salienceArm(lexHits, vecHits, useful)
-	}
-	fused := domain.FuseArms([][]domain.ArmHit{lexArm, vecArm, salArm},
-		[]float64{arms.Lexical, arms.Vector, arms.Salience}, domain.RRFK)
-	var latOrder []string
-	if arms.Lateral > 0 {
-		var strength map[string]float64
-		latOrder, strength = ix.lateralOrder(fused, q.Links, allowed)
-		prefetch(latOrder)
-		fused = keepBestFirst(fused, domain.FuseLateral(fused, latOrder, strength, arms.Lateral, domain.RRFK))
-	}
-	ranked := domain.RankFused(fused)
-	trace("fused")
-	hits := ix.applyUsefulness(ranked, q, useful)
-	trace("hits")
-
-	if q.Explain {
-		rank := func(arm []domain.ArmHit) map[string]int {
-			m := make(map[string]int, len(arm))
-			for _, h := range arm {
-				m[h.Path] = h.Rank
-			}
-			return m
+// explainRanks records each hit's rank in each arm (Query.Explain).
+func explainRanks(hits []Hit, lexArm, vecArm, salArm []domain.ArmHit, latOrder []string) {
+	rank := func(arm []domain.ArmHit) map[string]int {
+		m := make(map[string]int, len(arm))
+		for _, h := range arm {
+			m[h.Path] = h.Rank
 		}
-		lr, vr, sr := rank(lexArm), rank(vecArm), rank(salArm)
-		ar := make(map[string]int, len(latOrder))
-		for i, id := range latOrder {
-			ar[id] = i + 1
-		}
-		for i := range hits {
-			id := hits[i].ID
-			hits[i].Ranks = ArmRanks{Lexical: lr[id], Vector: vr[id], Salience: sr[id], Lateral: ar[id]}
-		}
+		return m
 	}
-	return hits, nil
+	lr, vr, sr := rank(lexArm), rank(vecArm), rank(salArm)
+	ar := make(map[string]int, len(latOrder))
+	for i, id := range latOrder {
+		ar[id] = i + 1
+	}
+	for i := range hits {
+		id := hits[i].ID
+		hits[i].Ranks = ArmRanks{Lexical: lr[id], Vector: vr[id], Salience: sr[id], Lateral: ar[id]}
+	}
 }
 
 // keepBestFirst returns after (the fusion with the lateral arm) with every
@@ -460,15 +493,13 @@ func (ix *Index) applyUsefulness(ranked []domain.Scored, q Query, useful func(st
 			untried[r.Path] = true
 		}
 		weight, meanWeight := u.ranking()
-		rec := cat.rec(o)
-		// Hits outlive the index: their strings are copies, not views of
-		// the catalog's mapping.
-		h := Hit{ID: strings.Clone(cat.str(rec, slotID)), Title: strings.Clone(cat.str(rec, slotTitle)),
-			Gist: strings.Clone(cat.str(rec, slotGist)), Type: strings.Clone(cat.str(rec, slotType)),
-			Reach: strings.Clone(cat.str(rec, slotReach)),
+		// Hits outlive the index: the view's strings are copies, not views
+		// of the catalog's mapping.
+		h := Hit{ID: cat.id(o), Title: cat.str(o, slotTitle), Gist: cat.str(o, slotGist),
+			Type: cat.str(o, slotType), Reach: cat.reach(o),
 			Fused: r.Score, Weight: weight, MeanWeight: meanWeight, Dormant: u.Dormant}
 		for _, s := range cat.supersededBy(o) {
-			h.SupersededBy = append(h.SupersededBy, strings.Clone(cat.id(s)))
+			h.SupersededBy = append(h.SupersededBy, cat.id(s))
 		}
 		best = max(best, r.Score*meanWeight)
 		all = append(all, h)

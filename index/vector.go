@@ -15,6 +15,8 @@ import (
 	"sort"
 	"sync"
 	"unsafe"
+
+	"github.com/borg-memory/borg/memfs"
 )
 
 // The vector sidecar file (.borg/index/vectors.bin), little-endian:
@@ -64,6 +66,10 @@ type vectorStore struct {
 	// than one page per column.
 	rows    []byte
 	release func() // unmaps the file the columns alias, if any
+	// dead marks the rows a delta tombstoned (vecseg.go); nil: none.
+	dead    []bool
+	ndead   int
+	headSum uint32 // the decoded file's header checksum (the base id)
 }
 
 func newVectorStore(embedderID string, dim int) *vectorStore {
@@ -74,12 +80,14 @@ func (s *vectorStore) len() int { return len(s.ids) }
 
 // find is the row of id.
 func (s *vectorStore) find(id string) (int, bool) {
+	var i int
+	var ok bool
 	if s.pos != nil {
-		i, ok := s.pos[id]
-		return i, ok
+		i, ok = s.pos[id]
+	} else {
+		i, ok = slices.BinarySearch(s.ids, id)
 	}
-	i, ok := slices.BinarySearch(s.ids, id)
-	return i, ok
+	return i, ok && !s.isDead(i)
 }
 
 // mutable builds pos before the rows change order.
@@ -210,7 +218,7 @@ func (s *vectorStore) search(q []float32, n int, allow func(id string) bool) []s
 	// ranks), by score, then id; reach is asked of the best only.
 	var cands []int
 	for r, sc := range scores {
-		if sc > 0 && !math.IsInf(float64(sc), 0) {
+		if sc > 0 && !math.IsInf(float64(sc), 0) && !s.isDead(r) {
 			cands = append(cands, r)
 		}
 	}
@@ -329,6 +337,7 @@ func decodeSidecar(raw []byte, embedderID string, dim int) (*vectorStore, error)
 	if crc32.ChecksumIEEE(body[:headerEnd]) != sum {
 		return nil, errors.New("decode vector sidecar: checksum mismatch")
 	}
+	s.headSum = sum
 	n := int(count) * dim
 	if r.off+6*n != len(body) {
 		return nil, errors.New("decode vector sidecar: truncated")
@@ -372,34 +381,19 @@ func aliasString(b []byte) string {
 
 var nativeLittleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
-// save writes the sidecar atomically (temporary file, fsync, rename).
+// save writes the sidecar with memfs.WriteFileAtomic.
 func (s *vectorStore) save(path string) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("save vector sidecar: %w", err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".vectors-*.tmp")
-	if err != nil {
-		return fmt.Errorf("save vector sidecar: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	w := bufio.NewWriterSize(tmp, 1<<16)
+	var buf bytes.Buffer
+	buf.Grow(64 + len(s.ids)*(24+6*s.dim))
+	w := bufio.NewWriterSize(&buf, 1<<16)
 	if err := s.encode(w); err != nil {
-		tmp.Close()
 		return fmt.Errorf("save vector sidecar: %w", err)
 	}
 	if err := w.Flush(); err != nil {
-		tmp.Close()
 		return fmt.Errorf("save vector sidecar: %w", err)
 	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("save vector sidecar: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("save vector sidecar: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("save vector sidecar: %w", err)
+	if err := memfs.WriteFileAtomic(path, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("save vector sidecar: %w (delete %s to rebuild it)", err, filepath.Dir(path))
 	}
 	return nil
 }

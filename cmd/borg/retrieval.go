@@ -189,13 +189,18 @@ func openIndex(s *memfs.Store, o openOptions) (*retrieval, error) {
 	if err != nil {
 		return nil, err
 	}
-	ix, err := index.Open(indexDir(s), emb, indexOptions(s, o.lockWait))
+	opts := indexOptions(s, o.lockWait)
+	// A hook's sync costs what changed: merging the index's segments is
+	// left to a background reindex.
+	opts.DeferMerge = b != nil
+	ix, err := index.Open(indexDir(s), emb, opts)
 	if err != nil {
 		return nil, fmt.Errorf("%w (delete %s to rebuild it)", err, indexDir(s))
 	}
 	r := &retrieval{ix: ix}
 	stamp, fresh := indexFresh(s, ix)
-	if fresh && !force {
+	if fresh && !force && (b != nil || !ix.MergeDue()) {
+		// (Without a budget, segments due for a merge are merged now.)
 		return r, nil
 	}
 	stamps, err := lessonFileStamps(s)
@@ -219,6 +224,10 @@ func openIndex(s *memfs.Store, o openOptions) (*retrieval, error) {
 	if err != nil {
 		_ = ix.Close()
 		return nil, err
+	}
+	if fs.MergeDue {
+		// Fails open: the deltas keep serving until a merge happens.
+		_ = startBackgroundReindex(s)
 	}
 	if o.progress != nil && skipped > 0 {
 		fmt.Fprintf(o.progress, "borg: %d lesson file(s) skipped (run borg doctor)\n", skipped)

@@ -1,0 +1,505 @@
+package index
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/borg-memory/borg/domain"
+	"github.com/borg-memory/borg/memfs"
+)
+
+// syncSet is the lessons a sync keeps, sorted by id: no map of every
+// lesson (a sync of 100,000 lessons would pay for it on every change).
+type syncSet struct {
+	ids  []string
+	es   []*syncEntry // es[i].id == ids[i]
+	read func([]string) []domain.Lesson
+}
+
+func newSyncSet(entries []syncEntry, read func([]string) []domain.Lesson) (*syncSet, error) {
+	s := &syncSet{es: make([]*syncEntry, len(entries)), ids: make([]string, len(entries)), read: read}
+	for i := range entries {
+		s.es[i] = &entries[i]
+	}
+	byID := func(a, b *syncEntry) int { return strings.Compare(a.id, b.id) }
+	if !slices.IsSortedFunc(s.es, byID) {
+		slices.SortStableFunc(s.es, byID)
+	}
+	for i, e := range s.es {
+		if i > 0 && s.ids[i-1] == e.id {
+			return nil, fmt.Errorf("sync index: duplicate lesson id %q", e.id)
+		}
+		s.ids[i] = e.id
+	}
+	return s, nil
+}
+
+// get is id's entry, or nil.
+func (s *syncSet) get(id string) *syncEntry {
+	if i, ok := slices.BinarySearch(s.ids, id); ok {
+		return s.es[i]
+	}
+	return nil
+}
+
+// fill reads the lessons of todo that an entry lacks (when read is set),
+// keeping those whose content hash is the entry's.
+func (s *syncSet) fill(todo []string) {
+	var missing []string
+	for _, id := range todo {
+		if s.get(id).lesson == nil {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) == 0 || s.read == nil {
+		return
+	}
+	got := s.read(missing)
+	for i := range got {
+		if e := s.get(got[i].ID); e != nil && e.lesson == nil && ContentHash(got[i]) == e.hash {
+			e.lesson = &got[i]
+		}
+	}
+}
+
+// apply makes entries the index's content. The catalog gets a new delta
+// segment of the lessons added or changed (writeDelta), or, when no delta
+// can serve (no base yet, a corrupt or other-screen catalog, a refit) or
+// the delta is due for a merge and merging is allowed, a new base of every
+// lesson (writeBase). The vectors of new or changed lessons are embedded
+// likewise (syncVectors). read, when set, supplies the lessons an entry
+// lacks when their text is needed. The caller holds ix.mu and the lock.
+func (ix *Index) apply(st *SyncStats, entries []syncEntry, read func([]string) []domain.Lesson, stamp string) error {
+	set, err := newSyncSet(entries, read)
+	if err != nil {
+		return err
+	}
+	st.Lessons = len(set.ids)
+	v := ix.verified(st)
+	refit := ix.refitDue(len(set.ids))
+	full := ix.catBad || v.screen != ix.opts.ScreenID || v.base.len() == 0
+	merged := false
+	if !full {
+		d, err := ix.planDelta(v, set)
+		if err != nil {
+			return err
+		}
+		due := ix.forceMerge || mergeDue(len(d.docs), len(d.tomb), d.live)
+		if due && !ix.opts.DeferMerge && ix.canMerge(v, set) {
+			full = true
+		} else {
+			st.MergeDue = due
+			if err := ix.writeDelta(st, v, d, stamp); err != nil {
+				return err
+			}
+		}
+	}
+	if full {
+		if merged, err = ix.writeBase(st, v, set, stamp); err != nil {
+			return err
+		}
+	}
+	return ix.syncVectors(st, set, refit, merged)
+}
+
+// refitDue reports whether the embedder is corpus-fitted and due for a
+// refit on a corpus of n lessons (an n-gram embedder without IDF never is:
+// its Fit does nothing).
+func (ix *Index) refitDue(n int) bool {
+	if ng, ok := ix.emb.(*NGramEmbedder); ok && !ng.useIDF {
+		return false
+	}
+	f, ok := ix.emb.(CorpusFitter)
+	return ok && ix.vec.dim > 0 && needsRefit(f.FittedDocs(), n)
+}
+
+// canMerge reports whether every lesson the delta holds can be read again
+// (a merge re-analyses them: the base keeps only its own postings).
+func (ix *Index) canMerge(v *view, set *syncSet) bool {
+	var need []string
+	for d := 0; d < v.delta.len(); d++ {
+		if id := v.delta.id(d).String(); set.get(id) != nil {
+			need = append(need, id)
+		}
+	}
+	set.fill(need)
+	for _, id := range need {
+		if set.get(id).lesson == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// deltaPlan is a delta segment to write.
+type deltaPlan struct {
+	docs    []catalogDoc // by id; from refers to the old delta
+	fresh   []int        // docs analysed anew
+	tomb    []int        // base ordinals no longer live
+	live    int
+	removed int
+}
+
+// planDelta places each lesson: unchanged in the base (it stays there),
+// unchanged in the delta (its postings are copied from the old delta), or
+// new or changed (analysed into the new delta; the base ordinal it had is
+// tombstoned). A lesson whose file stamp moved without its content goes
+// to the delta too: the base's records are never rewritten.
+func (ix *Index) planDelta(v *view, set *syncSet) (*deltaPlan, error) {
+	d := &deltaPlan{}
+	keep := make([]bool, v.base.len())
+	matched := 0
+	at := v.lookup(set.ids)
+	for i, id := range set.ids {
+		e := set.es[i]
+		g, ok := at[i], at[i] >= 0
+		same := ok && v.hashIs(g, e.hash) && v.fileStamp(g) == [2]int64{e.file.ModTime, e.file.Size}
+		if ok {
+			matched++
+		}
+		if same && g < v.base.len() {
+			keep[g] = true
+			continue
+		}
+		doc := catalogDoc{id: id, hash: e.hash, mtime: e.file.ModTime, size: e.file.Size}
+		if same {
+			o := g - v.base.len()
+			doc.from, doc.flag = o+1, v.delta.flag(o).String()
+			fillDoc(&doc, v.delta, o, e.lesson)
+		} else {
+			if e.lesson == nil {
+				return nil, fmt.Errorf("sync index: lesson %q is neither read nor held", id)
+			}
+			fillDoc(&doc, nil, 0, e.lesson)
+			d.fresh = append(d.fresh, len(d.docs))
+		}
+		d.docs = append(d.docs, doc)
+	}
+	for o, k := range keep {
+		if !k {
+			d.tomb = append(d.tomb, o)
+		}
+	}
+	d.removed = v.len() - matched
+	d.live = v.base.len() - len(d.tomb) + len(d.docs)
+	ix.analyse(d.docs, d.fresh, set)
+	ix.screen(d.docs, d.fresh, set)
+	return d, nil
+}
+
+// fillDoc sets doc's title, gist, type, reach and links from l, or from
+// ordinal o of c when l is nil. Those read from c stay in place (no copy of
+// every lesson in a merge): doc lives only until encodeCatalog has copied
+// them, before the sync releases c.
+func fillDoc(doc *catalogDoc, c *catalog, o int, l *domain.Lesson) {
+	if l != nil {
+		doc.title, doc.gist, doc.typ, doc.reach, doc.links = l.Title, l.Gist, l.Type, l.Reach, l.Links
+		return
+	}
+	rec := c.rec(o)
+	doc.title, doc.gist = c.str(rec, slotTitle).s, c.str(rec, slotGist).s
+	doc.typ, doc.reach = c.str(rec, slotType).s, c.str(rec, slotReach).s
+	doc.links = c.lessonLinks(o)
+}
+
+// analyse runs the lexical analysis of docs[i] for i in fresh.
+func (ix *Index) analyse(docs []catalogDoc, fresh []int, set *syncSet) {
+	parallel(len(fresh), func(_, lo, hi int) {
+		for _, i := range fresh[lo:hi] {
+			l := set.get(docs[i].id).lesson
+			docs[i].terms = analyzeDoc(lexDoc{Title: l.Title, Gist: l.Gist, Body: l.Body, Tags: l.Tags})
+		}
+	})
+}
+
+// screen asks Options.Screen about docs[i] for i in todo.
+func (ix *Index) screen(docs []catalogDoc, todo []int, set *syncSet) {
+	screen := ix.opts.Screen
+	if screen == nil {
+		return
+	}
+	parallel(len(todo), func(_, lo, hi int) {
+		for _, i := range todo[lo:hi] {
+			docs[i].flag = screen(*set.get(docs[i].id).lesson)
+		}
+	})
+}
+
+// writeDelta writes the delta segment d over v's base (when anything
+// changed) and makes it the index's catalog.
+func (ix *Index) writeDelta(st *SyncStats, v *view, d *deltaPlan, stamp string) error {
+	st.Indexed, st.Removed, st.DeltaDocs = len(d.fresh), d.removed, len(d.docs)
+	if len(d.fresh) == 0 && d.removed == 0 && stamp == v.stamp && len(d.tomb) == v.ndead {
+		return nil
+	}
+	raw, err := encodeCatalog(d.docs, stamp, ix.opts.ScreenID, v.delta)
+	if err != nil {
+		return fmt.Errorf("sync index: %w", err)
+	}
+	dcat, err := parseCatalog(raw)
+	if err != nil {
+		return fmt.Errorf("sync index: %w", err)
+	}
+	var dead []bool
+	if len(d.tomb) > 0 {
+		dead = make([]bool, v.base.len())
+		for _, o := range d.tomb {
+			dead[o] = true
+		}
+	}
+	ids := make(map[string]bool, len(d.docs))
+	for _, doc := range d.docs {
+		ids[doc.id] = true
+	}
+	back := findBacklinks(v.base, dead, ids)
+	file := encodeDelta(v.base, raw, d.live, liveSums(v.base, dcat, dead), d.tomb, back)
+	next, err := parseDelta(file, v.base)
+	if err != nil {
+		return fmt.Errorf("sync index: %w", err)
+	}
+	if ix.dir != "" && !ix.fallback {
+		if err := memfs.WriteFileAtomic(filepath.Join(ix.dir, deltaName), file, 0o644); err != nil {
+			return fmt.Errorf("sync index: %w (delete %s to rebuild the index)", err, ix.dir)
+		}
+	}
+	// The new view takes over the base; the old delta goes.
+	v.delta.close()
+	if v.relRaw != nil {
+		v.relRaw()
+	}
+	ix.cat, ix.catBad = next, false
+	ix.infosOnce, ix.infos = sync.Once{}, nil
+	return nil
+}
+
+// writeBase writes a new base of every lesson (when anything changed) and
+// drops the delta: the base's unchanged lessons keep their postings, the
+// rest is analysed. merged reports that a base was written.
+func (ix *Index) writeBase(st *SyncStats, v *view, set *syncSet, stamp string) (merged bool, err error) {
+	docs := make([]catalogDoc, len(set.ids))
+	var fresh, unscreened []int
+	sameScreen := v.screen == ix.opts.ScreenID
+	var need []string
+	at := v.lookup(set.ids)
+	for i, id := range set.ids {
+		if g := at[i]; g < 0 || g >= v.base.len() || !v.hashIs(g, set.es[i].hash) {
+			need = append(need, id)
+		}
+	}
+	set.fill(need)
+	matched := 0
+	for i, id := range set.ids {
+		e := set.es[i]
+		docs[i] = catalogDoc{id: id, hash: e.hash, mtime: e.file.ModTime, size: e.file.Size}
+		g, ok := at[i], at[i] >= 0
+		if ok {
+			matched++
+		}
+		switch {
+		case ok && g < v.base.len() && v.hashIs(g, e.hash):
+			docs[i].from = g + 1 // its postings and lengths stay
+			if sameScreen || e.lesson == nil {
+				docs[i].flag = v.flag(g)
+			} else {
+				unscreened = append(unscreened, i)
+			}
+			fillDoc(&docs[i], v.base, g, e.lesson)
+			continue
+		case e.lesson == nil:
+			return false, fmt.Errorf("sync index: lesson %q is neither read nor held", id)
+		case ok && v.hashIs(g, e.hash) && sameScreen:
+			docs[i].flag = v.flag(g) // held by the delta: analysed again, verdict kept
+		default:
+			unscreened = append(unscreened, i)
+		}
+		fillDoc(&docs[i], nil, 0, e.lesson)
+		fresh = append(fresh, i)
+	}
+	ix.analyse(docs, fresh, set)
+	ix.screen(docs, unscreened, set)
+	removed := v.len() - matched
+	st.Indexed, st.Removed = len(fresh), removed
+	changed := len(fresh) > 0 || len(unscreened) > 0 || removed > 0 || v.stamp != stamp || ix.catBad ||
+		!sameScreen || v.delta.len() > 0 || v.ndead > 0 || !sameFiles(v.base, docs)
+	if !changed {
+		return false, nil
+	}
+	raw, err := encodeCatalog(docs, stamp, ix.opts.ScreenID, v.base)
+	if err != nil {
+		return false, fmt.Errorf("sync index: %w", err)
+	}
+	next, err := parseCatalog(raw)
+	if err != nil {
+		return false, fmt.Errorf("sync index: %w", err)
+	}
+	if ix.dir != "" && !ix.fallback {
+		if err := memfs.WriteFileAtomic(filepath.Join(ix.dir, catalogName), raw, 0o644); err != nil {
+			return false, fmt.Errorf("sync index: %w (delete %s to rebuild the index)", err, ix.dir)
+		}
+		if err := removeDelta(ix.dir); err != nil {
+			return false, fmt.Errorf("sync index: %w", err)
+		}
+	}
+	v.close()
+	ix.cat, ix.catBad = baseView(next), false
+	ix.infosOnce, ix.infos = sync.Once{}, nil
+	st.Merged = true
+	return true, nil
+}
+
+// syncVectors brings the vector arm in line with set: a refit re-embeds
+// every lesson into a new base; otherwise the new or changed lessons are
+// embedded into the delta, which is folded into a new base when the
+// catalog was merged (merged) or when the delta is due and merging is
+// allowed. An embedder without a dimension (an endpoint that could not be
+// reached to probe it) leaves the sidecar untouched.
+func (ix *Index) syncVectors(st *SyncStats, set *syncSet, refit, merged bool) error {
+	if ix.vec.dim <= 0 {
+		st.EmbedError = "embedder unavailable (no dimension)"
+		return nil
+	}
+	changed := ix.vecBad
+	full := ix.vecBad || merged || ix.vec.base.len() == 0
+	ix.vecBad = false
+	if refit {
+		if err := ix.refit(set); err != nil {
+			return err
+		}
+		st.Refit, changed, full = true, true, true
+	}
+	hashes, gone := ix.vec.join(set.ids)
+	var todo []string
+	for i, id := range set.ids {
+		if hashes[i] != set.es[i].hash {
+			todo = append(todo, id)
+		}
+	}
+	set.fill(todo)
+	todo = slices.DeleteFunc(todo, func(id string) bool { return set.get(id).lesson == nil })
+	delta := ix.vec.delta.len() + len(todo)
+	if !full && !ix.opts.DeferMerge && (ix.forceMerge || mergeDue(delta, ix.vec.base.ndead+len(gone)+len(todo), ix.vec.len())) {
+		full = true
+	}
+	target := ix.vec.delta
+	if full {
+		changed = changed || ix.vec.delta.len() > 0 || ix.vec.base.ndead > 0
+		ix.vec.base.fold(ix.vec.delta)
+		ix.vec.delta = newVectorStore(ix.vec.base.embedderID, ix.vec.dim)
+		target = ix.vec.base
+	}
+	dead := ix.vec.base.deadRows()
+	for _, id := range gone {
+		ix.removeVector(id, full, &dead)
+	}
+	for _, id := range todo {
+		if !full {
+			if r, ok := ix.vec.base.find(id); ok {
+				dead = append(dead, r)
+			}
+		}
+	}
+	ix.embed(st, set, todo, target)
+	changed = changed || st.Embedded > 0 || len(gone) > 0 || len(todo) > 0
+	if !changed {
+		return nil
+	}
+	if full {
+		ix.vec.base.setDead(nil)
+		if ix.dir != "" && !ix.fallback {
+			if err := ix.vec.base.save(filepath.Join(ix.dir, sidecarName)); err != nil {
+				return fmt.Errorf("sync index: %w", err)
+			}
+			return ix.removeVecDelta()
+		}
+		return nil
+	}
+	sort.Ints(dead)
+	dead = slices.Compact(dead)
+	ix.vec.base.setDead(dead)
+	if ix.dir == "" || ix.fallback {
+		return nil
+	}
+	file, err := encodeVecDelta(ix.vec.base, ix.vec.delta, dead)
+	if err == nil {
+		err = memfs.WriteFileAtomic(filepath.Join(ix.dir, vecDeltaName), file, 0o644)
+	}
+	if err != nil {
+		return fmt.Errorf("sync index: %w (delete %s to rebuild the index)", err, ix.dir)
+	}
+	return nil
+}
+
+// removeVector drops id's vector: from the delta, and from the base (a
+// mutable base in a merge, a tombstone otherwise).
+func (ix *Index) removeVector(id string, full bool, dead *[]int) {
+	ix.vec.delta.remove(id)
+	if full {
+		ix.vec.base.remove(id)
+		return
+	}
+	if r, ok := ix.vec.base.find(id); ok {
+		*dead = append(*dead, r)
+	}
+}
+
+// refit fits the corpus embedder on every lesson and empties the sidecar.
+func (ix *Index) refit(set *syncSet) error {
+	f := ix.emb.(CorpusFitter)
+	set.fill(set.ids)
+	var texts []string
+	for _, e := range set.es {
+		if l := e.lesson; l != nil {
+			texts = append(texts, lessonText(l.Title, l.Gist, l.Body, l.Tags))
+		}
+	}
+	if err := f.Fit(texts); err != nil {
+		return fmt.Errorf("sync index: fit embedder: %w", err)
+	}
+	ix.vec.base.setDead(nil)
+	ix.vec.base.reset()
+	ix.vec.delta = newVectorStore(ix.vec.base.embedderID, ix.vec.dim)
+	ix.vec.base.state = f.State()
+	return nil
+}
+
+// embed embeds the lessons of todo in batches into target. An embedder
+// error stops it: st.EmbedError says so and the next sync retries.
+func (ix *Index) embed(st *SyncStats, set *syncSet, todo []string, target *vectorStore) {
+	for start := 0; start < len(todo); start += ix.opts.EmbedBatch {
+		batch := todo[start:min(start+ix.opts.EmbedBatch, len(todo))]
+		texts := make([]string, len(batch))
+		for i, id := range batch {
+			l := set.get(id).lesson
+			texts[i] = lessonText(l.Title, l.Gist, l.Body, l.Tags)
+		}
+		vecs, err := ix.emb.Embed(texts)
+		if err == nil && len(vecs) != len(batch) {
+			err = fmt.Errorf("embedder returned %d vectors for %d texts", len(vecs), len(batch))
+		}
+		for i := range vecs {
+			if err == nil && len(vecs[i]) != ix.vec.dim {
+				err = fmt.Errorf("embedder returned dim %d, want %d", len(vecs[i]), ix.vec.dim)
+			}
+		}
+		if err != nil {
+			st.EmbedError = err.Error()
+			return
+		}
+		for i, id := range batch {
+			target.put(id, set.get(id).hash, normalized(vecs[i]))
+			st.Embedded++
+		}
+	}
+}
+
+// removeVecDelta drops the vector delta after a new base was written.
+func (ix *Index) removeVecDelta() error {
+	if err := removeFile(filepath.Join(ix.dir, vecDeltaName)); err != nil {
+		return fmt.Errorf("sync index: %w (delete %s to rebuild the index)", err, ix.dir)
+	}
+	return nil
+}
