@@ -95,9 +95,6 @@ func maxAbs[T ~float32 | ~float64](v []T) float64 {
 	return m
 }
 
-// CosineDistance is 1 - Cosine(a, b), in [0, 2].
-func CosineDistance[T ~float32 | ~float64](a, b []T) float64 { return 1 - Cosine(a, b) }
-
 // CompensatedSum adds values with Neumaier's compensated summation, so the
 // retention weight profiles sum to exactly 1 where naive addition drifts to
 // 0.9999999999999999. An infinite or NaN value makes the plain sum the

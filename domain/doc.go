@@ -8,7 +8,7 @@
 //
 // # Contents
 //
-//   - Similarity and fusion: Cosine, CosineDistance, CompensatedSum,
+//   - Similarity and fusion: Cosine, CompensatedSum,
 //     TopNeighborPairs, RankCandidatePairs, RRFScore,
 //     RRFContribution, FuseArms, RankFused, FuseLateral, ApplyMMR.
 //   - Graph: Pagerank, LabelPropagation, BridgeCounts.

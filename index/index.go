@@ -190,9 +190,6 @@ func (ix *Index) MergeDue() bool {
 	return mergeDue(c.delta.len(), c.ndead, c.live) || mergeDue(v.delta.len(), v.base.ndead, v.len())
 }
 
-// Embedder returns the index's embedder.
-func (ix *Index) Embedder() Embedder { return ix.emb }
-
 // Close releases the index's files. Hits and infos already returned stay
 // valid; the embedder loses the corpus state it was given at Open (use a
 // fresh index, or Fit, to embed with it again).
@@ -249,13 +246,6 @@ func (ix *Index) Sync(lessons []domain.Lesson) (SyncStats, error) {
 	return ix.SyncStamp(lessons, "")
 }
 
-// Flagged is a lesson the screen refused (Options.Screen): Reason says why
-// it is never quoted to an agent.
-type Flagged struct {
-	ID     string `json:"id"`
-	Reason string `json:"reason"`
-}
-
 // Flag returns the screen's verdict on lesson id as the catalog recorded
 // it: why it must never be quoted to an agent, or "" (clean, or not held).
 func (ix *Index) Flag(id string) string {
@@ -265,19 +255,6 @@ func (ix *Index) Flag(id string) string {
 		return ix.cat.flag(g)
 	}
 	return ""
-}
-
-// Flagged lists the lessons the screen refused, by id.
-func (ix *Index) Flagged() []Flagged {
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	var out []Flagged
-	for _, g := range ix.cat.ordered() {
-		if ix.cat.flagged(g) {
-			out = append(out, Flagged{ID: ix.cat.id(g), Reason: ix.cat.flag(g)})
-		}
-	}
-	return out
 }
 
 // Stamp returns the caller's freshness token recorded by the last
