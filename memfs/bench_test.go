@@ -270,3 +270,17 @@ func reportCPU(b *testing.B, start time.Duration) {
 		b.ReportMetric(float64(processCPU()-start)/float64(b.N), "cpu-ns/op")
 	}
 }
+
+// BenchmarkReadDirAt10k reads lessons/ of a 10,000-lesson commit, as
+// sleep's snapshot does.
+func BenchmarkReadDirAt10k(b *testing.B) {
+	s := committedStore(b, 10000)
+	cpu := processCPU()
+	defer func() { reportCPU(b, cpu) }()
+	for b.Loop() {
+		files, err := s.ReadDirAt("HEAD", LessonsDir)
+		if err != nil || len(files) < 10000 {
+			b.Fatalf("%d files, %v", len(files), err)
+		}
+	}
+}

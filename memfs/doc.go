@@ -6,7 +6,7 @@
 // # Layout
 //
 //	lessons/<id>.html   one lesson per file (Parse, Render)
-//	archive/<id>.html   archived lessons (Store.Archive)
+//	archive/<id>.html   archived lessons (sleep moves them, CommitOnRef)
 //	log/<node>.jsonl    this machine's shared outcome log (Store.Append)
 //	.gitattributes      log/*.jsonl merge=union
 //	.gitignore          .borg/

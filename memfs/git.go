@@ -21,9 +21,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -244,38 +246,71 @@ func (s *Store) ReadFileAt(rev, p string) ([]byte, error) {
 	return io.ReadAll(rd)
 }
 
-// dirTreeAt resolves directory dir (slash-separated, "" for the root) of
-// the commit rev names, and returns dir trimmed of slashes. A missing
-// directory is a nil tree and a nil error.
-func (s *Store) dirTreeAt(rev, dir string) (*object.Tree, string, error) {
+// rawDirAt returns the raw tree of directory dir (slash-separated, "" for
+// the root) of the commit rev names, walking only the trees on its path,
+// and dir trimmed of slashes. A missing directory is a nil tree and a nil
+// error.
+func (s *Store) rawDirAt(rev, dir string) ([]byte, string, error) {
 	dir = strings.Trim(dir, "/")
-	t, err := s.treeAt(rev)
+	h, err := s.ResolveRef(rev)
+	if err != nil {
+		return nil, dir, err
+	}
+	c, err := s.git.r.CommitObject(plumbing.NewHash(h))
+	if err != nil {
+		return nil, dir, fmt.Errorf("read commit %s: %w", h, err)
+	}
+	raw, err := s.git.readObject(plumbing.TreeObject, c.TreeHash)
 	if err != nil || dir == "" {
-		return t, dir, err
+		return raw, dir, err
 	}
-	t, err = t.Tree(dir)
-	if errors.Is(err, object.ErrDirectoryNotFound) {
-		return nil, dir, nil
+	for _, name := range strings.Split(dir, "/") {
+		var sub []byte
+		for i := 0; i < len(raw); {
+			e, err := nextTreeEntry(raw, i)
+			if err != nil {
+				return nil, dir, err
+			}
+			if e.isDir() && string(e.name) == name {
+				if sub, err = s.git.readObject(plumbing.TreeObject, e.id); err != nil {
+					return nil, dir, err
+				}
+				break
+			}
+			i = e.end
+		}
+		if sub == nil {
+			return nil, dir, nil // no such directory
+		}
+		raw = sub
 	}
-	return t, dir, err
+	return raw, dir, nil
 }
 
-// ListAt returns the files directly inside dir (slash-separated, "" for the
+// isFileMode reports whether a tree entry's mode is a file's (regular,
+// executable, or a symlink), as go-git's FileMode.IsFile does.
+func isFileMode(m uint32) bool {
+	return filemode.FileMode(m).IsFile()
+}
+
+// listAt returns the files directly inside dir (slash-separated, "" for the
 // root) in the commit rev names, as sorted slash paths from the store's root
 // ("lessons/a.html"). A missing directory lists nothing.
-func (s *Store) ListAt(rev, dir string) ([]string, error) {
-	t, dir, err := s.dirTreeAt(rev, dir)
+func (s *Store) listAt(rev, dir string) ([]string, error) {
+	raw, dir, err := s.rawDirAt(rev, dir)
 	if err != nil {
 		return nil, fmt.Errorf("list %s at %s: %w", dir, rev, err)
 	}
-	if t == nil {
-		return nil, nil // no such directory
-	}
 	var out []string
-	for _, e := range t.Entries {
-		if e.Mode.IsFile() {
-			out = append(out, path.Join(dir, e.Name))
+	for i := 0; i < len(raw); {
+		e, err := nextTreeEntry(raw, i)
+		if err != nil {
+			return nil, fmt.Errorf("list %s at %s: %w", dir, rev, err)
 		}
+		if isFileMode(e.mode) {
+			out = append(out, path.Join(dir, string(e.name)))
+		}
+		i = e.end
 	}
 	sort.Strings(out)
 	return out, nil
@@ -288,36 +323,37 @@ type File struct {
 }
 
 // ReadDirAt returns every file directly inside dir in the commit rev names,
-// with its bytes, sorted by path, resolving the commit and the tree once
-// (ReadFileAt per file would walk them again for each). A missing directory
-// reads as nothing.
+// with its bytes, sorted by path. It reads the commit and the trees on dir's
+// path once and the directory's tree in one pass, then each blob by its id
+// (ReadFileAt per file would walk the trees again for each): sleep reads
+// lessons/ at a revision with it. A missing directory reads as nothing.
 func (s *Store) ReadDirAt(rev, dir string) ([]File, error) {
-	t, dir, err := s.dirTreeAt(rev, dir)
+	raw, dir, err := s.rawDirAt(rev, dir)
 	if err != nil {
 		return nil, fmt.Errorf("read %s at %s: %w", dir, rev, err)
 	}
-	if t == nil {
-		return nil, nil // no such directory
-	}
+	// A storage of its own that keeps the pack files open for the whole
+	// directory: the store's reopens a pack for every object it reads
+	// from it.
+	st := filesystem.NewStorageWithOptions(osfs.New(s.git.gitDir), cache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true})
+	defer func() { _ = st.Close() }()
+	g := &gitRepo{r: &git.Repository{Storer: st}, gitDir: s.git.gitDir}
 	var out []File
-	for _, e := range t.Entries {
-		if !e.Mode.IsFile() {
+	for i := 0; i < len(raw); {
+		e, err := nextTreeEntry(raw, i)
+		if err != nil {
+			return nil, fmt.Errorf("read %s at %s: %w", dir, rev, err)
+		}
+		i = e.end
+		if !isFileMode(e.mode) {
 			continue
 		}
-		blob, err := s.git.r.BlobObject(e.Hash)
+		p := path.Join(dir, string(e.name))
+		data, err := g.readStored(plumbing.BlobObject, plumbing.Hash(e.id))
 		if err != nil {
-			return nil, fmt.Errorf("read %s at %s: %w", path.Join(dir, e.Name), rev, err)
+			return nil, fmt.Errorf("read %s at %s: %w", p, rev, err)
 		}
-		rd, err := blob.Reader()
-		if err != nil {
-			return nil, err
-		}
-		data, err := io.ReadAll(rd)
-		_ = rd.Close()
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, File{Path: path.Join(dir, e.Name), Data: data})
+		out = append(out, File{Path: p, Data: data})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out, nil
@@ -626,6 +662,13 @@ func (g *gitRepo) readObject(t plumbing.ObjectType, h plumbing.Hash) ([]byte, er
 		}
 		return data, nil
 	}
+	return g.readStored(t, h)
+}
+
+// readStored reads an object through go-git, which looks in the packs'
+// indexes (in memory) before the loose objects: the order for blobs, which
+// are packed once fetched or gc'd.
+func (g *gitRepo) readStored(t plumbing.ObjectType, h plumbing.Hash) ([]byte, error) {
 	obj, err := g.r.Storer.EncodedObject(t, h)
 	if err != nil {
 		return nil, err

@@ -44,7 +44,7 @@ func TestCommitKeepsIndexInStep(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if err := s.Archive("mid-lesson"); err != nil {
+			if err := s.archive("mid-lesson"); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := s.Commit("archive", LessonPath("mid-lesson"), ArchivePath("mid-lesson")); err != nil {

@@ -486,10 +486,12 @@ func checkNotLink(dir, file string) error {
 	return nil
 }
 
-// Archive moves lessons/<id>.html to archive/<id>.html (replacing an older
+// archive moves lessons/<id>.html to archive/<id>.html (replacing an older
 // archived copy; history keeps every version). It does not commit: commit
-// both paths, LessonPath(id) and ArchivePath(id).
-func (s *Store) Archive(id string) error {
+// both paths, LessonPath(id) and ArchivePath(id). Sleep archives on its own
+// ref instead (a Delete and a write in one CommitOnRef); tests use this to
+// lay out an archived lesson in a worktree.
+func (s *Store) archive(id string) error {
 	if !domain.ValidID(id) {
 		return fmt.Errorf("archive lesson %s: bad id", id)
 	}
