@@ -162,4 +162,3 @@ func hookEngineer(e *env) string {
 	}
 	return ""
 }
-
