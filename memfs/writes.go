@@ -162,41 +162,9 @@ func (s *Store) recoverLocked() (Repair, error) {
 		// doing: the locks and the index are still checked below.
 		j = journal{Message: "unreadable journal"}
 	}
-	exclusive := lockSupported
-	locks := []string{filepath.Join(s.git.gitDir, "index.lock")}
-	if strings.HasPrefix(j.Ref, "refs/") && checkRefName(j.Ref) == nil {
-		locks = append(locks, filepath.Join(s.git.gitDir, filepath.FromSlash(j.Ref))+".lock")
-	}
-	var removed []string
-	// A writer that ran git's merge (sync) left git's own locks, which
-	// carry no pid: its git died with it (dieWithParent), so they are its.
-	gitsDied := j.Merge && childrenDieWithParent && j.PID > 0 && !pidAlive(j.PID)
-	if gitsDied {
-		// A merge takes many: ORIG_HEAD, MERGE_HEAD, the remote-tracking
-		// refs a fetch moved, packed-refs.
-		top, _ := filepath.Glob(filepath.Join(s.git.gitDir, "*.lock"))
-		locks = append(locks, top...)
-		_ = filepath.WalkDir(filepath.Join(s.git.gitDir, "refs"), func(p string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".lock") {
-				locks = append(locks, p)
-			}
-			return nil
-		})
-		slices.Sort(locks)
-		locks = slices.Compact(locks)
-	}
-	for _, p := range locks {
-		stale, _, err := inspectLock(p, exclusive, time.Now())
-		if errors.Is(err, os.ErrNotExist) || (err == nil && !stale && !gitsDied) {
-			continue
-		}
-		if err != nil {
-			return rep, err
-		}
-		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return rep, err
-		}
-		removed = append(removed, s.relGit(p))
+	removed, err := s.clearDeadLocks(j)
+	if err != nil {
+		return rep, err
 	}
 	s.sweepTemps()
 	what := fmt.Sprintf("borg pid %d was killed during %q", j.PID, subjectOf(j.Message))
@@ -228,6 +196,49 @@ func (s *Store) recoverLocked() (Repair, error) {
 	rep.Lines = append(rep.Lines, line)
 	s.warnf("repaired: %s", line)
 	return rep, nil
+}
+
+// clearDeadLocks removes the git locks the dead writer of journal j left
+// (index.lock, its ref's lock, and after a merge every lock its git took)
+// and returns them, relative to the git directory.
+func (s *Store) clearDeadLocks(j journal) ([]string, error) {
+	exclusive := lockSupported
+	locks := []string{filepath.Join(s.git.gitDir, "index.lock")}
+	if strings.HasPrefix(j.Ref, "refs/") && checkRefName(j.Ref) == nil {
+		locks = append(locks, filepath.Join(s.git.gitDir, filepath.FromSlash(j.Ref))+".lock")
+	}
+	var removed []string
+	// A writer that ran git's merge (sync) left git's own locks, which
+	// carry no pid: its git died with it (dieWithParent), so they are its.
+	gitsDied := j.Merge && childrenDieWithParent && j.PID > 0 && !pidAlive(j.PID)
+	if gitsDied {
+		// A merge takes many: ORIG_HEAD, MERGE_HEAD, the remote-tracking
+		// refs a fetch moved, packed-refs.
+		top, _ := filepath.Glob(filepath.Join(s.git.gitDir, "*.lock"))
+		locks = append(locks, top...)
+		_ = filepath.WalkDir(filepath.Join(s.git.gitDir, "refs"), func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".lock") {
+				locks = append(locks, p)
+			}
+			return nil
+		})
+		slices.Sort(locks)
+		locks = slices.Compact(locks)
+	}
+	for _, p := range locks {
+		stale, _, err := inspectLock(p, exclusive, time.Now())
+		if errors.Is(err, os.ErrNotExist) || (err == nil && !stale && !gitsDied) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, err
+		}
+		removed = append(removed, s.relGit(p))
+	}
+	return removed, nil
 }
 
 // sweepTemps removes the temp files dead writers left in the git directory
