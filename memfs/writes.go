@@ -22,6 +22,7 @@ package memfs
 // hooks never take the write lock and never pay for any of this.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -325,8 +326,7 @@ func (s *Store) undoMerge(from string, paths []string) (string, error) {
 		if err != nil {
 			continue // gone, or never checked out
 		}
-		want, err := s.runGit(ctx, nil, "rev-parse", "-q", "--verify", from+":"+p)
-		if h, herr := s.git.blobHash(data); err != nil || herr != nil || h.String() != strings.TrimSpace(string(want)) {
+		if !s.mergeWrote(ctx, from, p, data) {
 			continue // not what the merge wrote
 		}
 		if _, err := s.runGit(ctx, nil, "cat-file", "-e", "HEAD:"+p); err == nil {
@@ -345,6 +345,23 @@ func (s *Store) undoMerge(from string, paths []string) (string, error) {
 		return "", nil
 	}
 	return strings.Join(done, "; ") + " (the next sync merges again)", nil
+}
+
+// mergeWrote reports whether data, the file at p, is what a merge of from
+// wrote there, or was writing when it was killed: from's version, or the
+// start of it (git checks a file out by creating it, then writing it, so a
+// kill between leaves it empty or short).
+func (s *Store) mergeWrote(ctx context.Context, from, p string, data []byte) bool {
+	want, err := s.runGit(ctx, nil, "rev-parse", "-q", "--verify", from+":"+p)
+	if err != nil {
+		return false
+	}
+	id := strings.TrimSpace(string(want))
+	if h, _ := s.git.blobHash(data); h.String() == id {
+		return true
+	}
+	blob, err := s.runGit(ctx, nil, "cat-file", "blob", id)
+	return err == nil && len(data) < len(blob) && bytes.HasPrefix(blob, data)
 }
 
 // fetchMarker is written by a sync before it fetches (the fetch runs
