@@ -31,7 +31,7 @@ import (
 // diffed against each parent). Lines not committed yet were written on this
 // machine and count as written.
 //
-// The attribution is computed by Store.RefreshAttribution from git history
+// The attribution is computed by Store.refreshAttribution from git history
 // (incrementally, from the commit it was last computed at) and cached in
 // .borg/cache: a small JSON file of per-file runs (byte ranges of the
 // working log files and the author of each), which every reader of the log
@@ -183,18 +183,11 @@ func (s *Store) writeAttrib(st *attribState, lines attribLines) error {
 	return writeAtomic(s, filepath.Join(s.dir, filepath.FromSlash(attribFile)), head)
 }
 
-// RefreshAttribution brings the cached attribution up to HEAD: it walks the
+// refreshAttribution brings the cached attribution up to HEAD: it walks the
 // commits since the last refresh (all of them the first time, or when
 // history was rewritten) with git log, and re-reads the log files they
-// touched. It is cheap when HEAD has not moved. Commands call it (Summary
-// and LoadLedger do); hooks do not.
-func (s *Store) RefreshAttribution(ctx context.Context) error {
-	if err := s.refreshAttribution(ctx); err != nil {
-		return fmt.Errorf("attribute log lines: %w", err)
-	}
-	return nil
-}
-
+// touched. It is cheap when HEAD has not moved. Commands reach it through
+// Summary and LoadLedger; hooks do not.
 func (s *Store) refreshAttribution(ctx context.Context) error {
 	head := s.headCommit()
 	old := s.readAttribState()
@@ -549,7 +542,7 @@ func (s *Store) CommittedLines(ctx context.Context, fn func(CommittedLine)) erro
 }
 
 // AttributionBehind reports whether some shared log lines count as
-// Unattributed until the next RefreshAttribution: HEAD moved since the
+// Unattributed until the next refreshAttribution: HEAD moved since the
 // last one (or there was none) and another node's file grew or changed.
 // A hook asks (a few stats and reads, no history) and leaves the refresh
 // to a background command; this node's own commits never make it behind.

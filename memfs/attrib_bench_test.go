@@ -60,7 +60,7 @@ func TestAttributionCost(t *testing.T) {
 		t.Logf("%s: SummaryWithin (hook path), best of 5: %v, of which loading the attribution and checking each file: %v", label, best, att)
 	}
 	t0 := time.Now()
-	if err := s.RefreshAttribution(context.Background()); err != nil {
+	if err := s.refreshAttribution(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("first refresh (whole history): %v", time.Since(t0).Round(time.Millisecond))
@@ -76,12 +76,12 @@ func TestAttributionCost(t *testing.T) {
 	gitAs(t, s.Dir(), "t@example.com", "commit", "-qm", "one more")
 	hook("HEAD moved, no refresh")
 	t0 = time.Now()
-	if err := s.RefreshAttribution(context.Background()); err != nil {
+	if err := s.refreshAttribution(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("incremental refresh (one commit): %v", time.Since(t0).Round(time.Millisecond))
 	t0 = time.Now()
-	if err := s.RefreshAttribution(context.Background()); err != nil {
+	if err := s.refreshAttribution(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("refresh with nothing new: %v", time.Since(t0).Round(time.Microsecond))

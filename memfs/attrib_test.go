@@ -114,7 +114,7 @@ func TestAttribution(t *testing.T) {
 			s := newTestStore(t)
 			// A first attribution, then the play: the refresh is
 			// incremental.
-			if err := s.RefreshAttribution(context.Background()); err != nil {
+			if err := s.refreshAttribution(context.Background()); err != nil {
 				t.Fatal(err)
 			}
 			want := tt.play(t, s)
@@ -159,7 +159,7 @@ func mapsEqual(a, b map[string]string) bool {
 func TestAttributionWithoutRefresh(t *testing.T) {
 	const ada, eve = "ada@example.com", "eve@example.com"
 	s := newTestStore(t)
-	if err := s.RefreshAttribution(context.Background()); err != nil {
+	if err := s.refreshAttribution(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	writeLog(t, s, "log/n-eve.jsonl", []domain.Event{claim(1, domain.KindChanged, "s1", ada)})
@@ -247,14 +247,14 @@ func TestAttributionKeepsCache(t *testing.T) {
 func TestAttributionWithoutGit(t *testing.T) {
 	const ada, eve = "ada@example.com", "eve@example.com"
 	s := newTestStore(t)
-	if err := s.RefreshAttribution(context.Background()); err != nil {
+	if err := s.refreshAttribution(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	writeLog(t, s, "log/n-eve.jsonl", []domain.Event{claim(1, domain.KindChanged, "s1", ada)})
 	gitAs(t, s.Dir(), eve, "add", "log")
 	gitAs(t, s.Dir(), eve, "commit", "-qm", "eve")
 	t.Setenv("PATH", t.TempDir())
-	if err := s.RefreshAttribution(context.Background()); err == nil {
+	if err := s.refreshAttribution(context.Background()); err == nil {
 		t.Fatal("a refresh without git succeeded")
 	}
 	if got := authorsBySession(t, s); got[HashSession("s1")] != Unattributed {
@@ -268,7 +268,7 @@ func TestAttributionWithoutGit(t *testing.T) {
 func TestAttributionBehind(t *testing.T) {
 	const ada, eve = "ada@example.com", "eve@example.com"
 	s := newTestStore(t)
-	if err := s.RefreshAttribution(context.Background()); err != nil {
+	if err := s.refreshAttribution(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Append(domain.Event{MS: 1, Kind: domain.KindSession, Session: "s1", Author: ada}); err != nil {
@@ -285,7 +285,7 @@ func TestAttributionBehind(t *testing.T) {
 	if !s.AttributionBehind() {
 		t.Fatal("not behind after another node's lines arrived by a commit")
 	}
-	if err := s.RefreshAttribution(context.Background()); err != nil {
+	if err := s.refreshAttribution(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if s.AttributionBehind() {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/borg-memory/borg/domain"
 )
@@ -188,20 +189,41 @@ func BenchmarkParse(b *testing.B) {
 
 // BenchmarkCommitIn10k commits one new lesson in a store that already
 // holds 10,000 committed lessons (tree and index included).
-func BenchmarkCommitIn10k(b *testing.B) {
+func BenchmarkCommitIn10k(b *testing.B) { benchCommitIn(b, 10000) }
+
+// BenchmarkCommitIn100k is BenchmarkCommitIn10k at 100,000 lessons (borg
+// learn's commit in a large store). Building the store takes a while, so it
+// runs only with BORG_BENCH_100K=1.
+func BenchmarkCommitIn100k(b *testing.B) {
+	if os.Getenv("BORG_BENCH_100K") != "1" {
+		b.Skip("set BORG_BENCH_100K=1 to build a 100,000-lesson store")
+	}
+	benchCommitIn(b, 100000)
+}
+
+// committedStore is a store holding n committed lessons.
+func committedStore(b *testing.B, n int) *Store {
+	b.Helper()
 	s := newTestStore(b)
-	paths := make([]string, 0, 10000)
-	for i := 0; i < 10000; i++ {
-		l := sampleLesson(fmt.Sprintf("bench-lesson-%05d", i))
+	paths := make([]string, 0, n)
+	for i := 0; i < n; i++ {
+		l := sampleLesson(fmt.Sprintf("bench-lesson-%06d", i))
 		if err := os.WriteFile(filepath.Join(s.Dir(), LessonsDir, l.ID+".html"), Render(l), 0o644); err != nil {
 			b.Fatal(err)
 		}
 		paths = append(paths, LessonPath(l.ID))
 	}
-	if _, err := s.Commit("10k lessons", paths...); err != nil {
+	if _, err := s.Commit(fmt.Sprint(n, " lessons"), paths...); err != nil {
 		b.Fatal(err)
 	}
+	return s
+}
+
+func benchCommitIn(b *testing.B, n int) {
+	s := committedStore(b, n)
 	i := 0
+	cpu := processCPU()
+	defer func() { reportCPU(b, cpu) }()
 	for b.Loop() {
 		i++
 		l := sampleLesson(fmt.Sprintf("new-lesson-%05d", i))
@@ -210,6 +232,55 @@ func BenchmarkCommitIn10k(b *testing.B) {
 		}
 		if _, err := s.Commit("learn", LessonPath(l.ID)); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCommitOnRef10kChanged commits 10,000 changed lessons of a
+// 10,000-lesson store on a side ref, as sleep's decay phase does.
+func BenchmarkCommitOnRef10kChanged(b *testing.B) {
+	const n = 10000
+	s := committedStore(b, n)
+	base, err := s.ResolveRef("HEAD")
+	if err != nil {
+		b.Fatal(err)
+	}
+	changes := make([]FileChange, n)
+	i := 0
+	cpu := processCPU()
+	defer func() { reportCPU(b, cpu) }()
+	for b.Loop() {
+		i++
+		for k := range changes {
+			l := sampleLesson(fmt.Sprintf("bench-lesson-%06d", k))
+			l.Confidence = 0.5 + float64(i%40)/100
+			changes[k] = FileChange{Path: LessonPath(l.ID), Data: Render(l)}
+		}
+		ref := fmt.Sprintf("refs/borg/bench-%d", i)
+		if _, err := s.CommitOnRef(ref, "", base, changes, "decay", s.now()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// reportCPU reports the process's CPU time since start per op (all
+// goroutines, the timed loop only when called after it).
+func reportCPU(b *testing.B, start time.Duration) {
+	if b.N > 0 {
+		b.ReportMetric(float64(processCPU()-start)/float64(b.N), "cpu-ns/op")
+	}
+}
+
+// BenchmarkReadDirAt10k reads lessons/ of a 10,000-lesson commit, as
+// sleep's snapshot does.
+func BenchmarkReadDirAt10k(b *testing.B) {
+	s := committedStore(b, 10000)
+	cpu := processCPU()
+	defer func() { reportCPU(b, cpu) }()
+	for b.Loop() {
+		files, err := s.ReadDirAt("HEAD", LessonsDir)
+		if err != nil || len(files) < 10000 {
+			b.Fatalf("%d files, %v", len(files), err)
 		}
 	}
 }

@@ -6,7 +6,7 @@
 // # Layout
 //
 //	lessons/<id>.html   one lesson per file (Parse, Render)
-//	archive/<id>.html   archived lessons (Store.Archive)
+//	archive/<id>.html   archived lessons (sleep moves them, CommitOnRef)
 //	log/<node>.jsonl    this machine's shared outcome log (Store.Append)
 //	.gitattributes      log/*.jsonl merge=union
 //	.gitignore          .borg/
@@ -27,6 +27,13 @@
 // moves the branch under git's lock-file protocol. Store.CommitOnRef does the
 // same on any ref without touching the worktree or the index, with a
 // compare-and-swap on the ref (ErrRefMoved).
+//
+// A commit costs what changed (gitobj.go): trees are edited as bytes, only
+// along the changed paths, large trees are written uncompressed, a commit
+// of many files writes one pack (with its index) instead of a loose object
+// each, and the git index is patched in one streaming pass. The git index
+// and loose objects are renamed in without fsync, as git writes them; refs
+// are synced.
 //
 // Every write to git runs under one crash-safe discipline (writes.go,
 // gitlock.go): the store's write lock (.borg/write.lock, an flock), a

@@ -8,6 +8,7 @@ package memfs
 // files it wrote).
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -20,9 +21,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -243,38 +246,71 @@ func (s *Store) ReadFileAt(rev, p string) ([]byte, error) {
 	return io.ReadAll(rd)
 }
 
-// dirTreeAt resolves directory dir (slash-separated, "" for the root) of
-// the commit rev names, and returns dir trimmed of slashes. A missing
-// directory is a nil tree and a nil error.
-func (s *Store) dirTreeAt(rev, dir string) (*object.Tree, string, error) {
+// rawDirAt returns the raw tree of directory dir (slash-separated, "" for
+// the root) of the commit rev names, walking only the trees on its path,
+// and dir trimmed of slashes. A missing directory is a nil tree and a nil
+// error.
+func (s *Store) rawDirAt(rev, dir string) ([]byte, string, error) {
 	dir = strings.Trim(dir, "/")
-	t, err := s.treeAt(rev)
+	h, err := s.ResolveRef(rev)
+	if err != nil {
+		return nil, dir, err
+	}
+	c, err := s.git.r.CommitObject(plumbing.NewHash(h))
+	if err != nil {
+		return nil, dir, fmt.Errorf("read commit %s: %w", h, err)
+	}
+	raw, err := s.git.readObject(plumbing.TreeObject, c.TreeHash)
 	if err != nil || dir == "" {
-		return t, dir, err
+		return raw, dir, err
 	}
-	t, err = t.Tree(dir)
-	if errors.Is(err, object.ErrDirectoryNotFound) {
-		return nil, dir, nil
+	for _, name := range strings.Split(dir, "/") {
+		var sub []byte
+		for i := 0; i < len(raw); {
+			e, err := nextTreeEntry(raw, i)
+			if err != nil {
+				return nil, dir, err
+			}
+			if e.isDir() && string(e.name) == name {
+				if sub, err = s.git.readObject(plumbing.TreeObject, e.id); err != nil {
+					return nil, dir, err
+				}
+				break
+			}
+			i = e.end
+		}
+		if sub == nil {
+			return nil, dir, nil // no such directory
+		}
+		raw = sub
 	}
-	return t, dir, err
+	return raw, dir, nil
 }
 
-// ListAt returns the files directly inside dir (slash-separated, "" for the
+// isFileMode reports whether a tree entry's mode is a file's (regular,
+// executable, or a symlink), as go-git's FileMode.IsFile does.
+func isFileMode(m uint32) bool {
+	return filemode.FileMode(m).IsFile()
+}
+
+// listAt returns the files directly inside dir (slash-separated, "" for the
 // root) in the commit rev names, as sorted slash paths from the store's root
 // ("lessons/a.html"). A missing directory lists nothing.
-func (s *Store) ListAt(rev, dir string) ([]string, error) {
-	t, dir, err := s.dirTreeAt(rev, dir)
+func (s *Store) listAt(rev, dir string) ([]string, error) {
+	raw, dir, err := s.rawDirAt(rev, dir)
 	if err != nil {
 		return nil, fmt.Errorf("list %s at %s: %w", dir, rev, err)
 	}
-	if t == nil {
-		return nil, nil // no such directory
-	}
 	var out []string
-	for _, e := range t.Entries {
-		if e.Mode.IsFile() {
-			out = append(out, path.Join(dir, e.Name))
+	for i := 0; i < len(raw); {
+		e, err := nextTreeEntry(raw, i)
+		if err != nil {
+			return nil, fmt.Errorf("list %s at %s: %w", dir, rev, err)
 		}
+		if isFileMode(e.mode) {
+			out = append(out, path.Join(dir, string(e.name)))
+		}
+		i = e.end
 	}
 	sort.Strings(out)
 	return out, nil
@@ -287,36 +323,37 @@ type File struct {
 }
 
 // ReadDirAt returns every file directly inside dir in the commit rev names,
-// with its bytes, sorted by path, resolving the commit and the tree once
-// (ReadFileAt per file would walk them again for each). A missing directory
-// reads as nothing.
+// with its bytes, sorted by path. It reads the commit and the trees on dir's
+// path once and the directory's tree in one pass, then each blob by its id
+// (ReadFileAt per file would walk the trees again for each): sleep reads
+// lessons/ at a revision with it. A missing directory reads as nothing.
 func (s *Store) ReadDirAt(rev, dir string) ([]File, error) {
-	t, dir, err := s.dirTreeAt(rev, dir)
+	raw, dir, err := s.rawDirAt(rev, dir)
 	if err != nil {
 		return nil, fmt.Errorf("read %s at %s: %w", dir, rev, err)
 	}
-	if t == nil {
-		return nil, nil // no such directory
-	}
+	// A storage of its own that keeps the pack files open for the whole
+	// directory: the store's reopens a pack for every object it reads
+	// from it.
+	st := filesystem.NewStorageWithOptions(osfs.New(s.git.gitDir), cache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true})
+	defer func() { _ = st.Close() }()
+	g := &gitRepo{r: &git.Repository{Storer: st}, gitDir: s.git.gitDir}
 	var out []File
-	for _, e := range t.Entries {
-		if !e.Mode.IsFile() {
+	for i := 0; i < len(raw); {
+		e, err := nextTreeEntry(raw, i)
+		if err != nil {
+			return nil, fmt.Errorf("read %s at %s: %w", dir, rev, err)
+		}
+		i = e.end
+		if !isFileMode(e.mode) {
 			continue
 		}
-		blob, err := s.git.r.BlobObject(e.Hash)
+		p := path.Join(dir, string(e.name))
+		data, err := g.readStored(plumbing.BlobObject, plumbing.Hash(e.id))
 		if err != nil {
-			return nil, fmt.Errorf("read %s at %s: %w", path.Join(dir, e.Name), rev, err)
+			return nil, fmt.Errorf("read %s at %s: %w", p, rev, err)
 		}
-		rd, err := blob.Reader()
-		if err != nil {
-			return nil, err
-		}
-		data, err := io.ReadAll(rd)
-		_ = rd.Close()
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, File{Path: path.Join(dir, e.Name), Data: data})
+		out = append(out, File{Path: p, Data: data})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out, nil
@@ -382,7 +419,8 @@ func (s *Store) commitOnRef(name plumbing.ReferenceName, old, parent plumbing.Ha
 		base = pc.TreeHash
 		parents = []plumbing.Hash{parent}
 	}
-	treeHash, _, err := s.git.writeTree(base, changes, "", written)
+	w := newObjWriter(s.git)
+	treeHash, _, err := s.git.writeTree(w, base, changes, "", written)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
@@ -394,13 +432,21 @@ func (s *Store) commitOnRef(name plumbing.ReferenceName, old, parent plumbing.Ha
 		Author: author, Committer: committer, Message: msg,
 		TreeHash: treeHash, ParentHashes: parents,
 	}
-	obj := s.git.r.Storer.NewEncodedObject()
+	obj := &plumbing.MemoryObject{}
 	if err := c.Encode(obj); err != nil {
 		return plumbing.ZeroHash, err
 	}
-	h, err := s.git.r.Storer.SetEncodedObject(obj)
+	rd, err := obj.Reader()
 	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("write commit: %w", err)
+		return plumbing.ZeroHash, err
+	}
+	data, err := io.ReadAll(rd)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	h := w.add(objCommit, data)
+	if err := w.flush(); err != nil {
+		return plumbing.ZeroHash, err
 	}
 	if err := s.casRef(name, old, h); err != nil {
 		return plumbing.ZeroHash, err
@@ -423,163 +469,206 @@ func checkRepoPath(p string) error {
 }
 
 // writeTree writes the tree base (zero hash: an empty tree) with changes
-// applied (paths relative to this tree) and returns the tree's hash and its
-// entry count. An emptied subtree is dropped, as git has no empty
-// directories. Each file written is recorded in written under its full path
-// (prefix is the path of this tree, "" at the root). It edits the tree's
-// raw bytes, copying the entries it does not change as they are: decoding a
-// tree of ten thousand lessons into structs and encoding it again costs
-// several times more.
-func (g *gitRepo) writeTree(base plumbing.Hash, changes []FileChange, prefix string, written map[string]object.TreeEntry) (plumbing.Hash, int, error) {
-	var old []rawTreeEntry
+// applied (paths relative to this tree) through w and returns the tree's
+// hash and its entry count. An emptied subtree is dropped, as git has no
+// empty directories. Each file written is recorded in written under its
+// full path (prefix is the path of this tree, "" at the root). It edits the
+// tree's raw bytes, copying the entries it does not change as they are and
+// allocating nothing per unchanged entry: lessons/ holds one entry per
+// lesson, 100,000 in a large store, and a commit changes a few.
+func (g *gitRepo) writeTree(w *objWriter, base plumbing.Hash, changes []FileChange, prefix string, written map[string]object.TreeEntry) (plumbing.Hash, int, error) {
+	var raw []byte
 	if !base.IsZero() {
-		raw, err := g.readObject(plumbing.TreeObject, base)
-		if err != nil {
-			return plumbing.ZeroHash, 0, fmt.Errorf("read tree %s: %w", prefix, err)
-		}
-		if old, err = parseRawTree(raw); err != nil {
+		var err error
+		if raw, err = g.readObject(plumbing.TreeObject, base); err != nil {
 			return plumbing.ZeroHash, 0, fmt.Errorf("read tree %s: %w", prefix, err)
 		}
 	}
-	byName := make(map[string]int, len(old))
-	for i, e := range old {
-		byName[e.name] = i
-	}
-	// next holds the entries that change: a new entry, or nil to delete.
-	next := map[string]*rawTreeEntry{}
+	// next holds the entries that change, by name: a new entry, or a
+	// deletion (del); sub the changes inside each subdirectory.
+	next := map[string]*treeChange{}
 	sub := map[string][]FileChange{}
 	for _, c := range changes {
 		head, rest, nested := strings.Cut(c.Path, "/")
+		ch := next[head]
+		if ch == nil {
+			ch = &treeChange{}
+			next[head] = ch
+		}
 		if nested {
 			c.Path = rest
 			sub[head] = append(sub[head], c)
 			continue
 		}
-		if c.Delete {
-			next[head] = nil
-			continue
-		}
-		h, err := g.writeBlob(c.Data)
-		if err != nil {
-			return plumbing.ZeroHash, 0, err
-		}
-		mode := filemode.Regular
-		if i, ok := byName[head]; ok && old[i].mode == filemode.Executable {
-			mode = filemode.Executable
-		}
-		next[head] = &rawTreeEntry{name: head, mode: mode, hash: h}
-		if written != nil {
-			written[prefix+head] = object.TreeEntry{Name: head, Mode: mode, Hash: h}
-		}
+		ch.file, ch.change = true, c
 	}
-	for name, cs := range sub {
-		subBase := plumbing.ZeroHash
-		if i, ok := byName[name]; ok && old[i].mode == filemode.Dir {
-			subBase = old[i].hash
-		}
-		h, n, err := g.writeTree(subBase, cs, prefix+name+"/", written)
-		if err != nil {
-			return plumbing.ZeroHash, 0, err
-		}
-		if n == 0 {
-			next[name] = nil
-		} else {
-			next[name] = &rawTreeEntry{name: name, mode: filemode.Dir, hash: h}
-		}
-	}
-	// Merge: the old entries in order, changed ones replaced or dropped,
-	// new ones inserted in git's order.
-	var added []rawTreeEntry
-	for name, e := range next {
-		if _, ok := byName[name]; !ok && e != nil {
-			added = append(added, *e)
-		}
-	}
-	sort.Slice(added, func(i, j int) bool { return added[i].key() < added[j].key() })
-	var out bytes.Buffer
-	n := 0
-	emit := func(e rawTreeEntry) {
-		if e.raw != nil {
-			out.Write(e.raw)
-		} else {
-			fmt.Fprintf(&out, "%o %s\x00", uint32(e.mode), e.name)
-			out.Write(e.hash[:])
-		}
-		n++
-	}
-	k := 0
-	for _, e := range old {
-		if ch, ok := next[e.name]; ok {
-			if ch == nil {
-				continue
-			}
-			e = *ch
-		}
-		for k < len(added) && added[k].key() < e.key() {
-			emit(added[k])
-			k++
-		}
-		emit(e)
-	}
-	for ; k < len(added); k++ {
-		emit(added[k])
-	}
-	h, err := g.writeObject(plumbing.TreeObject, out.Bytes())
+	starts, err := scanTree(raw, next)
 	if err != nil {
-		return plumbing.ZeroHash, 0, fmt.Errorf("write tree: %w", err)
+		return plumbing.ZeroHash, 0, fmt.Errorf("read tree %s: %w", prefix, err)
 	}
-	return h, n, nil
-}
-
-// rawTreeEntry is one entry of a tree object; raw holds its bytes when it
-// was read from an existing tree.
-type rawTreeEntry struct {
-	name string
-	mode filemode.FileMode
-	hash plumbing.Hash
-	raw  []byte
-}
-
-// key is the name git sorts tree entries by: a directory's with a slash.
-func (e rawTreeEntry) key() string {
-	if e.mode == filemode.Dir {
-		return e.name + "/"
-	}
-	return e.name
-}
-
-// parseRawTree splits a tree object's content into its entries:
-// "<octal mode> <name>\x00<20-byte hash>" each.
-func parseRawTree(b []byte) ([]rawTreeEntry, error) {
-	var out []rawTreeEntry
-	for i := 0; i < len(b); {
-		sp := bytes.IndexByte(b[i:], ' ')
-		if sp < 0 {
-			return nil, errors.New("corrupt tree")
+	for name, ch := range next {
+		if err := g.applyChange(w, name, ch, sub[name], prefix, written); err != nil {
+			return plumbing.ZeroHash, 0, err
 		}
-		var mode uint32
-		for _, c := range b[i : i+sp] {
-			if c < '0' || c > '7' {
-				return nil, errors.New("corrupt tree mode")
+	}
+	out, n := mergeTree(raw, starts, next)
+	return w.add(objTree, out), n, nil
+}
+
+// scanTree checks the tree raw, returns the offset of each of its entries
+// and records in next the old entry of each changed name.
+func scanTree(raw []byte, next map[string]*treeChange) ([]int, error) {
+	var starts []int
+	for i := 0; i < len(raw); {
+		e, err := nextTreeEntry(raw, i)
+		if err != nil {
+			return nil, err
+		}
+		if ch, ok := next[string(e.name)]; ok {
+			ch.old, ch.hadOld = e, true
+		}
+		starts = append(starts, i)
+		i = e.end
+	}
+	return starts, nil
+}
+
+// treeChange is what a commit does to one name of a tree: the old entry
+// (hadOld) and the new one (mode, id), or del.
+type treeChange struct {
+	file   bool // change is a change of the file of this name
+	change FileChange
+	old    treeEntry
+	hadOld bool
+	del    bool
+	mode   uint32
+	id     [20]byte
+}
+
+// applyChange works out the new entry of name: a file's blob, or the
+// subdirectory's tree written with its changes cs.
+// A name with both (a directory emptied and a file written in its place,
+// or back) is the file when the directory ends up empty.
+func (g *gitRepo) applyChange(w *objWriter, name string, ch *treeChange, cs []FileChange, prefix string, written map[string]object.TreeEntry) error {
+	if len(cs) > 0 {
+		subBase := plumbing.ZeroHash
+		if ch.hadOld && ch.old.isDir() {
+			subBase = ch.old.id
+		}
+		h, n, err := g.writeTree(w, subBase, cs, prefix+name+"/", written)
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			if ch.file && !ch.change.Delete {
+				return fmt.Errorf("bad path %q: both a file and a directory", prefix+name)
 			}
-			mode = mode<<3 | uint32(c-'0')
+			ch.mode, ch.id = uint32(filemode.Dir), h
+			return nil
 		}
-		nul := bytes.IndexByte(b[i+sp+1:], 0)
-		if nul < 0 || i+sp+1+nul+1+20 > len(b) {
-			return nil, errors.New("corrupt tree")
-		}
-		nameEnd := i + sp + 1 + nul
-		end := nameEnd + 1 + 20
-		e := rawTreeEntry{name: string(b[i+sp+1 : nameEnd]), mode: filemode.FileMode(mode), raw: b[i:end]}
-		copy(e.hash[:], b[nameEnd+1:end])
-		out = append(out, e)
-		i = end
 	}
-	return out, nil
+	if !ch.file || ch.change.Delete {
+		ch.del = true
+		return nil
+	}
+	h := w.add(objBlob, ch.change.Data)
+	mode := filemode.Regular
+	if ch.hadOld && ch.old.mode == uint32(filemode.Executable) {
+		mode = filemode.Executable
+	}
+	ch.mode, ch.id = uint32(mode), h
+	if written != nil {
+		written[prefix+name] = object.TreeEntry{Name: name, Mode: mode, Hash: h}
+	}
+	return nil
 }
 
-// readObject returns the content of an object of type t.
+// mergeTree is the tree raw (its entries at starts, as scanTree found them)
+// with the changes in next applied: the old entries in order, changed ones
+// replaced or dropped, new ones inserted in git's order. It returns the new
+// tree's content and entry count. The unchanged runs between edits are
+// copied whole, and a new name's place is found by binary search, so its
+// cost is a copy of the tree.
+func mergeTree(raw []byte, starts []int, next map[string]*treeChange) ([]byte, int) {
+	// An edit replaces raw[at:skip] (empty for an insertion) with emit.
+	type edit struct {
+		at, skip int
+		insert   bool
+		name     string
+		dir      bool
+		emit     []byte
+	}
+	var edits []edit
+	n := len(starts)
+	for name, ch := range next {
+		dir := ch.mode == uint32(filemode.Dir)
+		var entry []byte
+		if !ch.del {
+			entry = appendTreeEntry(nil, ch.mode, name, ch.id)
+		}
+		// A name that changes kind (a file becoming a directory or back)
+		// changes its sort key: it is dropped where it was and added anew.
+		moved := ch.hadOld && !ch.del && ch.old.isDir() != dir
+		switch {
+		case ch.hadOld && (ch.del || moved):
+			edits = append(edits, edit{at: ch.old.start, skip: ch.old.end, name: name, dir: ch.old.isDir()})
+			n--
+		case ch.hadOld:
+			edits = append(edits, edit{at: ch.old.start, skip: ch.old.end, name: name, dir: dir, emit: entry})
+		}
+		if !ch.del && (!ch.hadOld || moved) {
+			// The first old entry that sorts after the new name.
+			k := sort.Search(len(starts), func(i int) bool {
+				e, _ := nextTreeEntry(raw, starts[i]) // scanTree checked it
+				return compareTreeKeys(e.name, e.isDir(), []byte(name), dir) > 0
+			})
+			at := len(raw)
+			if k < len(starts) {
+				at = starts[k]
+			}
+			edits = append(edits, edit{at: at, skip: at, insert: true, name: name, dir: dir, emit: entry})
+			n++
+		}
+	}
+	sort.Slice(edits, func(i, j int) bool {
+		a, b := edits[i], edits[j]
+		if a.at != b.at {
+			return a.at < b.at
+		}
+		if a.insert != b.insert {
+			return a.insert // what goes before the entry at this offset
+		}
+		return compareTreeKeys([]byte(a.name), a.dir, []byte(b.name), b.dir) < 0
+	})
+	out := make([]byte, 0, len(raw)+len(edits)*64)
+	cur := 0
+	for _, e := range edits {
+		out = append(out, raw[cur:e.at]...)
+		out = append(out, e.emit...)
+		cur = max(cur, e.skip)
+	}
+	return append(out, raw[cur:]...), n
+}
+
+// readObject returns the content of an object of type t: read from its
+// loose file when it has one (borg wrote it: the common case, and large
+// trees are stored uncompressed), else through go-git (a packed object).
 func (g *gitRepo) readObject(t plumbing.ObjectType, h plumbing.Hash) ([]byte, error) {
+	if f, err := os.Open(g.loosePath(h)); err == nil {
+		defer func() { _ = f.Close() }()
+		data, err := readLoose(bufio.NewReaderSize(f, 64<<10), packType(t))
+		if err != nil {
+			return nil, fmt.Errorf("read object %s: %w", h, err)
+		}
+		return data, nil
+	}
+	return g.readStored(t, h)
+}
+
+// readStored reads an object through go-git, which looks in the packs'
+// indexes (in memory) before the loose objects: the order for blobs, which
+// are packed once fetched or gc'd.
+func (g *gitRepo) readStored(t plumbing.ObjectType, h plumbing.Hash) ([]byte, error) {
 	obj, err := g.r.Storer.EncodedObject(t, h)
 	if err != nil {
 		return nil, err
@@ -592,35 +681,103 @@ func (g *gitRepo) readObject(t plumbing.ObjectType, h plumbing.Hash) ([]byte, er
 	return io.ReadAll(rd)
 }
 
-// writeObject stores an object of type t with content data.
-func (g *gitRepo) writeObject(t plumbing.ObjectType, data []byte) (plumbing.Hash, error) {
-	obj := g.r.Storer.NewEncodedObject()
-	obj.SetType(t)
-	obj.SetSize(int64(len(data)))
-	w, err := obj.Writer()
-	if err != nil {
-		return plumbing.ZeroHash, err
+// loosePath is where the loose object h lives.
+func (g *gitRepo) loosePath(h plumbing.Hash) string {
+	s := h.String()
+	return filepath.Join(g.gitDir, "objects", s[:2], s[2:])
+}
+
+func packType(t plumbing.ObjectType) byte {
+	switch t {
+	case plumbing.CommitObject:
+		return objCommit
+	case plumbing.TreeObject:
+		return objTree
+	default:
+		return objBlob
 	}
-	if _, err := w.Write(data); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	if err := w.Close(); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	return g.r.Storer.SetEncodedObject(obj)
 }
 
 // blobHash is the object id of a blob with data, without writing it.
 func (g *gitRepo) blobHash(data []byte) (plumbing.Hash, error) {
-	return plumbing.ComputeHash(plumbing.BlobObject, data), nil
+	return plumbing.Hash(objectID(objBlob, data)), nil
 }
 
-func (g *gitRepo) writeBlob(data []byte) (plumbing.Hash, error) {
-	h, err := g.writeObject(plumbing.BlobObject, data)
-	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("write blob: %w", err)
+// objWriter collects the objects of one commit and writes them at flush:
+// as loose objects, or as one pack when there are many (a pack of
+// thousands of lessons is one file to write instead of thousands).
+type objWriter struct {
+	g    *gitRepo
+	objs []gitObject
+	seen map[[20]byte]bool
+}
+
+func newObjWriter(g *gitRepo) *objWriter {
+	return &objWriter{g: g, seen: map[[20]byte]bool{}}
+}
+
+// add queues an object and returns its id.
+func (w *objWriter) add(t byte, data []byte) plumbing.Hash {
+	id := objectID(t, data)
+	if !w.seen[id] {
+		w.seen[id] = true
+		w.objs = append(w.objs, gitObject{typ: t, data: data, id: id})
 	}
-	return h, nil
+	return plumbing.Hash(id)
+}
+
+// flush writes the queued objects. Loose objects already present are
+// left as they are.
+func (w *objWriter) flush() error {
+	if len(w.objs) >= packAtLeast {
+		return w.writePack()
+	}
+	for _, o := range w.objs {
+		p := w.g.loosePath(plumbing.Hash(o.id))
+		if _, err := os.Stat(p); err == nil {
+			continue
+		}
+		data, err := looseObject(o.typ, o.data)
+		if err != nil {
+			return fmt.Errorf("write %s %x: %w", objTypeName(o.typ), o.id, err)
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return fmt.Errorf("write %s %x: %w", objTypeName(o.typ), o.id, err)
+		}
+		// Unsynced, as go-git and git (by default) write loose objects:
+		// the ref that makes them reachable moves after, synced.
+		if err := WriteFileAtomic(p, data, 0o444, TempDir(filepath.Join(w.g.gitDir, "objects")), NoSync()); err != nil {
+			return err
+		}
+	}
+	w.objs = w.objs[:0]
+	return nil
+}
+
+// writePack writes the queued objects as one pack and its index (the
+// pack first: git uses a pack once its index is there), then has go-git
+// reload its list of packs so this process reads them.
+func (w *objWriter) writePack() error {
+	pack, idx, sum, err := encodePack(w.objs)
+	if err != nil {
+		return fmt.Errorf("write pack: %w", err)
+	}
+	dir := filepath.Join(w.g.gitDir, "objects", "pack")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("write pack: %w", err)
+	}
+	base := filepath.Join(dir, fmt.Sprintf("pack-%x", sum))
+	if err := WriteFileAtomic(base+".pack", pack, 0o444); err != nil {
+		return err
+	}
+	if err := WriteFileAtomic(base+".idx", idx, 0o444); err != nil {
+		return err
+	}
+	if fs, ok := w.g.r.Storer.(*filesystem.Storage); ok {
+		fs.Reindex()
+	}
+	w.objs = w.objs[:0]
+	return nil
 }
 
 // casRef moves ref from old to new under git's lock-file protocol
@@ -788,14 +945,17 @@ func statEntry(name string, h plumbing.Hash, mode filemode.FileMode, fi os.FileI
 // writeIndex rewrites the git index with the entries set replaced or added
 // and the paths del removed, under lock (index.lock). The index is patched
 // in place when it can be (patchIndex); otherwise it goes through go-git's
-// decoder and encoder.
+// decoder and encoder. It is renamed in without fsync, as git writes it:
+// it is about 10 MB at 100,000 lessons (an fsync of that costs 50-130 ms
+// here), it is a cache of HEAD's tree for these paths, and the rename
+// still makes a kill leave the old index or the new one.
 func writeIndex(lock *lockFile, idxPath string, set []indexEntry, del []string) error {
 	data, err := os.ReadFile(idxPath)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
 	if patched, ok := patchIndex(data, set, del); ok {
-		if err := lock.commit(idxPath, patched); err != nil {
+		if err := lock.commit(idxPath, patched, NoSync()); err != nil {
 			return fmt.Errorf("write git index: %w", err)
 		}
 		return nil
@@ -833,7 +993,7 @@ func writeIndex(lock *lockFile, idxPath string, set []indexEntry, del []string) 
 	if err := index.NewEncoder(&buf).Encode(idx); err != nil {
 		return fmt.Errorf("write git index: %w", err)
 	}
-	if err := lock.commit(idxPath, buf.Bytes()); err != nil {
+	if err := lock.commit(idxPath, buf.Bytes(), NoSync()); err != nil {
 		return fmt.Errorf("write git index: %w", err)
 	}
 	return nil

@@ -185,10 +185,10 @@ func linkNew(dir, p string, data []byte) error {
 	return os.Link(tmp, p)
 }
 
-// commit writes data to a temp file, syncs it, renames it over target and
-// removes the lock.
-func (l *lockFile) commit(target string, data []byte) error {
-	if err := writeVia(l.gitDir, target, data, 0o644); err != nil {
+// commit writes data to a temp file, syncs it (unless opts say NoSync),
+// renames it over target and removes the lock.
+func (l *lockFile) commit(target string, data []byte, opts ...WriteOption) error {
+	if err := WriteFileAtomic(target, data, 0o644, append([]WriteOption{TempDir(l.gitDir)}, opts...)...); err != nil {
 		return err
 	}
 	l.done = true

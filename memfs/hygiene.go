@@ -51,10 +51,15 @@ func (s *Store) Hygiene() (problems []string, leaked bool) {
 	if _, err := os.Lstat(filepath.Join(s.dir, PrivateDir, ".gitignore")); errors.Is(err, os.ErrNotExist) {
 		problems = append(problems, ".borg/.gitignore is missing: any borg command run by a user who can write the store puts it back")
 	}
-	if t, _, err := s.dirTreeAt("HEAD", PrivateDir); err == nil && t != nil && len(t.Entries) > 0 {
+	if raw, _, err := s.rawDirAt("HEAD", PrivateDir); err == nil && len(raw) > 0 {
 		var names []string
-		for _, e := range t.Entries {
-			names = append(names, PrivateDir+"/"+e.Name)
+		for i := 0; i < len(raw); {
+			e, err := nextTreeEntry(raw, i)
+			if err != nil {
+				break
+			}
+			names = append(names, PrivateDir+"/"+string(e.name))
+			i = e.end
 		}
 		leaked = true
 		problems = append(problems, fmt.Sprintf("private state is committed at HEAD (%s): remove it with git rm -r --cached .borg and commit; it stays in the history, so treat anything in it (the local log's evidence text) as shared", strings.Join(names, ", ")))

@@ -11,6 +11,7 @@ import (
 	"bufio"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"reflect"
@@ -23,7 +24,12 @@ const ledgerMagic = "BLG2"
 
 // ledgerCodecFits reports whether domain.Ledger has exactly the fields this
 // codec writes.
-var ledgerCodecFits = func() bool {
+var ledgerCodecFits = ledgerShapeMismatch() == ""
+
+// ledgerShapeMismatch names the first type of domain.Ledger whose fields
+// differ from the ones this codec writes, with both lists ("" when they
+// all match).
+func ledgerShapeMismatch() string {
 	markShape := []string{"MS int64", "ID string", "Kind domain.EventKind", "Session string", "Repo string", "Author string", "W float64"}
 	regretShape := []string{"Session string", "Lesson string", "W float64"}
 	eventShape := []string{"ID string", "MS int64", "Kind domain.EventKind", "Session string", "Lesson string",
@@ -41,11 +47,21 @@ var ledgerCodecFits = func() bool {
 		}
 		return out
 	}
-	return reflect.DeepEqual(shape(reflect.TypeFor[domain.Mark]()), markShape) &&
-		reflect.DeepEqual(shape(reflect.TypeFor[domain.RegretMark]()), regretShape) &&
-		reflect.DeepEqual(shape(reflect.TypeFor[domain.Event]()), eventShape) &&
-		reflect.DeepEqual(shape(reflect.TypeFor[domain.Ledger]()), ledgerShape)
-}()
+	for _, c := range []struct {
+		t     reflect.Type
+		known []string
+	}{
+		{reflect.TypeFor[domain.Mark](), markShape},
+		{reflect.TypeFor[domain.RegretMark](), regretShape},
+		{reflect.TypeFor[domain.Event](), eventShape},
+		{reflect.TypeFor[domain.Ledger](), ledgerShape},
+	} {
+		if got := shape(c.t); !reflect.DeepEqual(got, c.known) {
+			return fmt.Sprintf("%s has fields %q, the codec knows %q", c.t, got, c.known)
+		}
+	}
+	return ""
+}
 
 // ledgerWriter encodes a ledger: first the string table, then the maps
 // with each string as its index in the table.

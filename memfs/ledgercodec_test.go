@@ -10,6 +10,14 @@ import (
 	"github.com/borg-memory/borg/domain"
 )
 
+// TestLedgerCodecKnowsLedgerShape fails, rather than letting the cache
+// fall back to gob unnoticed, when domain.Ledger or a type in it changes.
+func TestLedgerCodecKnowsLedgerShape(t *testing.T) {
+	if m := ledgerShapeMismatch(); m != "" {
+		t.Fatalf("%s: update the shapes in ledgerShapeMismatch and the encoder and decoder in memfs/ledgercodec.go (and bump ledgerMagic), or the ledger cache falls back to gob, 2.4x slower to load", m)
+	}
+}
+
 func TestCacheCodecs(t *testing.T) {
 	l := domain.NewLedger()
 	for _, e := range randomEvents(rand.New(rand.NewPCG(5, 5)), "node-a", 300) {

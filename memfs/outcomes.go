@@ -232,7 +232,7 @@ func (s *Store) logFiles() ([]string, error) {
 // line or a junk line is skipped and counted in the report, never fatal;
 // only an unreadable file is an error. Each event's author is who its line
 // counts as (attrib.go: the committer of a committed line), after a
-// RefreshAttribution (whose failure leaves lines committed since the last
+// refreshAttribution (whose failure leaves lines committed since the last
 // one Unattributed).
 func (s *Store) ReadEvents() ([]domain.Event, LogReport, error) {
 	var rep LogReport

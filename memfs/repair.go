@@ -118,7 +118,7 @@ func (s *Store) Uncommitted() ([]string, error) {
 	for _, d := range []string{LessonsDir, ArchiveDir} {
 		var inHead map[string]bool
 		if s.git.hasCommits() {
-			files, err := s.ListAt("HEAD", d)
+			files, err := s.listAt("HEAD", d)
 			if err != nil {
 				return nil, err
 			}

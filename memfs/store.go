@@ -486,10 +486,12 @@ func checkNotLink(dir, file string) error {
 	return nil
 }
 
-// Archive moves lessons/<id>.html to archive/<id>.html (replacing an older
+// archive moves lessons/<id>.html to archive/<id>.html (replacing an older
 // archived copy; history keeps every version). It does not commit: commit
-// both paths, LessonPath(id) and ArchivePath(id).
-func (s *Store) Archive(id string) error {
+// both paths, LessonPath(id) and ArchivePath(id). Sleep archives on its own
+// ref instead (a Delete and a write in one CommitOnRef); tests use this to
+// lay out an archived lesson in a worktree.
+func (s *Store) archive(id string) error {
 	if !domain.ValidID(id) {
 		return fmt.Errorf("archive lesson %s: bad id", id)
 	}
@@ -516,30 +518,53 @@ func (s *Store) Archive(id string) error {
 	return syncDir(filepath.Dir(from))
 }
 
-// writeAtomic writes data to p through a temp file in .borg/tmp (so that
-// lessons/ never holds a stray temp file): fsync, then rename over p, then
-// fsync the directory.
+// writeAtomic writes data to p with WriteFileAtomic, its temp file in
+// .borg/tmp (so that lessons/ never holds a stray temp file; sweepTemps
+// removes what a killed writer left there).
 func writeAtomic(s *Store, p string, data []byte) error {
 	tmp := filepath.Join(s.dir, tmpDir)
 	if err := os.MkdirAll(tmp, 0o755); err != nil {
 		return err
 	}
-	return writeVia(tmp, p, data, 0o644)
+	return WriteFileAtomic(p, data, 0o644, TempDir(tmp))
 }
+
+// WriteOption changes how WriteFileAtomic writes.
+type WriteOption func(*writeOptions)
+
+type writeOptions struct {
+	tmpDir string
+	noSync bool
+}
+
+// TempDir puts WriteFileAtomic's temporary file in dir (on the same file
+// system as the target) instead of beside the target.
+func TempDir(dir string) WriteOption { return func(o *writeOptions) { o.tmpDir = dir } }
+
+// NoSync skips the fsyncs: a killed process still leaves the old file or
+// the new one (the rename is atomic), but a power loss may leave neither.
+// It is for files git itself writes without fsync and that borg can
+// rebuild: the git index (doctor's ResetIndex) and loose objects of a
+// commit whose ref is not yet moved.
+func NoSync() WriteOption { return func(o *writeOptions) { o.noSync = true } }
 
 // WriteFileAtomic writes data to path so that a reader sees the old file or
 // the new one, never part of one, and a crash leaves one of the two: a
-// temporary file beside path, synced, renamed over path, and the directory
-// synced. It is borg's one atomic write.
-func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
-	if err := writeVia(filepath.Dir(path), path, data, perm); err != nil {
+// temporary file beside path (or in TempDir), synced, renamed over path,
+// and the directory synced. It is borg's one atomic write.
+func WriteFileAtomic(path string, data []byte, perm os.FileMode, opts ...WriteOption) error {
+	o := writeOptions{tmpDir: filepath.Dir(path)}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if err := writeVia(o, path, data, perm); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
 }
 
-func writeVia(tmpDir, p string, data []byte, perm os.FileMode) error {
-	f, err := os.CreateTemp(tmpDir, "."+filepath.Base(p)+".tmp-*")
+func writeVia(o writeOptions, p string, data []byte, perm os.FileMode) error {
+	f, err := os.CreateTemp(o.tmpDir, "."+filepath.Base(p)+".tmp-*")
 	if err != nil {
 		return err
 	}
@@ -557,8 +582,10 @@ func writeVia(tmpDir, p string, data []byte, perm os.FileMode) error {
 	if _, err := f.Write(data); err != nil {
 		return err
 	}
-	if err := f.Sync(); err != nil {
-		return err
+	if !o.noSync {
+		if err := f.Sync(); err != nil {
+			return err
+		}
 	}
 	if err := f.Close(); err != nil {
 		return err
@@ -567,6 +594,9 @@ func writeVia(tmpDir, p string, data []byte, perm os.FileMode) error {
 		return err
 	}
 	ok = true
+	if o.noSync {
+		return nil
+	}
 	return syncDir(filepath.Dir(p))
 }
 

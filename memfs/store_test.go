@@ -159,7 +159,7 @@ func TestWriteLessonAndCommit(t *testing.T) {
 		t.Fatalf("Commit unchanged = %s, %v; want %s", again, err, h)
 	}
 	// Archive moves the file; the commit records the move.
-	if err := s.Archive(l.ID); err != nil {
+	if err := s.archive(l.ID); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Commit("archive", LessonPath(l.ID), ArchivePath(l.ID)); err != nil {
@@ -284,7 +284,7 @@ func TestCommitOnRef(t *testing.T) {
 	if got := gitCLI(t, s.Dir(), "ls-tree", "-r", "--name-only", ref); got != ".gitattributes\n.gitignore\narchive/.keep\nlessons/a-lesson.html\nlessons/deep/x/y.txt\nlog/.keep\n" {
 		t.Errorf("ls-tree = %q", got)
 	}
-	list, err := s.ListAt(ref, "lessons")
+	list, err := s.listAt(ref, "lessons")
 	if err != nil || !reflect.DeepEqual(list, []string{"lessons/a-lesson.html"}) {
 		t.Errorf("ListAt = %v, %v", list, err)
 	}
@@ -295,7 +295,7 @@ func TestCommitOnRef(t *testing.T) {
 	if files, err := s.ReadDirAt(ref, "nowhere"); err != nil || len(files) != 0 {
 		t.Errorf("ReadDirAt(missing) = %v, %v", files, err)
 	}
-	if list, err := s.ListAt(ref, "nowhere"); err != nil || len(list) != 0 {
+	if list, err := s.listAt(ref, "nowhere"); err != nil || len(list) != 0 {
 		t.Errorf("ListAt(missing) = %v, %v", list, err)
 	}
 	if _, err := s.ReadFileAt(ref, "lessons/missing.html"); !errors.Is(err, ErrNotFound) {

@@ -22,6 +22,7 @@ package memfs
 // hooks never take the write lock and never pay for any of this.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -162,41 +163,9 @@ func (s *Store) recoverLocked() (Repair, error) {
 		// doing: the locks and the index are still checked below.
 		j = journal{Message: "unreadable journal"}
 	}
-	exclusive := lockSupported
-	locks := []string{filepath.Join(s.git.gitDir, "index.lock")}
-	if strings.HasPrefix(j.Ref, "refs/") && checkRefName(j.Ref) == nil {
-		locks = append(locks, filepath.Join(s.git.gitDir, filepath.FromSlash(j.Ref))+".lock")
-	}
-	var removed []string
-	// A writer that ran git's merge (sync) left git's own locks, which
-	// carry no pid: its git died with it (dieWithParent), so they are its.
-	gitsDied := j.Merge && childrenDieWithParent && j.PID > 0 && !pidAlive(j.PID)
-	if gitsDied {
-		// A merge takes many: ORIG_HEAD, MERGE_HEAD, the remote-tracking
-		// refs a fetch moved, packed-refs.
-		top, _ := filepath.Glob(filepath.Join(s.git.gitDir, "*.lock"))
-		locks = append(locks, top...)
-		_ = filepath.WalkDir(filepath.Join(s.git.gitDir, "refs"), func(p string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".lock") {
-				locks = append(locks, p)
-			}
-			return nil
-		})
-		slices.Sort(locks)
-		locks = slices.Compact(locks)
-	}
-	for _, p := range locks {
-		stale, _, err := inspectLock(p, exclusive, time.Now())
-		if errors.Is(err, os.ErrNotExist) || (err == nil && !stale && !gitsDied) {
-			continue
-		}
-		if err != nil {
-			return rep, err
-		}
-		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return rep, err
-		}
-		removed = append(removed, s.relGit(p))
+	removed, err := s.clearDeadLocks(j)
+	if err != nil {
+		return rep, err
 	}
 	s.sweepTemps()
 	what := fmt.Sprintf("borg pid %d was killed during %q", j.PID, subjectOf(j.Message))
@@ -228,6 +197,49 @@ func (s *Store) recoverLocked() (Repair, error) {
 	rep.Lines = append(rep.Lines, line)
 	s.warnf("repaired: %s", line)
 	return rep, nil
+}
+
+// clearDeadLocks removes the git locks the dead writer of journal j left
+// (index.lock, its ref's lock, and after a merge every lock its git took)
+// and returns them, relative to the git directory.
+func (s *Store) clearDeadLocks(j journal) ([]string, error) {
+	exclusive := lockSupported
+	locks := []string{filepath.Join(s.git.gitDir, "index.lock")}
+	if strings.HasPrefix(j.Ref, "refs/") && checkRefName(j.Ref) == nil {
+		locks = append(locks, filepath.Join(s.git.gitDir, filepath.FromSlash(j.Ref))+".lock")
+	}
+	var removed []string
+	// A writer that ran git's merge (sync) left git's own locks, which
+	// carry no pid: its git died with it (dieWithParent), so they are its.
+	gitsDied := j.Merge && childrenDieWithParent && j.PID > 0 && !pidAlive(j.PID)
+	if gitsDied {
+		// A merge takes many: ORIG_HEAD, MERGE_HEAD, the remote-tracking
+		// refs a fetch moved, packed-refs.
+		top, _ := filepath.Glob(filepath.Join(s.git.gitDir, "*.lock"))
+		locks = append(locks, top...)
+		_ = filepath.WalkDir(filepath.Join(s.git.gitDir, "refs"), func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".lock") {
+				locks = append(locks, p)
+			}
+			return nil
+		})
+		slices.Sort(locks)
+		locks = slices.Compact(locks)
+	}
+	for _, p := range locks {
+		stale, _, err := inspectLock(p, exclusive, time.Now())
+		if errors.Is(err, os.ErrNotExist) || (err == nil && !stale && !gitsDied) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, err
+		}
+		removed = append(removed, s.relGit(p))
+	}
+	return removed, nil
 }
 
 // sweepTemps removes the temp files dead writers left in the git directory
@@ -314,8 +326,7 @@ func (s *Store) undoMerge(from string, paths []string) (string, error) {
 		if err != nil {
 			continue // gone, or never checked out
 		}
-		want, err := s.runGit(ctx, nil, "rev-parse", "-q", "--verify", from+":"+p)
-		if h, herr := s.git.blobHash(data); err != nil || herr != nil || h.String() != strings.TrimSpace(string(want)) {
+		if !s.mergeWrote(ctx, from, p, data) {
 			continue // not what the merge wrote
 		}
 		if _, err := s.runGit(ctx, nil, "cat-file", "-e", "HEAD:"+p); err == nil {
@@ -334,6 +345,23 @@ func (s *Store) undoMerge(from string, paths []string) (string, error) {
 		return "", nil
 	}
 	return strings.Join(done, "; ") + " (the next sync merges again)", nil
+}
+
+// mergeWrote reports whether data, the file at p, is what a merge of from
+// wrote there, or was writing when it was killed: from's version, or the
+// start of it (git checks a file out by creating it, then writing it, so a
+// kill between leaves it empty or short).
+func (s *Store) mergeWrote(ctx context.Context, from, p string, data []byte) bool {
+	want, err := s.runGit(ctx, nil, "rev-parse", "-q", "--verify", from+":"+p)
+	if err != nil {
+		return false
+	}
+	id := strings.TrimSpace(string(want))
+	if h, _ := s.git.blobHash(data); h.String() == id {
+		return true
+	}
+	blob, err := s.runGit(ctx, nil, "cat-file", "blob", id)
+	return err == nil && len(data) < len(blob) && bytes.HasPrefix(blob, data)
 }
 
 // fetchMarker is written by a sync before it fetches (the fetch runs

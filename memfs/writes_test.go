@@ -225,3 +225,52 @@ func markLock(t *testing.T, p string) {
 		t.Fatal(err)
 	}
 }
+
+// TestRecoveryUndoesTornMergeFiles: a merge killed while git checked files
+// out leaves some whole, some created but not yet written (empty or
+// short); the next writer removes both as the merge's, and keeps a file
+// that holds anything else.
+func TestRecoveryUndoesTornMergeFiles(t *testing.T) {
+	s := newTestStore(t)
+	writeLessonT(t, s, "base-lesson")
+	if _, err := s.Commit("base", LessonPath("base-lesson")); err != nil {
+		t.Fatal(err)
+	}
+	head, err := s.ResolveRef("HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := []string{"whole", "empty", "short", "edited"}
+	var changes []FileChange
+	var undo []string
+	for _, id := range ids {
+		changes = append(changes, FileChange{Path: LessonPath(id), Data: Render(sampleLesson(id))})
+		undo = append(undo, LessonPath(id))
+	}
+	if _, err := s.CommitOnRef("refs/heads/side", "", head, changes, "side", time.Unix(1, 0)); err != nil {
+		t.Fatal(err)
+	}
+	disk := map[string][]byte{
+		"whole": changes[0].Data, "empty": nil, "short": changes[2].Data[:10],
+		"edited": []byte("a hand edit, not the merge's"),
+	}
+	for id, data := range disk {
+		if err := os.WriteFile(filepath.Join(s.dir, LessonsDir, id+".html"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.writeJournal(journal{PID: deadPID, StartMS: 1, Message: "borg sync: merge side", Ref: "refs/heads/main", Merge: true, From: "refs/heads/side", Undo: undo}); err != nil {
+		t.Fatal(err)
+	}
+	unlock, err := s.LockWrites()
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock()
+	for id := range disk {
+		_, err := os.Stat(filepath.Join(s.dir, LessonsDir, id+".html"))
+		if kept := err == nil; kept != (id == "edited") {
+			t.Errorf("%s: kept %v", id, kept)
+		}
+	}
+}

@@ -2,20 +2,16 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/borg-memory/borg/domain"
 	"github.com/borg-memory/borg/hooks"
 	"github.com/borg-memory/borg/memfs"
 )
@@ -138,7 +134,7 @@ func runHook(ctx context.Context, e *env, verb, storeFlag string) int {
 			Engineer:        hookEngineer(e),
 			ResolveEngineer: func(dir string) string { return memfs.HashEngineer(memfs.GitUserEmail(dir)) },
 			Config:          cfg,
-			Anchors:         func() map[string][]string { return readAnchors(s) },
+			Anchors:         s.Anchors,
 		}
 		if verb == "stop" || verb == "prompt" || (verb == "session-start" && cfg.Early) {
 			sr := &storeRecaller{store: s, budget: hookBudget(e.getenv), notice: e.err}
@@ -165,97 +161,4 @@ func hookEngineer(e *env) string {
 		return memfs.HashEngineer(v)
 	}
 	return ""
-}
-
-// anchorsFile caches which lessons are anchored on which file, refreshed
-// whenever the index re-reads the lessons, so post-commit need not parse
-// every lesson.
-const anchorsFile = ".borg/cache/anchors.json"
-
-func readAnchors(s *memfs.Store) map[string][]string {
-	data, err := os.ReadFile(filepath.Join(s.Dir(), anchorsFile))
-	if err != nil {
-		return nil
-	}
-	var m map[string][]string
-	if json.Unmarshal(data, &m) != nil {
-		return nil
-	}
-	return m
-}
-
-func writeAnchors(s *memfs.Store, lessons []domain.Lesson) error {
-	return saveAnchors(s, anchorsOf(nil, lessons))
-}
-
-// updateAnchors refreshes the anchors cache for the lessons a sync read
-// (changed or new) and removed, keeping the others' entries; complete says
-// that read holds every lesson. Without a cache to update it reads every
-// lesson.
-func updateAnchors(s *memfs.Store, read []domain.Lesson, removed []string, complete bool) error {
-	m := readAnchors(s)
-	if m == nil && !complete {
-		if _, err := os.Stat(filepath.Join(s.Dir(), anchorsFile)); !errors.Is(err, os.ErrNotExist) {
-			return err // unreadable: leave it to the next full write
-		}
-		all, _ := s.Lessons()
-		return writeAnchors(s, all)
-	}
-	if complete {
-		m = nil
-	}
-	drop := make(map[string]bool, len(read)+len(removed))
-	for _, l := range read {
-		drop[l.ID] = true
-	}
-	for _, id := range removed {
-		drop[id] = true
-	}
-	for path, ids := range m {
-		ids = slices.DeleteFunc(ids, func(id string) bool { return drop[id] })
-		if len(ids) == 0 {
-			delete(m, path)
-		} else {
-			m[path] = ids
-		}
-	}
-	return saveAnchors(s, anchorsOf(m, read))
-}
-
-// anchorsOf adds lessons' anchored files to m (a new map when nil), each
-// file's lessons sorted.
-func anchorsOf(m map[string][]string, lessons []domain.Lesson) map[string][]string {
-	if m == nil {
-		m = map[string][]string{}
-	}
-	for _, l := range lessons {
-		for _, a := range l.Anchors {
-			path := a
-			if i := strings.LastIndexByte(a, '@'); i > 0 {
-				path = a[:i]
-			}
-			m[path] = append(m[path], l.ID)
-		}
-	}
-	for path := range m {
-		slices.Sort(m[path])
-		m[path] = slices.Compact(m[path])
-	}
-	return m
-}
-
-func saveAnchors(s *memfs.Store, m map[string][]string) error {
-	data, err := json.Marshal(m)
-	if err != nil {
-		return err
-	}
-	p := filepath.Join(s.Dir(), anchorsFile)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return err
-	}
-	tmp := p + fmt.Sprintf(".tmp%d", os.Getpid())
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, p)
 }

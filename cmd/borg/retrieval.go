@@ -232,7 +232,7 @@ func openIndex(s *memfs.Store, o openOptions) (*retrieval, error) {
 	if o.progress != nil && skipped > 0 {
 		fmt.Fprintf(o.progress, "borg: %d lesson file(s) skipped (run borg doctor)\n", skipped)
 	}
-	_ = updateAnchors(s, fs.Read, fs.Removed, len(fs.Read) == len(stamps))
+	_ = s.UpdateAnchors(fs.Read, fs.Removed, len(fs.Read) == len(stamps))
 	return r, nil
 }
 

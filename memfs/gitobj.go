@@ -1,0 +1,328 @@
+package memfs
+
+// gitobj.go writes git objects without go-git's object writer, so a commit
+// costs what changed. A commit of one lesson into a store of 100,000
+// rewrites lessons/, a tree object of about 5 MB: go-git compresses it at
+// zlib's default level (hundreds of ms) and later reads have to inflate it
+// again. Here a large tree is stored in zlib's stored (uncompressed) blocks,
+// which costs a copy to write and a copy to read; a tree is mostly 20-byte
+// hashes, which do not compress anyway (about 2:1 overall, and git gc packs
+// it later). Small objects are compressed as git would. A commit that writes
+// many objects (sleep's phases rewrite thousands of lessons) writes them as
+// one pack instead of one loose file each (see objWriter in git.go).
+//
+// It uses crypto/sha1 for the ids of objects borg itself writes: the ids are
+// the same, and collision detection (sha1cd, which go-git uses) guards
+// objects received from others, not these.
+
+import (
+	"bytes"
+	"compress/zlib"
+	"crypto/sha1"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/adler32"
+	"hash/crc32"
+	"io"
+	"sort"
+	"strconv"
+)
+
+// Object types as a pack numbers them.
+const (
+	objCommit byte = 1
+	objTree   byte = 2
+	objBlob   byte = 3
+)
+
+// storeRawAbove is the size above which a loose object is written in zlib
+// stored blocks rather than compressed.
+const storeRawAbove = 64 << 10
+
+// packAtLeast is the number of new objects from which a commit writes one
+// pack rather than loose objects (git's own fetch.unpackLimit).
+const packAtLeast = 100
+
+// gitObject is one object to write: its type, content and id.
+type gitObject struct {
+	typ  byte
+	data []byte
+	id   [20]byte
+}
+
+func objTypeName(t byte) string {
+	switch t {
+	case objCommit:
+		return "commit"
+	case objTree:
+		return "tree"
+	default:
+		return "blob"
+	}
+}
+
+// objectHeader is the header git hashes and stores before an object's
+// content: "<type> <size>\x00".
+func objectHeader(t byte, n int) []byte {
+	return strconv.AppendInt([]byte(objTypeName(t)+" "), int64(n), 10)
+}
+
+// objectID is the git id of an object of type t with content data.
+func objectID(t byte, data []byte) [20]byte {
+	h := sha1.New()
+	h.Write(objectHeader(t, len(data)))
+	h.Write([]byte{0})
+	h.Write(data)
+	var id [20]byte
+	h.Sum(id[:0])
+	return id
+}
+
+// looseObject is the content of a loose object file: the zlib stream of the
+// header and data, stored for a large object, compressed otherwise.
+func looseObject(t byte, data []byte) ([]byte, error) {
+	hdr := append(objectHeader(t, len(data)), 0)
+	if len(data) > storeRawAbove {
+		return zlibStored(hdr, data), nil
+	}
+	var buf bytes.Buffer
+	w := zlib.NewWriter(&buf)
+	_, _ = w.Write(hdr)
+	_, _ = w.Write(data)
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// zlibStored is a zlib stream of parts in stored (uncompressed) deflate
+// blocks: RFC 1950's header and Adler-32 trailer around RFC 1951's
+// stored blocks of at most 65,535 bytes.
+func zlibStored(parts ...[]byte) []byte {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	const maxBlock = 65535
+	out := make([]byte, 0, 2+n+5*(n/maxBlock+1)+4)
+	out = append(out, 0x78, 0x01)
+	sum := adler32.New()
+	pi, off := 0, 0
+	for left := n; ; {
+		k := min(maxBlock, left)
+		left -= k
+		final := byte(0)
+		if left == 0 {
+			final = 1
+		}
+		out = append(out, final, byte(k), byte(k>>8), ^byte(k), ^byte(k>>8))
+		for k > 0 {
+			p := parts[pi][off:]
+			c := min(k, len(p))
+			out = append(out, p[:c]...)
+			_, _ = sum.Write(p[:c])
+			k, off = k-c, off+c
+			if off == len(parts[pi]) {
+				pi, off = pi+1, 0
+			}
+		}
+		if final == 1 {
+			break
+		}
+	}
+	return binary.BigEndian.AppendUint32(out, sum.Sum32())
+}
+
+// readLoose parses a loose object file's content (zlib data) as an object
+// of type t and returns its content.
+func readLoose(r io.Reader, t byte) ([]byte, error) {
+	zr, err := zlib.NewReader(r)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = zr.Close() }()
+	var hdr [32]byte
+	n := 0
+	for {
+		if n == len(hdr) {
+			return nil, errors.New("corrupt object header")
+		}
+		if _, err := io.ReadFull(zr, hdr[n:n+1]); err != nil {
+			return nil, fmt.Errorf("corrupt object header: %w", err)
+		}
+		if hdr[n] == 0 {
+			break
+		}
+		n++
+	}
+	typ, size, ok := bytes.Cut(hdr[:n], []byte(" "))
+	if !ok || string(typ) != objTypeName(t) {
+		return nil, fmt.Errorf("object is a %q, not a %s", typ, objTypeName(t))
+	}
+	sz, err := strconv.Atoi(string(size))
+	if err != nil || sz < 0 {
+		return nil, errors.New("corrupt object size")
+	}
+	data := make([]byte, sz)
+	if _, err := io.ReadFull(zr, data); err != nil {
+		return nil, fmt.Errorf("read object: %w", err)
+	}
+	return data, nil
+}
+
+// encodePack renders objs as a version 2 pack of whole (undeltified)
+// objects, each compressed at zlib's fastest level, and its version 2
+// index (.idx), so that neither has to be parsed back to be indexed. It
+// returns both and the pack's checksum, which names them.
+func encodePack(objs []gitObject) (pack, idx []byte, sum [20]byte, err error) {
+	var buf bytes.Buffer
+	buf.WriteString("PACK")
+	_ = binary.Write(&buf, binary.BigEndian, uint32(2))
+	_ = binary.Write(&buf, binary.BigEndian, uint32(len(objs)))
+	zw, _ := zlib.NewWriterLevel(&buf, zlib.BestSpeed)
+	offsets := make([]uint64, len(objs))
+	crcs := make([]uint32, len(objs))
+	for i, o := range objs {
+		offsets[i] = uint64(buf.Len())
+		// Header: type and size, 4 bits of size in the first byte then 7
+		// per byte, the high bit saying more follow.
+		sz := uint64(len(o.data))
+		c := o.typ<<4 | byte(sz&0x0f)
+		sz >>= 4
+		for sz != 0 {
+			buf.WriteByte(c | 0x80)
+			c = byte(sz & 0x7f)
+			sz >>= 7
+		}
+		buf.WriteByte(c)
+		zw.Reset(&buf)
+		if _, err := zw.Write(o.data); err != nil {
+			return nil, nil, sum, err
+		}
+		if err := zw.Close(); err != nil {
+			return nil, nil, sum, err
+		}
+		crcs[i] = crc32.ChecksumIEEE(buf.Bytes()[offsets[i]:])
+	}
+	sum = sha1.Sum(buf.Bytes())
+	buf.Write(sum[:])
+	return buf.Bytes(), packIndex(objs, offsets, crcs, sum), sum, nil
+}
+
+// packIndex is the version 2 .idx of a pack: the ids sorted with a fan-out
+// table by first byte, each one's CRC-32 and offset (large offsets in a
+// table of their own), the pack's checksum and the index's.
+func packIndex(objs []gitObject, offsets []uint64, crcs []uint32, packSum [20]byte) []byte {
+	order := make([]int, len(objs))
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(a, b int) bool { return bytes.Compare(objs[order[a]].id[:], objs[order[b]].id[:]) < 0 })
+	be := binary.BigEndian
+	out := make([]byte, 0, 8+256*4+len(objs)*28+40)
+	out = append(out, 0xff, 't', 'O', 'c', 0, 0, 0, 2)
+	var fan [256]uint32
+	for _, o := range objs {
+		fan[o.id[0]]++
+	}
+	total := uint32(0)
+	for _, n := range fan {
+		total += n
+		out = be.AppendUint32(out, total)
+	}
+	for _, i := range order {
+		out = append(out, objs[i].id[:]...)
+	}
+	for _, i := range order {
+		out = be.AppendUint32(out, crcs[i])
+	}
+	var large []uint64
+	for _, i := range order {
+		if offsets[i] < 1<<31 {
+			out = be.AppendUint32(out, uint32(offsets[i]))
+			continue
+		}
+		out = be.AppendUint32(out, 1<<31|uint32(len(large)))
+		large = append(large, offsets[i])
+	}
+	for _, off := range large {
+		out = be.AppendUint64(out, off)
+	}
+	out = append(out, packSum[:]...)
+	idxSum := sha1.Sum(out)
+	return append(out, idxSum[:]...)
+}
+
+// treeEntry is one entry of a tree object, pointing into its bytes.
+type treeEntry struct {
+	mode       uint32
+	name       []byte
+	id         [20]byte
+	start, end int // the entry's bytes in the tree
+}
+
+// isDir reports whether the entry is a subtree.
+func (e treeEntry) isDir() bool { return e.mode == 0o40000 }
+
+// nextTreeEntry parses the entry of tree b at offset i:
+// "<octal mode> <name>\x00<20-byte id>".
+func nextTreeEntry(b []byte, i int) (treeEntry, error) {
+	sp := bytes.IndexByte(b[i:], ' ')
+	if sp < 0 {
+		return treeEntry{}, errors.New("corrupt tree")
+	}
+	var mode uint32
+	for _, c := range b[i : i+sp] {
+		if c < '0' || c > '7' {
+			return treeEntry{}, errors.New("corrupt tree mode")
+		}
+		mode = mode<<3 | uint32(c-'0')
+	}
+	nul := bytes.IndexByte(b[i+sp+1:], 0)
+	if nul < 0 || i+sp+1+nul+1+20 > len(b) {
+		return treeEntry{}, errors.New("corrupt tree")
+	}
+	nameEnd := i + sp + 1 + nul
+	e := treeEntry{mode: mode, name: b[i+sp+1 : nameEnd], start: i, end: nameEnd + 21}
+	copy(e.id[:], b[nameEnd+1:e.end])
+	return e, nil
+}
+
+// compareTreeKeys orders tree entries as git does: by name, a
+// directory's name compared as if it ended in a slash.
+func compareTreeKeys(a []byte, aDir bool, b []byte, bDir bool) int {
+	n := min(len(a), len(b))
+	if c := bytes.Compare(a[:n], b[:n]); c != 0 {
+		return c
+	}
+	ka, kb := keyByte(a, n, aDir), keyByte(b, n, bDir)
+	switch {
+	case ka < kb:
+		return -1
+	case ka > kb:
+		return 1
+	}
+	return len(a) - len(b) // both ended (same name and kind): equal
+}
+
+// keyByte is the byte of a name's sort key at n (the name's length or
+// less): past the name, a slash for a directory, else 0 (the end).
+func keyByte(name []byte, n int, dir bool) int {
+	if n < len(name) {
+		return int(name[n])
+	}
+	if dir {
+		return '/'
+	}
+	return 0
+}
+
+// appendTreeEntry appends a tree entry's encoding to out.
+func appendTreeEntry(out []byte, mode uint32, name string, id [20]byte) []byte {
+	out = strconv.AppendUint(out, uint64(mode), 8)
+	out = append(out, ' ')
+	out = append(out, name...)
+	out = append(out, 0)
+	return append(out, id[:]...)
+}

@@ -1,0 +1,125 @@
+package memfs
+
+import (
+	"bytes"
+	"compress/zlib"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestCommitOnRefTreeOrder: trees borg edits keep git's order (a
+// directory sorts as if its name ended in a slash) through additions,
+// replacements, deletions and names that change kind, and git fsck --strict
+// accepts them; git reads back exactly the files committed.
+func TestCommitOnRefTreeOrder(t *testing.T) {
+	s := newTestStore(t)
+	when := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	steps := [][]FileChange{
+		{{Path: "t/a", Data: []byte("1")}, {Path: "t/a.b", Data: []byte("2")}, {Path: "t/a0", Data: []byte("3")}, {Path: "t/b/c", Data: []byte("4")}},
+		{{Path: "t/a", Delete: true}, {Path: "t/a/x", Data: []byte("5")}, {Path: "t/a-", Data: []byte("6")}},
+		{{Path: "t/b/c", Delete: true}, {Path: "t/b", Data: []byte("7")}, {Path: "t/a.b", Data: []byte("8")}},
+		{{Path: "t/a/x", Delete: true}, {Path: "t/a", Data: []byte("9")}, {Path: "t/0", Data: []byte("10")}},
+	}
+	want := map[string]string{}
+	parent, old := "", ""
+	for i, cs := range steps {
+		for _, c := range cs {
+			if c.Delete {
+				delete(want, c.Path)
+			} else {
+				want[c.Path] = string(c.Data)
+			}
+		}
+		h, err := s.CommitOnRef("refs/borg/order", old, parent, cs, fmt.Sprint("step ", i), when)
+		if err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+		parent, old = h, h
+		gitCLI(t, s.Dir(), "fsck", "--strict", "--no-dangling")
+		var got []string
+		for _, line := range strings.Split(strings.TrimSpace(gitCLI(t, s.Dir(), "ls-tree", "-r", "--name-only", h)), "\n") {
+			got = append(got, line)
+			if c := gitCLI(t, s.Dir(), "cat-file", "blob", h+":"+line); c != want[line] {
+				t.Errorf("step %d: %s holds %q, want %q", i, line, c, want[line])
+			}
+		}
+		var paths []string
+		for p := range want {
+			paths = append(paths, p)
+		}
+		slices.Sort(paths)
+		slices.Sort(got)
+		if !slices.Equal(got, paths) {
+			t.Fatalf("step %d: tree holds %q, want %q", i, got, paths)
+		}
+	}
+}
+
+// TestCommitManyWritesPack: a commit of many files writes one pack that git
+// and the store read back, and a later small commit on top of it works.
+func TestCommitManyWritesPack(t *testing.T) {
+	s := newTestStore(t)
+	var changes []FileChange
+	for i := range packAtLeast * 2 {
+		changes = append(changes, FileChange{Path: LessonPath(fmt.Sprintf("l-%04d", i)), Data: []byte(fmt.Sprint("lesson ", i))})
+	}
+	h, err := s.CommitOnRef("refs/borg/many", "", "", changes, "many", time.Unix(1, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(gitCLI(t, s.Dir(), "count-objects", "-v"), "packs: 1"); n != 1 {
+		t.Errorf("want one pack:\n%s", gitCLI(t, s.Dir(), "count-objects", "-v"))
+	}
+	gitCLI(t, s.Dir(), "fsck", "--strict", "--no-dangling")
+	files, err := s.ReadDirAt(h, LessonsDir)
+	if err != nil || len(files) != len(changes) {
+		t.Fatalf("ReadDirAt: %d files, %v", len(files), err)
+	}
+	for i, f := range files {
+		if !bytes.Equal(f.Data, changes[i].Data) {
+			t.Fatalf("%s: %q, want %q", f.Path, f.Data, changes[i].Data)
+		}
+	}
+	h2, err := s.CommitOnRef("refs/borg/many", h, h, []FileChange{{Path: LessonPath("l-0000"), Delete: true}}, "one", time.Unix(2, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := gitCLI(t, s.Dir(), "ls-tree", "-r", "--name-only", h2); strings.Count(got, "\n") != len(changes)-1 {
+		t.Errorf("after one deletion: %d files", strings.Count(got, "\n"))
+	}
+	gitCLI(t, s.Dir(), "fsck", "--strict", "--no-dangling")
+}
+
+// TestLooseObjectEncodings: a small object is compressed, a large one is
+// stored; both inflate to git's loose format and read back.
+func TestLooseObjectEncodings(t *testing.T) {
+	for _, n := range []int{0, 1, storeRawAbove, storeRawAbove + 1, 3*65535 + 7} {
+		data := bytes.Repeat([]byte("abcdefgh"), n/8+1)[:n]
+		z, err := looseObject(objTree, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		zr, err := zlib.NewReader(bytes.NewReader(z))
+		if err != nil {
+			t.Fatal(err)
+		}
+		all, err := io.ReadAll(zr)
+		if err != nil {
+			t.Fatalf("%d bytes: %v", n, err)
+		}
+		if want := fmt.Sprintf("tree %d\x00", n) + string(data); string(all) != want {
+			t.Fatalf("%d bytes: inflated to something else", n)
+		}
+		back, err := readLoose(bytes.NewReader(z), objTree)
+		if err != nil || !bytes.Equal(back, data) {
+			t.Fatalf("%d bytes: read back %d bytes, %v", n, len(back), err)
+		}
+		if _, err := readLoose(bytes.NewReader(z), objBlob); err == nil {
+			t.Fatalf("%d bytes: a tree read as a blob", n)
+		}
+	}
+}
