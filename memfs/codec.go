@@ -47,6 +47,16 @@ var (
 	relPattern    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z-]{1,31}$`) })
 )
 
+// The elements Parse reads, as selectors compiled once (goquery compiles a
+// selector string on every call). goquery.Single is goquery's one way to hand
+// out a compiled selector, and it changes only what Find collects (the first
+// match under each child of the selection): Parse filters with these, and
+// follows a Find with First.
+var (
+	metaTag, linkTag, titleTag   = goquery.Single("meta"), goquery.Single("link"), goquery.Single("title")
+	articleTag, bodyTag, markTag = goquery.Single("article"), goquery.Single("body"), goquery.Single("mark")
+)
+
 // forbiddenElements can run code, load content or restyle the page; the codec
 // refuses them on read and never writes them.
 var forbiddenElements = map[string]bool{
@@ -105,11 +115,11 @@ func Parse(data []byte) (l domain.Lesson, err error) {
 	if err != nil {
 		return domain.Lesson{}, invalid("unreadable HTML: %v", err)
 	}
-	ix := indexDoc(doc)
-	if err := checkMarkup(ix); err != nil {
+	all := doc.Find("*")
+	if err := checkMarkup(all); err != nil {
 		return domain.Lesson{}, err
 	}
-	metas, err := readMetas(ix)
+	metas, err := readMetas(all.FilterMatcher(metaTag))
 	if err != nil {
 		return domain.Lesson{}, err
 	}
@@ -117,13 +127,11 @@ func Parse(data []byte) (l domain.Lesson, err error) {
 	if err != nil {
 		return domain.Lesson{}, err
 	}
-	if titles := ix.byTag["title"]; len(titles) > 0 {
-		l.Title = collapse(textOf(titles[0]))
-	}
-	if l.Links, err = readLinks(ix); err != nil {
+	l.Title = collapse(all.FilterMatcher(titleTag).First().Text())
+	if l.Links, err = readLinks(all.FilterMatcher(linkTag)); err != nil {
 		return domain.Lesson{}, err
 	}
-	l.Gist, l.Body = readText(ix)
+	l.Gist, l.Body = readText(all)
 	l = canonical(l)
 	if err := Validate(l); err != nil {
 		return domain.Lesson{}, err
@@ -131,67 +139,25 @@ func Parse(data []byte) (l domain.Lesson, err error) {
 	return l, nil
 }
 
-// docIndex is every element of a parsed document, in document order, once.
-type docIndex struct {
-	all   []*nethtml.Node
-	byTag map[string][]*nethtml.Node
-}
-
-func indexDoc(doc *goquery.Document) *docIndex {
-	ix := &docIndex{byTag: map[string][]*nethtml.Node{}}
-	var walk func(n *nethtml.Node)
-	walk = func(n *nethtml.Node) {
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			if c.Type == nethtml.ElementNode {
-				ix.all = append(ix.all, c)
-				name := strings.ToLower(c.Data)
-				ix.byTag[name] = append(ix.byTag[name], c)
-			}
-			walk(c)
-		}
-	}
-	for _, n := range doc.Nodes {
-		walk(n)
-	}
-	return ix
-}
-
-// attr is an element's attribute value and whether it is present.
-func attr(n *nethtml.Node, key string) (string, bool) {
-	for _, a := range n.Attr {
-		if strings.EqualFold(a.Key, key) {
-			return a.Val, true
-		}
-	}
-	return "", false
-}
-
-// textOf concatenates the text under n.
-func textOf(n *nethtml.Node) string {
-	var b strings.Builder
-	var walk func(*nethtml.Node)
-	walk = func(n *nethtml.Node) {
-		if n.Type == nethtml.TextNode {
-			b.WriteString(n.Data)
-		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c)
-		}
-	}
-	walk(n)
-	return b.String()
-}
-
 // checkMarkup refuses elements and attributes that run code or hide text.
-func checkMarkup(ix *docIndex) error {
-	for _, n := range ix.all {
+// It is the one hand loop left in the reader: a refusal names the first
+// offending element or attribute in document order, and every attribute of
+// every element is checked (duplicates included), which no selector says.
+// It lowercases element names as Unicode does (so <SCRİPT>, with a dotted
+// capital I, is refused as <script>) and stores them so: the selectors Parse
+// reads with afterwards then match the elements the refusals looked at.
+func checkMarkup(all *goquery.Selection) error {
+	for i, n := range all.Nodes {
 		name := strings.ToLower(n.Data)
+		n.Data = name
 		if forbiddenElements[name] {
 			return invalid("forbidden markup <%s>", name)
 		}
-		if name == "details" && !hasAttr(n, "open") {
-			// A closed <details> shows only its summary until clicked.
-			return invalid("forbidden markup <details> without open (it hides its text until clicked)")
+		if name == "details" {
+			if _, open := all.Eq(i).Attr("open"); !open {
+				// A closed <details> shows only its summary until clicked.
+				return invalid("forbidden markup <details> without open (it hides its text until clicked)")
+			}
 		}
 		for _, a := range n.Attr {
 			key := strings.ToLower(a.Key)
@@ -228,19 +194,17 @@ func scriptURL(v string) bool {
 }
 
 // readMetas collects the memhtml-* metas, refusing duplicates.
-func readMetas(ix *docIndex) (map[string]string, error) {
+func readMetas(sel *goquery.Selection) (map[string]string, error) {
 	metas := map[string]string{}
-	for _, n := range ix.byTag["meta"] {
-		name, _ := attr(n, "name")
-		name = strings.ToLower(strings.TrimSpace(name))
+	for _, m := range sel.EachIter() {
+		name := strings.ToLower(strings.TrimSpace(m.AttrOr("name", "")))
 		if !strings.HasPrefix(name, metaPrefix) {
 			continue
 		}
 		if _, dup := metas[name]; dup {
 			return nil, invalid("duplicate meta %s", name)
 		}
-		content, _ := attr(n, "content")
-		metas[name] = strings.TrimSpace(content)
+		metas[name] = strings.TrimSpace(m.AttrOr("content", ""))
 	}
 	return metas, nil
 }
@@ -309,12 +273,11 @@ func lessonFromMetas(m map[string]string) (domain.Lesson, error) {
 }
 
 // readLinks reads the <link rel href> edges to other lessons.
-func readLinks(ix *docIndex) ([]domain.LessonLink, error) {
+func readLinks(sel *goquery.Selection) ([]domain.LessonLink, error) {
 	var links []domain.LessonLink
-	for _, n := range ix.byTag["link"] {
-		rel, _ := attr(n, "rel")
-		href, _ := attr(n, "href")
-		rel, href = strings.ToLower(strings.TrimSpace(rel)), strings.TrimSpace(href)
+	for _, k := range sel.EachIter() {
+		rel := strings.ToLower(strings.TrimSpace(k.AttrOr("rel", "")))
+		href := strings.TrimSpace(k.AttrOr("href", ""))
 		target, ok := strings.CutSuffix(href, ".html")
 		if !ok || !domain.ValidID(target) {
 			return nil, invalid("link href %q is not a lesson (<id>.html)", href)
@@ -322,45 +285,27 @@ func readLinks(ix *docIndex) ([]domain.LessonLink, error) {
 		if !relPattern().MatchString(rel) {
 			return nil, invalid("bad link rel %q", rel)
 		}
-		_, derived := attr(n, derivedAttr)
+		_, derived := k.Attr(derivedAttr)
 		links = append(links, domain.LessonLink{Rel: rel, Target: target, Derived: derived})
 	}
 	return links, nil
 }
 
 // readText extracts the gist (the first <mark> of the article, or of the
-// body without an article) and the body (every other paragraph).
-func readText(ix *docIndex) (gist, body string) {
-	var root *nethtml.Node
-	if a := ix.byTag["article"]; len(a) > 0 {
-		root = a[0]
-	} else if b := ix.byTag["body"]; len(b) > 0 {
-		root = b[0]
-	} else {
-		return "", ""
+// body without an article) and the body (every other paragraph); all is
+// every element of the document.
+func readText(all *goquery.Selection) (gist, body string) {
+	root := all.FilterMatcher(articleTag).First()
+	if root.Length() == 0 {
+		root = all.FilterMatcher(bodyTag).First()
 	}
-	var mark *nethtml.Node
-	for _, m := range ix.byTag["mark"] {
-		if within(m, root) {
-			mark = m
-			gist = collapse(textOf(m))
-			break
-		}
+	w := &textWalker{}
+	if mark := root.FindMatcher(markTag).First(); mark.Length() > 0 {
+		w.mark, gist = mark.Get(0), collapse(mark.Text())
 	}
-	w := &textWalker{mark: mark}
 	w.walk(root, false)
 	w.flush()
 	return gist, strings.Join(w.paras, "\n\n")
-}
-
-// within reports whether n is inside root.
-func within(n, root *nethtml.Node) bool {
-	for p := n.Parent; p != nil; p = p.Parent {
-		if p == root {
-			return true
-		}
-	}
-	return false
 }
 
 // textWalker splits an element's text into paragraphs at block elements.
@@ -383,31 +328,24 @@ func (w *textWalker) flush() {
 	}
 }
 
-func (w *textWalker) walk(n *nethtml.Node, inPre bool) {
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		switch c.Type {
-		case nethtml.TextNode:
-			w.cur.WriteString(c.Data)
-			if inPre {
-				w.pre = true
-			}
-		case nethtml.ElementNode:
-			if c == w.mark {
-				continue
-			}
-			name := strings.ToLower(c.Data)
-			if name == "br" {
-				w.cur.WriteByte('\n')
-				continue
-			}
-			block := blockElements[name]
-			if block {
-				w.flush()
-			}
+// walk reads the text and elements under s (Contents: text nodes included)
+// in document order.
+func (w *textWalker) walk(s *goquery.Selection, inPre bool) {
+	for _, c := range s.Contents().EachIter() {
+		n, name := c.Get(0), goquery.NodeName(c)
+		switch {
+		case n.Type == nethtml.TextNode:
+			w.cur.WriteString(n.Data)
+			w.pre = w.pre || inPre
+		case n.Type != nethtml.ElementNode || n == w.mark:
+		case name == "br":
+			w.cur.WriteByte('\n')
+		case blockElements[name]:
+			w.flush()
 			w.walk(c, inPre || name == "pre")
-			if block {
-				w.flush()
-			}
+			w.flush()
+		default:
+			w.walk(c, inPre)
 		}
 	}
 }
@@ -635,14 +573,4 @@ func hiddenRune(s string) (rune, bool) {
 		}
 	}
 	return 0, false
-}
-
-// hasAttr reports whether n carries the attribute key.
-func hasAttr(n *nethtml.Node, key string) bool {
-	for _, a := range n.Attr {
-		if strings.EqualFold(a.Key, key) {
-			return true
-		}
-	}
-	return false
 }
