@@ -321,6 +321,71 @@ func (ix *Index) SyncFiles(files []FileStamp, read func(ids []string) []domain.L
 		return fs, err
 	}
 	defer unlock()
+	return ix.syncFiles(fs, files, read, stamp, reread)
+}
+
+// ErrNotSince is SyncChanged's answer when the index is no longer the one
+// the change set was computed against (another process synced it, its
+// catalog was unreadable): the caller syncs with the full listing instead.
+var ErrNotSince = errors.New("sync index: the index moved since the change set's stamp")
+
+// SyncChanged is SyncFiles for a known change set: the index was synced
+// at stamp since, and since then only the files of changed were added or
+// rewritten and those of removed went; every other file is as the index
+// recorded it. It leaves the index as SyncFiles with the full listing
+// would (the listing is the index's own file stamps with the change
+// applied), without listing the lesson files. When the index's stamp is
+// not since (or its catalog is unreadable) it changes nothing and returns
+// ErrNotSince.
+func (ix *Index) SyncChanged(since string, changed []FileStamp, removed []string, read func(ids []string) []domain.Lesson, stamp string) (FileSync, error) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	st, unlock, err := ix.begin(0)
+	fs := FileSync{SyncStats: st}
+	if err != nil {
+		return fs, err
+	}
+	defer unlock()
+	if ix.verified(&fs.SyncStats); ix.catBad || ix.cat.stamp != since || since == "" {
+		return fs, ErrNotSince
+	}
+	files := ix.heldFiles(changed, removed)
+	fs.Lessons = len(files)
+	return ix.syncFiles(fs, files, read, stamp, false)
+}
+
+// heldFiles is the index's file stamps (by id) with changed put in and the
+// ids of removed taken out. The caller holds ix.mu.
+func (ix *Index) heldFiles(changed []FileStamp, removed []string) []FileStamp {
+	changed = sortedFiles(changed)
+	gone := make(map[string]bool, len(removed)+len(changed))
+	for _, id := range removed {
+		gone[id] = true
+	}
+	for _, f := range changed {
+		gone[f.ID] = true
+	}
+	ords := ix.cat.ordered()
+	out := make([]FileStamp, 0, len(ords)+len(changed))
+	k := 0
+	for _, g := range ords {
+		id := ix.cat.idOf(g)
+		for k < len(changed) && changed[k].ID < id {
+			out = append(out, changed[k])
+			k++
+		}
+		if gone[id] {
+			continue
+		}
+		ms := ix.cat.fileStamp(g)
+		out = append(out, FileStamp{ID: strings.Clone(id), ModTime: ms[0], Size: ms[1]})
+	}
+	out = append(out, changed[k:]...)
+	return out
+}
+
+// syncFiles is SyncFiles' work once the lock is held.
+func (ix *Index) syncFiles(fs FileSync, files []FileStamp, read func(ids []string) []domain.Lesson, stamp string, reread bool) (FileSync, error) {
 	old := ix.verified(&fs.SyncStats)
 	if ix.refitDue(len(files)) {
 		reread = true
@@ -352,7 +417,7 @@ func (ix *Index) SyncFiles(files []FileStamp, read func(ids []string) []domain.L
 	}
 	entries := mergeEntries(kept, got)
 	fs.Removed = old.missing(entries)
-	err = ix.apply(&fs.SyncStats, entries, read, stamp)
+	err := ix.apply(&fs.SyncStats, entries, read, stamp)
 	return fs, err
 }
 
