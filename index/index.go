@@ -443,6 +443,31 @@ func (ix *Index) Pending(files []FileStamp) (read int, full bool) {
 	return read, false
 }
 
+// PendingChanged is Pending for SyncChanged's change set: how many of the
+// changed files it would read, and whether it would redo every lesson.
+func (ix *Index) PendingChanged(changed []FileStamp, removed []string) (read int, full bool) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	n := ix.cat.len()
+	for _, f := range changed {
+		if o, ok := ix.cat.find(f.ID); !ok {
+			n++
+			read++
+		} else if f.ModTime == 0 || ix.cat.fileStamp(o) != [2]int64{f.ModTime, f.Size} {
+			read++
+		}
+	}
+	for _, id := range removed {
+		if _, ok := ix.cat.find(id); ok {
+			n--
+		}
+	}
+	if ix.catBad || ix.refitDue(n) {
+		return n, true
+	}
+	return read, false
+}
+
 // filesSig is the stat signature (size, modification time, inode) of the
 // index's segment files, taken before they are read: when it has not
 // moved, no other process replaced them.

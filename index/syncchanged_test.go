@@ -97,10 +97,14 @@ func TestSyncChangedMatchesSyncFiles(t *testing.T) {
 			}
 		}
 		since, stamp := fmt.Sprintf("s%d", round), fmt.Sprintf("s%d", round+1)
+		pending, _ := inc.PendingChanged(changed, removed)
 		reads = nil
 		fs, err := inc.SyncChanged(since, changed, removed, read, stamp)
 		if err != nil {
 			t.Fatalf("round %d: %v", round, err)
+		}
+		if pending != len(reads) {
+			t.Fatalf("round %d: PendingChanged said %d reads, the sync read %d", round, pending, len(reads))
 		}
 		for _, id := range reads {
 			if !slices.ContainsFunc(changed, func(f FileStamp) bool { return f.ID == id }) {
