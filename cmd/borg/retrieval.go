@@ -194,10 +194,12 @@ func openIndex(s *memfs.Store, o openOptions) (*retrieval, error) {
 	// A hook's sync costs what changed: merging the index's segments is
 	// left to a background reindex.
 	opts.DeferMerge = b != nil
+	t0 := time.Now()
 	ix, err := index.Open(indexDir(s), emb, opts)
 	if err != nil {
 		return nil, fmt.Errorf("%w (delete %s to rebuild it)", err, indexDir(s))
 	}
+	o.tr.step("index files read", t0)
 	r := &retrieval{ix: ix}
 	stamp, fresh := indexFresh(s, ix)
 	if fresh && !force && (b != nil || !ix.MergeDue()) {
@@ -268,8 +270,10 @@ func synced(s *memfs.Store, o openOptions, fs index.FileSync, skipped int, compl
 // file written in the same window as a commit is picked up at its own
 // commit or by `borg recall --sync`, as an in-place edit always was.
 func syncChangedSince(s *memfs.Store, ix *index.Index, r *retrieval, o openOptions, stamp string) (done bool, err error) {
+	start := time.Now()
 	since := ix.Stamp()
 	changed, removed, ok := lessonChanges(s, since, stamp)
+	o.tr.step(fmt.Sprintf("lesson changes read from git (%d changed, %d removed, ok %v)", len(changed), len(removed), ok), start)
 	if !ok {
 		return false, nil
 	}
@@ -281,6 +285,7 @@ func syncChangedSince(s *memfs.Store, ix *index.Index, r *retrieval, o openOptio
 	}
 	skipped := 0
 	fs, err := ix.SyncChanged(since, changed, removed, lessonReader(s, &skipped), stamp)
+	o.tr.step("index synced with the change set", start)
 	if errors.Is(err, index.ErrNotSince) {
 		return false, nil
 	}
@@ -288,6 +293,7 @@ func syncChangedSince(s *memfs.Store, ix *index.Index, r *retrieval, o openOptio
 		return false, err
 	}
 	synced(s, o, fs, skipped, len(fs.Read) == fs.Lessons)
+	o.tr.step("anchors updated", start)
 	return true, nil
 }
 
