@@ -6,7 +6,6 @@ import (
 	"strings"
 	"sync"
 	"unicode"
-
 )
 
 // This file and secretrules.go are the only importers of gitleaks: its
