@@ -349,9 +349,85 @@ func (ix *Index) SyncChanged(since string, changed []FileStamp, removed []string
 	if ix.verified(&fs.SyncStats); ix.catBad || ix.cat.stamp != since || since == "" {
 		return fs, ErrNotSince
 	}
-	files := ix.heldFiles(changed, removed)
-	fs.Lessons = len(files)
-	return ix.syncFiles(fs, files, read, stamp, false)
+	if ix.refitDue(ix.cat.len() + len(changed) - len(removed)) {
+		// Every lesson is read again: the listing's path does it.
+		files := ix.heldFiles(changed, removed)
+		fs.Lessons = len(files)
+		return ix.syncFiles(fs, files, read, stamp, false)
+	}
+	return ix.syncChanged(fs, sortedFiles(changed), removed, read, stamp)
+}
+
+// syncChanged is SyncChanged's work: SyncFiles' for a listing of the
+// index's own file stamps with the change applied, without building that
+// listing or looking its ids up again. The caller holds ix.mu and the
+// lock; changed is sorted by id.
+func (ix *Index) syncChanged(fs FileSync, changed []FileStamp, removed []string, read func(ids []string) []domain.Lesson, stamp string) (FileSync, error) {
+	old := ix.cat
+	gone := make(map[string]bool, len(removed)+len(changed))
+	for _, id := range removed {
+		gone[id] = true
+	}
+	var todo []string
+	same := make([]int, len(changed)) // the held ordinal whose stamp is f's, or -1
+	for i, f := range changed {
+		gone[f.ID] = true
+		same[i] = -1
+		if g, ok := old.find(f.ID); ok && f.ModTime != 0 && old.fileStamp(g) == [2]int64{f.ModTime, f.Size} {
+			same[i] = g
+			continue
+		}
+		todo = append(todo, f.ID)
+	}
+	if len(todo) > 0 {
+		fs.Read = read(todo)
+	}
+	asked := make(map[string]bool, len(todo))
+	for _, id := range todo {
+		asked[id] = true
+	}
+	got := make(map[string]*domain.Lesson, len(fs.Read))
+	for i := range fs.Read {
+		if l := &fs.Read[i]; got[l.ID] == nil && asked[l.ID] {
+			got[l.ID] = l
+		}
+	}
+	var fresh []syncEntry
+	for i, f := range changed {
+		switch {
+		case same[i] >= 0:
+			fresh = append(fresh, syncEntry{id: f.ID, hash: old.hash(same[i]), file: f})
+		case got[f.ID] != nil:
+			l := got[f.ID]
+			fresh = append(fresh, syncEntry{id: f.ID, hash: ContentHash(*l), lesson: l, file: f})
+		}
+	}
+	ords := old.ordered()
+	entries := make([]syncEntry, 0, len(ords)+len(fresh))
+	k := 0
+	for _, g := range ords {
+		id := old.idOf(g)
+		for k < len(fresh) && fresh[k].id < id {
+			entries = append(entries, fresh[k])
+			k++
+		}
+		if gone[id] {
+			if k < len(fresh) && fresh[k].id == id {
+				entries = append(entries, fresh[k])
+				k++
+			} else {
+				fs.Removed = append(fs.Removed, strings.Clone(id))
+			}
+			continue
+		}
+		ms := old.fileStamp(g)
+		id = strings.Clone(id)
+		entries = append(entries, syncEntry{id: id, hash: old.hash(g), file: FileStamp{ID: id, ModTime: ms[0], Size: ms[1]}})
+	}
+	entries = append(entries, fresh[k:]...)
+	fs.Lessons = len(entries)
+	err := ix.apply(&fs.SyncStats, entries, read, stamp)
+	return fs, err
 }
 
 // heldFiles is the index's file stamps (by id) with changed put in and the
@@ -380,8 +456,7 @@ func (ix *Index) heldFiles(changed []FileStamp, removed []string) []FileStamp {
 		ms := ix.cat.fileStamp(g)
 		out = append(out, FileStamp{ID: strings.Clone(id), ModTime: ms[0], Size: ms[1]})
 	}
-	out = append(out, changed[k:]...)
-	return out
+	return append(out, changed[k:]...)
 }
 
 // syncFiles is SyncFiles' work once the lock is held.
