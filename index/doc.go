@@ -13,7 +13,10 @@
 //
 // NewMemory builds the same index in memory (evaluation, tests). A process
 // whose Stamp matches the store may Search right after Open, without reading
-// the lessons: the catalog holds what retrieval needs.
+// the lessons: the catalog holds what retrieval needs. SyncFiles syncs from
+// a listing of the lesson files' stamps (reading only those whose stamp
+// moved); SyncChanged from a known change set since the index's stamp (the
+// files git says changed), without a listing, to the same state.
 //
 // # Files under the directory Open is given
 //

@@ -321,6 +321,146 @@ func (ix *Index) SyncFiles(files []FileStamp, read func(ids []string) []domain.L
 		return fs, err
 	}
 	defer unlock()
+	return ix.syncFiles(fs, files, read, stamp, reread)
+}
+
+// ErrNotSince is SyncChanged's answer when the index is no longer the one
+// the change set was computed against (another process synced it, its
+// catalog was unreadable): the caller syncs with the full listing instead.
+var ErrNotSince = errors.New("sync index: the index moved since the change set's stamp")
+
+// SyncChanged is SyncFiles for a known change set: the index was synced
+// at stamp since, and since then only the files of changed were added or
+// rewritten and those of removed went; every other file is as the index
+// recorded it. It leaves the index as SyncFiles with the full listing
+// would (the listing is the index's own file stamps with the change
+// applied), without listing the lesson files. When the index's stamp is
+// not since (or its catalog is unreadable) it changes nothing and returns
+// ErrNotSince.
+func (ix *Index) SyncChanged(since string, changed []FileStamp, removed []string, read func(ids []string) []domain.Lesson, stamp string) (FileSync, error) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	st, unlock, err := ix.begin(0)
+	fs := FileSync{SyncStats: st}
+	if err != nil {
+		return fs, err
+	}
+	defer unlock()
+	if ix.verified(&fs.SyncStats); ix.catBad || ix.cat.stamp != since || since == "" {
+		return fs, ErrNotSince
+	}
+	if ix.refitDue(ix.cat.len() + len(changed) - len(removed)) {
+		// Every lesson is read again: the listing's path does it.
+		files := ix.heldFiles(changed, removed)
+		fs.Lessons = len(files)
+		return ix.syncFiles(fs, files, read, stamp, false)
+	}
+	return ix.syncChanged(fs, sortedFiles(changed), removed, read, stamp)
+}
+
+// syncChanged is SyncChanged's work: SyncFiles' for a listing of the
+// index's own file stamps with the change applied, without building that
+// listing or looking its ids up again. The caller holds ix.mu and the
+// lock; changed is sorted by id.
+func (ix *Index) syncChanged(fs FileSync, changed []FileStamp, removed []string, read func(ids []string) []domain.Lesson, stamp string) (FileSync, error) {
+	old := ix.cat
+	gone := make(map[string]bool, len(removed)+len(changed))
+	for _, id := range removed {
+		gone[id] = true
+	}
+	var todo []string
+	same := make([]int, len(changed)) // the held ordinal whose stamp is f's, or -1
+	for i, f := range changed {
+		gone[f.ID] = true
+		same[i] = -1
+		if g, ok := old.find(f.ID); ok && f.ModTime != 0 && old.fileStamp(g) == [2]int64{f.ModTime, f.Size} {
+			same[i] = g
+			continue
+		}
+		todo = append(todo, f.ID)
+	}
+	if len(todo) > 0 {
+		fs.Read = read(todo)
+	}
+	asked := make(map[string]bool, len(todo))
+	for _, id := range todo {
+		asked[id] = true
+	}
+	got := make(map[string]*domain.Lesson, len(fs.Read))
+	for i := range fs.Read {
+		if l := &fs.Read[i]; got[l.ID] == nil && asked[l.ID] {
+			got[l.ID] = l
+		}
+	}
+	var fresh []syncEntry
+	for i, f := range changed {
+		switch {
+		case same[i] >= 0:
+			fresh = append(fresh, syncEntry{id: f.ID, hash: old.hash(same[i]), file: f})
+		case got[f.ID] != nil:
+			l := got[f.ID]
+			fresh = append(fresh, syncEntry{id: f.ID, hash: ContentHash(*l), lesson: l, file: f})
+		}
+	}
+	ords := old.ordered()
+	entries := make([]syncEntry, 0, len(ords)+len(fresh))
+	k := 0
+	for _, g := range ords {
+		id := old.idOf(g)
+		for k < len(fresh) && fresh[k].id < id {
+			entries = append(entries, fresh[k])
+			k++
+		}
+		if gone[id] {
+			if k < len(fresh) && fresh[k].id == id {
+				entries = append(entries, fresh[k])
+				k++
+			} else {
+				fs.Removed = append(fs.Removed, strings.Clone(id))
+			}
+			continue
+		}
+		ms := old.fileStamp(g)
+		id = strings.Clone(id)
+		entries = append(entries, syncEntry{id: id, hash: old.hash(g), file: FileStamp{ID: id, ModTime: ms[0], Size: ms[1]}})
+	}
+	entries = append(entries, fresh[k:]...)
+	fs.Lessons = len(entries)
+	err := ix.apply(&fs.SyncStats, entries, read, stamp)
+	return fs, err
+}
+
+// heldFiles is the index's file stamps (by id) with changed put in and the
+// ids of removed taken out. The caller holds ix.mu.
+func (ix *Index) heldFiles(changed []FileStamp, removed []string) []FileStamp {
+	changed = sortedFiles(changed)
+	gone := make(map[string]bool, len(removed)+len(changed))
+	for _, id := range removed {
+		gone[id] = true
+	}
+	for _, f := range changed {
+		gone[f.ID] = true
+	}
+	ords := ix.cat.ordered()
+	out := make([]FileStamp, 0, len(ords)+len(changed))
+	k := 0
+	for _, g := range ords {
+		id := ix.cat.idOf(g)
+		for k < len(changed) && changed[k].ID < id {
+			out = append(out, changed[k])
+			k++
+		}
+		if gone[id] {
+			continue
+		}
+		ms := ix.cat.fileStamp(g)
+		out = append(out, FileStamp{ID: strings.Clone(id), ModTime: ms[0], Size: ms[1]})
+	}
+	return append(out, changed[k:]...)
+}
+
+// syncFiles is SyncFiles' work once the lock is held.
+func (ix *Index) syncFiles(fs FileSync, files []FileStamp, read func(ids []string) []domain.Lesson, stamp string, reread bool) (FileSync, error) {
 	old := ix.verified(&fs.SyncStats)
 	if ix.refitDue(len(files)) {
 		reread = true
@@ -352,7 +492,7 @@ func (ix *Index) SyncFiles(files []FileStamp, read func(ids []string) []domain.L
 	}
 	entries := mergeEntries(kept, got)
 	fs.Removed = old.missing(entries)
-	err = ix.apply(&fs.SyncStats, entries, read, stamp)
+	err := ix.apply(&fs.SyncStats, entries, read, stamp)
 	return fs, err
 }
 
@@ -374,6 +514,31 @@ func (ix *Index) Pending(files []FileStamp) (read int, full bool) {
 		if o := at[i]; o < 0 || f.ModTime == 0 || ix.cat.fileStamp(o) != [2]int64{f.ModTime, f.Size} {
 			read++
 		}
+	}
+	return read, false
+}
+
+// PendingChanged is Pending for SyncChanged's change set: how many of the
+// changed files it would read, and whether it would redo every lesson.
+func (ix *Index) PendingChanged(changed []FileStamp, removed []string) (read int, full bool) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	n := ix.cat.len()
+	for _, f := range changed {
+		if o, ok := ix.cat.find(f.ID); !ok {
+			n++
+			read++
+		} else if f.ModTime == 0 || ix.cat.fileStamp(o) != [2]int64{f.ModTime, f.Size} {
+			read++
+		}
+	}
+	for _, id := range removed {
+		if _, ok := ix.cat.find(id); ok {
+			n--
+		}
+	}
+	if ix.catBad || ix.refitDue(n) {
+		return n, true
 	}
 	return read, false
 }

@@ -6,30 +6,11 @@ import (
 	"strings"
 	"sync"
 	"unicode"
-
-	"github.com/rs/zerolog"
-	"github.com/zricethezav/gitleaks/v8/detect"
-	"github.com/zricethezav/gitleaks/v8/logging"
 )
 
-// This file is the only importer of gitleaks: its default rule set (over
-// 200 maintained token and credential formats) is the secret scanner of
-// borg learn and of every lesson the index reads.
-
-// scanner is the compiled detector, built on first use: compiling the rule
-// set takes tens of milliseconds, which a process that never scans (a hook
-// answering from the index) must not pay.
-var scanner = sync.OnceValues(func() (*detect.Detector, error) {
-	// Nothing gitleaks logs may reach a hook's stdout or stderr.
-	logging.Logger = zerolog.Nop()
-	d, err := detect.NewDetectorDefaultConfig()
-	if err != nil {
-		return nil, err
-	}
-	// A "gitleaks:allow" comment in a lesson must not hide its secret.
-	d.IgnoreGitleaksAllow = true
-	return d, nil
-})
+// This file and secretrules.go are the only importers of gitleaks: its
+// default rule set (over 200 maintained token and credential formats) is
+// the secret scanner of borg learn and of every lesson the index reads.
 
 // ownRule is a format gitleaks' default rules demonstrably miss (checked
 // against v8.30.1 by TestFindSecret's cases).
@@ -87,7 +68,11 @@ func FindSecret(text string) (kind string, found bool) {
 			return r.name, true
 		}
 	}
-	d, err := scanner()
+	rs, err := rules()
+	if err != nil {
+		return "scanner unavailable", true
+	}
+	d, err := rs.detector(lower)
 	if err != nil {
 		return "scanner unavailable", true
 	}

@@ -272,6 +272,44 @@ func BenchmarkStopAfterChangeProcess(b *testing.B) {
 	report(b, d, gitStatusMedian(b, store, 21))
 }
 
+// BenchmarkStopAfterLearnProcess: the first `borg hook stop` after a
+// `borg learn` (the product path: learn writes and commits the lesson, so
+// HEAD moves and the hook's sync reads the change from git, not a listing
+// of lessons/). Untimed before each call: one borg learn of a new lesson.
+// The store's HEAD is reset at the end (the learned lessons go).
+// BenchmarkStopAfterChangeProcess is the hand-edit path (HEAD unmoved: the
+// full listing).
+func BenchmarkStopAfterLearnProcess(b *testing.B) {
+	bin := borgBinary(b)
+	store := benchStore(b, bin)
+	env := benchEnv(store)
+	head := strings.TrimSpace(testGit(b, store, env, "rev-parse", "HEAD"))
+	defer testGit(b, store, env, "reset", "-q", "--hard", head)
+	proj := b.TempDir()
+	b.ResetTimer()
+	d := timeCallsAfter(b.N, func(i int) string {
+		stamp := fmt.Sprintf("%d-%d", i, time.Now().UnixNano())
+		cmd := exec.Command(bin, "learn", "Payments gateway retries need backoff and jitter, case "+stamp,
+			"--body", "Seen in run "+stamp+": the client retried without a pause.")
+		cmd.Env = env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("borg learn: %v\n%s", err, out)
+		}
+		return "bench-learn-" + stamp
+	}, func(session string) {
+		cmd := exec.Command(bin, "hook", "stop")
+		cmd.Env = env
+		cmd.Stdin = strings.NewReader(fmt.Sprintf(`{"session_id":%q,"cwd":%q,"last_assistant_message":"I added a retry with backoff to the payments gateway client."}`, session, proj))
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Run(); err != nil || errb.Len() > 0 || !strings.Contains(out.String(), `"decision":"block"`) {
+			b.Fatalf("hook stop: %v %q %s", err, out.String(), errb.String())
+		}
+	})
+	b.StopTimer()
+	report(b, d, gitStatusMedian(b, store, 21))
+}
+
 // BenchmarkFirstStopNoIndexProcess: `borg hook stop` on a store whose index
 // was deleted (a new store, a fresh clone), with a budget that covers every
 // lesson: the hook reads, analyses and embeds all of them itself before it

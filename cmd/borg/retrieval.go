@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -193,15 +194,26 @@ func openIndex(s *memfs.Store, o openOptions) (*retrieval, error) {
 	// A hook's sync costs what changed: merging the index's segments is
 	// left to a background reindex.
 	opts.DeferMerge = b != nil
+	t0 := time.Now()
 	ix, err := index.Open(indexDir(s), emb, opts)
 	if err != nil {
 		return nil, fmt.Errorf("%w (delete %s to rebuild it)", err, indexDir(s))
 	}
+	o.tr.step("index files read", t0)
 	r := &retrieval{ix: ix}
 	stamp, fresh := indexFresh(s, ix)
 	if fresh && !force && (b != nil || !ix.MergeDue()) {
 		// (Without a budget, segments due for a merge are merged now.)
 		return r, nil
+	}
+	if !force {
+		if done, err := syncChangedSince(s, ix, r, o, stamp); done || err != nil {
+			if err != nil {
+				_ = ix.Close()
+				return nil, err
+			}
+			return r, nil
+		}
 	}
 	stamps, err := lessonFileStamps(s)
 	if err != nil {
@@ -215,16 +227,28 @@ func openIndex(s *memfs.Store, o openOptions) (*retrieval, error) {
 		}
 	}
 	skipped := 0
-	read := func(ids []string) []domain.Lesson {
-		lessons, errs := s.ReadLessons(ids)
-		skipped += len(errs)
-		return lessons
-	}
-	fs, err := ix.SyncFiles(stamps, read, stamp, force)
+	fs, err := ix.SyncFiles(stamps, lessonReader(s, &skipped), stamp, force)
 	if err != nil {
 		_ = ix.Close()
 		return nil, err
 	}
+	synced(s, o, fs, skipped, len(fs.Read) == len(stamps))
+	return r, nil
+}
+
+// lessonReader reads lesson files for a sync, counting those it skips.
+func lessonReader(s *memfs.Store, skipped *int) func(ids []string) []domain.Lesson {
+	return func(ids []string) []domain.Lesson {
+		lessons, errs := s.ReadLessons(ids)
+		*skipped += len(errs)
+		return lessons
+	}
+}
+
+// synced is what follows a sync of the index: a merge it left to the
+// background, the files it skipped, the anchors of what it read (of
+// every lesson when complete).
+func synced(s *memfs.Store, o openOptions, fs index.FileSync, skipped int, complete bool) {
 	if fs.MergeDue {
 		// Fails open: the deltas keep serving until a merge happens.
 		_ = startBackgroundReindex(s)
@@ -232,8 +256,95 @@ func openIndex(s *memfs.Store, o openOptions) (*retrieval, error) {
 	if o.progress != nil && skipped > 0 {
 		fmt.Fprintf(o.progress, "borg: %d lesson file(s) skipped (run borg doctor)\n", skipped)
 	}
-	_ = s.UpdateAnchors(fs.Read, fs.Removed, len(fs.Read) == len(stamps))
-	return r, nil
+	_ = s.UpdateAnchors(fs.Read, fs.Removed, complete)
+}
+
+// syncChangedSince brings ix up to date with the lesson files git says
+// changed since the HEAD of the index's stamp (borg learn, sync, sleep
+// --apply and a pull all move HEAD), reading and stat'ing only those:
+// the first Stop after a change costs that change, not a listing of
+// lessons/. done is false when the change cannot be explained that way
+// (no HEAD in the old stamp, HEAD unmoved while lessons/ changed — an
+// uncommitted write —, the old commit gone, another process syncing
+// meanwhile): the caller then lists lessons/ as before. An uncommitted
+// file written in the same window as a commit is picked up at its own
+// commit or by `borg recall --sync`, as an in-place edit always was.
+func syncChangedSince(s *memfs.Store, ix *index.Index, r *retrieval, o openOptions, stamp string) (done bool, err error) {
+	start := time.Now()
+	since := ix.Stamp()
+	changed, removed, ok := lessonChanges(s, since, stamp)
+	o.tr.step(fmt.Sprintf("lesson changes read from git (%d changed, %d removed, ok %v)", len(changed), len(removed), ok), start)
+	if !ok {
+		return false, nil
+	}
+	if b := o.budget; b != nil {
+		if n, _ := ix.PendingChanged(changed, removed); n > b.Lessons {
+			r.behind = append(r.behind, fmt.Sprintf("%d lesson(s) to index, over the hook's budget of %d (BORG_SYNC_BUDGET)", n, b.Lessons))
+			return true, nil
+		}
+	}
+	skipped := 0
+	fs, err := ix.SyncChanged(since, changed, removed, lessonReader(s, &skipped), stamp)
+	o.tr.step("index synced with the change set", start)
+	if errors.Is(err, index.ErrNotSince) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	synced(s, o, fs, skipped, len(fs.Read) == fs.Lessons)
+	o.tr.step("anchors updated", start)
+	return true, nil
+}
+
+// lessonChanges lists the lesson files that changed between the HEAD
+// recorded in the stamp since and the one in now (git diff-tree), each
+// with its file stamp as it is on disk now, or among removed when it is
+// gone. ok is false when git cannot say (see syncChangedSince).
+func lessonChanges(s *memfs.Store, since, now string) (changed []index.FileStamp, removed []string, ok bool) {
+	_, oldHead, ok1 := strings.Cut(since, "@")
+	_, newHead, ok2 := strings.Cut(now, "@")
+	if !ok1 || !ok2 || !isObjectName(oldHead) || !isObjectName(newHead) || oldHead == newHead {
+		return nil, nil, false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	g := memfs.Git{Dir: s.Dir(), Isolate: true, DieWithParent: true, Env: []string{"LC_ALL=C", "GIT_TERMINAL_PROMPT=0"}}
+	out, err := g.Run(ctx, nil, "diff-tree", "-r", "-z", "--no-renames", "--name-only", oldHead, newHead, "--", memfs.LessonsDir+"/")
+	if err != nil {
+		return nil, nil, false
+	}
+	dir := filepath.Join(s.Dir(), memfs.LessonsDir)
+	for _, p := range strings.Split(string(out), "\x00") {
+		name, inLessons := strings.CutPrefix(p, memfs.LessonsDir+"/")
+		id, isLesson := strings.CutSuffix(name, ".html")
+		if !inLessons || !isLesson || id == "" || strings.Contains(id, "/") {
+			continue // not a lesson file (as LessonFiles would skip it)
+		}
+		fi, err := os.Lstat(filepath.Join(dir, name))
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			removed = append(removed, id)
+		case err != nil:
+			return nil, nil, false
+		default:
+			changed = append(changed, index.FileStamp{ID: id, ModTime: fi.ModTime().UnixNano(), Size: fi.Size()})
+		}
+	}
+	return changed, removed, true
+}
+
+// isObjectName reports whether h is a full hex object name.
+func isObjectName(h string) bool {
+	if len(h) != 40 && len(h) != 64 {
+		return false
+	}
+	for _, c := range h {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // notice is the one stderr line a hook writes when it answered from search
