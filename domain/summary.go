@@ -65,14 +65,6 @@ type Summary struct {
 	regretMax   float64
 	stale       map[string]bool
 
-	// warmed says that warmMems (by lesson index) and warmFresh hold the
-	// memories Warm derived for warmSession under warmW.
-	warmed      bool
-	warmMems    []Memory
-	warmFresh   map[string]Memory
-	warmSession string
-	warmW       Weights
-
 	keys keyTable
 	more map[sumKey]uint32
 
@@ -100,8 +92,6 @@ type lessonSum struct {
 	createdPos     int32
 	created        *Mark  // nil until decoded from createdRaw
 	createdRaw     []byte // the encoded mark
-	// idx is the lesson's index in Summary.lessons (−1 for a fresh one).
-	idx int32
 }
 
 // Key kinds of the summary's key table.
@@ -296,7 +286,7 @@ func (s *Summary) lesson(id string, add bool) *lessonSum {
 	if ls := s.fresh[id]; ls != nil || !add {
 		return ls
 	}
-	ls := &lessonSum{id: id, idx: -1}
+	ls := &lessonSum{id: id}
 	s.fresh[id] = ls
 	return ls
 }
@@ -304,17 +294,17 @@ func (s *Summary) lesson(id string, add bool) *lessonSum {
 // at is lesson i, decoded on first access. A record that turns out corrupt
 // reads as a lesson without evidence (its id kept, when that is not corrupt
 // too) and marks the summary corrupt, so that the error surfaces where a
-// corrupt evidence block's does: Memories and Warm go on (the lesson derives
+// corrupt evidence block's does: Memories goes on (the lesson derives
 // as one never used), Fold reports false (the caller rebuilds the summary
 // from the full ledger) and AppendBinary returns ErrSummaryCorrupt. Not safe
-// for concurrent use: Memories and Warm decode before going parallel.
+// for concurrent use: Memories decodes before going parallel.
 func (s *Summary) at(i int) *lessonSum {
 	ls := s.lessons[i]
 	if ls == nil {
 		t := s.table
 		ls = &cut(&t.sums, 1, 64)[0]
 		if !t.decode(ls, i) {
-			*ls = lessonSum{id: ls.id, idx: int32(i)}
+			*ls = lessonSum{id: ls.id}
 			s.corrupt = true
 		}
 		s.lessons[i] = ls
@@ -587,9 +577,6 @@ func (l *Ledger) Summary() *Summary {
 		s.lessons = append(s.lessons, ls)
 	}
 	slices.SortFunc(s.lessons, func(a, b *lessonSum) int { return strings.Compare(a.id, b.id) })
-	for i, ls := range s.lessons {
-		ls.idx = int32(i)
-	}
 	s.keys = sortedKeyTable(hashKeys(recs))
 	return s
 }
@@ -673,7 +660,6 @@ func (s *Summary) Fold(events []Event) bool {
 }
 
 func (s *Summary) fold(events []Event) bool {
-	s.warmed = false
 	// Sessions first, in clock order: most then append to the clock, and the
 	// results of a session in the same batch find it ticking.
 	var sess []Event
@@ -962,7 +948,6 @@ func (s *Summary) addResult(e Event) bool {
 func (s *Summary) Memories(lessons []LessonInfo, session string, w Weights) []Memory {
 	defer runtime.KeepAlive(s) // see ParseSummary
 	q := s.queryPos(session)
-	warm := s.warmed && session == s.warmSession && w == s.warmW
 	// Regret credits under other weights, or nil for the cached ones; a
 	// corrupt evidence block reads as none, as a corrupt lesson record reads
 	// as no evidence (see at; Fold and AppendBinary report both).
@@ -995,16 +980,7 @@ func (s *Summary) Memories(lessons []LessonInfo, session string, w Weights) []Me
 			defer wg.Done()
 			var scratch []int32
 			for i := lo; i < hi; i++ {
-				info, ls := list[i], found[i]
-				if warm && ls != nil && !strings.HasPrefix(info.Reach, ReachRepoPrefix) && (ls.hasCreated || info.CreatedMS == 0) {
-					if ls.idx >= 0 {
-						out[i] = s.warmMems[ls.idx]
-					} else {
-						out[i] = s.warmFresh[ls.id]
-					}
-					continue
-				}
-				out[i], scratch = s.memoryOf(info, ls, regrets, q, session, w, scratch)
+				out[i], scratch = s.memoryOf(list[i], found[i], regrets, q, session, w, scratch)
 			}
 		}()
 	}
@@ -1026,44 +1002,6 @@ func uniqueByID(lessons []LessonInfo) []LessonInfo {
 	list := slices.Clone(lessons)
 	slices.SortStableFunc(list, func(a, b LessonInfo) int { return strings.Compare(a.ID, b.ID) })
 	return slices.CompactFunc(list, func(a, b LessonInfo) bool { return a.ID == b.ID })
-}
-
-// Warm derives, ahead of Memories, the memory of every lesson with evidence
-// as Memories would for session under w, taking it for a team lesson with no
-// creation time but its created event. Memories then copies those for the
-// lessons that are so, instead of deriving them (Thompson draws and
-// activation sums are most of its cost): a caller can overlap this with
-// other work, such as opening an index. Folding events drops them.
-func (s *Summary) Warm(session string, w Weights) {
-	defer runtime.KeepAlive(s) // see ParseSummary
-	q := s.queryPos(session)
-	regrets, _ := s.refreshRegrets(w)
-	s.loadAll() // a corrupt record reads as no evidence, as in Memories
-	// The lessons are independent (a team lesson's activation reads no
-	// lazily built state), so they are derived in parallel.
-	if len(s.warmMems) != len(s.lessons) {
-		s.warmMems = make([]Memory, len(s.lessons))
-	}
-	s.warmFresh = make(map[string]Memory, len(s.fresh))
-	parts := min(runtime.GOMAXPROCS(0), 4, 1+len(s.lessons)/512)
-	var wg sync.WaitGroup
-	for k := range parts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var scratch []int32
-			for i := k * len(s.lessons) / parts; i < (k+1)*len(s.lessons)/parts; i++ {
-				ls := s.lessons[i]
-				s.warmMems[i], scratch = s.memoryOf(LessonInfo{ID: ls.id}, ls, regrets, q, session, w, scratch)
-			}
-		}()
-	}
-	var scratch []int32
-	for _, ls := range s.fresh {
-		s.warmFresh[ls.id], scratch = s.memoryOf(LessonInfo{ID: ls.id}, ls, regrets, q, session, w, scratch)
-	}
-	wg.Wait()
-	s.warmed, s.warmSession, s.warmW = true, session, w
 }
 
 // queryPos is the clock position Memories derives at: the session's own, or

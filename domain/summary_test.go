@@ -89,12 +89,7 @@ func checkSummary(t *testing.T, s *Summary, events []Event, label string) {
 		if got := s.Memories(doubled, session, DefaultWeights); !reflect.DeepEqual(got, want) {
 			t.Fatalf("%s session %q: summary memories of a sorted list with a duplicate differ", label, session)
 		}
-		s.Warm(session, DefaultWeights)
-		if got := s.Memories(infos, session, DefaultWeights); !reflect.DeepEqual(got, want) {
-			t.Fatalf("%s session %q: summary memories after Warm differ", label, session)
-		}
 	}
-	s.Warm("s001", DefaultWeights) // for another session: not read
 	other := DefaultWeights
 	other.RegretMax, other.D = 0.5, 0.4
 	if got, want := s.Memories(infos, "", other), Derive(events, infos, "", other); !reflect.DeepEqual(got, want) {
@@ -572,9 +567,9 @@ func BenchmarkParseSummary1M(b *testing.B) {
 	}
 }
 
-// TestSummaryWarmManyLessons: Warm derives in parallel over many lessons and
-// gives the memories Derive does.
-func TestSummaryWarmManyLessons(t *testing.T) {
+// TestSummaryManyLessons: Memories derives in parallel over many lessons and
+// gives the memories the ledger does.
+func TestSummaryManyLessons(t *testing.T) {
 	events, lessons := benchLog(40_000)
 	l := NewLedger()
 	for _, e := range events {
@@ -584,10 +579,6 @@ func TestSummaryWarmManyLessons(t *testing.T) {
 	for _, session := range []string{"", "s-0000000000000010"} {
 		if got, want := s.Memories(lessons, session, DefaultWeights), l.Memories(lessons, session, DefaultWeights); !reflect.DeepEqual(got, want) {
 			t.Fatalf("session %q: memories differ from the ledger's", session)
-		}
-		s.Warm(session, DefaultWeights)
-		if got, want := s.Memories(lessons, session, DefaultWeights), l.Memories(lessons, session, DefaultWeights); !reflect.DeepEqual(got, want) {
-			t.Fatalf("session %q: warmed memories differ from the ledger's", session)
 		}
 	}
 }

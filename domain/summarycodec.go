@@ -435,7 +435,6 @@ func (t *lessonTable) id(i int) []byte {
 // decode fills ls, the zero lessonSum, with lesson i's id and record; false
 // when either is corrupt.
 func (t *lessonTable) decode(ls *lessonSum, i int) bool {
-	ls.idx = int32(i)
 	id, ok := span(t.idOff, t.ids, i)
 	ls.id = string(id)
 	rec, ok2 := span(t.recOff, t.recs, i)
