@@ -26,9 +26,10 @@ import (
 // full ledger to fold (a session inserted into the middle of the clock, a
 // session event for a session whose results were placed by time, a change
 // overturned in a session the clock does not know), Fold reports false and
-// the caller rebuilds the summary from the full ledger. Summaries are encoded by AppendBinary and read
-// back by ParseSummary without copying their large columns or decoding a
-// lesson before it is asked for. A Summary is not safe for concurrent use.
+// the caller rebuilds the summary from the full ledger. A codec takes a
+// summary apart with Parts and puts it together again with FromParts, which
+// reads its large columns in place and decodes no lesson before it is asked
+// for. A Summary is not safe for concurrent use.
 type Summary struct {
 	// The clock in order: each session's first ms and the value indexes of
 	// its repo and author.
@@ -45,11 +46,14 @@ type Summary struct {
 	// A session appended at or before it would move such a use.
 	freeMS int64
 
-	// lessons are the lessons with evidence, sorted by id. Those of a parsed
-	// summary start nil, each decoded from table on first access (at); table
-	// is nil once every one is, and for a summary made in memory.
+	// lessons are the lessons with evidence, sorted by id. Those of a
+	// summary put together over a source start nil, each decoded from src
+	// on first access (at) into slab; loaded says every one is (always, for
+	// a summary made in memory).
 	lessons []*lessonSum
-	table   *lessonTable
+	src     SummarySource
+	loaded  bool
+	slab    []lessonSum
 	fresh   map[string]*lessonSum
 	// corrupt says that a parsed summary turned out corrupt where it is
 	// checked when read: a lesson's record or the order of the ids (see at),
@@ -57,21 +61,13 @@ type Summary struct {
 	corrupt bool
 
 	// regrets and corrections are the ledger's, decoded on demand from
-	// evidence (nil once decoded): a query reads each lesson's cached regret
+	// evidence by src (nil once decoded): a query reads each lesson's cached regret
 	// credit, computed under regretMax, and recomputes only the stale ones.
 	regrets     map[string]RegretMark
 	corrections map[string]map[int64]bool
 	evidence    []byte
 	regretMax   float64
 	stale       map[string]bool
-
-	// warmed says that warmMems (by lesson index) and warmFresh hold the
-	// memories Warm derived for warmSession under warmW.
-	warmed      bool
-	warmMems    []Memory
-	warmFresh   map[string]Memory
-	warmSession string
-	warmW       Weights
 
 	keys keyTable
 	more map[sumKey]uint32
@@ -99,9 +95,7 @@ type lessonSum struct {
 	hasCreated     bool
 	createdPos     int32
 	created        *Mark  // nil until decoded from createdRaw
-	createdRaw     []byte // the encoded mark
-	// idx is the lesson's index in Summary.lessons (−1 for a fresh one).
-	idx int32
+	createdRaw     []byte // the mark as the summary's source encodes it
 }
 
 // Key kinds of the summary's key table.
@@ -296,7 +290,7 @@ func (s *Summary) lesson(id string, add bool) *lessonSum {
 	if ls := s.fresh[id]; ls != nil || !add {
 		return ls
 	}
-	ls := &lessonSum{id: id, idx: -1}
+	ls := &lessonSum{id: id}
 	s.fresh[id] = ls
 	return ls
 }
@@ -304,19 +298,25 @@ func (s *Summary) lesson(id string, add bool) *lessonSum {
 // at is lesson i, decoded on first access. A record that turns out corrupt
 // reads as a lesson without evidence (its id kept, when that is not corrupt
 // too) and marks the summary corrupt, so that the error surfaces where a
-// corrupt evidence block's does: Memories and Warm go on (the lesson derives
+// corrupt evidence block's does: Memories goes on (the lesson derives
 // as one never used), Fold reports false (the caller rebuilds the summary
-// from the full ledger) and AppendBinary returns ErrSummaryCorrupt. Not safe
-// for concurrent use: Memories and Warm decode before going parallel.
+// from the full ledger) and Parts reports false. Not safe
+// for concurrent use: Memories decodes before going parallel.
 func (s *Summary) at(i int) *lessonSum {
 	ls := s.lessons[i]
 	if ls == nil {
-		t := s.table
-		ls = &cut(&t.sums, 1, 64)[0]
-		if !t.decode(ls, i) {
-			*ls = lessonSum{id: ls.id, idx: int32(i)}
+		if cap(s.slab)-len(s.slab) < 1 {
+			s.slab = make([]lessonSum, 0, 64)
+		}
+		s.slab = s.slab[:len(s.slab)+1]
+		ls = &s.slab[len(s.slab)-1]
+		var r SummaryRecord
+		if s.src.Record(i, &r) {
+			ls.setRecord(&r)
+		} else {
 			s.corrupt = true
 		}
+		ls.id = string(s.src.ID(i))
 		s.lessons[i] = ls
 	}
 	return ls
@@ -327,7 +327,7 @@ func (s *Summary) compareID(i int, id string) int {
 	if ls := s.lessons[i]; ls != nil {
 		return strings.Compare(ls.id, id)
 	}
-	b := s.table.id(i)
+	b := s.src.ID(i)
 	switch {
 	case string(b) < id:
 		return -1
@@ -362,9 +362,9 @@ func (s *Summary) seek(id string, from int) int {
 			hi = m
 		}
 	}
-	if t := s.table; t != nil {
+	if s.src != nil && !s.loaded {
 		for k := max(lo-1, 0); k < min(lo+1, len(s.lessons)-1); k++ {
-			if bytes.Compare(t.id(k), t.id(k+1)) >= 0 {
+			if bytes.Compare(s.src.ID(k), s.src.ID(k+1)) >= 0 {
 				s.corrupt = true
 			}
 		}
@@ -375,7 +375,7 @@ func (s *Summary) seek(id string, from int) int {
 // loadAll decodes every lesson not decoded yet and checks the ids' order;
 // false when the summary is corrupt.
 func (s *Summary) loadAll() bool {
-	if s.table != nil {
+	if s.src != nil && !s.loaded {
 		for i := range s.lessons {
 			s.at(i)
 		}
@@ -385,7 +385,7 @@ func (s *Summary) loadAll() bool {
 				break
 			}
 		}
-		s.table = nil
+		s.loaded = true
 	}
 	return !s.corrupt
 }
@@ -404,29 +404,22 @@ func (ls *lessonSum) count(kind EventKind, n int) {
 }
 
 // tally counts value indexes; 0 ("") is not counted.
-type tally []valCount
-
-// valCount is one value's count and, in an authors tally, the milli-sum
-// of the credits its changed results vouch (the repos tally keeps it 0).
-type valCount struct {
-	v     uint32
-	n     int32
-	milli int32
-}
+type tally []ValCount
 
 func (t *tally) add(v uint32, n int32) { t.addMilli(v, n, 0) }
 
-// addMilli adds n results vouching milli thousandths of a change to v.
+// addMilli adds n results vouching milli thousandths of a change to v
+// (the repos tally keeps Milli 0).
 func (t *tally) addMilli(v uint32, n, milli int32) {
 	if v == 0 {
 		return
 	}
 	for i := range *t {
-		if (*t)[i].v == v {
+		if (*t)[i].V == v {
 			c := (*t)[i]
-			c.n += n
-			c.milli += milli
-			if c.n == 0 {
+			c.N += n
+			c.Milli += milli
+			if c.N == 0 {
 				*t = slices.Delete(slices.Clone(*t), i, i+1)
 			} else {
 				(*t)[i] = c
@@ -434,7 +427,7 @@ func (t *tally) addMilli(v uint32, n, milli int32) {
 			return
 		}
 	}
-	*t = append(*t, valCount{v, n, milli})
+	*t = append(*t, ValCount{v, n, milli})
 }
 
 // A result key's value: the strength in the low bits, and for a changed
@@ -587,9 +580,6 @@ func (l *Ledger) Summary() *Summary {
 		s.lessons = append(s.lessons, ls)
 	}
 	slices.SortFunc(s.lessons, func(a, b *lessonSum) int { return strings.Compare(a.id, b.id) })
-	for i, ls := range s.lessons {
-		ls.idx = int32(i)
-	}
 	s.keys = sortedKeyTable(hashKeys(recs))
 	return s
 }
@@ -668,12 +658,11 @@ func sortedKeyTable(recs []keyRec) keyTable {
 // full ledger, or the summary turned out corrupt (see at); the summary is
 // then unusable and must be rebuilt with Ledger.Summary.
 func (s *Summary) Fold(events []Event) bool {
-	defer runtime.KeepAlive(s) // see ParseSummary
+	defer runtime.KeepAlive(s) // see FromParts
 	return !s.corrupt && s.fold(events) && !s.corrupt
 }
 
 func (s *Summary) fold(events []Event) bool {
-	s.warmed = false
 	// Sessions first, in clock order: most then append to the clock, and the
 	// results of a session in the same batch find it ticking.
 	var sess []Event
@@ -742,7 +731,7 @@ func (s *Summary) add(e Event) bool {
 		ls := s.lesson(e.Lesson, true)
 		m := markOf(e)
 		if ls.hasCreated {
-			if !ls.decodeCreated() {
+			if !s.decodeCreated(ls) {
 				return false
 			}
 			if compareMarks(m, *ls.created) >= 0 {
@@ -832,10 +821,11 @@ func (s *Summary) loadEvidence() bool {
 	if s.evidence == nil {
 		return true
 	}
-	if err := s.parseEvidence(s.evidence); err != nil {
+	regrets, corrections, ok := s.src.Evidence(s.evidence)
+	if !ok {
 		return false
 	}
-	s.evidence = nil
+	s.regrets, s.corrections, s.evidence = regrets, corrections, nil
 	return true
 }
 
@@ -960,12 +950,11 @@ func (s *Summary) addResult(e Event) bool {
 // does for the ledger the summary stands for: deduplicated by id, sorted by
 // id, as of session's tick (the next tick when session is empty or unknown).
 func (s *Summary) Memories(lessons []LessonInfo, session string, w Weights) []Memory {
-	defer runtime.KeepAlive(s) // see ParseSummary
+	defer runtime.KeepAlive(s) // see FromParts
 	q := s.queryPos(session)
-	warm := s.warmed && session == s.warmSession && w == s.warmW
 	// Regret credits under other weights, or nil for the cached ones; a
 	// corrupt evidence block reads as none, as a corrupt lesson record reads
-	// as no evidence (see at; Fold and AppendBinary report both).
+	// as no evidence (see at; Fold and Parts report both).
 	regrets, _ := s.refreshRegrets(w)
 	list := uniqueByID(lessons)
 	// Each lesson's evidence, found (and decoded) here, one by one: the
@@ -995,16 +984,7 @@ func (s *Summary) Memories(lessons []LessonInfo, session string, w Weights) []Me
 			defer wg.Done()
 			var scratch []int32
 			for i := lo; i < hi; i++ {
-				info, ls := list[i], found[i]
-				if warm && ls != nil && !strings.HasPrefix(info.Reach, ReachRepoPrefix) && (ls.hasCreated || info.CreatedMS == 0) {
-					if ls.idx >= 0 {
-						out[i] = s.warmMems[ls.idx]
-					} else {
-						out[i] = s.warmFresh[ls.id]
-					}
-					continue
-				}
-				out[i], scratch = s.memoryOf(info, ls, regrets, q, session, w, scratch)
+				out[i], scratch = s.memoryOf(list[i], found[i], regrets, q, session, w, scratch)
 			}
 		}()
 	}
@@ -1026,44 +1006,6 @@ func uniqueByID(lessons []LessonInfo) []LessonInfo {
 	list := slices.Clone(lessons)
 	slices.SortStableFunc(list, func(a, b LessonInfo) int { return strings.Compare(a.ID, b.ID) })
 	return slices.CompactFunc(list, func(a, b LessonInfo) bool { return a.ID == b.ID })
-}
-
-// Warm derives, ahead of Memories, the memory of every lesson with evidence
-// as Memories would for session under w, taking it for a team lesson with no
-// creation time but its created event. Memories then copies those for the
-// lessons that are so, instead of deriving them (Thompson draws and
-// activation sums are most of its cost): a caller can overlap this with
-// other work, such as opening an index. Folding events drops them.
-func (s *Summary) Warm(session string, w Weights) {
-	defer runtime.KeepAlive(s) // see ParseSummary
-	q := s.queryPos(session)
-	regrets, _ := s.refreshRegrets(w)
-	s.loadAll() // a corrupt record reads as no evidence, as in Memories
-	// The lessons are independent (a team lesson's activation reads no
-	// lazily built state), so they are derived in parallel.
-	if len(s.warmMems) != len(s.lessons) {
-		s.warmMems = make([]Memory, len(s.lessons))
-	}
-	s.warmFresh = make(map[string]Memory, len(s.fresh))
-	parts := min(runtime.GOMAXPROCS(0), 4, 1+len(s.lessons)/512)
-	var wg sync.WaitGroup
-	for k := range parts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var scratch []int32
-			for i := k * len(s.lessons) / parts; i < (k+1)*len(s.lessons)/parts; i++ {
-				ls := s.lessons[i]
-				s.warmMems[i], scratch = s.memoryOf(LessonInfo{ID: ls.id}, ls, regrets, q, session, w, scratch)
-			}
-		}()
-	}
-	var scratch []int32
-	for _, ls := range s.fresh {
-		s.warmFresh[ls.id], scratch = s.memoryOf(LessonInfo{ID: ls.id}, ls, regrets, q, session, w, scratch)
-	}
-	wg.Wait()
-	s.warmed, s.warmSession, s.warmW = true, session, w
 }
 
 // queryPos is the clock position Memories derives at: the session's own, or
@@ -1160,17 +1102,17 @@ func (s *Summary) memoryOf(info LessonInfo, ls *lessonSum, regrets map[string]fl
 	}
 	m.TopVouchers = topVouchers(func(yield func(string, int) bool) {
 		for _, c := range ls.authors {
-			a := s.valAt(c.v)
+			a := s.valAt(c.V)
 			if a == UnattributedAuthor {
-				m.Unattributed = float64(c.milli) / 1000
+				m.Unattributed = float64(c.Milli) / 1000
 			}
-			if !yield(a, int(c.milli)) {
+			if !yield(a, int(c.Milli)) {
 				return
 			}
 		}
 	}, ls.vouched)
 	authors := len(ls.authors)
-	if slices.ContainsFunc(ls.authors, func(c valCount) bool { return s.valAt(c.v) == UnattributedAuthor }) {
+	if slices.ContainsFunc(ls.authors, func(c ValCount) bool { return s.valAt(c.V) == UnattributedAuthor }) {
 		authors-- // as Ledger.Memories: an unknown committer is no second engineer
 	}
 	var d float64
@@ -1237,4 +1179,18 @@ func (s *Summary) LessonLinks(nowMS int64) []GraphEdge {
 		events = append(events, e)
 	}
 	return LinkEdges(FoldLinks(events), nowMS)
+}
+
+// decodeCreated fills a lesson's created from createdRaw; false when it is
+// corrupt.
+func (s *Summary) decodeCreated(ls *lessonSum) bool {
+	if ls.createdRaw == nil {
+		return true
+	}
+	m, ok := s.src.Mark(ls.createdRaw)
+	if !ok {
+		return false
+	}
+	ls.created, ls.createdRaw = &m, nil
+	return true
 }

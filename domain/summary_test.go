@@ -1,9 +1,8 @@
 package domain
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -70,6 +69,70 @@ func streamEvents(r *rand.Rand, n int, disorder float64) []Event {
 	return out
 }
 
+// memSource is a SummarySource over records in memory, as a codec's is
+// over bytes: a lesson's record is copied out when the summary asks for
+// it. bad makes lesson bad's record read as corrupt (−1: none).
+type memSource struct {
+	recs []SummaryRecord
+	bad  int
+}
+
+func (m *memSource) Len() int        { return len(m.recs) }
+func (m *memSource) ID(i int) []byte { return []byte(m.recs[i].ID) }
+func (m *memSource) Record(i int, r *SummaryRecord) bool {
+	if i == m.bad {
+		return false
+	}
+	*r = m.recs[i]
+	r.ID = ""
+	r.Repos, r.Authors, r.Uses = slices.Clone(r.Repos), slices.Clone(r.Authors), slices.Clone(r.Uses)
+	return true
+}
+func (m *memSource) Mark([]byte) (Mark, bool) { return Mark{}, false }
+func (m *memSource) Evidence([]byte) (map[string]RegretMark, map[string]map[int64]bool, bool) {
+	return nil, nil, false
+}
+
+// partsOf is the summary's parts, cloned (Parts shares the summary's
+// memory), with Source cleared; false when it is corrupt.
+func partsOf(s *Summary) (SummaryParts, bool) {
+	p, ok := s.Parts()
+	if !ok {
+		return p, false
+	}
+	p.Source = nil
+	p.Vals, p.Keys, p.Passings = slices.Clone(p.Vals), slices.Clone(p.Keys), slices.Clone(p.Passings)
+	p.ClockMS, p.ClockRepo, p.ClockBy = slices.Clone(p.ClockMS), slices.Clone(p.ClockRepo), slices.Clone(p.ClockBy)
+	p.Lessons = slices.Clone(p.Lessons)
+	for i := range p.Lessons {
+		r := &p.Lessons[i]
+		r.Repos, r.Authors, r.Uses = slices.Clone(r.Repos), slices.Clone(r.Authors), slices.Clone(r.Uses)
+	}
+	p.Regrets = maps.Clone(p.Regrets)
+	p.Corrections = maps.Clone(p.Corrections)
+	for k, v := range p.Corrections {
+		p.Corrections[k] = maps.Clone(v)
+	}
+	return p, true
+}
+
+// reparse takes the summary apart and puts it together again over a
+// memSource, as a codec does (memfs tests the bytes).
+func reparse(t testing.TB, s *Summary) *Summary {
+	t.Helper()
+	p, ok := partsOf(s)
+	if !ok {
+		t.Fatal("Parts: the summary is corrupt")
+	}
+	src := &memSource{recs: p.Lessons, bad: -1}
+	p.Lessons, p.Source = nil, src
+	out, ok := FromParts(p)
+	if !ok {
+		t.Fatal("FromParts refused a summary's parts")
+	}
+	return out
+}
+
 // checkSummary compares the summary's memories with Derive over events.
 func checkSummary(t *testing.T, s *Summary, events []Event, label string) {
 	t.Helper()
@@ -89,12 +152,7 @@ func checkSummary(t *testing.T, s *Summary, events []Event, label string) {
 		if got := s.Memories(doubled, session, DefaultWeights); !reflect.DeepEqual(got, want) {
 			t.Fatalf("%s session %q: summary memories of a sorted list with a duplicate differ", label, session)
 		}
-		s.Warm(session, DefaultWeights)
-		if got := s.Memories(infos, session, DefaultWeights); !reflect.DeepEqual(got, want) {
-			t.Fatalf("%s session %q: summary memories after Warm differ", label, session)
-		}
 	}
-	s.Warm("s001", DefaultWeights) // for another session: not read
 	other := DefaultWeights
 	other.RegretMax, other.D = 0.5, 0.4
 	if got, want := s.Memories(infos, "", other), Derive(events, infos, "", other); !reflect.DeepEqual(got, want) {
@@ -103,7 +161,8 @@ func checkSummary(t *testing.T, s *Summary, events []Event, label string) {
 }
 
 // TestSummaryFoldMatchesDerive folds random logs into a summary in random
-// chunks, round-tripping it through its encoding at random points and
+// chunks, taking it apart and putting it together (Parts, FromParts) at
+// random points and
 // rebuilding it from the full ledger whenever Fold gives up, and compares its
 // memories with Derive over every event so far.
 func TestSummaryFoldMatchesDerive(t *testing.T) {
@@ -127,13 +186,7 @@ func TestSummaryFoldMatchesDerive(t *testing.T) {
 				rebuilt++
 			}
 			if r.IntN(3) == 0 {
-				data, err := s.AppendBinary(nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if s, err = ParseSummary(data); err != nil {
-					t.Fatalf("round %d: parse: %v", round, err)
-				}
+				s = reparse(t, s)
 			}
 			if r.IntN(2) == 0 || done == len(events) {
 				checkSummary(t, s, events[:done], fmt.Sprintf("round %d (disorder %v) after %d events", round, disorder, done))
@@ -163,10 +216,11 @@ func TestSummaryFromShuffledLedger(t *testing.T) {
 	}
 }
 
-// TestParsedSummaryLazy: a parsed summary decodes a lesson when first asked
-// for; whatever lessons it is asked for, in whatever order, it derives the
-// memories the summary it was encoded from does, folds as it does, and
-// encodes the same bytes however few of its lessons it has decoded.
+// TestParsedSummaryLazy: a summary put together over a source decodes a
+// lesson when first asked for; whatever lessons it is asked for, in
+// whatever order, it derives the memories the summary it was taken apart
+// from does, folds as it does, and comes apart into the same parts however
+// few of its lessons it has decoded.
 func TestParsedSummaryLazy(t *testing.T) {
 	r := rand.New(rand.NewPCG(testSeed(t), 9))
 	untouched, folds := 0, 0
@@ -196,17 +250,27 @@ func TestParsedSummaryLazy(t *testing.T) {
 			l.Add(e)
 		}
 		mem := l.Summary()
-		data, err := mem.AppendBinary(nil)
-		if err != nil {
-			t.Fatal(err)
+		data, ok := partsOf(mem)
+		if !ok {
+			t.Fatal("Parts: corrupt")
+		}
+		clone := func(p SummaryParts) SummaryParts {
+			s, ok := FromParts(p)
+			if !ok {
+				t.Fatal("FromParts refused parts")
+			}
+			p, _ = partsOf(s)
+			return p
 		}
 		parse := func() *Summary {
 			t.Helper()
-			p, err := ParseSummary(data)
-			if err != nil {
-				t.Fatalf("round %d: parse: %v", round, err)
+			p := clone(data)
+			p.Source, p.Lessons = &memSource{recs: p.Lessons, bad: -1}, nil
+			s, ok := FromParts(p)
+			if !ok {
+				t.Fatalf("round %d: FromParts refused parts", round)
 			}
-			return p
+			return s
 		}
 		p := parse()
 		if tail := events[cut:]; len(tail) > 0 && r.IntN(2) == 0 {
@@ -221,8 +285,8 @@ func TestParsedSummaryLazy(t *testing.T) {
 				// Rebuilt (and encoded again: a ledger's summary holds
 				// its tallies in map order).
 				mem = l.Summary()
-				if data, err = mem.AppendBinary(nil); err != nil {
-					t.Fatal(err)
+				if data, ok = partsOf(mem); !ok {
+					t.Fatal("Parts: corrupt")
 				}
 				p = parse()
 			}
@@ -253,19 +317,19 @@ func TestParsedSummaryLazy(t *testing.T) {
 			}
 		}
 
-		want, err := mem.AppendBinary(nil)
-		if err != nil {
-			t.Fatal(err)
+		want, ok := partsOf(mem)
+		if !ok {
+			t.Fatal("Parts: corrupt")
 		}
-		got, err := p.AppendBinary(nil) // of a partially decoded summary
-		if err != nil {
-			t.Fatalf("round %d: %v", round, err)
+		got, ok := partsOf(p) // of a partially decoded summary
+		if !ok {
+			t.Fatalf("round %d: Parts: corrupt", round)
 		}
-		if !bytes.Equal(got, want) {
-			t.Fatalf("round %d: a partially decoded summary encodes other bytes than its source", round)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("round %d: a partially decoded summary comes apart other than its source", round)
 		}
-		// Untouched, a parsed summary encodes the bytes it was parsed from;
-		// a few lessons touched or all, the same.
+		// Untouched, a parsed summary comes apart into the parts it was put
+		// together from; a few lessons touched or all, the same.
 		some, all := parse(), parse()
 		for range r.IntN(4) {
 			if len(some.lessons) > 0 {
@@ -273,11 +337,11 @@ func TestParsedSummaryLazy(t *testing.T) {
 			}
 		}
 		if !all.loadAll() {
-			t.Fatalf("round %d: a summary AppendBinary wrote reads as corrupt", round)
+			t.Fatalf("round %d: a summary Parts took apart reads as corrupt", round)
 		}
 		for _, s := range []*Summary{parse(), some, all} {
-			if b, err := s.AppendBinary(nil); err != nil || !bytes.Equal(b, data) {
-				t.Fatalf("round %d: a parsed summary does not encode the bytes it was parsed from (%v)", round, err)
+			if b, ok := partsOf(s); !ok || !reflect.DeepEqual(b, data) {
+				t.Fatalf("round %d: a parsed summary does not come apart into the parts it was put together from (%v)", round, ok)
 			}
 		}
 	}
@@ -287,37 +351,36 @@ func TestParsedSummaryLazy(t *testing.T) {
 	}
 }
 
-// TestParsedSummaryCorrupt: a parsed summary checks a lesson's record, and
-// the order of the ids, when it decodes them. A corrupt record reads as a
-// lesson without evidence; Fold then reports false and AppendBinary
-// ErrSummaryCorrupt, so that the caller rebuilds rather than keeps it.
+// TestParsedSummaryCorrupt: a summary put together over a source checks a
+// lesson's record, and the order of the ids, when it decodes them. A
+// corrupt record reads as a lesson without evidence; Fold then reports
+// false and Parts too, so that the caller rebuilds rather than keeps it.
 func TestParsedSummaryCorrupt(t *testing.T) {
 	l := NewLedger()
 	for _, e := range streamEvents(rand.New(rand.NewPCG(5, 6)), 300, 0.05) {
 		l.Add(e)
 	}
-	data, err := l.Summary().AppendBinary(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	clean, err := ParseSummary(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	clean := l.Summary()
 	infos := propLessons()
-	// corrupted parses a copy of data and corrupts it in place (the summary
-	// reads it in place) before a lesson is decoded.
-	corrupted := func(corrupt func(s *Summary, i int)) *Summary {
+	// corrupted puts the summary together over a source that corrupt
+	// spoils at lesson-2's index.
+	corrupted := func(corrupt func(src *memSource, i int)) *Summary {
 		t.Helper()
-		s, err := ParseSummary(slices.Clone(data))
-		if err != nil {
-			t.Fatal(err)
+		p, ok := partsOf(clean)
+		if !ok {
+			t.Fatal("Parts: corrupt")
 		}
-		i := s.seek("lesson-2", 0)
-		if i == len(s.lessons) || s.compareID(i, "lesson-2") != 0 {
+		src := &memSource{recs: p.Lessons, bad: -1}
+		p.Source, p.Lessons = src, nil
+		i := slices.IndexFunc(src.recs, func(r SummaryRecord) bool { return r.ID == "lesson-2" })
+		if i < 0 {
 			t.Fatal("lesson-2 has no evidence")
 		}
-		corrupt(s, i)
+		corrupt(src, i)
+		s, ok := FromParts(p)
+		if !ok {
+			t.Fatal("FromParts refused parts")
+		}
 		return s
 	}
 	check := func(t *testing.T, s *Summary, want []Memory) {
@@ -328,18 +391,13 @@ func TestParsedSummaryCorrupt(t *testing.T) {
 		if s.Fold(nil) {
 			t.Fatal("Fold folded into a corrupt summary")
 		}
-		if _, err := s.AppendBinary(nil); !errors.Is(err, ErrSummaryCorrupt) {
-			t.Fatalf("AppendBinary: %v, want ErrSummaryCorrupt", err)
+		if _, ok := s.Parts(); ok {
+			t.Fatal("Parts took a corrupt summary apart")
 		}
 	}
 
 	t.Run("record", func(t *testing.T) {
-		s := corrupted(func(s *Summary, i int) {
-			rec, _ := span(s.table.recOff, s.table.recs, i)
-			for k := range rec {
-				rec[k] = 0xff // a varint that never ends
-			}
-		})
+		s := corrupted(func(src *memSource, i int) { src.bad = i })
 		want := clean.Memories(infos, "", DefaultWeights)
 		none := clean.Memories([]LessonInfo{{ID: "lesson-none", Reach: infos[2].Reach, CreatedMS: infos[2].CreatedMS}}, "", DefaultWeights)[0]
 		none.ID = infos[2].ID
@@ -347,8 +405,8 @@ func TestParsedSummaryCorrupt(t *testing.T) {
 		check(t, s, want)
 	})
 	t.Run("ids out of order", func(t *testing.T) {
-		s := corrupted(func(s *Summary, i int) {
-			copy(s.table.id(i), "lesson-9") // after lesson-3
+		s := corrupted(func(src *memSource, i int) {
+			src.recs[i].ID = "lesson-9" // after lesson-3
 		})
 		// Searched out of order, the ids find what they find (lesson-2
 		// and the lessons after it are not found), but seek sees the
@@ -439,90 +497,8 @@ func TestSummaryFoldLateSession(t *testing.T) {
 	}
 }
 
-func TestParseSummaryRejectsJunk(t *testing.T) {
-	l := NewLedger()
-	for _, e := range streamEvents(rand.New(rand.NewPCG(1, 2)), 200, 0.1) {
-		l.Add(e)
-	}
-	data, err := l.Summary().AppendBinary(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tests := []struct {
-		name string
-		data []byte
-	}{
-		{"empty", nil},
-		{"wrong magic", append([]byte("XXXX"), data[4:]...)},
-		{"truncated", data[:len(data)-5]},
-		{"trailing bytes", append(append([]byte(nil), data...), 0)},
-		{"half", data[:len(data)/2]},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if _, err := ParseSummary(tt.data); err == nil {
-				t.Fatal("ParseSummary accepted junk")
-			}
-		})
-	}
-}
-
-func FuzzParseSummary(f *testing.F) {
-	l := NewLedger()
-	for _, e := range streamEvents(rand.New(rand.NewPCG(3, 4)), 60, 0.1) {
-		l.Add(e)
-	}
-	data, err := l.Summary().AppendBinary(nil)
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Add(data)
-	f.Add([]byte(summaryMagic))
-	if empty, err := NewSummary().AppendBinary(nil); err == nil {
-		f.Add(empty)
-	}
-	// Queried for some of its lessons (lesson-5 stays undecoded).
-	infos := append(propLessons(), LessonInfo{ID: "lesson-6", Reach: "repo:web"})
-	f.Fuzz(func(t *testing.T, data []byte) {
-		s, err := ParseSummary(data)
-		if err != nil {
-			return
-		}
-		// Whatever parses must be usable: derive (decoding the lessons
-		// asked for), fold and encode again.
-		s.Memories(infos, "s001", DefaultWeights)
-		s.Fold([]Event{ev(KindSession, 1<<40, "s-new", "", "api", ""), ev(KindChanged, 1<<40, "s-new", "lesson-1", "", ""),
-			ev(KindCreated, 5, "", "lesson-2", "", "")})
-		out, err := s.AppendBinary(nil)
-		if err != nil {
-			// Only what is checked when decoded, a lesson's record and the
-			// ids' order, may turn out corrupt after parsing.
-			if !errors.Is(err, ErrSummaryCorrupt) || !s.corrupt {
-				t.Fatal(err)
-			}
-			return
-		}
-		// What it encodes parses, derives the same memories decoded lazily
-		// or all at once, and encodes to the same bytes.
-		lazy, err := ParseSummary(out)
-		if err != nil {
-			t.Fatalf("parse of an encoded summary: %v", err)
-		}
-		eager, _ := ParseSummary(out)
-		if !eager.loadAll() {
-			t.Fatal("an encoded summary reads as corrupt")
-		}
-		got, want := lazy.Memories(infos, "s-new", DefaultWeights), eager.Memories(infos, "s-new", DefaultWeights)
-		if fmt.Sprint(got) != fmt.Sprint(want) { // NaN-proof
-			t.Fatalf("lazily decoded memories\n%+v\nwant\n%+v", got, want)
-		}
-		if again, err := lazy.AppendBinary(nil); err != nil || !bytes.Equal(again, out) {
-			t.Fatalf("an encoded summary encodes other bytes (%v)", err)
-		}
-	})
-}
-
-// benchSummary is the summary of a 1M-event log.
+// benchSummary is the summary of a 1M-event log, put together over a
+// source.
 func benchSummary(b *testing.B) (*Summary, []LessonInfo) {
 	events, _ := benchLog(1_000_000)
 	l := NewLedger()
@@ -536,15 +512,7 @@ func benchSummary(b *testing.B) (*Summary, []LessonInfo) {
 			lessons[i].ID = fmt.Sprintf("lesson-x%05d", i)
 		}
 	}
-	data, err := l.Summary().AppendBinary(nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	s, err := ParseSummary(data)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return s, lessons
+	return reparse(b, l.Summary()), lessons
 }
 
 func BenchmarkSummaryMemories10kLessons1M(b *testing.B) {
@@ -557,24 +525,9 @@ func BenchmarkSummaryMemories10kLessons1M(b *testing.B) {
 	}
 }
 
-func BenchmarkParseSummary1M(b *testing.B) {
-	s, _ := benchSummary(b)
-	data, err := s.AppendBinary(nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.SetBytes(int64(len(data)))
-	b.ResetTimer()
-	for b.Loop() {
-		if _, err := ParseSummary(data); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// TestSummaryWarmManyLessons: Warm derives in parallel over many lessons and
-// gives the memories Derive does.
-func TestSummaryWarmManyLessons(t *testing.T) {
+// TestSummaryManyLessons: Memories derives in parallel over many lessons and
+// gives the memories the ledger does.
+func TestSummaryManyLessons(t *testing.T) {
 	events, lessons := benchLog(40_000)
 	l := NewLedger()
 	for _, e := range events {
@@ -585,42 +538,6 @@ func TestSummaryWarmManyLessons(t *testing.T) {
 		if got, want := s.Memories(lessons, session, DefaultWeights), l.Memories(lessons, session, DefaultWeights); !reflect.DeepEqual(got, want) {
 			t.Fatalf("session %q: memories differ from the ledger's", session)
 		}
-		s.Warm(session, DefaultWeights)
-		if got, want := s.Memories(lessons, session, DefaultWeights), l.Memories(lessons, session, DefaultWeights); !reflect.DeepEqual(got, want) {
-			t.Fatalf("session %q: warmed memories differ from the ledger's", session)
-		}
-	}
-}
-
-// BenchmarkParseSummaryMemories is a hook's access pattern: parse the cached
-// summary, then derive the memories of a few candidate lessons (one in
-// three of repo reach).
-func BenchmarkParseSummaryMemories(b *testing.B) {
-	s, lessons := benchSummary(b)
-	data, err := s.AppendBinary(nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, n := range []int{5, 100} {
-		var want []LessonInfo
-		for i := 0; i < 2000; i += 2000 / n {
-			info := lessons[i]
-			if len(want)%3 == 1 {
-				info.Reach = ReachRepoPrefix + "api"
-			}
-			want = append(want, info)
-		}
-		b.Run(fmt.Sprintf("lessons=%d", n), func(b *testing.B) {
-			for b.Loop() {
-				s, err := ParseSummary(data)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if ms := s.Memories(want, "s-0000000000000010", DefaultWeights); len(ms) != len(want) {
-					b.Fatal(len(ms))
-				}
-			}
-		})
 	}
 }
 
@@ -654,14 +571,7 @@ func TestSummaryLessonLinks(t *testing.T) {
 			t.Fatal("a passing could not be folded")
 		}
 	}
-	data, err := fromLedger.AppendBinary(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	parsed, err := ParseSummary(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	parsed := reparse(t, fromLedger)
 	for name, s := range map[string]*Summary{"ledger": fromLedger, "folded": folded, "parsed": parsed} {
 		if got := s.LessonLinks(now); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: LessonLinks = %+v, want %+v", name, got, want)

@@ -63,15 +63,8 @@ func TestEarlyTrusted(t *testing.T) {
 			if got := EarlyTrusted(m, tt.engineer, DefaultWeights); got != tt.trusted {
 				t.Fatalf("EarlyTrusted(%q) = %v, want %v (top %+v)", tt.engineer, got, tt.trusted, m.TopVouchers)
 			}
-			// The summary, encoded and parsed back, says the same.
-			data, err := l.Summary().AppendBinary(nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			p, err := ParseSummary(data)
-			if err != nil {
-				t.Fatal(err)
-			}
+			// The summary, taken apart and put together, says the same.
+			p := reparse(t, l.Summary())
 			if sm := p.Memories([]LessonInfo{info}, "", DefaultWeights)[0]; !reflect.DeepEqual(sm, m) {
 				t.Fatalf("summary memory\n%+v\nwant\n%+v", sm, m)
 			}

@@ -516,7 +516,7 @@ func (s *Store) readSummaryCache() (*summaryHead, *domain.Summary) {
 		unmap()
 		return nil, nil
 	}
-	sum, err := domain.ParseSummary(rest)
+	sum, err := ParseSummary(rest)
 	if err != nil {
 		unmap()
 		return nil, nil
@@ -536,7 +536,7 @@ func (s *Store) writeSummaryCache(files map[string]foldedFile, sum *domain.Summa
 	if err != nil {
 		return
 	}
-	data, err := sum.AppendBinary(append(head, '\n'))
+	data, err := AppendSummary(append(head, '\n'), sum)
 	if err != nil {
 		return
 	}
