@@ -458,14 +458,36 @@ func severeStrength(st uint32) bool { return st >= 3 }
 // ledger's.
 func (l *Ledger) Summary() *Summary {
 	l.init()
-	c := l.newClock()
-	s := newSummary()
+	sb := &summaryBuilder{l: l, c: l.newClock(), s: newSummary(), lessons: map[string]*lessonSum{}}
 	for _, e := range l.Passings {
 		if lessonPassing(e) {
-			s.passings[e.ID] = e
+			sb.s.passings[e.ID] = e
 		}
 	}
-	size := len(c.ids) + len(l.Created)
+	sb.recs = make([]keySpec, 0, sb.size())
+	sb.clock()
+	sb.created()
+	sb.results()
+	sb.testedAndAsked()
+	sb.regrets()
+	return sb.finish()
+}
+
+// summaryBuilder carries Ledger.Summary's state through its steps: the
+// clock, the summary being filled, its lessons and the keys, which are
+// listed as the steps go and hashed at the end, in parallel.
+type summaryBuilder struct {
+	l       *Ledger
+	c       *clock
+	s       *Summary
+	recs    []keySpec
+	lessons map[string]*lessonSum
+}
+
+// size is how many keys the summary will hold.
+func (sb *summaryBuilder) size() int {
+	l := sb.l
+	size := len(sb.c.ids) + len(l.Created)
 	for _, m := range []map[string]map[string]bool{l.Tested, l.Asked} {
 		for _, inner := range m {
 			size += len(inner)
@@ -474,60 +496,77 @@ func (l *Ledger) Summary() *Summary {
 	for _, inner := range l.Results {
 		size += len(inner)
 	}
-	// The keys are listed here and hashed at the end, in parallel.
-	recs := make([]keySpec, 0, size)
+	return size
+}
+
+func (sb *summaryBuilder) get(id string) *lessonSum {
+	ls := sb.lessons[id]
+	if ls == nil {
+		ls = &lessonSum{id: id}
+		sb.lessons[id] = ls
+	}
+	return ls
+}
+
+// free places something that happened at ms in a session that does not tick
+// the clock, remembering the session as one with a use or creation.
+func (sb *summaryBuilder) free(session string, ms int64) int32 {
+	sb.s.freeMS = max(sb.s.freeMS, ms)
+	if session != "" {
+		sb.recs = append(sb.recs, keySpec{keyFree, session, "", 1})
+	}
+	return int32(sb.c.pos("", ms))
+}
+
+// clock copies the clock's columns and keys its sessions.
+func (sb *summaryBuilder) clock() {
+	s, c := sb.s, sb.c
 	n := len(c.ids)
 	s.clockMS.x = make([]int64, n)
 	s.clockRepo.x = make([]uint32, n)
 	s.clockBy.x = make([]uint32, n)
 	for i, id := range c.ids {
-		sm := l.Sessions[id]
+		sm := sb.l.Sessions[id]
 		s.clockMS.x[i], s.clockRepo.x[i], s.clockBy.x[i] = sm.MS, s.val(sm.Repo), s.val(sm.Author)
-		recs = append(recs, keySpec{keySession, id, "", uint32(i)})
+		sb.recs = append(sb.recs, keySpec{keySession, id, "", uint32(i)})
 	}
 	if n > 0 {
 		s.last = c.ids[n-1]
 	}
-	lessons := map[string]*lessonSum{}
-	get := func(id string) *lessonSum {
-		ls := lessons[id]
-		if ls == nil {
-			ls = &lessonSum{id: id}
-			lessons[id] = ls
-		}
-		return ls
-	}
-	free := func(session string, ms int64) int32 {
-		s.freeMS = max(s.freeMS, ms)
-		if session != "" {
-			recs = append(recs, keySpec{keyFree, session, "", 1})
-		}
-		return int32(c.pos("", ms))
-	}
-	for id, m := range l.Created {
-		ls := get(id)
+}
+
+// created places each lesson's creation on the clock.
+func (sb *summaryBuilder) created() {
+	for id, m := range sb.l.Created {
+		ls := sb.get(id)
 		ls.hasCreated, ls.created = true, &m
-		if i, ok := c.index[m.Session]; ok && m.Session != "" {
+		if i, ok := sb.c.index[m.Session]; ok && m.Session != "" {
 			ls.createdPos = int32(i)
 		} else {
-			ls.createdPos = free(m.Session, m.MS)
+			ls.createdPos = sb.free(m.Session, m.MS)
 		}
 	}
-	for session, inner := range l.Results {
-		sm, known := l.Sessions[session]
-		at, ticks := c.index[session]
+}
+
+// results counts each (session, lesson) result; a changed one is also a use,
+// with the repo and author it counts for.
+func (sb *summaryBuilder) results() {
+	s := sb.s
+	for session, inner := range sb.l.Results {
+		sm, known := sb.l.Sessions[session]
+		at, ticks := sb.c.index[session]
 		for lesson, m := range inner {
-			ls := get(lesson)
+			ls := sb.get(lesson)
 			st := uint32(resultStrength(m.Kind))
 			ls.count(m.Kind, 1)
 			if m.Kind != KindChanged {
-				recs = append(recs, keySpec{keyResult, session, lesson, st})
+				sb.recs = append(sb.recs, keySpec{keyResult, session, lesson, st})
 				continue
 			}
 			ls.vouched += creditMilli(m.W)
 			p := int32(at)
 			if !ticks {
-				p = free(session, m.MS)
+				p = sb.free(session, m.MS)
 			}
 			ls.uses = append(ls.uses, p)
 			repo, author := s.val(m.Repo), s.val(m.Author)
@@ -536,16 +575,22 @@ func (l *Ledger) Summary() *Summary {
 				repo, author = s.val(cmp.Or(sm.Repo, m.Repo)), s.val(cmp.Or(m.Author, sm.Author))
 				v = resultValue(st, repo, author)
 			}
-			recs = append(recs, keySpec{keyResult, session, lesson, v})
+			sb.recs = append(sb.recs, keySpec{keyResult, session, lesson, v})
 			ls.repos.add(repo, 1)
 			ls.authors.addMilli(author, 1, int32(creditMilli(m.W)))
 		}
 	}
+}
+
+// testedAndAsked counts the tested runs (not after a correction or a veto)
+// and the asks.
+func (sb *summaryBuilder) testedAndAsked() {
+	l := sb.l
 	for session, inner := range l.Tested {
 		results := l.Results[session]
 		for lesson := range inner {
-			recs = append(recs, keySpec{keyTested, session, lesson, 1})
-			ls := get(lesson)
+			sb.recs = append(sb.recs, keySpec{keyTested, session, lesson, 1})
+			ls := sb.get(lesson)
 			if k := results[lesson].Kind; k != KindCorrected && k != KindVetoed {
 				ls.tested++
 			}
@@ -553,10 +598,15 @@ func (l *Ledger) Summary() *Summary {
 	}
 	for session, inner := range l.Asked {
 		for lesson := range inner {
-			recs = append(recs, keySpec{keyAsked, session, lesson, 1})
-			get(lesson).asked++
+			sb.recs = append(sb.recs, keySpec{keyAsked, session, lesson, 1})
+			sb.get(lesson).asked++
 		}
 	}
+}
+
+// regrets keeps the regrets and corrections and sums each lesson's regret.
+func (sb *summaryBuilder) regrets() {
+	l, s := sb.l, sb.s
 	byLesson := map[string][]regretRef{}
 	for id, r := range l.Regrets {
 		s.regrets[id] = r
@@ -572,15 +622,20 @@ func (l *Ledger) Summary() *Summary {
 		s.corrections[session] = c
 	}
 	for lesson, rs := range byLesson {
-		get(lesson).regretted = regretted(rs, s.corrections, Weights{RegretMax: s.regretMax})
+		sb.get(lesson).regretted = regretted(rs, s.corrections, Weights{RegretMax: s.regretMax})
 	}
-	s.lessons = make([]*lessonSum, 0, len(lessons))
-	for _, ls := range lessons {
+}
+
+// finish sorts the lessons and their uses and builds the key table.
+func (sb *summaryBuilder) finish() *Summary {
+	s := sb.s
+	s.lessons = make([]*lessonSum, 0, len(sb.lessons))
+	for _, ls := range sb.lessons {
 		slices.Sort(ls.uses)
 		s.lessons = append(s.lessons, ls)
 	}
 	slices.SortFunc(s.lessons, func(a, b *lessonSum) int { return strings.Compare(a.id, b.id) })
-	s.keys = sortedKeyTable(hashKeys(recs))
+	s.keys = sortedKeyTable(hashKeys(sb.recs))
 	return s
 }
 

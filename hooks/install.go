@@ -312,19 +312,7 @@ func GitSupportsConfigHooks() bool {
 // user's own) is renamed beside ours, byte for byte, and still runs first.
 func (in Installer) InstallGit() (InstallTarget, error) {
 	if GitSupportsConfigHooks() {
-		t := InstallTarget{Kind: "git", Path: "hook.borg (git config)"}
-		if cur, _ := gitOut(in.Repo, "config", "--get", "hook.borg.command"); cur != "" {
-			t.Action = "already installed"
-			return t, nil
-		}
-		if _, err := gitOut(in.Repo, "config", "hook.borg.event", "post-commit"); err != nil {
-			return t, err
-		}
-		if _, err := gitOut(in.Repo, "config", "hook.borg.command", commandQuote(in.Command)+" hook post-commit"); err != nil {
-			return t, err
-		}
-		t.Action = "installed"
-		return t, nil
+		return in.installGitConfig()
 	}
 	dir, err := in.GitHooksDir()
 	if err != nil {
@@ -386,6 +374,23 @@ func (in Installer) InstallGit() (InstallTarget, error) {
 		call + "exit $status\n"
 	if err := writeFileAtomic(path, []byte(script), 0o755); err != nil {
 		_ = os.Rename(chained, path)
+		return t, err
+	}
+	t.Action = "installed"
+	return t, nil
+}
+
+// installGitConfig installs the hook through git's hook config (git ≥ 2.54).
+func (in Installer) installGitConfig() (InstallTarget, error) {
+	t := InstallTarget{Kind: "git", Path: "hook.borg (git config)"}
+	if cur, _ := gitOut(in.Repo, "config", "--get", "hook.borg.command"); cur != "" {
+		t.Action = "already installed"
+		return t, nil
+	}
+	if _, err := gitOut(in.Repo, "config", "hook.borg.event", "post-commit"); err != nil {
+		return t, err
+	}
+	if _, err := gitOut(in.Repo, "config", "hook.borg.command", commandQuote(in.Command)+" hook post-commit"); err != nil {
 		return t, err
 	}
 	t.Action = "installed"

@@ -127,10 +127,35 @@ func (ix *Index) lateralOrder(fused map[string]float64, used []domain.GraphEdge,
 		return nil, nil
 	}
 	near, nodes := neighbourhood(seeds, neighbours)
-	// Each link is an edge both ways (Pagerank keeps the strongest of
-	// parallel edges), at its strength.
-	var edges []domain.GraphEdge
-	strongest := map[string]float64{}
+	edges, strongest := ix.lateralEdges(nodes, near, usedNb)
+	pr := domain.Pagerank(nodes, edges, domain.PagerankOptions{Seeds: seeds})
+	var out []scored
+	for id, s := range pr {
+		if _, seed := seeds[id]; seed || !(s > 0) || !keep(id) {
+			continue
+		}
+		out = append(out, scored{id: id, score: s})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].score != out[j].score {
+			return out[i].score > out[j].score
+		}
+		return out[i].id < out[j].id
+	})
+	order := make([]string, len(out))
+	for i, s := range out {
+		order[i] = s.id
+	}
+	return order, strongest
+}
+
+// lateralEdges are the edges among the neighbourhood's nodes: each lesson
+// link both ways (Pagerank keeps the strongest of parallel edges), and each
+// used link its way, at its strength; strongest is each node's strongest
+// link.
+func (ix *Index) lateralEdges(nodes []string, near map[string]bool, usedNb map[string][]domain.GraphEdge) (edges []domain.GraphEdge, strongest map[string]float64) {
+	cat := ix.cat
+	strongest = map[string]float64{}
 	for _, id := range nodes {
 		o, ok := cat.find(id)
 		if !ok {
@@ -156,23 +181,5 @@ func (ix *Index) lateralOrder(fused map[string]float64, used []domain.GraphEdge,
 			edges = append(edges, domain.GraphEdge{Src: id, Dst: e.Dst, Strength: w})
 		}
 	}
-	pr := domain.Pagerank(nodes, edges, domain.PagerankOptions{Seeds: seeds})
-	var out []scored
-	for id, s := range pr {
-		if _, seed := seeds[id]; seed || !(s > 0) || !keep(id) {
-			continue
-		}
-		out = append(out, scored{id: id, score: s})
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].score != out[j].score {
-			return out[i].score > out[j].score
-		}
-		return out[i].id < out[j].id
-	})
-	order := make([]string, len(out))
-	for i, s := range out {
-		order[i] = s.id
-	}
-	return order, strongest
+	return edges, strongest
 }

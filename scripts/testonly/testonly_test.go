@@ -7,9 +7,9 @@ import (
 	"testing"
 )
 
-// core are the packages TestCorePackages holds to the rule; the whole
-// module is `go run ./scripts/testonly`.
-var core = []string{"./domain/", "./sim/", "./hooks/...", "./cmd/borg/", "./scripts/..."}
+// core are the packages TestCorePackages holds to the rule: the whole
+// module, as `go run ./scripts/testonly` checks it.
+var core = []string{"./..."}
 
 // pending are the findings in core known and waiting, each with its reason.
 // An entry that no longer shows fails the test too, so the list only
@@ -17,7 +17,9 @@ var core = []string{"./domain/", "./sim/", "./hooks/...", "./cmd/borg/", "./scri
 var pending = map[string]string{
 	// DESIGN.md §3's reinforcement cooldown: wiring it into the use count
 	// changes the ledger (domain/ledger.go) and the summary
-	// (domain/summary.go) together; see the core helper's report.
+	// (domain/summary.go) together, and which uses a loop repeats (one
+	// author's, or anyone's within 900 s) is still to decide: see the
+	// issue 18 note.
 	"domain.PartitionByCooldown": "cooldown not wired yet",
 }
 
