@@ -44,8 +44,18 @@ func benchEnv(store string) []string {
 
 // benchStore returns a generated store, cached in the temp dir across runs
 // (generation takes a while at full size).
+//
+// BORG_BENCH_STORE names a store to use instead, as `go run
+// ./scripts/genstore -out DIR` makes one (a team's: many engineers' logs,
+// near-duplicates, rewritten facts); benchmarks that change it put it back.
 func benchStore(b *testing.B, bin string) string {
 	b.Helper()
+	if dir := os.Getenv("BORG_BENCH_STORE"); dir != "" {
+		if _, err := os.Stat(filepath.Join(dir, ".borg", "genstore-ready")); err != nil {
+			b.Fatalf("BORG_BENCH_STORE=%s is not a finished genstore store (go run ./scripts/genstore -out %s): %v", dir, dir, err)
+		}
+		return dir
+	}
 	nl, ne := benchSizes()
 	dir := filepath.Join(os.TempDir(), fmt.Sprintf("borg-bench-store-%d-%d", nl, ne))
 	if _, err := os.Stat(filepath.Join(dir, ".borg", "bench-ready")); err == nil {
@@ -233,6 +243,14 @@ func BenchmarkStopAfterChangeProcess(b *testing.B) {
 	store := benchStore(b, bin)
 	env := benchEnv(store)
 	path := filepath.Join(store, "lessons", "bench-lesson-000001.html")
+	if os.Getenv("BORG_BENCH_STORE") != "" {
+		// A genstore store: its second lesson file.
+		names, err := filepath.Glob(filepath.Join(store, "lessons", "*.html"))
+		if err != nil || len(names) < 2 {
+			b.Fatalf("no lessons in %s: %v", store, err)
+		}
+		path = names[1]
+	}
 	orig, err := os.ReadFile(path)
 	if err != nil {
 		b.Fatal(err)
