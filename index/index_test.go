@@ -15,7 +15,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -855,31 +854,13 @@ func TestVerifyAndSelfHeal(t *testing.T) {
 // gives the same search results as a sync of every lesson.
 func TestSyncFiles(t *testing.T) {
 	dir := t.TempDir()
-	lessons := map[string]domain.Lesson{}
-	stamps := map[string]FileStamp{}
+	set := newFileSet()
+	lessons, stamps := set.lessons, set.stamps
 	for i, l := range corpus() {
 		lessons[l.ID] = l
 		stamps[l.ID] = FileStamp{ID: l.ID, ModTime: int64(1000 + i), Size: int64(len(l.Body))}
 	}
-	files := func() []FileStamp {
-		var out []FileStamp
-		for _, f := range stamps {
-			out = append(out, f)
-		}
-		sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-		return out
-	}
-	var reads []string
-	read := func(ids []string) []domain.Lesson {
-		var out []domain.Lesson
-		for _, id := range ids {
-			reads = append(reads, id)
-			if l, ok := lessons[id]; ok {
-				out = append(out, l)
-			}
-		}
-		return out
-	}
+	files, read := set.listing, set.read
 	sync := func(t *testing.T, reread bool) FileSync {
 		t.Helper()
 		ix, err := Open(dir, NewNGramEmbedder(NGramOptions{}), Options{})
@@ -887,7 +868,7 @@ func TestSyncFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer ix.Close()
-		reads = nil
+		set.reads = nil
 		fs, err := ix.SyncFiles(files(), read, "tree", reread)
 		if err != nil {
 			t.Fatal(err)
@@ -898,11 +879,11 @@ func TestSyncFiles(t *testing.T) {
 		}
 		return fs
 	}
-	if fs := sync(t, false); len(reads) != len(corpus()) || fs.Indexed != len(corpus()) {
-		t.Fatalf("first sync read %v, indexed %d", reads, fs.Indexed)
+	if fs := sync(t, false); len(set.reads) != len(corpus()) || fs.Indexed != len(corpus()) {
+		t.Fatalf("first sync read %v, indexed %d", set.reads, fs.Indexed)
 	}
-	if fs := sync(t, false); len(reads) != 0 || fs.Indexed != 0 || fs.Embedded != 0 {
-		t.Fatalf("unchanged files: read %v, %+v", reads, fs.SyncStats)
+	if fs := sync(t, false); len(set.reads) != 0 || fs.Indexed != 0 || fs.Embedded != 0 {
+		t.Fatalf("unchanged files: read %v, %+v", set.reads, fs.SyncStats)
 	}
 	l := lessons["python-venv"]
 	l.Gist = "Create a venv with uv before installing the linters."
@@ -911,18 +892,18 @@ func TestSyncFiles(t *testing.T) {
 	delete(lessons, "docker-layer-cache")
 	delete(stamps, "docker-layer-cache")
 	fs := sync(t, false)
-	if !reflect.DeepEqual(reads, []string{"python-venv"}) || fs.Indexed != 1 || fs.Embedded != 1 ||
+	if !reflect.DeepEqual(set.reads, []string{"python-venv"}) || fs.Indexed != 1 || fs.Embedded != 1 ||
 		!reflect.DeepEqual(fs.Removed, []string{"docker-layer-cache"}) || len(fs.Read) != 1 {
-		t.Fatalf("one changed, one removed: read %v, %+v removed %v", reads, fs.SyncStats, fs.Removed)
+		t.Fatalf("one changed, one removed: read %v, %+v removed %v", set.reads, fs.SyncStats, fs.Removed)
 	}
-	if fs := sync(t, true); len(reads) != len(lessons) || fs.Indexed != 0 {
-		t.Fatalf("reread: read %v, indexed %d", reads, fs.Indexed)
+	if fs := sync(t, true); len(set.reads) != len(lessons) || fs.Indexed != 0 {
+		t.Fatalf("reread: read %v, indexed %d", set.reads, fs.Indexed)
 	}
 	if err := os.Remove(filepath.Join(dir, sidecarName)); err != nil {
 		t.Fatal(err)
 	}
-	if fs := sync(t, false); len(reads) != len(lessons) || fs.Indexed != 0 || fs.Embedded != len(lessons) {
-		t.Fatalf("vectors gone: read %v, %+v", reads, fs.SyncStats)
+	if fs := sync(t, false); len(set.reads) != len(lessons) || fs.Indexed != 0 || fs.Embedded != len(lessons) {
+		t.Fatalf("vectors gone: read %v, %+v", set.reads, fs.SyncStats)
 	}
 	// The same content synced as lessons searches the same.
 	mem := newTestIndex(t, func() []domain.Lesson {

@@ -20,8 +20,8 @@ func TestSyncChangedMatchesSyncFiles(t *testing.T) {
 	t.Logf("seed %d", seed)
 	c := newSegCorpus(seed)
 	const n = 80
-	lessons := map[string]domain.Lesson{}
-	stamps := map[string]FileStamp{}
+	files := newFileSet()
+	lessons, stamps := files.lessons, files.stamps
 	clock := int64(1000)
 	put := func(l domain.Lesson) FileStamp {
 		clock++
@@ -33,25 +33,7 @@ func TestSyncChangedMatchesSyncFiles(t *testing.T) {
 	for i := range n {
 		put(c.lesson(i, n))
 	}
-	listing := func() []FileStamp {
-		var out []FileStamp
-		for _, f := range stamps {
-			out = append(out, f)
-		}
-		sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-		return out
-	}
-	var reads []string
-	read := func(ids []string) []domain.Lesson {
-		var out []domain.Lesson
-		for _, id := range ids {
-			reads = append(reads, id)
-			if l, ok := lessons[id]; ok {
-				out = append(out, l)
-			}
-		}
-		return out
-	}
+	listing, read := files.listing, files.read
 	open := func(dir string) *Index {
 		ix, err := Open(dir, NewNGramEmbedder(NGramOptions{NoIDF: true}), Options{DeferMerge: true})
 		if err != nil {
@@ -98,15 +80,15 @@ func TestSyncChangedMatchesSyncFiles(t *testing.T) {
 		}
 		since, stamp := fmt.Sprintf("s%d", round), fmt.Sprintf("s%d", round+1)
 		pending, _ := inc.PendingChanged(changed, removed)
-		reads = nil
+		files.reads = nil
 		fs, err := inc.SyncChanged(since, changed, removed, read, stamp)
 		if err != nil {
 			t.Fatalf("round %d: %v", round, err)
 		}
-		if pending != len(reads) {
-			t.Fatalf("round %d: PendingChanged said %d reads, the sync read %d", round, pending, len(reads))
+		if pending != len(files.reads) {
+			t.Fatalf("round %d: PendingChanged said %d reads, the sync read %d", round, pending, len(files.reads))
 		}
-		for _, id := range reads {
+		for _, id := range files.reads {
 			if !slices.ContainsFunc(changed, func(f FileStamp) bool { return f.ID == id }) {
 				t.Fatalf("round %d: read %s, which did not change", round, id)
 			}
@@ -149,4 +131,38 @@ func sameFileStamps(t *testing.T, a, b *Index) {
 			t.Fatalf("%s: file stamp %v, want %v", id, a.cat.fileStamp(g), b.cat.fileStamp(h))
 		}
 	}
+}
+
+// fileSet is a store's lesson files as the sync tests fake them: each
+// lesson with its file stamp, and the ids a sync read.
+type fileSet struct {
+	lessons map[string]domain.Lesson
+	stamps  map[string]FileStamp
+	reads   []string
+}
+
+func newFileSet() *fileSet {
+	return &fileSet{lessons: map[string]domain.Lesson{}, stamps: map[string]FileStamp{}}
+}
+
+// listing is the files sorted by id, as a store lists them.
+func (fs *fileSet) listing() []FileStamp {
+	out := make([]FileStamp, 0, len(fs.stamps))
+	for _, f := range fs.stamps {
+		out = append(out, f)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// read is a sync's reader: the lessons held among ids, each id recorded.
+func (fs *fileSet) read(ids []string) []domain.Lesson {
+	var out []domain.Lesson
+	for _, id := range ids {
+		fs.reads = append(fs.reads, id)
+		if l, ok := fs.lessons[id]; ok {
+			out = append(out, l)
+		}
+	}
+	return out
 }
