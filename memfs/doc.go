@@ -54,13 +54,15 @@
 // # Screening
 //
 // Screen says why a lesson must never be quoted to an agent: a secret
-// (FindSecret: gitleaks' maintained default rules, compiled once on first
-// use, plus the few formats secret.go adds and documents) in any field, its
+// (FindSecret: gitleaks' maintained default rules, read from
+// gitleaks-rules.json — a test holds it to gitleaks' own parse — and each
+// compiled on the first text that holds one of its keywords, plus the few
+// formats secret.go adds and documents) in any field, its
 // id included, or text addressed to the agent (FindInstruction: a short
 // list of prompt-injection phrasings, instruction.go). Reasons name the
 // rule or phrase and the field, never the text. borg learn refuses such
 // lessons; the index keeps each lesson's verdict.
 //
 // Only git.go imports go-git, only codec.go imports goquery and only
-// secret.go imports gitleaks.
+// secret.go and secretrules.go import gitleaks.
 package memfs
