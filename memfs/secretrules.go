@@ -38,7 +38,12 @@ type ruleSet struct {
 	compiled map[string]config.Rule // by rule id
 	// detectors caches a detector per set of rules (by their ids).
 	detectors map[string]*detect.Detector
+	texts     int // texts screened so far
 }
+
+// bulkAfter is how many texts a process screens rule by rule before it
+// compiles the whole rule set (see detector).
+const bulkAfter = 64
 
 var rules = sync.OnceValues(func() (*ruleSet, error) {
 	// Nothing gitleaks logs may reach a hook's stdout or stderr.
@@ -67,15 +72,32 @@ var rules = sync.OnceValues(func() (*ruleSet, error) {
 
 // detector is a detector of the rules that can fire on a text whose lower
 // case is lower: those with a keyword in it and those without keywords.
+//
+// After bulkAfter texts the process is screening in bulk (a reindex, a
+// sleep, doctor): then every rule is compiled once and one detector of the
+// whole set serves every text, as gitleaks' own would. Its findings are
+// the same (gitleaks prefilters by keyword itself); the per-keyword
+// detectors only spare a hook the whole set's compile on its first text,
+// and scanning each text for every rule's keywords costs more than they
+// save over thousands of texts.
 func (rs *ruleSet) detector(lower string) (*detect.Detector, error) {
+	rs.mu.Lock()
+	rs.texts++
+	bulk := rs.texts > bulkAfter
+	rs.mu.Unlock()
 	var need []int
 	var key strings.Builder
 	for i, kws := range rs.keywords {
-		if len(kws) == 0 || containsAny(lower, kws) {
+		if bulk || len(kws) == 0 || containsAny(lower, kws) {
 			need = append(need, i)
-			key.WriteString(rs.vc.Rules[i].ID)
-			key.WriteByte(0)
+			if !bulk {
+				key.WriteString(rs.vc.Rules[i].ID)
+				key.WriteByte(0)
+			}
 		}
+	}
+	if bulk {
+		key.WriteString("\x00all")
 	}
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
@@ -111,7 +133,7 @@ func (rs *ruleSet) detector(lower string) (*detect.Detector, error) {
 	d := detect.NewDetector(cfg)
 	// A "gitleaks:allow" comment in a lesson must not hide its secret.
 	d.IgnoreGitleaksAllow = true
-	if len(rs.detectors) < 256 {
+	if bulk || len(rs.detectors) < 256 {
 		rs.detectors[key.String()] = d
 	}
 	return d, nil

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/borg-memory/borg/memfs/memfstest"
 	"github.com/spf13/viper"
 	"github.com/zricethezav/gitleaks/v8/config"
 	"github.com/zricethezav/gitleaks/v8/detect"
@@ -80,4 +82,40 @@ func reString(re *regexp.Regexp) string {
 		return "<nil>"
 	}
 	return re.String()
+}
+
+// TestBulkDetectorSameVerdicts: the detector of the whole rule set a bulk
+// screening switches to finds what the per-keyword detectors find, on the
+// secret formats and on clean prose.
+func TestBulkDetectorSameVerdicts(t *testing.T) {
+	rs, err := rules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := []string{"Run make migrate before go test ./integration/...; the schema is not auto-applied.",
+		"The nightly export of Billing runs at 02:00 UTC.", "token rotation happens weekly; ask the vault owners"}
+	for _, s := range memfstest.Secrets() {
+		texts = append(texts, s.Text)
+	}
+	verdicts := func(screened int) []string {
+		rs.mu.Lock()
+		saved := rs.texts
+		rs.texts = screened
+		rs.mu.Unlock()
+		defer func() {
+			rs.mu.Lock()
+			rs.texts = saved
+			rs.mu.Unlock()
+		}()
+		var out []string
+		for _, text := range texts {
+			kind, found := FindSecret(text)
+			out = append(out, fmt.Sprintf("%v %s", found, kind))
+		}
+		return out
+	}
+	lazy, bulk := verdicts(0), verdicts(bulkAfter+1)
+	if !slices.Equal(lazy, bulk) {
+		t.Fatalf("per-keyword detectors found %q, the whole set %q", lazy, bulk)
+	}
 }
