@@ -276,16 +276,7 @@ func BenchmarkStopAfterChangeProcess(b *testing.B) {
 		gist := fmt.Sprintf("payments gateway retries with backoff, revision %d-%d.", i, time.Now().UnixNano())
 		write(append(append(append([]byte{}, orig[:i0+len(open)]...), gist...), orig[i1:]...))
 		return fmt.Sprintf("bench-change-%d-%d", time.Now().UnixNano(), i)
-	}, func(session string) {
-		cmd := exec.Command(bin, "hook", "stop")
-		cmd.Env = env
-		cmd.Stdin = strings.NewReader(fmt.Sprintf(`{"session_id":%q,"cwd":%q,"last_assistant_message":"I added a retry with backoff to the payments gateway client."}`, session, proj))
-		var out, errb bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		if err := cmd.Run(); err != nil || errb.Len() > 0 || !strings.Contains(out.String(), `"decision":"block"`) {
-			b.Fatalf("hook stop: %v %q %s", err, out.String(), errb.String())
-		}
-	})
+	}, func(session string) { stopAsks(b, bin, env, session, proj) })
 	b.StopTimer()
 	report(b, d, gitStatusMedian(b, store, 21))
 }
@@ -314,16 +305,7 @@ func BenchmarkStopAfterLearnProcess(b *testing.B) {
 			b.Fatalf("borg learn: %v\n%s", err, out)
 		}
 		return "bench-learn-" + stamp
-	}, func(session string) {
-		cmd := exec.Command(bin, "hook", "stop")
-		cmd.Env = env
-		cmd.Stdin = strings.NewReader(fmt.Sprintf(`{"session_id":%q,"cwd":%q,"last_assistant_message":"I added a retry with backoff to the payments gateway client."}`, session, proj))
-		var out, errb bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		if err := cmd.Run(); err != nil || errb.Len() > 0 || !strings.Contains(out.String(), `"decision":"block"`) {
-			b.Fatalf("hook stop: %v %q %s", err, out.String(), errb.String())
-		}
-	})
+	}, func(session string) { stopAsks(b, bin, env, session, proj) })
 	b.StopTimer()
 	report(b, d, gitStatusMedian(b, store, 21))
 }
@@ -467,4 +449,17 @@ func BenchmarkPostCommitOverhead(b *testing.B) {
 // searchQuery is a plain recall query deriving usefulness for session.
 func searchQuery(text string, r *retrieval, session string) index.Query {
 	return index.Query{Text: text, K: 5, UsefulFunc: r.usefulFunc(session)}
+}
+
+// stopAsks runs a session's first `borg hook stop` in proj and fails b
+// unless it blocks to ask, with nothing on stderr.
+func stopAsks(b *testing.B, bin string, env []string, session, proj string) {
+	cmd := exec.Command(bin, "hook", "stop")
+	cmd.Env = env
+	cmd.Stdin = strings.NewReader(fmt.Sprintf(`{"session_id":%q,"cwd":%q,"last_assistant_message":"I added a retry with backoff to the payments gateway client."}`, session, proj))
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil || errb.Len() > 0 || !strings.Contains(out.String(), `"decision":"block"`) {
+		b.Fatalf("hook stop: %v %q %s", err, out.String(), errb.String())
+	}
 }
