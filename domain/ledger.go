@@ -22,7 +22,9 @@ type LessonInfo struct {
 // Memory is one lesson's derived memory at a tick of the activity clock.
 type Memory struct {
 	ID string
-	// Uses counts the creation use and every session whose result is changed.
+	// Uses counts the creation use and every session whose result is
+	// changed, but for the reinforcement cooldown: one engineer's sessions
+	// count once per ReinforceCooldown (see coolUses).
 	Uses int
 	// Activation is ln Σ age^(−d) over the uses (−Inf without any).
 	Activation float64
@@ -454,6 +456,7 @@ type clock struct {
 	ids     []string
 	firstMS []int64
 	repos   []string
+	authors []string
 	index   map[string]int
 	prefix  map[string][]int32 // repo tag → eligible sessions among the first t
 }
@@ -464,11 +467,12 @@ func (l *Ledger) newClock() *clock {
 		ids:     make([]string, len(marks)),
 		firstMS: make([]int64, len(marks)),
 		repos:   make([]string, len(marks)),
+		authors: make([]string, len(marks)),
 		index:   make(map[string]int, len(marks)),
 		prefix:  map[string][]int32{},
 	}
 	for i, m := range marks {
-		c.ids[i], c.firstMS[i], c.repos[i] = m.id, m.MS, m.Repo
+		c.ids[i], c.firstMS[i], c.repos[i], c.authors[i] = m.id, m.MS, m.Repo, m.Author
 		c.index[m.id] = i
 	}
 	return c
@@ -483,6 +487,19 @@ func (c *clock) pos(session string, ms int64) int {
 	}
 	return sort.Search(len(c.firstMS), func(i int) bool { return c.firstMS[i] > ms }) - 1
 }
+
+// stamp is the time and engineer of a use at clock position p (coolUses);
+// a session of no known engineer stamps nothing.
+func (c *clock) stamp(p int) (ms int64, by string, ok bool) {
+	if p < 0 || p >= len(c.ids) || !knownAuthor(c.authors[p]) {
+		return 0, "", false
+	}
+	return c.firstMS[p], c.authors[p], true
+}
+
+// knownAuthor says whether author names one engineer: not empty, and not a
+// change whose committer is not worked out yet.
+func knownAuthor(author string) bool { return author != "" && author != UnattributedAuthor }
 
 // eligible counts the sessions in positions (i, q] that a lesson of the given
 // repo tag ages with ("" = team: every session).
@@ -663,7 +680,9 @@ func (l *Ledger) memoryOf(info LessonInfo, a *lessonAgg, c *clock, q int, sessio
 	} else if info.CreatedMS != 0 {
 		created = c.pos("", info.CreatedMS)
 	}
-	uses := append(a.uses, created)
+	slices.Sort(a.uses)
+	uses := coolUses(a.uses, make([]int, 0, len(a.uses)+1), c.stamp)
+	uses = append(uses, created)
 	slices.Sort(uses)
 	m.Uses = len(uses)
 	m.LastUseTick = uses[len(uses)-1] + 1

@@ -188,12 +188,13 @@ func TestDeriveRegrets(t *testing.T) {
 }
 
 func TestDeriveConsolidatedAndDormant(t *testing.T) {
+	// Sessions a cooldown apart, so that each change is a use.
 	changedIn := func(n int, repo func(i int) string, author func(i int) string) []Event {
 		var out []Event
 		for i := 1; i <= n; i++ {
-			s := fmt.Sprintf("s%02d", i)
-			out = append(out, ev(KindSession, int64(i*100), s, "", repo(i), author(i)))
-			out = append(out, ev(KindChanged, int64(i*100+10), s, "lesson-a", "", ""))
+			s, at := fmt.Sprintf("s%02d", i), int64(i)*ReinforceCooldownS*1000
+			out = append(out, ev(KindSession, at, s, "", repo(i), author(i)))
+			out = append(out, ev(KindChanged, at+10, s, "lesson-a", "", ""))
 		}
 		return append(out, ev(KindCreated, 50, "", "lesson-a", "", ""))
 	}

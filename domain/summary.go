@@ -269,6 +269,18 @@ func (s *Summary) posAt(ms int64) int {
 	return sort.Search(s.clockMS.len(), func(i int) bool { return s.clockMS.at(i) > ms }) - 1
 }
 
+// stamp is Ledger's clock.stamp over the summary's clock columns.
+func (s *Summary) stamp(p int) (ms int64, by uint32, ok bool) {
+	if p < 0 || p >= s.clockMS.len() {
+		return 0, 0, false
+	}
+	by = s.clockBy.at(p)
+	if !knownAuthor(s.valAt(by)) {
+		return 0, 0, false
+	}
+	return s.clockMS.at(p), by, true
+}
+
 // place is the clock position of something that happened in session at ms
 // (clock.pos); one placed by ms alone is remembered for the append check.
 func (s *Summary) place(session string, ms int64) int {
@@ -1140,9 +1152,16 @@ func (s *Summary) memoryOf(info LessonInfo, ls *lessonSum, regrets map[string]fl
 		created = int32(s.posAt(info.CreatedMS))
 	}
 	uses := ls.uses
-	if ls.unsorted {
-		uses = append(scratch[:0], uses...)
-		slices.Sort(uses)
+	if len(uses) > 1 {
+		// Sorted, then cooled (coolUses) as Ledger.memoryOf cools them;
+		// a single use always counts.
+		buf := scratch[:0]
+		if ls.unsorted {
+			buf = append(buf, uses...)
+			slices.Sort(buf)
+			uses = buf
+		}
+		uses = coolUses(uses, buf[:0], s.stamp)
 		scratch = uses
 	}
 	m.Uses = len(uses) + 1

@@ -14,14 +14,7 @@ var core = []string{"./..."}
 // pending are the findings in core known and waiting, each with its reason.
 // An entry that no longer shows fails the test too, so the list only
 // shrinks.
-var pending = map[string]string{
-	// DESIGN.md §3's reinforcement cooldown: wiring it into the use count
-	// changes the ledger (domain/ledger.go) and the summary
-	// (domain/summary.go) together, and which uses a loop repeats (one
-	// author's, or anyone's within 900 s) is still to decide: see the
-	// issue 18 note.
-	"domain.PartitionByCooldown": "cooldown not wired yet",
-}
+var pending = map[string]string{}
 
 func TestCorePackages(t *testing.T) {
 	if testing.Short() {
