@@ -935,7 +935,7 @@ func (s *Store) stage(lock *lockFile, idxPath string, written map[string]object.
 		}
 		set = append(set, statEntry(ch.Path, te.Hash, te.Mode, infos[ch.Path]))
 	}
-	return writeIndex(lock, idxPath, set, del)
+	return writeIndex(lock, idxPath, set, del, s.splitIndexConfig())
 }
 
 // statEntry is the index entry of a file with this blob and mode, with the
@@ -956,16 +956,50 @@ func statEntry(name string, h plumbing.Hash, mode filemode.FileMode, fi os.FileI
 // it is about 10 MB at 100,000 lessons (an fsync of that costs 50-130 ms
 // here), it is a cache of HEAD's tree for these paths, and the rename
 // still makes a kill leave the old index or the new one.
-func writeIndex(lock *lockFile, idxPath string, set []indexEntry, del []string) error {
+//
+// A split index (gitsplit.go) is patched as one: only its own small file is
+// rewritten, until its changes outgrow the shared index, when a new shared
+// index is written. A whole index of splitIndexAtLeast entries is split.
+// split is core.splitIndex: 1 true, 0 false (borg then writes a whole
+// index), -1 unset.
+func writeIndex(lock *lockFile, idxPath string, set []indexEntry, del []string, split int) error {
 	data, err := os.ReadFile(idxPath)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
-	if patched, ok := patchIndex(data, set, del); ok {
-		if err := lock.commit(idxPath, patched, NoSync()); err != nil {
-			return fmt.Errorf("write git index: %w", err)
+	if link, ok := indexLink(data); ok && len(link) >= 20 {
+		var base [20]byte
+		copy(base[:], link)
+		sp := sharedIndexPath(filepath.Dir(idxPath), base)
+		shared, err := os.ReadFile(sp)
+		if err != nil {
+			return fmt.Errorf("read git index: its shared index: %w (run git update-index --no-split-index in the store)", err)
 		}
-		return nil
+		if split != 0 {
+			if out, changed, ok := patchSplit(data, shared, set, del); ok {
+				if changed <= max(reshareAtLeast, sharedCount(shared)/20) {
+					// Freshened as git does, so no git expires it while
+					// an index names it.
+					now := time.Now()
+					_ = os.Chtimes(sp, now, now)
+					return commitIndex(lock, idxPath, out)
+				}
+				flat, err := flattenSplit(out, shared)
+				if err != nil {
+					return fmt.Errorf("read git index: %w (run git update-index --no-split-index in the store)", err)
+				}
+				return writeSplit(lock, idxPath, flat)
+			}
+		}
+		if data, err = flattenSplit(data, shared); err != nil {
+			return fmt.Errorf("read git index: %w (run git update-index --no-split-index in the store)", err)
+		}
+	}
+	if patched, ok := patchIndex(data, set, del); ok {
+		if split == 1 || split < 0 && sharedCount(patched) >= splitIndexAtLeast {
+			return writeSplit(lock, idxPath, patched)
+		}
+		return commitIndex(lock, idxPath, patched)
 	}
 	idx := &index.Index{Version: 2}
 	if len(data) > 0 {
@@ -1000,10 +1034,41 @@ func writeIndex(lock *lockFile, idxPath string, set []indexEntry, del []string) 
 	if err := index.NewEncoder(&buf).Encode(idx); err != nil {
 		return fmt.Errorf("write git index: %w", err)
 	}
-	if err := lock.commit(idxPath, buf.Bytes(), NoSync()); err != nil {
+	return commitIndex(lock, idxPath, buf.Bytes())
+}
+
+// commitIndex renames data in as the git index (see writeIndex).
+func commitIndex(lock *lockFile, idxPath string, data []byte) error {
+	if err := lock.commit(idxPath, data, NoSync()); err != nil {
 		return fmt.Errorf("write git index: %w", err)
 	}
 	return nil
+}
+
+// writeSplit writes flat, a whole index without extensions, as a shared
+// index and the git index as a split index naming it.
+func writeSplit(lock *lockFile, idxPath string, flat []byte) error {
+	_, split, err := writeShared(filepath.Dir(idxPath), flat)
+	if err != nil {
+		return err
+	}
+	return commitIndex(lock, idxPath, split)
+}
+
+// splitIndexConfig is core.splitIndex: 1 true, 0 false, -1 unset (or a
+// value git would not read as a boolean either).
+func (s *Store) splitIndexConfig() int {
+	cfg, err := s.git.r.Config()
+	if err != nil || !cfg.Raw.Section("core").HasOption("splitIndex") {
+		return -1
+	}
+	switch strings.ToLower(cfg.Raw.Section("core").Option("splitIndex")) {
+	case "true", "yes", "on", "1", "":
+		return 1
+	case "false", "no", "off", "0":
+		return 0
+	}
+	return -1
 }
 
 // IndexMismatch is a path where the git index disagrees with HEAD: Index
@@ -1054,9 +1119,16 @@ func (s *Store) IndexMismatches() ([]IndexMismatch, error) {
 			}
 		}
 	}
-	idx, err := s.git.r.Storer.Index()
+	// Read by hand: go-git's decoder cannot read a split index.
+	data, err := readFlatIndex(filepath.Join(s.git.gitDir, "index"))
 	if err != nil {
 		return nil, fmt.Errorf("read git index: %w", err)
+	}
+	idx := &index.Index{Version: 2}
+	if len(data) > 0 {
+		if err := index.NewDecoder(bytes.NewReader(data)).Decode(idx); err != nil {
+			return nil, fmt.Errorf("read git index: %w", err)
+		}
 	}
 	var out []IndexMismatch
 	seen := map[string]bool{}
@@ -1131,7 +1203,7 @@ func (s *Store) ResetIndex(paths []string) error {
 		}
 		set = append(set, statEntry(p, te.Hash, te.Mode, fi))
 	}
-	if err := writeIndex(lock, idxPath, set, del); err != nil {
+	if err := writeIndex(lock, idxPath, set, del, s.splitIndexConfig()); err != nil {
 		return fmt.Errorf("reset git index: %w", err)
 	}
 	return nil
