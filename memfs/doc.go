@@ -16,6 +16,7 @@
 //	.borg/cache/        the incremental ledger cache (Store.LoadLedger)
 //	.borg/tmp/          temp files of atomic writes
 //	.borg/write.lock    the write lock; .borg/journal.json its journal
+//	.borg/changes.json  the lessons borg's last commits changed (ChangedSince)
 //
 // # Writes
 //

@@ -450,6 +450,7 @@ func (s *Store) commitOnRef(name plumbing.ReferenceName, old, parent plumbing.Ha
 	if err := s.casRef(name, old, h); err != nil {
 		return plumbing.ZeroHash, err
 	}
+	s.recordChanges(name, parent, h, changes)
 	return h, nil
 }
 
