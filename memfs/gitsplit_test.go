@@ -7,7 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // withSplitAt splits every index of at least n entries for the test.
@@ -238,4 +241,75 @@ func FuzzPatchSplit(f *testing.F) {
 		_, _, _ = patchSplit(main, flat, []indexEntry{{name: "lessons/b.html", mode: 0o100644}}, []string{"lessons/a.html"})
 		_, _ = flattenSplit(main, flat)
 	})
+}
+
+// childCommitSplit commits lessons into a split index until it is killed:
+// one at a time, and now and then enough at once to write a new shared
+// index.
+func childCommitSplit(dir string) int {
+	splitIndexAtLeast = 1
+	s, err := Open(dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	for i := 0; ; i++ {
+		n := 1
+		if i%5 == 4 {
+			n = reshareAtLeast + 3
+		}
+		var paths []string
+		for k := range n {
+			paths = append(paths, LessonPath(fmt.Sprintf("split-lesson-%03d", (i*7+k)%150)))
+		}
+		_, err := s.Update("learn", paths, func() error {
+			for k, p := range paths {
+				l := sampleLesson(filepath.Base(p[:len(p)-len(".html")]))
+				l.Body = fmt.Sprintf("version %d.%d", i, k)
+				if err := s.WriteLesson(l); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+	}
+}
+
+// TestSplitIndexSurvivesKills: a committer killed at random points while it
+// patches the split index or writes a new shared one leaves a store that,
+// once the next writer has recovered, git and borg read as HEAD.
+func TestSplitIndexSurvivesKills(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	withSplitAt(t, 1)
+	s := newTestStore(t)
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewPCG(seed, 3))
+	for round := range 10 {
+		cmd := child(t, "commitsplit", s.Dir())
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(40+r.IntN(300)) * time.Millisecond)
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		_ = cmd.Wait()
+		unlock, err := s.LockWrites() // recovers the killed commit
+		if err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		unlock()
+		checkIndexAgrees(t, s)
+	}
+	shared, _ := filepath.Glob(filepath.Join(s.Dir(), ".git", "sharedindex.*"))
+	commits := strings.TrimSpace(gitCLI(t, s.Dir(), "rev-list", "--count", "HEAD"))
+	if !isSplit(t, s) || len(shared) < 2 {
+		t.Fatalf("split %v, %d shared indexes, %s commits: the test proved nothing", isSplit(t, s), len(shared), commits)
+	}
+	t.Logf("%d shared indexes, %s commits across the kills", len(shared), commits)
 }
