@@ -1008,7 +1008,7 @@ func writeIndex(lock *lockFile, idxPath string, set []indexEntry, del []string, 
 		// index is never written in place (a new one gets a new name).
 		shared, unmap, err := mapFile(sp)
 		if err != nil {
-			return fmt.Errorf("read git index: its shared index: %w (run git update-index --no-split-index in the store)", err)
+			return fmt.Errorf("read git index: its shared index: %w (%s)", err, splitIndexFix)
 		}
 		defer unmap()
 		if split != 0 {
@@ -1022,13 +1022,13 @@ func writeIndex(lock *lockFile, idxPath string, set []indexEntry, del []string, 
 				}
 				flat, err := flattenSplit(out, shared)
 				if err != nil {
-					return fmt.Errorf("read git index: %w (run git update-index --no-split-index in the store)", err)
+					return fmt.Errorf("read git index: %w (%s)", err, splitIndexFix)
 				}
 				return writeSplit(lock, idxPath, flat)
 			}
 		}
 		if data, err = flattenSplit(data, shared); err != nil {
-			return fmt.Errorf("read git index: %w (run git update-index --no-split-index in the store)", err)
+			return fmt.Errorf("read git index: %w (%s)", err, splitIndexFix)
 		}
 	}
 	if patched, ok := patchIndex(data, set, del); ok {

@@ -349,7 +349,10 @@ func flattenSplit(main, shared []byte) ([]byte, error) {
 	for _, p := range si.del {
 		dels[p] = true
 	}
-	version := max(si.version, binary.BigEndian.Uint32(shared[4:min(len(shared), 8)]))
+	if len(shared) < 12 {
+		return nil, fmt.Errorf("unreadable shared index sharedindex.%x", si.base)
+	}
+	version := max(si.version, binary.BigEndian.Uint32(shared[4:8]))
 	out := make([]byte, 12, len(shared)+len(main))
 	copy(out, "DIRC")
 	binary.BigEndian.PutUint32(out[4:], version)
@@ -389,6 +392,9 @@ func flattenSplit(main, shared []byte) ([]byte, error) {
 	return append(out, sum[:]...), nil
 }
 
+// splitIndexFix is what to do about a split index borg cannot read.
+const splitIndexFix = "run git update-index --no-split-index in the store; if git cannot read the index either, remove .git/index and run git reset there, which rebuilds it from HEAD"
+
 // sharedIndexPath is where the shared index named base lives.
 func sharedIndexPath(gitDir string, base [20]byte) string {
 	return filepath.Join(gitDir, "sharedindex."+hex.EncodeToString(base[:]))
@@ -416,11 +422,11 @@ func readFlatIndex(idxPath string) ([]byte, error) {
 	sp := sharedIndexPath(filepath.Dir(idxPath), base)
 	shared, err := os.ReadFile(sp)
 	if err != nil {
-		return nil, fmt.Errorf("read the shared index of %s: %w (run git update-index --no-split-index in the store, or remove %s and run git reset)", idxPath, err, idxPath)
+		return nil, fmt.Errorf("read the shared index of %s: %w (%s)", idxPath, err, splitIndexFix)
 	}
 	flat, err := flattenSplit(data, shared)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w (run git update-index --no-split-index in the store)", idxPath, err)
+		return nil, fmt.Errorf("read %s: %w (%s)", idxPath, err, splitIndexFix)
 	}
 	return flat, nil
 }

@@ -313,3 +313,44 @@ func TestSplitIndexSurvivesKills(t *testing.T) {
 	}
 	t.Logf("%d shared indexes, %s commits across the kills", len(shared), commits)
 }
+
+// TestSplitIndexSharedMissing: a split index whose shared index is gone
+// fails the commit's staging with the fix named (the commit itself is
+// made and journaled, and the next writer finishes it once the index is
+// rebuilt), and doctor's check says so too; never a guess at the index.
+func TestSplitIndexSharedMissing(t *testing.T) {
+	withSplitAt(t, 1)
+	s := newTestStore(t)
+	learnT(t, s, "one", "two")
+	shared, _ := filepath.Glob(filepath.Join(s.Dir(), ".git", "sharedindex.*"))
+	for _, p := range shared {
+		if err := os.Remove(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.WriteLesson(sampleLesson("three")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.Commit("learn", LessonPath("three"))
+	if err == nil || !strings.Contains(err.Error(), "git reset") {
+		t.Fatalf("commit with no shared index: %v", err)
+	}
+	if _, err := s.IndexMismatches(); err == nil || !strings.Contains(err.Error(), "no-split-index") {
+		t.Fatalf("IndexMismatches with no shared index: %v", err)
+	}
+	if _, _, ok := patchSplit([]byte("DIRC"), nil, nil, nil); ok {
+		t.Fatal("patched garbage")
+	}
+	if _, err := flattenSplit(encodeSplit(2, [20]byte{}, nil, nil, nil), []byte("DIRC")); err == nil {
+		t.Fatal("flattened with a short shared index")
+	}
+	if err := os.Remove(filepath.Join(s.Dir(), ".git", "index")); err != nil {
+		t.Fatal(err)
+	}
+	gitCLI(t, s.Dir(), "reset", "-q")
+	learnT(t, s, "four") // finishes the journaled commit of three too
+	checkIndexAgrees(t, s)
+	if got := gitCLI(t, s.Dir(), "ls-files", LessonPath("three")); strings.TrimSpace(got) != LessonPath("three") {
+		t.Fatalf("three not committed after the fix: %q", got)
+	}
+}
