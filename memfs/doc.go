@@ -16,6 +16,7 @@
 //	.borg/cache/        the incremental ledger cache (Store.LoadLedger)
 //	.borg/tmp/          temp files of atomic writes
 //	.borg/write.lock    the write lock; .borg/journal.json its journal
+//	.borg/changes.json  the lessons borg's last commits changed (ChangedSince)
 //
 // # Writes
 //
@@ -31,9 +32,11 @@
 // A commit costs what changed (gitobj.go): trees are edited as bytes, only
 // along the changed paths, large trees are written uncompressed, a commit
 // of many files writes one pack (with its index) instead of a loose object
-// each, and the git index is patched in one streaming pass. The git index
-// and loose objects are renamed in without fsync, as git writes them; refs
-// are synced.
+// each, and the git index is patched in one streaming pass; a large index
+// is kept as git's split index (gitsplit.go), so a commit rewrites only the
+// few entries that differ from a shared base. The git index and loose
+// objects are renamed in without fsync, as git writes them; refs are
+// synced.
 //
 // Every write to git runs under one crash-safe discipline (writes.go,
 // gitlock.go): the store's write lock (.borg/write.lock, an flock), a

@@ -3,8 +3,9 @@ package memfs
 // gitindex.go patches git's index file in place for the few paths a commit
 // touched, instead of decoding and re-encoding every entry (go-git's
 // encoder costs tens of milliseconds per commit on a store of ten thousand
-// lessons). It handles index versions 2 and 3 without a split index; for
-// anything else it reports false and the caller uses go-git's codec.
+// lessons). It handles whole indexes of versions 2 and 3; a split index is
+// patched by patchSplit (gitsplit.go); for anything else it reports false
+// and the caller uses go-git's codec.
 
 import (
 	"bytes"

@@ -134,6 +134,67 @@ func zlibStored(parts ...[]byte) []byte {
 	return binary.BigEndian.AppendUint32(out, sum.Sum32())
 }
 
+// readLooseBytes is readLoose of a whole loose object file z. A large
+// object borg stored uncompressed (zlibStored) is unpacked in place, its
+// blocks moved together and their Adler-32 checked, with no copy through
+// a decompressor; anything else goes through readLoose. It may reuse z.
+func readLooseBytes(z []byte, t byte) ([]byte, error) {
+	if !storedOnly(z) {
+		return readLoose(bytes.NewReader(z), t)
+	}
+	data := unstore(z)
+	if len(z) < 4 || binary.BigEndian.Uint32(z[len(z)-4:]) != adler32.Checksum(data) {
+		return nil, errors.New("corrupt object: bad Adler-32")
+	}
+	nul := bytes.IndexByte(data[:min(len(data), 32)], 0)
+	if nul < 0 {
+		return nil, errors.New("corrupt object header")
+	}
+	typ, size, _ := bytes.Cut(data[:nul], []byte(" "))
+	if string(typ) != objTypeName(t) {
+		return nil, fmt.Errorf("object is a %q, not a %s", typ, objTypeName(t))
+	}
+	if sz, err := strconv.Atoi(string(size)); err != nil || sz != len(data)-nul-1 {
+		return nil, errors.New("corrupt object size")
+	}
+	return data[nul+1:], nil
+}
+
+// storedOnly reports whether z is a well-formed zlib stream of stored
+// deflate blocks only (what zlibStored writes) and its Adler-32 trailer.
+func storedOnly(z []byte) bool {
+	if len(z) < 2+5+4 || z[0] != 0x78 || z[1] != 0x01 {
+		return false
+	}
+	for i := 2; ; {
+		if i+5 > len(z) || z[i]&^1 != 0 || z[i+3] != ^z[i+1] || z[i+4] != ^z[i+2] {
+			return false // a compressed block, or a bad header
+		}
+		k := int(z[i+1]) | int(z[i+2])<<8
+		if i += 5 + k; i > len(z) {
+			return false
+		}
+		if z[i-5-k] == 1 {
+			return i+4 == len(z)
+		}
+	}
+}
+
+// unstore moves the stored blocks' content of z (storedOnly) together at
+// its start and returns it.
+func unstore(z []byte) []byte {
+	out := 0
+	for i := 2; ; {
+		k := int(z[i+1]) | int(z[i+2])<<8
+		final := z[i] == 1
+		copy(z[out:], z[i+5:i+5+k])
+		out, i = out+k, i+5+k
+		if final {
+			return z[:out]
+		}
+	}
+}
+
 // readLoose parses a loose object file's content (zlib data) as an object
 // of type t and returns its content.
 func readLoose(r io.Reader, t byte) ([]byte, error) {

@@ -121,5 +121,21 @@ func TestLooseObjectEncodings(t *testing.T) {
 		if _, err := readLoose(bytes.NewReader(z), objBlob); err == nil {
 			t.Fatalf("%d bytes: a tree read as a blob", n)
 		}
+		if back, err := readLooseBytes(bytes.Clone(z), objTree); err != nil || !bytes.Equal(back, data) {
+			t.Fatalf("%d bytes: readLooseBytes read back %d bytes, %v", n, len(back), err)
+		}
+		if _, err := readLooseBytes(bytes.Clone(z), objBlob); err == nil {
+			t.Fatalf("%d bytes: readLooseBytes read a tree as a blob", n)
+		}
+		if n <= storeRawAbove {
+			continue
+		}
+		// A flipped content byte of a stored object: its Adler-32
+		// refuses it.
+		bad := bytes.Clone(z)
+		bad[len(bad)/2] ^= 0x40
+		if _, err := readLooseBytes(bad, objTree); err == nil {
+			t.Fatalf("%d bytes: a corrupted object read back as the original", n)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"unicode"
 
@@ -62,6 +63,14 @@ func learnCommand(e *env) *cli.Command {
 				}
 				opts.body = string(data)
 			}
+			// One learn allocates about 50 MB, most of it the lessons
+			// tree and the shared git index of a large store, and lives
+			// for tens of milliseconds: collecting on the way cost 10-15
+			// ms of the 100,000-lesson learn. The collector runs only
+			// past learnHeapLimit (and the settings are put back, for an
+			// in-process caller).
+			defer debug.SetGCPercent(debug.SetGCPercent(-1))
+			defer debug.SetMemoryLimit(debug.SetMemoryLimit(learnHeapLimit))
 			s, err := openStore(c, e)
 			if err != nil {
 				return err
@@ -78,6 +87,9 @@ type learnOptions struct {
 	tags, anchors                 []string
 	json                          bool
 }
+
+// learnHeapLimit is the heap past which borg learn collects garbage.
+const learnHeapLimit = 512 << 20
 
 // runLearn writes, records and commits one lesson.
 func runLearn(e *env, s *memfs.Store, o learnOptions) error {

@@ -259,7 +259,7 @@ func synced(s *memfs.Store, o openOptions, fs index.FileSync, skipped int, compl
 	_ = s.UpdateAnchors(fs.Read, fs.Removed, complete)
 }
 
-// syncChangedSince brings ix up to date with the lesson files git says
+// syncChangedSince brings ix up to date with the lesson files that
 // changed since the HEAD of the index's stamp (borg learn, sync, sleep
 // --apply and a pull all move HEAD), reading and stat'ing only those:
 // the first Stop after a change costs that change, not a listing of
@@ -273,7 +273,7 @@ func syncChangedSince(s *memfs.Store, ix *index.Index, r *retrieval, o openOptio
 	start := time.Now()
 	since := ix.Stamp()
 	changed, removed, ok := lessonChanges(s, since, stamp)
-	o.tr.step(fmt.Sprintf("lesson changes read from git (%d changed, %d removed, ok %v)", len(changed), len(removed), ok), start)
+	o.tr.step(fmt.Sprintf("lesson changes read from the change journal or git (%d changed, %d removed, ok %v)", len(changed), len(removed), ok), start)
 	if !ok {
 		return false, nil
 	}
@@ -298,24 +298,23 @@ func syncChangedSince(s *memfs.Store, ix *index.Index, r *retrieval, o openOptio
 }
 
 // lessonChanges lists the lesson files that changed between the HEAD
-// recorded in the stamp since and the one in now (git diff-tree), each
-// with its file stamp as it is on disk now, or among removed when it is
-// gone. ok is false when git cannot say (see syncChangedSince).
+// recorded in the stamp since and the one in now, each with its file stamp
+// as it is on disk now, or among removed when it is gone. borg's own
+// commits answer from the store's change journal (Store.ChangedSince);
+// any other commit in between (a pull, plain git) is asked of git
+// diff-tree. ok is false when neither can say (see syncChangedSince).
 func lessonChanges(s *memfs.Store, since, now string) (changed []index.FileStamp, removed []string, ok bool) {
 	_, oldHead, ok1 := strings.Cut(since, "@")
 	_, newHead, ok2 := strings.Cut(now, "@")
 	if !ok1 || !ok2 || !isObjectName(oldHead) || !isObjectName(newHead) || oldHead == newHead {
 		return nil, nil, false
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	g := memfs.Git{Dir: s.Dir(), Isolate: true, DieWithParent: true, Env: []string{"LC_ALL=C", "GIT_TERMINAL_PROMPT=0"}}
-	out, err := g.Run(ctx, nil, "diff-tree", "-r", "-z", "--no-renames", "--name-only", oldHead, newHead, "--", memfs.LessonsDir+"/")
-	if err != nil {
+	paths, ok := changedPaths(s, oldHead, newHead)
+	if !ok {
 		return nil, nil, false
 	}
 	dir := filepath.Join(s.Dir(), memfs.LessonsDir)
-	for _, p := range strings.Split(string(out), "\x00") {
+	for _, p := range paths {
 		name, inLessons := strings.CutPrefix(p, memfs.LessonsDir+"/")
 		id, isLesson := strings.CutSuffix(name, ".html")
 		if !inLessons || !isLesson || id == "" || strings.Contains(id, "/") {
@@ -332,6 +331,22 @@ func lessonChanges(s *memfs.Store, since, now string) (changed []index.FileStamp
 		}
 	}
 	return changed, removed, true
+}
+
+// changedPaths is the paths under lessons/ that changed from oldHead to
+// newHead: from the change journal, else from git diff-tree.
+func changedPaths(s *memfs.Store, oldHead, newHead string) ([]string, bool) {
+	if ch, rm, ok := s.ChangedSince(oldHead, newHead); ok {
+		return append(ch, rm...), true
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	g := memfs.Git{Dir: s.Dir(), Isolate: true, DieWithParent: true, Env: []string{"LC_ALL=C", "GIT_TERMINAL_PROMPT=0"}}
+	out, err := g.Run(ctx, nil, "diff-tree", "-r", "-z", "--no-renames", "--name-only", oldHead, newHead, "--", memfs.LessonsDir+"/")
+	if err != nil {
+		return nil, false
+	}
+	return strings.Split(string(out), "\x00"), true
 }
 
 // isObjectName reports whether h is a full hex object name.

@@ -212,3 +212,79 @@ func sameAsFullSync(t *testing.T, s *memfs.Store, ix *index.Index, before, stamp
 		t.Fatalf("verify: %v", err)
 	}
 }
+
+// TestLessonChangesFromJournal: after borg's own commits (learn, learn) the
+// Stop's change set comes from the store's change journal, with no git at
+// all (PATH emptied); across a commit made by plain git, or with a garbage
+// journal, it goes to git diff-tree, and with no git it says it cannot
+// (the caller lists lessons/), never a wrong set.
+func TestLessonChangesFromJournal(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "store")
+	s, err := memfs.Init(context.Background(), dir, "", memfs.WithEnv(storeGetenv(dir)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rev := 0
+	learn := func(ids ...string) string {
+		t.Helper()
+		var paths []string
+		rev++
+		for _, id := range ids {
+			l := domain.Lesson{ID: id, Type: domain.TypeSemantic, Confidence: 0.8, Gist: "Gist of " + id + ".", Body: fmt.Sprintf("Body, revision %d.", rev)}
+			if err := s.WriteLesson(l); err != nil {
+				t.Fatal(err)
+			}
+			paths = append(paths, memfs.LessonPath(l.ID))
+		}
+		if _, err := s.Commit("learn", paths...); err != nil {
+			t.Fatal(err)
+		}
+		return lessonsStamp(s)
+	}
+	ids := func(fs []index.FileStamp) []string {
+		var out []string
+		for _, f := range fs {
+			out = append(out, f.ID)
+		}
+		slices.Sort(out)
+		return out
+	}
+	s0 := learn("alpha-one", "beta-two")
+	learn("gamma-three")
+	s2 := learn("alpha-one")
+	path := os.Getenv("PATH")
+	t.Setenv("PATH", "")
+	changed, removed, ok := lessonChanges(s, s0, s2)
+	if !ok || !slices.Equal(ids(changed), []string{"alpha-one", "gamma-three"}) || len(removed) != 0 {
+		t.Fatalf("from the journal: %v, %v, %v", ids(changed), removed, ok)
+	}
+	// A commit by plain git in between: the journal does not cover it.
+	t.Setenv("PATH", path)
+	if err := os.WriteFile(filepath.Join(dir, memfs.LessonPath("by-hand")), []byte("<p>x</p>\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com"}
+	testGit(t, dir, env, "add", memfs.LessonPath("by-hand"))
+	testGit(t, dir, env, "commit", "-q", "-m", "by hand")
+	s4 := learn("delta-four")
+	t.Setenv("PATH", "")
+	if _, _, ok := lessonChanges(s, s2, s4); ok {
+		t.Fatal("answered across a git commit without asking git")
+	}
+	t.Setenv("PATH", path)
+	if changed, _, ok := lessonChanges(s, s2, s4); !ok || !slices.Equal(ids(changed), []string{"by-hand", "delta-four"}) {
+		t.Fatalf("from git diff-tree: %v, %v", ids(changed), ok)
+	}
+	// A garbage journal: git again.
+	if err := os.WriteFile(filepath.Join(dir, ".borg", "changes.json"), []byte("{\"v\":1,\"commits\":[{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", "")
+	if _, _, ok := lessonChanges(s, s0, s2); ok {
+		t.Fatal("answered from a garbage journal")
+	}
+	t.Setenv("PATH", path)
+	if changed, _, ok := lessonChanges(s, s0, s2); !ok || !slices.Equal(ids(changed), []string{"alpha-one", "gamma-three"}) {
+		t.Fatalf("from git after a garbage journal: %v, %v", ids(changed), ok)
+	}
+}
