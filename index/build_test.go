@@ -1,0 +1,42 @@
+package index
+
+import (
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"testing"
+)
+
+// TestGroupPostingsMatchesStableSort holds groupPostings to what it
+// replaced: every new posting sorted stably by term (so by ordinal within a
+// term).
+func TestGroupPostingsMatchesStableSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	words := []string{"alpha", "beta", "gamma", "delta", "eps", "zeta", "eta", "theta", "a", "ab", "abc"}
+	docs := make([]catalogDoc, 500)
+	for i := range docs {
+		if rng.IntN(4) == 0 {
+			docs[i].from = i + 1 // kept from a base: not in the new postings
+		}
+		var ts []string
+		for range rng.IntN(8) {
+			ts = append(ts, words[rng.IntN(len(words))])
+		}
+		docs[i].terms[fieldAll] = countTerms(ts)
+	}
+	var want []newPosting
+	for i, d := range docs {
+		if d.from == 0 {
+			for _, tf := range d.terms[fieldAll].terms {
+				want = append(want, newPosting{tf.term, uint32(i), tf.tf})
+			}
+		}
+	}
+	sort.SliceStable(want, func(i, j int) bool { return want[i].term < want[j].term })
+	if got := groupPostings(docs, fieldAll); !slices.Equal(got, want) {
+		t.Fatalf("groupPostings differs from a stable sort:\n got %v\nwant %v", got[:min(10, len(got))], want[:min(10, len(want))])
+	}
+	if got := groupPostings(docs, fieldTitle); got != nil {
+		t.Fatalf("a field without terms: got %v, want none", got)
+	}
+}
