@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 )
 
@@ -38,5 +39,23 @@ func TestGroupPostingsMatchesStableSort(t *testing.T) {
 	}
 	if got := groupPostings(docs, fieldTitle); got != nil {
 		t.Fatalf("a field without terms: got %v, want none", got)
+	}
+}
+
+// TestTermCacheSameTerms: the cached analysis gives analyze's terms.
+func TestTermCacheSameTerms(t *testing.T) {
+	c := newTermCache()
+	texts := []string{"Running the migrations before tests, the runner's flaky RUNS",
+		"Ünïcode wörds and 日本語 text; possessives: the team's, users' ", "", "a an the",
+		strings.Repeat("x", 120) + " long words dropped", "retried retries retrying Retry"}
+	for _, ls := range newLessonGen(3, 500).lessons(50) {
+		texts = append(texts, ls.Title, ls.Body)
+	}
+	for range 2 { // cold, then warm
+		for _, text := range texts {
+			if got, want := c.analyze(text), analyze(text); !slices.Equal(got, want) {
+				t.Fatalf("termCache.analyze(%q) = %q, want %q", text, got, want)
+			}
+		}
 	}
 }
