@@ -83,6 +83,8 @@ type view struct {
 	base, delta *catalog
 	dead        []bool // base ordinals tombstoned (nil: none)
 	ndead       int
+	tomb        []int // the same, increasing (nil: see tombstones)
+	summed      bool  // sumLen holds the live sums (a delta file's)
 	backlinks   []int // base ordinals whose links name a delta lesson
 	stamp       string
 	screen      string
@@ -461,6 +463,7 @@ func parseDelta(raw []byte, base *catalog) (*view, error) {
 		return nil, errors.New("decode catalog delta: inconsistent with its base")
 	}
 	v.delta, v.backlinks, v.stamp, v.screen, v.ndead = delta, back, delta.stamp, base.screen, nt
+	v.tomb, v.summed = tomb, true
 	if nt > 0 {
 		v.dead = make([]bool, base.len())
 		for _, o := range tomb {

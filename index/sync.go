@@ -72,14 +72,15 @@ func (s *syncSet) fill(todo []string) {
 // the delta is due for a merge and merging is allowed, a new base of every
 // lesson (writeBase). The vectors of new or changed lessons are embedded
 // likewise (syncVectors). read, when set, supplies the lessons an entry
-// lacks when their text is needed. The caller holds ix.mu and the lock.
-func (ix *Index) apply(st *SyncStats, entries []syncEntry, read func([]string) []domain.Lesson, stamp string) error {
+// lacks when their text is needed; whole has the base's checksum checked
+// (see verified). The caller holds ix.mu and the lock.
+func (ix *Index) apply(st *SyncStats, entries []syncEntry, read func([]string) []domain.Lesson, stamp string, whole bool) error {
 	set, err := newSyncSet(entries, read)
 	if err != nil {
 		return err
 	}
 	st.Lessons = len(set.ids)
-	v := ix.verified(st)
+	v := ix.verified(st, whole)
 	refit := ix.refitDue(len(set.ids))
 	full := ix.catBad || v.screen != ix.opts.ScreenID || v.base.len() == 0
 	merged := false
@@ -99,6 +100,9 @@ func (ix *Index) apply(st *SyncStats, entries []syncEntry, read func([]string) [
 		}
 	}
 	if full {
+		// A new base copies the old base's postings: its checksum is
+		// checked first (a corrupt base is rebuilt from the lessons).
+		v = ix.verified(st, true)
 		if merged, err = ix.writeBase(st, v, set, stamp); err != nil {
 			return err
 		}
@@ -142,6 +146,10 @@ type deltaPlan struct {
 	tomb    []int        // base ordinals no longer live
 	live    int
 	removed int
+	// sums, when summed, are the live lessons' field length sums, moved by
+	// the change from the old delta's (else writeDelta counts them).
+	sums   [numFields]uint64
+	summed bool
 }
 
 // planDelta places each lesson: unchanged in the base (it stays there),
@@ -257,7 +265,11 @@ func (ix *Index) writeDelta(st *SyncStats, v *view, d *deltaPlan, stamp string) 
 		ids[doc.id] = true
 	}
 	back := findBacklinks(v.base, dead, ids)
-	file := encodeDelta(v.base, raw, d.live, liveSums(v.base, dcat, dead), d.tomb, back)
+	sums := d.sums
+	if !d.summed {
+		sums = liveSums(v.base, dcat, dead)
+	}
+	file := encodeDelta(v.base, raw, d.live, sums, d.tomb, back)
 	next, err := parseDelta(file, v.base)
 	if err != nil {
 		return fmt.Errorf("sync index: %w", err)

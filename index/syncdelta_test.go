@@ -1,0 +1,125 @@
+package index
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/borg-memory/borg/domain"
+)
+
+// TestSyncDeltaSameFiles: SyncChanged's fast path (syncDelta) writes the
+// index files syncChanged writes for the same change, byte for byte, and
+// says the same about it: lessons added, rewritten, touched, removed, and
+// changed files that cannot be read, with merges deferred (a hook) and
+// allowed (the fast path then steps aside when one is due).
+func TestSyncDeltaSameFiles(t *testing.T) {
+	for _, deferMerge := range []bool{true, false} {
+		t.Run(fmt.Sprintf("defer=%v", deferMerge), func(t *testing.T) {
+			seed := uint64(time.Now().UnixNano())
+			t.Logf("seed %d", seed)
+			testSyncDeltaSameFiles(t, seed, deferMerge)
+		})
+	}
+}
+
+func testSyncDeltaSameFiles(t *testing.T, seed uint64, deferMerge bool) {
+	c := newSegCorpus(seed)
+	const n = 120
+	files := newFileSet()
+	clock := int64(1000)
+	put := func(l domain.Lesson) FileStamp {
+		clock++
+		files.lessons[l.ID] = l
+		f := FileStamp{ID: l.ID, ModTime: clock, Size: int64(len(l.Body))}
+		files.stamps[l.ID] = f
+		return f
+	}
+	for i := range n {
+		put(c.lesson(i, n))
+	}
+	open := func(dir string) *Index {
+		ix, err := Open(dir, NewNGramEmbedder(NGramOptions{}), Options{DeferMerge: deferMerge})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ix
+	}
+	fastDir, slowDir := t.TempDir(), t.TempDir()
+	fast, slow := open(fastDir), open(slowDir)
+	defer func() { fast.Close(); slow.Close() }()
+	slow.noFastSync = true
+	for _, ix := range []*Index{fast, slow} {
+		if _, err := ix.SyncFiles(files.listing(), files.read, "s0", false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for round := range 40 {
+		var changed []FileStamp
+		var removed []string
+		seen := map[string]bool{}
+		for range 1 + c.r.IntN(6) {
+			i := c.r.IntN(n + 10)
+			id := fmt.Sprintf("lesson-%03d", i)
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
+			switch c.r.IntN(6) {
+			case 0: // archived or deleted
+				if _, ok := files.stamps[id]; ok {
+					delete(files.lessons, id)
+					delete(files.stamps, id)
+					removed = append(removed, id)
+				}
+			case 1: // touched: a new stamp, the same content
+				if f, ok := files.stamps[id]; ok {
+					clock++
+					f.ModTime = clock
+					files.stamps[id] = f
+					changed = append(changed, f)
+				}
+			case 2: // a changed file that cannot be read
+				clock++
+				delete(files.lessons, id)
+				delete(files.stamps, id)
+				changed = append(changed, FileStamp{ID: id, ModTime: clock, Size: 7})
+			default: // added or rewritten
+				changed = append(changed, put(c.lesson(i, n)))
+			}
+		}
+		since, stamp := fmt.Sprintf("s%d", round), fmt.Sprintf("s%d", round+1)
+		var got [2]FileSync
+		for k, ix := range []*Index{fast, slow} {
+			files.reads = nil
+			fs, err := ix.SyncChanged(since, slices.Clone(changed), slices.Clone(removed), files.read, stamp)
+			if err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+			fs.Read = nil
+			slices.Sort(fs.Removed)
+			got[k] = fs
+		}
+		if fmt.Sprint(got[0]) != fmt.Sprint(got[1]) {
+			t.Fatalf("round %d: the fast path says %+v, syncChanged %+v", round, got[0], got[1])
+		}
+		for _, name := range []string{catalogName, deltaName, sidecarName, vecDeltaName} {
+			a, errA := os.ReadFile(filepath.Join(fastDir, name))
+			b, errB := os.ReadFile(filepath.Join(slowDir, name))
+			if (errA == nil) != (errB == nil) || !bytes.Equal(a, b) {
+				t.Fatalf("round %d: %s differs (%d bytes, %v; syncChanged %d bytes, %v)", round, name, len(a), errA, len(b), errB)
+			}
+		}
+		sameSearches(t, fast, slow, corpusQueries)
+	}
+	if fast.fastSyncs < 20 {
+		t.Fatalf("the fast path took %d of 40 syncs", fast.fastSyncs)
+	}
+	if err := Verify(fastDir, fast.emb); err != nil {
+		t.Fatalf("verify: %v", err)
+	}
+}
