@@ -520,24 +520,33 @@ func encodeDelta(base *catalog, delta []byte, live int, sums [numFields]uint64, 
 }
 
 // findBacklinks lists the live base ordinals with a link to one of ids
-// (sorted): a pass over the base's link records, not its lessons' text.
+// (sorted): a pass over the base's link records alone (a lesson's links
+// are a run of them, in ordinal order, so a matching link's lesson is
+// found by binary search), not over its lessons.
 func findBacklinks(base *catalog, dead []bool, ids map[string]bool) []int {
 	if len(ids) == 0 || len(base.links) == 0 {
 		return nil
 	}
+	minLen, maxLen := maxCatalogStr, 0
+	for id := range ids {
+		minLen, maxLen = min(minLen, len(id)), max(maxLen, len(id))
+	}
 	var out []int
-	for o := 0; o < base.len(); o++ {
-		if dead != nil && dead[o] {
+	o := 0 // the lesson of the last match: matches come in link order
+	for i := 0; (i+1)*linkRecord <= len(base.links); i++ {
+		l := base.links[i*linkRecord : (i+1)*linkRecord]
+		if n := int(u32at(l, 3)); n < minLen || n > maxLen || !ids[base.str(l, 2).s] {
 			continue
 		}
-		rec := base.rec(o)
-		first, n := int(u32at(rec, slotLinks)), int(u32at(rec, slotLinks+1))
-		for i := first; i < first+n && (i+1)*linkRecord <= len(base.links); i++ {
-			l := base.links[i*linkRecord : (i+1)*linkRecord]
-			if ids[base.str(l, 2).s] {
-				out = append(out, o)
-				break
-			}
+		o += sort.Search(base.len()-o, func(k int) bool {
+			rec := base.rec(o + k)
+			return int(u32at(rec, slotLinks))+int(u32at(rec, slotLinks+1)) > i
+		})
+		if o >= base.len() || int(u32at(base.rec(o), slotLinks)) > i {
+			continue // a link record no lesson's run holds (corrupt)
+		}
+		if (dead == nil || !dead[o]) && (len(out) == 0 || out[len(out)-1] != o) {
+			out = append(out, o)
 		}
 	}
 	return out

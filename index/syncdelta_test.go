@@ -123,3 +123,37 @@ func testSyncDeltaSameFiles(t *testing.T, seed uint64, deferMerge bool) {
 		t.Fatalf("verify: %v", err)
 	}
 }
+
+// TestFindBacklinks: the pass over link records finds the lessons a pass
+// over every lesson's links finds.
+func TestFindBacklinks(t *testing.T) {
+	c := newSegCorpus(7)
+	const n = 300
+	ix, err := NewMemory(NewNGramEmbedder(NGramOptions{NoIDF: true}), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ls []domain.Lesson
+	for i := range n {
+		ls = append(ls, c.lesson(i, n))
+	}
+	if _, err := ix.Sync(ls); err != nil {
+		t.Fatal(err)
+	}
+	base := ix.cat.base
+	dead := make([]bool, base.len())
+	for o := range dead {
+		dead[o] = c.r.IntN(5) == 0
+	}
+	for _, ids := range []map[string]bool{{"lesson-001": true}, {"lesson-300": true, "lesson-305": true, "lesson-010": true}, {"x": true}} {
+		var want []int
+		for o := 0; o < base.len(); o++ {
+			if !dead[o] && slices.ContainsFunc(base.lessonLinks(o), func(k domain.LessonLink) bool { return ids[k.Target] }) {
+				want = append(want, o)
+			}
+		}
+		if got := findBacklinks(base, dead, ids); !slices.Equal(got, want) {
+			t.Fatalf("findBacklinks(%v) = %v, want %v", ids, got, want)
+		}
+	}
+}
