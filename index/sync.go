@@ -275,7 +275,9 @@ func (ix *Index) writeDelta(st *SyncStats, v *view, d *deltaPlan, stamp string) 
 		return fmt.Errorf("sync index: %w", err)
 	}
 	if ix.dir != "" && !ix.fallback {
-		if err := memfs.WriteFileAtomic(filepath.Join(ix.dir, deltaName), file, 0o644); err != nil {
+		// Not synced (deltaWrite): a delta lost or torn by a power cut is
+		// refused at open, and the older state it leaves is synced again.
+		if err := memfs.WriteFileAtomic(filepath.Join(ix.dir, deltaName), file, 0o644, deltaWrite); err != nil {
 			return fmt.Errorf("sync index: %w (delete %s to rebuild the index)", err, ix.dir)
 		}
 	}
@@ -438,7 +440,7 @@ func (ix *Index) syncVectors(st *SyncStats, set *syncSet, refit, merged bool) er
 	}
 	file, err := encodeVecDelta(ix.vec.base, ix.vec.delta, dead)
 	if err == nil {
-		err = memfs.WriteFileAtomic(filepath.Join(ix.dir, vecDeltaName), file, 0o644)
+		err = memfs.WriteFileAtomic(filepath.Join(ix.dir, vecDeltaName), file, 0o644, deltaWrite)
 	}
 	if err != nil {
 		return fmt.Errorf("sync index: %w (delete %s to rebuild the index)", err, ix.dir)

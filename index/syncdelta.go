@@ -321,7 +321,7 @@ func (ix *Index) syncDeltaVectors(st *SyncStats, set *syncSet, cs []deltaChange)
 	}
 	file, err := encodeVecDelta(ix.vec.base, ix.vec.delta, dead)
 	if err == nil {
-		err = memfs.WriteFileAtomic(filepath.Join(ix.dir, vecDeltaName), file, 0o644)
+		err = memfs.WriteFileAtomic(filepath.Join(ix.dir, vecDeltaName), file, 0o644, deltaWrite)
 	}
 	if err != nil {
 		return fmt.Errorf("sync index: %w (delete %s to rebuild the index)", err, ix.dir)
