@@ -1,11 +1,16 @@
 package index
 
 import (
+	"bytes"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/borg-memory/borg/domain"
 )
 
 // TestGroupPostingsMatchesStableSort holds groupPostings to what it
@@ -56,6 +61,47 @@ func TestTermCacheSameTerms(t *testing.T) {
 			if got, want := c.analyze(text), analyze(text); !slices.Equal(got, want) {
 				t.Fatalf("termCache.analyze(%q) = %q, want %q", text, got, want)
 			}
+		}
+	}
+}
+
+// TestBuildSameAsSerial: a build with its per-lesson work spread over
+// goroutines (analysis, screen, embedding, and the catalog beside the
+// sidecar) writes the files a build on one goroutine writes, byte for byte.
+func TestBuildSameAsSerial(t *testing.T) {
+	ls := newLessonGen(9, 3000).lessons(1500)
+	screen := func(l domain.Lesson) string {
+		if strings.Contains(l.Body, "deploy") {
+			return "flagged: " + l.ID
+		}
+		return ""
+	}
+	build := func(serial bool) string {
+		serialForTest = serial
+		defer func() { serialForTest = false }()
+		dir := t.TempDir()
+		ix, err := Open(dir, NewNGramEmbedder(NGramOptions{}), Options{Screen: screen, ScreenID: "test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ix.Sync(ls); err != nil {
+			t.Fatal(err)
+		}
+		ix.Close()
+		return dir
+	}
+	a, b := build(false), build(true)
+	for _, name := range []string{catalogName, sidecarName} {
+		x, err := os.ReadFile(filepath.Join(a, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		y, err := os.ReadFile(filepath.Join(b, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(x, y) {
+			t.Fatalf("%s differs between a parallel build and a serial one", name)
 		}
 	}
 }

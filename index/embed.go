@@ -152,7 +152,7 @@ func (e *NGramEmbedder) Fit(texts []string) error {
 // parallel runs fn over [0, n) in two halves on two goroutines (one when n
 // is small).
 func parallel(n int, fn func(part, lo, hi int)) {
-	if n < 64 {
+	if n < 64 || serialForTest {
 		fn(0, 0, n)
 		return
 	}
@@ -162,6 +162,10 @@ func parallel(n int, fn func(part, lo, hi int)) {
 	fn(0, 0, n/2)
 	wg.Wait()
 }
+
+// serialForTest runs every parallel part and writeBoth on one goroutine
+// (TestBuildSameAsSerial).
+var serialForTest = false
 
 // State serialises the IDF table: a doc count then idfBuckets float32s.
 func (e *NGramEmbedder) State() []byte {

@@ -103,11 +103,48 @@ func (ix *Index) apply(st *SyncStats, entries []syncEntry, read func([]string) [
 		// A new base copies the old base's postings: its checksum is
 		// checked first (a corrupt base is rebuilt from the lessons).
 		v = ix.verified(st, true)
+		if !serialForTest && ix.vectorsApart(set, refit) {
+			return ix.writeBoth(st, v, set, stamp, refit)
+		}
 		if merged, err = ix.writeBase(st, v, set, stamp); err != nil {
 			return err
 		}
 	}
 	return ix.syncVectors(st, set, refit, merged)
+}
+
+// vectorsApart reports whether syncVectors can run beside writeBase: it
+// writes a new sidecar base whatever writeBase does (no sidecar yet, a
+// dropped one, a refit), and every lesson is read, so neither reads any
+// more (set.fill) and they share nothing but set, which both only read.
+func (ix *Index) vectorsApart(set *syncSet, refit bool) bool {
+	if ix.vec.dim <= 0 || !(ix.vecBad || ix.vec.base.len() == 0 || refit) {
+		return false
+	}
+	for _, e := range set.es {
+		if e.lesson == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// writeBoth is writeBase and syncVectors at once (a rebuild: the catalog's
+// encoding and the sidecar's, each mostly one goroutine's work, overlap
+// the other's analysis and embedding). They write different fields of st.
+func (ix *Index) writeBoth(st *SyncStats, v *view, set *syncSet, stamp string, refit bool) error {
+	var verr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		verr = ix.syncVectors(st, set, refit, true)
+	}()
+	_, err := ix.writeBase(st, v, set, stamp)
+	<-done
+	if err != nil {
+		return err
+	}
+	return verr
 }
 
 // refitDue reports whether the embedder is corpus-fitted and due for a
