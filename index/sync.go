@@ -253,8 +253,12 @@ func fillDoc(doc *catalogDoc, c *catalog, o int, l *domain.Lesson) {
 
 // analyse runs the lexical analysis of docs[i] for i in fresh.
 func (ix *Index) analyse(docs []catalogDoc, fresh []int, set *syncSet) {
-	parallel(len(fresh), func(_, lo, hi int) {
-		c := newTermCache()
+	var caches [parallelParts]*termCache
+	parallel(len(fresh), func(part, lo, hi int) {
+		if caches[part] == nil {
+			caches[part] = newTermCache()
+		}
+		c := caches[part]
 		for _, i := range fresh[lo:hi] {
 			l := set.get(docs[i].id).lesson
 			docs[i].terms = analyzeDocWith(c, lexDoc{Title: l.Title, Gist: l.Gist, Body: l.Body, Tags: l.Tags})
