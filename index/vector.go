@@ -1,7 +1,6 @@
 package index
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -389,13 +388,11 @@ func (s *vectorStore) save(path string) error {
 	for i, id := range s.ids {
 		size += len(id) + len(s.hashes[i])
 	}
+	// Encoded straight into it: the blocks encode writes are large
+	// already, and a buffered writer in between copied every byte twice.
 	var buf bytes.Buffer
 	buf.Grow(size)
-	w := bufio.NewWriterSize(&buf, 1<<16)
-	if err := s.encode(w); err != nil {
-		return fmt.Errorf("save vector sidecar: %w", err)
-	}
-	if err := w.Flush(); err != nil {
+	if err := s.encode(&buf); err != nil {
 		return fmt.Errorf("save vector sidecar: %w", err)
 	}
 	if err := memfs.WriteFileAtomic(path, buf.Bytes(), 0o644); err != nil {
@@ -404,7 +401,7 @@ func (s *vectorStore) save(path string) error {
 	return nil
 }
 
-func (s *vectorStore) encode(w *bufio.Writer) error {
+func (s *vectorStore) encode(w io.Writer) error {
 	var hdr bytes.Buffer
 	hdr.WriteString(sidecarMagic)
 	le := binary.LittleEndian
