@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -216,48 +217,65 @@ func reportLatency(b *testing.B, lat []time.Duration) {
 }
 
 // BenchmarkSyncOneChange measures what a hook's sync costs after one lesson
-// changed: Open, SyncFiles with one file's stamp moved (that lesson read,
-// analysed and embedded into the delta segments, merges deferred as a
-// hook's are), Close. 100,000 lessons with BORG_BENCH_100K=1.
+// changed: Open, a sync with that lesson read, analysed and embedded into
+// the delta segments (merges deferred as a hook's are), Close. "files"
+// syncs from the full listing of file stamps (SyncFiles), "changed" from
+// the change set (SyncChanged, the first Stop after a learn). 100,000
+// lessons with BORG_BENCH_100K=1.
 func BenchmarkSyncOneChange(b *testing.B) {
 	for _, n := range benchSizes(b) {
 		ls := newLessonGen(1, 20_000).lessons(n)
-		b.Run(fmt.Sprintf("lessons=%d", n), func(b *testing.B) {
-			dir := b.TempDir()
-			stamps := make([]FileStamp, n)
-			byID := make(map[string]*domain.Lesson, n)
-			for i := range ls {
-				stamps[i] = FileStamp{ID: ls[i].ID, ModTime: 1, Size: int64(i)}
-				byID[ls[i].ID] = &ls[i]
-			}
-			read := func(ids []string) []domain.Lesson {
-				out := make([]domain.Lesson, 0, len(ids))
-				for _, id := range ids {
-					out = append(out, *byID[id])
-				}
-				return out
-			}
-			sync := func() {
-				ix, err := Open(dir, NewNGramEmbedder(NGramOptions{}), Options{DeferMerge: true})
-				if err != nil {
-					b.Fatal(err)
-				}
-				if _, err := ix.SyncFiles(stamps, read, "", false); err != nil {
-					b.Fatal(err)
-				}
-				if err := ix.Close(); err != nil {
-					b.Fatal(err)
-				}
-			}
-			sync()
-			i := 0
-			for b.Loop() {
-				k := (i * 7919) % n
-				i++
-				byID[ls[k].ID].Gist = fmt.Sprintf("payments gateway retries with backoff, revision %d.", i)
-				stamps[k].ModTime++
-				sync()
-			}
-		})
+		for _, mode := range []string{"files", "changed"} {
+			b.Run(fmt.Sprintf("lessons=%d/%s", n, mode), func(b *testing.B) {
+				benchSyncOneChange(b, slices.Clone(ls), mode == "changed")
+			})
+		}
+	}
+}
+
+func benchSyncOneChange(b *testing.B, ls []domain.Lesson, changed bool) {
+	n := len(ls)
+	dir := b.TempDir()
+	stamps := make([]FileStamp, n)
+	byID := make(map[string]*domain.Lesson, n)
+	for i := range ls {
+		stamps[i] = FileStamp{ID: ls[i].ID, ModTime: 1, Size: int64(i)}
+		byID[ls[i].ID] = &ls[i]
+	}
+	read := func(ids []string) []domain.Lesson {
+		out := make([]domain.Lesson, 0, len(ids))
+		for _, id := range ids {
+			out = append(out, *byID[id])
+		}
+		return out
+	}
+	stamp := 0
+	sync := func(k int) {
+		ix, err := Open(dir, NewNGramEmbedder(NGramOptions{}), Options{DeferMerge: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		since := fmt.Sprint(stamp)
+		stamp++
+		if k >= 0 && changed {
+			_, err = ix.SyncChanged(since, []FileStamp{stamps[k]}, nil, read, fmt.Sprint(stamp))
+		} else {
+			_, err = ix.SyncFiles(stamps, read, fmt.Sprint(stamp), false)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := ix.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	sync(-1)
+	i := 0
+	for b.Loop() {
+		k := (i * 7919) % n
+		i++
+		byID[ls[k].ID].Gist = fmt.Sprintf("payments gateway retries with backoff, revision %d.", i)
+		stamps[k].ModTime++
+		sync(k)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"unsafe"
@@ -544,16 +545,7 @@ type newPosting struct {
 // posting starts, postings): base's term lists merged, term by term, with
 // the postings of the docs analysed anew.
 func encodeField(docs []catalogDoc, base *catalog, f textField, moved []int32) (offs, blob, starts, post []byte, err error) {
-	var fresh []newPosting
-	for i, d := range docs {
-		if d.from == 0 {
-			for _, tf := range d.terms[f].terms {
-				fresh = append(fresh, newPosting{tf.term, uint32(i), tf.tf})
-			}
-		}
-	}
-	// By term, then ordinal (appended in ordinal order).
-	sort.SliceStable(fresh, func(i, j int) bool { return fresh[i].term < fresh[j].term })
+	fresh := groupPostings(docs, f)
 	var fv *fieldView
 	nb := 0
 	if base != nil {
@@ -599,6 +591,68 @@ func encodeField(docs []catalogDoc, base *catalog, f textField, moved []int32) (
 		return nil, nil, nil, nil, errors.New("encode catalog: postings exceed the format")
 	}
 	return offs, blob, starts, post, nil
+}
+
+// groupPostings is the postings of field f of the docs analysed anew (from
+// 0), by term, then ordinal: each distinct term is numbered as met, the
+// numbers ranked by term, and the postings placed by a counting sort, which
+// keeps them in ordinal order within a term. (A comparison sort of every
+// posting cost a rebuild of 100,000 lessons 8 s of CPU.)
+func groupPostings(docs []catalogDoc, f textField) []newPosting {
+	n := 0
+	for i := range docs {
+		if docs[i].from == 0 {
+			n += len(docs[i].terms[f].terms)
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	num := make(map[string]int32)
+	var terms []string // by number
+	var count []int32  // postings per term number
+	nums := make([]int32, 0, n)
+	for i := range docs {
+		if docs[i].from != 0 {
+			continue
+		}
+		for _, tf := range docs[i].terms[f].terms {
+			k, ok := num[tf.term]
+			if !ok {
+				k = int32(len(terms))
+				num[tf.term] = k
+				terms = append(terms, tf.term)
+				count = append(count, 0)
+			}
+			count[k]++
+			nums = append(nums, k)
+		}
+	}
+	byTerm := make([]int32, len(terms))
+	for k := range byTerm {
+		byTerm[k] = int32(k)
+	}
+	slices.SortFunc(byTerm, func(a, b int32) int { return strings.Compare(terms[a], terms[b]) })
+	next := make([]int32, len(terms)) // where term number k's next posting goes
+	at := int32(0)
+	for _, k := range byTerm {
+		next[k] = at
+		at += count[k]
+	}
+	out := make([]newPosting, n)
+	p := 0
+	for i := range docs {
+		if docs[i].from != 0 {
+			continue
+		}
+		for _, tf := range docs[i].terms[f].terms {
+			k := nums[p]
+			p++
+			out[next[k]] = newPosting{tf.term, uint32(i), tf.tf}
+			next[k]++
+		}
+	}
+	return out
 }
 
 // mergePostings appends to post one term's postings: old's (a base term

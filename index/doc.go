@@ -30,9 +30,10 @@
 //     added or changed since the base, in the same format, the base
 //     lessons they replaced or that were deleted (tombstones), and the
 //     live lessons' BM25 statistics. A sync rewrites only it, at a cost
-//     proportional to what changed; past a bound (mergeDue) a sync merges
-//     it into a new base, unless Options.DeferMerge (a hook) leaves the
-//     merge to a background reindex.
+//     proportional to what changed and to the delta (SyncChanged finds the
+//     changed lessons by binary search and touches no other, syncdelta.go);
+//     past a bound (mergeDue) a sync merges it into a new base, unless
+//     Options.DeferMerge (a hook) leaves the merge to a background reindex.
 //   - vectors.bin and vectors.delta: the vector sidecar's base and delta
 //     (vector.go, vecseg.go), keyed by (lesson id, content hash, embedder
 //     id); another embedder id drops them whole.
@@ -40,16 +41,21 @@
 //
 // Every file is written whole with memfs.WriteFileAtomic, never changed in
 // place; a delta names the base it applies to and is read before it, so a
-// reader sees a committed state. A query maps the files and reads only
+// reader sees a committed state. The bases are synced to disk; the deltas
+// are not (deltaWrite): a delta a power cut tore fails its checksums,
+// which cover it whole and are checked at open, and the index falls back
+// to its base and older stamp, which the next sync brings up to date. A query maps the files and reads only
 // what it touches: a process searches right after Open without decoding
 // them, and any number of processes search while one syncs. A second
 // writer waits Options.LockWait for the lock, then keeps its sync in
 // memory (SyncStats.FallbackLexical), so a hook never hangs on another
 // process.
 //
-// Verify reads every segment whole and checks them (borg doctor); Sync
-// checks the catalog's segments before it reuses the postings of unchanged
-// lessons.
+// Verify reads every segment whole and checks them (borg doctor). A sync
+// checks the catalog delta's checksum before it copies its postings, and
+// the base's before a merge copies the base's; SyncFiles and SyncStamp,
+// which cost the store anyway, check both. SyncChanged, the hook's sync
+// after a change, leaves the base's body to those (see verified).
 //
 // bleve's own index (scorch) is not used: linking it costs every process
 // about 6 ms at start-up (it builds Levenshtein automata in an init

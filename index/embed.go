@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 )
@@ -119,10 +120,13 @@ func (e *NGramEmbedder) Fit(texts []string) error {
 	if !e.useIDF {
 		return nil
 	}
-	parts := make([][]uint32, 2)
+	parts := make([][]uint32, parallelParts)
+	lasts := make([][]uint32, parallelParts) // 1 + the index of the last text that counted
 	parallel(len(texts), func(part, lo, hi int) {
-		df := make([]uint32, idfBuckets)
-		last := make([]uint32, idfBuckets) // 1 + the index of the last text that counted
+		if parts[part] == nil {
+			parts[part], lasts[part] = make([]uint32, idfBuckets), make([]uint32, idfBuckets)
+		}
+		df, last := parts[part], lasts[part]
 		for i := lo; i < hi; i++ {
 			stamp := uint32(i + 1)
 			e.grams(texts[i], func(h uint32) {
@@ -132,7 +136,6 @@ func (e *NGramEmbedder) Fit(texts []string) error {
 				}
 			})
 		}
-		parts[part] = df
 	})
 	n := float64(len(texts))
 	idf := make([]float32, idfBuckets)
@@ -149,19 +152,42 @@ func (e *NGramEmbedder) Fit(texts []string) error {
 	return nil
 }
 
-// parallel runs fn over [0, n) in two halves on two goroutines (one when n
-// is small).
+// parallelParts is how many goroutines parallel runs.
+const parallelParts = 2
+
+// parallel runs fn over [0, n) on parallelParts goroutines (one when n is
+// small), each taking the next chunk of [0, n) when it is done with its
+// last: a part whose goroutine is slowed (a busy machine, a costly stretch
+// of texts) leaves the rest to the other instead of holding the whole
+// call back, as fixed halves did. fn is called with its goroutine's part,
+// one call at a time per part, so per-part state needs no lock.
 func parallel(n int, fn func(part, lo, hi int)) {
-	if n < 64 {
+	if n < 64 || serialForTest {
 		fn(0, 0, n)
 		return
 	}
+	chunk := max(32, n/(16*parallelParts))
+	var next atomic.Int64
+	work := func(part int) {
+		for {
+			lo := int(next.Add(int64(chunk))) - chunk
+			if lo >= n {
+				return
+			}
+			fn(part, lo, min(lo+chunk, n))
+		}
+	}
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { defer wg.Done(); fn(1, n/2, n) }()
-	fn(0, 0, n/2)
+	for part := 1; part < parallelParts; part++ {
+		wg.Go(func() { work(part) })
+	}
+	work(0)
 	wg.Wait()
 }
+
+// serialForTest runs every parallel part and writeBoth on one goroutine
+// (TestBuildSameAsSerial).
+var serialForTest = false
 
 // State serialises the IDF table: a doc count then idfBuckets float32s.
 func (e *NGramEmbedder) State() []byte {
@@ -212,16 +238,30 @@ func (e *NGramEmbedder) idfAt(b uint32) float32 {
 func (e *NGramEmbedder) Embed(texts []string) ([][]float32, error) {
 	out := make([][]float32, len(texts))
 	block := make([]float32, len(texts)*e.dim)
-	parallel(len(texts), func(_, lo, hi int) {
-		sc := newEmbedScratch(hi - lo)
+	var scs [parallelParts]*embedScratch
+	parallel(len(texts), func(part, lo, hi int) {
+		if scs[part] == nil {
+			scs[part] = newEmbedScratch(len(texts))
+		}
 		for i := lo; i < hi; i++ {
 			v := block[i*e.dim : (i+1)*e.dim : (i+1)*e.dim]
-			e.embedOne(texts[i], v, sc)
+			e.embedOne(texts[i], v, scs[part])
 			out[i] = v
 		}
 	})
+	for _, sc := range scs {
+		if sc != nil && sc.count != nil {
+			denseScratch.Put(sc)
+		}
+	}
 	return out, nil
 }
+
+// denseScratch keeps dense scratch tables between Embed calls (a sync
+// embeds in batches: a fresh 512 KiB table per batch and part was 400 MB of
+// garbage in a rebuild of 100,000 lessons). A table is clean after every
+// text (embedOne takes every count it added).
+var denseScratch = sync.Pool{New: func() any { return &embedScratch{count: make([]uint16, idfBuckets)} }}
 
 // embedScratch counts n-gram occurrences per feature bucket: in a dense
 // table when it embeds many texts, in a map for a few (a query: the table
@@ -236,7 +276,7 @@ func newEmbedScratch(texts int) *embedScratch {
 	if texts <= 4 {
 		return &embedScratch{sparse: map[uint32]uint16{}}
 	}
-	return &embedScratch{count: make([]uint16, idfBuckets)}
+	return denseScratch.Get().(*embedScratch)
 }
 
 // add counts one occurrence of bucket b.

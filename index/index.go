@@ -93,6 +93,8 @@ type Index struct {
 	vecBad   bool // the sidecar was dropped at Open
 
 	forceMerge bool   // tests: the next sync merges whatever its deltas hold
+	noFastSync bool   // tests: SyncChanged never takes syncDelta
+	fastSyncs  int    // tests: the syncs syncDelta did
 	sig        string // the index files' stat signature when read (filesSig)
 
 	infosOnce sync.Once
@@ -286,7 +288,7 @@ func (ix *Index) SyncStamp(lessons []domain.Lesson, stamp string) (SyncStats, er
 	for i := range lessons {
 		entries[i] = syncEntry{id: lessons[i].ID, hash: ContentHash(lessons[i]), lesson: &lessons[i]}
 	}
-	err = ix.apply(&st, entries, nil, stamp)
+	err = ix.apply(&st, entries, nil, stamp, true)
 	return st, err
 }
 
@@ -346,7 +348,7 @@ func (ix *Index) SyncChanged(since string, changed []FileStamp, removed []string
 		return fs, err
 	}
 	defer unlock()
-	if ix.verified(&fs.SyncStats); ix.catBad || ix.cat.stamp != since || since == "" {
+	if ix.verified(&fs.SyncStats, false); ix.catBad || ix.cat.stamp != since || since == "" {
 		return fs, ErrNotSince
 	}
 	if ix.refitDue(ix.cat.len() + len(changed) - len(removed)) {
@@ -355,7 +357,11 @@ func (ix *Index) SyncChanged(since string, changed []FileStamp, removed []string
 		fs.Lessons = len(files)
 		return ix.syncFiles(fs, files, read, stamp, false)
 	}
-	return ix.syncChanged(fs, sortedFiles(changed), removed, read, stamp)
+	changed = sortedFiles(changed)
+	if out, ok, err := ix.syncDelta(fs, changed, removed, read, stamp); ok {
+		return out, err
+	}
+	return ix.syncChanged(fs, changed, removed, read, stamp)
 }
 
 // syncChanged is SyncChanged's work: SyncFiles' for a listing of the
@@ -426,7 +432,7 @@ func (ix *Index) syncChanged(fs FileSync, changed []FileStamp, removed []string,
 	}
 	entries = append(entries, fresh[k:]...)
 	fs.Lessons = len(entries)
-	err := ix.apply(&fs.SyncStats, entries, read, stamp)
+	err := ix.apply(&fs.SyncStats, entries, read, stamp, false)
 	return fs, err
 }
 
@@ -461,7 +467,7 @@ func (ix *Index) heldFiles(changed []FileStamp, removed []string) []FileStamp {
 
 // syncFiles is SyncFiles' work once the lock is held.
 func (ix *Index) syncFiles(fs FileSync, files []FileStamp, read func(ids []string) []domain.Lesson, stamp string, reread bool) (FileSync, error) {
-	old := ix.verified(&fs.SyncStats)
+	old := ix.verified(&fs.SyncStats, true)
 	if ix.refitDue(len(files)) {
 		reread = true
 	}
@@ -492,7 +498,7 @@ func (ix *Index) syncFiles(fs FileSync, files []FileStamp, read func(ids []strin
 	}
 	entries := mergeEntries(kept, got)
 	fs.Removed = old.missing(entries)
-	err := ix.apply(&fs.SyncStats, entries, read, stamp)
+	err := ix.apply(&fs.SyncStats, entries, read, stamp, true)
 	return fs, err
 }
 
@@ -656,9 +662,25 @@ func (ix *Index) begin(n int) (SyncStats, func(), error) {
 }
 
 // verified is the catalog to sync from: the current one, or an empty one
-// when its checksum fails (corrupt postings are not reused).
-func (ix *Index) verified(st *SyncStats) *view {
-	if ix.cat.span() > 0 && ix.cat.verify() != nil {
+// when a checksum fails (corrupt postings are not reused). The delta is
+// checked every time (a sync copies its postings); the base only when
+// whole is set: by a sync from a listing or of every lesson, which costs
+// the store anyway, and before a merge copies its postings into a new
+// base. A sync from a change set (SyncChanged) leaves the base's body
+// unchecked: its header, section table and meta are checked at every
+// open, every read of it is bounds-checked, it is written once (synced,
+// then renamed) and never changed in place, and borg doctor (Verify) and
+// the next listing sync or merge read it whole. Checking it on every
+// change made a hook's sync after one learn read the whole catalog (65 MB
+// at 100,000 lessons).
+func (ix *Index) verified(st *SyncStats, whole bool) *view {
+	var err error
+	if whole {
+		err = ix.cat.verify()
+	} else {
+		err = ix.cat.delta.verify()
+	}
+	if ix.cat.span() > 0 && err != nil {
 		ix.catBad, st.LexicalRebuilt = true, true
 		ix.cat.close()
 		ix.cat = emptyView()

@@ -67,6 +67,14 @@ type lexDoc struct {
 // tokens of 100 runes or more dropped, English possessives stripped, lower
 // case, English stop words dropped, Porter stemming.
 var englishAnalyzer = sync.OnceValue(func() analysis.Analyzer {
+	a := *unstemmedAnalyzer()
+	a.TokenFilters = append(slices.Clip(a.TokenFilters), porter.NewPorterStemmer())
+	return &a
+})
+
+// unstemmedAnalyzer is englishAnalyzer but for its last filter, the Porter
+// stemmer, which a termCache applies once per distinct word.
+var unstemmedAnalyzer = sync.OnceValue(func() *analysis.DefaultAnalyzer {
 	stops := analysis.NewTokenMap()
 	_ = stops.LoadBytes(en.EnglishStopWords) // a compiled-in list: cannot fail
 	return &analysis.DefaultAnalyzer{
@@ -76,7 +84,6 @@ var englishAnalyzer = sync.OnceValue(func() analysis.Analyzer {
 			en.NewPossessiveFilter(),
 			lowercase.NewLowerCaseFilter(),
 			stop.NewStopTokensFilter(stops),
-			porter.NewPorterStemmer(),
 		},
 	}
 })
@@ -90,6 +97,46 @@ func analyze(text string) []string {
 	out := make([]string, len(toks))
 	for i, t := range toks {
 		out[i] = string(t.Term)
+	}
+	return out
+}
+
+// termCache is analyze for many texts (one goroutine's share of a sync):
+// each distinct word is stemmed once, and its term is one string shared by
+// every lesson holding it. A rebuild of 100,000 lessons stemmed every word
+// of every lesson and kept a string per occurrence.
+type termCache struct {
+	stems map[string]string // a word as the stemmer gets it → its term
+	stem  analysis.TokenFilter
+	one   analysis.TokenStream
+}
+
+// maxCachedTerms bounds a termCache: past it, new words are stemmed every
+// time (same terms).
+const maxCachedTerms = 1 << 20
+
+func newTermCache() *termCache {
+	return &termCache{stems: map[string]string{}, stem: porter.NewPorterStemmer(), one: analysis.TokenStream{&analysis.Token{}}}
+}
+
+// analyze is analyze(text), by way of the cache.
+func (c *termCache) analyze(text string) []string {
+	if text == "" {
+		return nil
+	}
+	toks := unstemmedAnalyzer().Analyze([]byte(text))
+	out := make([]string, len(toks))
+	for i, t := range toks {
+		term, ok := c.stems[string(t.Term)]
+		if !ok {
+			word := string(t.Term)
+			*c.one[0] = *t
+			term = string(c.stem.Filter(c.one)[0].Term)
+			if len(c.stems) < maxCachedTerms {
+				c.stems[word] = term
+			}
+		}
+		out[i] = term
 	}
 	return out
 }
@@ -132,9 +179,16 @@ func countTerms(terms []string) fieldTerms {
 // analyzeDoc analyses d's text fields. The whole-text field is the
 // concatenation of the others' token streams (with the body's), which is
 // what analysing the joined text gives: the tokenizer splits at the joins.
-func analyzeDoc(d lexDoc) docTerms {
-	title, gist, body := analyze(d.Title), analyze(d.Gist), analyze(d.Body)
-	tags := analyze(strings.Join(d.Tags, " "))
+func analyzeDoc(d lexDoc) docTerms { return analyzeDocWith(nil, d) }
+
+// analyzeDocWith is analyzeDoc by way of c (nil: none).
+func analyzeDocWith(c *termCache, d lexDoc) docTerms {
+	an := analyze
+	if c != nil {
+		an = c.analyze
+	}
+	title, gist, body := an(d.Title), an(d.Gist), an(d.Body)
+	tags := an(strings.Join(d.Tags, " "))
 	all := make([]string, 0, len(title)+len(gist)+len(body)+len(tags))
 	all = append(append(append(append(all, title...), gist...), body...), tags...)
 	var dt docTerms

@@ -72,14 +72,15 @@ func (s *syncSet) fill(todo []string) {
 // the delta is due for a merge and merging is allowed, a new base of every
 // lesson (writeBase). The vectors of new or changed lessons are embedded
 // likewise (syncVectors). read, when set, supplies the lessons an entry
-// lacks when their text is needed. The caller holds ix.mu and the lock.
-func (ix *Index) apply(st *SyncStats, entries []syncEntry, read func([]string) []domain.Lesson, stamp string) error {
+// lacks when their text is needed; whole has the base's checksum checked
+// (see verified). The caller holds ix.mu and the lock.
+func (ix *Index) apply(st *SyncStats, entries []syncEntry, read func([]string) []domain.Lesson, stamp string, whole bool) error {
 	set, err := newSyncSet(entries, read)
 	if err != nil {
 		return err
 	}
 	st.Lessons = len(set.ids)
-	v := ix.verified(st)
+	v := ix.verified(st, whole)
 	refit := ix.refitDue(len(set.ids))
 	full := ix.catBad || v.screen != ix.opts.ScreenID || v.base.len() == 0
 	merged := false
@@ -99,11 +100,51 @@ func (ix *Index) apply(st *SyncStats, entries []syncEntry, read func([]string) [
 		}
 	}
 	if full {
+		// A new base copies the old base's postings: its checksum is
+		// checked first (a corrupt base is rebuilt from the lessons).
+		v = ix.verified(st, true)
+		if !serialForTest && ix.vectorsApart(set, refit) {
+			return ix.writeBoth(st, v, set, stamp, refit)
+		}
 		if merged, err = ix.writeBase(st, v, set, stamp); err != nil {
 			return err
 		}
 	}
 	return ix.syncVectors(st, set, refit, merged)
+}
+
+// vectorsApart reports whether syncVectors can run beside writeBase: it
+// writes a new sidecar base whatever writeBase does (no sidecar yet, a
+// dropped one, a refit), and every lesson is read, so neither reads any
+// more (set.fill) and they share nothing but set, which both only read.
+func (ix *Index) vectorsApart(set *syncSet, refit bool) bool {
+	if ix.vec.dim <= 0 || !(ix.vecBad || ix.vec.base.len() == 0 || refit) {
+		return false
+	}
+	for _, e := range set.es {
+		if e.lesson == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// writeBoth is writeBase and syncVectors at once (a rebuild: the catalog's
+// encoding and the sidecar's, each mostly one goroutine's work, overlap
+// the other's analysis and embedding). They write different fields of st.
+func (ix *Index) writeBoth(st *SyncStats, v *view, set *syncSet, stamp string, refit bool) error {
+	var verr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		verr = ix.syncVectors(st, set, refit, true)
+	}()
+	_, err := ix.writeBase(st, v, set, stamp)
+	<-done
+	if err != nil {
+		return err
+	}
+	return verr
 }
 
 // refitDue reports whether the embedder is corpus-fitted and due for a
@@ -142,6 +183,10 @@ type deltaPlan struct {
 	tomb    []int        // base ordinals no longer live
 	live    int
 	removed int
+	// sums, when summed, are the live lessons' field length sums, moved by
+	// the change from the old delta's (else writeDelta counts them).
+	sums   [numFields]uint64
+	summed bool
 }
 
 // planDelta places each lesson: unchanged in the base (it stays there),
@@ -208,10 +253,15 @@ func fillDoc(doc *catalogDoc, c *catalog, o int, l *domain.Lesson) {
 
 // analyse runs the lexical analysis of docs[i] for i in fresh.
 func (ix *Index) analyse(docs []catalogDoc, fresh []int, set *syncSet) {
-	parallel(len(fresh), func(_, lo, hi int) {
+	var caches [parallelParts]*termCache
+	parallel(len(fresh), func(part, lo, hi int) {
+		if caches[part] == nil {
+			caches[part] = newTermCache()
+		}
+		c := caches[part]
 		for _, i := range fresh[lo:hi] {
 			l := set.get(docs[i].id).lesson
-			docs[i].terms = analyzeDoc(lexDoc{Title: l.Title, Gist: l.Gist, Body: l.Body, Tags: l.Tags})
+			docs[i].terms = analyzeDocWith(c, lexDoc{Title: l.Title, Gist: l.Gist, Body: l.Body, Tags: l.Tags})
 		}
 	})
 }
@@ -256,13 +306,19 @@ func (ix *Index) writeDelta(st *SyncStats, v *view, d *deltaPlan, stamp string) 
 		ids[doc.id] = true
 	}
 	back := findBacklinks(v.base, dead, ids)
-	file := encodeDelta(v.base, raw, d.live, liveSums(v.base, dcat, dead), d.tomb, back)
+	sums := d.sums
+	if !d.summed {
+		sums = liveSums(v.base, dcat, dead)
+	}
+	file := encodeDelta(v.base, raw, d.live, sums, d.tomb, back)
 	next, err := parseDelta(file, v.base)
 	if err != nil {
 		return fmt.Errorf("sync index: %w", err)
 	}
 	if ix.dir != "" && !ix.fallback {
-		if err := memfs.WriteFileAtomic(filepath.Join(ix.dir, deltaName), file, 0o644); err != nil {
+		// Not synced (deltaWrite): a delta lost or torn by a power cut is
+		// refused at open, and the older state it leaves is synced again.
+		if err := memfs.WriteFileAtomic(filepath.Join(ix.dir, deltaName), file, 0o644, deltaWrite); err != nil {
 			return fmt.Errorf("sync index: %w (delete %s to rebuild the index)", err, ix.dir)
 		}
 	}
@@ -425,7 +481,7 @@ func (ix *Index) syncVectors(st *SyncStats, set *syncSet, refit, merged bool) er
 	}
 	file, err := encodeVecDelta(ix.vec.base, ix.vec.delta, dead)
 	if err == nil {
-		err = memfs.WriteFileAtomic(filepath.Join(ix.dir, vecDeltaName), file, 0o644)
+		err = memfs.WriteFileAtomic(filepath.Join(ix.dir, vecDeltaName), file, 0o644, deltaWrite)
 	}
 	if err != nil {
 		return fmt.Errorf("sync index: %w (delete %s to rebuild the index)", err, ix.dir)

@@ -29,10 +29,13 @@ import (
 //	| u32 count | tombstones × u32 base rows, increasing
 //	| count × (u16 len + lesson id, u16 len + content hash), ids increasing
 //	| zero padding to a multiple of 4 | u32 CRC-32 (IEEE) of all before
-//	| count × dim float32, row-major
+//	| count × dim float32, row-major | u32 CRC-32 (IEEE) of the rows
+//
+// (The rows' checksum is format 2: the delta is written without an fsync,
+// see deltaWrite, and its rows are copied into every later delta.)
 const (
 	vecDeltaMagic  = "BORGVDL1"
-	vecDeltaFormat = 1
+	vecDeltaFormat = 2
 	vecDeltaName   = "vectors.delta"
 )
 
@@ -247,7 +250,8 @@ func decodeVecDelta(raw []byte, base *vectorStore) (*vectorStore, []int, error) 
 	r.off = (r.off + 3) &^ 3
 	end := r.off
 	sum := r.u32()
-	if r.err != nil || crc32.ChecksumIEEE(raw[:end]) != sum || len(raw)-r.off != 4*count*dim {
+	if r.err != nil || crc32.ChecksumIEEE(raw[:end]) != sum || len(raw)-r.off != 4*count*dim+4 ||
+		crc32.ChecksumIEEE(raw[r.off:len(raw)-4]) != binary.LittleEndian.Uint32(raw[len(raw)-4:]) {
 		return nil, nil, errors.New("decode vector delta: checksum mismatch or truncated")
 	}
 	vec := make([]float32, dim)
@@ -290,10 +294,11 @@ func encodeVecDelta(base, d *vectorStore, dead []int) ([]byte, error) {
 		out = append(out, 0)
 	}
 	out = le.AppendUint32(out, crc32.ChecksumIEEE(out))
+	rows := len(out)
 	for _, i := range perm {
 		for _, col := range d.cols {
 			out = le.AppendUint32(out, math.Float32bits(col[i]))
 		}
 	}
-	return out, nil
+	return le.AppendUint32(out, crc32.ChecksumIEEE(out[rows:])), nil
 }

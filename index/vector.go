@@ -1,7 +1,6 @@
 package index
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -12,7 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -383,13 +382,17 @@ var nativeLittleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
 // save writes the sidecar with memfs.WriteFileAtomic.
 func (s *vectorStore) save(path string) error {
-	var buf bytes.Buffer
-	buf.Grow(64 + len(s.ids)*(24+6*s.dim))
-	w := bufio.NewWriterSize(&buf, 1<<16)
-	if err := s.encode(w); err != nil {
-		return fmt.Errorf("save vector sidecar: %w", err)
+	// The whole file's size, so the buffer is allocated once (a buffer
+	// grown by doubling copied 300 MB twice at 100,000 lessons).
+	size := 64 + len(s.embedderID) + len(s.state) + len(s.ids)*(4+6*s.dim)
+	for i, id := range s.ids {
+		size += len(id) + len(s.hashes[i])
 	}
-	if err := w.Flush(); err != nil {
+	// Encoded straight into it: the blocks encode writes are large
+	// already, and a buffered writer in between copied every byte twice.
+	var buf bytes.Buffer
+	buf.Grow(size)
+	if err := s.encode(&buf); err != nil {
 		return fmt.Errorf("save vector sidecar: %w", err)
 	}
 	if err := memfs.WriteFileAtomic(path, buf.Bytes(), 0o644); err != nil {
@@ -398,7 +401,7 @@ func (s *vectorStore) save(path string) error {
 	return nil
 }
 
-func (s *vectorStore) encode(w *bufio.Writer) error {
+func (s *vectorStore) encode(w io.Writer) error {
 	var hdr bytes.Buffer
 	hdr.WriteString(sidecarMagic)
 	le := binary.LittleEndian
@@ -415,7 +418,7 @@ func (s *vectorStore) encode(w *bufio.Writer) error {
 	for i := range perm {
 		perm[i] = i
 	}
-	sort.Slice(perm, func(a, b int) bool { return s.ids[perm[a]] < s.ids[perm[b]] })
+	slices.SortFunc(perm, func(a, b int) int { return strings.Compare(s.ids[a], s.ids[b]) })
 	for _, i := range perm {
 		id := s.ids[i]
 		if len(id) > math.MaxUint16 || len(s.hashes[i]) > math.MaxUint16 {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+
+	"github.com/zricethezav/gitleaks/v8/report"
 )
 
 // This file and secretrules.go are the only importers of gitleaks: its
@@ -57,6 +59,23 @@ func FindSecret(text string) (kind string, found bool) {
 		return "", false
 	}
 	lower := strings.ToLower(text)
+	if kind, found := ownSecret(text, lower); found {
+		return kind, true
+	}
+	rs, err := rules()
+	if err != nil {
+		return "scanner unavailable", true
+	}
+	findings, err := rs.findings(text, lower)
+	if err != nil {
+		return "scanner unavailable", true
+	}
+	return firstFinding(findings)
+}
+
+// ownSecret is FindSecret by our own rules alone (lower is text's lower
+// case).
+func ownSecret(text, lower string) (kind string, found bool) {
 	for _, r := range ownRules() {
 		if !containsAny(lower, r.need) {
 			continue
@@ -68,22 +87,25 @@ func FindSecret(text string) (kind string, found bool) {
 			return r.name, true
 		}
 	}
-	rs, err := rules()
-	if err != nil {
-		return "scanner unavailable", true
-	}
-	d, err := rs.detector(lower)
-	if err != nil {
-		return "scanner unavailable", true
-	}
-	findings := d.DetectString(text)
+	return "", false
+}
+
+// firstFinding is the rule of the first finding in the text (of two at one
+// place, the rule id first in order), so the answer depends neither on the
+// rules' order nor on which rules a detector held.
+func firstFinding(findings []report.Finding) (kind string, found bool) {
 	if len(findings) == 0 {
 		return "", false
 	}
-	// The first in the text, so the answer does not depend on rule order.
 	best := findings[0]
 	for _, f := range findings[1:] {
-		if f.StartLine < best.StartLine || f.StartLine == best.StartLine && f.StartColumn < best.StartColumn {
+		if f.StartLine != best.StartLine {
+			if f.StartLine < best.StartLine {
+				best = f
+			}
+			continue
+		}
+		if f.StartColumn < best.StartColumn || f.StartColumn == best.StartColumn && f.RuleID < best.RuleID {
 			best = f
 		}
 	}

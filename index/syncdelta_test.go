@@ -1,0 +1,225 @@
+package index
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/borg-memory/borg/domain"
+)
+
+// TestSyncDeltaSameFiles: SyncChanged's fast path (syncDelta) writes the
+// index files syncChanged writes for the same change, byte for byte, and
+// says the same about it: lessons added, rewritten, touched, removed, and
+// changed files that cannot be read, with merges deferred (a hook) and
+// allowed (the fast path then steps aside when one is due).
+func TestSyncDeltaSameFiles(t *testing.T) {
+	for _, deferMerge := range []bool{true, false} {
+		t.Run(fmt.Sprintf("defer=%v", deferMerge), func(t *testing.T) {
+			seed := uint64(time.Now().UnixNano())
+			t.Logf("seed %d", seed)
+			testSyncDeltaSameFiles(t, seed, deferMerge)
+		})
+	}
+}
+
+func testSyncDeltaSameFiles(t *testing.T, seed uint64, deferMerge bool) {
+	c := newSegCorpus(seed)
+	const n = 120
+	files := newFileSet()
+	clock := int64(1000)
+	put := func(l domain.Lesson) FileStamp {
+		clock++
+		files.lessons[l.ID] = l
+		f := FileStamp{ID: l.ID, ModTime: clock, Size: int64(len(l.Body))}
+		files.stamps[l.ID] = f
+		return f
+	}
+	for i := range n {
+		put(c.lesson(i, n))
+	}
+	open := func(dir string) *Index {
+		ix, err := Open(dir, NewNGramEmbedder(NGramOptions{}), Options{DeferMerge: deferMerge})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ix
+	}
+	fastDir, slowDir := t.TempDir(), t.TempDir()
+	fast, slow := open(fastDir), open(slowDir)
+	defer func() { fast.Close(); slow.Close() }()
+	slow.noFastSync = true
+	for _, ix := range []*Index{fast, slow} {
+		if _, err := ix.SyncFiles(files.listing(), files.read, "s0", false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for round := range 40 {
+		var changed []FileStamp
+		var removed []string
+		seen := map[string]bool{}
+		for range 1 + c.r.IntN(6) {
+			i := c.r.IntN(n + 10)
+			id := fmt.Sprintf("lesson-%03d", i)
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
+			switch c.r.IntN(6) {
+			case 0: // archived or deleted
+				if _, ok := files.stamps[id]; ok {
+					delete(files.lessons, id)
+					delete(files.stamps, id)
+					removed = append(removed, id)
+				}
+			case 1: // touched: a new stamp, the same content
+				if f, ok := files.stamps[id]; ok {
+					clock++
+					f.ModTime = clock
+					files.stamps[id] = f
+					changed = append(changed, f)
+				}
+			case 2: // a changed file that cannot be read
+				clock++
+				delete(files.lessons, id)
+				delete(files.stamps, id)
+				changed = append(changed, FileStamp{ID: id, ModTime: clock, Size: 7})
+			default: // added or rewritten
+				changed = append(changed, put(c.lesson(i, n)))
+			}
+		}
+		since, stamp := fmt.Sprintf("s%d", round), fmt.Sprintf("s%d", round+1)
+		var got [2]FileSync
+		for k, ix := range []*Index{fast, slow} {
+			files.reads = nil
+			fs, err := ix.SyncChanged(since, slices.Clone(changed), slices.Clone(removed), files.read, stamp)
+			if err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+			fs.Read = nil
+			slices.Sort(fs.Removed)
+			got[k] = fs
+		}
+		if fmt.Sprint(got[0]) != fmt.Sprint(got[1]) {
+			t.Fatalf("round %d: the fast path says %+v, syncChanged %+v", round, got[0], got[1])
+		}
+		for _, name := range []string{catalogName, deltaName, sidecarName, vecDeltaName} {
+			a, errA := os.ReadFile(filepath.Join(fastDir, name))
+			b, errB := os.ReadFile(filepath.Join(slowDir, name))
+			if (errA == nil) != (errB == nil) || !bytes.Equal(a, b) {
+				t.Fatalf("round %d: %s differs (%d bytes, %v; syncChanged %d bytes, %v)", round, name, len(a), errA, len(b), errB)
+			}
+		}
+		sameSearches(t, fast, slow, corpusQueries)
+	}
+	if fast.fastSyncs < 20 {
+		t.Fatalf("the fast path took %d of 40 syncs", fast.fastSyncs)
+	}
+	if err := Verify(fastDir, fast.emb); err != nil {
+		t.Fatalf("verify: %v", err)
+	}
+}
+
+// TestFindBacklinks: the pass over link records finds the lessons a pass
+// over every lesson's links finds.
+func TestFindBacklinks(t *testing.T) {
+	c := newSegCorpus(7)
+	const n = 300
+	ix, err := NewMemory(NewNGramEmbedder(NGramOptions{NoIDF: true}), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ls []domain.Lesson
+	for i := range n {
+		ls = append(ls, c.lesson(i, n))
+	}
+	if _, err := ix.Sync(ls); err != nil {
+		t.Fatal(err)
+	}
+	base := ix.cat.base
+	dead := make([]bool, base.len())
+	for o := range dead {
+		dead[o] = c.r.IntN(5) == 0
+	}
+	for _, ids := range []map[string]bool{{"lesson-001": true}, {"lesson-300": true, "lesson-305": true, "lesson-010": true}, {"x": true}} {
+		var want []int
+		for o := 0; o < base.len(); o++ {
+			if !dead[o] && slices.ContainsFunc(base.lessonLinks(o), func(k domain.LessonLink) bool { return ids[k.Target] }) {
+				want = append(want, o)
+			}
+		}
+		if got := findBacklinks(base, dead, ids); !slices.Equal(got, want) {
+			t.Fatalf("findBacklinks(%v) = %v, want %v", ids, got, want)
+		}
+	}
+}
+
+// TestTornDeltaRefused: a delta segment torn anywhere (it is written
+// without an fsync) is refused at open, leaving the base and its stamp,
+// and the next sync from that stamp brings the index back to what an
+// untorn twin holds.
+func TestTornDeltaRefused(t *testing.T) {
+	for _, name := range []string{deltaName, vecDeltaName} {
+		t.Run(name, func(t *testing.T) {
+			c := newSegCorpus(5)
+			files := newFileSet()
+			for i := range 60 {
+				l := c.lesson(i, 60)
+				files.lessons[l.ID] = l
+				files.stamps[l.ID] = FileStamp{ID: l.ID, ModTime: 1, Size: int64(i)}
+			}
+			changed := c.lesson(3, 60)
+			open := func(dir string) *Index {
+				ix, err := Open(dir, NewNGramEmbedder(NGramOptions{}), Options{DeferMerge: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return ix
+			}
+			dirs := [2]string{t.TempDir(), t.TempDir()}
+			for _, dir := range dirs {
+				ix := open(dir)
+				if _, err := ix.SyncFiles(files.listing(), files.read, "s0", false); err != nil {
+					t.Fatal(err)
+				}
+				ix.Close()
+			}
+			files.lessons[changed.ID] = changed
+			files.stamps[changed.ID] = FileStamp{ID: changed.ID, ModTime: 2, Size: 3}
+			var ixs [2]*Index
+			for k, dir := range dirs {
+				ix := open(dir)
+				if _, err := ix.SyncChanged("s0", []FileStamp{files.stamps[changed.ID]}, nil, files.read, "s1"); err != nil {
+					t.Fatal(err)
+				}
+				ix.Close()
+				ixs[k] = ix
+			}
+			path := filepath.Join(dirs[0], name)
+			raw, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw[len(raw)-6] ^= 0x10 // the last rows or postings
+			if err := os.WriteFile(path, raw, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for k, dir := range dirs {
+				ixs[k] = open(dir)
+				defer ixs[k].Close()
+			}
+			torn := ixs[0]
+			if name == deltaName && torn.Stamp() != "s0" {
+				t.Fatalf("a torn catalog delta: stamp %q, want the base's s0", torn.Stamp())
+			}
+			if _, err := torn.SyncFiles(files.listing(), files.read, "s1", false); err != nil {
+				t.Fatal(err)
+			}
+			sameSearches(t, torn, ixs[1], corpusQueries)
+		})
+	}
+}
