@@ -57,8 +57,9 @@ func benchStore(b *testing.B, bin string) string {
 		return dir
 	}
 	nl, ne := benchSizes()
-	// v2: the log is committed (v1 stores lost theirs to the first reset).
-	dir := filepath.Join(os.TempDir(), fmt.Sprintf("borg-bench-store-v2-%d-%d", nl, ne))
+	// v3: the log is committed (v1 stores lost theirs to the first reset)
+	// and its events name their engineer (v2's did not).
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("borg-bench-store-v3-%d-%d", nl, ne))
 	if _, err := os.Stat(filepath.Join(dir, ".borg", "bench-ready")); err == nil {
 		return dir
 	}
@@ -103,12 +104,16 @@ func benchStore(b *testing.B, bin string) string {
 	}
 	w := bufio.NewWriter(f)
 	ms := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
+	// Every event names its engineer, as a hook's does: a line whose
+	// claimed author is not its committer's makes the summary cache
+	// rebuild when borg learn commits it (attribution moves it).
+	author := memfs.HashEngineer("bench@example.com")
 	kinds := []domain.EventKind{domain.KindAsked, domain.KindChanged, domain.KindIgnored, domain.KindTested}
 	for i, sess := 0, 0; i < ne; sess++ {
 		s := fmt.Sprintf("s-%016x", sess)
 		ms += 60000
 		for k := 0; k < 10 && i < ne; k, i = k+1, i+1 {
-			e := domain.Event{MS: ms + int64(k), Session: s, Kind: domain.KindSession}
+			e := domain.Event{MS: ms + int64(k), Session: s, Kind: domain.KindSession, Author: author}
 			if k > 0 {
 				e.Kind, e.Lesson = kinds[r.Intn(len(kinds))], ids[r.Intn(len(ids))]
 			}
