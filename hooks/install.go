@@ -535,11 +535,11 @@ func dropBackup(dir, path string) {
 // through memfs.WriteFileAtomic, borg's one atomic write: a temp file
 // beside path, given mode exactly (a hook keeps its executable bit), synced
 // and renamed in.
-func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
+func writeFileAtomic(path string, data []byte, mode os.FileMode, opts ...memfs.WriteOption) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", filepath.Dir(path), err)
 	}
-	return memfs.WriteFileAtomic(path, data, mode)
+	return memfs.WriteFileAtomic(path, data, mode, opts...)
 }
 
 // commandQuote quotes borg's path for a hook command an agent or git runs

@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/borg-memory/borg/domain"
+	"github.com/borg-memory/borg/memfs"
 )
 
 // CommitLog records, on this machine, which agent session made which commit
@@ -87,7 +88,7 @@ func (s StateStore) MarkActive(repo, session string) error {
 	if repo == "" {
 		return nil
 	}
-	return writeFileAtomic(s.latestPath(repo), []byte(session), 0o644)
+	return writeFileAtomic(s.latestPath(repo), []byte(session), 0o644, memfs.NoSync()) // as the session state
 }
 
 // Latest returns the latest active session of repo, or "".

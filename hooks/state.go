@@ -122,7 +122,10 @@ func (s StateStore) Update(session string, deadline time.Time, fn func(st *Sessi
 	if err != nil {
 		return fmt.Errorf("encode session state: %w", err)
 	}
-	return writeFileAtomic(s.path(session), data, 0o644)
+	// Not synced: the hooks write it at every turn, and a power cut that
+	// loses the last write leaves the state before it (or, torn, a fresh
+	// session: Load), never a hook that fails.
+	return writeFileAtomic(s.path(session), data, 0o644, memfs.NoSync())
 }
 
 // Load reads a session's state; a missing or unreadable file is a fresh
