@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -104,10 +103,6 @@ func keyOfLine(line []byte) lineKey {
 	return k
 }
 
-// attribLines maps each committed line to the index of the commit that
-// first added it.
-type attribLines map[lineKey]uint32
-
 func (s *Store) readAttribState() *attribState {
 	data, err := os.ReadFile(filepath.Join(s.dir, filepath.FromSlash(attribFile)))
 	if err != nil {
@@ -120,64 +115,19 @@ func (s *Store) readAttribState() *attribState {
 	return &st
 }
 
-// readAttribLines reads the commits and the line map of the refresh at
-// commit; nil when missing, corrupt or of another refresh.
-func (s *Store) readAttribLines(commit string) ([]CommitInfo, attribLines) {
-	data, err := os.ReadFile(filepath.Join(s.dir, filepath.FromSlash(attribLinesFile)))
-	if err != nil {
-		return nil, nil
-	}
-	head, data, ok := bytes.Cut(data, []byte{'\n'})
-	var h struct {
-		Commit  string       `json:"commit"`
-		Commits []CommitInfo `json:"commits"`
-	}
-	if !ok || json.Unmarshal(head, &h) != nil || h.Commit != commit || len(data)%20 != 0 {
-		return nil, nil
-	}
-	m := make(attribLines, len(data)/20)
-	for i := 0; i < len(data); i += 20 {
-		var k lineKey
-		copy(k[:], data[i:i+16])
-		c := binary.LittleEndian.Uint32(data[i+16:])
-		if int(c) >= len(h.Commits) {
-			return nil, nil
-		}
-		m[k] = c
-	}
-	return h.Commits, m
-}
-
-func (s *Store) writeAttrib(st *attribState, lines attribLines) error {
-	keys := make([]lineKey, 0, len(lines))
-	for k := range lines {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b lineKey) int { return bytes.Compare(a[:], b[:]) })
-	lhead, err := json.Marshal(struct {
-		Commit  string       `json:"commit"`
-		Commits []CommitInfo `json:"commits"`
-	}{st.Commit, st.Commits})
-	if err != nil {
-		return err
-	}
-	buf := make([]byte, 0, len(lhead)+1+20*len(keys))
-	buf = append(append(buf, lhead...), '\n')
-	for _, k := range keys {
-		buf = append(buf, k[:]...)
-		buf = binary.LittleEndian.AppendUint32(buf, lines[k])
-	}
-	head, err := json.Marshal(st)
-	if err != nil {
-		return err
-	}
+// writeAttrib writes the line table, then the state that names its
+// refresh: a state whose lines are missing or of another refresh is
+// recomputed from scratch (readAttribLines checks).
+func (s *Store) writeAttrib(st *attribState, lines *lineTable) error {
 	dir := filepath.Join(s.dir, filepath.FromSlash(cacheDir))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	// The lines first: a state whose lines are missing or of another
-	// refresh is recomputed from scratch (readAttribLines checks).
-	if err := writeAtomic(s, filepath.Join(s.dir, filepath.FromSlash(attribLinesFile)), buf); err != nil {
+	if err := s.writeLines(st, lines); err != nil {
+		return err
+	}
+	head, err := json.Marshal(st)
+	if err != nil {
 		return err
 	}
 	return writeAtomic(s, filepath.Join(s.dir, filepath.FromSlash(attribFile)), head)
@@ -199,7 +149,7 @@ func (s *Store) refreshAttribution(ctx context.Context) error {
 		return nil
 	}
 	st := &attribState{Version: attribVersion, Commit: head, Files: map[string]*fileAttrib{}}
-	var lines attribLines
+	var lines *lineTable
 	touched := map[string]bool{}
 	from := ""
 	if old != nil && old.Commit != "" && head != "" {
@@ -208,22 +158,24 @@ func (s *Store) refreshAttribution(ctx context.Context) error {
 			st.Commits = commits
 			from = old.Commit
 		} else {
+			lines.close()
 			lines = nil
 		}
 	}
 	if lines == nil {
-		lines = attribLines{}
+		lines = newLineTable()
 	}
+	defer lines.close()
 	if head != "" && from != head {
 		rev := head
 		if from != "" {
 			rev = from + ".." + head
 		}
 		index := map[string]uint32{}
-		err := gitAddedLines(ctx, s.dir, rev, func(a addedLine) {
+		add := func(a addedLine) {
 			touched[a.File] = true
 			k := keyOfLine(a.Line)
-			if _, ok := lines[k]; ok {
+			if _, ok := lines.get(k); ok {
 				return
 			}
 			c, ok := index[a.Commit]
@@ -232,8 +184,17 @@ func (s *Store) refreshAttribution(ctx context.Context) error {
 				st.Commits = append(st.Commits, CommitInfo{Hash: a.Commit, Author: commitAuthor(a.Email), MS: a.MS})
 				index[a.Commit] = c
 			}
-			lines[k] = c
-		})
+			lines.put(k, c)
+		}
+		err := errSlowPath
+		if from != "" && !attribSlowOnly {
+			err = s.fastAddedLines(from, head, add)
+		}
+		if errors.Is(err, errSlowPath) {
+			err = gitAddedLines(ctx, s.dir, rev, add)
+		} else if err == nil {
+			fastAttribUsed.Add(1)
+		}
 		if err != nil {
 			return err
 		}
@@ -289,7 +250,7 @@ func (s *Store) attribValid(name string, fa *fileAttrib) bool {
 // committer keeps it (the first commit that added it does not change);
 // when the new commits did not touch the file, only the lines past
 // prev.Size are read.
-func (s *Store) attribFile(name string, prev *fileAttrib, touched bool, commits []CommitInfo, lines attribLines) (*fileAttrib, error) {
+func (s *Store) attribFile(name string, prev *fileAttrib, touched bool, commits []CommitInfo, lines *lineTable) (*fileAttrib, error) {
 	fa := &fileAttrib{}
 	var start int64
 	if prev != nil && !s.attribValid(name, prev) {
@@ -328,7 +289,7 @@ func (s *Store) attribFile(name string, prev *fileAttrib, touched bool, commits 
 			}
 		}
 		if by == asWritten || by == Unattributed {
-			if c, ok := lines[keyOfLine(line)]; ok && len(bytes.TrimSpace(line)) > 0 {
+			if c, ok := lines.get(keyOfLine(line)); ok && len(bytes.TrimSpace(line)) > 0 {
 				by = commits[c].Author
 			} else {
 				by = asWritten
@@ -510,10 +471,14 @@ func (s *Store) CommittedLines(ctx context.Context, fn func(CommittedLine)) erro
 		return fmt.Errorf("attribute log lines: %w", err)
 	}
 	st := s.readAttribState()
-	var lines attribLines
+	lines := newLineTable()
 	if st != nil {
-		st.Commits, lines = s.readAttribLines(st.Commit)
+		var l *lineTable
+		if st.Commits, l = s.readAttribLines(st.Commit); l != nil {
+			lines = l
+		}
 	}
+	defer lines.close()
 	files, err := s.sharedLogFiles()
 	if err != nil {
 		return err
@@ -532,7 +497,7 @@ func (s *Store) CommittedLines(ctx context.Context, fn func(CommittedLine)) erro
 				continue
 			}
 			cl := CommittedLine{File: name, Line: i + 1, Event: e}
-			if c, ok := lines[keyOfLine(line)]; ok {
+			if c, ok := lines.get(keyOfLine(line)); ok {
 				cl.Commit = &st.Commits[c]
 			}
 			fn(cl)

@@ -1,0 +1,180 @@
+package memfs
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/borg-memory/borg/domain"
+)
+
+// attribSnapshot renders the cached attribution (runs, commits and every
+// line's commit) so two refreshes can be compared.
+func attribSnapshot(t *testing.T, s *Store) string {
+	t.Helper()
+	st := s.readAttribState()
+	if st == nil {
+		t.Fatal("no attribution cached")
+	}
+	commits, lines := s.readAttribLines(st.Commit)
+	if lines == nil {
+		t.Fatal("no line table cached")
+	}
+	defer lines.close()
+	var b strings.Builder
+	files, _ := json.Marshal(st.Files)
+	fmt.Fprintf(&b, "commit %s\nfiles %s\n", st.Commit, files)
+	for _, c := range commits {
+		fmt.Fprintf(&b, "c %s %s %d\n", c.Hash, c.Author, c.MS)
+	}
+	var keys []string
+	lines.each(func(k lineKey, c uint32) {
+		keys = append(keys, fmt.Sprintf("%s %d", hex.EncodeToString(k[:]), c))
+	})
+	slices.Sort(keys)
+	b.WriteString(strings.Join(keys, "\n"))
+	return b.String()
+}
+
+// TestAttributionFastPathMatchesGit plays a random history of appends (by
+// borg and by the git CLI), rewrites, merges and forged claims, and after
+// each step refreshes twice from the same cached state: once as commands do
+// (the in-process append check, falling back to git) and once through git
+// log -p only. Both must cache the same attribution, and the fast path must
+// have been taken.
+func TestAttributionFastPathMatchesGit(t *testing.T) {
+	emails := []string{"ada@example.com", "bob@example.com", "eve@example.com"}
+	nodes := []string{"log/n-a.jsonl", "log/n-b.jsonl", "log/n-c.jsonl"}
+	s := newTestStore(t)
+	ctx := context.Background()
+	if err := s.refreshAttribution(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(7, 11))
+	ms := int64(0)
+	line := func() string {
+		ms++
+		e := claim(ms, domain.KindChanged, fmt.Sprint("s", r.IntN(40)), emails[r.IntN(len(emails))])
+		return eventLines([]domain.Event{e})[0] + "\n"
+	}
+	read := func(dir, name string) string {
+		b, _ := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))
+		return string(b)
+	}
+	write := func(dir, name, content string) {
+		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(name)), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cacheFiles := []string{attribFile, attribLinesFile, attribTailFile}
+	defer func(n int) { tailMergeAt = n }(tailMergeAt)
+	tailMergeAt = 6 // the tail is merged into a new base now and then
+	fastBefore := fastAttribUsed.Load()
+	for step := range 40 {
+		for range 1 + r.IntN(3) {
+			who := emails[r.IntN(len(emails))]
+			name := nodes[r.IntN(len(nodes))]
+			switch op := r.IntN(10); {
+			case op < 4: // borg appends and commits
+				write(s.Dir(), name, read(s.Dir(), name)+line()+line())
+				if _, err := s.Commit("append", name); err != nil {
+					t.Fatal(err)
+				}
+			case op < 7: // the git CLI commits an append
+				write(s.Dir(), name, read(s.Dir(), name)+line())
+				gitAs(t, s.Dir(), who, "add", "log")
+				gitAs(t, s.Dir(), who, "commit", "-qm", "append", "--allow-empty")
+			case op < 8: // a rewrite: lines reordered, one slipped in
+				old := strings.SplitAfter(read(s.Dir(), name), "\n")
+				r.Shuffle(len(old), func(i, j int) { old[i], old[j] = old[j], old[i] })
+				write(s.Dir(), name, line()+strings.Join(old, ""))
+				gitAs(t, s.Dir(), who, "add", "log")
+				gitAs(t, s.Dir(), who, "commit", "-qm", "rewrite", "--allow-empty")
+			default: // a merge of a clone's append with one here
+				other := filepath.Join(t.TempDir(), "clone")
+				gitAs(t, filepath.Dir(other), who, "clone", "-q", s.Dir(), other)
+				write(other, nodes[0], read(other, nodes[0])+line())
+				gitAs(t, other, who, "add", "log")
+				gitAs(t, other, who, "commit", "-qm", "there")
+				write(s.Dir(), nodes[1], read(s.Dir(), nodes[1])+line())
+				gitAs(t, s.Dir(), who, "add", "log")
+				gitAs(t, s.Dir(), who, "commit", "-qm", "here")
+				gitAs(t, s.Dir(), who, "pull", "-q", "--no-rebase", "--no-edit", other, "HEAD")
+			}
+		}
+		saved := map[string][]byte{}
+		for _, f := range cacheFiles {
+			saved[f], _ = os.ReadFile(filepath.Join(s.Dir(), filepath.FromSlash(f)))
+		}
+		attribSlowOnly = true
+		err := s.refreshAttribution(ctx)
+		attribSlowOnly = false
+		if err != nil {
+			t.Fatal(err)
+		}
+		slow := attribSnapshot(t, s)
+		for _, f := range cacheFiles {
+			if err := os.WriteFile(filepath.Join(s.Dir(), filepath.FromSlash(f)), saved[f], 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.refreshAttribution(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if fast := attribSnapshot(t, s); fast != slow {
+			t.Fatalf("step %d: the fast path cached\n%s\n\ngit log -p cached\n%s", step, fast, slow)
+		}
+	}
+	t.Logf("the fast path served %d of 40 refreshes", fastAttribUsed.Load()-fastBefore)
+	if fastAttribUsed.Load() == fastBefore {
+		t.Fatal("the fast path was never taken")
+	}
+}
+
+// TestAttributionFastPathRefusesRewrite: a commit whose blob is not its
+// parent's followed by new lines is not taken as an append.
+func TestAttributionFastPathRefusesRewrite(t *testing.T) {
+	const ada, eve = "ada@example.com", "eve@example.com"
+	s := newTestStore(t)
+	writeLog(t, s, "log/n-ada.jsonl", []domain.Event{claim(1, domain.KindChanged, "s1", ada), claim(2, domain.KindChanged, "s2", ada)})
+	gitAs(t, s.Dir(), ada, "add", "log")
+	gitAs(t, s.Dir(), ada, "commit", "-qm", "ada")
+	from := gitAs(t, s.Dir(), ada, "rev-parse", "HEAD")
+	// Eve changes one byte inside Ada's lines and appends one of hers.
+	p := filepath.Join(s.Dir(), "log", "n-ada.jsonl")
+	data := readFile(t, p)
+	data = bytes.Replace(data, []byte(HashSession("s1")), []byte(HashSession("s9")), 1)
+	data = append(data, eventLines([]domain.Event{claim(3, domain.KindChanged, "s3", ada)})[0]+"\n"...)
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitAs(t, s.Dir(), eve, "commit", "-qam", "eve")
+	head := gitAs(t, s.Dir(), eve, "rev-parse", "HEAD")
+	if err := s.fastAddedLines(from, head, func(addedLine) {}); err != errSlowPath {
+		t.Fatalf("fast path on a rewrite: %v, want errSlowPath", err)
+	}
+	// An append is taken, with the line git would report.
+	data = append(data, eventLines([]domain.Event{claim(4, domain.KindChanged, "s4", ada)})[0]+"\n"...)
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitAs(t, s.Dir(), eve, "commit", "-qam", "eve again")
+	var got []string
+	if err := s.fastAddedLines(head, gitAs(t, s.Dir(), eve, "rev-parse", "HEAD"), func(a addedLine) {
+		got = append(got, a.Email+" "+string(a.Line))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{eve + " " + eventLines([]domain.Event{claim(4, domain.KindChanged, "s4", ada)})[0]}
+	if !slices.Equal(got, want) {
+		t.Fatalf("added %q, want %q", got, want)
+	}
+}
