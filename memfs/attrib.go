@@ -247,63 +247,84 @@ func (s *Store) attribValid(name string, fa *fileAttrib) bool {
 // attribFile attributes the whole lines of one working log file: each line
 // to the author of the commit that first added it, or asWritten. With prev
 // (the file's attribution before, still valid) a line prev gave a
-// committer keeps it (the first commit that added it does not change);
-// when the new commits did not touch the file, only the lines past
-// prev.Size are read.
+// committer keeps it (the first commit that added it does not change), so
+// only the lines prev counted as written or Unattributed are read again
+// when the new commits touched the file, and only the lines past
+// prev.Size when they did not.
 func (s *Store) attribFile(name string, prev *fileAttrib, touched bool, commits []CommitInfo, lines *lineTable) (*fileAttrib, error) {
 	fa := &fileAttrib{}
-	var start int64
 	if prev != nil && !s.attribValid(name, prev) {
 		prev = nil
-	}
-	if prev != nil && !touched {
-		fa.Runs = slices.Clone(prev.Runs)
-		start = prev.Size
 	}
 	f, err := os.Open(filepath.Join(s.dir, filepath.FromSlash(name)))
 	if err != nil {
 		return nil, err
 	}
 	defer func() { _ = f.Close() }()
-	if _, err := f.Seek(start, io.SeekStart); err != nil {
-		return nil, err
+	label := func(line []byte, end int64) {
+		by := asWritten
+		if c, ok := lines.get(keyOfLine(line)); ok && len(bytes.TrimSpace(line)) > 0 {
+			by = commits[c].Author
+		}
+		fa.Runs = appendRun(fa.Runs, end, by)
 	}
-	off := start
-	br := bufio.NewReaderSize(f, 256<<10)
-	for {
-		line, err := br.ReadBytes('\n')
-		if len(line) == 0 || (err != nil && !errors.Is(err, io.EOF)) {
-			if err != nil && !errors.Is(err, io.EOF) {
+	var start int64
+	switch {
+	case prev != nil && !touched:
+		fa.Runs = slices.Clone(prev.Runs)
+		start = prev.Size
+	case prev != nil:
+		for _, r := range prev.Runs {
+			if r.By != asWritten && r.By != Unattributed {
+				fa.Runs = appendRun(fa.Runs, r.End, r.By)
+			} else if _, err := scanLines(f, start, r.End, label); err != nil {
 				return nil, err
 			}
-			break
+			start = r.End
 		}
-		if err != nil {
-			break // a torn last line: covered once whole
-		}
-		by := asWritten
-		if prev != nil && off < prev.Size {
-			i := sort.Search(len(prev.Runs), func(i int) bool { return prev.Runs[i].End > off })
-			if i < len(prev.Runs) {
-				by = prev.Runs[i].By
-			}
-		}
-		if by == asWritten || by == Unattributed {
-			if c, ok := lines.get(keyOfLine(line)); ok && len(bytes.TrimSpace(line)) > 0 {
-				by = commits[c].Author
-			} else {
-				by = asWritten
-			}
-		}
-		off += int64(len(line))
-		fa.Runs = appendRun(fa.Runs, off, by)
 	}
-	fa.Size = off
-	fa.Head, fa.Tail, _, err = s.fingerprint(name, off)
+	if fa.Size, err = scanLines(f, start, -1, label); err != nil {
+		return nil, err
+	}
+	fa.Head, fa.Tail, _, err = s.fingerprint(name, fa.Size)
 	if err != nil {
 		return nil, err
 	}
 	return fa, nil
+}
+
+// scanLines calls fn with each whole line of f in [from, to) (to < 0: to
+// the end; a torn last line is left out) and the offset it ends at, and
+// returns where the last whole line ends. The line is valid only during fn.
+func scanLines(f *os.File, from, to int64, fn func(line []byte, end int64)) (int64, error) {
+	var r io.Reader = f
+	if to >= 0 {
+		r = io.NewSectionReader(f, from, to-from)
+	} else if _, err := f.Seek(from, io.SeekStart); err != nil {
+		return 0, err
+	}
+	br := bufio.NewReaderSize(r, 256<<10)
+	off := from
+	var long []byte
+	for {
+		line, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = append(long, line...)
+			continue
+		}
+		if len(long) > 0 {
+			line = append(long, line...)
+			long = long[:0]
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return off, nil // a torn last line: covered once whole
+			}
+			return 0, err
+		}
+		off += int64(len(line))
+		fn(line, off)
+	}
 }
 
 // appendRun extends runs to end under by, merging with the last run when

@@ -178,3 +178,87 @@ func TestAttributionFastPathRefusesRewrite(t *testing.T) {
 		t.Fatalf("added %q, want %q", got, want)
 	}
 }
+
+// TestAttribLinesTornOrLegacy: a line table torn or of another base is
+// never trusted (the attribution is computed again, the same), and one in
+// the format before the tail is read as it was.
+func TestAttribLinesTornOrLegacy(t *testing.T) {
+	const ada, eve = "ada@example.com", "eve@example.com"
+	s := newTestStore(t)
+	ctx := context.Background()
+	writeLog(t, s, "log/n-ada.jsonl", []domain.Event{claim(1, domain.KindChanged, "s1", ada), claim(2, domain.KindChanged, "s2", eve)})
+	gitAs(t, s.Dir(), ada, "add", "log")
+	gitAs(t, s.Dir(), ada, "commit", "-qm", "ada")
+	if err := s.refreshAttribution(ctx); err != nil {
+		t.Fatal(err)
+	}
+	want := attribSnapshot(t, s)
+	path := func(f string) string { return filepath.Join(s.Dir(), filepath.FromSlash(f)) }
+	damage := []struct {
+		name string
+		do   func()
+	}{
+		{"tail cut short", func() {
+			data := readFile(t, path(attribTailFile))
+			_ = os.WriteFile(path(attribTailFile), data[:len(data)-3], 0o644)
+		}},
+		{"base cut short", func() {
+			data := readFile(t, path(attribLinesFile))
+			_ = os.WriteFile(path(attribLinesFile), data[:len(data)-20], 0o644)
+		}},
+		{"base of another refresh", func() {
+			data := readFile(t, path(attribLinesFile))
+			_ = os.WriteFile(path(attribLinesFile), bytes.Replace(data, []byte(`"base":"`), []byte(`"base":"x`), 1), 0o644)
+		}},
+		{"a commit index out of range", func() {
+			data := readFile(t, path(attribLinesFile))
+			data[len(data)-1] = 0xff
+			_ = os.WriteFile(path(attribLinesFile), data, 0o644)
+		}},
+	}
+	for _, d := range damage {
+		d.do()
+		if _, l := s.readAttribLines(s.readAttribState().Commit); l != nil {
+			l.close()
+			t.Fatalf("%s: the line table was trusted", d.name)
+		}
+		// Untrusted, it is rebuilt once the state is (HEAD moves, or the
+		// state is gone).
+		_ = os.Remove(path(attribFile))
+		if err := s.refreshAttribution(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got := attribSnapshot(t, s); got != want {
+			t.Fatalf("%s: attribution\n%s\nwant\n%s", d.name, got, want)
+		}
+	}
+	// The format before the tail: one file, the tail's header and every
+	// record.
+	st := s.readAttribState()
+	commits, l := s.readAttribLines(st.Commit)
+	head, _ := json.Marshal(tailHeader{Commit: st.Commit, Commits: commits})
+	legacy := append(append(head, '\n'), mergeRecords(l.main, l.tail)...)
+	l.close()
+	if err := os.WriteFile(path(attribLinesFile), legacy, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_ = os.Remove(path(attribTailFile))
+	if got := attribSnapshot(t, s); got != want {
+		t.Fatalf("legacy table read as\n%s\nwant\n%s", got, want)
+	}
+	writeLog(t, s, "log/n-ada.jsonl", []domain.Event{claim(1, domain.KindChanged, "s1", ada), claim(2, domain.KindChanged, "s2", eve), claim(3, domain.KindChanged, "s3", ada)})
+	gitAs(t, s.Dir(), eve, "commit", "-qam", "eve")
+	before := fastAttribUsed.Load()
+	if err := s.refreshAttribution(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if fastAttribUsed.Load() == before {
+		t.Fatal("the refresh from a legacy table did not go on incrementally")
+	}
+	if _, err := os.Stat(path(attribTailFile)); err != nil {
+		t.Fatalf("no tail written after a legacy table: %v", err)
+	}
+	if got := authorsBySession(t, s); got[HashSession("s3")] != HashEngineer(eve) || got[HashSession("s2")] != HashEngineer(ada) {
+		t.Fatalf("authors after the legacy table: %v", got)
+	}
+}

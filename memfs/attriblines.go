@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -42,12 +43,11 @@ var tailMergeAt = 8192
 
 // lineTable maps committed lines to commit indexes.
 type lineTable struct {
-	base    string
-	main    []byte // the base's records
-	unmap   func()
-	tail    []byte // the tail's records
-	added   map[lineKey]uint32
-	commits int // commits known: an index must be below
+	base  string
+	main  []byte // the base's records
+	unmap func()
+	tail  []byte // the tail's records
+	added map[lineKey]uint32
 }
 
 func newLineTable() *lineTable {
@@ -134,6 +134,9 @@ func validIndexes(recs []byte, n int) bool {
 // caller closes the table.
 func (s *Store) readAttribLines(commit string) ([]CommitInfo, *lineTable) {
 	data, err := os.ReadFile(filepath.Join(s.dir, filepath.FromSlash(attribTailFile)))
+	if errors.Is(err, os.ErrNotExist) {
+		return s.readLegacyLines(commit)
+	}
 	if err != nil {
 		return nil, nil
 	}
@@ -152,7 +155,25 @@ func (s *Store) readAttribLines(commit string) ([]CommitInfo, *lineTable) {
 		unmap()
 		return nil, nil
 	}
-	return th.Commits, &lineTable{base: bh.Base, main: recs, unmap: unmap, tail: tail, added: map[lineKey]uint32{}, commits: len(th.Commits)}
+	return th.Commits, &lineTable{base: bh.Base, main: recs, unmap: unmap, tail: tail, added: map[lineKey]uint32{}}
+}
+
+// readLegacyLines reads the line table as borg wrote it before the tail
+// (one file: the tail's header, then every record sorted), so that a store
+// it attributed is not attributed again from scratch. Its base has no
+// name: the next write merges it into a new one.
+func (s *Store) readLegacyLines(commit string) ([]CommitInfo, *lineTable) {
+	data, unmap, err := mapFile(filepath.Join(s.dir, filepath.FromSlash(attribLinesFile)))
+	if err != nil {
+		return nil, nil
+	}
+	var h tailHeader
+	recs, ok := splitHeader(data, &h)
+	if !ok || h.Commit != commit || h.Base != "" || !validIndexes(recs, len(h.Commits)) {
+		unmap()
+		return nil, nil
+	}
+	return h.Commits, &lineTable{main: recs, unmap: unmap, added: map[lineKey]uint32{}}
 }
 
 // mergeRecords merges two sorted record lists (no key in both).
