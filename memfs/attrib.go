@@ -152,11 +152,19 @@ func (s *Store) refreshAttribution(ctx context.Context) error {
 	var lines *lineTable
 	touched := map[string]bool{}
 	from := ""
+	var fast []addedLine
+	fastErr := errSlowPath
 	if old != nil && old.Commit != "" && head != "" {
 		commits, l := s.readAttribLines(old.Commit)
+		// The chain fastAdded walks proves old.Commit an ancestor too, but
+		// a refresh asks git anyway: one without git fails (and readers
+		// count new lines as Unattributed) whichever path it would take.
 		if lines = l; lines != nil && (old.Commit == head || gitIsAncestor(ctx, s.dir, old.Commit, head)) {
 			st.Commits = commits
 			from = old.Commit
+			if from != head && !attribSlowOnly {
+				fast, fastErr = s.fastAdded(from, head)
+			}
 		} else {
 			lines.close()
 			lines = nil
@@ -186,16 +194,12 @@ func (s *Store) refreshAttribution(ctx context.Context) error {
 			}
 			lines.put(k, c)
 		}
-		err := errSlowPath
-		if from != "" && !attribSlowOnly {
-			err = s.fastAddedLines(from, head, add)
-		}
-		if errors.Is(err, errSlowPath) {
-			err = gitAddedLines(ctx, s.dir, rev, add)
-		} else if err == nil {
+		if from != "" && fastErr == nil {
+			for _, a := range fast {
+				add(a)
+			}
 			fastAttribUsed.Add(1)
-		}
-		if err != nil {
+		} else if err := gitAddedLines(ctx, s.dir, rev, add); err != nil {
 			return err
 		}
 	}

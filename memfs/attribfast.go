@@ -52,26 +52,14 @@ var attribSlowOnly = false
 // errSlowPath: the fast path does not apply; ask git.
 var errSlowPath = errors.New("attribution: not a plain append")
 
-// fastAddedLines calls fn, as gitAddedLines(from..head) would, with the
-// lines the commits from from (exclusive) to head added to the log files;
-// errSlowPath when it cannot tell cheaply. Nothing is passed to fn then.
-func (s *Store) fastAddedLines(from, head string, fn func(addedLine)) error {
-	if !isHash(from) || !isHash(head) || s.git == nil {
-		return errSlowPath
-	}
-	lines, err := s.fastAdded(from, head)
-	if err != nil {
-		return err
-	}
-	for _, a := range lines {
-		fn(a)
-	}
-	return nil
-}
-
-// fastAdded is fastAddedLines's work: the added lines, buffered so that a
-// late errSlowPath leaves fn uncalled.
+// fastAdded returns, as gitAddedLines(from..head) would pass them, the
+// lines the commits after from up to head added to the log files; an
+// error (errSlowPath, or one reading an object) when it cannot tell
+// cheaply: ask git then.
 func (s *Store) fastAdded(from, head string) ([]addedLine, error) {
+	if !isHash(from) || !isHash(head) || s.git == nil {
+		return nil, errSlowPath
+	}
 	var chain []*object.Commit
 	for at := plumbing.NewHash(head); at.String() != from; {
 		if len(chain) == fastAttribMax {

@@ -158,7 +158,7 @@ func TestAttributionFastPathRefusesRewrite(t *testing.T) {
 	}
 	gitAs(t, s.Dir(), eve, "commit", "-qam", "eve")
 	head := gitAs(t, s.Dir(), eve, "rev-parse", "HEAD")
-	if err := s.fastAddedLines(from, head, func(addedLine) {}); err != errSlowPath {
+	if _, err := s.fastAdded(from, head); err != errSlowPath {
 		t.Fatalf("fast path on a rewrite: %v, want errSlowPath", err)
 	}
 	// An append is taken, with the line git would report.
@@ -167,11 +167,13 @@ func TestAttributionFastPathRefusesRewrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	gitAs(t, s.Dir(), eve, "commit", "-qam", "eve again")
-	var got []string
-	if err := s.fastAddedLines(head, gitAs(t, s.Dir(), eve, "rev-parse", "HEAD"), func(a addedLine) {
-		got = append(got, a.Email+" "+string(a.Line))
-	}); err != nil {
+	added, err := s.fastAdded(head, gitAs(t, s.Dir(), eve, "rev-parse", "HEAD"))
+	if err != nil {
 		t.Fatal(err)
+	}
+	var got []string
+	for _, a := range added {
+		got = append(got, a.Email+" "+string(a.Line))
 	}
 	want := []string{eve + " " + eventLines([]domain.Event{claim(4, domain.KindChanged, "s4", ada)})[0]}
 	if !slices.Equal(got, want) {
