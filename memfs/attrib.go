@@ -31,11 +31,12 @@ import (
 // machine and count as written.
 //
 // The attribution is computed by Store.refreshAttribution from git history
-// (incrementally, from the commit it was last computed at) and cached in
-// .borg/cache: a small JSON file of per-file runs (byte ranges of the
+// (incrementally, from the commit it was last computed at; a commit that
+// only appended to log files is read in process, attribfast.go) and cached
+// in .borg/cache: a small JSON file of per-file runs (byte ranges of the
 // working log files and the author of each), which every reader of the log
-// loads, and a binary map of line hashes to commits, which only a refresh
-// and doctor read. Hooks never walk history: lines a refresh has not
+// loads, and a table of line hashes to commits (a sorted base and a small
+// sorted tail, attriblines.go), which only a refresh and doctor read. Hooks never walk history: lines a refresh has not
 // attributed yet, in another node's file after HEAD moved, count under
 // Unattributed until the next refresh.
 

@@ -40,8 +40,12 @@ import (
 // object (a packed one may be deltified: resolving it costs what git's diff
 // does), or a new blob the old one is not a prefix of (a rewrite).
 
-// fastAttribMax is the most commits the fast path walks.
-const fastAttribMax = 16
+// fastAttribMax is the most commits the fast path walks, fastAttribBytes
+// the most bytes of new lines it holds (git log -p streams them).
+const (
+	fastAttribMax   = 16
+	fastAttribBytes = 64 << 20
+)
 
 // fastAttribUsed counts the refreshes the fast path served (tests).
 var fastAttribUsed atomic.Int64
@@ -73,11 +77,16 @@ func (s *Store) fastAdded(from, head string) ([]addedLine, error) {
 		at = c.ParentHashes[0]
 	}
 	var out []addedLine
+	held := 0
 	for i := len(chain) - 1; i >= 0; i-- {
-		c := chain[i]
-		lines, err := s.commitAppends(c)
+		lines, err := s.commitAppends(chain[i])
 		if err != nil {
 			return nil, err
+		}
+		for _, a := range lines {
+			if held += len(a.Line) + 1; held > fastAttribBytes {
+				return nil, errSlowPath
+			}
 		}
 		out = append(out, lines...)
 	}
