@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -32,7 +33,11 @@ import (
 // attack whose crafted blocks git's and go-git's collision detection
 // (sha1dc, sha1cd) reject when the parent blob is received or written: a
 // forger cannot get such a parent into the repository. crypto/sha1 is used
-// for the pass itself (twice as fast as sha1cd over 150 MB).
+// for the pass itself (twice as fast as sha1cd over 150 MB). When both
+// blobs are loose objects in stored blocks (borg committed the file, and
+// the commit before it), the first n bytes are compared with the parent's
+// bytes instead, both files mapped: no hash (the recall after a learn on
+// a 142 MB log: 21-29 ms for the summary step instead of 108-138 ms).
 //
 // Anything else goes to git log -p: a merge or a root commit, a chain of
 // more than fastAttribMax commits or one that does not reach the last
@@ -187,6 +192,11 @@ func isBlobMode(m filemode.FileMode) bool {
 // blobTail returns the bytes of the loose blob h past its first n, after
 // checking that those n bytes are the blob oldID (n > 0) and end a line.
 func (s *Store) blobTail(h, oldID plumbing.Hash, n int64) ([]byte, error) {
+	if n > 0 {
+		if tail, ok, err := s.storedTail(h, oldID, n); ok || err != nil {
+			return tail, err
+		}
+	}
 	f, err := os.Open(s.git.loosePath(h))
 	if err != nil {
 		return nil, errSlowPath // packed: maybe a delta
@@ -222,6 +232,94 @@ func (s *Store) blobTail(h, oldID plumbing.Hash, n int64) ([]byte, error) {
 		return nil, fmt.Errorf("read blob %s: %w", h, err)
 	}
 	return tail, nil
+}
+
+// storedTail is blobTail when both blobs are loose objects in stored
+// blocks (borg wrote them: a log file borg committed twice): the first n
+// bytes are compared with the old blob's, mapped, which costs less than
+// hashing them. ok is false when either is not such an object.
+func (s *Store) storedTail(h, oldID plumbing.Hash, n int64) (tail []byte, ok bool, err error) {
+	oldZ, unmapOld, err := mapFile(s.git.loosePath(oldID))
+	if err != nil {
+		return nil, false, nil
+	}
+	defer unmapOld()
+	newZ, unmapNew, err := mapFile(s.git.loosePath(h))
+	if err != nil {
+		return nil, false, nil
+	}
+	defer unmapNew()
+	if !storedOnly(oldZ) || !storedOnly(newZ) {
+		return nil, false, nil
+	}
+	oldC, newC := storedBlocks(oldZ), storedBlocks(newZ)
+	if !skipHeader(&oldC, "blob "+strconv.FormatInt(n, 10)) || !skipHeader(&newC, "blob ") {
+		return nil, true, errSlowPath
+	}
+	var last byte
+	for left := n; left > 0; {
+		if len(oldC) == 0 || len(newC) == 0 {
+			return nil, true, errSlowPath // a size that lied, or shorter
+		}
+		k := min(int64(len(oldC[0])), int64(len(newC[0])), left)
+		if !bytes.Equal(oldC[0][:k], newC[0][:k]) {
+			return nil, true, errSlowPath // rewritten
+		}
+		last = oldC[0][k-1]
+		oldC[0], newC[0], left = oldC[0][k:], newC[0][k:], left-k
+		if len(oldC[0]) == 0 {
+			oldC = oldC[1:]
+		}
+		if len(newC[0]) == 0 {
+			newC = newC[1:]
+		}
+	}
+	if last != '\n' || len(oldC) > 0 {
+		return nil, true, errSlowPath
+	}
+	for _, c := range newC {
+		tail = append(tail, c...)
+	}
+	return tail, true, nil
+}
+
+// storedBlocks is the contents of the stored blocks of z (storedOnly).
+func storedBlocks(z []byte) [][]byte {
+	var out [][]byte
+	for i := 2; ; {
+		k := int(z[i+1]) | int(z[i+2])<<8
+		if k > 0 {
+			out = append(out, z[i+5:i+5+k])
+		}
+		if z[i] == 1 {
+			return out
+		}
+		i += 5 + k
+	}
+}
+
+// skipHeader drops an object header ("blob <size>\0") from the front of
+// blocks, checking that it starts with prefix (when prefix names the size:
+// that it is that header).
+func skipHeader(blocks *[][]byte, prefix string) bool {
+	var hdr []byte
+	for len(*blocks) > 0 && len(hdr) < 32 {
+		b := (*blocks)[0]
+		if i := bytes.IndexByte(b, 0); i >= 0 {
+			hdr = append(hdr, b[:i]...)
+			(*blocks)[0] = b[i+1:]
+			if len((*blocks)[0]) == 0 {
+				*blocks = (*blocks)[1:]
+			}
+			if strings.HasSuffix(prefix, " ") {
+				return strings.HasPrefix(string(hdr), prefix)
+			}
+			return string(hdr) == prefix
+		}
+		hdr = append(hdr, b...)
+		*blocks = (*blocks)[1:]
+	}
+	return false
 }
 
 // looseReader reads the content of a loose object file (header included):

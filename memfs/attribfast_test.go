@@ -74,6 +74,16 @@ func TestAttributionFastPathMatchesGit(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// One file large enough that borg stores its blobs raw (compared in
+	// place), the others compressed (hashed).
+	var big strings.Builder
+	for range 1500 {
+		big.WriteString(line())
+	}
+	write(s.Dir(), nodes[0], big.String())
+	if _, err := s.Commit("big", nodes[0]); err != nil {
+		t.Fatal(err)
+	}
 	cacheFiles := []string{attribFile, attribLinesFile, attribTailFile}
 	defer func(n int) { tailMergeAt = n }(tailMergeAt)
 	tailMergeAt = 6 // the tail is merged into a new base now and then
@@ -262,5 +272,58 @@ func TestAttribLinesTornOrLegacy(t *testing.T) {
 	}
 	if got := authorsBySession(t, s); got[HashSession("s3")] != HashEngineer(eve) || got[HashSession("s2")] != HashEngineer(ada) {
 		t.Fatalf("authors after the legacy table: %v", got)
+	}
+}
+
+// TestAttributionFastPathStoredBlobs: log files large enough that borg
+// stores their blobs uncompressed are compared with the parent's blob in
+// place; an append is taken, a byte changed anywhere is not.
+func TestAttributionFastPathStoredBlobs(t *testing.T) {
+	const ada = "ada@example.com"
+	s := newTestStore(t)
+	const name = "log/n-ada.jsonl"
+	p := filepath.Join(s.Dir(), filepath.FromSlash(name))
+	var data []byte
+	for i := range 2000 {
+		data = append(data, eventLines([]domain.Event{claim(int64(i), domain.KindChanged, fmt.Sprint("s", i), ada)})[0]+"\n"...)
+	}
+	if len(data) < 3*storeRawAbove {
+		t.Fatalf("log of %d bytes: too small to be stored raw over several blocks", len(data))
+	}
+	commit := func(content []byte) string {
+		t.Helper()
+		if err := os.WriteFile(p, content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		h, err := s.Commit("log", name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	base := commit(data)
+	more := eventLines([]domain.Event{claim(9000, domain.KindChanged, "new", ada)})[0]
+	appended := commit(append(slices.Clone(data), more+"\n"...))
+	added, err := s.fastAdded(base, appended)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(added) != 1 || string(added[0].Line) != more {
+		t.Fatalf("added %d lines, want the one appended", len(added))
+	}
+	oldBlob := gitAs(t, s.Dir(), ada, "rev-parse", base+":"+name)
+	newBlob := gitAs(t, s.Dir(), ada, "rev-parse", appended+":"+name)
+	if _, ok, err := s.storedTail(hashOf(newBlob), hashOf(oldBlob), int64(len(data))); !ok || err != nil {
+		t.Fatalf("stored blobs not compared in place: %v %v", ok, err)
+	}
+	for _, at := range []int{10, len(data) / 2, len(data) - 2} {
+		bad := append(slices.Clone(data), more+"\n"...)
+		bad[at] ^= 1
+		commit(data)
+		before := s.headCommit()
+		after := commit(bad)
+		if _, err := s.fastAdded(before, after); err != errSlowPath {
+			t.Fatalf("byte %d changed: %v, want errSlowPath", at, err)
+		}
 	}
 }
