@@ -176,31 +176,13 @@ func (s *Store) refreshAttribution(ctx context.Context) error {
 	}
 	defer lines.close()
 	if head != "" && from != head {
-		rev := head
-		if from != "" {
-			rev = from + ".." + head
-		}
-		index := map[string]uint32{}
-		add := func(a addedLine) {
-			touched[a.File] = true
-			k := keyOfLine(a.Line)
-			if _, ok := lines.get(k); ok {
-				return
-			}
-			c, ok := index[a.Commit]
-			if !ok {
-				c = uint32(len(st.Commits))
-				st.Commits = append(st.Commits, CommitInfo{Hash: a.Commit, Author: commitAuthor(a.Email), MS: a.MS})
-				index[a.Commit] = c
-			}
-			lines.put(k, c)
-		}
+		add := s.lineAdder(st, lines, touched)
 		if from != "" && fastErr == nil {
 			for _, a := range fast {
 				add(a)
 			}
 			fastAttribUsed.Add(1)
-		} else if err := gitAddedLines(ctx, s.dir, rev, add); err != nil {
+		} else if err := gitAddedLines(ctx, s.dir, strings.TrimPrefix(from+".."+head, ".."), add); err != nil {
 			return err
 		}
 	}
@@ -215,7 +197,40 @@ func (s *Store) refreshAttribution(ctx context.Context) error {
 		}
 		st.Files[name] = fa
 	}
+	if lines.bad {
+		return s.reattribute(ctx)
+	}
 	return s.writeAttrib(st, lines)
+}
+
+// lineAdder is what a refresh does with each line the new commits added:
+// a line the table does not hold yet counts under the commit, appended to
+// st.Commits the first time.
+func (s *Store) lineAdder(st *attribState, lines *lineTable, touched map[string]bool) func(addedLine) {
+	index := map[string]uint32{}
+	return func(a addedLine) {
+		touched[a.File] = true
+		k := keyOfLine(a.Line)
+		if _, ok := lines.get(k); ok {
+			return
+		}
+		c, ok := index[a.Commit]
+		if !ok {
+			c = uint32(len(st.Commits))
+			st.Commits = append(st.Commits, CommitInfo{Hash: a.Commit, Author: commitAuthor(a.Email), MS: a.MS})
+			index[a.Commit] = c
+		}
+		lines.put(k, c)
+	}
+}
+
+// reattribute computes the attribution again from scratch: the line
+// table was found corrupt.
+func (s *Store) reattribute(ctx context.Context) error {
+	if err := os.Remove(filepath.Join(s.dir, filepath.FromSlash(attribFile))); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("remove %s (a corrupt line table beside it): %w", attribFile, err)
+	}
+	return s.refreshAttribution(ctx)
 }
 
 // commitAuthor is the engineer id a commit's author email stands for.
@@ -528,6 +543,10 @@ func (s *Store) CommittedLines(ctx context.Context, fn func(CommittedLine)) erro
 			}
 			fn(cl)
 		}
+	}
+	if lines.bad {
+		_ = os.Remove(filepath.Join(s.dir, filepath.FromSlash(attribFile)))
+		return fmt.Errorf("read %s: a commit index out of range (corrupt); the next command recomputes the attribution", attribLinesFile)
 	}
 	return nil
 }

@@ -222,11 +222,6 @@ func TestAttribLinesTornOrLegacy(t *testing.T) {
 			data := readFile(t, path(attribLinesFile))
 			_ = os.WriteFile(path(attribLinesFile), bytes.Replace(data, []byte(`"base":"`), []byte(`"base":"x`), 1), 0o644)
 		}},
-		{"a commit index out of range", func() {
-			data := readFile(t, path(attribLinesFile))
-			data[len(data)-1] = 0xff
-			_ = os.WriteFile(path(attribLinesFile), data, 0o644)
-		}},
 	}
 	for _, d := range damage {
 		d.do()
@@ -243,6 +238,50 @@ func TestAttribLinesTornOrLegacy(t *testing.T) {
 		if got := attribSnapshot(t, s); got != want {
 			t.Fatalf("%s: attribution\n%s\nwant\n%s", d.name, got, want)
 		}
+	}
+	// A commit index out of range (a corrupt base, checked as records
+	// are looked up) is never returned: doctor's read fails, and a
+	// refresh that meets one computes the attribution again.
+	corrupt := func() {
+		data := readFile(t, path(attribLinesFile))
+		for i := len(data) - 1; i > len(data)-1-2*attribRecord; i -= attribRecord {
+			data[i] = 0xff
+		}
+		if err := os.WriteFile(path(attribLinesFile), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	corrupt()
+	if err := s.CommittedLines(ctx, func(CommittedLine) {}); err == nil {
+		t.Fatal("CommittedLines read a corrupt line table without an error")
+	}
+	if err := s.refreshAttribution(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := attribSnapshot(t, s); got != want {
+		t.Fatalf("after a corrupt table: attribution\n%s\nwant\n%s", got, want)
+	}
+	corrupt()
+	// Eve commits a copy of every line: each is looked up.
+	dup := readFile(t, path("log/n-ada.jsonl"))
+	if err := os.WriteFile(path("log/n-eve.jsonl"), dup, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitAs(t, s.Dir(), eve, "add", "log")
+	gitAs(t, s.Dir(), eve, "commit", "-qm", "eve copies")
+	if err := s.refreshAttribution(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got := attribSnapshot(t, s)
+	_ = os.Remove(path(attribFile))
+	attribSlowOnly = true
+	err := s.refreshAttribution(ctx)
+	attribSlowOnly = false
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want = attribSnapshot(t, s); got != want {
+		t.Fatalf("a refresh meeting a corrupt table: attribution\n%s\nwant, from scratch,\n%s", got, want)
 	}
 	// The format before the tail: one file, the tail's header and every
 	// record.

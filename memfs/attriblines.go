@@ -48,6 +48,12 @@ type lineTable struct {
 	unmap func()
 	tail  []byte // the tail's records
 	added map[lineKey]uint32
+	// commits bounds the indexes of the records read from the files: a
+	// record past it (a corrupt base: checking each of millions of
+	// records on every read would cost what a refresh should not) is
+	// never returned, and bad says the table must be rebuilt.
+	commits int
+	bad     bool
 }
 
 func newLineTable() *lineTable {
@@ -77,10 +83,15 @@ func (t *lineTable) get(k lineKey) (uint32, bool) {
 	if c, ok := t.added[k]; ok {
 		return c, true
 	}
-	if c, ok := findRecord(t.tail, k); ok {
-		return c, true
+	c, ok := findRecord(t.tail, k)
+	if !ok {
+		c, ok = findRecord(t.main, k)
 	}
-	return findRecord(t.main, k)
+	if ok && int(c) >= t.commits {
+		t.bad = true
+		return 0, false
+	}
+	return c, ok
 }
 
 // put records a line the table does not hold yet.
@@ -90,7 +101,11 @@ func (t *lineTable) put(k lineKey, c uint32) { t.added[k] = c }
 func (t *lineTable) each(fn func(lineKey, uint32)) {
 	for _, recs := range [][]byte{t.main, t.tail} {
 		for i := 0; i+attribRecord <= len(recs); i += attribRecord {
-			fn(lineKey(recs[i:i+16]), binary.LittleEndian.Uint32(recs[i+16:]))
+			if c := binary.LittleEndian.Uint32(recs[i+16:]); int(c) < t.commits {
+				fn(lineKey(recs[i:i+16]), c)
+			} else {
+				t.bad = true
+			}
 		}
 	}
 	for k, c := range t.added {
@@ -151,11 +166,11 @@ func (s *Store) readAttribLines(commit string) ([]CommitInfo, *lineTable) {
 	}
 	var bh baseHeader
 	recs, ok := splitHeader(main, &bh)
-	if !ok || bh.Base != th.Base || bh.N != len(recs)/attribRecord || !validIndexes(recs, len(th.Commits)) {
+	if !ok || bh.Base != th.Base || bh.N != len(recs)/attribRecord {
 		unmap()
 		return nil, nil
 	}
-	return th.Commits, &lineTable{base: bh.Base, main: recs, unmap: unmap, tail: tail, added: map[lineKey]uint32{}}
+	return th.Commits, &lineTable{base: bh.Base, main: recs, unmap: unmap, tail: tail, added: map[lineKey]uint32{}, commits: len(th.Commits)}
 }
 
 // readLegacyLines reads the line table as borg wrote it before the tail
@@ -169,11 +184,11 @@ func (s *Store) readLegacyLines(commit string) ([]CommitInfo, *lineTable) {
 	}
 	var h tailHeader
 	recs, ok := splitHeader(data, &h)
-	if !ok || h.Commit != commit || h.Base != "" || !validIndexes(recs, len(h.Commits)) {
+	if !ok || h.Commit != commit || h.Base != "" {
 		unmap()
 		return nil, nil
 	}
-	return h.Commits, &lineTable{main: recs, unmap: unmap, added: map[lineKey]uint32{}}
+	return h.Commits, &lineTable{main: recs, unmap: unmap, added: map[lineKey]uint32{}, commits: len(h.Commits)}
 }
 
 // mergeRecords merges two sorted record lists (no key in both).
