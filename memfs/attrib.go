@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -32,11 +31,12 @@ import (
 // machine and count as written.
 //
 // The attribution is computed by Store.refreshAttribution from git history
-// (incrementally, from the commit it was last computed at) and cached in
-// .borg/cache: a small JSON file of per-file runs (byte ranges of the
+// (incrementally, from the commit it was last computed at; a commit that
+// only appended to log files is read in process, attribfast.go) and cached
+// in .borg/cache: a small JSON file of per-file runs (byte ranges of the
 // working log files and the author of each), which every reader of the log
-// loads, and a binary map of line hashes to commits, which only a refresh
-// and doctor read. Hooks never walk history: lines a refresh has not
+// loads, and a table of line hashes to commits (a sorted base and a small
+// sorted tail, attriblines.go), which only a refresh and doctor read. Hooks never walk history: lines a refresh has not
 // attributed yet, in another node's file after HEAD moved, count under
 // Unattributed until the next refresh.
 
@@ -104,10 +104,6 @@ func keyOfLine(line []byte) lineKey {
 	return k
 }
 
-// attribLines maps each committed line to the index of the commit that
-// first added it.
-type attribLines map[lineKey]uint32
-
 func (s *Store) readAttribState() *attribState {
 	data, err := os.ReadFile(filepath.Join(s.dir, filepath.FromSlash(attribFile)))
 	if err != nil {
@@ -120,64 +116,19 @@ func (s *Store) readAttribState() *attribState {
 	return &st
 }
 
-// readAttribLines reads the commits and the line map of the refresh at
-// commit; nil when missing, corrupt or of another refresh.
-func (s *Store) readAttribLines(commit string) ([]CommitInfo, attribLines) {
-	data, err := os.ReadFile(filepath.Join(s.dir, filepath.FromSlash(attribLinesFile)))
-	if err != nil {
-		return nil, nil
-	}
-	head, data, ok := bytes.Cut(data, []byte{'\n'})
-	var h struct {
-		Commit  string       `json:"commit"`
-		Commits []CommitInfo `json:"commits"`
-	}
-	if !ok || json.Unmarshal(head, &h) != nil || h.Commit != commit || len(data)%20 != 0 {
-		return nil, nil
-	}
-	m := make(attribLines, len(data)/20)
-	for i := 0; i < len(data); i += 20 {
-		var k lineKey
-		copy(k[:], data[i:i+16])
-		c := binary.LittleEndian.Uint32(data[i+16:])
-		if int(c) >= len(h.Commits) {
-			return nil, nil
-		}
-		m[k] = c
-	}
-	return h.Commits, m
-}
-
-func (s *Store) writeAttrib(st *attribState, lines attribLines) error {
-	keys := make([]lineKey, 0, len(lines))
-	for k := range lines {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b lineKey) int { return bytes.Compare(a[:], b[:]) })
-	lhead, err := json.Marshal(struct {
-		Commit  string       `json:"commit"`
-		Commits []CommitInfo `json:"commits"`
-	}{st.Commit, st.Commits})
-	if err != nil {
-		return err
-	}
-	buf := make([]byte, 0, len(lhead)+1+20*len(keys))
-	buf = append(append(buf, lhead...), '\n')
-	for _, k := range keys {
-		buf = append(buf, k[:]...)
-		buf = binary.LittleEndian.AppendUint32(buf, lines[k])
-	}
-	head, err := json.Marshal(st)
-	if err != nil {
-		return err
-	}
+// writeAttrib writes the line table, then the state that names its
+// refresh: a state whose lines are missing or of another refresh is
+// recomputed from scratch (readAttribLines checks).
+func (s *Store) writeAttrib(st *attribState, lines *lineTable) error {
 	dir := filepath.Join(s.dir, filepath.FromSlash(cacheDir))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	// The lines first: a state whose lines are missing or of another
-	// refresh is recomputed from scratch (readAttribLines checks).
-	if err := writeAtomic(s, filepath.Join(s.dir, filepath.FromSlash(attribLinesFile)), buf); err != nil {
+	if err := s.writeLines(st, lines); err != nil {
+		return err
+	}
+	head, err := json.Marshal(st)
+	if err != nil {
 		return err
 	}
 	return writeAtomic(s, filepath.Join(s.dir, filepath.FromSlash(attribFile)), head)
@@ -199,42 +150,39 @@ func (s *Store) refreshAttribution(ctx context.Context) error {
 		return nil
 	}
 	st := &attribState{Version: attribVersion, Commit: head, Files: map[string]*fileAttrib{}}
-	var lines attribLines
+	var lines *lineTable
 	touched := map[string]bool{}
 	from := ""
+	var fast []addedLine
+	fastErr := errSlowPath
 	if old != nil && old.Commit != "" && head != "" {
 		commits, l := s.readAttribLines(old.Commit)
+		// The chain fastAdded walks proves old.Commit an ancestor too, but
+		// a refresh asks git anyway: one without git fails (and readers
+		// count new lines as Unattributed) whichever path it would take.
 		if lines = l; lines != nil && (old.Commit == head || gitIsAncestor(ctx, s.dir, old.Commit, head)) {
 			st.Commits = commits
 			from = old.Commit
+			if from != head && !attribSlowOnly {
+				fast, fastErr = s.fastAdded(from, head)
+			}
 		} else {
+			lines.close()
 			lines = nil
 		}
 	}
 	if lines == nil {
-		lines = attribLines{}
+		lines = newLineTable()
 	}
+	defer lines.close()
 	if head != "" && from != head {
-		rev := head
-		if from != "" {
-			rev = from + ".." + head
-		}
-		index := map[string]uint32{}
-		err := gitAddedLines(ctx, s.dir, rev, func(a addedLine) {
-			touched[a.File] = true
-			k := keyOfLine(a.Line)
-			if _, ok := lines[k]; ok {
-				return
+		add := s.lineAdder(st, lines, touched)
+		if from != "" && fastErr == nil {
+			for _, a := range fast {
+				add(a)
 			}
-			c, ok := index[a.Commit]
-			if !ok {
-				c = uint32(len(st.Commits))
-				st.Commits = append(st.Commits, CommitInfo{Hash: a.Commit, Author: commitAuthor(a.Email), MS: a.MS})
-				index[a.Commit] = c
-			}
-			lines[k] = c
-		})
-		if err != nil {
+			fastAttribUsed.Add(1)
+		} else if err := gitAddedLines(ctx, s.dir, strings.TrimPrefix(from+".."+head, ".."), add); err != nil {
 			return err
 		}
 	}
@@ -249,7 +197,40 @@ func (s *Store) refreshAttribution(ctx context.Context) error {
 		}
 		st.Files[name] = fa
 	}
+	if lines.bad {
+		return s.reattribute(ctx)
+	}
 	return s.writeAttrib(st, lines)
+}
+
+// lineAdder is what a refresh does with each line the new commits added:
+// a line the table does not hold yet counts under the commit, appended to
+// st.Commits the first time.
+func (s *Store) lineAdder(st *attribState, lines *lineTable, touched map[string]bool) func(addedLine) {
+	index := map[string]uint32{}
+	return func(a addedLine) {
+		touched[a.File] = true
+		k := keyOfLine(a.Line)
+		if _, ok := lines.get(k); ok {
+			return
+		}
+		c, ok := index[a.Commit]
+		if !ok {
+			c = uint32(len(st.Commits))
+			st.Commits = append(st.Commits, CommitInfo{Hash: a.Commit, Author: commitAuthor(a.Email), MS: a.MS})
+			index[a.Commit] = c
+		}
+		lines.put(k, c)
+	}
+}
+
+// reattribute computes the attribution again from scratch: the line
+// table was found corrupt.
+func (s *Store) reattribute(ctx context.Context) error {
+	if err := os.Remove(filepath.Join(s.dir, filepath.FromSlash(attribFile))); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("remove %s (a corrupt line table beside it): %w", attribFile, err)
+	}
+	return s.refreshAttribution(ctx)
 }
 
 // commitAuthor is the engineer id a commit's author email stands for.
@@ -286,63 +267,84 @@ func (s *Store) attribValid(name string, fa *fileAttrib) bool {
 // attribFile attributes the whole lines of one working log file: each line
 // to the author of the commit that first added it, or asWritten. With prev
 // (the file's attribution before, still valid) a line prev gave a
-// committer keeps it (the first commit that added it does not change);
-// when the new commits did not touch the file, only the lines past
-// prev.Size are read.
-func (s *Store) attribFile(name string, prev *fileAttrib, touched bool, commits []CommitInfo, lines attribLines) (*fileAttrib, error) {
+// committer keeps it (the first commit that added it does not change), so
+// only the lines prev counted as written or Unattributed are read again
+// when the new commits touched the file, and only the lines past
+// prev.Size when they did not.
+func (s *Store) attribFile(name string, prev *fileAttrib, touched bool, commits []CommitInfo, lines *lineTable) (*fileAttrib, error) {
 	fa := &fileAttrib{}
-	var start int64
 	if prev != nil && !s.attribValid(name, prev) {
 		prev = nil
-	}
-	if prev != nil && !touched {
-		fa.Runs = slices.Clone(prev.Runs)
-		start = prev.Size
 	}
 	f, err := os.Open(filepath.Join(s.dir, filepath.FromSlash(name)))
 	if err != nil {
 		return nil, err
 	}
 	defer func() { _ = f.Close() }()
-	if _, err := f.Seek(start, io.SeekStart); err != nil {
-		return nil, err
+	label := func(line []byte, end int64) {
+		by := asWritten
+		if c, ok := lines.get(keyOfLine(line)); ok && len(bytes.TrimSpace(line)) > 0 {
+			by = commits[c].Author
+		}
+		fa.Runs = appendRun(fa.Runs, end, by)
 	}
-	off := start
-	br := bufio.NewReaderSize(f, 256<<10)
-	for {
-		line, err := br.ReadBytes('\n')
-		if len(line) == 0 || (err != nil && !errors.Is(err, io.EOF)) {
-			if err != nil && !errors.Is(err, io.EOF) {
+	var start int64
+	switch {
+	case prev != nil && !touched:
+		fa.Runs = slices.Clone(prev.Runs)
+		start = prev.Size
+	case prev != nil:
+		for _, r := range prev.Runs {
+			if r.By != asWritten && r.By != Unattributed {
+				fa.Runs = appendRun(fa.Runs, r.End, r.By)
+			} else if _, err := scanLines(f, start, r.End, label); err != nil {
 				return nil, err
 			}
-			break
+			start = r.End
 		}
-		if err != nil {
-			break // a torn last line: covered once whole
-		}
-		by := asWritten
-		if prev != nil && off < prev.Size {
-			i := sort.Search(len(prev.Runs), func(i int) bool { return prev.Runs[i].End > off })
-			if i < len(prev.Runs) {
-				by = prev.Runs[i].By
-			}
-		}
-		if by == asWritten || by == Unattributed {
-			if c, ok := lines[keyOfLine(line)]; ok && len(bytes.TrimSpace(line)) > 0 {
-				by = commits[c].Author
-			} else {
-				by = asWritten
-			}
-		}
-		off += int64(len(line))
-		fa.Runs = appendRun(fa.Runs, off, by)
 	}
-	fa.Size = off
-	fa.Head, fa.Tail, _, err = s.fingerprint(name, off)
+	if fa.Size, err = scanLines(f, start, -1, label); err != nil {
+		return nil, err
+	}
+	fa.Head, fa.Tail, _, err = s.fingerprint(name, fa.Size)
 	if err != nil {
 		return nil, err
 	}
 	return fa, nil
+}
+
+// scanLines calls fn with each whole line of f in [from, to) (to < 0: to
+// the end; a torn last line is left out) and the offset it ends at, and
+// returns where the last whole line ends. The line is valid only during fn.
+func scanLines(f *os.File, from, to int64, fn func(line []byte, end int64)) (int64, error) {
+	var r io.Reader = f
+	if to >= 0 {
+		r = io.NewSectionReader(f, from, to-from)
+	} else if _, err := f.Seek(from, io.SeekStart); err != nil {
+		return 0, err
+	}
+	br := bufio.NewReaderSize(r, 256<<10)
+	off := from
+	var long []byte
+	for {
+		line, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = append(long, line...)
+			continue
+		}
+		if len(long) > 0 {
+			line = append(long, line...)
+			long = long[:0]
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return off, nil // a torn last line: covered once whole
+			}
+			return 0, err
+		}
+		off += int64(len(line))
+		fn(line, off)
+	}
 }
 
 // appendRun extends runs to end under by, merging with the last run when
@@ -510,10 +512,14 @@ func (s *Store) CommittedLines(ctx context.Context, fn func(CommittedLine)) erro
 		return fmt.Errorf("attribute log lines: %w", err)
 	}
 	st := s.readAttribState()
-	var lines attribLines
+	lines := newLineTable()
 	if st != nil {
-		st.Commits, lines = s.readAttribLines(st.Commit)
+		var l *lineTable
+		if st.Commits, l = s.readAttribLines(st.Commit); l != nil {
+			lines = l
+		}
 	}
+	defer lines.close()
 	files, err := s.sharedLogFiles()
 	if err != nil {
 		return err
@@ -532,11 +538,15 @@ func (s *Store) CommittedLines(ctx context.Context, fn func(CommittedLine)) erro
 				continue
 			}
 			cl := CommittedLine{File: name, Line: i + 1, Event: e}
-			if c, ok := lines[keyOfLine(line)]; ok {
+			if c, ok := lines.get(keyOfLine(line)); ok {
 				cl.Commit = &st.Commits[c]
 			}
 			fn(cl)
 		}
+	}
+	if lines.bad {
+		_ = os.Remove(filepath.Join(s.dir, filepath.FromSlash(attribFile)))
+		return fmt.Errorf("read %s: a commit index out of range (corrupt); the next command recomputes the attribution", attribLinesFile)
 	}
 	return nil
 }

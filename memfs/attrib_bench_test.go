@@ -143,3 +143,52 @@ func fastImportLog(t *testing.T, dir string, commits, nodes, lines int) int64 {
 	}
 	return fed
 }
+
+// BenchmarkAttribRefreshAfterAppend is the refresh a command runs after
+// a commit that appended one line to a committed log of
+// BORG_ATTRIB_BENCH_LINES lines (default 100,000, about 15 MB): by the
+// in-process append check ("append") and by git log -p ("git").
+func BenchmarkAttribRefreshAfterAppend(b *testing.B) {
+	n := envInt("BORG_ATTRIB_BENCH_LINES", 100_000)
+	for _, mode := range []string{"append", "git"} {
+		b.Run(mode, func(b *testing.B) {
+			s := newTestStore(b)
+			const name = "log/n-bench.jsonl"
+			var buf strings.Builder
+			for i := range n {
+				e := domain.Event{MS: int64(i), Kind: domain.KindChanged, Session: HashSession(strconv.Itoa(i)), Lesson: "lesson-" + strconv.Itoa(i%200), Repo: "api", Author: HashEngineer("bench@example.com")}.WithID()
+				buf.WriteString(eventLines([]domain.Event{e})[0] + "\n")
+			}
+			p := s.Dir() + "/" + name
+			if err := os.WriteFile(p, []byte(buf.String()), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			gitAs(b, s.Dir(), "bench@example.com", "add", "log")
+			gitAs(b, s.Dir(), "bench@example.com", "commit", "-qm", "log")
+			ctx := context.Background()
+			if err := s.refreshAttribution(ctx); err != nil {
+				b.Fatal(err)
+			}
+			defer func(v bool) { attribSlowOnly = v }(attribSlowOnly)
+			attribSlowOnly = mode == "git"
+			b.ResetTimer()
+			for i := range b.N {
+				b.StopTimer()
+				f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+				if err != nil {
+					b.Fatal(err)
+				}
+				e := domain.Event{MS: int64(n + i), Kind: domain.KindSession, Session: HashSession("new" + strconv.Itoa(i)), Author: HashEngineer("bench@example.com")}.WithID()
+				_, _ = f.WriteString(eventLines([]domain.Event{e})[0] + "\n")
+				_ = f.Close()
+				if _, err := s.Commit("append", name); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				if err := s.refreshAttribution(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
