@@ -525,6 +525,9 @@ func (ix *Index) refit(set *syncSet) error {
 // embed embeds the lessons of todo in batches into target. An embedder
 // error stops it: st.EmbedError says so and the next sync retries.
 func (ix *Index) embed(st *SyncStats, set *syncSet, todo []string, target *vectorStore) {
+	if len(todo) > 0 {
+		target.reserve(len(todo))
+	}
 	for start := 0; start < len(todo); start += ix.opts.EmbedBatch {
 		batch := todo[start:min(start+ix.opts.EmbedBatch, len(todo))]
 		texts := make([]string, len(batch))

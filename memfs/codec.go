@@ -133,7 +133,7 @@ func Parse(data []byte) (l domain.Lesson, err error) {
 	}
 	l.Gist, l.Body = readText(all)
 	l = canonical(l)
-	if err := Validate(l); err != nil {
+	if err := validateCanonical(l); err != nil {
 		return domain.Lesson{}, err
 	}
 	return l, nil
@@ -507,8 +507,11 @@ func splitList(s string) []string {
 // no hidden or bidi control characters in any text. It returns a
 // *domain.InvalidMemory naming the first rule broken. It checks the
 // canonical form of l, the one Render writes.
-func Validate(l domain.Lesson) error {
-	l = canonical(l)
+func Validate(l domain.Lesson) error { return validateCanonical(canonical(l)) }
+
+// validateCanonical is Validate of a lesson already canonical (Parse's: it
+// canonicalised it, and canonical is idempotent).
+func validateCanonical(l domain.Lesson) error {
 	switch {
 	case l.Format != domain.FormatVersion:
 		return invalid("unsupported %s %d (this borg reads %d)", metaFormat, l.Format, domain.FormatVersion)
@@ -565,7 +568,20 @@ func Validate(l domain.Lesson) error {
 // selectors that only choose an emoji's text or picture form (U+FE0E, U+FE0F,
 // as in "⚠️"; the others can carry hidden bytes).
 func hiddenRune(s string) (rune, bool) {
-	for _, r := range s {
+	ascii := asciiHidden()
+	for i := 0; i < len(s); {
+		// ASCII by table (domain.Invisible's own verdicts): a lesson's
+		// text is mostly ASCII, and unicode's range tables cost a rebuild
+		// of 100,000 lessons a second.
+		if c := s[i]; c < utf8.RuneSelf {
+			if ascii[c] {
+				return rune(c), true
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		i += n
 		switch {
 		case r == '\n' || r == '\t' || r == 0xFE0E || r == 0xFE0F:
 		case domain.Invisible(r):
@@ -574,3 +590,11 @@ func hiddenRune(s string) (rune, bool) {
 	}
 	return 0, false
 }
+
+// asciiHidden is hiddenRune's verdict on each ASCII character.
+var asciiHidden = sync.OnceValue(func() (t [utf8.RuneSelf]bool) {
+	for c := range rune(utf8.RuneSelf) {
+		t[c] = c != '\n' && c != '\t' && domain.Invisible(c)
+	}
+	return t
+})

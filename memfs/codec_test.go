@@ -285,10 +285,19 @@ func FuzzRoundTrip(f *testing.F) {
 	f.Add("a-very-long-id-0123", "error_pattern", "  spaced   title ", "multi\nline gist", "p1\r\n\r\np2 \t \n\n\n", " a , b ", "repo:api", 0.123456, uint8(10), uint8(1), int64(-5), true)
 	f.Fuzz(func(t *testing.T, id, typ, title, gist, body, tags, reach string, conf float64, imp, rep uint8, created int64, derived bool) {
 		x := fuzzLesson(id, typ, title, gist, body, tags, reach, conf, imp, rep, created, derived)
-		if math.IsNaN(conf) || Validate(canonical(x)) != nil {
+		if math.IsNaN(conf) {
 			return
 		}
 		want := canonical(x)
+		// Parse validates its canonical lesson without canonicalising it
+		// again (validateCanonical): canonical must be idempotent, valid
+		// lesson or not.
+		if again := canonical(want); !equalLesson(again, want) {
+			t.Fatalf("canonical(canonical(x)) =\n%#v\nwant\n%#v", again, want)
+		}
+		if Validate(want) != nil {
+			return
+		}
 		out := Render(x)
 		got, err := Parse(out)
 		if err != nil {

@@ -1,0 +1,49 @@
+package main
+
+import (
+	"runtime"
+	"runtime/debug"
+	"testing"
+)
+
+// TestTuneGC: a reindex's collector settings are put back after it, and
+// its heap limit follows a live heap that passes half of it (never more
+// collection than the default).
+func TestTuneGC(t *testing.T) {
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	percent := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(percent)
+	limit := debug.SetMemoryLimit(-1)
+	defer debug.SetMemoryLimit(limit)
+
+	const base = 8 << 20
+	restore := tuneGC(base)
+	if got := debug.SetMemoryLimit(-1); got != base {
+		t.Errorf("limit during the reindex = %d; want %d", got, base)
+	}
+	hold := make([]byte, 32<<20) // live: more than half the limit
+	for i := range hold {
+		hold[i] = byte(i)
+	}
+	raised := false
+	for range 100 {
+		runtime.GC() // each collection runs the watcher's cleanup
+		runtime.Gosched()
+		if debug.SetMemoryLimit(-1) >= 2*int64(len(hold)) {
+			raised = true
+			break
+		}
+	}
+	runtime.KeepAlive(hold)
+	if !raised {
+		t.Errorf("limit = %d after collections with %d bytes live; want twice that or more", debug.SetMemoryLimit(-1), len(hold))
+	}
+	restore()
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("GOGC after the reindex = %d; want 100", got)
+	}
+	if got := debug.SetMemoryLimit(-1); got != limit {
+		t.Errorf("limit after the reindex = %d; want %d", got, limit)
+	}
+}
