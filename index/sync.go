@@ -473,6 +473,12 @@ func (ix *Index) syncVectors(st *SyncStats, set *syncSet, refit, merged bool) er
 		}
 		return nil
 	}
+	return ix.writeVecDelta(dead)
+}
+
+// writeVecDelta marks the base's dead rows (dead may repeat and be in any
+// order) and writes the vector delta with them.
+func (ix *Index) writeVecDelta(dead []int) error {
 	sort.Ints(dead)
 	dead = slices.Compact(dead)
 	ix.vec.base.setDead(dead)

@@ -1,14 +1,11 @@
 package index
 
 import (
-	"fmt"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/borg-memory/borg/domain"
-	"github.com/borg-memory/borg/memfs"
 )
 
 // SyncChanged's fast path (issue 19): a change set applied to the delta
@@ -313,18 +310,5 @@ func (ix *Index) syncDeltaVectors(st *SyncStats, set *syncSet, cs []deltaChange)
 		}
 	}
 	ix.embed(st, set, todo, ix.vec.delta)
-	sort.Ints(dead)
-	dead = slices.Compact(dead)
-	ix.vec.base.setDead(dead)
-	if ix.dir == "" || ix.fallback {
-		return nil
-	}
-	file, err := encodeVecDelta(ix.vec.base, ix.vec.delta, dead)
-	if err == nil {
-		err = memfs.WriteFileAtomic(filepath.Join(ix.dir, vecDeltaName), file, 0o644, deltaWrite)
-	}
-	if err != nil {
-		return fmt.Errorf("sync index: %w (delete %s to rebuild the index)", err, ix.dir)
-	}
-	return nil
+	return ix.writeVecDelta(dead)
 }

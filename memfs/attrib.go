@@ -327,15 +327,7 @@ func scanLines(f *os.File, from, to int64, fn func(line []byte, end int64)) (int
 	off := from
 	var long []byte
 	for {
-		line, err := br.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			long = append(long, line...)
-			continue
-		}
-		if len(long) > 0 {
-			line = append(long, line...)
-			long = long[:0]
-		}
+		line, err := readLine(br, &long)
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				return off, nil // a torn last line: covered once whole

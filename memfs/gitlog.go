@@ -63,15 +63,7 @@ func parseAddedLines(r io.Reader, fn func(addedLine)) error {
 	inHunk := false
 	var long []byte
 	for {
-		line, err := br.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			long = append(long, line...)
-			continue
-		}
-		if len(long) > 0 {
-			line = append(long, line...)
-			long = long[:0]
-		}
+		line, err := readLine(br, &long)
 		if err != nil && !errors.Is(err, io.EOF) {
 			return err
 		}
@@ -113,6 +105,25 @@ func parseAddedLines(r io.Reader, fn func(addedLine)) error {
 		if err != nil {
 			return nil
 		}
+	}
+}
+
+// readLine reads br through the next newline, however long the line: a
+// line longer than br's buffer is gathered in *long, which the line then
+// shares (it is valid until the next call). The error is ReadSlice's: at
+// io.EOF the line is what was left without a newline.
+func readLine(br *bufio.Reader, long *[]byte) ([]byte, error) {
+	for {
+		line, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			*long = append(*long, line...)
+			continue
+		}
+		if len(*long) > 0 {
+			line = append(*long, line...)
+			*long = (*long)[:0]
+		}
+		return line, err
 	}
 }
 
