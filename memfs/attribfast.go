@@ -3,12 +3,10 @@ package memfs
 import (
 	"bufio"
 	"bytes"
-	"compress/zlib"
 	"crypto/sha1"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -197,12 +195,12 @@ func (s *Store) blobTail(h, oldID plumbing.Hash, n int64) ([]byte, error) {
 			return tail, err
 		}
 	}
-	f, err := os.Open(s.git.loosePath(h))
+	z, unmap, err := mapFile(s.git.loosePath(h))
 	if err != nil {
 		return nil, errSlowPath // packed: maybe a delta
 	}
-	defer func() { _ = f.Close() }()
-	r, err := looseReader(f)
+	defer unmap()
+	r, err := looseContent(z)
 	if err != nil {
 		return nil, errSlowPath
 	}
@@ -283,21 +281,6 @@ func (s *Store) storedTail(h, oldID plumbing.Hash, n int64) (tail []byte, ok boo
 	return tail, true, nil
 }
 
-// storedBlocks is the contents of the stored blocks of z (storedOnly).
-func storedBlocks(z []byte) [][]byte {
-	var out [][]byte
-	for i := 2; ; {
-		k := int(z[i+1]) | int(z[i+2])<<8
-		if k > 0 {
-			out = append(out, z[i+5:i+5+k])
-		}
-		if z[i] == 1 {
-			return out
-		}
-		i += 5 + k
-	}
-}
-
 // skipHeader drops an object header ("blob <size>\0") from the front of
 // blocks, checking that it starts with prefix (when prefix names the size:
 // that it is that header).
@@ -320,51 +303,4 @@ func skipHeader(blocks *[][]byte, prefix string) bool {
 		*blocks = (*blocks)[1:]
 	}
 	return false
-}
-
-// looseReader reads the content of a loose object file (header included):
-// a stream of stored blocks (what borg writes for a large object) is read
-// straight from the file, without a decompressor or its checksum; any
-// other through zlib.
-func looseReader(f *os.File) (io.Reader, error) {
-	var h [7]byte
-	if _, err := io.ReadFull(f, h[:]); err != nil {
-		return nil, err
-	}
-	if h[0] == 0x78 && h[1] == 0x01 && h[2]&^1 == 0 && h[5] == ^h[3] && h[6] == ^h[4] {
-		return &storedReader{br: bufio.NewReaderSize(f, 256<<10), left: int(h[3]) | int(h[4])<<8, final: h[2] == 1}, nil
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return nil, err
-	}
-	return zlib.NewReader(f)
-}
-
-// storedReader yields the content of a zlib stream's stored blocks.
-type storedReader struct {
-	br    *bufio.Reader
-	left  int // bytes left in the current block
-	final bool
-}
-
-func (r *storedReader) Read(p []byte) (int, error) {
-	for r.left == 0 {
-		if r.final {
-			return 0, io.EOF
-		}
-		var h [5]byte
-		if _, err := io.ReadFull(r.br, h[:]); err != nil {
-			return 0, io.ErrUnexpectedEOF
-		}
-		if h[0]&^1 != 0 || h[3] != ^h[1] || h[4] != ^h[2] {
-			return 0, errors.New("not a stored block")
-		}
-		r.left, r.final = int(h[1])|int(h[2])<<8, h[0] == 1
-	}
-	n, err := r.br.Read(p[:min(len(p), r.left)])
-	r.left -= n
-	if err == io.EOF {
-		err = io.ErrUnexpectedEOF
-	}
-	return n, err
 }

@@ -184,15 +184,40 @@ func storedOnly(z []byte) bool {
 // its start and returns it.
 func unstore(z []byte) []byte {
 	out := 0
+	for _, b := range storedBlocks(z) {
+		out += copy(z[out:], b)
+	}
+	return z[:out]
+}
+
+// storedBlocks is the contents of the stored blocks of z (storedOnly).
+func storedBlocks(z []byte) [][]byte {
+	var out [][]byte
 	for i := 2; ; {
 		k := int(z[i+1]) | int(z[i+2])<<8
-		final := z[i] == 1
-		copy(z[out:], z[i+5:i+5+k])
-		out, i = out+k, i+5+k
-		if final {
-			return z[:out]
+		if k > 0 {
+			out = append(out, z[i+5:i+5+k])
 		}
+		if z[i] == 1 {
+			return out
+		}
+		i += 5 + k
 	}
+}
+
+// looseContent reads a loose object file's content (its header included)
+// from z, the mapped file: the stored blocks of an object borg wrote
+// uncompressed in place, anything else through zlib.
+func looseContent(z []byte) (io.Reader, error) {
+	if !storedOnly(z) {
+		return zlib.NewReader(bytes.NewReader(z))
+	}
+	blocks := storedBlocks(z)
+	rs := make([]io.Reader, len(blocks))
+	for i, b := range blocks {
+		rs[i] = bytes.NewReader(b)
+	}
+	return io.MultiReader(rs...), nil
 }
 
 // readLoose parses a loose object file's content (zlib data) as an object
