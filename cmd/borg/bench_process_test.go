@@ -295,7 +295,9 @@ func BenchmarkStopAfterChangeProcess(b *testing.B) {
 // `borg learn` (the product path: learn writes and commits the lesson, so
 // HEAD moves and the hook's sync reads the change from git, not a listing
 // of lessons/). Untimed before each call: one borg learn of a new lesson.
-// The store's HEAD is reset at the end (the learned lessons go).
+// The store's HEAD and lessons/ are put back at the end (the learned
+// lessons go); the log keeps the events the calls appended, as a store in
+// use does: reverting it would leave the next run a log summary to rebuild.
 // BenchmarkStopAfterChangeProcess is the hand-edit path (HEAD unmoved: the
 // full listing).
 func BenchmarkStopAfterLearnProcess(b *testing.B) {
@@ -303,7 +305,12 @@ func BenchmarkStopAfterLearnProcess(b *testing.B) {
 	store := benchStore(b, bin)
 	env := benchEnv(store)
 	head := strings.TrimSpace(testGit(b, store, env, "rev-parse", "HEAD"))
-	defer testGit(b, store, env, "reset", "-q", "--hard", head)
+	defer func() {
+		testGit(b, store, env, "reset", "-q", "--soft", head)
+		testGit(b, store, env, "reset", "-q", head, "--", "lessons")
+		testGit(b, store, env, "checkout", "-q", head, "--", "lessons")
+		testGit(b, store, env, "clean", "-fdq", "lessons")
+	}()
 	proj := b.TempDir()
 	b.ResetTimer()
 	d := timeCallsAfter(b.N, func(i int) string {
