@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -48,14 +47,9 @@ func hookCommand(e *env) *cli.Command {
 // 10,000 lessons the heap stays near 50 MiB, and about 310 MiB on the rare
 // call that rebuilds the summary of a 1,000,000-event log from the full
 // ledger (collections there would re-mark a 170 MiB ledger each time).
-// GOGC or GOMEMLIMIT in the environment take precedence.
-func shortLived() {
-	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
-		return
-	}
-	debug.SetMemoryLimit(512 << 20)
-	debug.SetGCPercent(-1)
-}
+// GOGC or GOMEMLIMIT in the environment take precedence (tuneGC; the
+// process ends with the command, so nothing is put back).
+func shortLived() { _ = tuneGC(512 << 20) }
 
 // globalStore is the --store given before the verb, if any.
 func globalStore(c *cli.Context) string {

@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"unicode"
 
@@ -69,8 +68,7 @@ func learnCommand(e *env) *cli.Command {
 			// ms of the 100,000-lesson learn. The collector runs only
 			// past learnHeapLimit (and the settings are put back, for an
 			// in-process caller).
-			defer debug.SetGCPercent(debug.SetGCPercent(-1))
-			defer debug.SetMemoryLimit(debug.SetMemoryLimit(learnHeapLimit))
+			defer tuneGC(learnHeapLimit)()
 			s, err := openStore(c, e)
 			if err != nil {
 				return err

@@ -120,8 +120,9 @@ func runBackgroundReindex(c *cli.Context, e *env, s *memfs.Store, token string) 
 // its 25 s of CPU).
 const reindexHeapLimit = 1536 << 20
 
-// tuneGC turns the collector off below limit for a reindex and returns
-// what puts the settings back. After each collection the limit is raised
+// tuneGC turns the collector off below limit (for a reindex, a learn, a
+// hook: commands that allocate much and live briefly) and returns what
+// puts the settings back. After each collection the limit is raised
 // to twice the live heap when that is more (a store whose live heap nears
 // the limit would otherwise be collected over and over): never more
 // collection than the default. A GOGC or GOMEMLIMIT in the environment is
