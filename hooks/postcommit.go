@@ -117,7 +117,7 @@ func PostCommit(ctx context.Context, d *Deps, cwd string) (*Output, error) {
 		d.Engineer = d.ResolveEngineer(root)
 	}
 	head, err := d.Commit, error(nil)
-	if !isHexID(head) {
+	if !memfs.IsObjectName(head) {
 		head, err = ReadHead(root)
 	}
 	if err != nil {
@@ -364,7 +364,7 @@ func ReadHead(root string) (string, error) {
 	}
 	head := strings.TrimSpace(string(b))
 	if !strings.HasPrefix(head, "ref: ") {
-		if isHexID(head) {
+		if memfs.IsObjectName(head) {
 			return head, nil
 		}
 		return "", errors.New("unrecognised HEAD")
@@ -380,7 +380,7 @@ func ReadHead(root string) (string, error) {
 	}
 	for _, dir := range []string{gitDir, common} {
 		if b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(ref))); err == nil {
-			if id := strings.TrimSpace(string(b)); isHexID(id) {
+			if id := strings.TrimSpace(string(b)); memfs.IsObjectName(id) {
 				return id, nil
 			}
 		}
@@ -390,21 +390,9 @@ func ReadHead(root string) (string, error) {
 		return "", err
 	}
 	for _, line := range strings.Split(string(packed), "\n") {
-		if f := strings.Fields(line); len(f) == 2 && f[1] == ref && isHexID(f[0]) {
+		if f := strings.Fields(line); len(f) == 2 && f[1] == ref && memfs.IsObjectName(f[0]) {
 			return f[0], nil
 		}
 	}
 	return "", errors.New("HEAD's ref not found")
-}
-
-func isHexID(s string) bool {
-	if len(s) != 40 && len(s) != 64 {
-		return false
-	}
-	for _, c := range s {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
-	}
-	return true
 }

@@ -69,8 +69,10 @@ func (s *Store) readChanges() (changeJournal, bool) {
 	return j, true
 }
 
-func isHash(h string) bool {
-	if len(h) != 40 {
+// IsObjectName reports whether h is a full git object name in lower-case
+// hex: SHA-1's 40 digits or SHA-256's 64.
+func IsObjectName(h string) bool {
+	if len(h) != 40 && len(h) != 64 {
 		return false
 	}
 	for _, c := range h {
@@ -80,6 +82,9 @@ func isHash(h string) bool {
 	}
 	return true
 }
+
+// isHash reports whether h names an object of the store's hash (SHA-1).
+func isHash(h string) bool { return len(h) == 40 && IsObjectName(h) }
 
 // recordChanges appends the commit parent→h with changes to the journal
 // when ref is the checked-out branch. It never fails the commit: a journal

@@ -306,7 +306,7 @@ func syncChangedSince(s *memfs.Store, ix *index.Index, r *retrieval, o openOptio
 func lessonChanges(s *memfs.Store, since, now string) (changed []index.FileStamp, removed []string, ok bool) {
 	_, oldHead, ok1 := strings.Cut(since, "@")
 	_, newHead, ok2 := strings.Cut(now, "@")
-	if !ok1 || !ok2 || !isObjectName(oldHead) || !isObjectName(newHead) || oldHead == newHead {
+	if !ok1 || !ok2 || !memfs.IsObjectName(oldHead) || !memfs.IsObjectName(newHead) || oldHead == newHead {
 		return nil, nil, false
 	}
 	paths, ok := changedPaths(s, oldHead, newHead)
@@ -347,19 +347,6 @@ func changedPaths(s *memfs.Store, oldHead, newHead string) ([]string, bool) {
 		return nil, false
 	}
 	return strings.Split(string(out), "\x00"), true
-}
-
-// isObjectName reports whether h is a full hex object name.
-func isObjectName(h string) bool {
-	if len(h) != 40 && len(h) != 64 {
-		return false
-	}
-	for _, c := range h {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 // notice is the one stderr line a hook writes when it answered from search
