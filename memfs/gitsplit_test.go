@@ -1,6 +1,7 @@
 package memfs
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"math/rand/v2"
@@ -276,12 +277,16 @@ func childCommitSplit(dir string) int {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
+		fmt.Println("committed") // the parent kills after a number of these
 	}
 }
 
 // TestSplitIndexSurvivesKills: a committer killed at random points while it
 // patches the split index or writes a new shared one leaves a store that,
-// once the next writer has recovered, git and borg read as HEAD.
+// once the next writer has recovered, git and borg read as HEAD. Each
+// round waits for a random number of the child's commits (the first for
+// six: one of them writes a new shared index) before the random pause and
+// the kill, so the commits happen however slow the machine.
 func TestSplitIndexSurvivesKills(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns processes")
@@ -293,10 +298,24 @@ func TestSplitIndexSurvivesKills(t *testing.T) {
 	r := rand.New(rand.NewPCG(seed, 3))
 	for round := range 10 {
 		cmd := child(t, "commitsplit", s.Dir())
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(time.Duration(40+r.IntN(300)) * time.Millisecond)
+		wait := r.IntN(4)
+		if round == 0 {
+			wait = 6
+		}
+		lines := bufio.NewScanner(out)
+		for range wait {
+			if !lines.Scan() {
+				t.Fatalf("round %d: the committer stopped before %d commits", round, wait)
+			}
+		}
+		time.Sleep(time.Duration(r.IntN(40)) * time.Millisecond)
 		_ = cmd.Process.Signal(syscall.SIGKILL)
 		_ = cmd.Wait()
 		unlock, err := s.LockWrites() // recovers the killed commit
