@@ -20,9 +20,7 @@ func BenchmarkLessons10k(b *testing.B) {
 		l := sampleLesson(fmt.Sprintf("bench-lesson-%05d", i))
 		l.Tags = []string{"go", "bench"}
 		l.Body = "Why: the schema is not auto-applied, so the integration tests see an empty database.\n\nSee the runbook."
-		if err := os.WriteFile(filepath.Join(s.Dir(), LessonsDir, l.ID+".html"), Render(l), 0o644); err != nil {
-			b.Fatal(err)
-		}
+		writeStoreFile(b, s, LessonPath(l.ID), Render(l))
 	}
 	b.ResetTimer()
 	for b.Loop() {
@@ -208,9 +206,7 @@ func committedStore(b *testing.B, n int) *Store {
 	paths := make([]string, 0, n)
 	for i := 0; i < n; i++ {
 		l := sampleLesson(fmt.Sprintf("bench-lesson-%06d", i))
-		if err := os.WriteFile(filepath.Join(s.Dir(), LessonsDir, l.ID+".html"), Render(l), 0o644); err != nil {
-			b.Fatal(err)
-		}
+		writeStoreFile(b, s, LessonPath(l.ID), Render(l))
 		paths = append(paths, LessonPath(l.ID))
 	}
 	if _, err := s.Commit(fmt.Sprint(n, " lessons"), paths...); err != nil {

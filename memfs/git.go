@@ -292,27 +292,53 @@ func isFileMode(m uint32) bool {
 	return filemode.FileMode(m).IsFile()
 }
 
-// listAt returns the files directly inside dir (slash-separated, "" for the
-// root) in the commit rev names, as sorted slash paths from the store's root
-// ("lessons/a.html"). A missing directory lists nothing.
+// listAt returns the files under dir (slash-separated, "" for the root),
+// in its subdirectories too, in the commit rev names, as sorted slash paths
+// from the store's root ("lessons/3f/a.html"). A missing directory lists
+// nothing.
 func (s *Store) listAt(rev, dir string) ([]string, error) {
 	raw, dir, err := s.rawDirAt(rev, dir)
 	if err != nil {
 		return nil, fmt.Errorf("list %s at %s: %w", dir, rev, err)
 	}
 	var out []string
-	for i := 0; i < len(raw); {
-		e, err := nextTreeEntry(raw, i)
-		if err != nil {
-			return nil, fmt.Errorf("list %s at %s: %w", dir, rev, err)
-		}
-		if isFileMode(e.mode) {
-			out = append(out, path.Join(dir, string(e.name)))
-		}
-		i = e.end
+	err = s.git.walkTree(raw, dir, func(p string, _ treeEntry) error {
+		out = append(out, p)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list %s at %s: %w", dir, rev, err)
 	}
 	sort.Strings(out)
 	return out, nil
+}
+
+// walkTree calls fn for each file of the tree raw (the tree of dir) and of
+// its subtrees, depth first, with its slash path.
+func (g *gitRepo) walkTree(raw []byte, dir string, fn func(p string, e treeEntry) error) error {
+	for i := 0; i < len(raw); {
+		e, err := nextTreeEntry(raw, i)
+		if err != nil {
+			return err
+		}
+		i = e.end
+		p := path.Join(dir, string(e.name))
+		switch {
+		case e.isDir():
+			sub, err := g.readObject(plumbing.TreeObject, e.id)
+			if err != nil {
+				return fmt.Errorf("read tree %s: %w", p, err)
+			}
+			if err := g.walkTree(sub, p, fn); err != nil {
+				return err
+			}
+		case isFileMode(e.mode):
+			if err := fn(p, e); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // File is one file read from a commit.
@@ -321,11 +347,12 @@ type File struct {
 	Data []byte
 }
 
-// ReadDirAt returns every file directly inside dir in the commit rev names,
-// with its bytes, sorted by path. It reads the commit and the trees on dir's
-// path once and the directory's tree in one pass, then each blob by its id
-// (ReadFileAt per file would walk the trees again for each): sleep reads
-// lessons/ at a revision with it. A missing directory reads as nothing.
+// ReadDirAt returns every file under dir (its subdirectories too) in the
+// commit rev names, with its bytes, sorted by path. It reads the commit and
+// the trees on dir's path once and each tree below it in one pass, then
+// each blob by its id (ReadFileAt per file would walk the trees again for
+// each): sleep reads lessons/ at a revision with it. A missing directory
+// reads as nothing.
 func (s *Store) ReadDirAt(rev, dir string) ([]File, error) {
 	raw, dir, err := s.rawDirAt(rev, dir)
 	if err != nil {
@@ -338,21 +365,16 @@ func (s *Store) ReadDirAt(rev, dir string) ([]File, error) {
 	defer func() { _ = st.Close() }()
 	g := &gitRepo{r: &git.Repository{Storer: st}, gitDir: s.git.gitDir}
 	var out []File
-	for i := 0; i < len(raw); {
-		e, err := nextTreeEntry(raw, i)
-		if err != nil {
-			return nil, fmt.Errorf("read %s at %s: %w", dir, rev, err)
-		}
-		i = e.end
-		if !isFileMode(e.mode) {
-			continue
-		}
-		p := path.Join(dir, string(e.name))
+	err = g.walkTree(raw, dir, func(p string, e treeEntry) error {
 		data, err := g.readStored(plumbing.BlobObject, plumbing.Hash(e.id))
 		if err != nil {
-			return nil, fmt.Errorf("read %s at %s: %w", p, rev, err)
+			return fmt.Errorf("read %s: %w", p, err)
 		}
 		out = append(out, File{Path: p, Data: data})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read %s at %s: %w", dir, rev, err)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out, nil

@@ -79,9 +79,13 @@ func TestCommitManyWritesPack(t *testing.T) {
 	if err != nil || len(files) != len(changes) {
 		t.Fatalf("ReadDirAt: %d files, %v", len(files), err)
 	}
-	for i, f := range files {
-		if !bytes.Equal(f.Data, changes[i].Data) {
-			t.Fatalf("%s: %q, want %q", f.Path, f.Data, changes[i].Data)
+	want := map[string][]byte{}
+	for _, c := range changes {
+		want[c.Path] = c.Data
+	}
+	for _, f := range files {
+		if !bytes.Equal(f.Data, want[f.Path]) {
+			t.Fatalf("%s: %q, want %q", f.Path, f.Data, want[f.Path])
 		}
 	}
 	h2, err := s.CommitOnRef("refs/borg/many", h, h, []FileChange{{Path: LessonPath("l-0000"), Delete: true}}, "one", time.Unix(2, 0))

@@ -127,17 +127,18 @@ func (s *Store) Uncommitted() ([]string, error) {
 				inHead[f] = true
 			}
 		}
-		entries, err := os.ReadDir(filepath.Join(s.dir, d))
-		if errors.Is(err, os.ErrNotExist) {
-			continue
-		}
+		found, stray, err := s.scanLessonDir(d)
 		if err != nil {
 			return nil, err
 		}
-		for _, e := range entries {
-			p := d + "/" + e.Name()
-			if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".html") && !inHead[p] {
-				out = append(out, p)
+		for _, f := range found {
+			if !inHead[f.rel] {
+				out = append(out, f.rel)
+			}
+		}
+		for _, f := range stray {
+			if f.regular && !inHead[f.rel] {
+				out = append(out, f.rel)
 			}
 		}
 	}

@@ -309,17 +309,11 @@ func nodePattern(n string) bool {
 	return true
 }
 
-// LessonPath is the slash path of a lesson file from the store's root.
-func LessonPath(id string) string { return LessonsDir + "/" + id + ".html" }
-
-// ArchivePath is the slash path of an archived lesson file.
-func ArchivePath(id string) string { return ArchiveDir + "/" + id + ".html" }
-
 // Lessons reads every lessons/*.html, sorted by id. A file that cannot be
 // read or parsed yields an error naming it (a *domain.InvalidMemory with its
 // Path set when the file breaks the format); the others still load.
 func (s *Store) Lessons() ([]domain.Lesson, []error) {
-	files, err := s.LessonFiles()
+	files, stray, err := s.lessonFiles()
 	if err != nil {
 		return nil, []error{err}
 	}
@@ -327,40 +321,62 @@ func (s *Store) Lessons() ([]domain.Lesson, []error) {
 	for i, f := range files {
 		ids[i] = f.ID
 	}
-	return s.ReadLessons(ids)
+	lessons, errs := s.ReadLessons(ids)
+	for _, f := range stray {
+		errs = append(errs, &domain.InvalidMemory{Path: f.rel, Reason: f.reason})
+	}
+	sort.SliceStable(errs, func(i, j int) bool { return errPath(errs[i]) < errPath(errs[j]) })
+	return lessons, errs
+}
+
+// errPath is the file an error of Lessons names ("" for none).
+func errPath(err error) string {
+	var im *domain.InvalidMemory
+	if errors.As(err, &im) {
+		return im.Path
+	}
+	return ""
 }
 
 // LessonFile is a file of lessons/ as a directory listing gives it: the id
-// its name claims and what tells whether it changed, without reading it.
+// its name claims, where it is, and what tells whether it changed, without
+// reading it.
 type LessonFile struct {
 	ID      string
-	ModTime int64 // Unix nanoseconds
+	Path    string // slash path from the store's root (layout.go)
+	ModTime int64  // Unix nanoseconds
 	Size    int64
 }
 
-// LessonFiles lists lessons/<id>.html in id order without reading the files
-// (an index uses it to re-read only those that changed).
+// LessonFiles lists the lesson files of lessons/ in id order without
+// reading them (an index uses it to re-read only those that changed): each
+// lesson's file in its bucket, else its file in the flat layout.
 func (s *Store) LessonFiles() ([]LessonFile, error) {
-	entries, err := os.ReadDir(filepath.Join(s.dir, LessonsDir))
+	out, _, err := s.lessonFiles()
+	return out, err
+}
+
+// lessonFiles is LessonFiles with the .html files it leaves out.
+func (s *Store) lessonFiles() ([]LessonFile, []strayFile, error) {
+	found, stray, err := s.scanLessonDir(LessonsDir)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", LessonsDir, err)
+		return nil, nil, err
 	}
-	var out []LessonFile
-	for _, e := range entries {
-		name := e.Name()
-		if !strings.HasSuffix(name, ".html") {
-			continue
+	out := make([]LessonFile, 0, len(found))
+	for _, e := range found {
+		if len(out) > 0 && out[len(out)-1].ID == e.id {
+			continue // a flat copy behind its bucketed file
 		}
-		f := LessonFile{ID: strings.TrimSuffix(name, ".html")}
-		if fi, err := e.Info(); err == nil {
-			f.ModTime, f.Size = fi.ModTime().UnixNano(), fi.Size()
+		f := LessonFile{ID: e.id, Path: e.rel}
+		if e.info != nil {
+			f.ModTime, f.Size = e.info.ModTime().UnixNano(), e.info.Size()
 		}
 		out = append(out, f)
 	}
-	return out, nil
+	return out, stray, nil
 }
 
-// ReadLessons reads lessons/<id>.html for each id, in the order given; the
+// ReadLessons reads the lesson file of each id, in the order given; the
 // files that cannot be read or are invalid are left out and reported in
 // errs (as Lessons does).
 func (s *Store) ReadLessons(ids []string) ([]domain.Lesson, []error) {
@@ -396,7 +412,8 @@ func (s *Store) ReadLessons(ids []string) ([]domain.Lesson, []error) {
 	return out, bad
 }
 
-// Lesson reads lessons/<id>.html. A missing lesson is an error wrapping
+// Lesson reads the lesson with this id: its file in its bucket, else the
+// flat layout's lessons/<id>.html. A missing lesson is an error wrapping
 // ErrNotFound; a bad id or file a *domain.InvalidMemory.
 func (s *Store) Lesson(id string) (domain.Lesson, error) {
 	if !domain.ValidID(id) {
@@ -406,12 +423,26 @@ func (s *Store) Lesson(id string) (domain.Lesson, error) {
 }
 
 func (s *Store) readLesson(dir, id string) (domain.Lesson, error) {
-	rel := dir + "/" + id + ".html"
 	if !domain.ValidID(id) {
-		return domain.Lesson{}, &domain.InvalidMemory{Path: rel, Reason: "file name is not a lesson id (want ^[a-z][a-z0-9-]{2,63}$.html)"}
+		return domain.Lesson{}, &domain.InvalidMemory{Path: flatPath(dir, id), Reason: "file name is not a lesson id (want ^[a-z][a-z0-9-]{2,63}$.html)"}
 	}
-	p := filepath.Join(s.dir, dir, id+".html")
-	fi, err := os.Lstat(p)
+	rel := dir + "/" + Bucket(id) + "/" + id + ".html"
+	p := filepath.Join(s.dir, filepath.FromSlash(rel))
+	// The bucket must be a real directory: a committed symlink in its
+	// place would have borg read files from outside the store.
+	fi, err := os.Lstat(filepath.Dir(p))
+	if err == nil && !fi.IsDir() {
+		return domain.Lesson{}, &domain.InvalidMemory{Path: dir + "/" + Bucket(id), Reason: "the bucket is not a directory (symlinks are refused)"}
+	}
+	if err == nil {
+		fi, err = os.Lstat(p)
+	}
+	if errors.Is(err, os.ErrNotExist) {
+		// The flat layout of stores made before the buckets.
+		rel = flatPath(dir, id)
+		p = filepath.Join(s.dir, filepath.FromSlash(rel))
+		fi, err = os.Lstat(p)
+	}
 	if errors.Is(err, os.ErrNotExist) {
 		return domain.Lesson{}, fmt.Errorf("read lesson %s: %w", id, ErrNotFound)
 	}
@@ -442,7 +473,7 @@ func (s *Store) readLesson(dir, id string) (domain.Lesson, error) {
 	return l, nil
 }
 
-// WriteLesson validates l and writes lessons/<id>.html atomically (a temp
+// WriteLesson validates l and writes LessonPath(l.ID) atomically (a temp
 // file, fsync, rename), so a killed process leaves the old file or the new
 // one, never a torn one. It refuses a bad lesson (*domain.InvalidMemory) and
 // a symlink in the lesson's place. It does not commit.
@@ -451,8 +482,11 @@ func (s *Store) WriteLesson(l domain.Lesson) error {
 		return fmt.Errorf("write lesson %s: %w", l.ID, err)
 	}
 	l = canonical(l)
-	p := filepath.Join(s.dir, LessonsDir, l.ID+".html")
-	if err := checkNotLink(filepath.Join(s.dir, LessonsDir), p); err != nil {
+	p := filepath.Join(s.dir, filepath.FromSlash(LessonPath(l.ID)))
+	if err := s.makeBucket(filepath.Dir(p)); err != nil {
+		return fmt.Errorf("write lesson %s: %w", l.ID, err)
+	}
+	if err := checkNotLink(filepath.Dir(p), p); err != nil {
 		return fmt.Errorf("write lesson %s: %w", l.ID, err)
 	}
 	data := Render(l)
@@ -486,36 +520,34 @@ func checkNotLink(dir, file string) error {
 	return nil
 }
 
-// archive moves lessons/<id>.html to archive/<id>.html (replacing an older
-// archived copy; history keeps every version). It does not commit: commit
-// both paths, LessonPath(id) and ArchivePath(id). Sleep archives on its own
-// ref instead (a Delete and a write in one CommitOnRef); tests use this to
-// lay out an archived lesson in a worktree.
+// archive moves a lesson's file (in its bucket or the flat layout) to
+// ArchivePath(id), replacing an older archived copy; history keeps every
+// version. It does not commit. Sleep archives on its own ref instead (a
+// Delete and a write in one CommitOnRef); tests use this to lay out an
+// archived lesson in a worktree.
 func (s *Store) archive(id string) error {
 	if !domain.ValidID(id) {
 		return fmt.Errorf("archive lesson %s: bad id", id)
 	}
-	from := filepath.Join(s.dir, LessonsDir, id+".html")
-	to := filepath.Join(s.dir, ArchiveDir, id+".html")
-	if err := checkNotLink(filepath.Join(s.dir, LessonsDir), from); err != nil {
-		return fmt.Errorf("archive lesson %s: %w", id, err)
+	from := LessonPath(id)
+	if _, err := os.Lstat(filepath.Join(s.dir, filepath.FromSlash(from))); errors.Is(err, os.ErrNotExist) {
+		from = flatPath(LessonsDir, id)
 	}
-	if _, err := os.Lstat(from); errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Lstat(filepath.Join(s.dir, filepath.FromSlash(from))); errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("archive lesson %s: %w", id, ErrNotFound)
 	}
-	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+	to := filepath.Join(s.dir, filepath.FromSlash(ArchivePath(id)))
+	if err := os.MkdirAll(filepath.Join(s.dir, ArchiveDir), 0o755); err != nil {
 		return fmt.Errorf("archive lesson %s: %w", id, err)
 	}
-	if err := checkNotLink(filepath.Join(s.dir, ArchiveDir), to); err != nil {
+	if err := checkNotLink(filepath.Dir(to), to); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("archive lesson %s: %w", id, err)
 	}
-	if err := os.Rename(from, to); err != nil {
+	_ = os.Remove(to) // an older archived copy
+	if err := s.moveFile(from, ArchivePath(id)); err != nil {
 		return fmt.Errorf("archive lesson %s: %w", id, err)
 	}
-	if err := syncDir(filepath.Dir(to)); err != nil {
-		return err
-	}
-	return syncDir(filepath.Dir(from))
+	return nil
 }
 
 // writeAtomic writes data to p with WriteFileAtomic, its temp file in

@@ -39,6 +39,19 @@ func newTestStore(tb testing.TB) *Store {
 	return s
 }
 
+// writeStoreFile writes a file of the store by hand (a slash path from its
+// root), making its directory: a lesson's bucket, say.
+func writeStoreFile(tb testing.TB, s *Store, rel string, data []byte) {
+	tb.Helper()
+	p := filepath.Join(s.Dir(), filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		tb.Fatal(err)
+	}
+}
+
 // gitCLI runs the git CLI in dir, to check borg's commits the way a user
 // would see them.
 func gitCLI(tb testing.TB, dir string, args ...string) string {
@@ -165,7 +178,7 @@ func TestWriteLessonAndCommit(t *testing.T) {
 	if _, err := s.Commit("archive", LessonPath(l.ID), ArchivePath(l.ID)); err != nil {
 		t.Fatal(err)
 	}
-	if files := gitCLI(t, s.Dir(), "ls-files", "lessons", "archive"); files != "archive/.keep\narchive/migrations-first-7f3a.html\nlessons/.keep\n" {
+	if files := gitCLI(t, s.Dir(), "ls-files", "lessons", "archive"); files != "archive/.keep\n"+ArchivePath("migrations-first-7f3a")+"\nlessons/.keep\n" {
 		t.Errorf("ls-files = %q", files)
 	}
 	if st := gitCLI(t, s.Dir(), "status", "--porcelain"); st != "?? notes.txt\n" {
@@ -244,8 +257,14 @@ func TestWriteLessonRefuses(t *testing.T) {
 	if err := s.WriteLesson(traversal); !errors.As(err, &im) {
 		t.Errorf("WriteLesson(traversal) = %v", err)
 	}
-	target := filepath.Join(t.TempDir(), "elsewhere.html")
-	if err := os.Symlink(target, filepath.Join(s.Dir(), "lessons", "linked.html")); err != nil {
+	// A symlink in the lesson's place, and one in its bucket's.
+	elsewhere := t.TempDir()
+	target := filepath.Join(elsewhere, "elsewhere.html")
+	linked := filepath.Join(s.Dir(), filepath.FromSlash(LessonPath("linked")))
+	if err := os.MkdirAll(filepath.Dir(linked), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, linked); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.WriteLesson(sampleLesson("linked")); err == nil || !strings.Contains(err.Error(), "symlinks are refused") {
@@ -253,6 +272,19 @@ func TestWriteLessonRefuses(t *testing.T) {
 	}
 	if _, err := os.Stat(target); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the symlink's target was written")
+	}
+	bucket := filepath.Join(s.Dir(), LessonsDir, Bucket("bucket-linked"))
+	if err := os.Symlink(elsewhere, bucket); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.WriteLesson(sampleLesson("bucket-linked")); err == nil || !strings.Contains(err.Error(), "symlinks are refused") {
+		t.Errorf("WriteLesson into a symlinked bucket = %v", err)
+	}
+	if _, err := s.Lesson("bucket-linked"); err == nil || !strings.Contains(err.Error(), "symlinks are refused") {
+		t.Errorf("Lesson through a symlinked bucket = %v", err)
+	}
+	if entries, _ := os.ReadDir(elsewhere); len(entries) != 0 {
+		t.Errorf("wrote through the symlinked bucket: %v", entries)
 	}
 }
 
@@ -284,13 +316,15 @@ func TestCommitOnRef(t *testing.T) {
 	if got := gitCLI(t, s.Dir(), "ls-tree", "-r", "--name-only", ref); got != ".gitattributes\n.gitignore\narchive/.keep\nlessons/a-lesson.html\nlessons/deep/x/y.txt\nlog/.keep\n" {
 		t.Errorf("ls-tree = %q", got)
 	}
+	// Both list the subdirectories too (the buckets).
 	list, err := s.listAt(ref, "lessons")
-	if err != nil || !reflect.DeepEqual(list, []string{"lessons/a-lesson.html"}) {
+	if err != nil || !reflect.DeepEqual(list, []string{"lessons/a-lesson.html", "lessons/deep/x/y.txt"}) {
 		t.Errorf("ListAt = %v, %v", list, err)
 	}
 	files, err := s.ReadDirAt(ref, "lessons/")
-	if err != nil || len(files) != 1 || files[0].Path != "lessons/a-lesson.html" || string(files[0].Data) != string(changes[0].Data) {
-		t.Errorf("ReadDirAt = %+v, %v", files, err)
+	if err != nil || len(files) != 2 || files[0].Path != "lessons/a-lesson.html" || string(files[0].Data) != string(changes[0].Data) ||
+		files[1].Path != "lessons/deep/x/y.txt" || string(files[1].Data) != "nested\n" {
+		t.Errorf("ReadDirAt = %q, %v", files, err)
 	}
 	if files, err := s.ReadDirAt(ref, "nowhere"); err != nil || len(files) != 0 {
 		t.Errorf("ReadDirAt(missing) = %v, %v", files, err)

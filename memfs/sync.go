@@ -234,7 +234,9 @@ func (s *Store) mergeAttributes() error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
-	for _, line := range []string{LessonsDir + "/*.html -merge\n", ArchiveDir + "/*.html -merge\n"} {
+	// "/**/" matches any depth, none included: the buckets and the flat
+	// layout both.
+	for _, line := range []string{LessonsDir + "/**/*.html -merge\n", ArchiveDir + "/**/*.html -merge\n"} {
 		if err := ensureLine(s, p, line); err != nil {
 			return err
 		}
@@ -402,9 +404,19 @@ func (s *Store) resolve(ctx context.Context, p string) (*SyncConflict, error) {
 		}
 		l.ID = conflictID(l.ID, ours)
 		l.Links = append(l.Links, domain.LessonLink{Rel: RelConflictsWith, Target: strings.TrimSuffix(path.Base(p), ".html")})
-		copyPath := path.Join(path.Dir(p), l.ID+".html")
+		// The copy goes to its own bucket (a conflict in the flat layout
+		// too: ParseLessonPath's dir is lessons/ or archive/ either way).
+		dir, _, _, _ := ParseLessonPath(p)
+		if dir == "" {
+			dir, _, _ = strings.Cut(p, "/")
+		}
+		copyPath := dir + "/" + Bucket(l.ID) + "/" + l.ID + ".html"
+		copyFull := filepath.Join(s.dir, filepath.FromSlash(copyPath))
+		if err := s.makeBucket(filepath.Dir(copyFull)); err != nil {
+			return nil, err
+		}
 		data := Render(l)
-		if err := WriteFileAtomic(filepath.Join(s.dir, filepath.FromSlash(copyPath)), data, 0o644); err != nil {
+		if err := WriteFileAtomic(copyFull, data, 0o644); err != nil {
 			return nil, err
 		}
 		if err := WriteFileAtomic(full, theirs, 0o644); err != nil {

@@ -119,9 +119,7 @@ func benchRemote(b *testing.B, lessons, events int) string {
 	for i := range lessons {
 		l := domain.Lesson{ID: fmt.Sprintf("bench-lesson-%06d", i), Type: "semantic", Confidence: 0.8,
 			Gist: fmt.Sprintf("Bench lesson %d: retry the client with backoff", i), Body: "Generated for the sync benchmark."}
-		if err := os.WriteFile(filepath.Join(s.Dir(), LessonsDir, l.ID+".html"), Render(l), 0o644); err != nil {
-			b.Fatal(err)
-		}
+		writeStoreFile(b, s, LessonPath(l.ID), Render(l))
 	}
 	for n := range 10 {
 		f := filepath.Join(s.Dir(), LogDir, fmt.Sprintf("n-bench%02d.jsonl", n))

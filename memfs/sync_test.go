@@ -159,7 +159,7 @@ func TestSyncThreeNodes(t *testing.T) {
 		n.sync(t)
 	}
 
-	if len(conflicts) != 1 || conflicts[0].Path != "lessons/shared-lesson-0001.html" || conflicts[0].Copy == "" {
+	if len(conflicts) != 1 || conflicts[0].Path != LessonPath("shared-lesson-0001") || conflicts[0].Copy == "" {
 		t.Fatalf("conflicts = %+v, want the shared lesson kept twice", conflicts)
 	}
 	want := a.memory(t)

@@ -136,7 +136,7 @@ func TestRecovery(t *testing.T) {
 					t.Fatalf("setup: want one mismatch, got %v", m)
 				}
 			},
-			wantWarn:   "committed and staged lessons/killed-writer-lesson.html",
+			wantWarn:   "committed and staged " + LessonPath(id),
 			wantLesson: true,
 		},
 		{
@@ -255,9 +255,7 @@ func TestRecoveryUndoesTornMergeFiles(t *testing.T) {
 		"edited": []byte("a hand edit, not the merge's"),
 	}
 	for id, data := range disk {
-		if err := os.WriteFile(filepath.Join(s.dir, LessonsDir, id+".html"), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeStoreFile(t, s, LessonPath(id), data)
 	}
 	if err := s.writeJournal(journal{PID: deadPID, StartMS: 1, Message: "borg sync: merge side", Ref: "refs/heads/main", Merge: true, From: "refs/heads/side", Undo: undo}); err != nil {
 		t.Fatal(err)
@@ -268,7 +266,7 @@ func TestRecoveryUndoesTornMergeFiles(t *testing.T) {
 	}
 	unlock()
 	for id := range disk {
-		_, err := os.Stat(filepath.Join(s.dir, LessonsDir, id+".html"))
+		_, err := os.Stat(filepath.Join(s.dir, filepath.FromSlash(LessonPath(id))))
 		if kept := err == nil; kept != (id == "edited") {
 			t.Errorf("%s: kept %v", id, kept)
 		}

@@ -253,7 +253,8 @@ func short(h string) string {
 type entry struct {
 	l        domain.Lesson
 	raw      []byte
-	stale    bool // l changed since raw was rendered
+	path     string // the file's path in lessons/
+	stale    bool   // l changed since raw was rendered
 	archived bool
 }
 
@@ -330,7 +331,11 @@ func newPlanner(snap Snapshot, opts PlanOptions) *planner {
 			continue
 		}
 		p.ids = append(p.ids, lf.Lesson.ID)
-		p.cur[lf.Lesson.ID] = &entry{l: lf.Lesson, raw: lf.Raw}
+		path := lf.Path
+		if path == "" {
+			path = memfs.LessonPath(lf.Lesson.ID)
+		}
+		p.cur[lf.Lesson.ID] = &entry{l: lf.Lesson, raw: lf.Raw, path: path}
 		p.stats[lf.Lesson.ID] = &lessonStats{}
 		ls = append(ls, lf.Lesson)
 	}
@@ -392,9 +397,8 @@ func (p *planner) update(l domain.Lesson) {
 	e := p.cur[l.ID]
 	e.l = l
 	e.stale = true
-	path := memfs.LessonPath(l.ID)
-	p.changes[path] = memfs.FileChange{Path: path}
-	p.rerender[path] = l.ID
+	p.changes[e.path] = memfs.FileChange{Path: e.path}
+	p.rerender[e.path] = l.ID
 }
 
 // archive moves a lesson's file, as it stands, to archive/.
@@ -402,7 +406,7 @@ func (p *planner) archive(id string) {
 	e := p.cur[id]
 	e.archived = true
 	p.render(e)
-	from, to := memfs.LessonPath(id), memfs.ArchivePath(id)
+	from, to := e.path, memfs.ArchivePath(id)
 	delete(p.rerender, from)
 	p.changes[from] = memfs.FileChange{Path: from, Delete: true}
 	p.changes[to] = memfs.FileChange{Path: to, Data: e.raw}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/borg-memory/borg/memfs"
+	"github.com/rogpeppe/go-internal/txtar"
 )
 
 // TestGoldenPhases pins each phase's commit (message and diff) for the
@@ -130,10 +131,10 @@ func TestApplyUpdatesWorktree(t *testing.T) {
 	if head != res.Tip {
 		t.Fatalf("HEAD %s, want the sleep's tip %s", head, res.Tip)
 	}
-	if _, err := os.Stat(filepath.Join(st.Dir(), "lessons", "stale-note.html")); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(st.Dir(), filepath.FromSlash(memfs.LessonPath("stale-note")))); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("evicted lesson still in lessons/: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(st.Dir(), "archive", "stale-note.html")); err != nil {
+	if _, err := os.Stat(filepath.Join(st.Dir(), filepath.FromSlash(memfs.ArchivePath("stale-note")))); err != nil {
 		t.Errorf("evicted lesson not in archive/: %v", err)
 	}
 	l, err := st.Lesson("cache-ttl-old")
@@ -371,5 +372,79 @@ func TestApplyConflictNeedsPR(t *testing.T) {
 	}
 	if s := gitOut(t, st, "status", "--porcelain"); s != "" {
 		t.Errorf("worktree left dirty:\n%s", s)
+	}
+}
+
+// TestFlatLayoutSleeps: a store in the flat layout of earlier borg
+// (lessons/<id>.html) sleeps to the same plan as the bucketed fixture; a
+// phase rewrites each lesson where it is and archives into archive/'s
+// buckets, and a flat copy of a lesson that is also in its bucket is
+// skipped, not read twice.
+func TestFlatLayoutSleeps(t *testing.T) {
+	ar, err := txtar.ParseFile(filepath.Join("testdata", "fixture.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var flat []txtar.File
+	for _, f := range ar.Files {
+		if _, id, _, ok := memfs.ParseLessonPath(f.Name); ok {
+			f.Name = memfs.LessonsDir + "/" + id + ".html"
+		}
+		flat = append(flat, f)
+	}
+	want, err := Run(t.Context(), newFixtureStore(t), Options{Date: fixtureDate}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := newStoreWith(t, flat)
+	got, err := Run(t.Context(), st, Options{Date: fixtureDate}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, w := got.Plan.String(), want.Plan.String(); strings.ReplaceAll(g, short(got.Base), "") != strings.ReplaceAll(w, short(want.Base), "") {
+		t.Errorf("flat plan differs:\n%s\n--- bucketed ---\n%s", g, w)
+	}
+	stat := gitOut(t, st, "diff", "--name-status", "-M", got.Base, got.Tip)
+	for _, line := range strings.Split(strings.TrimSpace(stat), "\n") {
+		f := strings.Split(line, "\t")
+		switch {
+		case f[0] == "M" && strings.Count(f[1], "/") == 1:
+		case strings.HasPrefix(f[0], "R") && strings.Count(f[1], "/") == 1:
+			if _, id, flat, ok := memfs.ParseLessonPath(f[2]); !ok || flat || f[2] != memfs.ArchivePath(id) {
+				t.Errorf("archived to %s, want archive/<bucket>/", f[2])
+			}
+		default:
+			t.Errorf("sleep of a flat store: %q, want rewrites in place and renames into archive/'s buckets", line)
+		}
+	}
+
+	// A flat copy beside the bucketed file: the snapshot reads one.
+	st = newFixtureStore(t)
+	l, err := st.Lesson("stale-note")
+	if err != nil {
+		t.Fatal(err)
+	}
+	copyPath := memfs.LessonsDir + "/stale-note.html"
+	if err := os.WriteFile(filepath.Join(st.Dir(), copyPath), memfs.Render(l), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Commit("a flat copy", copyPath); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := LoadSnapshot(t.Context(), st, "HEAD", fixtureDate, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, lf := range snap.Lessons {
+		if lf.Lesson.ID == "stale-note" {
+			n++
+			if lf.Path != memfs.LessonPath("stale-note") {
+				t.Errorf("read %s, want the bucketed file", lf.Path)
+			}
+		}
+	}
+	if n != 1 || len(snap.Skipped) != 1 || !strings.Contains(snap.Skipped[0], "second copy") {
+		t.Errorf("stale-note read %d times; skipped %q", n, snap.Skipped)
 	}
 }

@@ -17,6 +17,10 @@ import (
 type LessonFile struct {
 	Lesson domain.Lesson
 	Raw    []byte
+	// Path is where the file is (memfs.LessonPath of the id when empty):
+	// a phase rewrites a lesson in place, in the flat layout too, and
+	// archives it to its bucket of archive/.
+	Path string
 }
 
 // Snapshot is everything the planner reads, taken once: the lessons as
@@ -32,7 +36,8 @@ type Snapshot struct {
 	// LastSleep is the date of the latest sleep merged into Base's history
 	// (its Borg-Sleep trailer), zero when none was.
 	LastSleep time.Time
-	// Lessons are lessons/*.html at Base, sorted by id.
+	// Lessons are the lesson files of lessons/ at Base (in their buckets or
+	// the flat layout), sorted by id.
 	Lessons []LessonFile
 	// Skipped names the files of lessons/ that do not parse, with the reason.
 	Skipped []string
@@ -64,13 +69,26 @@ func LoadSnapshot(ctx context.Context, st *memfs.Store, base string, date time.T
 		return snap, fmt.Errorf("load snapshot: %w", err)
 	}
 	parsed := parseAll(files)
+	// A lesson's file in its bucket wins over a flat copy of it.
+	bucketed := map[string]bool{}
+	for _, f := range files {
+		if _, id, flat, ok := memfs.ParseLessonPath(f.Path); ok && !flat {
+			bucketed[id] = true
+		}
+	}
 	for i, f := range files {
-		id, ok := strings.CutSuffix(strings.TrimPrefix(f.Path, memfs.LessonsDir+"/"), ".html")
+		_, id, flat, ok := memfs.ParseLessonPath(f.Path)
 		if !ok {
+			if strings.HasSuffix(f.Path, ".html") {
+				snap.Skipped = append(snap.Skipped, f.Path+": not a lesson file's name, or in another lesson's bucket (borg doctor --fix moves it)")
+			}
 			continue // .keep and other non-lesson files
 		}
 		l, err := parsed[i].l, parsed[i].err
 		switch {
+		case flat && bucketed[id]:
+			snap.Skipped = append(snap.Skipped, fmt.Sprintf("%s: a second copy of %s, which is read instead", f.Path, memfs.LessonPath(id)))
+			continue
 		case err != nil:
 			snap.Skipped = append(snap.Skipped, f.Path+": "+err.Error())
 			continue
@@ -78,7 +96,7 @@ func LoadSnapshot(ctx context.Context, st *memfs.Store, base string, date time.T
 			snap.Skipped = append(snap.Skipped, fmt.Sprintf("%s: memhtml-id %q does not match the file name", f.Path, l.ID))
 			continue
 		}
-		snap.Lessons = append(snap.Lessons, LessonFile{Lesson: l, Raw: f.Data})
+		snap.Lessons = append(snap.Lessons, LessonFile{Lesson: l, Raw: f.Data, Path: f.Path})
 	}
 	events, _, err := st.ReadEvents()
 	if err != nil {

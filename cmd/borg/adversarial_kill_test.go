@@ -433,7 +433,7 @@ func TestAdversarialParallelLearn(t *testing.T) {
 			}
 			for _, w := range winners {
 				id := strings.Fields(w.out)[1]
-				show := a.git(a.store, "show", "HEAD:lessons/"+id+".html")
+				show := a.git(a.store, "show", "HEAD:"+memfs.LessonPath(id))
 				if !strings.Contains(show, w.body) {
 					t.Errorf("HEAD's %s does not hold the body of the learn that reported it (%q)", id, w.body)
 				}

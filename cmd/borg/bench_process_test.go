@@ -57,9 +57,10 @@ func benchStore(b *testing.B, bin string) string {
 		return dir
 	}
 	nl, ne := benchSizes()
-	// v3: the log is committed (v1 stores lost theirs to the first reset)
-	// and its events name their engineer (v2's did not).
-	dir := filepath.Join(os.TempDir(), fmt.Sprintf("borg-bench-store-v3-%d-%d", nl, ne))
+	// v4: lessons in their buckets (v3's were flat); the log is committed
+	// (v1 stores lost theirs to the first reset) and its events name their
+	// engineer (v2's did not).
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("borg-bench-store-v4-%d-%d", nl, ne))
 	if _, err := os.Stat(filepath.Join(dir, ".borg", "bench-ready")); err == nil {
 		return dir
 	}
@@ -88,7 +89,11 @@ func benchStore(b *testing.B, bin string) string {
 		l := domain.Lesson{ID: fmt.Sprintf("bench-lesson-%06d", i), Type: domain.TypeSemantic, Confidence: 0.8,
 			Gist: sentence(8+r.Intn(8)) + ".", Body: sentence(20+r.Intn(40)) + "."}
 		ids[i] = l.ID
-		if err := os.WriteFile(filepath.Join(dir, "lessons", l.ID+".html"), memfs.Render(l), 0o644); err != nil {
+		p := filepath.Join(dir, filepath.FromSlash(memfs.LessonPath(l.ID)))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(p, memfs.Render(l), 0o644); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -198,17 +198,18 @@ func (d *demo) run() error {
 		}
 	}
 	// A teammate's hand-written lesson whose time-to-live ran out last month.
-	hand := filepath.Join(d.store, "lessons", "legacy-ftp-export-0c1d.html")
-	if err := d.write(hand, demoHandLesson); err != nil {
+	// It goes in its bucket: the first two hex digits of the id's SHA-1.
+	handPath := memfs.LessonPath("legacy-ftp-export-0c1d")
+	if err := d.write(filepath.Join(d.store, filepath.FromSlash(handPath)), demoHandLesson); err != nil {
 		return err
 	}
-	if _, err := d.git(d.store, "add", "lessons/legacy-ftp-export-0c1d.html"); err != nil {
+	if _, err := d.git(d.store, "add", handPath); err != nil {
 		return err
 	}
 	if _, err := d.git(d.store, "commit", "-q", "-m", "lesson: legacy-ftp-export-0c1d (written by hand)"); err != nil {
 		return err
 	}
-	d.say("a teammate committed lessons/legacy-ftp-export-0c1d.html by hand (its TTL ended 2026-10-15)")
+	d.say("a teammate committed %s by hand (its TTL ended 2026-10-15)", handPath)
 
 	d.section("3. an agent session, through the real hooks")
 	play := d.scriptedSession

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -20,7 +21,7 @@ func doctorCommand(e *env) *cli.Command {
 		Usage:     "check every lesson and log line; exit non-zero when a lesson needs fixing",
 		ArgsUsage: " ",
 		Flags: []cli.Flag{storeFlag(), jsonFlag(),
-			&cli.BoolFlag{Name: "fix", Usage: "repair what a killed borg left: stale git locks, an interrupted commit, a git index that disagrees with HEAD, uncommitted lesson files"}},
+			&cli.BoolFlag{Name: "fix", Usage: "repair what a killed borg left: stale git locks, an interrupted commit, a git index that disagrees with HEAD, uncommitted lesson files; move lesson files into their buckets"}},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return usageErr("doctor takes no arguments")
@@ -67,6 +68,8 @@ type doctorReport struct {
 	EvidenceUnchecked string         `json:"evidence_unchecked,omitempty"`
 	// Repair is the crash-safety check (doctor_repair.go).
 	Repair repairReport `json:"repair"`
+	// Layout is the fan-out layout's check (doctor_layout.go).
+	Layout layoutReport `json:"layout"`
 	OK     bool         `json:"ok"`
 }
 
@@ -99,10 +102,14 @@ func checkLessons(e *env, s *memfs.Store, rep *doctorReport) []domain.Lesson {
 	lessons, errs := s.Lessons()
 	rep.Lessons = len(lessons)
 	latest := e.now().Add(memfs.FutureSlack)
+	var where map[string]string // id → its file, for the few that need naming
 	for _, l := range lessons {
 		if l.Created.After(latest) {
+			if where == nil {
+				where = lessonPaths(s)
+			}
 			rep.StoreProblems = append(rep.StoreProblems, fmt.Sprintf("%s: created %s, in the future: the date is not believed (the lesson ages as one without a date); set memhtml-created to when it was written",
-				memfs.LessonPath(l.ID), l.Created.UTC().Format(time.RFC3339)))
+				cmp.Or(where[l.ID], memfs.LessonPath(l.ID)), l.Created.UTC().Format(time.RFC3339)))
 		}
 	}
 	for _, err := range errs {
@@ -114,6 +121,17 @@ func checkLessons(e *env, s *memfs.Store, rep *doctorReport) []domain.Lesson {
 		}
 	}
 	return lessons
+}
+
+// lessonPaths is where each lesson's file is (its bucket, or the flat
+// layout).
+func lessonPaths(s *memfs.Store) map[string]string {
+	files, _ := s.LessonFiles()
+	out := make(map[string]string, len(files))
+	for _, f := range files {
+		out[f.ID] = f.Path
+	}
+	return out
 }
 
 // checkIndex verifies the derived index into rep: ok, broken (delete it),
@@ -157,6 +175,7 @@ func printDoctor(w io.Writer, rep doctorReport) {
 		fmt.Fprintf(w, "store: %s\n", p)
 	}
 	printRepairs(w, rep.Repair)
+	printLayout(w, rep.Layout)
 }
 
 // runDoctor validates the store. Invalid lessons are errors a user must fix
@@ -193,6 +212,17 @@ func runDoctor(e *env, s *memfs.Store, asJSON, fix bool) error {
 	}
 	if rep.Repair, err = checkRepairs(s, fix, invalid); err != nil {
 		return fail(exitFail, "%v", err)
+	}
+	if rep.Layout, err = checkLayout(s, fix); err != nil {
+		return fail(exitFail, "%v", err)
+	}
+	if rep.Layout.Moved > 0 {
+		// The moved files are read from their buckets now (a lesson in
+		// another's bucket was invalid where it was).
+		fresh := doctorReport{InvalidLessons: []doctorProblem{}}
+		lessons = checkLessons(e, s, &fresh)
+		rep.Lessons, rep.InvalidLessons = fresh.Lessons, fresh.InvalidLessons
+		rep.RefusedLessons = refusedLessons(lessons)
 	}
 	rep.OK = len(rep.InvalidLessons) == 0 && len(rep.RefusedLessons) == 0 && !leaked && forgedLogs(rep.Evidence) == 0 && rep.Repair.OK
 	if asJSON {

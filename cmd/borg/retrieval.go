@@ -313,14 +313,19 @@ func lessonChanges(s *memfs.Store, since, now string) (changed []index.FileStamp
 	if !ok {
 		return nil, nil, false
 	}
-	dir := filepath.Join(s.Dir(), memfs.LessonsDir)
+	seen := map[string]bool{}
 	for _, p := range paths {
-		name, inLessons := strings.CutPrefix(p, memfs.LessonsDir+"/")
-		id, isLesson := strings.CutSuffix(name, ".html")
-		if !inLessons || !isLesson || id == "" || strings.Contains(id, "/") {
+		dir, id, _, isLesson := memfs.ParseLessonPath(p)
+		if !isLesson || dir != memfs.LessonsDir || seen[id] {
 			continue // not a lesson file (as LessonFiles would skip it)
 		}
-		fi, err := os.Lstat(filepath.Join(dir, name))
+		seen[id] = true
+		// The file LessonFiles would list for the id: its bucket's, else
+		// the flat layout's (a move between the two changes both paths).
+		fi, err := os.Lstat(filepath.Join(s.Dir(), filepath.FromSlash(memfs.LessonPath(id))))
+		if errors.Is(err, os.ErrNotExist) {
+			fi, err = os.Lstat(filepath.Join(s.Dir(), memfs.LessonsDir, id+".html"))
+		}
 		switch {
 		case errors.Is(err, os.ErrNotExist):
 			removed = append(removed, id)

@@ -68,7 +68,7 @@ func TestStopSyncsWhatGitChanged(t *testing.T) {
 		{"sleep archive", func() {
 			// As a sleep's retention phase does: the lesson moves to archive/.
 			for _, id := range []string{"payments-lesson-005", "payments-lesson-006"} {
-				if err := os.MkdirAll(filepath.Join(dir, memfs.ArchiveDir), 0o755); err != nil {
+				if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, memfs.ArchivePath(id))), 0o755); err != nil {
 					t.Fatal(err)
 				}
 				if err := os.Rename(filepath.Join(dir, memfs.LessonPath(id)), filepath.Join(dir, memfs.ArchivePath(id))); err != nil {
@@ -79,6 +79,9 @@ func TestStopSyncsWhatGitChanged(t *testing.T) {
 		}},
 		{"pull (git CLI commit)", func() {
 			l := lesson(41, 3)
+			if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, memfs.LessonPath(l.ID))), 0o755); err != nil {
+				t.Fatal(err)
+			}
 			if err := os.WriteFile(filepath.Join(dir, memfs.LessonPath(l.ID)), memfs.Render(l), 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -260,6 +263,9 @@ func TestLessonChangesFromJournal(t *testing.T) {
 	}
 	// A commit by plain git in between: the journal does not cover it.
 	t.Setenv("PATH", path)
+	if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, memfs.LessonPath("by-hand"))), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(filepath.Join(dir, memfs.LessonPath("by-hand")), []byte("<p>x</p>\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -125,7 +125,7 @@ func TestServeHandler(t *testing.T) {
 				"javascript:alert(3)", "&lt;script&gt;alert(0)&lt;/script&gt;", "&lt;img src=x onerror=alert(9)&gt;",
 				`href="/lesson/` + migrations + `"`}},
 		{name: "sleep plan with diffs", path: "/sleep", status: 200,
-			want: []string{"1. decay", "decay <code>0.8000 -&gt; ", `class="del"`, `class="add"`, "memhtml-confidence", "lessons/" + migrations + ".html"}},
+			want: []string{"1. decay", "decay <code>0.8000 -&gt; ", `class="del"`, `class="add"`, "memhtml-confidence", memfs.LessonPath(migrations)}},
 		{name: "sleep plan for a date", path: "/sleep?date=2026-12-02", status: 200, want: []string{"Sleep 2026-12-02"}},
 		{name: "sleep plan bad date", path: "/sleep?date=tomorrow", status: 400},
 		{name: "bad id", path: "/lesson/Not-An-Id", status: 404},

@@ -170,7 +170,11 @@ func (g *gen) writeLessons(dir string) ([]string, error) {
 		if g.r.Intn(4) == 0 {
 			l.Reach = domain.ReachRepoPrefix + repoTag(g.r.Intn(g.o.repos))
 		}
-		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(memfs.LessonPath(l.ID))), memfs.Render(l), 0o644); err != nil {
+		p := filepath.Join(dir, filepath.FromSlash(memfs.LessonPath(l.ID)))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(p, memfs.Render(l), 0o644); err != nil {
 			return nil, err
 		}
 		ids = append(ids, l.ID)

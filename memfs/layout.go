@@ -1,0 +1,322 @@
+package memfs
+
+import (
+	"crypto/sha1"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/borg-memory/borg/domain"
+)
+
+// The fan-out layout: lessons/<bucket>/<id>.html, archive/<bucket>/<id>.html.
+//
+// git stores a directory as one tree object listing every entry, and a
+// commit rewrites each tree on a changed file's path whole. In a flat
+// lessons/ of 100,000 lessons that tree is 5 MB, so every learn wrote (and
+// hashed, and left loose) 5 MB for a file of 2 KB. Spread over 256 buckets
+// a commit rewrites a root tree, a lessons/ tree of 256 entries and one
+// bucket of about 400: some 30 KB at 100,000 lessons.
+//
+// A lesson's bucket is the first two hex digits of the SHA-1 of its id
+// (`printf %s ID | sha1sum | cut -c1-2`), so it never moves and buckets
+// fill evenly whatever the ids look like. The flat layout of earlier
+// stores, lessons/<id>.html, is still read; borg doctor reports such files
+// and borg doctor --fix moves them into their buckets (MigrateLayout).
+
+// Bucket is the subdirectory of lessons/ and archive/ that holds the lesson
+// with this id.
+func Bucket(id string) string {
+	sum := sha1.Sum([]byte(id))
+	return hex.EncodeToString(sum[:1])
+}
+
+// LessonPath is the slash path of a lesson file from the store's root:
+// lessons/<bucket>/<id>.html.
+func LessonPath(id string) string { return LessonsDir + "/" + Bucket(id) + "/" + id + ".html" }
+
+// ArchivePath is the slash path of an archived lesson file:
+// archive/<bucket>/<id>.html.
+func ArchivePath(id string) string { return ArchiveDir + "/" + Bucket(id) + "/" + id + ".html" }
+
+// flatPath is where the flat layout kept a lesson of dir (LessonsDir or
+// ArchiveDir).
+func flatPath(dir, id string) string { return dir + "/" + id + ".html" }
+
+// isBucketName reports whether name could be a bucket: two lowercase hex
+// digits.
+func isBucketName(name string) bool {
+	return len(name) == 2 && isLowerHex(name[0]) && isLowerHex(name[1])
+}
+
+func isLowerHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' }
+
+// ParseLessonPath reads the slash path of a lesson file: dir is LessonsDir
+// or ArchiveDir, id the lesson's, and flat tells the flat layout's
+// dir/<id>.html from dir/<bucket>/<id>.html. ok is false for anything else,
+// a lesson file in another lesson's bucket included (LessonFiles does not
+// read those; borg doctor --fix moves them).
+func ParseLessonPath(p string) (dir, id string, flat, ok bool) {
+	dir, rest, found := strings.Cut(p, "/")
+	if !found || dir != LessonsDir && dir != ArchiveDir {
+		return "", "", false, false
+	}
+	bucket, name, nested := strings.Cut(rest, "/")
+	if !nested {
+		name, bucket = rest, ""
+	}
+	id, isHTML := strings.CutSuffix(name, ".html")
+	if !isHTML || !domain.ValidID(id) || nested && bucket != Bucket(id) {
+		return "", "", false, false
+	}
+	return dir, id, !nested, true
+}
+
+// lessonEntry is one lesson file found on disk.
+type lessonEntry struct {
+	id   string
+	rel  string // slash path from the store's root
+	flat bool
+	info os.FileInfo
+}
+
+// strayFile is a .html file of lessons/ or archive/ that is not read as a
+// lesson, and why.
+type strayFile struct {
+	rel     string
+	regular bool
+	reason  string
+}
+
+// scanLessonDir lists the lesson files of dir (LessonsDir or ArchiveDir)
+// on disk: those in their buckets and those of the flat layout, sorted by
+// id then path, a flat copy after its bucketed one. The .html files that
+// are not read as lessons (a name that is no lesson id, a lesson in another
+// lesson's bucket, a symlink) go to stray with the reason. A missing dir
+// lists nothing.
+func (s *Store) scanLessonDir(dir string) (found []lessonEntry, stray []strayFile, err error) {
+	root := filepath.Join(s.dir, dir)
+	top, err := os.ReadDir(root)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("read %s: %w", dir, err)
+	}
+	add := func(e os.DirEntry, rel string) {
+		_, id, flat, ok := ParseLessonPath(rel)
+		switch {
+		case !e.Type().IsRegular():
+			stray = append(stray, strayFile{rel: rel, reason: "not a regular file (symlinks are refused)"})
+		case ok:
+			info, _ := e.Info()
+			found = append(found, lessonEntry{id: id, rel: rel, flat: flat, info: info})
+		default:
+			_, claimed, _ := strayID(rel)
+			reason := "file name is not a lesson id (want ^[a-z][a-z0-9-]{2,63}$.html)"
+			if domain.ValidID(claimed) {
+				reason = fmt.Sprintf("in another lesson's bucket: lesson %s belongs at %s/%s/%s.html (borg doctor --fix moves it)", claimed, dir, Bucket(claimed), claimed)
+			}
+			stray = append(stray, strayFile{rel: rel, regular: true, reason: reason})
+		}
+	}
+	for _, e := range top {
+		name := e.Name()
+		switch {
+		case e.IsDir() && isBucketName(name):
+			sub, err := os.ReadDir(filepath.Join(root, name))
+			if err != nil {
+				return nil, nil, fmt.Errorf("read %s/%s: %w", dir, name, err)
+			}
+			for _, f := range sub {
+				if strings.HasSuffix(f.Name(), ".html") {
+					add(f, dir+"/"+name+"/"+f.Name())
+				}
+			}
+		case strings.HasSuffix(name, ".html"):
+			add(e, dir+"/"+name)
+		}
+	}
+	sort.Slice(found, func(i, j int) bool {
+		if found[i].id != found[j].id {
+			return found[i].id < found[j].id
+		}
+		return !found[i].flat && found[j].flat
+	})
+	sort.Slice(stray, func(i, j int) bool { return stray[i].rel < stray[j].rel })
+	return found, stray, nil
+}
+
+// LayoutMove is a lesson file that is not where the fan-out layout puts it.
+type LayoutMove struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+	// Conflict says why the file cannot simply move: another file already
+	// holds the lesson at To, with other bytes.
+	Conflict string `json:"conflict,omitempty"`
+}
+
+// LayoutMoves lists the lesson files of lessons/ and archive/ kept in the
+// flat layout (or in another lesson's bucket), each with the path it
+// belongs at, sorted by From.
+func (s *Store) LayoutMoves() ([]LayoutMove, error) {
+	var out []LayoutMove
+	for _, dir := range []string{LessonsDir, ArchiveDir} {
+		found, stray, err := s.scanLessonDir(dir)
+		if err != nil {
+			return nil, err
+		}
+		placed := map[string]bool{}
+		for _, f := range found {
+			if !f.flat {
+				placed[f.id] = true
+			}
+		}
+		var from []string
+		for _, f := range found {
+			if f.flat {
+				from = append(from, f.rel)
+			}
+		}
+		for _, f := range stray {
+			// A lesson id in the wrong bucket moves; anything else is
+			// not a lesson file and stays for doctor to report.
+			if _, id, _ := strayID(f.rel); f.regular && domain.ValidID(id) {
+				from = append(from, f.rel)
+			}
+		}
+		for _, rel := range from {
+			_, id, _ := strayID(rel)
+			m := LayoutMove{From: rel, To: dir + "/" + Bucket(id) + "/" + id + ".html"}
+			if placed[id] {
+				a, errA := os.ReadFile(filepath.Join(s.dir, filepath.FromSlash(m.From)))
+				b, errB := os.ReadFile(filepath.Join(s.dir, filepath.FromSlash(m.To)))
+				if errA != nil || errB != nil || string(a) != string(b) {
+					m.Conflict = fmt.Sprintf("%s also holds lesson %s, with other content: keep one of the two files and delete the other", m.To, id)
+				}
+			}
+			out = append(out, m)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].From < out[j].From })
+	return out, nil
+}
+
+// strayID is the id a lesson file's name claims: dir/<id>.html or
+// dir/<anything>/<id>.html.
+func strayID(rel string) (dir, id string, ok bool) {
+	dir, rest, _ := strings.Cut(rel, "/")
+	name := rest
+	if i := strings.LastIndexByte(rest, '/'); i >= 0 {
+		name = rest[i+1:]
+	}
+	id, ok = strings.CutSuffix(name, ".html")
+	return dir, id, ok
+}
+
+// MigrateLayout moves every lesson file LayoutMoves lists without a
+// conflict to its bucket and commits the moves as one commit (git shows
+// them as renames), returning the moves made and the commit ("" when
+// there was nothing to move). A file whose lesson already sits in its
+// bucket with the same bytes is removed. Conflicts are left as they are.
+func (s *Store) MigrateLayout() ([]LayoutMove, string, error) {
+	moves, err := s.LayoutMoves()
+	if err != nil {
+		return nil, "", err
+	}
+	var done []LayoutMove
+	var paths []string
+	for _, m := range moves {
+		if m.Conflict == "" {
+			done = append(done, m)
+			paths = append(paths, m.From, m.To)
+		}
+	}
+	if len(done) == 0 {
+		return nil, "", nil
+	}
+	msg := fmt.Sprintf("borg: move %d lesson files into their buckets (lessons/<bucket>/<id>.html)", len(done))
+	h, err := s.Update(msg, paths, func() error {
+		// Each directory is synced once, after all the renames (a store
+		// of 100,000 flat lessons would otherwise sync 200,000 times).
+		dirs := map[string]bool{}
+		for _, m := range done {
+			if err := s.renameInto(m.From, m.To); err != nil {
+				return err
+			}
+			dirs[path.Dir(m.From)], dirs[path.Dir(m.To)] = true, true
+		}
+		for d := range dirs {
+			if err := syncDir(filepath.Join(s.dir, filepath.FromSlash(d))); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, "", fmt.Errorf("migrate layout: %w", err)
+	}
+	return done, h, nil
+}
+
+// moveFile renames the store file from to to (slash paths) as renameInto
+// does, and syncs both directories.
+func (s *Store) moveFile(from, to string) error {
+	if err := s.renameInto(from, to); err != nil {
+		return err
+	}
+	if err := syncDir(filepath.Join(s.dir, filepath.FromSlash(path.Dir(to)))); err != nil {
+		return err
+	}
+	return syncDir(filepath.Join(s.dir, filepath.FromSlash(path.Dir(from))))
+}
+
+// renameInto renames the store file from to to (slash paths), making to's
+// directory, refusing links on either side; when to already exists (with
+// the same bytes, as LayoutMoves checked) from is removed. It syncs no
+// directory.
+func (s *Store) renameInto(from, to string) error {
+	src := filepath.Join(s.dir, filepath.FromSlash(from))
+	dst := filepath.Join(s.dir, filepath.FromSlash(to))
+	if err := s.makeBucket(filepath.Dir(dst)); err != nil {
+		return err
+	}
+	if err := checkNotLink(filepath.Dir(src), src); err != nil {
+		return err
+	}
+	if _, err := os.Lstat(dst); err == nil {
+		return os.Remove(src)
+	}
+	return os.Rename(src, dst)
+}
+
+// makeBucket makes a bucket directory when missing, refusing a bucket or
+// a parent (lessons/, archive/) that exists as anything but a real
+// directory.
+func (s *Store) makeBucket(dir string) error {
+	fi, err := os.Lstat(filepath.Dir(dir))
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is not a directory (symlinks are refused)", filepath.Dir(dir))
+	}
+	fi, err = os.Lstat(dir)
+	switch {
+	case err == nil && !fi.IsDir():
+		return fmt.Errorf("%s is not a directory (symlinks are refused)", dir)
+	case err == nil:
+		return nil
+	case !errors.Is(err, os.ErrNotExist):
+		return err
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+		return err
+	}
+	return syncDir(filepath.Dir(dir))
+}
