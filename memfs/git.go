@@ -51,6 +51,7 @@ type FileChange struct {
 type gitRepo struct {
 	r      *git.Repository
 	gitDir string
+	packs  *packSet // read before go-git (gitpack.go); nil: go-git only
 }
 
 func openGit(dir string) (*gitRepo, error) {
@@ -162,7 +163,8 @@ func wrapGit(r *git.Repository) (*gitRepo, error) {
 	if !ok {
 		return nil, errors.New("store repository is not on disk")
 	}
-	return &gitRepo{r: r, gitDir: fs.Filesystem().Root()}, nil
+	root := fs.Filesystem().Root()
+	return &gitRepo{r: r, gitDir: root, packs: newPackSet(root)}, nil
 }
 
 // hasCommits reports whether HEAD points at a commit.
@@ -255,11 +257,11 @@ func (s *Store) rawDirAt(rev, dir string) ([]byte, string, error) {
 	if err != nil {
 		return nil, dir, err
 	}
-	c, err := s.git.r.CommitObject(plumbing.NewHash(h))
+	tree, err := s.git.commitTree(plumbing.NewHash(h))
 	if err != nil {
 		return nil, dir, fmt.Errorf("read commit %s: %w", h, err)
 	}
-	raw, err := s.git.readObject(plumbing.TreeObject, c.TreeHash)
+	raw, err := s.git.readObject(plumbing.TreeObject, tree)
 	if err != nil || dir == "" {
 		return raw, dir, err
 	}
@@ -363,10 +365,10 @@ func (s *Store) ReadDirAt(rev, dir string) ([]File, error) {
 	// from it.
 	st := filesystem.NewStorageWithOptions(osfs.New(s.git.gitDir), cache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true})
 	defer func() { _ = st.Close() }()
-	g := &gitRepo{r: &git.Repository{Storer: st}, gitDir: s.git.gitDir}
+	g := &gitRepo{r: &git.Repository{Storer: st}, gitDir: s.git.gitDir, packs: s.git.packs}
 	var out []File
 	err = g.walkTree(raw, dir, func(p string, e treeEntry) error {
-		data, err := g.readStored(plumbing.BlobObject, plumbing.Hash(e.id))
+		data, err := g.readObject(plumbing.BlobObject, plumbing.Hash(e.id))
 		if err != nil {
 			return fmt.Errorf("read %s: %w", p, err)
 		}
@@ -433,11 +435,11 @@ func (s *Store) commitOnRef(name plumbing.ReferenceName, old, parent plumbing.Ha
 	base := plumbing.ZeroHash
 	var parents []plumbing.Hash
 	if !parent.IsZero() {
-		pc, err := s.git.r.CommitObject(parent)
+		tree, err := s.git.commitTree(parent)
 		if err != nil {
 			return plumbing.ZeroHash, fmt.Errorf("read parent %s: %w", parent, err)
 		}
-		base = pc.TreeHash
+		base = tree
 		parents = []plumbing.Hash{parent}
 	}
 	w := newObjWriter(s.git)
@@ -715,7 +717,8 @@ func mergeTree(raw []byte, starts []int, next map[string]*treeChange) ([]byte, i
 
 // readObject returns the content of an object of type t: read from its
 // loose file when it has one (borg wrote it: the common case, and large
-// trees are stored uncompressed), else through go-git (a packed object).
+// trees are stored uncompressed), else from a pack (gitpack.go), else
+// through go-git (an object the pack reader cannot read).
 func (g *gitRepo) readObject(t plumbing.ObjectType, h plumbing.Hash) ([]byte, error) {
 	if z, err := os.ReadFile(g.loosePath(h)); err == nil {
 		data, err := readLooseBytes(z, packType(t))
@@ -724,7 +727,33 @@ func (g *gitRepo) readObject(t plumbing.ObjectType, h plumbing.Hash) ([]byte, er
 		}
 		return data, nil
 	}
+	if g.packs != nil {
+		typ, data, found, err := g.packs.read(h)
+		switch {
+		case err != nil:
+			return nil, err
+		case found && typ != packType(t):
+			return nil, fmt.Errorf("read object %s: a %s, not a %s", h, objTypeName(typ), objTypeName(packType(t)))
+		case found:
+			return data, nil
+		}
+	}
 	return g.readStored(t, h)
+}
+
+// commitTree is the tree of commit h, read as readObject reads (go-git's
+// CommitObject would load every pack's index to find a packed one).
+func (g *gitRepo) commitTree(h plumbing.Hash) (plumbing.Hash, error) {
+	raw, err := g.readObject(plumbing.CommitObject, h)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	line, _, _ := bytes.Cut(raw, []byte("\n"))
+	hexTree, ok := bytes.CutPrefix(line, []byte("tree "))
+	if !ok || !IsObjectName(string(hexTree)) {
+		return plumbing.ZeroHash, fmt.Errorf("commit %s has no tree line", h)
+	}
+	return plumbing.NewHash(string(hexTree)), nil
 }
 
 // readStored reads an object through go-git, which looks in the packs'
@@ -791,6 +820,22 @@ func (w *objWriter) add(t byte, data []byte) plumbing.Hash {
 // flush writes the queued objects. Loose objects already present are
 // left as they are.
 func (w *objWriter) flush() error {
+	if len(w.objs) >= packAtLeast {
+		// Only the objects the store lacks: a commit that moves or
+		// re-adds many files (doctor --fix's move into the buckets)
+		// would otherwise pack every blob a second time.
+		kept := w.objs[:0]
+		for _, o := range w.objs {
+			if _, err := os.Stat(w.g.loosePath(plumbing.Hash(o.id))); err == nil {
+				continue
+			}
+			if w.g.packs != nil && w.g.packs.has(o.id) {
+				continue
+			}
+			kept = append(kept, o)
+		}
+		w.objs = kept
+	}
 	if len(w.objs) >= packAtLeast {
 		return w.writePack()
 	}

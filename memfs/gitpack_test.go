@@ -1,0 +1,148 @@
+package memfs
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// TestPackReader reads every object of packs git itself wrote, with
+// offset deltas and with reference deltas, and compares each with git
+// cat-file; then a commit on top of the packed store reads its trees from
+// the pack.
+func TestPackReader(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		config []string
+	}{
+		{"offset deltas", nil},
+		{"reference deltas", []string{"-c", "pack.useDeltaBaseOffset=false", "-c", "repack.useDeltaBaseOffset=false"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newTestStore(t)
+			// Versions of lessons that differ a little: git deltifies them.
+			for rev := range 6 {
+				var paths []string
+				for i := range 40 {
+					l := sampleLesson(fmt.Sprintf("packed-lesson-%02d", i))
+					l.Body = strings.Repeat(fmt.Sprintf("Line %d of the body, version %d. ", i, rev), 20+i)
+					writeStoreFile(t, s, LessonPath(l.ID), Render(l))
+					paths = append(paths, LessonPath(l.ID))
+				}
+				if _, err := s.Commit(fmt.Sprintf("rev %d", rev), paths...); err != nil {
+					t.Fatal(err)
+				}
+			}
+			gitCLI(t, s.Dir(), append(tc.config, "gc", "-q", "--aggressive", "--prune=now")...)
+			if loose := gitCLI(t, s.Dir(), "count-objects"); !strings.HasPrefix(loose, "0 objects") {
+				t.Fatalf("objects left loose: %s", loose)
+			}
+			want := catAll(t, s.Dir())
+			ps := newPackSet(s.git.gitDir)
+			defer ps.close()
+			deltas := 0
+			for h, obj := range want {
+				typ, data, found, err := ps.read(h)
+				if err != nil || !found {
+					t.Fatalf("%x: found %v, %v", h, found, err)
+				}
+				if objTypeName(typ) != obj.typ || !bytes.Equal(data, obj.data) {
+					t.Fatalf("%x: a %s of %d bytes, want a %s of %d", h, objTypeName(typ), len(data), obj.typ, len(obj.data))
+				}
+				deltas += obj.delta
+			}
+			if deltas == 0 {
+				t.Fatal("git wrote no deltas: the test proved nothing about them")
+			}
+			if _, _, found, err := ps.read([20]byte{1, 2, 3}); found || err != nil {
+				t.Errorf("a missing object: found %v, %v", found, err)
+			}
+			// A learn into the packed store: its trees come from the pack.
+			s2, err := Open(s.Dir(), WithEnv(testEnv(nil)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			learnT(t, s2, "after-the-gc")
+			gitCLI(t, s.Dir(), "fsck", "--strict", "--no-dangling")
+			if n := len(strings.Fields(gitCLI(t, s.Dir(), "ls-tree", "-r", "--name-only", "HEAD", "lessons/"))); n != 42 {
+				t.Errorf("HEAD holds %d files of lessons/, want 40 lessons, the new one and .keep", n)
+			}
+		})
+	}
+}
+
+type catObject struct {
+	typ   string
+	data  []byte
+	delta int // 1 when git stored it as a delta
+}
+
+// catAll is every object of the repository in dir, as git cat-file reads it.
+func catAll(t *testing.T, dir string) map[[20]byte]catObject {
+	t.Helper()
+	check := gitCLI(t, dir, "cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(deltabase)")
+	out := map[[20]byte]catObject{}
+	var names []string
+	for _, line := range strings.Split(strings.TrimSpace(check), "\n") {
+		f := strings.Fields(line)
+		h := plumbing.NewHash(f[0])
+		o := catObject{}
+		if f[1] != plumbing.ZeroHash.String() {
+			o.delta = 1
+		}
+		out[h] = o
+		names = append(names, f[0])
+	}
+	// git cat-file --batch: "<name> <type> <size>\n<content>\n" each.
+	cmd := exec.Command("git", "-C", dir, "cat-file", "--batch")
+	cmd.Stdin = strings.NewReader(strings.Join(names, "\n") + "\n")
+	raw, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := bufio.NewReader(bytes.NewReader(raw))
+	for range names {
+		head, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := strings.Fields(head)
+		n, _ := strconv.Atoi(f[2])
+		data := make([]byte, n+1)
+		if _, err := io.ReadFull(r, data); err != nil {
+			t.Fatal(err)
+		}
+		h := plumbing.NewHash(f[0])
+		o := out[h]
+		o.typ, o.data = f[1], data[:n]
+		out[h] = o
+	}
+	return out
+}
+
+// FuzzApplyDelta: any delta over any base either fails or builds exactly
+// the size it declares, without a panic.
+func FuzzApplyDelta(f *testing.F) {
+	f.Add([]byte("hello, world"), []byte{12, 5, 0x91, 0, 5})         // copy 5 bytes from 0
+	f.Add([]byte("abc"), []byte{3, 4, 0x90, 2, 2, 'x', 'y'})         // a bad copy size
+	f.Add([]byte(""), []byte{0, 3, 3, 'a', 'b', 'c'})                // insert only
+	f.Add([]byte("0123456789"), []byte{10, 10, 0x80, 0x91, 9, 1, 0}) // copy of 0x10000
+	f.Fuzz(func(t *testing.T, base, delta []byte) {
+		out, err := applyDelta(base, delta)
+		if err != nil {
+			return
+		}
+		_, rest, _ := deltaSize(delta)
+		want, _, _ := deltaSize(rest)
+		if uint64(len(out)) != want {
+			t.Fatalf("built %d bytes, the delta declares %d", len(out), want)
+		}
+	})
+}
