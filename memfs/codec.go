@@ -111,6 +111,14 @@ func Parse(data []byte) (l domain.Lesson, err error) {
 	if i := bytes.IndexByte(data, 0); i >= 0 {
 		return domain.Lesson{}, invalid("NUL byte at offset %d", i)
 	}
+	if l, ok := parseRendered(data); ok {
+		return l, nil // a file as Render writes it (codecfast.go)
+	}
+	return parseHTML(data)
+}
+
+// parseHTML is Parse through the HTML parser: any file, however written.
+func parseHTML(data []byte) (l domain.Lesson, err error) {
 	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(data))
 	if err != nil {
 		return domain.Lesson{}, invalid("unreadable HTML: %v", err)
@@ -462,6 +470,14 @@ func canonicalTime(t time.Time) time.Time {
 // blank lines: a one-line paragraph has its spaces collapsed, a multi-line
 // one keeps its lines without trailing spaces.
 func canonicalBody(s string) string {
+	if bodyCanonical(s) {
+		return s // most bodies already are: no copy
+	}
+	return canonicalBodyCopy(s)
+}
+
+// canonicalBodyCopy is canonicalBody's work on a body that needs it.
+func canonicalBodyCopy(s string) string {
 	s = strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
 	var paras []string
 	var cur []string
@@ -487,8 +503,39 @@ func canonicalBody(s string) string {
 	return strings.Join(paras, "\n\n")
 }
 
+// bodyCanonical reports whether canonicalBody would return s as it is, for
+// the common shape: one-line paragraphs, collapsed, one blank line apart.
+func bodyCanonical(s string) bool {
+	for p := range strings.SplitSeq(s, "\n\n") {
+		if p == "" && s != "" || !collapsed(p) {
+			return false
+		}
+	}
+	return true
+}
+
 // collapse joins the words of s with single spaces (one line).
-func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
+func collapse(s string) string {
+	if collapsed(s) {
+		return s // most text already is: no copy
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// collapsed reports whether collapse would return s as it is: ASCII words
+// with single spaces between them (anything else is left to strings.Fields
+// and its Unicode spaces).
+func collapsed(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= 0x80 || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r':
+			return false
+		case c == ' ' && (i == 0 || i == len(s)-1 || s[i+1] == ' '):
+			return false
+		}
+	}
+	return true
+}
 
 // splitList splits a comma-separated meta into trimmed, non-empty items.
 func splitList(s string) []string {

@@ -309,6 +309,15 @@ func FuzzRoundTrip(f *testing.F) {
 		if !bytes.Equal(Render(got), out) {
 			t.Fatalf("Render(Parse(Render(x))) differs from Render(x)")
 		}
+		// Both readers: the HTML parser's round trip is what makes the
+		// line reader exact, and the line reader must take every file
+		// Render writes (or reindex falls back to the slow path).
+		if slow, err := parseHTML(out); err != nil || !equalLesson(slow, want) {
+			t.Fatalf("parseHTML(Render(x)) = %#v, %v\nwant\n%#v", slow, err, want)
+		}
+		if fast, ok := parseRendered(out); !ok || !equalLesson(fast, want) {
+			t.Fatalf("parseRendered(Render(x)) = %#v, %v\nwant\n%#v\n%s", fast, ok, want, out)
+		}
 	})
 }
 
@@ -336,6 +345,29 @@ func FuzzParse(f *testing.F) {
 		again, err := Parse(Render(l))
 		if err != nil || !equalLesson(again, l) {
 			t.Fatalf("Parse(Render(Parse(data))) = %#v, %v; want %#v", again, err, l)
+		}
+		// The line reader reads what the HTML parser reads, or nothing.
+		if fast, ok := parseRendered(data); ok {
+			slow, err := parseHTML(data)
+			if err != nil || !equalLesson(slow, fast) {
+				t.Fatalf("parseRendered = %#v; parseHTML = %#v, %v", fast, slow, err)
+			}
+		}
+	})
+}
+
+// FuzzCanonicalShortcuts: the no-copy checks of collapse and canonicalBody
+// agree with the slow paths they skip.
+func FuzzCanonicalShortcuts(f *testing.F) {
+	for _, s := range []string{"", "a b", " a", "a  b", "a\tb", "a\u00a0b", "p1\n\np2", "p1\n\n\np2", "\n\np", "p\n\n", "l1\nl2", "a\r\nb"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if collapsed(s) && strings.Join(strings.Fields(s), " ") != s {
+			t.Fatalf("collapsed(%q), but Fields joins it to %q", s, strings.Join(strings.Fields(s), " "))
+		}
+		if bodyCanonical(s) && canonicalBodyCopy(s) != s {
+			t.Fatalf("bodyCanonical(%q), but canonicalBody makes it %q", s, canonicalBodyCopy(s))
 		}
 	})
 }
