@@ -257,10 +257,10 @@ func BenchmarkStopAfterChangeProcess(b *testing.B) {
 	bin := borgBinary(b)
 	store := benchStore(b, bin)
 	env := benchEnv(store)
-	path := filepath.Join(store, "lessons", "bench-lesson-000001.html")
+	path := filepath.Join(store, filepath.FromSlash(memfs.LessonPath("bench-lesson-000001")))
 	if os.Getenv("BORG_BENCH_STORE") != "" {
 		// A genstore store: its second lesson file.
-		names, err := filepath.Glob(filepath.Join(store, "lessons", "*.html"))
+		names, err := filepath.Glob(filepath.Join(store, "lessons", "*", "*.html"))
 		if err != nil || len(names) < 2 {
 			b.Fatalf("no lessons in %s: %v", store, err)
 		}
