@@ -152,6 +152,21 @@ func (s *Store) scanLessonDir(dir string) (found []lessonEntry, stray []strayFil
 	return found, stray, nil
 }
 
+// FlatLessonFiles counts the .html files directly in lessons/ and
+// archive/ (the flat layout), without looking into the buckets.
+func (s *Store) FlatLessonFiles() int {
+	n := 0
+	for _, dir := range []string{LessonsDir, ArchiveDir} {
+		entries, _ := os.ReadDir(filepath.Join(s.dir, dir))
+		for _, e := range entries {
+			if !e.IsDir() && strings.HasSuffix(e.Name(), ".html") {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 // LayoutMove is a lesson file that is not where the fan-out layout puts it.
 type LayoutMove struct {
 	From string `json:"from"`

@@ -63,6 +63,11 @@ func runSync(ctx context.Context, e *env, s *memfs.Store, o memfs.SyncOptions, a
 		}
 		return fail(exitFail, "%v", err)
 	}
+	// Never moved by sync itself: a teammate's borg from before the
+	// buckets reads no lesson of a bucketed store.
+	if n := s.FlatLessonFiles(); n > 0 {
+		fmt.Fprintf(e.err, "borg: %d lesson file(s) are in the flat layout of earlier borg (lessons/<id>.html), which makes every commit cost the size of lessons/: once every teammate runs a borg that reads lessons/<bucket>/, run borg doctor --fix to move them\n", n)
+	}
 	if asJSON {
 		return writeJSON(e, res)
 	}
