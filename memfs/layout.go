@@ -138,6 +138,9 @@ func (s *Store) scanLessonDir(dir string) (found []lessonEntry, stray []strayFil
 					add(f, dir+"/"+name+"/"+f.Name())
 				}
 			}
+		case !e.IsDir() && !e.Type().IsRegular() && isBucketName(name):
+			// A committed symlink in a bucket's place is never followed.
+			stray = append(stray, strayFile{rel: dir + "/" + name, reason: "the bucket is not a directory (symlinks are refused)"})
 		case strings.HasSuffix(name, ".html"):
 			add(e, dir+"/"+name)
 		}
