@@ -287,7 +287,9 @@ func TestWriteLessonRefuses(t *testing.T) {
 	if entries, _ := os.ReadDir(elsewhere); len(entries) != 0 {
 		t.Errorf("wrote through the symlinked bucket: %v", entries)
 	}
-	if _, errs := s.Lessons(); !slices.ContainsFunc(errs, func(err error) bool { return strings.Contains(err.Error(), Bucket("bucket-linked")+": the bucket is not a directory") }) {
+	if _, errs := s.Lessons(); !slices.ContainsFunc(errs, func(err error) bool {
+		return strings.Contains(err.Error(), Bucket("bucket-linked")+": the bucket is not a directory")
+	}) {
 		t.Errorf("Lessons does not report the symlinked bucket: %v", errs)
 	}
 }
