@@ -147,6 +147,35 @@ func (s *vectorStore) put(id, hash string, v []float32) {
 	}
 }
 
+// putRows is put of each of ids with its hash and vector. Rows new to
+// the store are appended column by column (a row at a time wrote one value
+// into each of dim columns).
+func (s *vectorStore) putRows(ids, hashes []string, vecs [][]float32) {
+	s.mutable()
+	seen := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		if _, ok := s.pos[id]; ok || seen[id] {
+			for i, id := range ids {
+				s.put(id, hashes[i], vecs[i])
+			}
+			return
+		}
+		seen[id] = true
+	}
+	for i, id := range ids {
+		s.pos[id] = len(s.ids)
+		s.ids = append(s.ids, id)
+		s.hashes = append(s.hashes, hashes[i])
+	}
+	for c := range s.cols {
+		col := slices.Grow(s.cols[c], len(vecs))
+		for _, v := range vecs {
+			col = append(col, v[c])
+		}
+		s.cols[c] = col
+	}
+}
+
 // reserve makes room for n more rows, so that putting them does not grow
 // every column by doubling (a rebuild of 100,000 lessons copied its 200 MB
 // of columns over and over: a second of CPU).
