@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
@@ -75,15 +76,13 @@ var englishAnalyzer = sync.OnceValue(func() analysis.Analyzer {
 // unstemmedAnalyzer is englishAnalyzer but for its last filter, the Porter
 // stemmer, which a termCache applies once per distinct word.
 var unstemmedAnalyzer = sync.OnceValue(func() *analysis.DefaultAnalyzer {
-	stops := analysis.NewTokenMap()
-	_ = stops.LoadBytes(en.EnglishStopWords) // a compiled-in list: cannot fail
 	return &analysis.DefaultAnalyzer{
 		Tokenizer: bleveunicode.NewUnicodeTokenizer(),
 		TokenFilters: []analysis.TokenFilter{
 			length.NewLengthFilter(0, maxWordRunes),
 			en.NewPossessiveFilter(),
 			lowercase.NewLowerCaseFilter(),
-			stop.NewStopTokensFilter(stops),
+			stop.NewStopTokensFilter(englishStops()),
 		},
 	}
 })
@@ -104,11 +103,15 @@ func analyze(text string) []string {
 // termCache is analyze for many texts (one goroutine's share of a sync):
 // each distinct word is stemmed once, and its term is one string shared by
 // every lesson holding it. A rebuild of 100,000 lessons stemmed every word
-// of every lesson and kept a string per occurrence.
+// of every lesson and kept a string per occurrence. ASCII text is split
+// into words here (asciiWords), without bleve's tokens: their allocation
+// was most of what a rebuild allocated.
 type termCache struct {
-	stems map[string]string // a word as the stemmer gets it → its term
+	stems map[string]string // a word as the stemmer gets it → its term ("": a stop word)
 	stem  analysis.TokenFilter
 	one   analysis.TokenStream
+	stops analysis.TokenMap
+	low   []byte // a word lower-cased
 }
 
 // maxCachedTerms bounds a termCache: past it, new words are stemmed every
@@ -116,17 +119,52 @@ type termCache struct {
 const maxCachedTerms = 1 << 20
 
 func newTermCache() *termCache {
-	return &termCache{stems: map[string]string{}, stem: porter.NewPorterStemmer(), one: analysis.TokenStream{&analysis.Token{}}}
+	return &termCache{stems: map[string]string{}, stem: porter.NewPorterStemmer(),
+		one: analysis.TokenStream{&analysis.Token{}}, stops: englishStops()}
 }
+
+// englishStops is the English stop word list of the analyzers.
+var englishStops = sync.OnceValue(func() analysis.TokenMap {
+	stops := analysis.NewTokenMap()
+	_ = stops.LoadBytes(en.EnglishStopWords) // a compiled-in list: cannot fail
+	return stops
+})
 
 // analyze is analyze(text), by way of the cache.
 func (c *termCache) analyze(text string) []string {
 	if text == "" {
 		return nil
 	}
-	toks := unstemmedAnalyzer().Analyze([]byte(text))
-	out := make([]string, len(toks))
-	for i, t := range toks {
+	out := make([]string, 0, len(text)/6+1)
+	if !utf8.ValidString(text) {
+		// The segmenter's answer past an invalid byte depends on what
+		// follows it, so such a text is split by bleve whole.
+		return c.bleveWords(out, text)
+	}
+	// Runs of ASCII between ASCII spaces (a space followed by ASCII: the
+	// word segmentation breaks on both sides of it, and a rule across it
+	// would need a letter, digit or mid-word mark in its place) are split
+	// here; text holding other runes goes to bleve's tokenizer, one such
+	// run at a time.
+	for len(text) > 0 {
+		end, ascii := 0, true
+		for end < len(text) && !(asciiSpace(text[end]) && (end+1 == len(text) || text[end+1] < utf8.RuneSelf)) {
+			ascii = ascii && text[end] < utf8.RuneSelf
+			end++
+		}
+		if ascii {
+			out = c.asciiWords(out, text[:end])
+		} else {
+			out = c.bleveWords(out, text[:end])
+		}
+		text = text[min(end+1, len(text)):]
+	}
+	return out
+}
+
+// bleveWords appends the terms of text analysed by bleve's chain.
+func (c *termCache) bleveWords(out []string, text string) []string {
+	for _, t := range unstemmedAnalyzer().Analyze([]byte(text)) {
 		term, ok := c.stems[string(t.Term)]
 		if !ok {
 			word := string(t.Term)
@@ -136,9 +174,109 @@ func (c *termCache) analyze(text string) []string {
 				c.stems[word] = term
 			}
 		}
-		out[i] = term
+		out = append(out, term)
 	}
 	return out
+}
+
+// asciiSpace reports whether b is ASCII white space.
+func asciiSpace(b byte) bool {
+	return b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == '\v' || b == '\f'
+}
+
+// Word-break classes of the ASCII characters (Unicode UAX #29) that
+// asciiWords tells apart; every other character is one of its own.
+const (
+	wbOther   = iota
+	wbLetter  // A-Z, a-z (ALetter)
+	wbNumeric // 0-9
+	wbExtend  // _ (ExtendNumLet)
+	wbMidLet  // : (MidLetter)
+	wbMidBoth // . and ' (MidNumLet, Single_Quote)
+	wbMidNum  // , and ; (MidNum)
+	wbNewline // \n \r \v \f
+	wbSpace   // ' ', \t
+)
+
+var wbClass = func() (t [utf8.RuneSelf]uint8) {
+	for c := range t {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
+			t[c] = wbLetter
+		case c >= '0' && c <= '9':
+			t[c] = wbNumeric
+		}
+	}
+	t['_'], t[':'], t['.'], t['\''], t[','], t[';'] = wbExtend, wbMidLet, wbMidBoth, wbMidBoth, wbMidNum, wbMidNum
+	return t
+}()
+
+// asciiWords appends the terms of text, ASCII without white space, as
+// unstemmedAnalyzer and the stemmer make them: words are what UAX #29's
+// rules join (letters, digits and underscores run together; a mid-word
+// mark between two letters, or between two digits, stays in the word);
+// words of more than maxWordRunes bytes are dropped, a possessive 's
+// stripped, the rest lower-cased, stop words dropped, and each stemmed.
+func (c *termCache) asciiWords(out []string, text string) []string {
+	for i := 0; i < len(text); {
+		k := wbClass[text[i]]
+		if k != wbLetter && k != wbNumeric && k != wbExtend {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(text) {
+			switch p, q := wbClass[text[j-1]], wbClass[text[j]]; {
+			case q == wbLetter || q == wbNumeric || q == wbExtend:
+				j++
+				continue
+			case j+1 < len(text) && p == wbLetter && (q == wbMidLet || q == wbMidBoth) && wbClass[text[j+1]] == wbLetter,
+				j+1 < len(text) && p == wbNumeric && (q == wbMidNum || q == wbMidBoth) && wbClass[text[j+1]] == wbNumeric:
+				j += 2
+				continue
+			}
+			break
+		}
+		word := text[i:j]
+		i = j
+		if len(word) > maxWordRunes {
+			continue
+		}
+		if n := len(word); n >= 2 && (word[n-1] == 's' || word[n-1] == 'S') && word[n-2] == '\'' {
+			word = word[:n-2]
+		}
+		c.low = c.low[:0]
+		for k := 0; k < len(word); k++ {
+			b := word[k]
+			if b >= 'A' && b <= 'Z' {
+				b += 'a' - 'A'
+			}
+			c.low = append(c.low, b)
+		}
+		term, ok := c.stems[string(c.low)]
+		if !ok {
+			term = c.stemWord(c.low)
+		}
+		if term != "" {
+			out = append(out, term)
+		}
+	}
+	return out
+}
+
+// stemWord is the term of a lower-cased word the cache does not hold
+// ("" for a stop word), cached when there is room.
+func (c *termCache) stemWord(low []byte) string {
+	word := string(low)
+	term := ""
+	if _, stop := c.stops[word]; !stop && word != "" {
+		*c.one[0] = analysis.Token{Term: []byte(word)}
+		term = string(c.stem.Filter(c.one)[0].Term)
+	}
+	if len(c.stems) < maxCachedTerms {
+		c.stems[word] = term
+	}
+	return term
 }
 
 // termFreq is one term of a field with its count.
