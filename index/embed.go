@@ -138,6 +138,7 @@ func (e *NGramEmbedder) fit(texts int, grams gramsOf) {
 			parts[part], lasts[part] = make([]uint32, idfBuckets), make([]uint32, idfBuckets)
 		}
 		df, last, g := parts[part], lasts[part], &gs[part]
+		g.remember()
 		for i := lo; i < hi; i++ {
 			stamp := uint32(i + 1)
 			g.hs0 = grams(g, g.hs0[:0], i)
@@ -263,6 +264,9 @@ func (e *NGramEmbedder) embedRows(rows [][]float32, grams gramsOf) {
 	parallel(len(rows), func(part, lo, hi int) {
 		if scs[part] == nil {
 			scs[part] = newEmbedScratch(len(rows))
+			if len(rows) > 4 {
+				scs[part].grams.remember()
+			}
 		}
 		sc := scs[part]
 		for i := lo; i < hi; i++ {
@@ -431,6 +435,28 @@ type gramScratch struct {
 	hs     []uint32 // its n-gram hashes by start, for each n
 	ascii  bool     // word holds no multi-byte rune (starts not kept)
 	hs0    []uint32 // a text's hashes, for the caller to reuse
+	// known, when set, holds the grams of the words met so far (a batch
+	// repeats its words over and over), as spans of arena.
+	known map[string]gramSpan
+	arena []uint32
+}
+
+// gramSpan is where a word's grams are in gramScratch.arena.
+type gramSpan struct{ at, n uint32 }
+
+// Bounds of a gramScratch's word cache: past them, words are hashed every
+// time (same grams).
+const (
+	maxKnownWords = 1 << 17
+	maxKnownGrams = 1 << 22
+)
+
+// remember has g cache the grams of the words it hashes (for a batch of
+// many texts: a query's few words would only pay for the cache).
+func (g *gramScratch) remember() {
+	if g.known == nil {
+		g.known = make(map[string]gramSpan)
+	}
 }
 
 // appendGrams appends to hs the hash of every character n-gram (minN to
@@ -500,6 +526,24 @@ func (e *NGramEmbedder) wordGrams(g *gramScratch, hs []uint32, runes int) []uint
 	if runes > maxWordRunes {
 		return hs
 	}
+	if g.known != nil {
+		if sp, ok := g.known[string(g.word[1:])]; ok {
+			return append(hs, g.arena[sp.at:sp.at+sp.n]...)
+		}
+		if len(g.known) < maxKnownWords && len(g.arena) < maxKnownGrams {
+			first := len(hs)
+			key := string(g.word[1:])
+			hs = e.hashWord(g, hs, runes)
+			g.known[key] = gramSpan{uint32(len(g.arena)), uint32(len(hs) - first)}
+			g.arena = append(g.arena, hs[first:]...)
+			return hs
+		}
+	}
+	return e.hashWord(g, hs, runes)
+}
+
+// hashWord is wordGrams without the cache.
+func (e *NGramEmbedder) hashWord(g *gramScratch, hs []uint32, runes int) []uint32 {
 	g.word = append(g.word, '>')
 	m := runes + 2 // runes of the padded word
 	if !g.ascii {

@@ -90,11 +90,17 @@ func TestAppendGramsMatchesReference(t *testing.T) {
 	for name, o := range opts {
 		t.Run(name, func(t *testing.T) {
 			e := NewNGramEmbedder(o)
-			var g gramScratch
-			for _, text := range gramTexts() {
-				want := refGrams(e, text)
-				if got := e.appendGrams(&g, nil, text); !slices.Equal(got, want) {
-					t.Fatalf("appendGrams(%q): %d hashes, want %d (first difference at %d)", text, len(got), len(want), firstDiff(got, want))
+			var g, cached gramScratch
+			cached.remember()
+			for range 2 { // the cache cold, then warm
+				for _, text := range gramTexts() {
+					want := refGrams(e, text)
+					if got := e.appendGrams(&g, nil, text); !slices.Equal(got, want) {
+						t.Fatalf("appendGrams(%q): %d hashes, want %d (first difference at %d)", text, len(got), len(want), firstDiff(got, want))
+					}
+					if got := e.appendGrams(&cached, nil, text); !slices.Equal(got, want) {
+						t.Fatalf("appendGrams(%q) with the word cache: %d hashes, want %d (first difference at %d)", text, len(got), len(want), firstDiff(got, want))
+					}
 				}
 			}
 		})
@@ -107,10 +113,16 @@ func FuzzAppendGrams(f *testing.F) {
 		f.Add(text)
 	}
 	e := NewNGramEmbedder(NGramOptions{})
+	var cached gramScratch
+	cached.remember()
 	f.Fuzz(func(t *testing.T, text string) {
 		var g gramScratch
-		if got, want := e.appendGrams(&g, nil, text), refGrams(e, text); !slices.Equal(got, want) {
+		want := refGrams(e, text)
+		if got := e.appendGrams(&g, nil, text); !slices.Equal(got, want) {
 			t.Fatalf("appendGrams(%q) differs from refGrams at %d", text, firstDiff(got, want))
+		}
+		if got := e.appendGrams(&cached, nil, text); !slices.Equal(got, want) {
+			t.Fatalf("appendGrams(%q) with the word cache differs from refGrams at %d", text, firstDiff(got, want))
 		}
 	})
 }
