@@ -1,6 +1,7 @@
 package index
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -180,5 +181,85 @@ func TestLessonGramsMatchesText(t *testing.T) {
 		if !slices.Equal(got[i], want[i]) {
 			t.Fatalf("lesson %d: the vector embedded from its parts differs from Embed's", i)
 		}
+	}
+}
+
+// refEmbed is the embedding as the embedder first computed it, kept as its
+// specification: refGrams' n-grams counted per bucket in first-occurrence
+// order, each bucket's weight added into its component in that order.
+func refEmbed(e *NGramEmbedder, text string) []float32 {
+	v := make([]float32, e.dim)
+	count := map[uint32]uint16{}
+	var order []uint32
+	for _, h := range refGrams(e, text) {
+		b := h & (idfBuckets - 1)
+		if count[b] == 0 {
+			order = append(order, b)
+		}
+		if count[b] < math.MaxUint16 {
+			count[b]++
+		}
+	}
+	for _, b := range order {
+		w := float32(1)
+		if tf := count[b]; tf > 1 {
+			w = 1 + float32(math.Log(float64(tf)))
+		}
+		if e.useIDF && e.fitted() {
+			w *= e.idfAt(b)
+		}
+		m := b * 0x9e3779b1
+		if m&(1<<31) != 0 {
+			w = -w
+		}
+		v[(m>>8)%uint32(e.dim)] += w
+	}
+	var n float64
+	for _, x := range v {
+		n += float64(x) * float64(x)
+	}
+	if n == 0 {
+		return v
+	}
+	inv := float32(1 / math.Sqrt(n))
+	for i := range v {
+		v[i] *= inv
+	}
+	return v
+}
+
+// TestEmbedMatchesReference: Embed's vectors are refEmbed's bit for bit,
+// fitted or not, with the IDF decoded or read from a loaded state, for a
+// batch (pooled scratch, word cache) and for a query's few texts, and for
+// a text whose n-grams repeat past a uint16 count.
+func TestEmbedMatchesReference(t *testing.T) {
+	texts := append(gramTexts(), strings.Repeat("aaa ", 70000), strings.Repeat("ab", 40)+" x")
+	fitted := NewNGramEmbedder(NGramOptions{})
+	if err := fitted.Fit(texts); err != nil {
+		t.Fatal(err)
+	}
+	loaded := NewNGramEmbedder(NGramOptions{})
+	if err := loaded.LoadState(fitted.State()); err != nil {
+		t.Fatal(err)
+	}
+	embs := map[string]*NGramEmbedder{"unfitted": NewNGramEmbedder(NGramOptions{}), "fitted": fitted, "loaded": loaded,
+		"noidf-d64": NewNGramEmbedder(NGramOptions{Dim: 64, NoIDF: true}), "n2-6": NewNGramEmbedder(NGramOptions{MinN: 2, MaxN: 6})}
+	for name, e := range embs {
+		t.Run(name, func(t *testing.T) {
+			batch, err := e.Embed(texts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, text := range texts {
+				want := refEmbed(e, text)
+				if !slices.Equal(batch[i], want) {
+					t.Fatalf("text %d (%.40q): the batch's vector differs from refEmbed's", i, text)
+				}
+				one, err := e.Embed([]string{text})
+				if err != nil || !slices.Equal(one[0], want) {
+					t.Fatalf("text %d (%.40q): a query's vector differs from refEmbed's (%v)", i, text, err)
+				}
+			}
+		})
 	}
 }
