@@ -387,26 +387,49 @@ func encodeCatalog(docs []catalogDoc, stamp, screen string, base *catalog) ([]by
 		}
 		return d.terms[f].length
 	}
-	var err error
-	if secs[secMeta], err = encodeMeta(docs, stamp, screen, length); err != nil {
-		return nil, err
-	}
-	if err := encodeRecords(&secs, docs, ord); err != nil {
-		return nil, err
-	}
-	lens := make([]byte, 0, 4*len(docs)*int(numFields))
-	for f := textField(0); f < numFields; f++ {
-		for i := range docs {
-			lens = binary.LittleEndian.AppendUint32(lens, length(&docs[i], f))
-		}
-	}
-	secs[secLens] = lens
 	moved := movedOrdinals(docs, base)
-	for f := textField(0); f < numFields; f++ {
+	field := func(f textField) error {
 		sec := secFields + 4*int(f)
-		if secs[sec], secs[sec+1], secs[sec+2], secs[sec+3], err = encodeField(docs, base, f, moved); err != nil {
-			return nil, err
+		var err error
+		secs[sec], secs[sec+1], secs[sec+2], secs[sec+3], err = encodeField(docs, base, f, moved)
+		return err
+	}
+	// The whole-text field, most of the postings, is encoded beside the
+	// rest (each fills its own sections).
+	var allErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		allErr = field(fieldAll)
+	}()
+	err := func() error {
+		var err error
+		if secs[secMeta], err = encodeMeta(docs, stamp, screen, length); err != nil {
+			return err
 		}
+		if err := encodeRecords(&secs, docs, ord); err != nil {
+			return err
+		}
+		lens := make([]byte, 0, 4*len(docs)*int(numFields))
+		for f := textField(0); f < numFields; f++ {
+			for i := range docs {
+				lens = binary.LittleEndian.AppendUint32(lens, length(&docs[i], f))
+			}
+		}
+		secs[secLens] = lens
+		for f := fieldAll + 1; f < numFields; f++ {
+			if err := field(f); err != nil {
+				return err
+			}
+		}
+		return nil
+	}()
+	<-done
+	if err == nil {
+		err = allErr
+	}
+	if err != nil {
+		return nil, err
 	}
 	return assembleCatalog(secs, len(docs)), nil
 }
