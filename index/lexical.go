@@ -106,12 +106,14 @@ func analyze(text string) []string {
 // into words here (asciiWords), without bleve's tokens: their allocation
 // was most of what a rebuild allocated.
 type termCache struct {
-	stems map[string]string // a word as the stemmer gets it → its term ("": a stop word)
-	stem  analysis.TokenFilter
-	one   analysis.TokenStream
-	stops analysis.TokenMap
-	low   []byte   // a word lower-cased
-	buf   []string // a doc's terms (analyzeDocWith)
+	stems  map[string]string // a word as the stemmer gets it → its term ("": a stop word)
+	stem   analysis.TokenFilter
+	one    analysis.TokenStream
+	stops  analysis.TokenMap
+	low    []byte   // a word lower-cased
+	buf    []string // a doc's terms (analyzeDocWith)
+	counts []termFreq
+	merged [3][]termFreq
 }
 
 // maxCachedTerms bounds a termCache: past it, new words are stemmed every
@@ -305,10 +307,11 @@ type docTerms [numFields]fieldTerms
 func analyzeDoc(d lexDoc) docTerms { return analyzeDocWith(nil, d) }
 
 // analyzeDocWith is analyzeDoc by way of c (nil: none). Each field's terms
-// are sorted in place in a buffer, the whole text's counted by merging the
-// fields' (no copy of every term sorted again), and the doc's term lists
-// share one allocation of their exact size: a rebuild of 100,000 lessons
-// allocated half a gigabyte cloning, sorting and growing them.
+// are sorted in place in a buffer and counted, the whole text's counts
+// merged from the fields' (no copy of every term sorted again), and the
+// doc's term lists share one allocation of their exact size: a rebuild of
+// 100,000 lessons allocated half a gigabyte cloning, sorting and growing
+// them.
 func analyzeDocWith(c *termCache, d lexDoc) docTerms {
 	if c == nil {
 		c = &termCache{}
@@ -325,20 +328,35 @@ func analyzeDocWith(c *termCache, d lexDoc) docTerms {
 	for _, ts := range [...][]string{title, gist, body, tags} {
 		slices.Sort(ts)
 	}
-	parts := termMerge{title, gist, body, tags}
-	size := countDistinct(title) + countDistinct(gist) + countDistinct(tags) + parts.distinct()
-	slab := make([]termFreq, 0, size)
-	var dt docTerms
-	slab, dt[fieldTitle] = appendCounts(slab, title)
-	slab, dt[fieldGist] = appendCounts(slab, gist)
-	slab, dt[fieldTags] = appendCounts(slab, tags)
-	dt[fieldAll].length = clampU32(len(buf))
-	if start := len(slab); len(buf) > 0 {
-		for term, n := parts.next(); n > 0; term, n = parts.next() {
-			slab = append(slab, termFreq{term: term, tf: clampU32(n)})
+	// Counted into scratch: title, gist, tags, then body; then the whole
+	// text's, merged from them.
+	cnt := appendCounts(c.counts[:0], title)
+	ct := len(cnt)
+	cnt = appendCounts(cnt, gist)
+	cg := len(cnt)
+	cnt = appendCounts(cnt, tags)
+	cs := len(cnt)
+	cnt = appendCounts(cnt, body)
+	c.counts = cnt
+	m := mergeCounts(c.merged[0][:0], cnt[:ct], cnt[ct:cg])
+	m2 := mergeCounts(c.merged[1][:0], m, cnt[cg:cs])
+	all := mergeCounts(c.merged[2][:0], cnt[cs:], m2)
+	c.merged = [3][]termFreq{m, m2, all}
+	slab := make([]termFreq, cs+len(all))
+	copy(slab, cnt[:cs])
+	copy(slab[cs:], all)
+	field := func(terms []termFreq, length int) fieldTerms {
+		ft := fieldTerms{length: clampU32(length)}
+		if len(terms) > 0 {
+			ft.terms = terms
 		}
-		dt[fieldAll].terms = slab[start:len(slab):len(slab)]
+		return ft
 	}
+	var dt docTerms
+	dt[fieldTitle] = field(slab[:ct:ct], len(title))
+	dt[fieldGist] = field(slab[ct:cg:cg], len(gist))
+	dt[fieldTags] = field(slab[cg:cs:cs], len(tags))
+	dt[fieldAll] = field(slab[cs:], len(buf))
 	return dt
 }
 
@@ -351,69 +369,34 @@ func (c *termCache) analyzeInto(buf []string, text string) []string {
 	return c.appendTerms(buf, text)
 }
 
-// countDistinct is the number of distinct terms of sorted.
-func countDistinct(sorted []string) int {
-	n := 0
-	for i := range sorted {
-		if i == 0 || sorted[i] != sorted[i-1] {
-			n++
-		}
-	}
-	return n
-}
-
-// appendCounts appends sorted's (term, count) pairs to slab and returns
-// them as a field (countTerms of sorted).
-func appendCounts(slab []termFreq, sorted []string) ([]termFreq, fieldTerms) {
-	ft := fieldTerms{length: clampU32(len(sorted))}
-	if len(sorted) == 0 {
-		return slab, ft
-	}
-	start := len(slab)
+// appendCounts appends the (term, count) pairs of sorted to out.
+func appendCounts(out []termFreq, sorted []string) []termFreq {
 	for i := 0; i < len(sorted); {
 		j := i + 1
 		for j < len(sorted) && sorted[j] == sorted[i] {
 			j++
 		}
-		slab = append(slab, termFreq{term: sorted[i], tf: clampU32(j - i)})
+		out = append(out, termFreq{term: sorted[i], tf: clampU32(j - i)})
 		i = j
 	}
-	ft.terms = slab[start:len(slab):len(slab)]
-	return slab, ft
+	return out
 }
 
-// termMerge walks the union of four sorted term lists in order.
-type termMerge [4][]string
-
-// next is the least term left and how many times the lists hold it (0
-// when they are spent), taken out of them.
-func (m *termMerge) next() (string, int) {
-	least, found := "", false
-	for _, l := range m {
-		if len(l) > 0 && (!found || l[0] < least) {
-			least, found = l[0], true
+// mergeCounts appends to out the union of two term counts sorted by term,
+// a term in both counted once with the sum of its counts.
+func mergeCounts(out, a, b []termFreq) []termFreq {
+	for len(a) > 0 && len(b) > 0 {
+		switch {
+		case a[0].term < b[0].term:
+			out, a = append(out, a[0]), a[1:]
+		case b[0].term < a[0].term:
+			out, b = append(out, b[0]), b[1:]
+		default:
+			out = append(out, termFreq{term: a[0].term, tf: clampU32(int(a[0].tf) + int(b[0].tf))})
+			a, b = a[1:], b[1:]
 		}
 	}
-	n := 0
-	for k, l := range m {
-		j := 0
-		for j < len(l) && l[j] == least {
-			j++
-		}
-		n += j
-		m[k] = l[j:]
-	}
-	return least, n
-}
-
-// distinct is the number of distinct terms of the lists together (m is
-// left as it was).
-func (m termMerge) distinct() int {
-	n := 0
-	for _, k := m.next(); k > 0; _, k = m.next() {
-		n++
-	}
-	return n
+	return append(append(out, a...), b...)
 }
 
 // scoredOrd is a catalog document (by ordinal) with a score.
