@@ -61,3 +61,20 @@ func BenchmarkSaveSidecar(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkEncodeCatalog times encoding the catalog of 20,000 analysed
+// lessons, a rebuild's last step before it writes the file.
+func BenchmarkEncodeCatalog(b *testing.B) {
+	ls := newLessonGen(1, 20_000).lessons(20_000)
+	docs := make([]catalogDoc, len(ls))
+	c := newTermCache()
+	for i, l := range ls {
+		docs[i] = catalogDoc{id: l.ID, hash: ContentHash(l), title: l.Title, gist: l.Gist, typ: l.Type, reach: l.Reach, links: l.Links,
+			terms: analyzeDocWith(c, lexDoc{Title: l.Title, Gist: l.Gist, Body: l.Body, Tags: l.Tags})}
+	}
+	for b.Loop() {
+		if _, err := encodeCatalog(docs, "stamp", "screen", nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

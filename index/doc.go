@@ -39,7 +39,8 @@
 //     id); another embedder id drops them whole.
 //   - lock: taken by Sync only.
 //
-// Every file is written whole with memfs.WriteFileAtomic, never changed in
+// Every file is written whole with memfs.WriteFileAtomic (the sidecar's
+// base streamed with writeFileAtomic, which does the same), never changed in
 // place; a delta names the base it applies to and is read before it, so a
 // reader sees a committed state. The bases are synced to disk; the deltas
 // are not (deltaWrite): a delta a power cut tore fails its checksums,
@@ -60,7 +61,9 @@
 // bleve's own index (scorch) is not used: linking it costs every process
 // about 6 ms at start-up (it builds Levenshtein automata in an init
 // function), and its bolt file would be one more lock on the query path.
-// bleve's analysis chain is used as it is (lexical.go).
+// bleve's analysis chain is used as it is (lexical.go); a sync's term
+// cache splits ASCII text into words itself, by the same rules, and
+// leaves other text to bleve's tokenizer (termCache).
 //
 // # Pipeline (Search)
 //

@@ -117,27 +117,40 @@ func (e *NGramEmbedder) FittedDocs() int {
 // weights later embeddings by its smoothed IDF, ln(1 + N/df). A no-op when
 // IDF is off. The texts are split over two goroutines.
 func (e *NGramEmbedder) Fit(texts []string) error {
+	e.fit(len(texts), func(g *gramScratch, hs []uint32, i int) []uint32 { return e.appendGrams(g, hs, texts[i]) })
+	return nil
+}
+
+// gramsOf appends the n-gram hashes of text i of a batch to hs (g is the
+// calling goroutine's scratch).
+type gramsOf func(g *gramScratch, hs []uint32, i int) []uint32
+
+// fit is Fit over n texts whose n-grams grams gives.
+func (e *NGramEmbedder) fit(texts int, grams gramsOf) {
 	if !e.useIDF {
-		return nil
+		return
 	}
 	parts := make([][]uint32, parallelParts)
 	lasts := make([][]uint32, parallelParts) // 1 + the index of the last text that counted
-	parallel(len(texts), func(part, lo, hi int) {
+	var gs [parallelParts]gramScratch
+	parallel(texts, func(part, lo, hi int) {
 		if parts[part] == nil {
 			parts[part], lasts[part] = make([]uint32, idfBuckets), make([]uint32, idfBuckets)
 		}
-		df, last := parts[part], lasts[part]
+		df, last, g := parts[part], lasts[part], &gs[part]
+		g.remember()
 		for i := lo; i < hi; i++ {
 			stamp := uint32(i + 1)
-			e.grams(texts[i], func(h uint32) {
+			g.hs0 = grams(g, g.hs0[:0], i)
+			for _, h := range g.hs0 {
 				if b := h & (idfBuckets - 1); last[b] != stamp {
 					last[b] = stamp
 					df[b]++
 				}
-			})
+			}
 		}
 	})
-	n := float64(len(texts))
+	n := float64(texts)
 	idf := make([]float32, idfBuckets)
 	for i := range idf {
 		var d uint32
@@ -148,8 +161,7 @@ func (e *NGramEmbedder) Fit(texts []string) error {
 		}
 		idf[i] = float32(math.Log(1 + n/float64(d+1)))
 	}
-	e.idf, e.idfRaw, e.docs = idf, nil, len(texts)
-	return nil
+	e.idf, e.idfRaw, e.docs = idf, nil, texts
 }
 
 // parallelParts is how many goroutines parallel runs.
@@ -238,15 +250,28 @@ func (e *NGramEmbedder) idfAt(b uint32) float32 {
 func (e *NGramEmbedder) Embed(texts []string) ([][]float32, error) {
 	out := make([][]float32, len(texts))
 	block := make([]float32, len(texts)*e.dim)
+	for i := range out {
+		out[i] = block[i*e.dim : (i+1)*e.dim : (i+1)*e.dim]
+	}
+	e.embedRows(out, func(g *gramScratch, hs []uint32, i int) []uint32 { return e.appendGrams(g, hs, texts[i]) })
+	return out, nil
+}
+
+// embedRows fills each of rows (Dim long, zeroed) with the vector of the
+// text whose n-grams grams gives, on both cores.
+func (e *NGramEmbedder) embedRows(rows [][]float32, grams gramsOf) {
 	var scs [parallelParts]*embedScratch
-	parallel(len(texts), func(part, lo, hi int) {
+	parallel(len(rows), func(part, lo, hi int) {
 		if scs[part] == nil {
-			scs[part] = newEmbedScratch(len(texts))
+			scs[part] = newEmbedScratch(len(rows))
+			if len(rows) > 4 {
+				scs[part].grams.remember()
+			}
 		}
+		sc := scs[part]
 		for i := lo; i < hi; i++ {
-			v := block[i*e.dim : (i+1)*e.dim : (i+1)*e.dim]
-			e.embedOne(texts[i], v, scs[part])
-			out[i] = v
+			sc.grams.hs0 = grams(&sc.grams, sc.grams.hs0[:0], i)
+			e.embedGrams(sc.grams.hs0, rows[i], sc)
 		}
 	})
 	for _, sc := range scs {
@@ -254,7 +279,21 @@ func (e *NGramEmbedder) Embed(texts []string) ([][]float32, error) {
 			denseScratch.Put(sc)
 		}
 	}
-	return out, nil
+}
+
+// lessonGrams appends the n-gram hashes of lessonText(title, gist, body,
+// tags) to hs without building the text: its parts are joined by
+// separators, so its grams are theirs one after the other.
+func (e *NGramEmbedder) lessonGrams(g *gramScratch, hs []uint32, title, gist, body string, tags []string) []uint32 {
+	hs = e.appendGrams(g, hs, title)
+	if gist != "" && gist != title {
+		hs = e.appendGrams(g, hs, gist)
+	}
+	hs = e.appendGrams(g, hs, body)
+	for _, t := range tags {
+		hs = e.appendGrams(g, hs, t)
+	}
+	return hs
 }
 
 // denseScratch keeps dense scratch tables between Embed calls (a sync
@@ -270,6 +309,7 @@ type embedScratch struct {
 	count   []uint16
 	sparse  map[uint32]uint16
 	touched []uint32
+	grams   gramScratch
 }
 
 func newEmbedScratch(texts int) *embedScratch {
@@ -311,27 +351,52 @@ func (sc *embedScratch) take(b uint32) uint16 {
 	return n
 }
 
-// embedOne fills v (zeroed) with text's vector. Each n-gram hashes to one
-// of idfBuckets features; a feature's weight is its sublinear count times
-// its IDF, and a multiplicative hash of the feature picks its component
-// and sign (so collisions cancel in expectation).
-func (e *NGramEmbedder) embedOne(text string, v []float32, sc *embedScratch) {
+// embedGrams fills v (zeroed) with the vector of the text whose n-gram
+// hashes are hs. Each n-gram hashes to one of idfBuckets features; a
+// feature's weight is its sublinear count times its IDF, and a
+// multiplicative hash of the feature picks its component and sign (so
+// collisions cancel in expectation).
+func (e *NGramEmbedder) embedGrams(hs []uint32, v []float32, sc *embedScratch) {
 	sc.touched = sc.touched[:0]
-	e.grams(text, func(h uint32) { sc.add(h & (idfBuckets - 1)) })
+	if sc.count != nil {
+		count := sc.count[:idfBuckets]
+		for _, h := range hs {
+			b := h & (idfBuckets - 1)
+			switch n := count[b]; n {
+			case 0:
+				sc.touched = append(sc.touched, b)
+				count[b] = 1
+			case math.MaxUint16:
+			default:
+				count[b] = n + 1
+			}
+		}
+	} else {
+		for _, h := range hs {
+			sc.add(h & (idfBuckets - 1))
+		}
+	}
+	idf, raw := e.idf, e.idfRaw
+	weighted := e.useIDF && e.fitted()
+	dim := uint32(len(v))
 	for _, b := range sc.touched {
 		tf := sc.take(b)
 		w := float32(1)
 		if tf > 1 {
-			w = 1 + float32(math.Log(float64(tf)))
+			w = tfWeight(tf)
 		}
-		if e.useIDF && e.fitted() {
-			w *= e.idfAt(b)
+		if weighted {
+			if idf != nil {
+				w *= idf[b]
+			} else {
+				w *= math.Float32frombits(binary.LittleEndian.Uint32(raw[4*b:]))
+			}
 		}
 		m := b * 0x9e3779b1
 		if m&(1<<31) != 0 {
 			w = -w
 		}
-		v[(m>>8)%uint32(e.dim)] += w
+		v[(m>>8)%dim] += w
 	}
 	var n float64
 	for _, x := range v {
@@ -346,63 +411,201 @@ func (e *NGramEmbedder) embedOne(text string, v []float32, sc *embedScratch) {
 	}
 }
 
-// grams calls fn with the FNV-1a hash of every character n-gram of every
-// word of text, the word lower-cased and wrapped in boundary markers.
-func (e *NGramEmbedder) grams(text string, fn func(uint32)) {
-	var word []rune
-	padded := make([]rune, 0, 32)
-	flush := func() {
-		if len(word) == 0 || len(word) > maxWordRunes {
-			word = word[:0]
-			return
-		}
-		padded = append(padded[:0], '<')
-		padded = append(padded, word...)
-		padded = append(padded, '>')
-		for n := e.minN; n <= e.maxN; n++ {
-			for i := 0; i+n <= len(padded); i++ {
-				fn(fnvRunes(padded[i : i+n]))
-			}
-		}
-		// A word too short for the shortest n-gram still counts as itself.
-		if len(padded) < e.minN {
-			fn(fnvRunes(padded))
-		}
-		word = word[:0]
+// tfWeights holds tfWeight's answers for the common counts.
+var tfWeights = func() (t [256]float32) {
+	for n := range t {
+		t[n] = 1 + float32(math.Log(float64(n)))
 	}
-	for _, r := range text {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
-			word = append(word, r)
-		case r >= 'A' && r <= 'Z':
-			word = append(word, r+('a'-'A'))
-		case r >= utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)):
-			word = append(word, unicode.ToLower(r))
-		default:
-			flush()
-		}
+	return t
+}()
+
+// tfWeight is the sublinear weight 1 + ln tf of a feature counted tf > 1
+// times.
+func tfWeight(tf uint16) float32 {
+	if int(tf) < len(tfWeights) {
+		return tfWeights[tf]
 	}
-	flush()
+	return 1 + float32(math.Log(float64(tf)))
 }
 
-// fnvRunes is the 32-bit FNV-1a hash of the UTF-8 encoding of rs.
-func fnvRunes(rs []rune) uint32 {
-	const offset, prime = 2166136261, 16777619
-	h := uint32(offset)
-	var buf [utf8.UTFMax]byte
-	for _, r := range rs {
-		if r < utf8.RuneSelf {
-			h ^= uint32(r)
-			h *= prime
+// gramScratch is the word buffers appendGrams reuses from text to text.
+type gramScratch struct {
+	word   []byte   // the padded word's UTF-8: '<', the word lower-cased, '>'
+	starts []uint32 // the byte offset of each of its runes, then its length
+	hs     []uint32 // its n-gram hashes by start, for each n
+	ascii  bool     // word holds no multi-byte rune (starts not kept)
+	hs0    []uint32 // a text's hashes, for the caller to reuse
+	// known, when set, holds the grams of the words met so far (a batch
+	// repeats its words over and over), as spans of arena.
+	known map[string]gramSpan
+	arena []uint32
+}
+
+// gramSpan is where a word's grams are in gramScratch.arena.
+type gramSpan struct{ at, n uint32 }
+
+// Bounds of a gramScratch's word cache: past them, words are hashed every
+// time (same grams).
+const (
+	maxKnownWords = 1 << 17
+	maxKnownGrams = 1 << 22
+)
+
+// remember has g cache the grams of the words it hashes (for a batch of
+// many texts: a query's few words would only pay for the cache).
+func (g *gramScratch) remember() {
+	if g.known == nil {
+		g.known = make(map[string]gramSpan)
+	}
+}
+
+// appendGrams appends to hs the hash of every character n-gram (minN to
+// maxN runes) of every word of text: a word is a run of letters and digits,
+// lower-cased and wrapped in '<' and '>'; words of more than maxWordRunes
+// runes are skipped, and a padded word shorter than minN counts as itself.
+// Each word's n-grams come by length, then by start. The hash is FNV-1a
+// over the n-gram's UTF-8 with a murmur3 finaliser (fmix). Texts
+// joined by a separator give the concatenation of their grams.
+func (e *NGramEmbedder) appendGrams(g *gramScratch, hs []uint32, text string) []uint32 {
+	g.word, g.starts, g.ascii = append(g.word[:0], '<'), g.starts[:0], true
+	runes := 0
+	for i := 0; i < len(text); {
+		c := text[i]
+		if c < utf8.RuneSelf {
+			i++
+			switch {
+			case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+			case c >= 'A' && c <= 'Z':
+				c += 'a' - 'A'
+			default:
+				if runes > 0 {
+					hs = e.wordGrams(g, hs, runes)
+					g.word, runes = g.word[:1], 0
+				}
+				continue
+			}
+			if !g.ascii {
+				g.starts = append(g.starts, uint32(len(g.word)))
+			}
+			g.word = append(g.word, c)
+			runes++
 			continue
 		}
-		n := utf8.EncodeRune(buf[:], r)
-		for _, c := range buf[:n] {
-			h ^= uint32(c)
-			h *= prime
+		r, size := utf8.DecodeRuneInString(text[i:])
+		i += size
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			if runes > 0 {
+				hs = e.wordGrams(g, hs, runes)
+				g.word, runes = g.word[:1], 0
+			}
+			continue
+		}
+		if g.ascii {
+			// The word's first multi-byte rune: its runes so far are
+			// bytes, one each (and '<').
+			g.ascii = false
+			for k := 0; k < len(g.word); k++ {
+				g.starts = append(g.starts, uint32(k))
+			}
+		}
+		g.starts = append(g.starts, uint32(len(g.word)))
+		g.word = utf8.AppendRune(g.word, unicode.ToLower(r))
+		runes++
+	}
+	if runes > 0 {
+		hs = e.wordGrams(g, hs, runes)
+	}
+	g.word, g.starts, g.ascii = g.word[:0], g.starts[:0], true
+	return hs
+}
+
+// wordGrams appends the n-gram hashes of the word in g (runes long,
+// without its markers) and resets g for the next word.
+func (e *NGramEmbedder) wordGrams(g *gramScratch, hs []uint32, runes int) []uint32 {
+	defer func() { g.starts, g.ascii = g.starts[:0], true }()
+	if runes > maxWordRunes {
+		return hs
+	}
+	if g.known != nil {
+		if sp, ok := g.known[string(g.word[1:])]; ok {
+			return append(hs, g.arena[sp.at:sp.at+sp.n]...)
+		}
+		if len(g.known) < maxKnownWords && len(g.arena) < maxKnownGrams {
+			first := len(hs)
+			key := string(g.word[1:])
+			hs = e.hashWord(g, hs, runes)
+			g.known[key] = gramSpan{uint32(len(g.arena)), uint32(len(hs) - first)}
+			g.arena = append(g.arena, hs[first:]...)
+			return hs
 		}
 	}
-	// A murmur3 finaliser spreads FNV's weak low bits over the buckets.
+	return e.hashWord(g, hs, runes)
+}
+
+// hashWord is wordGrams without the cache.
+func (e *NGramEmbedder) hashWord(g *gramScratch, hs []uint32, runes int) []uint32 {
+	g.word = append(g.word, '>')
+	m := runes + 2 // runes of the padded word
+	if !g.ascii {
+		g.starts = append(g.starts, uint32(len(g.word)-1), uint32(len(g.word)))
+	}
+	word, starts, ascii := g.word, g.starts, g.ascii
+	if m < e.minN {
+		return append(hs, fmix(fnvBytes(fnvOffset, word)))
+	}
+	// One pass per start hashes its n-grams of every length, each the
+	// last one's hash carried one rune further; they are then handed out
+	// by length, as the order of the grams is part of the vector.
+	widths := e.maxN - e.minN + 1
+	if need := widths * m; cap(g.hs) < need {
+		g.hs = make([]uint32, need)
+	}
+	tab := g.hs[:widths*m]
+	for i := 0; i+e.minN <= m; i++ {
+		h := uint32(fnvOffset)
+		var from, to int
+		if ascii {
+			from = i
+		} else {
+			from = int(starts[i])
+		}
+		for n := 1; n <= e.maxN && i+n <= m; n++ {
+			if ascii {
+				to = i + n
+			} else {
+				to = int(starts[i+n])
+			}
+			h = fnvBytes(h, word[from:to])
+			from = to
+			if n >= e.minN {
+				tab[(n-e.minN)*m+i] = fmix(h)
+			}
+		}
+	}
+	for n := e.minN; n <= e.maxN && n <= m; n++ {
+		hs = append(hs, tab[(n-e.minN)*m:(n-e.minN)*m+m-n+1]...)
+	}
+	return hs
+}
+
+// FNV-1a's 32-bit parameters.
+const (
+	fnvOffset = 2166136261
+	fnvPrime  = 16777619
+)
+
+// fnvBytes continues the FNV-1a hash h over b.
+func fnvBytes(h uint32, b []byte) uint32 {
+	for _, c := range b {
+		h ^= uint32(c)
+		h *= fnvPrime
+	}
+	return h
+}
+
+// fmix is murmur3's finaliser: it spreads FNV's weak low bits over the
+// buckets.
+func fmix(h uint32) uint32 {
 	h ^= h >> 16
 	h *= 0x85ebca6b
 	h ^= h >> 13

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
@@ -75,15 +75,13 @@ var englishAnalyzer = sync.OnceValue(func() analysis.Analyzer {
 // unstemmedAnalyzer is englishAnalyzer but for its last filter, the Porter
 // stemmer, which a termCache applies once per distinct word.
 var unstemmedAnalyzer = sync.OnceValue(func() *analysis.DefaultAnalyzer {
-	stops := analysis.NewTokenMap()
-	_ = stops.LoadBytes(en.EnglishStopWords) // a compiled-in list: cannot fail
 	return &analysis.DefaultAnalyzer{
 		Tokenizer: bleveunicode.NewUnicodeTokenizer(),
 		TokenFilters: []analysis.TokenFilter{
 			length.NewLengthFilter(0, maxWordRunes),
 			en.NewPossessiveFilter(),
 			lowercase.NewLowerCaseFilter(),
-			stop.NewStopTokensFilter(stops),
+			stop.NewStopTokensFilter(englishStops()),
 		},
 	}
 })
@@ -104,11 +102,18 @@ func analyze(text string) []string {
 // termCache is analyze for many texts (one goroutine's share of a sync):
 // each distinct word is stemmed once, and its term is one string shared by
 // every lesson holding it. A rebuild of 100,000 lessons stemmed every word
-// of every lesson and kept a string per occurrence.
+// of every lesson and kept a string per occurrence. ASCII text is split
+// into words here (asciiWords), without bleve's tokens: their allocation
+// was most of what a rebuild allocated.
 type termCache struct {
-	stems map[string]string // a word as the stemmer gets it → its term
-	stem  analysis.TokenFilter
-	one   analysis.TokenStream
+	stems  map[string]string // a word as the stemmer gets it → its term ("": a stop word)
+	stem   analysis.TokenFilter
+	one    analysis.TokenStream
+	stops  analysis.TokenMap
+	low    []byte   // a word lower-cased
+	buf    []string // a doc's terms (analyzeDocWith)
+	counts []termFreq
+	merged [3][]termFreq
 }
 
 // maxCachedTerms bounds a termCache: past it, new words are stemmed every
@@ -116,17 +121,56 @@ type termCache struct {
 const maxCachedTerms = 1 << 20
 
 func newTermCache() *termCache {
-	return &termCache{stems: map[string]string{}, stem: porter.NewPorterStemmer(), one: analysis.TokenStream{&analysis.Token{}}}
+	return &termCache{stems: map[string]string{}, stem: porter.NewPorterStemmer(),
+		one: analysis.TokenStream{&analysis.Token{}}, stops: englishStops()}
 }
+
+// englishStops is the English stop word list of the analyzers.
+var englishStops = sync.OnceValue(func() analysis.TokenMap {
+	stops := analysis.NewTokenMap()
+	_ = stops.LoadBytes(en.EnglishStopWords) // a compiled-in list: cannot fail
+	return stops
+})
 
 // analyze is analyze(text), by way of the cache.
 func (c *termCache) analyze(text string) []string {
 	if text == "" {
 		return nil
 	}
-	toks := unstemmedAnalyzer().Analyze([]byte(text))
-	out := make([]string, len(toks))
-	for i, t := range toks {
+	return c.appendTerms(make([]string, 0, len(text)/6+1), text)
+}
+
+// appendTerms appends the terms of text to out (c.analyze).
+func (c *termCache) appendTerms(out []string, text string) []string {
+	if !utf8.ValidString(text) {
+		// The segmenter's answer past an invalid byte depends on what
+		// follows it, so such a text is split by bleve whole.
+		return c.bleveWords(out, text)
+	}
+	// Runs of ASCII between ASCII spaces (a space followed by ASCII: the
+	// word segmentation breaks on both sides of it, and a rule across it
+	// would need a letter, digit or mid-word mark in its place) are split
+	// here; text holding other runes goes to bleve's tokenizer, one such
+	// run at a time.
+	for len(text) > 0 {
+		end, ascii := 0, true
+		for end < len(text) && !(asciiSpace(text[end]) && (end+1 == len(text) || text[end+1] < utf8.RuneSelf)) {
+			ascii = ascii && text[end] < utf8.RuneSelf
+			end++
+		}
+		if ascii {
+			out = c.asciiWords(out, text[:end])
+		} else {
+			out = c.bleveWords(out, text[:end])
+		}
+		text = text[min(end+1, len(text)):]
+	}
+	return out
+}
+
+// bleveWords appends the terms of text analysed by bleve's chain.
+func (c *termCache) bleveWords(out []string, text string) []string {
+	for _, t := range unstemmedAnalyzer().Analyze([]byte(text)) {
 		term, ok := c.stems[string(t.Term)]
 		if !ok {
 			word := string(t.Term)
@@ -136,9 +180,109 @@ func (c *termCache) analyze(text string) []string {
 				c.stems[word] = term
 			}
 		}
-		out[i] = term
+		out = append(out, term)
 	}
 	return out
+}
+
+// asciiSpace reports whether b is ASCII white space.
+func asciiSpace(b byte) bool {
+	return b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == '\v' || b == '\f'
+}
+
+// Word-break classes of the ASCII characters (Unicode UAX #29) that
+// asciiWords tells apart; every other character is one of its own.
+const (
+	wbOther   = iota
+	wbLetter  // A-Z, a-z (ALetter)
+	wbNumeric // 0-9
+	wbExtend  // _ (ExtendNumLet)
+	wbMidLet  // : (MidLetter)
+	wbMidBoth // . and ' (MidNumLet, Single_Quote)
+	wbMidNum  // , and ; (MidNum)
+	wbNewline // \n \r \v \f
+	wbSpace   // ' ', \t
+)
+
+var wbClass = func() (t [utf8.RuneSelf]uint8) {
+	for c := range t {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
+			t[c] = wbLetter
+		case c >= '0' && c <= '9':
+			t[c] = wbNumeric
+		}
+	}
+	t['_'], t[':'], t['.'], t['\''], t[','], t[';'] = wbExtend, wbMidLet, wbMidBoth, wbMidBoth, wbMidNum, wbMidNum
+	return t
+}()
+
+// asciiWords appends the terms of text, ASCII without white space, as
+// unstemmedAnalyzer and the stemmer make them: words are what UAX #29's
+// rules join (letters, digits and underscores run together; a mid-word
+// mark between two letters, or between two digits, stays in the word);
+// words of more than maxWordRunes bytes are dropped, a possessive 's
+// stripped, the rest lower-cased, stop words dropped, and each stemmed.
+func (c *termCache) asciiWords(out []string, text string) []string {
+	for i := 0; i < len(text); {
+		k := wbClass[text[i]]
+		if k != wbLetter && k != wbNumeric && k != wbExtend {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(text) {
+			switch p, q := wbClass[text[j-1]], wbClass[text[j]]; {
+			case q == wbLetter || q == wbNumeric || q == wbExtend:
+				j++
+				continue
+			case j+1 < len(text) && p == wbLetter && (q == wbMidLet || q == wbMidBoth) && wbClass[text[j+1]] == wbLetter,
+				j+1 < len(text) && p == wbNumeric && (q == wbMidNum || q == wbMidBoth) && wbClass[text[j+1]] == wbNumeric:
+				j += 2
+				continue
+			}
+			break
+		}
+		word := text[i:j]
+		i = j
+		if len(word) > maxWordRunes {
+			continue
+		}
+		if n := len(word); n >= 2 && (word[n-1] == 's' || word[n-1] == 'S') && word[n-2] == '\'' {
+			word = word[:n-2]
+		}
+		c.low = c.low[:0]
+		for k := 0; k < len(word); k++ {
+			b := word[k]
+			if b >= 'A' && b <= 'Z' {
+				b += 'a' - 'A'
+			}
+			c.low = append(c.low, b)
+		}
+		term, ok := c.stems[string(c.low)]
+		if !ok {
+			term = c.stemWord(c.low)
+		}
+		if term != "" {
+			out = append(out, term)
+		}
+	}
+	return out
+}
+
+// stemWord is the term of a lower-cased word the cache does not hold
+// ("" for a stop word), cached when there is room.
+func (c *termCache) stemWord(low []byte) string {
+	word := string(low)
+	term := ""
+	if _, stop := c.stops[word]; !stop && word != "" {
+		*c.one[0] = analysis.Token{Term: []byte(word)}
+		term = string(c.stem.Filter(c.one)[0].Term)
+	}
+	if len(c.stems) < maxCachedTerms {
+		c.stems[word] = term
+	}
+	return term
 }
 
 // termFreq is one term of a field with its count.
@@ -157,46 +301,102 @@ type fieldTerms struct {
 // docTerms is a document's analysed fields.
 type docTerms [numFields]fieldTerms
 
-// countTerms groups terms into sorted (term, count) pairs.
-func countTerms(terms []string) fieldTerms {
-	ft := fieldTerms{length: clampU32(len(terms))}
-	if len(terms) == 0 {
-		return ft
-	}
-	sorted := slices.Clone(terms)
-	sort.Strings(sorted)
-	for i := 0; i < len(sorted); {
-		j := i + 1
-		for j < len(sorted) && sorted[j] == sorted[i] {
-			j++
-		}
-		ft.terms = append(ft.terms, termFreq{term: sorted[i], tf: clampU32(j - i)})
-		i = j
-	}
-	return ft
-}
-
 // analyzeDoc analyses d's text fields. The whole-text field is the
 // concatenation of the others' token streams (with the body's), which is
 // what analysing the joined text gives: the tokenizer splits at the joins.
 func analyzeDoc(d lexDoc) docTerms { return analyzeDocWith(nil, d) }
 
-// analyzeDocWith is analyzeDoc by way of c (nil: none).
+// analyzeDocWith is analyzeDoc by way of c (nil: none). Each field's terms
+// are sorted in place in a buffer and counted, the whole text's counts
+// merged from the fields' (no copy of every term sorted again), and the
+// doc's term lists share one allocation of their exact size: a rebuild of
+// 100,000 lessons allocated half a gigabyte cloning, sorting and growing
+// them.
 func analyzeDocWith(c *termCache, d lexDoc) docTerms {
-	an := analyze
-	if c != nil {
-		an = c.analyze
+	if c == nil {
+		c = &termCache{}
 	}
-	title, gist, body := an(d.Title), an(d.Gist), an(d.Body)
-	tags := an(strings.Join(d.Tags, " "))
-	all := make([]string, 0, len(title)+len(gist)+len(body)+len(tags))
-	all = append(append(append(append(all, title...), gist...), body...), tags...)
+	buf := c.analyzeInto(c.buf[:0], d.Title)
+	nt := len(buf)
+	buf = c.analyzeInto(buf, d.Gist)
+	ng := len(buf)
+	buf = c.analyzeInto(buf, d.Body)
+	nb := len(buf)
+	buf = c.analyzeInto(buf, strings.Join(d.Tags, " "))
+	c.buf = buf
+	title, gist, body, tags := buf[:nt:nt], buf[nt:ng:ng], buf[ng:nb:nb], buf[nb:]
+	for _, ts := range [...][]string{title, gist, body, tags} {
+		slices.Sort(ts)
+	}
+	// Counted into scratch: title, gist, tags, then body; then the whole
+	// text's, merged from them.
+	cnt := appendCounts(c.counts[:0], title)
+	ct := len(cnt)
+	cnt = appendCounts(cnt, gist)
+	cg := len(cnt)
+	cnt = appendCounts(cnt, tags)
+	cs := len(cnt)
+	cnt = appendCounts(cnt, body)
+	c.counts = cnt
+	m := mergeCounts(c.merged[0][:0], cnt[:ct], cnt[ct:cg])
+	m2 := mergeCounts(c.merged[1][:0], m, cnt[cg:cs])
+	all := mergeCounts(c.merged[2][:0], cnt[cs:], m2)
+	c.merged = [3][]termFreq{m, m2, all}
+	slab := make([]termFreq, cs+len(all))
+	copy(slab, cnt[:cs])
+	copy(slab[cs:], all)
+	field := func(terms []termFreq, length int) fieldTerms {
+		ft := fieldTerms{length: clampU32(length)}
+		if len(terms) > 0 {
+			ft.terms = terms
+		}
+		return ft
+	}
 	var dt docTerms
-	dt[fieldAll] = countTerms(all)
-	dt[fieldTitle] = countTerms(title)
-	dt[fieldGist] = countTerms(gist)
-	dt[fieldTags] = countTerms(tags)
+	dt[fieldTitle] = field(slab[:ct:ct], len(title))
+	dt[fieldGist] = field(slab[ct:cg:cg], len(gist))
+	dt[fieldTags] = field(slab[cg:cs:cs], len(tags))
+	dt[fieldAll] = field(slab[cs:], len(buf))
 	return dt
+}
+
+// analyzeInto appends text's terms to buf: by way of the cache when c has
+// one, else analyze's.
+func (c *termCache) analyzeInto(buf []string, text string) []string {
+	if c.stems == nil {
+		return append(buf, analyze(text)...)
+	}
+	return c.appendTerms(buf, text)
+}
+
+// appendCounts appends the (term, count) pairs of sorted to out.
+func appendCounts(out []termFreq, sorted []string) []termFreq {
+	for i := 0; i < len(sorted); {
+		j := i + 1
+		for j < len(sorted) && sorted[j] == sorted[i] {
+			j++
+		}
+		out = append(out, termFreq{term: sorted[i], tf: clampU32(j - i)})
+		i = j
+	}
+	return out
+}
+
+// mergeCounts appends to out the union of two term counts sorted by term,
+// a term in both counted once with the sum of its counts.
+func mergeCounts(out, a, b []termFreq) []termFreq {
+	for len(a) > 0 && len(b) > 0 {
+		switch {
+		case a[0].term < b[0].term:
+			out, a = append(out, a[0]), a[1:]
+		case b[0].term < a[0].term:
+			out, b = append(out, b[0]), b[1:]
+		default:
+			out = append(out, termFreq{term: a[0].term, tf: clampU32(int(a[0].tf) + int(b[0].tf))})
+			a, b = a[1:], b[1:]
+		}
+	}
+	return append(append(out, a...), b...)
 }
 
 // scoredOrd is a catalog document (by ordinal) with a score.

@@ -583,3 +583,40 @@ func removeFile(path string) error {
 	}
 	return nil
 }
+
+// writeFileAtomic writes path as memfs.WriteFileAtomic does (a temporary
+// file beside it, fsynced, renamed over it, the directory fsynced), the
+// content written by fill rather than given whole.
+func writeFileAtomic(path string, perm os.FileMode, fill func(*os.File) error) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	name := f.Name()
+	err = f.Chmod(perm)
+	if err == nil {
+		err = fill(f)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(name, path)
+	}
+	if err != nil {
+		_ = os.Remove(name)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	d, err := os.Open(filepath.Dir(path))
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer func() { _ = d.Close() }()
+	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

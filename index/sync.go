@@ -512,14 +512,25 @@ func (ix *Index) removeVector(id string, full bool, dead *[]int) {
 func (ix *Index) refit(set *syncSet) error {
 	f := ix.emb.(CorpusFitter)
 	set.fill(set.ids)
-	var texts []string
+	var ls []*domain.Lesson
 	for _, e := range set.es {
 		if l := e.lesson; l != nil {
-			texts = append(texts, lessonText(l.Title, l.Gist, l.Body, l.Tags))
+			ls = append(ls, l)
 		}
 	}
-	if err := f.Fit(texts); err != nil {
-		return fmt.Errorf("sync index: fit embedder: %w", err)
+	if ng, ok := ix.emb.(*NGramEmbedder); ok {
+		// Fitted on the lessons' parts, without joining their texts.
+		ng.fit(len(ls), func(g *gramScratch, hs []uint32, i int) []uint32 {
+			return ng.lessonGrams(g, hs, ls[i].Title, ls[i].Gist, ls[i].Body, ls[i].Tags)
+		})
+	} else {
+		texts := make([]string, len(ls))
+		for i, l := range ls {
+			texts[i] = lessonText(l.Title, l.Gist, l.Body, l.Tags)
+		}
+		if err := f.Fit(texts); err != nil {
+			return fmt.Errorf("sync index: fit embedder: %w", err)
+		}
 	}
 	ix.vec.base.setDead(nil)
 	ix.vec.base.reset()
@@ -534,14 +545,39 @@ func (ix *Index) embed(st *SyncStats, set *syncSet, todo []string, target *vecto
 	if len(todo) > 0 {
 		target.reserve(len(todo))
 	}
+	ng, _ := ix.emb.(*NGramEmbedder)
+	var rows [][]float32 // the n-gram embedder's, reused from batch to batch
+	hashes := make([]string, 0, ix.opts.EmbedBatch)
 	for start := 0; start < len(todo); start += ix.opts.EmbedBatch {
 		batch := todo[start:min(start+ix.opts.EmbedBatch, len(todo))]
-		texts := make([]string, len(batch))
-		for i, id := range batch {
-			l := set.get(id).lesson
-			texts[i] = lessonText(l.Title, l.Gist, l.Body, l.Tags)
+		var vecs [][]float32
+		var err error
+		if ng != nil {
+			// Embedded from the lessons' parts into the same rows each
+			// batch: no text joined, no vectors allocated.
+			if rows == nil {
+				block := make([]float32, ix.opts.EmbedBatch*ng.dim)
+				rows = make([][]float32, ix.opts.EmbedBatch)
+				for i := range rows {
+					rows[i] = block[i*ng.dim : (i+1)*ng.dim : (i+1)*ng.dim]
+				}
+			}
+			vecs = rows[:len(batch)]
+			for _, v := range vecs {
+				clear(v)
+			}
+			ng.embedRows(vecs, func(g *gramScratch, hs []uint32, i int) []uint32 {
+				l := set.get(batch[i]).lesson
+				return ng.lessonGrams(g, hs, l.Title, l.Gist, l.Body, l.Tags)
+			})
+		} else {
+			texts := make([]string, len(batch))
+			for i, id := range batch {
+				l := set.get(id).lesson
+				texts[i] = lessonText(l.Title, l.Gist, l.Body, l.Tags)
+			}
+			vecs, err = ix.emb.Embed(texts)
 		}
-		vecs, err := ix.emb.Embed(texts)
 		if err == nil && len(vecs) != len(batch) {
 			err = fmt.Errorf("embedder returned %d vectors for %d texts", len(vecs), len(batch))
 		}
@@ -554,10 +590,13 @@ func (ix *Index) embed(st *SyncStats, set *syncSet, todo []string, target *vecto
 			st.EmbedError = err.Error()
 			return
 		}
+		hashes = hashes[:0]
 		for i, id := range batch {
-			target.put(id, set.get(id).hash, normalized(vecs[i]))
-			st.Embedded++
+			hashes = append(hashes, set.get(id).hash)
+			vecs[i] = normalized(vecs[i])
 		}
+		target.putRows(batch, hashes, vecs)
+		st.Embedded += len(batch)
 	}
 }
 

@@ -1,0 +1,185 @@
+package index
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// refEncode is the sidecar encoding save streamed before, kept as its
+// specification: the whole file written through w in order.
+func refEncode(s *vectorStore, w io.Writer) error {
+	var hdr bytes.Buffer
+	hdr.WriteString(sidecarMagic)
+	le := binary.LittleEndian
+	hdr.Write(le.AppendUint32(nil, sidecarFormat))
+	hdr.Write(le.AppendUint32(nil, uint32(s.dim)))
+	hdr.Write(le.AppendUint32(nil, uint32(len(s.ids))))
+	hdr.Write(le.AppendUint32(nil, uint32(len(s.embedderID))))
+	hdr.WriteString(s.embedderID)
+	hdr.Write(le.AppendUint32(nil, uint32(len(s.state))))
+	hdr.Write(s.state)
+	// Rows go out in id order (decode checks it and finds ids by binary
+	// search).
+	perm := make([]int, len(s.ids))
+	for i := range perm {
+		perm[i] = i
+	}
+	slices.SortFunc(perm, func(a, b int) int { return strings.Compare(s.ids[a], s.ids[b]) })
+	for _, i := range perm {
+		id := s.ids[i]
+		if len(id) > math.MaxUint16 || len(s.hashes[i]) > math.MaxUint16 {
+			return fmt.Errorf("encode vector sidecar: id %q too long", id)
+		}
+		hdr.Write(le.AppendUint16(nil, uint16(len(id))))
+		hdr.WriteString(id)
+		hdr.Write(le.AppendUint16(nil, uint16(len(s.hashes[i]))))
+		hdr.WriteString(s.hashes[i])
+	}
+	for hdr.Len()%4 != 0 {
+		hdr.WriteByte(0)
+	}
+	hdr.Write(le.AppendUint32(nil, crc32.ChecksumIEEE(hdr.Bytes())))
+	if _, err := w.Write(hdr.Bytes()); err != nil {
+		return err
+	}
+	// The columns, then the rows, in id order, a block at a time: one write
+	// per block, and the rows transposed in tiles so that both the columns
+	// read and the rows written stay in cache.
+	vals := make([]float32, len(perm))
+	buf := make([]byte, 4*len(perm))
+	for _, col := range s.cols {
+		for k, i := range perm {
+			vals[k] = col[i]
+		}
+		if _, err := w.Write(floatBytesLE(vals, buf)); err != nil {
+			return err
+		}
+	}
+	const tile = 64
+	half := make([]uint16, tile*s.dim)
+	out := make([]byte, 0, 2*len(half))
+	for lo := 0; lo < len(perm); lo += tile {
+		rows := perm[lo:min(lo+tile, len(perm))]
+		for c, col := range s.cols {
+			for k, i := range rows {
+				// floatToHalf, its common case written out (too large to inline).
+				b := math.Float32bits(col[i])
+				if a := b & 0x7fffffff; a >= 0x38800000 && a < 0x47800000 {
+					half[k*s.dim+c] = uint16(b>>16)&0x8000 | uint16((a+0xfff+(a>>13&1)-0x38000000)>>13)
+				} else {
+					half[k*s.dim+c] = floatToHalfRare(b)
+				}
+			}
+		}
+		out = out[:0]
+		for _, h := range half[:len(rows)*s.dim] {
+			out = le.AppendUint16(out, h)
+		}
+		if _, err := w.Write(out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TestSaveSameAsReference: the streamed sidecar, written at offsets from
+// both cores, is refEncode's file byte for byte: rows in id order or not,
+// removed rows, no rows, a row count that fills no tile, values that round
+// to infinity, zero or a subnormal half, and NaN.
+func TestSaveSameAsReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	odd := []float32{0, float32(math.Copysign(0, -1)), 1e-6, -3e-5, 7e-8, 65519, 70000, -1e9,
+		float32(math.Inf(1)), float32(math.NaN()), 6.1e-5, 1}
+	build := func(rows, dim int, shuffled bool) *vectorStore {
+		s := newVectorStore("emb-x", dim)
+		s.state = []byte("corpus state")
+		order := make([]int, rows)
+		for i := range order {
+			order[i] = i
+		}
+		if shuffled {
+			rng.Shuffle(rows, func(i, j int) { order[i], order[j] = order[j], order[i] })
+		}
+		for _, i := range order {
+			v := make([]float32, dim)
+			for c := range v {
+				if rng.IntN(10) == 0 {
+					v[c] = odd[rng.IntN(len(odd))]
+				} else {
+					v[c] = float32(rng.NormFloat64())
+				}
+			}
+			s.put(fmt.Sprintf("lesson-%05d", i), fmt.Sprintf("h%x", rng.Uint32()), v)
+		}
+		if shuffled && rows > 10 {
+			for range rows / 10 {
+				s.remove(fmt.Sprintf("lesson-%05d", rng.IntN(rows)))
+			}
+		}
+		return s
+	}
+	cases := []struct {
+		name           string
+		rows, dim      int
+		shuffled, full bool
+	}{
+		{"empty", 0, 8, false, false},
+		{"one", 1, 3, false, false},
+		{"sorted", 1337, 40, false, false},
+		{"shuffled", 1337, 40, true, false},
+		{"sorted-512", 700, 512, false, false},
+		{"shuffled-512", 700, 512, true, false},
+		{"decoded", 300, 16, true, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := build(tc.rows, tc.dim, tc.shuffled)
+			path := filepath.Join(t.TempDir(), sidecarName)
+			if tc.full {
+				// A store as decoded from a file, then changed: its
+				// columns alias the mapping.
+				if err := s.save(path); err != nil {
+					t.Fatal(err)
+				}
+				var err error
+				if s, err = loadSidecar(path, "emb-x", tc.dim); err != nil {
+					t.Fatal(err)
+				}
+				defer s.close()
+				s.put("lesson-00000a", "new", make([]float32, tc.dim))
+				path = filepath.Join(t.TempDir(), sidecarName)
+			}
+			var want bytes.Buffer
+			if err := refEncode(s, &want); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.save(path); err != nil {
+				t.Fatal(err)
+			}
+			got, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want.Bytes()) {
+				at := 0
+				for at < min(len(got), want.Len()) && got[at] == want.Bytes()[at] {
+					at++
+				}
+				t.Fatalf("saved %d bytes, the reference %d; first difference at %d", len(got), want.Len(), at)
+			}
+			if entries, _ := os.ReadDir(filepath.Dir(path)); len(entries) != 1 {
+				t.Fatalf("the directory holds %d files after save, want the sidecar alone", len(entries))
+			}
+		})
+	}
+}
