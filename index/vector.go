@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"unsafe"
+
+	"github.com/borg-memory/borg/memfs"
 )
 
 // The vector sidecar file (.borg/index/vectors.bin), little-endian:
@@ -426,7 +428,7 @@ var nativeLittleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 func (s *vectorStore) save(path string) error {
 	hdr, perm, err := s.encodeHeader()
 	if err == nil {
-		err = writeFileAtomic(path, 0o644, func(f *os.File) error { return s.writeBody(f, hdr, perm) })
+		err = memfs.WriteFileAtomicFunc(path, 0o644, func(f *os.File) error { return s.writeBody(f, hdr, perm) })
 	}
 	if err != nil {
 		return fmt.Errorf("save vector sidecar: %w (delete %s to rebuild it)", err, filepath.Dir(path))

@@ -585,17 +585,27 @@ func NoSync() WriteOption { return func(o *writeOptions) { o.noSync = true } }
 // temporary file beside path (or in TempDir), synced, renamed over path,
 // and the directory synced. It is borg's one atomic write.
 func WriteFileAtomic(path string, data []byte, perm os.FileMode, opts ...WriteOption) error {
+	return WriteFileAtomicFunc(path, perm, func(f *os.File) error {
+		_, err := f.Write(data)
+		return err
+	}, opts...)
+}
+
+// WriteFileAtomicFunc is WriteFileAtomic for a file written by fill (at
+// offsets, from several goroutines, as it likes) instead of from one
+// buffer: the index streams its 300 MB vector sidecar this way.
+func WriteFileAtomicFunc(path string, perm os.FileMode, fill func(*os.File) error, opts ...WriteOption) error {
 	o := writeOptions{tmpDir: filepath.Dir(path)}
 	for _, opt := range opts {
 		opt(&o)
 	}
-	if err := writeVia(o, path, data, perm); err != nil {
+	if err := writeVia(o, path, perm, fill); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
 }
 
-func writeVia(o writeOptions, p string, data []byte, perm os.FileMode) error {
+func writeVia(o writeOptions, p string, perm os.FileMode, fill func(*os.File) error) error {
 	f, err := os.CreateTemp(o.tmpDir, "."+filepath.Base(p)+".tmp-*")
 	if err != nil {
 		return err
@@ -611,7 +621,7 @@ func writeVia(o writeOptions, p string, data []byte, perm os.FileMode) error {
 	if err := f.Chmod(perm); err != nil {
 		return err
 	}
-	if _, err := f.Write(data); err != nil {
+	if err := fill(f); err != nil {
 		return err
 	}
 	if !o.noSync {
