@@ -114,11 +114,13 @@ func runBackgroundReindex(c *cli.Context, e *env, s *memfs.Store, token string) 
 }
 
 // reindexHeapLimit is the heap a reindex grows to before it collects
-// garbage. A rebuild of 100,000 lessons holds about 1 GB at its peak and
-// allocates several times that: at the default GOGC the collector marked
-// the same live lessons, postings and vectors a dozen times (about 4 s of
-// its 25 s of CPU).
-const reindexHeapLimit = 1536 << 20
+// garbage. A rebuild of 100,000 lessons allocated several times its live
+// heap: at the default GOGC the collector marked the same live lessons,
+// postings and vectors a dozen times (about 4 s of its 25 s of CPU). Since
+// it allocates about 1 GB in all (the line reader, the index's own
+// buffers), 1 GiB suffices: 6.35 s and a 1.08 GB peak against 6.6-6.9 s
+// and 1.59 GB under 1.5 GiB (BENCHMARKS.md); 768 MiB collected too often.
+const reindexHeapLimit = 1024 << 20
 
 // tuneGC turns the collector off below limit (for a reindex, a learn, a
 // hook: commands that allocate much and live briefly) and returns what
