@@ -183,7 +183,7 @@ func printDoctor(w io.Writer, rep doctorReport) {
 func runDoctor(e *env, s *memfs.Store, asJSON, fix bool) error {
 	rep := doctorReport{Store: s.Dir(), InvalidLessons: []doctorProblem{}}
 	lessons := checkLessons(e, s, &rep)
-	rep.RefusedLessons = refusedLessons(lessons)
+	rep.RefusedLessons = refusedLessons(s, lessons)
 	_, logRep, err := s.ReadEvents()
 	if err != nil {
 		return fail(exitFail, "%v", err)
@@ -222,7 +222,7 @@ func runDoctor(e *env, s *memfs.Store, asJSON, fix bool) error {
 		fresh := doctorReport{InvalidLessons: []doctorProblem{}}
 		lessons = checkLessons(e, s, &fresh)
 		rep.Lessons, rep.InvalidLessons = fresh.Lessons, fresh.InvalidLessons
-		rep.RefusedLessons = refusedLessons(lessons)
+		rep.RefusedLessons = refusedLessons(s, lessons)
 	}
 	rep.OK = len(rep.InvalidLessons) == 0 && len(rep.RefusedLessons) == 0 && !leaked && forgedLogs(rep.Evidence) == 0 && rep.Repair.OK
 	if asJSON {

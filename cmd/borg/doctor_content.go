@@ -1,8 +1,10 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"path"
 	"strings"
 
 	"github.com/borg-memory/borg/domain"
@@ -13,11 +15,21 @@ import (
 // (a secret anywhere in it, its id included, or text addressed to the
 // agent), a hand-committed one included, with the reason and the fix. The
 // path names the file unless its id is the secret.
-func refusedLessons(lessons []domain.Lesson) []doctorProblem {
+func refusedLessons(s *memfs.Store, lessons []domain.Lesson) []doctorProblem {
 	out := []doctorProblem{}
+	var where map[string]string // id → its file, once one is refused
 	for _, l := range lessons {
 		if v := memfs.Screen(l); v != "" {
-			out = append(out, doctorProblem{Path: memfs.LessonPath(safeID(l.ID)), Reason: refusedAdvice(v)})
+			if where == nil {
+				where = lessonPaths(s)
+			}
+			// The file where it is (its bucket, or the flat layout), its
+			// name masked when the id is the secret.
+			p := cmp.Or(where[l.ID], memfs.LessonPath(l.ID))
+			if safe := safeID(l.ID); safe != l.ID {
+				p = path.Dir(p) + "/" + safe + ".html"
+			}
+			out = append(out, doctorProblem{Path: p, Reason: refusedAdvice(v)})
 		}
 	}
 	return out
