@@ -66,28 +66,8 @@ func parseRendered(data []byte) (domain.Lesson, bool) {
 	if !ok || !isGist {
 		return domain.Lesson{}, false
 	}
-	var paras []string
-	for {
-		// A <pre> paragraph spans lines: read up to its closing tag.
-		if bytes.HasPrefix(rest, []byte("<pre>")) {
-			end := bytes.Index(rest, []byte("</pre>\n"))
-			if end < 0 {
-				return domain.Lesson{}, false
-			}
-			paras = append(paras, html.UnescapeString(string(rest[len("<pre>"):end])))
-			rest = rest[end+len("</pre>\n"):]
-			continue
-		}
-		if cur, ok = line(); !ok {
-			return domain.Lesson{}, false
-		}
-		if p, isPara := between(cur, "<p>", "</p>"); isPara {
-			paras = append(paras, html.UnescapeString(p))
-			continue
-		}
-		break
-	}
-	if string(cur) != "</article></body></html>" || len(rest) != 0 {
+	paras, ok := renderedBody(rest)
+	if !ok {
 		return domain.Lesson{}, false
 	}
 	l, err := lessonFromMetas(metas)
@@ -101,6 +81,35 @@ func parseRendered(data []byte) (domain.Lesson, bool) {
 		return domain.Lesson{}, false
 	}
 	return l, true
+}
+
+// renderedBody reads the body's paragraphs and the closing tags that end
+// the file, as Render writes them.
+func renderedBody(rest []byte) ([]string, bool) {
+	var paras []string
+	for {
+		// A <pre> paragraph spans lines: read up to its closing tag.
+		if bytes.HasPrefix(rest, []byte("<pre>")) {
+			end := bytes.Index(rest, []byte("</pre>\n"))
+			if end < 0 {
+				return nil, false
+			}
+			paras = append(paras, html.UnescapeString(string(rest[len("<pre>"):end])))
+			rest = rest[end+len("</pre>\n"):]
+			continue
+		}
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			return nil, false
+		}
+		cur := rest[:i]
+		rest = rest[i+1:]
+		if p, isPara := between(cur, "<p>", "</p>"); isPara {
+			paras = append(paras, html.UnescapeString(p))
+			continue
+		}
+		return paras, string(cur) == "</article></body></html>" && len(rest) == 0
+	}
 }
 
 // between is the text of line between open and close, when line is exactly
