@@ -12,6 +12,7 @@ package memfs
 // index of another version, an object it does not find) is left to go-git.
 
 import (
+	"bufio"
 	"bytes"
 	"compress/zlib"
 	"encoding/binary"
@@ -284,16 +285,31 @@ func (ps *packSet) readAt(p *packFile, off int64, depth int) (byte, []byte, erro
 	return 0, nil, fmt.Errorf("unknown object type %d", typ)
 }
 
+// inflaters keeps zlib readers for reuse: a decompressor's window and
+// tables are some 40 KB, and sleep's snapshot of a packed store reads
+// every lesson's blob.
+var inflaters sync.Pool
+
 // inflateAt decompresses the zlib stream at off in f, which holds size
 // bytes.
 func inflateAt(f *os.File, off int64, size uint64) ([]byte, error) {
 	if size > 1<<34 {
 		return nil, errors.New("object too large")
 	}
-	zr, err := zlib.NewReader(io.NewSectionReader(f, off, 1<<62))
-	if err != nil {
-		return nil, err
+	src := bufio.NewReaderSize(io.NewSectionReader(f, off, 1<<62), 4096)
+	var zr io.ReadCloser
+	if pooled, ok := inflaters.Get().(io.ReadCloser); ok {
+		if err := pooled.(zlib.Resetter).Reset(src, nil); err != nil {
+			return nil, err
+		}
+		zr = pooled
+	} else {
+		var err error
+		if zr, err = zlib.NewReader(src); err != nil {
+			return nil, err
+		}
 	}
+	defer inflaters.Put(zr)
 	if size <= 64<<20 {
 		data := make([]byte, size)
 		if _, err := io.ReadFull(zr, data); err != nil {
