@@ -77,6 +77,49 @@ func ParseLessonPath(p string) (dir, id string, flat, ok bool) {
 	return dir, id, !nested, true
 }
 
+// locate finds the file of lesson id (a valid id) in dir (LessonsDir or
+// ArchiveDir): in its bucket, else in the flat layout. It returns the
+// file's slash path and its Lstat, an error wrapping os.ErrNotExist when
+// neither holds it, and a *domain.InvalidMemory when the bucket is not a
+// real directory (a committed symlink there would have borg read files
+// from outside the store).
+func (s *Store) locate(dir, id string) (string, os.FileInfo, error) {
+	bucket := dir + "/" + Bucket(id)
+	fi, err := os.Lstat(filepath.Join(s.dir, filepath.FromSlash(bucket)))
+	if err == nil && !fi.IsDir() {
+		return "", nil, &domain.InvalidMemory{Path: bucket, Reason: "the bucket is not a directory (symlinks are refused)"}
+	}
+	rel := bucket + "/" + id + ".html"
+	if err == nil {
+		fi, err = os.Lstat(filepath.Join(s.dir, filepath.FromSlash(rel)))
+	}
+	if errors.Is(err, os.ErrNotExist) {
+		rel = flatPath(dir, id)
+		fi, err = os.Lstat(filepath.Join(s.dir, filepath.FromSlash(rel)))
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	return rel, fi, nil
+}
+
+// StatLesson is the LessonFile of lesson id as LessonFiles would list it
+// (its bucket's file, else the flat layout's), without listing lessons/;
+// an error wrapping ErrNotFound when there is none.
+func (s *Store) StatLesson(id string) (LessonFile, error) {
+	if !domain.ValidID(id) {
+		return LessonFile{}, &domain.InvalidMemory{Path: id, Reason: "bad lesson id"}
+	}
+	rel, fi, err := s.locate(LessonsDir, id)
+	if errors.Is(err, os.ErrNotExist) {
+		return LessonFile{}, fmt.Errorf("stat lesson %s: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return LessonFile{}, fmt.Errorf("stat lesson %s: %w", id, err)
+	}
+	return LessonFile{ID: id, Path: rel, ModTime: fi.ModTime().UnixNano(), Size: fi.Size()}, nil
+}
+
 // lessonEntry is one lesson file found on disk.
 type lessonEntry struct {
 	id   string

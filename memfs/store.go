@@ -426,29 +426,14 @@ func (s *Store) readLesson(dir, id string) (domain.Lesson, error) {
 	if !domain.ValidID(id) {
 		return domain.Lesson{}, &domain.InvalidMemory{Path: flatPath(dir, id), Reason: "file name is not a lesson id (want ^[a-z][a-z0-9-]{2,63}$.html)"}
 	}
-	rel := dir + "/" + Bucket(id) + "/" + id + ".html"
-	p := filepath.Join(s.dir, filepath.FromSlash(rel))
-	// The bucket must be a real directory: a committed symlink in its
-	// place would have borg read files from outside the store.
-	fi, err := os.Lstat(filepath.Dir(p))
-	if err == nil && !fi.IsDir() {
-		return domain.Lesson{}, &domain.InvalidMemory{Path: dir + "/" + Bucket(id), Reason: "the bucket is not a directory (symlinks are refused)"}
-	}
-	if err == nil {
-		fi, err = os.Lstat(p)
-	}
-	if errors.Is(err, os.ErrNotExist) {
-		// The flat layout of stores made before the buckets.
-		rel = flatPath(dir, id)
-		p = filepath.Join(s.dir, filepath.FromSlash(rel))
-		fi, err = os.Lstat(p)
-	}
+	rel, fi, err := s.locate(dir, id)
 	if errors.Is(err, os.ErrNotExist) {
 		return domain.Lesson{}, fmt.Errorf("read lesson %s: %w", id, ErrNotFound)
 	}
 	if err != nil {
 		return domain.Lesson{}, fmt.Errorf("read lesson %s: %w", id, err)
 	}
+	p := filepath.Join(s.dir, filepath.FromSlash(rel))
 	if !fi.Mode().IsRegular() {
 		return domain.Lesson{}, &domain.InvalidMemory{Path: rel, Reason: "not a regular file (symlinks are refused)"}
 	}
@@ -529,12 +514,12 @@ func (s *Store) archive(id string) error {
 	if !domain.ValidID(id) {
 		return fmt.Errorf("archive lesson %s: bad id", id)
 	}
-	from := LessonPath(id)
-	if _, err := os.Lstat(filepath.Join(s.dir, filepath.FromSlash(from))); errors.Is(err, os.ErrNotExist) {
-		from = flatPath(LessonsDir, id)
-	}
-	if _, err := os.Lstat(filepath.Join(s.dir, filepath.FromSlash(from))); errors.Is(err, os.ErrNotExist) {
+	from, _, err := s.locate(LessonsDir, id)
+	if errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("archive lesson %s: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return fmt.Errorf("archive lesson %s: %w", id, err)
 	}
 	to := filepath.Join(s.dir, filepath.FromSlash(ArchivePath(id)))
 	if err := os.MkdirAll(filepath.Join(s.dir, ArchiveDir), 0o755); err != nil {

@@ -320,19 +320,16 @@ func lessonChanges(s *memfs.Store, since, now string) (changed []index.FileStamp
 			continue // not a lesson file (as LessonFiles would skip it)
 		}
 		seen[id] = true
-		// The file LessonFiles would list for the id: its bucket's, else
-		// the flat layout's (a move between the two changes both paths).
-		fi, err := os.Lstat(filepath.Join(s.Dir(), filepath.FromSlash(memfs.LessonPath(id))))
-		if errors.Is(err, os.ErrNotExist) {
-			fi, err = os.Lstat(filepath.Join(s.Dir(), memfs.LessonsDir, id+".html"))
-		}
+		// The file LessonFiles would list for the id (a move between the
+		// bucket and the flat layout changes both paths).
+		f, err := s.StatLesson(id)
 		switch {
-		case errors.Is(err, os.ErrNotExist):
+		case errors.Is(err, memfs.ErrNotFound):
 			removed = append(removed, id)
 		case err != nil:
 			return nil, nil, false
 		default:
-			changed = append(changed, index.FileStamp{ID: id, ModTime: fi.ModTime().UnixNano(), Size: fi.Size()})
+			changed = append(changed, index.FileStamp{ID: id, ModTime: f.ModTime, Size: f.Size})
 		}
 	}
 	return changed, removed, true
