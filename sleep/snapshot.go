@@ -70,14 +70,21 @@ func LoadSnapshot(ctx context.Context, st *memfs.Store, base string, date time.T
 	}
 	parsed := parseAll(files)
 	// A lesson's file in its bucket wins over a flat copy of it.
+	type place struct {
+		id       string
+		flat, ok bool
+	}
+	places := make([]place, len(files))
 	bucketed := map[string]bool{}
-	for _, f := range files {
-		if _, id, flat, ok := memfs.ParseLessonPath(f.Path); ok && !flat {
-			bucketed[id] = true
+	for i, f := range files {
+		p := &places[i]
+		_, p.id, p.flat, p.ok = memfs.ParseLessonPath(f.Path)
+		if p.ok && !p.flat {
+			bucketed[p.id] = true
 		}
 	}
 	for i, f := range files {
-		_, id, flat, ok := memfs.ParseLessonPath(f.Path)
+		id, flat, ok := places[i].id, places[i].flat, places[i].ok
 		if !ok {
 			if strings.HasSuffix(f.Path, ".html") {
 				snap.Skipped = append(snap.Skipped, f.Path+": not a lesson file's name, or in another lesson's bucket (borg doctor --fix moves it)")

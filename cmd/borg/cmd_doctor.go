@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -102,14 +101,10 @@ func checkLessons(e *env, s *memfs.Store, rep *doctorReport) []domain.Lesson {
 	lessons, errs := s.Lessons()
 	rep.Lessons = len(lessons)
 	latest := e.now().Add(memfs.FutureSlack)
-	var where map[string]string // id → its file, for the few that need naming
 	for _, l := range lessons {
 		if l.Created.After(latest) {
-			if where == nil {
-				where = lessonPaths(s)
-			}
 			rep.StoreProblems = append(rep.StoreProblems, fmt.Sprintf("%s: created %s, in the future: the date is not believed (the lesson ages as one without a date); set memhtml-created to when it was written",
-				cmp.Or(where[l.ID], memfs.LessonPath(l.ID)), l.Created.UTC().Format(time.RFC3339)))
+				lessonPath(s, l.ID), l.Created.UTC().Format(time.RFC3339)))
 		}
 	}
 	for _, err := range errs {
@@ -123,15 +118,13 @@ func checkLessons(e *env, s *memfs.Store, rep *doctorReport) []domain.Lesson {
 	return lessons
 }
 
-// lessonPaths is where each lesson's file is (its bucket, or the flat
-// layout).
-func lessonPaths(s *memfs.Store) map[string]string {
-	files, _ := s.LessonFiles()
-	out := make(map[string]string, len(files))
-	for _, f := range files {
-		out[f.ID] = f.Path
+// lessonPath is where the file of lesson id is (its bucket, or the flat
+// layout), for naming it in a report.
+func lessonPath(s *memfs.Store, id string) string {
+	if f, err := s.StatLesson(id); err == nil {
+		return f.Path
 	}
-	return out
+	return memfs.LessonPath(id)
 }
 
 // checkIndex verifies the derived index into rep: ok, broken (delete it),

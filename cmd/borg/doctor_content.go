@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"fmt"
 	"io"
 	"path"
@@ -17,15 +16,11 @@ import (
 // path names the file unless its id is the secret.
 func refusedLessons(s *memfs.Store, lessons []domain.Lesson) []doctorProblem {
 	out := []doctorProblem{}
-	var where map[string]string // id → its file, once one is refused
 	for _, l := range lessons {
 		if v := memfs.Screen(l); v != "" {
-			if where == nil {
-				where = lessonPaths(s)
-			}
 			// The file where it is (its bucket, or the flat layout), its
 			// name masked when the id is the secret.
-			p := cmp.Or(where[l.ID], memfs.LessonPath(l.ID))
+			p := lessonPath(s, l.ID)
 			if safe := safeID(l.ID); safe != l.ID {
 				p = path.Dir(p) + "/" + safe + ".html"
 			}
