@@ -21,9 +21,10 @@ func TestPackReader(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		config []string
+		delta  byte // the kind of delta the pack must hold
 	}{
-		{"offset deltas", nil},
-		{"reference deltas", []string{"-c", "pack.useDeltaBaseOffset=false", "-c", "repack.useDeltaBaseOffset=false"}},
+		{"offset deltas", nil, packOfsDelta},
+		{"reference deltas", []string{"-c", "pack.useDeltaBaseOffset=false", "-c", "repack.useDeltaBaseOffset=false"}, packRefDelta},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newTestStore(t)
@@ -60,6 +61,15 @@ func TestPackReader(t *testing.T) {
 			}
 			if deltas == 0 {
 				t.Fatal("git wrote no deltas: the test proved nothing about them")
+			}
+			kinds := map[byte]int{}
+			for _, p := range ps.packs {
+				for k, n := range entryTypes(t, p) {
+					kinds[k] += n
+				}
+			}
+			if kinds[tc.delta] == 0 {
+				t.Fatalf("the packs hold entries of types %v, none of type %d: the case proved nothing", kinds, tc.delta)
 			}
 			if _, _, found, err := ps.read([20]byte{1, 2, 3}); found || err != nil {
 				t.Errorf("a missing object: found %v, %v", found, err)
@@ -145,4 +155,27 @@ func FuzzApplyDelta(f *testing.F) {
 			t.Fatalf("built %d bytes, the delta declares %d", len(out), want)
 		}
 	})
+}
+
+// entryTypes counts the pack entry types of p (1-4 objects, 6 offset
+// deltas, 7 reference deltas), reading each entry's first byte at the
+// offset its index gives.
+func entryTypes(t *testing.T, p *packFile) map[byte]int {
+	t.Helper()
+	out := map[byte]int{}
+	names := 8 + 256*4
+	for i := range p.n {
+		var h [20]byte
+		copy(h[:], p.idx[names+20*i:])
+		off, ok := p.find(h)
+		if !ok {
+			t.Fatalf("%x: listed in the index, not found by find", h)
+		}
+		var b [1]byte
+		if _, err := p.pack.ReadAt(b[:], off); err != nil {
+			t.Fatal(err)
+		}
+		out[b[0]>>4&7]++
+	}
+	return out
 }
