@@ -398,10 +398,15 @@ func encodeCatalog(docs []catalogDoc, stamp, screen string, base *catalog) ([]by
 	// rest (each fills its own sections).
 	var allErr error
 	done := make(chan struct{})
-	go func() {
+	encodeAll := func() {
 		defer close(done)
 		allErr = field(fieldAll)
-	}()
+	}
+	if serialForTest {
+		encodeAll()
+	} else {
+		go encodeAll()
+	}
 	err := func() error {
 		var err error
 		if secs[secMeta], err = encodeMeta(docs, stamp, screen, length); err != nil {

@@ -40,8 +40,7 @@
 //   - lock: taken by Sync only.
 //
 // Every file is written whole with memfs.WriteFileAtomic (the sidecar's
-// base streamed with writeFileAtomic, which does the same), never changed in
-// place; a delta names the base it applies to and is read before it, so a
+// base streamed with memfs.WriteFileAtomicFunc), never changed in place; a delta names the base it applies to and is read before it, so a
 // reader sees a committed state. The bases are synced to disk; the deltas
 // are not (deltaWrite): a delta a power cut tore fails its checksums,
 // which cover it whole and are checked at open, and the index falls back

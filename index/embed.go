@@ -197,7 +197,8 @@ func parallel(n int, fn func(part, lo, hi int)) {
 	wg.Wait()
 }
 
-// serialForTest runs every parallel part and writeBoth on one goroutine
+// serialForTest runs every parallel part (the stripes, the catalog beside
+// the vectors, the catalog's whole-text field) on one goroutine
 // (TestBuildSameAsSerial).
 var serialForTest = false
 
@@ -236,14 +237,6 @@ func (e *NGramEmbedder) LoadState(state []byte) error {
 
 // fitted reports whether the embedder has IDF weights.
 func (e *NGramEmbedder) fitted() bool { return e.idf != nil || e.idfRaw != nil }
-
-// idfAt is bucket b's IDF weight.
-func (e *NGramEmbedder) idfAt(b uint32) float32 {
-	if e.idf != nil {
-		return e.idf[b]
-	}
-	return math.Float32frombits(binary.LittleEndian.Uint32(e.idfRaw[4*b:]))
-}
 
 // Embed returns one L2-normalised vector per text. An empty text (or one
 // without a word) embeds to the zero vector, which Cosine reads as 0.

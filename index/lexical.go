@@ -132,15 +132,7 @@ var englishStops = sync.OnceValue(func() analysis.TokenMap {
 	return stops
 })
 
-// analyze is analyze(text), by way of the cache.
-func (c *termCache) analyze(text string) []string {
-	if text == "" {
-		return nil
-	}
-	return c.appendTerms(make([]string, 0, len(text)/6+1), text)
-}
-
-// appendTerms appends the terms of text to out (c.analyze).
+// appendTerms appends the terms of text to out.
 func (c *termCache) appendTerms(out []string, text string) []string {
 	if !utf8.ValidString(text) {
 		// The segmenter's answer past an invalid byte depends on what
@@ -301,12 +293,11 @@ type fieldTerms struct {
 // docTerms is a document's analysed fields.
 type docTerms [numFields]fieldTerms
 
-// analyzeDoc analyses d's text fields. The whole-text field is the
-// concatenation of the others' token streams (with the body's), which is
-// what analysing the joined text gives: the tokenizer splits at the joins.
-func analyzeDoc(d lexDoc) docTerms { return analyzeDocWith(nil, d) }
-
-// analyzeDocWith is analyzeDoc by way of c (nil: none). Each field's terms
+// analyzeDocWith analyses d's text fields by way of c (nil: none, bleve's
+// analysis throughout: the reference the tests hold the cache to). The
+// whole-text field is the concatenation of the others' token streams (with
+// the body's), which is what analysing the joined text gives: the tokenizer
+// splits at the joins. Each field's terms
 // are sorted in place in a buffer and counted, the whole text's counts
 // merged from the fields' (no copy of every term sorted again), and the
 // doc's term lists share one allocation of their exact size: a rebuild of

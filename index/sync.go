@@ -547,7 +547,9 @@ func (ix *Index) embed(st *SyncStats, set *syncSet, todo []string, target *vecto
 	}
 	ng, _ := ix.emb.(*NGramEmbedder)
 	var rows [][]float32 // the n-gram embedder's, reused from batch to batch
-	hashes := make([]string, 0, ix.opts.EmbedBatch)
+	// Sized to the work: a Stop's sync embeds one lesson, not a batch.
+	batchLen := min(ix.opts.EmbedBatch, len(todo))
+	hashes := make([]string, 0, batchLen)
 	for start := 0; start < len(todo); start += ix.opts.EmbedBatch {
 		batch := todo[start:min(start+ix.opts.EmbedBatch, len(todo))]
 		var vecs [][]float32
@@ -556,8 +558,8 @@ func (ix *Index) embed(st *SyncStats, set *syncSet, todo []string, target *vecto
 			// Embedded from the lessons' parts into the same rows each
 			// batch: no text joined, no vectors allocated.
 			if rows == nil {
-				block := make([]float32, ix.opts.EmbedBatch*ng.dim)
-				rows = make([][]float32, ix.opts.EmbedBatch)
+				block := make([]float32, batchLen*ng.dim)
+				rows = make([][]float32, batchLen)
 				for i := range rows {
 					rows[i] = block[i*ng.dim : (i+1)*ng.dim : (i+1)*ng.dim]
 				}
