@@ -119,7 +119,8 @@ func runBackgroundReindex(c *cli.Context, e *env, s *memfs.Store, token string) 
 // postings and vectors a dozen times (about 4 s of its 25 s of CPU). Since
 // it allocates about 1 GB in all (the line reader, the index's own
 // buffers), 1 GiB suffices: 6.35 s and a 1.08 GB peak against 6.6-6.9 s
-// and 1.59 GB under 1.5 GiB (BENCHMARKS.md); 768 MiB collected too often.
+// and 1.59 GB under 1.5 GiB, and 7.08 s under 768 MiB, which collected too
+// often (BENCHMARKS.md, issue 19's third pass).
 const reindexHeapLimit = 1024 << 20
 
 // tuneGC turns the collector off below limit (for a reindex, a learn, a
