@@ -282,24 +282,41 @@ func strayID(rel string) (dir, id string, ok bool) {
 
 // MigrateLayout moves every lesson file LayoutMoves lists without a
 // conflict to its bucket and commits the moves as one commit (git shows
-// them as renames), returning the moves made and the commit ("" when
-// there was nothing to move). A file whose lesson already sits in its
-// bucket with the same bytes is removed. Conflicts are left as they are.
-func (s *Store) MigrateLayout() ([]LayoutMove, string, error) {
+// them as renames), returning the moves made, those left (the conflicts,
+// which stay as they are) and the commit ("" when there was nothing to
+// move). A file whose lesson already sits in its bucket with the same
+// bytes is removed.
+func (s *Store) MigrateLayout() (done, left []LayoutMove, commit string, err error) {
 	moves, err := s.LayoutMoves()
 	if err != nil {
-		return nil, "", err
+		return nil, nil, "", err
 	}
-	var done []LayoutMove
-	var paths []string
-	for _, m := range moves {
-		if m.Conflict == "" {
-			done = append(done, m)
-			paths = append(paths, m.From, m.To)
+	// Only committed files move: one no commit holds stays for doctor's
+	// own rule (it commits the valid ones; the move comes after).
+	committed := map[string]bool{}
+	for _, dir := range []string{LessonsDir, ArchiveDir} {
+		files, err := s.listAt("HEAD", dir)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		for _, f := range files {
+			committed[f] = true
 		}
 	}
+	var paths []string
+	for _, m := range moves {
+		if m.Conflict == "" && !committed[m.From] {
+			m.Conflict = "no commit holds it: make it a valid lesson and commit it (borg doctor --fix commits a valid one), then it moves"
+		}
+		if m.Conflict != "" {
+			left = append(left, m)
+			continue
+		}
+		done = append(done, m)
+		paths = append(paths, m.From, m.To)
+	}
 	if len(done) == 0 {
-		return nil, "", nil
+		return nil, left, "", nil
 	}
 	msg := fmt.Sprintf("borg: move %d lesson files into their buckets (lessons/<bucket>/<id>.html)", len(done))
 	h, err := s.Update(msg, paths, func() error {
@@ -320,9 +337,9 @@ func (s *Store) MigrateLayout() ([]LayoutMove, string, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, "", fmt.Errorf("migrate layout: %w", err)
+		return nil, left, "", fmt.Errorf("migrate layout: %w", err)
 	}
-	return done, h, nil
+	return done, left, h, nil
 }
 
 // moveFile renames the store file from to to (slash paths) as renameInto

@@ -189,9 +189,9 @@ func TestMigrateLayout(t *testing.T) {
 	if len(moves) != 4 || !slices.Equal(conflicts, []string{"lessons/gamma-lesson.html"}) {
 		t.Fatalf("LayoutMoves = %+v", moves)
 	}
-	done, h, err := s.MigrateLayout()
-	if err != nil || len(done) != 3 || h == "" {
-		t.Fatalf("MigrateLayout = %+v, %s, %v", done, h, err)
+	done, left, h, err := s.MigrateLayout()
+	if err != nil || len(done) != 3 || h == "" || len(left) != 1 || left[0].From != "lessons/gamma-lesson.html" {
+		t.Fatalf("MigrateLayout = %+v, left %+v, %s, %v", done, left, h, err)
 	}
 	if st := gitCLI(t, s.Dir(), "status", "--porcelain"); st != "" {
 		t.Errorf("git status after the move = %q", st)
@@ -215,7 +215,7 @@ func TestMigrateLayout(t *testing.T) {
 	if moves, _ := s.LayoutMoves(); len(moves) != 1 || moves[0].Conflict == "" {
 		t.Errorf("left after the move: %+v, want the conflict only", moves)
 	}
-	if done, h, err := s.MigrateLayout(); err != nil || len(done) != 0 || h != "" {
-		t.Errorf("second MigrateLayout = %+v, %s, %v; want nothing to do", done, h, err)
+	if done, left, h, err := s.MigrateLayout(); err != nil || len(done) != 0 || h != "" || len(left) != 1 {
+		t.Errorf("second MigrateLayout = %+v, left %+v, %s, %v; want the conflict only", done, left, h, err)
 	}
 }

@@ -206,17 +206,11 @@ func runDoctor(e *env, s *memfs.Store, asJSON, fix bool) error {
 	if rep.Repair, err = checkRepairs(s, fix, invalid); err != nil {
 		return fail(exitFail, "%v", err)
 	}
-	if rep.Layout, err = checkLayout(s, fix); err != nil {
+	var moved []memfs.LayoutMove
+	if rep.Layout, moved, err = checkLayout(s, fix); err != nil {
 		return fail(exitFail, "%v", err)
 	}
-	if rep.Layout.Moved > 0 {
-		// The moved files are read from their buckets now (a lesson in
-		// another's bucket was invalid where it was).
-		fresh := doctorReport{InvalidLessons: []doctorProblem{}}
-		lessons = checkLessons(e, s, &fresh)
-		rep.Lessons, rep.InvalidLessons = fresh.Lessons, fresh.InvalidLessons
-		rep.RefusedLessons = refusedLessons(s, lessons)
-	}
+	moveReport(e, s, &rep, moved)
 	rep.OK = len(rep.InvalidLessons) == 0 && len(rep.RefusedLessons) == 0 && !leaked && forgedLogs(rep.Evidence) == 0 && rep.Repair.OK
 	if asJSON {
 		if err := writeJSON(e, rep); err != nil {

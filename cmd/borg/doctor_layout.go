@@ -24,22 +24,50 @@ type layoutReport struct {
 
 // checkLayout lists the lesson files out of their buckets and, with fix,
 // moves them (after the other repairs: the move is a commit, made under
-// the same write discipline as any).
-func checkLayout(s *memfs.Store, fix bool) (layoutReport, error) {
+// the same write discipline as any), returning the moves made.
+func checkLayout(s *memfs.Store, fix bool) (layoutReport, []memfs.LayoutMove, error) {
 	rep := layoutReport{Moves: []memfs.LayoutMove{}}
+	var moves []memfs.LayoutMove
+	var err error
 	if fix {
-		done, h, err := s.MigrateLayout()
-		if err != nil {
-			return rep, err
+		moves, rep.Moves, rep.Commit, err = s.MigrateLayout()
+		rep.Moved = len(moves)
+	} else {
+		rep.Moves, err = s.LayoutMoves()
+	}
+	if rep.Moves == nil {
+		rep.Moves = []memfs.LayoutMove{}
+	}
+	return rep, moves, err
+}
+
+// moveReport brings doctor's report up to date with the moves --fix made:
+// a file that was read where it was is the same file at its new path; one
+// that was not read (in another lesson's bucket) is a lesson now, and the
+// store's lessons are checked again (rare: a hand-misplaced file).
+func moveReport(e *env, s *memfs.Store, rep *doctorReport, moves []memfs.LayoutMove) {
+	to := map[string]string{}
+	reread := false
+	for _, m := range moves {
+		to[m.From] = m.To
+		if _, _, _, read := memfs.ParseLessonPath(m.From); !read {
+			reread = true
 		}
-		rep.Moved, rep.Commit = len(done), h
 	}
-	moves, err := s.LayoutMoves()
-	if err != nil {
-		return rep, err
+	if reread {
+		fresh := doctorReport{InvalidLessons: []doctorProblem{}}
+		lessons := checkLessons(e, s, &fresh)
+		rep.Lessons, rep.InvalidLessons = fresh.Lessons, fresh.InvalidLessons
+		rep.RefusedLessons = refusedLessons(s, lessons)
+		return
 	}
-	rep.Moves = append(rep.Moves, moves...)
-	return rep, nil
+	for _, list := range [][]doctorProblem{rep.InvalidLessons, rep.RefusedLessons} {
+		for i := range list {
+			if p, moved := to[list[i].Path]; moved {
+				list[i].Path = p
+			}
+		}
+	}
 }
 
 // printLayout writes rep for a terminal: one line for the flat files (a
@@ -48,22 +76,18 @@ func printLayout(w io.Writer, rep layoutReport) {
 	if rep.Moved > 0 {
 		fmt.Fprintf(w, "repaired: moved %d lesson file(s) into lessons/<bucket>/ and archive/<bucket>/ (commit %s)\n", rep.Moved, shortHash(rep.Commit))
 	}
-	movable := 0
+	movable, first := 0, ""
 	for _, m := range rep.Moves {
 		if m.Conflict != "" {
 			fmt.Fprintf(w, "layout: %s: %s\n", m.From, m.Conflict)
 			continue
 		}
+		if movable == 0 {
+			first = fmt.Sprintf(" (such as %s, which belongs at %s)", m.From, m.To)
+		}
 		movable++
 	}
 	if movable > 0 {
-		first := ""
-		for _, m := range rep.Moves {
-			if m.Conflict == "" {
-				first = fmt.Sprintf(" (such as %s, which belongs at %s)", m.From, m.To)
-				break
-			}
-		}
 		fmt.Fprintf(w, "layout: %d lesson file(s) outside their buckets%s; borg reads the flat layout, but a commit into a large flat lessons/ costs its size: borg doctor --fix moves them, in one commit\n", movable, first)
 	}
 }
