@@ -165,12 +165,7 @@ func (c *termCache) bleveWords(out []string, text string) []string {
 	for _, t := range unstemmedAnalyzer().Analyze([]byte(text)) {
 		term, ok := c.stems[string(t.Term)]
 		if !ok {
-			word := string(t.Term)
-			*c.one[0] = *t
-			term = string(c.stem.Filter(c.one)[0].Term)
-			if len(c.stems) < maxCachedTerms {
-				c.stems[word] = term
-			}
+			term = c.stemWord(t.Term) // bleve has dropped the stop words
 		}
 		out = append(out, term)
 	}

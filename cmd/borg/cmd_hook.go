@@ -49,7 +49,7 @@ func hookCommand(e *env) *cli.Command {
 // ledger (collections there would re-mark a 170 MiB ledger each time).
 // GOGC or GOMEMLIMIT in the environment take precedence (tuneGC; the
 // process ends with the command, so nothing is put back).
-func shortLived() { _ = tuneGC(512 << 20) }
+func shortLived() { _ = tuneGC(learnHeapLimit) }
 
 // globalStore is the --store given before the verb, if any.
 func globalStore(c *cli.Context) string {

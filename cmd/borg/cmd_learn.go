@@ -86,7 +86,8 @@ type learnOptions struct {
 	json                          bool
 }
 
-// learnHeapLimit is the heap past which borg learn collects garbage.
+// learnHeapLimit is the heap past which borg learn, the hooks and recall
+// (short-lived processes, shortLived) collect garbage.
 const learnHeapLimit = 512 << 20
 
 // runLearn writes, records and commits one lesson.
