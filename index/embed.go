@@ -257,7 +257,7 @@ func (e *NGramEmbedder) embedRows(rows [][]float32, grams gramsOf) {
 	parallel(len(rows), func(part, lo, hi int) {
 		if scs[part] == nil {
 			scs[part] = newEmbedScratch(len(rows))
-			if len(rows) > 4 {
+			if scs[part].count != nil { // a batch, not a query's few texts
 				scs[part].grams.remember()
 			}
 		}
