@@ -1,0 +1,233 @@
+package domain
+
+import (
+	"strings"
+	"unicode"
+)
+
+// A lesson's gist often states one fact: a subject, a relation and a value
+// ("The staging database of the payments service is pay-db-stage-1."). A
+// later gist that repeats the subject and the relation with another value
+// rewrites that fact, and the older one must stop being handed out. The
+// seed's frame key (FrameKeyOf) is the claim with its value taken out;
+// SameSlot finds it without knowing any predicate: two claims state one slot
+// when they differ in exactly one span of value-like words at the end of
+// their first clause, after an identical frame that names a subject.
+//
+// The rule is built for precision: a pair it accepts is a rewrite, and two
+// subjects that share a relation and a value ("the nightly export of
+// Billing runs at 02:00" and "… of Search runs at 02:00") differ before the
+// relation, which the rule never accepts.
+
+// Slot-rule bounds.
+const (
+	// SlotMinFrame is the fewest words the shared frame (subject and
+	// relation) must have: fewer cannot name a subject and a relation.
+	SlotMinFrame = 3
+	// SlotMaxValue is the most words a value may have: a value fills a
+	// slot (a host, a weekday, a team, "self-hosted large"); a longer
+	// difference is a different claim.
+	SlotMaxValue = 6
+	// SlotMaxTail is the most words the two claims may share after their
+	// values ("02:00 UTC", "large runners"): a unit or a head noun. A
+	// longer shared tail means the difference was not at the value: it
+	// was the subject ("the export of Billing runs at 02:00") or the
+	// relation. Only a qualifying phrase ("in CI", "for staging") may be
+	// longer, up to SlotMaxQualifier words.
+	SlotMaxTail      = 1
+	SlotMaxQualifier = 3
+)
+
+// slotQualifiers open a phrase that may follow a value and qualify it ("is
+// pinned to 1.21 in CI").
+var slotQualifiers = map[string]bool{"in": true, "on": true, "at": true, "for": true, "per": true, "during": true, "across": true}
+
+// slotFunction are words a value never holds: a difference that contains
+// one of them is a change of relation, of polarity or of structure ("is
+// pay-db-1" against "has 40 tables", "in eu-west-1" against "on gcp"), not
+// another value in one slot.
+var slotFunction = map[string]bool{
+	"is": true, "are": true, "was": true, "were": true, "be": true, "been": true, "being": true,
+	"has": true, "have": true, "had": true, "do": true, "does": true, "did": true,
+	"will": true, "would": true, "can": true, "could": true, "should": true, "must": true, "may": true,
+	"not": true, "no": true, "never": true, "nor": true,
+	"a": true, "an": true, "the": true,
+	"of": true, "in": true, "on": true, "at": true, "to": true, "by": true, "for": true, "from": true,
+	"with": true, "into": true, "onto": true, "over": true, "under": true, "via": true,
+	"and": true, "or": true, "but": true, "if": true, "when": true, "unless": true, "because": true,
+}
+
+// slotOpenEnds are words a frame cannot end on: what follows them completes
+// the subject ("the rotation of api-tokens"), it is not a value.
+var slotOpenEnds = map[string]bool{
+	"of": true, "for": true, "the": true, "a": true, "an": true, "and": true, "or": true,
+	"our": true, "its": true, "their": true, "this": true, "that": true, "these": true, "those": true,
+}
+
+// slotArticles are dropped where a claim starts: "The payments repository"
+// and "Payments repository" name one subject.
+var slotArticles = map[string]bool{"the": true, "a": true, "an": true, "our": true}
+
+// slotRelations maps relation phrases that say the same thing in other
+// words to one token, so "lives in eu-west-1" and "moved to eu-central-1"
+// differ only in their value. It adds recall for paraphrased relations; the
+// rule itself (SameSlot) needs no list and accepts any predicate repeated
+// word for word.
+var slotRelations = map[string]string{}
+
+// slotRelationWords is the longest phrase of slotRelations, in words.
+var slotRelationWords int
+
+func init() {
+	for canon, phrases := range map[string][]string{
+		"=located": {"lives in", "live in", "resides in", "is hosted in", "are hosted in", "is located in",
+			"are located in", "is deployed to", "are deployed to", "is deployed in", "are deployed in",
+			"moved to", "has moved to", "have moved to", "was moved to", "were moved to", "migrated to",
+			"has migrated to", "was migrated to", "now lives in", "is now hosted in", "is stored in", "are stored in",
+			"is kept in", "are kept in"},
+		"=owned": {"is owned by", "are owned by", "belongs to", "belong to", "is maintained by", "are maintained by",
+			"is managed by", "are managed by", "is run by", "are run by", "is now owned by", "now belongs to"},
+		"=points":  {"points to", "point to", "points at", "point at", "resolves to", "now points to", "now points at"},
+		"=listens": {"listens on", "listen on", "is served on", "is exposed on", "now listens on"},
+	} {
+		for _, p := range phrases {
+			slotRelations[p] = canon
+			slotRelationWords = max(slotRelationWords, len(strings.Fields(p)))
+		}
+	}
+}
+
+// Claim is a gist's first clause read for SameSlot: lowercase words with
+// the punctuation at their ends removed (inner punctuation stays:
+// eu-west-1, 02:00, v1.4), leading articles dropped and paraphrased
+// relations made one word. The zero Claim states nothing.
+type Claim struct {
+	words []string
+}
+
+// ReadClaim reads a gist's first clause (up to the first period, semicolon,
+// comma, colon, question or exclamation mark at a word's end, or a lone
+// dash).
+func ReadClaim(gist string) Claim {
+	var words []string
+	for _, raw := range strings.Fields(strings.ToLower(gist)) {
+		w := strings.TrimFunc(raw, func(r rune) bool { return unicode.IsPunct(r) && r != '%' && r != '/' })
+		if w != "" {
+			words = append(words, w)
+		}
+		if endsClause(raw) && len(words) > 0 {
+			break
+		}
+	}
+	for len(words) > 0 && slotArticles[words[0]] {
+		words = words[1:]
+	}
+	return Claim{words: canonRelations(words)}
+}
+
+// endsClause reports a word that closes a clause.
+func endsClause(raw string) bool {
+	if raw == "-" || raw == "—" || raw == "–" {
+		return true
+	}
+	t := strings.TrimRight(raw, ")\"'”’")
+	return strings.HasSuffix(t, ".") || strings.HasSuffix(t, ";") || strings.HasSuffix(t, ",") ||
+		strings.HasSuffix(t, ":") || strings.HasSuffix(t, "!") || strings.HasSuffix(t, "?")
+}
+
+// canonRelations replaces each slotRelations phrase (leftmost, longest) by
+// its token.
+func canonRelations(words []string) []string {
+	out := words[:0:0]
+	for i := 0; i < len(words); {
+		n := min(slotRelationWords, len(words)-i)
+		for ; n > 0; n-- {
+			if canon, ok := slotRelations[strings.Join(words[i:i+n], " ")]; ok {
+				out = append(out, canon)
+				break
+			}
+		}
+		if n == 0 {
+			out, n = append(out, words[i]), 1
+		}
+		i += n
+	}
+	return out
+}
+
+// Block is the key two claims must share to state one slot: the first
+// SlotMinFrame words ("" when the claim is too short to state a slot).
+// Grouping claims by it finds every pair SameSlot could accept.
+func (c Claim) Block() string {
+	if len(c.words) <= SlotMinFrame {
+		return ""
+	}
+	return strings.Join(c.words[:SlotMinFrame], " ")
+}
+
+// String is the claim as SameSlot reads it.
+func (c Claim) String() string { return strings.Join(c.words, " ") }
+
+// SlotMatch is how two claims state one slot: the frame they share and the
+// value each writes into it.
+type SlotMatch struct {
+	Frame  string // the shared words before the values
+	A, B   string // each claim's value
+	Suffix string // the shared words after the values ("" or a unit)
+}
+
+// SameSlot reports whether a and b state the same slot of the same subject
+// with different values: they share a frame of at least SlotMinFrame words
+// that does not end open (on "of", an article, a conjunction), then differ
+// in one span of one to SlotMaxValue words each, spans that share no word
+// and hold no function word, followed by at most SlotMaxTail shared words
+// and nothing else, or a qualifying phrase (slotTail). It is symmetric and never true for identical claims.
+func SameSlot(a, b Claim) (SlotMatch, bool) {
+	x, y := a.words, b.words
+	p := 0
+	for p < len(x) && p < len(y) && x[p] == y[p] {
+		p++
+	}
+	s := 0
+	for s < len(x)-p && s < len(y)-p && x[len(x)-1-s] == y[len(y)-1-s] {
+		s++
+	}
+	va, vb := x[p:len(x)-s], y[p:len(y)-s]
+	if p < SlotMinFrame || !slotTail(x[len(x)-s:]) || slotOpenEnds[x[p-1]] ||
+		len(va) == 0 || len(vb) == 0 || len(va) > SlotMaxValue || len(vb) > SlotMaxValue {
+		return SlotMatch{}, false
+	}
+	seen := make(map[string]bool, len(va))
+	for _, w := range va {
+		if slotFunction[w] {
+			return SlotMatch{}, false
+		}
+		seen[w] = true
+	}
+	for _, w := range vb {
+		if slotFunction[w] || seen[w] {
+			return SlotMatch{}, false
+		}
+	}
+	return SlotMatch{Frame: strings.Join(x[:p], " "), A: strings.Join(va, " "), B: strings.Join(vb, " "),
+		Suffix: strings.Join(x[len(x)-s:], " ")}, true
+}
+
+// slotTail reports whether two claims may share tail after their values: a
+// word or two at most (a unit, a head noun), or a short qualifying phrase
+// that opens on a preposition and holds no verb ("in CI"), never a relation
+// ("runs at 02:00": the difference was the subject).
+func slotTail(tail []string) bool {
+	if len(tail) <= SlotMaxTail {
+		return true
+	}
+	if len(tail) > SlotMaxQualifier || !slotQualifiers[tail[0]] {
+		return false
+	}
+	for _, w := range tail[1:] {
+		if slotFunction[w] {
+			return false
+		}
+	}
+	return true
+}

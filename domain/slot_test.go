@@ -1,0 +1,78 @@
+package domain
+
+import "testing"
+
+func TestSameSlot(t *testing.T) {
+	tests := []struct {
+		name string
+		a, b string
+		want bool
+	}{
+		// One slot, another value: any predicate, values of several kinds.
+		{"host", "The staging database of the payments service is pay-db-stage-1.", "The staging database of the payments service is pay-db-stage-2.", true},
+		{"weekday", "The on-call rotation changes on Monday.", "The on-call rotation changes on Thursday.", true},
+		{"multi-word value", "The deploy pipeline runs on self-hosted large runners.", "The deploy pipeline runs on GitHub-hosted ubuntu runners.", true},
+		{"time with unit", "The nightly export of Billing runs at 02:00 UTC.", "The nightly export of Billing runs at 03:30 UTC.", true},
+		{"version", "The Go services are pinned to Go 1.21 in CI.", "The Go services are pinned to Go 1.22 in CI.", true},
+		{"version at the end", "Go services are pinned to 1.21.", "Go services are pinned to 1.23.", true},
+		{"person", "Schema changes are reviewed by Dana Reyes.", "Schema changes are reviewed by Sam Ortiz.", true},
+		{"team", "The payments repository is owned by team Ledger.", "The payments repository is owned by team Atlas.", true},
+		{"paraphrased relation", "The primary database of Search lives in eu-west-1.", "The primary database of Search moved to eu-central-1.", true},
+		{"duration", "Customer session tokens expire after 30 minutes.", "Customer session tokens expire after 12 hours.", true},
+		{"second clause ignored", "The gateway listens on port 8443; TLS ends there.", "The gateway listens on port 9443.", true},
+		{"article dropped", "The web app ships on Tuesdays.", "Web app ships on Thursdays.", true},
+
+		// Two subjects, one relation: never a rewrite.
+		{"subject differs", "The nightly export of Billing runs at 02:00 UTC.", "The nightly export of Search runs at 02:00 UTC.", false},
+		{"subject differs, value too", "The on-call rotation of Payments is managed by Priya.", "The on-call rotation of Search is managed by Tomasz.", false},
+		{"subject word differs", "The web repository is owned by team Atlas.", "The mobile repository is owned by team Atlas.", false},
+		{"subject after of", "The retry limit of the webhook sender is 5.", "The retry limit of the mail sender is 5.", false},
+		{"subject first", "Payments deploys to eu-west-1.", "Search deploys to eu-west-1.", false},
+		{"frame open on of", "Ann is responsible for the rotation of api-tokens.", "Ann is responsible for the rotation of db-credentials.", false},
+
+		// Other relations or polarity: no rewrite either.
+		{"negation", "Deploys are frozen on Fridays.", "Deploys are not frozen on Fridays.", false},
+		{"relation differs", "The staging database of Payments is pay-db-stage-1.", "The staging database of Payments has 40 tables.", false},
+		{"predicate differs before a shared value", "The deploy pipeline runs on large runners.", "The deploy pipeline fails on large runners.", false},
+		{"identical", "Retries are capped at 3.", "Retries are capped at 3.", false},
+		{"too short", "Use tabs.", "Use spaces.", false},
+		{"long difference", "The staging database is pay-db-stage-1.", "The staging database is the one we set up for the load tests last spring.", false},
+		{"subject after for", "Deploy approvals for payments in prod need two reviewers.", "Deploy approvals for search in prod need two reviewers.", false},
+		{"subject before a qualifier", "Deploy approvals for payments in prod.", "Deploy approvals for search in prod.", false},
+		{"values share a word", "The runners are large ubuntu machines.", "The runners are small ubuntu boxes.", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, b := ReadClaim(tt.a), ReadClaim(tt.b)
+			_, got := SameSlot(a, b)
+			_, back := SameSlot(b, a)
+			if got != tt.want || back != tt.want {
+				t.Errorf("SameSlot(%q, %q) = %v, reversed %v; want %v", a, b, got, back, tt.want)
+			}
+			if got && a.Block() != b.Block() {
+				t.Errorf("a pair in two blocks: %q, %q", a.Block(), b.Block())
+			}
+		})
+	}
+}
+
+// FuzzSameSlot holds the rule's invariants on any two gists: symmetric,
+// never true of a claim and itself, and only within one block.
+func FuzzSameSlot(f *testing.F) {
+	f.Add("The on-call rotation changes on Monday.", "The on-call rotation changes on Thursday.")
+	f.Add("The nightly export of Billing runs at 02:00 UTC.", "The nightly export of Search runs at 02:00 UTC.")
+	f.Add("a b c", "a b c d")
+	f.Fuzz(func(t *testing.T, x, y string) {
+		a, b := ReadClaim(x), ReadClaim(y)
+		m, ok := SameSlot(a, b)
+		if _, back := SameSlot(b, a); back != ok {
+			t.Fatalf("not symmetric: %q %q", x, y)
+		}
+		if _, self := SameSlot(a, a); self {
+			t.Fatalf("a claim rewrites itself: %q", x)
+		}
+		if ok && (a.Block() == "" || a.Block() != b.Block() || m.A == m.B) {
+			t.Fatalf("pair outside one block or with one value: %q %q %+v", x, y, m)
+		}
+	})
+}
