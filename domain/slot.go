@@ -53,7 +53,7 @@ var slotFunction = map[string]bool{
 	"not": true, "no": true, "never": true, "nor": true,
 	"a": true, "an": true, "the": true,
 	"of": true, "in": true, "on": true, "at": true, "to": true, "by": true, "for": true, "from": true,
-	"with": true, "into": true, "onto": true, "over": true, "under": true, "via": true,
+	"with": true, "into": true, "onto": true, "over": true, "under": true, "via": true, "per": true,
 	"and": true, "or": true, "but": true, "if": true, "when": true, "unless": true, "because": true,
 }
 
@@ -163,6 +163,32 @@ func (c Claim) Block() string {
 		return ""
 	}
 	return strings.Join(c.words[:SlotMinFrame], " ")
+}
+
+// ClaimFrame is a gist's first clause with its value taken out, as the
+// seed's frame key does, in the gist's own words and case: the words up to
+// and including the last function word ("The primary database of Search
+// lives in", "Our Redis cache must use the"). ok is false when that leaves
+// fewer than SlotMinFrame words or no value. Without a second claim the
+// value's start is a guess, good enough to keep a value's words (a team, a
+// region) from passing for a subject; SameSlot does not use it.
+func ClaimFrame(gist string) (frame string, ok bool) {
+	var words []string
+	last := -1
+	for _, raw := range strings.Fields(gist) {
+		words = append(words, raw)
+		w := strings.ToLower(strings.TrimFunc(raw, unicode.IsPunct))
+		if slotFunction[w] {
+			last = len(words) - 1
+		}
+		if endsClause(raw) {
+			break
+		}
+	}
+	if last+1 < SlotMinFrame || last == len(words)-1 {
+		return "", false
+	}
+	return strings.Join(words[:last+1], " "), true
 }
 
 // String is the claim as SameSlot reads it.

@@ -175,12 +175,10 @@ func (p *planner) writeEdges(ranked []domain.NeighborPair) PhasePlan {
 	return ph
 }
 
-// edgeView is what edge typing reads of a lesson: its gist, its claim (when
-// the gist is one, frame.go) and the entities it is about.
+// edgeView is what edge typing reads of a lesson: its gist and the
+// entities it is about.
 type edgeView struct {
 	gist     string
-	claim    frameClaim
-	isClaim  bool
 	subjects []string
 }
 
@@ -191,8 +189,9 @@ type edgeView struct {
 func viewOf(l domain.Lesson) edgeView {
 	v := edgeView{gist: l.Gist}
 	gist := l.Gist
-	if v.claim, v.isClaim = readFrame(l.ID, l.Gist); v.isClaim {
-		gist = v.claim.subject
+	if frame, ok := domain.ClaimFrame(l.Gist); ok {
+		// The value a fact writes (a region, a team) names no subject.
+		gist = frame
 	}
 	for _, e := range Entities(l.Title + ". " + gist + ". " + l.Body) {
 		if !valueEntities[e] {
@@ -204,20 +203,13 @@ func viewOf(l domain.Lesson) edgeView {
 
 // typeEdge decides whether two lessons that name a common entity are one
 // subject's facts, and how they relate: a derived link needs the two to be
-// about the same subject, not merely to share a value. Two claims must
-// have the same subject; otherwise the lessons must share a subject entity
-// (viewOf). Then contradicts when the gists diverge in negation or
-// numbers, supports otherwise.
+// about the same subject, not merely to share a value. The lessons must
+// share a subject entity (viewOf: a fact's are its frame's). Then
+// contradicts when the gists diverge in negation or numbers, supports
+// otherwise.
 func typeEdge(s, d edgeView) (rel, why string, ok bool) {
-	switch {
-	case s.isClaim && d.isClaim:
-		if s.claim.subject != d.claim.subject {
-			return "", "", false
-		}
-	default:
-		if len(shared(s.subjects, d.subjects, 1)) == 0 {
-			return "", "", false
-		}
+	if len(shared(s.subjects, d.subjects, 1)) == 0 {
+		return "", "", false
 	}
 	switch {
 	case domain.NegationDivergent(s.gist, d.gist):

@@ -263,10 +263,9 @@ func TestReadFrame(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a, okA := readFrame("a", tt.a)
-			b, okB := readFrame("b", tt.b)
-			if got := okA && okB && frameConflict(a, b); got != tt.conflict {
-				t.Errorf("conflict = %v, want %v (%+v, %+v)", got, tt.conflict, a, b)
+			a, b := domain.ReadClaim(tt.a), domain.ReadClaim(tt.b)
+			if _, got := domain.SameSlot(a, b); got != tt.conflict {
+				t.Errorf("conflict = %v, want %v (%q, %q)", got, tt.conflict, a, b)
 			}
 		})
 	}
