@@ -12,7 +12,7 @@
 //     TopNeighborPairs, RankCandidatePairs, RRFScore,
 //     RRFContribution, FuseArms, RankFused, FuseLateral, ApplyMMR.
 //   - Graph: Pagerank, LabelPropagation, BridgeCounts.
-//   - Sleep math: FrameKeyOf; the retention scorer (ComputeSignals,
+//   - Sleep math: ReadClaim and SameSlot (one slot, a newer value); the retention scorer (ComputeSignals,
 //     CompositeScore, BandFor, ScoreRetention) and the reprieve gate
 //     (ReprieveScore, ShouldReprieve); the fixed-point confidence decay
 //     (ToFp, EWMAStepFp, DecayConfidence, …); the reinforcement

@@ -23,10 +23,12 @@ func ExampleDerive() {
 	// migrate-first: uses 2, activation 0.535, belief Beta(2, 1), mean weight 1.322
 }
 
-func ExampleFrameKeyOf() {
-	key, ok := domain.FrameKeyOf("The capital of India is New Delhi")
-	fmt.Printf("%q %v\n", key, ok)
-	// Output: "the capital of india is" true
+func ExampleSameSlot() {
+	older := domain.ReadClaim("The staging database of the payments service is pay-db-stage-1.")
+	newer := domain.ReadClaim("The staging database of the payments service is pay-db-stage-2.")
+	m, ok := domain.SameSlot(newer, older)
+	fmt.Printf("%v %q: %q replaces %q\n", ok, m.Frame, m.A, m.B)
+	// Output: true "staging database of the payments service is": "pay-db-stage-2" replaces "pay-db-stage-1"
 }
 
 func ExampleMergeOutcomes() {

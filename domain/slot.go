@@ -9,7 +9,7 @@ import (
 // ("The staging database of the payments service is pay-db-stage-1."). A
 // later gist that repeats the subject and the relation with another value
 // rewrites that fact, and the older one must stop being handed out. The
-// seed's frame key (FrameKeyOf) is the claim with its value taken out;
+// seed's frame key is the claim with its value taken out;
 // SameSlot finds it without knowing any predicate: two claims state one slot
 // when they differ in exactly one span of value-like words at the end of
 // their first clause, after an identical frame that names a subject.

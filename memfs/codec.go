@@ -389,7 +389,7 @@ func Render(l domain.Lesson) []byte {
 		meta(metaAuthor, l.Author)
 	}
 	if !l.Created.IsZero() {
-		meta(metaCreated, l.Created.Format(time.RFC3339))
+		meta(metaCreated, l.Created.Format(createdLayout))
 	}
 	if !l.ValidUntil.IsZero() {
 		meta(metaValidUntil, l.ValidUntil.Format(time.RFC3339))
@@ -463,8 +463,14 @@ func canonicalTime(t time.Time) time.Time {
 	if t.IsZero() {
 		return time.Time{}
 	}
-	return t.UTC().Truncate(time.Second)
+	return t.UTC().Truncate(time.Millisecond)
 }
+
+// createdLayout is RFC 3339 with milliseconds when there are any: a whole
+// second is written as before ("…T10:00:00Z"), and two lessons learned in
+// one second still say which came first (a rewrite of a fact is the newer
+// of the two).
+const createdLayout = "2006-01-02T15:04:05.999Z07:00"
 
 // canonicalBody normalises line ends and splits the body into paragraphs at
 // blank lines: a one-line paragraph has its spaces collapsed, a multi-line

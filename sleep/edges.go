@@ -179,6 +179,7 @@ func (p *planner) writeEdges(ranked []domain.NeighborPair) PhasePlan {
 // entities it is about.
 type edgeView struct {
 	gist     string
+	frame    string // the fact's frame, canonical (domain.ClaimFrame, factRelation); "" when the gist states no fact
 	subjects []string
 }
 
@@ -192,6 +193,9 @@ func viewOf(l domain.Lesson) edgeView {
 	if frame, ok := domain.ClaimFrame(l.Gist); ok {
 		// The value a fact writes (a region, a team) names no subject.
 		gist = frame
+		if w := strings.Fields(domain.ReadClaim(frame).String()); len(w) > 0 && factRelation(w[len(w)-1]) {
+			v.frame = strings.Join(w, " ")
+		}
 	}
 	for _, e := range Entities(l.Title + ". " + gist + ". " + l.Body) {
 		if !valueEntities[e] {
@@ -203,11 +207,18 @@ func viewOf(l domain.Lesson) edgeView {
 
 // typeEdge decides whether two lessons that name a common entity are one
 // subject's facts, and how they relate: a derived link needs the two to be
-// about the same subject, not merely to share a value. The lessons must
-// share a subject entity (viewOf: a fact's are its frame's). Then
+// about the same subject, not merely to share a value. Two facts must have
+// one frame; any two lessons must share a subject entity (viewOf: a fact's
+// are its frame's). Then
 // contradicts when the gists diverge in negation or numbers, supports
 // otherwise.
 func typeEdge(s, d edgeView) (rel, why string, ok bool) {
+	if s.frame != "" && d.frame != "" && s.frame != d.frame {
+		// Two facts are one subject's only in one frame: "the staging
+		// database of Search" and "the primary database of Search" name
+		// two things.
+		return "", "", false
+	}
 	if len(shared(s.subjects, d.subjects, 1)) == 0 {
 		return "", "", false
 	}
@@ -248,4 +259,12 @@ func shared(a, b []string, n int) []string {
 		}
 	}
 	return out
+}
+
+// factRelation reports a frame's last word that makes it a fact's: a
+// copula ("the staging database of Search is") or a relation SameSlot
+// reads as one ("lives in", "is owned by"). A procedure's frame ("enable
+// idempotence in the Kafka producer to") is none.
+func factRelation(w string) bool {
+	return w == "is" || w == "are" || w == "was" || w == "were" || strings.HasPrefix(w, "=")
 }
