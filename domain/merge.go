@@ -122,10 +122,14 @@ const (
 	VetoNegation MergeVetoReason = "negation"
 	VetoNumeric  MergeVetoReason = "numeric"
 	VetoVariant  MergeVetoReason = "variant"
+	// VetoValue: the gists write two values into one slot (SameSlot): a
+	// rewrite, which the frame phase resolves, not a duplicate.
+	VetoValue MergeVetoReason = "value"
 )
 
 // MergeVetoReasons lists which guards fire on a pair, each over its own text:
-// negation and variant over the joined text, numeric over the gist alone.
+// negation and variant over the joined text, numeric and value over the
+// gist alone.
 // Empty exactly when MergeVetoed is false. Symmetric.
 func MergeVetoReasons(a, b MergeText) []MergeVetoReason {
 	var out []MergeVetoReason
@@ -138,6 +142,9 @@ func MergeVetoReasons(a, b MergeText) []MergeVetoReason {
 	}
 	if VariantQualifierDivergent(ja, jb) {
 		out = append(out, VetoVariant)
+	}
+	if _, same := SameSlot(ReadClaim(a.Gist), ReadClaim(b.Gist)); same {
+		out = append(out, VetoValue)
 	}
 	return out
 }

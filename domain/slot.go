@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -36,6 +37,9 @@ const (
 	// longer, up to SlotMaxQualifier words.
 	SlotMaxTail      = 1
 	SlotMaxQualifier = 3
+	// SlotMaxCondition bounds a shared condition after the values ("when
+	// the primary is down").
+	SlotMaxCondition = 6
 )
 
 // slotQualifiers open a phrase that may follow a value and qualify it ("is
@@ -204,10 +208,11 @@ type SlotMatch struct {
 
 // SameSlot reports whether a and b state the same slot of the same subject
 // with different values: they share a frame of at least SlotMinFrame words
-// that does not end open (on "of", an article, a conjunction), then differ
-// in one span of one to SlotMaxValue words each, spans that share no word
-// and hold no function word, followed by at most SlotMaxTail shared words
-// and nothing else, or a qualifying phrase (slotTail). It is symmetric and never true for identical claims.
+// that does not end open (slotFrameEnd), then differ in one span of one to
+// SlotMaxValue words each (a leading article aside), spans that share no
+// word and hold no function word, followed by nothing or a tail both
+// share that cannot hold a second subject (slotTail). It is symmetric and
+// never true for identical claims.
 func SameSlot(a, b Claim) (SlotMatch, bool) {
 	x, y := a.words, b.words
 	p := 0
@@ -218,9 +223,9 @@ func SameSlot(a, b Claim) (SlotMatch, bool) {
 	for s < len(x)-p && s < len(y)-p && x[len(x)-1-s] == y[len(y)-1-s] {
 		s++
 	}
-	va, vb := x[p:len(x)-s], y[p:len(y)-s]
-	if p < SlotMinFrame || !slotTail(x[len(x)-s:]) || slotOpenEnds[x[p-1]] ||
-		len(va) == 0 || len(vb) == 0 || len(va) > SlotMaxValue || len(vb) > SlotMaxValue {
+	va, vb := valueWords(x[p:len(x)-s]), valueWords(y[p:len(y)-s])
+	if p < SlotMinFrame || !slotFrameEnd(x[:p]) || len(va) == 0 || len(vb) == 0 ||
+		len(va) > SlotMaxValue || len(vb) > SlotMaxValue || !slotTail(x[len(x)-s:], va, vb) {
 		return SlotMatch{}, false
 	}
 	seen := make(map[string]bool, len(va))
@@ -239,21 +244,62 @@ func SameSlot(a, b Claim) (SlotMatch, bool) {
 		Suffix: strings.Join(x[len(x)-s:], " ")}, true
 }
 
-// slotTail reports whether two claims may share tail after their values: a
-// word or two at most (a unit, a head noun), or a short qualifying phrase
-// that opens on a preposition and holds no verb ("in CI"), never a relation
-// ("runs at 02:00": the difference was the subject).
-func slotTail(tail []string) bool {
-	if len(tail) <= SlotMaxTail {
+// valueWords is a differing span without the article it may open with
+// ("the self-hosted Photon cluster" against "Nominatim").
+func valueWords(span []string) []string {
+	if len(span) > 1 && slotArticles[span[0]] {
+		return span[1:]
+	}
+	return span
+}
+
+// slotFrameEnd reports whether a frame may end where the values start. It
+// may not end open, on a word that a noun must complete ("the rotation
+// of"), since what differs then is a second subject; an article is open
+// only after such a word ("the owner of the", not "reviewed by the").
+func slotFrameEnd(frame []string) bool {
+	last := frame[len(frame)-1]
+	if slotArticles[last] && len(frame) > 1 {
+		last = frame[len(frame)-2]
+		return !slotOpenEnds[last] && !slotArticles[last]
+	}
+	return !slotOpenEnds[last]
+}
+
+// slotVerbs are the words that make a tail a clause of its own.
+var slotVerbs = map[string]bool{
+	"is": true, "are": true, "was": true, "were": true, "be": true, "been": true,
+	"has": true, "have": true, "had": true, "do": true, "does": true, "did": true,
+	"will": true, "would": true, "can": true, "could": true, "should": true, "must": true, "may": true,
+}
+
+// slotTail reports whether two claims may share tail after their values
+// va and vb: nothing or one word (a unit, a head noun: "02:00 UTC", "large
+// runners"); a short qualifying phrase that opens on a preposition and
+// holds no verb ("in CI"); a condition ("when HERE times out"); or, after
+// two values that hold digits (times, versions, sizes), up to
+// SlotMaxQualifier words without a verb ("18:00 clinic local time"). A
+// tail that starts anywhere else ("runs at 02:00") carries the relation,
+// and the difference before it was the subject.
+func slotTail(tail, va, vb []string) bool {
+	switch {
+	case len(tail) <= SlotMaxTail:
 		return true
-	}
-	if len(tail) > SlotMaxQualifier || !slotQualifiers[tail[0]] {
+	case slotConditions[tail[0]]:
+		return len(tail) <= SlotMaxCondition
+	case len(tail) > SlotMaxQualifier:
 		return false
+	case slotQualifiers[tail[0]]:
+		return !slices.ContainsFunc(tail[1:], func(w string) bool { return slotFunction[w] })
+	case hasDigit(va) && hasDigit(vb):
+		return !slices.ContainsFunc(tail, func(w string) bool { return slotVerbs[w] || slotFunction[w] })
 	}
-	for _, w := range tail[1:] {
-		if slotFunction[w] {
-			return false
-		}
-	}
-	return true
+	return false
+}
+
+// slotConditions open a condition a fact may hold under.
+var slotConditions = map[string]bool{"when": true, "if": true, "unless": true, "until": true, "while": true}
+
+func hasDigit(words []string) bool {
+	return slices.ContainsFunc(words, func(w string) bool { return strings.ContainsAny(w, "0123456789") })
 }

@@ -21,6 +21,11 @@ func TestSameSlot(t *testing.T) {
 		{"duration", "Customer session tokens expire after 30 minutes.", "Customer session tokens expire after 12 hours.", true},
 		{"second clause ignored", "The gateway listens on port 8443; TLS ends there.", "The gateway listens on port 9443.", true},
 		{"article dropped", "The web app ships on Tuesdays.", "Web app ships on Thursdays.", true},
+		{"article before the value", "Schema migrations on fleetdb are reviewed by the Bedrock team.", "Schema migrations on fleetdb are reviewed by the Keel team.", true},
+		{"value with an article", "The geocoder falls back to Nominatim when HERE times out.", "The geocoder falls back to the self-hosted Photon cluster when HERE times out.", true},
+		{"condition with a verb", "The eligibility service falls back to Change Healthcare when Availity is down.", "The eligibility service falls back to Waystar when Availity is down.", true},
+		{"time with a long unit", "The appointment reminder batch is sent at 18:00 clinic local time.", "The appointment reminder batch is sent at 17:00 clinic local time.", true},
+		{"owned by the team", "The frontdesk web app is owned by the Lighthouse squad.", "The frontdesk web app is owned by the Anchor squad.", true},
 
 		// Two subjects, one relation: never a rewrite.
 		{"subject differs", "The nightly export of Billing runs at 02:00 UTC.", "The nightly export of Search runs at 02:00 UTC.", false},
@@ -39,6 +44,9 @@ func TestSameSlot(t *testing.T) {
 		{"long difference", "The staging database is pay-db-stage-1.", "The staging database is the one we set up for the load tests last spring.", false},
 		{"subject after for", "Deploy approvals for payments in prod need two reviewers.", "Deploy approvals for search in prod need two reviewers.", false},
 		{"subject before a qualifier", "Deploy approvals for payments in prod.", "Deploy approvals for search in prod.", false},
+		{"subject after of the", "The owner of the payments service is Ann.", "The owner of the billing service is Ann.", false},
+		{"subject after of the, long tail", "The retry limit of the webhook sender is 5 per minute.", "The retry limit of the mail sender is 5 per minute.", false},
+		{"two subjects, a number and a unit", "Billing exports run at 02:00 UTC daily.", "Search exports run at 02:00 UTC daily.", false},
 		{"values share a word", "The runners are large ubuntu machines.", "The runners are small ubuntu boxes.", false},
 	}
 	for _, tt := range tests {

@@ -179,7 +179,7 @@ func (p *planner) writeEdges(ranked []domain.NeighborPair) PhasePlan {
 // entities it is about.
 type edgeView struct {
 	gist     string
-	frame    string // the fact's frame, canonical (domain.ClaimFrame, factRelation); "" when the gist states no fact
+	frame    string // the fact's frame, canonical (domain.ClaimFrame; factRelation, namesSubject); "" when the gist states no fact
 	subjects []string
 }
 
@@ -193,7 +193,7 @@ func viewOf(l domain.Lesson) edgeView {
 	if frame, ok := domain.ClaimFrame(l.Gist); ok {
 		// The value a fact writes (a region, a team) names no subject.
 		gist = frame
-		if w := strings.Fields(domain.ReadClaim(frame).String()); len(w) > 0 && factRelation(w[len(w)-1]) {
+		if w := strings.Fields(domain.ReadClaim(frame).String()); len(w) > 0 && (factRelation(w[len(w)-1]) || namesSubject(l.Gist)) {
 			v.frame = strings.Join(w, " ")
 		}
 	}
@@ -259,6 +259,14 @@ func shared(a, b []string, n int) []string {
 		}
 	}
 	return out
+}
+
+// namesSubject reports a gist that opens on a definite article ("The
+// geocoder falls back to …"): a statement about a thing, where a procedure
+// opens on what to do ("Enable idempotence in …").
+func namesSubject(gist string) bool {
+	first, _, _ := strings.Cut(strings.TrimSpace(gist), " ")
+	return strings.EqualFold(first, "the")
 }
 
 // factRelation reports a frame's last word that makes it a fact's: a
