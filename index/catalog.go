@@ -30,12 +30,13 @@ import (
 //	meta:   u32 len + lexical version | u32 len + stamp | u32 len + screen id
 //	        | fields × f64 mean field length
 //	        | u32 CRC-32 (IEEE) of every later section's bytes, in order
-//	docs:   docs × 24 u32: (offset, length) into strs of id, hash, title, gist,
+//	docs:   docs × 26 u32: (offset, length) into strs of id, hash, title, gist,
 //	        type and reach; (first, count) of its links; (first, count) in adj
 //	        of the lessons superseding it; (first, count) in adj of its
 //	        neighbours in the link graph; the lesson file's modification time
 //	        (Unix ns) and size as two u64 (0 when not synced from files);
-//	        (offset, length) into strs of its screen verdict ("" when clean)
+//	        (offset, length) into strs of its screen verdict ("" when clean);
+//	        its created time (Unix ms, 0 when unknown) as a u64
 //	lens:   fields × docs u32 field lengths in terms
 //	strs:   the strings' bytes
 //	links:  links × 5 u32: rel (offset, length), target (offset, length), derived
@@ -52,11 +53,11 @@ import (
 // query reads a few pages, not the whole file.
 const (
 	catalogMagic  = "BORGIDX1"
-	catalogFormat = 6
+	catalogFormat = 7
 	catalogName   = "catalog.bin"
 	maxCatalogStr = 1 << 24
 
-	docRecord   = 24 * 4
+	docRecord   = 26 * 4
 	linkRecord  = 5 * 4
 	postingSize = 8
 )
@@ -75,18 +76,19 @@ const (
 
 // Doc record slots (u32 indexes within a record).
 const (
-	slotID     = 0
-	slotHash   = 2
-	slotTitle  = 4
-	slotGist   = 6
-	slotType   = 8
-	slotReach  = 10
-	slotLinks  = 12
-	slotSupBy  = 14
-	slotNeighb = 16
-	slotMtime  = 18 // u64: two slots
-	slotSize   = 20 // u64: two slots
-	slotFlag   = 22 // the screen verdict: why the lesson is never quoted
+	slotID      = 0
+	slotHash    = 2
+	slotTitle   = 4
+	slotGist    = 6
+	slotType    = 8
+	slotReach   = 10
+	slotLinks   = 12
+	slotSupBy   = 14
+	slotNeighb  = 16
+	slotMtime   = 18 // u64: two slots
+	slotSize    = 20 // u64: two slots
+	slotFlag    = 22 // the screen verdict: why the lesson is never quoted
+	slotCreated = 24 // u64: two slots; Unix ms, 0 when unknown
 )
 
 // catalog is a read-only view of an encoded catalog: a mapped file, or the
@@ -275,8 +277,15 @@ func (c *catalog) flag(ord int) mapped  { return c.str(c.rec(ord), slotFlag) }
 // fileStamp is the ordinal's file modification time and size.
 func (c *catalog) fileStamp(ord int) [2]int64 {
 	rec := c.rec(ord)
-	u64 := func(k int) int64 { return int64(uint64(u32at(rec, k)) | uint64(u32at(rec, k+1))<<32) }
-	return [2]int64{u64(slotMtime), u64(slotSize)}
+	return [2]int64{u64at(rec, slotMtime), u64at(rec, slotSize)}
+}
+
+// created is the ordinal's created time in Unix ms (0: unknown).
+func (c *catalog) created(ord int) int64 { return u64at(c.rec(ord), slotCreated) }
+
+// u64at reads the u64 at slots k, k+1 of a record.
+func u64at(rec []byte, k int) int64 {
+	return int64(uint64(u32at(rec, k)) | uint64(u32at(rec, k+1))<<32)
 }
 
 // find is the ordinal of id.
@@ -366,6 +375,7 @@ type catalogDoc struct {
 	from        int
 	terms       docTerms
 	mtime, size int64 // the lesson file's, when synced from files
+	created     int64 // Unix ms (0: unknown)
 }
 
 // encodeCatalog builds the catalog of docs, which must be sorted by id with
@@ -554,6 +564,7 @@ func encodeRecords(secs *[numSections][]byte, docs []catalogDoc, ord map[string]
 		if recs, err = putStr(recs, d.flag); err != nil {
 			return fmt.Errorf("lesson %s: %w", d.id, err)
 		}
+		recs = le.AppendUint64(recs, uint64(d.created))
 	}
 	if uint64(len(strs)) > math.MaxUint32 {
 		return errors.New("encode catalog: strings exceed 4 GiB")

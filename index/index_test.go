@@ -1069,28 +1069,28 @@ func TestExploreAndExclude(t *testing.T) {
 		}
 		return ids(hits)
 	}
-	plain := run(Query{Text: q, K: 3, Bar: -1, MMRLambda: 1, Useful: proven, OnlyOverBar: true})
+	plain := run(Query{Text: q, K: 3, Bar: -1, MMRLambda: 1, Useful: proven, OnlyOverBar: true, Floor: -1})
 	if slices.Contains(plain, fresh) || slices.Contains(plain, weak) {
 		t.Fatalf("without Explore an untried lesson is asked: %v", plain)
 	}
-	explored := run(Query{Text: q, K: 3, Bar: -1, MMRLambda: 1, Useful: proven, OnlyOverBar: true, Explore: true})
+	explored := run(Query{Text: q, K: 3, Bar: -1, MMRLambda: 1, Useful: proven, OnlyOverBar: true, Floor: -1, Explore: true})
 	if len(explored) != 3 || explored[2] != fresh || !slices.Equal(explored[:2], plain[:2]) {
 		t.Fatalf("Explore = %v, want %v then %s", explored, plain[:2], fresh)
 	}
 	// A lesson asked before (even without a result) is tried: the next
 	// untried one is explored in its place.
 	proven[fresh] = Usefulness{Asked: 1}
-	if got := run(Query{Text: q, K: 3, Bar: -1, MMRLambda: 1, Useful: proven, OnlyOverBar: true, Explore: true}); len(got) != 3 || got[2] != weak {
+	if got := run(Query{Text: q, K: 3, Bar: -1, MMRLambda: 1, Useful: proven, OnlyOverBar: true, Floor: -1, Explore: true}); len(got) != 3 || got[2] != weak {
 		t.Fatalf("explored %v, want %v then %s", got, plain[:2], weak)
 	}
 	proven[weak] = Usefulness{Asked: 1}
-	if got := run(Query{Text: q, K: 3, Bar: -1, MMRLambda: 1, Useful: proven, OnlyOverBar: true, Explore: true}); !slices.Equal(got, plain) {
+	if got := run(Query{Text: q, K: 3, Bar: -1, MMRLambda: 1, Useful: proven, OnlyOverBar: true, Floor: -1, Explore: true}); !slices.Equal(got, plain) {
 		t.Fatalf("nothing left to explore, yet %v, want %v", got, plain)
 	}
 	delete(proven, weak)
 	// One slot: the best hit keeps it.
 	delete(proven, fresh)
-	if got := run(Query{Text: q, K: 1, Bar: -1, MMRLambda: 1, Useful: proven, OnlyOverBar: true, Explore: true}); !slices.Equal(got, plain[:1]) {
+	if got := run(Query{Text: q, K: 1, Bar: -1, MMRLambda: 1, Useful: proven, OnlyOverBar: true, Floor: -1, Explore: true}); !slices.Equal(got, plain[:1]) {
 		t.Fatalf("K=1 explored: %v, want %v", got, plain[:1])
 	}
 	// Excluded lessons are no candidates.

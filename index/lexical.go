@@ -399,10 +399,14 @@ type scoredOrd struct {
 // field lengths are the live lessons', so the scores are a whole
 // rebuild's.
 func (v *view) lexicalSearch(ctx context.Context, text string, n int, keep func(ord int) bool) ([]scoredOrd, error) {
+	return v.lexicalSearchTerms(ctx, analyze(text), n, keep)
+}
+
+// lexicalSearchTerms is lexicalSearch of a text analysed into terms.
+func (v *view) lexicalSearchTerms(ctx context.Context, terms []string, n int, keep func(ord int) bool) ([]scoredOrd, error) {
 	if n <= 0 || v.len() == 0 {
 		return nil, nil
 	}
-	terms := analyze(text)
 	if len(terms) == 0 {
 		return nil, nil
 	}

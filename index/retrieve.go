@@ -184,9 +184,13 @@ type Query struct {
 	// candidate's fused × MeanWeight (0: DefaultBar; negative: no bar, every
 	// candidate is over it).
 	Bar float64 `json:"bar"`
-	// OnlyOverBar drops the hits under the bar (a hook's limited slots);
-	// otherwise they follow the hits over it.
+	// OnlyOverBar drops the hits under the bar or under the relevance
+	// floor (a hook's limited slots); otherwise they follow the hits over
+	// it, those under the floor marked Weak.
 	OnlyOverBar bool `json:"only_over_bar"`
+	// Floor is the relevance a hit needs (Relevance; 0: DefaultFloor;
+	// negative: no floor).
+	Floor float64 `json:"floor"`
 	// Explore gives the last of K ≥ 2 slots to the best lesson over the bar
 	// that no session has asked yet, when none of the K is one (see
 	// exploreSlot): for the Stop hook's asks, not for a listing.
@@ -230,12 +234,18 @@ type Hit struct {
 	Fused float64 `json:"fused"`
 	// Score is the final score: Fused × Weight over the bar, Fused ×
 	// MeanWeight under it.
-	Score      float64  `json:"score"`
-	Weight     float64  `json:"weight"`
-	MeanWeight float64  `json:"mean_weight"`
-	OverBar    bool     `json:"over_bar"`
-	Dormant    bool     `json:"dormant,omitempty"`
-	Ranks      ArmRanks `json:"ranks"`
+	Score      float64 `json:"score"`
+	Weight     float64 `json:"weight"`
+	MeanWeight float64 `json:"mean_weight"`
+	OverBar    bool    `json:"over_bar"`
+	// Match is the share of the lesson's own claim the query covers (see
+	// Relevance), and Relevance that share times MeanWeight: the scale the
+	// floor is on. Weak marks a hit under the floor.
+	Match     float64  `json:"match"`
+	Relevance float64  `json:"relevance"`
+	Weak      bool     `json:"weak,omitempty"`
+	Dormant   bool     `json:"dormant,omitempty"`
+	Ranks     ArmRanks `json:"ranks"`
 	// SupersededBy names the lessons that supersede this one.
 	SupersededBy []string `json:"superseded_by,omitempty"`
 }
@@ -261,7 +271,8 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		arms = DefaultArmWeights()
 	}
 	uc := &usefulCache{q: &q, asked: map[string]Usefulness{}}
-	lexHits, vecHits, err := ix.runArms(ctx, q, arms, uc)
+	terms := analyze(q.Text)
+	lexHits, vecHits, err := ix.runArms(ctx, q, terms, arms, uc)
 	if err != nil {
 		return nil, err
 	}
@@ -292,7 +303,14 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	}
 	ranked := domain.RankFused(fused)
 	q.trace("fused")
-	hits := ix.applyUsefulness(ranked, q, uc.get)
+	match := make(map[string]float64, len(lexHits))
+	query, idf := termSet(terms), map[string]float64{}
+	for _, h := range lexHits {
+		if o, ok := ix.cat.find(h.id); ok {
+			match[h.id] = ix.cat.relevance(o, query, idf)
+		}
+	}
+	hits := ix.applyUsefulness(ranked, q, uc.get, match)
 	q.trace("hits")
 	if q.Explain {
 		explainRanks(hits, lexArm, vecArm, salArm, latOrder)
@@ -388,7 +406,7 @@ func (ix *Index) allowed(q Query) func(id string) bool {
 // runArms runs the lexical arm (and asks the usefulness of its
 // candidates) beside the vector arm: UsefulFunc is called from one
 // goroutine at a time.
-func (ix *Index) runArms(ctx context.Context, q Query, arms ArmWeights, uc *usefulCache) (lexHits, vecHits []scored, err error) {
+func (ix *Index) runArms(ctx context.Context, q Query, terms []string, arms ArmWeights, uc *usefulCache) (lexHits, vecHits []scored, err error) {
 	cat := ix.cat
 	depth := max(q.K, MinArmDepth)
 	var lexErr error
@@ -397,7 +415,7 @@ func (ix *Index) runArms(ctx context.Context, q Query, arms ArmWeights, uc *usef
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			found, err := cat.lexicalSearch(ctx, q.Text, depth, ix.allowedOrd(q))
+			found, err := cat.lexicalSearchTerms(ctx, terms, depth, ix.allowedOrd(q))
 			if err != nil {
 				lexErr = err
 				return
@@ -475,10 +493,12 @@ func keepBestFirst(before, after map[string]float64) map[string]float64 {
 }
 
 // applyUsefulness turns the fused ranking into hits: the relative bar on
-// fused × MeanWeight splits them, the session's Weight orders those over it,
-// MMR diversifies them, the rest follow by fused × MeanWeight, and a
-// superseded lesson is moved below its successor.
-func (ix *Index) applyUsefulness(ranked []domain.Scored, q Query, useful func(string) Usefulness) []Hit {
+// fused × MeanWeight and the relevance floor split them, the session's
+// Weight orders those over both, MMR diversifies them, the rest follow by
+// fused × MeanWeight, and a superseded lesson (declared, derived, or
+// rewritten in its slot by a newer hit) is moved below its successor.
+// match is each lexical candidate's text share (Relevance).
+func (ix *Index) applyUsefulness(ranked []domain.Scored, q Query, useful func(string) Usefulness, match map[string]float64) []Hit {
 	all := make([]Hit, 0, len(ranked))
 	best := 0.0
 	cat := ix.cat
@@ -497,19 +517,34 @@ func (ix *Index) applyUsefulness(ranked []domain.Scored, q Query, useful func(st
 		// of the catalog's mapping.
 		h := Hit{ID: cat.id(o), Title: cat.str(o, slotTitle), Gist: cat.str(o, slotGist),
 			Type: cat.str(o, slotType), Reach: cat.reach(o),
-			Fused: r.Score, Weight: weight, MeanWeight: meanWeight, Dormant: u.Dormant}
+			Fused: r.Score, Weight: weight, MeanWeight: meanWeight, Dormant: u.Dormant,
+			Match: match[r.Path], Relevance: min(match[r.Path]*meanWeight, 1)}
 		for _, s := range cat.supersededBy(o) {
 			h.SupersededBy = append(h.SupersededBy, cat.id(s))
 		}
 		best = max(best, r.Score*meanWeight)
 		all = append(all, h)
 	}
-	bar := q.Bar
+	ix.supersedeBySlot(all)
+	bar, floor := q.Bar, q.Floor
 	if bar == 0 {
 		bar = DefaultBar
 	}
+	if floor == 0 {
+		floor = DefaultFloor
+	}
+	top := 0.0
+	for _, h := range all {
+		if len(h.SupersededBy) == 0 {
+			top = max(top, h.Relevance)
+		}
+	}
 	var over, under []Hit
 	for _, h := range all {
+		h.Weak = floor > 0 && (h.Relevance < floor || h.Relevance < RelativeCut*top)
+		if h.Weak && q.OnlyOverBar {
+			continue // a hook's slots hold only what clears the floor
+		}
 		if bar < 0 || h.Fused*h.MeanWeight >= bar*best {
 			h.OverBar, h.Score = true, h.Fused*h.Weight
 			over = append(over, h)

@@ -183,6 +183,11 @@ func (v *view) hash(g int) string  { return v.str(g, slotHash) }
 func (v *view) reach(g int) string { return v.str(g, slotReach) }
 func (v *view) flag(g int) string  { return v.str(g, slotFlag) }
 
+func (v *view) created(g int) int64 {
+	c, o := v.seg(g)
+	return c.created(o)
+}
+
 // hashIs reports whether g's content hash is h (compared in place).
 func (v *view) hashIs(g int, h string) bool {
 	c, o := v.seg(g)

@@ -243,8 +243,12 @@ func (ix *Index) planDelta(v *view, set *syncSet) (*deltaPlan, error) {
 func fillDoc(doc *catalogDoc, c *catalog, o int, l *domain.Lesson) {
 	if l != nil {
 		doc.title, doc.gist, doc.typ, doc.reach, doc.links = l.Title, l.Gist, l.Type, l.Reach, l.Links
+		if !l.Created.IsZero() {
+			doc.created = l.Created.UnixMilli()
+		}
 		return
 	}
+	doc.created = c.created(o)
 	rec := c.rec(o)
 	doc.title, doc.gist = c.str(rec, slotTitle).s, c.str(rec, slotGist).s
 	doc.typ, doc.reach = c.str(rec, slotType).s, c.str(rec, slotReach).s

@@ -42,7 +42,15 @@ func newAdvStore(t *testing.T) *advStore {
 	return a
 }
 
-func (a *advStore) getenv(k string) string { return storeGetenv(a.dir)(k) }
+// getenv is the store's environment without the relevance floor: these
+// tests are about what is never quoted, so a clean lesson that shares a
+// word with the work must be asked however many refused lessons share it.
+func (a *advStore) getenv(k string) string {
+	if k == "BORG_FLOOR" {
+		return "0"
+	}
+	return storeGetenv(a.dir)(k)
+}
 
 // borg runs borg with args (after "borg") and stdin, and returns its exit
 // code, stdout and stderr.

@@ -228,8 +228,11 @@ func (p *e2eProject) checkFirstSession(t *testing.T, step string, model *standIn
 			results[e.Lesson] = e
 		}
 	}
-	if kinds[domain.KindSession] != 1 || kinds[domain.KindAsked] != 2 || len(results) != 2 {
-		t.Fatalf("%s (stop hook, judged stop): events %v, results %v; want 1 session, 2 asked, one result per asked lesson", step, kinds, results)
+	// The retry lesson is asked; the timeout lesson shares "payments
+	// gateway" with the work and may be asked beside it only when it
+	// clears the relevance floor.
+	if kinds[domain.KindSession] != 1 || kinds[domain.KindAsked] < 1 || kinds[domain.KindAsked] > 2 || len(results) != kinds[domain.KindAsked] {
+		t.Fatalf("%s (stop hook, judged stop): events %v, results %v; want 1 session, 1 or 2 asked, one result per asked lesson", step, kinds, results)
 	}
 	retry := ""
 	for id, r := range results {
@@ -295,7 +298,7 @@ func TestClaudeCodeSession(t *testing.T) {
 	// retry lesson, consolidated by teammates meanwhile, delivered early.
 	commitThroughHook(t, p.project, p.store, p.env)
 	teammates(t, p.store, retry)
-	runIn(t, "claude session 2", p.project, p.env, claude, "-p", "The payments client retries: make the retry count configurable.",
+	runIn(t, "claude session 2", p.project, p.env, claude, "-p", "The payments client's retry loop with backoff and jitter: make the retry count configurable.",
 		"--permission-mode", "acceptEdits", "--output-format", "json")
 	p.checkSecondSession(t, "claude session 2", model, retry)
 }
@@ -393,7 +396,7 @@ trust_level = "trusted"
 
 	commitThroughHook(t, p.project, p.store, p.env)
 	teammates(t, p.store, retry)
-	exec("codex session 2", "The payments client retries: make the retry count configurable.")
+	exec("codex session 2", "The payments client's retry loop with backoff and jitter: make the retry count configurable.")
 	p.checkSecondSession(t, "codex session 2", model.standIn, retry)
 }
 

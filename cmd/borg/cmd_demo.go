@@ -253,7 +253,7 @@ func (d *demo) scriptedSession(session string) error {
 	if _, err := d.hook("post-tool", "{"+session+`,"hook_event_name":"PostToolUse","tool_name":"Edit","tool_input":{"file_path":"client.go"},"tool_response":{"success":true}}`); err != nil {
 		return err
 	}
-	out, err := d.hook("stop", "{"+session+`,"hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"I wrapped every payments request in a retry loop (3 attempts)."}`)
+	out, err := d.hook("stop", "{"+session+`,"hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"I wrapped every payments client request, the charge POSTs included, in a retry loop (3 attempts)."}`)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
@@ -66,6 +67,49 @@ func evalCommand(e *env) *cli.Command {
 				},
 			},
 			{
+				Name:      "asks",
+				Usage:     "abstention, session recall, precision and stale asks of the Stop hook on labelled ask sets",
+				ArgsUsage: "SET-DIR…",
+				Flags: []cli.Flag{
+					jsonFlag(),
+					&cli.StringFlag{Name: "locomo", Usage: "also a set built from two BEIR LoCoMo folders: OWN,OTHER (OWN's turns are the lessons; OTHER's questions bear on none)"},
+					&cli.IntFlag{Name: "questions", Value: 50, Usage: "with --locomo: questions about OWN (twice as many about OTHER)"},
+					&cli.BoolFlag{Name: "keep", Usage: "keep the throwaway stores and say where they are"},
+				},
+				Action: func(c *cli.Context) error {
+					var sets []askSet
+					for _, dir := range c.Args().Slice() {
+						set, err := loadAskSet(dir)
+						if err != nil {
+							return usageErr("%v", err)
+						}
+						sets = append(sets, set)
+					}
+					if v := c.String("locomo"); v != "" {
+						own, other, ok := strings.Cut(v, ",")
+						if !ok {
+							return usageErr("--locomo takes two folders: OWN,OTHER")
+						}
+						set, err := locomoAskSet(own, other, c.Int("questions"))
+						if err != nil {
+							return usageErr("%v", err)
+						}
+						sets = append(sets, set)
+					}
+					if len(sets) == 0 {
+						return usageErr("%v", errNoAskSets)
+					}
+					reps, err := runAskEvals(c.Context, e, sets, c.Bool("keep"))
+					if err != nil {
+						return fail(exitFail, "%v", err)
+					}
+					if c.Bool("json") {
+						return writeJSON(e, reps)
+					}
+					return writeAskTable(e.out, reps)
+				},
+			},
+			{
 				Name:  "learning",
 				Usage: "simulate a team and compare borg's ranking with baselines (cumulative regret)",
 				Flags: []cli.Flag{
@@ -78,6 +122,8 @@ func evalCommand(e *env) *cli.Command {
 					&cli.StringFlag{Name: "plot", Usage: "also write a PNG plot of cumulative regret to FILE"},
 					&cli.StringFlag{Name: "judge", Value: sim.JudgeDefault, Usage: "how verdicts are read: default (the hooks' judge without BORG_JUDGE) or perfect (the hidden truth, an upper bound)"},
 					&cli.StringFlag{Name: "agent", Value: sim.AgentOverDeclaring, Usage: "how the simulated agent declares: over-declaring or yes-sayer (says applies of everything)"},
+					&cli.Float64Flag{Name: "uncovered", Usage: "fraction of sessions about work no lesson covers (default 0.35)"},
+					&cli.Float64Flag{Name: "floor", Usage: "borg's relevance floor (default the hooks'; negative: none)"},
 				},
 				Action: func(c *cli.Context) error { return runEvalLearning(c, e) },
 			},
@@ -103,6 +149,12 @@ func runEvalLearning(c *cli.Context, e *env) error {
 	}
 	if c.IsSet("seed") {
 		opts.Seed = c.Uint64("seed")
+	}
+	if c.IsSet("uncovered") {
+		opts.Uncovered = c.Float64("uncovered")
+	}
+	if c.IsSet("floor") {
+		opts.Floor = c.Float64("floor")
 	}
 	opts.Judge, opts.Agent = c.String("judge"), c.String("agent")
 	var progress io.Writer

@@ -61,6 +61,21 @@ func globalStore(c *cli.Context) string {
 	return ""
 }
 
+// hookFloor is the relevance floor a hook's lessons must clear as
+// index.Query.Floor takes it: BORG_FLOOR in (0, 1], or 0 for none (every
+// lesson that shares a word with the work may be asked); unset or
+// anything else, index.DefaultFloor.
+func hookFloor(getenv func(string) string) float64 {
+	f, err := strconv.ParseFloat(getenv("BORG_FLOOR"), 64)
+	switch {
+	case err != nil || f < 0 || f > 1:
+		return 0
+	case f == 0:
+		return -1
+	}
+	return f
+}
+
 // hookConfig reads the hooks' tunables from the environment.
 func hookConfig(getenv func(string) string) (hooks.Config, time.Duration) {
 	cfg := hooks.DefaultConfig()
@@ -131,7 +146,7 @@ func runHook(ctx context.Context, e *env, verb, storeFlag string) int {
 			Anchors:         s.Anchors,
 		}
 		if verb == "stop" || verb == "prompt" || (verb == "session-start" && cfg.Early) {
-			sr := &storeRecaller{store: s, budget: hookBudget(e.getenv), notice: e.err}
+			sr := &storeRecaller{store: s, budget: hookBudget(e.getenv), notice: e.err, floor: hookFloor(e.getenv)}
 			d.Recall = sr
 			go func() {
 				// The index is released when the hook is done (or gives up).

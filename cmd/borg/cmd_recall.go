@@ -99,9 +99,9 @@ func runRecall(c *cli.Context, e *env, s *memfs.Store, q index.Query, sync, asJS
 	}
 	tw := tabwriter.NewWriter(e.out, 0, 0, 2, ' ', 0)
 	if q.Explain {
-		fmt.Fprintln(tw, "#\tid\tscore\tfused\tweight\tlexical\tvector\tsalience\tlateral\tgist")
+		fmt.Fprintln(tw, "#\tid\trelevance\tmatch\tscore\tfused\tweight\tlexical\tvector\tsalience\tlateral\tgist")
 	} else {
-		fmt.Fprintln(tw, "#\tid\tscore\tgist")
+		fmt.Fprintln(tw, "#\tid\trelevance\tgist")
 	}
 	for i, h := range hits {
 		gist := h.Gist
@@ -111,11 +111,17 @@ func runRecall(c *cli.Context, e *env, s *memfs.Store, q index.Query, sync, asJS
 		if len(h.SupersededBy) > 0 {
 			gist += " (superseded by " + strings.Join(h.SupersededBy, ", ") + ")"
 		}
+		// The relevance is on the scale the hooks' floor is on; a weak
+		// hit is one no hook would hand an agent.
+		rel := fmt.Sprintf("%.2f", h.Relevance)
+		if h.Weak {
+			rel += " weak"
+		}
 		if q.Explain {
-			fmt.Fprintf(tw, "%d\t%s\t%.4f\t%.4f\t%.3f\t%s\t%s\t%s\t%s\t%s\n", i+1, h.ID, h.Score, h.Fused, h.Weight,
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%.2f\t%.4f\t%.4f\t%.3f\t%s\t%s\t%s\t%s\t%s\n", i+1, h.ID, rel, h.Match, h.Score, h.Fused, h.Weight,
 				rank(h.Ranks.Lexical), rank(h.Ranks.Vector), rank(h.Ranks.Salience), rank(h.Ranks.Lateral), gist)
 		} else {
-			fmt.Fprintf(tw, "%d\t%s\t%.4f\t%s\n", i+1, h.ID, h.Score, gist)
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", i+1, h.ID, rel, gist)
 		}
 	}
 	return tw.Flush()

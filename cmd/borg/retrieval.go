@@ -420,6 +420,7 @@ var (
 type storeRecaller struct {
 	store   *memfs.Store
 	budget  *budget
+	floor   float64   // the relevance floor (0: index.DefaultFloor)
 	notice  io.Writer // where the hook says that it answered from state behind
 	noticed sync.Once
 	once    sync.Once
@@ -485,7 +486,7 @@ func (sr *storeRecaller) Recall(ctx context.Context, q hooks.RecallQuery) ([]hoo
 	// The Stop hook's asks explore (a lesson no session has asked may take
 	// the last slot); early delivery wants consolidated lessons only.
 	hits, err := sr.r.ix.Search(ctx, index.Query{Text: q.Text, K: q.K, Repo: q.Repo, Session: q.Session,
-		UsefulFunc: sr.r.usefulFunc(q.Session), OnlyOverBar: true, Explore: !q.ConsolidatedOnly, Exclude: q.Exclude,
+		UsefulFunc: sr.r.usefulFunc(q.Session), OnlyOverBar: true, Floor: sr.floor, Explore: !q.ConsolidatedOnly, Exclude: q.Exclude,
 		Links: sr.r.lessonLinks(time.Now().UnixMilli())})
 	if err != nil {
 		return nil, err

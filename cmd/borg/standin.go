@@ -215,7 +215,7 @@ func (m *standIn) reply(req standInRequest) ([]map[string]any, string) {
 	case askedAt < 0 && writes == 0:
 		return tool("toolu_naive", "Write", map[string]any{"file_path": client, "content": naiveClient})
 	case askedAt < 0:
-		return text("I wrapped every payments request in a retry loop (3 attempts).")
+		return text("I wrapped every payments client request, the charge POSTs included, in a retry loop (3 attempts).")
 	case writes < 2:
 		return tool("toolu_backoff", "Write", map[string]any{"file_path": client, "content": backoffClient})
 	}

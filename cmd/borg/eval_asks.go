@@ -1,0 +1,650 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// An ask set is a labelled benchmark of the Stop hook's asks: a team's
+// lessons and agent sessions, each session labelled with the lessons that
+// bear on its work (cmd/borg/testdata/asks/README.md). `borg eval asks`
+// learns the lessons into a store with borg learn, plays every session
+// through the real hooks (session start, prompt, the agent's edits, stop)
+// on a fresh copy of that store, and reads what the Stop hook asked.
+
+// askLesson is one lesson of an ask set.
+type askLesson struct {
+	Key   string   `json:"key"`
+	Title string   `json:"title,omitempty"`
+	Gist  string   `json:"gist"`
+	Body  string   `json:"body,omitempty"`
+	Tags  []string `json:"tags,omitempty"`
+	// Replaces is the key of an older lesson this one rewrites (learned
+	// later than every other lesson).
+	Replaces string `json:"replaces,omitempty"`
+}
+
+// askFile is a file an agent's session touched, with the lines it added.
+type askFile struct {
+	Path  string `json:"path"`
+	Added string `json:"added"`
+}
+
+// askSession is one agent session of an ask set.
+type askSession struct {
+	ID       string    `json:"id"`
+	Prompt   string    `json:"prompt"`
+	Final    string    `json:"final"`
+	Files    []askFile `json:"files,omitempty"`
+	Relevant []string  `json:"relevant"`
+	Stale    []string  `json:"stale,omitempty"`
+}
+
+// askSet is a named set of lessons and sessions.
+type askSet struct {
+	Name     string
+	Lessons  []askLesson
+	Sessions []askSession
+}
+
+// readJSONL decodes every non-blank line of path into a T.
+func readJSONL[T any](path string) ([]T, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []T
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for n := 1; sc.Scan(); n++ {
+		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+			continue
+		}
+		var v T
+		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", path, n, err)
+		}
+		out = append(out, v)
+	}
+	return out, sc.Err()
+}
+
+// loadAskSet reads an ask set's folder (lessons.jsonl, sessions.jsonl) and
+// checks that every key a session or lesson names exists.
+func loadAskSet(dir string) (askSet, error) {
+	set := askSet{Name: filepath.Base(filepath.Clean(dir))}
+	var err error
+	if set.Lessons, err = readJSONL[askLesson](filepath.Join(dir, "lessons.jsonl")); err != nil {
+		return set, fmt.Errorf("read ask set: %w (an ask set folder holds lessons.jsonl and sessions.jsonl)", err)
+	}
+	if set.Sessions, err = readJSONL[askSession](filepath.Join(dir, "sessions.jsonl")); err != nil {
+		return set, fmt.Errorf("read ask set: %w", err)
+	}
+	keys := map[string]bool{}
+	for _, l := range set.Lessons {
+		if l.Key == "" || strings.TrimSpace(l.Gist) == "" || keys[l.Key] {
+			return set, fmt.Errorf("read ask set %s: lesson %q: a lesson needs a unique key and a gist", dir, l.Key)
+		}
+		keys[l.Key] = true
+	}
+	for _, l := range set.Lessons {
+		if l.Replaces != "" && !keys[l.Replaces] {
+			return set, fmt.Errorf("read ask set %s: lesson %s replaces %q, which the set does not hold", dir, l.Key, l.Replaces)
+		}
+	}
+	for _, s := range set.Sessions {
+		for _, k := range append(slices.Clone(s.Relevant), s.Stale...) {
+			if !keys[k] {
+				return set, fmt.Errorf("read ask set %s: session %s names lesson %q, which the set does not hold", dir, s.ID, k)
+			}
+		}
+	}
+	return set, nil
+}
+
+// locomoAskSet builds an ask set from two BEIR-layout LoCoMo conversations:
+// the lessons are the turns of own, learned one by one; the sessions are
+// up to n questions about own (relevant: their evidence turns) and up to
+// 2n questions about other, which no lesson of own bears on.
+func locomoAskSet(own, other string, n int) (askSet, error) {
+	set := askSet{Name: filepath.Base(own) + "+" + filepath.Base(other)}
+	type doc struct {
+		ID    string `json:"_id"`
+		Title string `json:"title"`
+		Text  string `json:"text"`
+	}
+	docs, err := readJSONL[doc](filepath.Join(own, "corpus.jsonl"))
+	if err != nil {
+		return set, err
+	}
+	for _, d := range docs {
+		if strings.TrimSpace(d.Text) != "" {
+			set.Lessons = append(set.Lessons, askLesson{Key: d.ID, Gist: d.Text})
+		}
+	}
+	held := map[string]bool{}
+	for _, l := range set.Lessons {
+		held[l.Key] = true
+	}
+	questions := func(dir string, max int, relevant bool) error {
+		qs, err := readJSONL[doc](filepath.Join(dir, "queries.jsonl"))
+		if err != nil {
+			return err
+		}
+		rel, err := readQrels(filepath.Join(dir, "qrels", "test.tsv"))
+		if err != nil {
+			return err
+		}
+		taken := 0
+		for _, q := range qs {
+			docs, judged := rel[q.ID]
+			if !judged || taken == max {
+				continue
+			}
+			s := askSession{ID: filepath.Base(dir) + "/" + q.ID, Prompt: q.Text, Relevant: []string{}}
+			if relevant {
+				for _, d := range docs {
+					if held[d] {
+						s.Relevant = append(s.Relevant, d)
+					}
+				}
+				if len(s.Relevant) == 0 {
+					continue
+				}
+			}
+			set.Sessions = append(set.Sessions, s)
+			taken++
+		}
+		return nil
+	}
+	if err := questions(own, n, true); err != nil {
+		return set, err
+	}
+	if err := questions(other, 2*n, false); err != nil {
+		return set, err
+	}
+	return set, nil
+}
+
+// readQrels reads a BEIR qrels file: query id → relevant document ids.
+func readQrels(path string) (map[string][]string, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]string{}
+	for i, line := range strings.Split(string(raw), "\n") {
+		f := strings.Split(strings.TrimSpace(line), "\t")
+		if i == 0 || len(f) < 3 || f[2] == "0" {
+			continue
+		}
+		out[f[0]] = append(out[f[0]], f[1])
+	}
+	return out, nil
+}
+
+// askReport is what `borg eval asks` measured on one set.
+type askReport struct {
+	Set string `json:"set"`
+	// Lessons learned, and those borg learn refused.
+	Lessons int `json:"lessons"`
+	Refused int `json:"refused"`
+	// Sessions played; Empty of them have no relevant lesson.
+	Sessions int `json:"sessions"`
+	Empty    int `json:"empty"`
+	// Abstention is the share of empty sessions left unblocked;
+	// SessionRecall the share of the others asked at least one relevant
+	// lesson; Precision the share of asked lessons that are relevant.
+	Abstention    float64 `json:"abstention"`
+	SessionRecall float64 `json:"session_recall"`
+	Precision     float64 `json:"precision"`
+	// Blocked counts blocked sessions, Asked the lessons asked (the
+	// placebo control's are not asks: they are never recorded as shared
+	// evidence), StaleAsks the asked lessons a newer lesson of the set
+	// rewrites.
+	Blocked   int `json:"blocked"`
+	Asked     int `json:"asked"`
+	Relevant  int `json:"asked_relevant"`
+	StaleAsks int `json:"stale_asks"`
+	// Misses lists the sessions with a relevant lesson that asked none of
+	// them, and Needless those with none that were blocked (at most 10
+	// each, for reading).
+	Misses   []string `json:"misses,omitempty"`
+	Needless []string `json:"needless,omitempty"`
+}
+
+// askEval plays ask sets through the real hooks.
+type askEval struct {
+	e        *env
+	progress io.Writer
+	getenv   func(string) string // extra variables (BORG_FLOOR, say) for every borg run
+}
+
+// borg runs one borg command in process, as the CLI would, with vars as
+// its environment over e's.
+func (a *askEval) borg(ctx context.Context, vars map[string]string, now time.Time, stdin string, args ...string) (string, error) {
+	var out, errb bytes.Buffer
+	e := &env{in: strings.NewReader(stdin), out: &out, err: &errb, now: func() time.Time { return now },
+		getenv: func(k string) string {
+			if v, ok := vars[k]; ok {
+				return v
+			}
+			return a.e.getenv(k)
+		}}
+	if code := run(ctx, append([]string{"borg"}, args...), e); code != 0 {
+		return out.String(), fmt.Errorf("borg %s: exit %d: %s", args[0], code, strings.TrimSpace(errb.String()))
+	}
+	return out.String(), nil
+}
+
+// run learns set into a throwaway store under dir and plays its sessions.
+func (a *askEval) run(ctx context.Context, set askSet, dir string) (askReport, error) {
+	rep := askReport{Set: set.Name}
+	store := filepath.Join(dir, "store")
+	home := filepath.Join(dir, "home")
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		return rep, err
+	}
+	vars := map[string]string{"BORG_STORE": store, "HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config"),
+		"BORG_ENGINEER": "asks@example.com", "BORG_AUTOSYNC": "off"}
+	now := time.Date(2026, 9, 1, 9, 0, 0, 0, time.UTC)
+	if _, err := a.borg(ctx, vars, now, "", "init"); err != nil {
+		return rep, err
+	}
+	// Every lesson, then the rewrites two months later, as a team writes
+	// them; a minute apart, so a rewrite is always the newer.
+	ids := map[string]string{} // key → lesson id
+	learn := func(l askLesson) error {
+		args := []string{"learn", "--json"}
+		if l.Title != "" {
+			args = append(args, "--title", l.Title)
+		}
+		if l.Body != "" {
+			args = append(args, "--body", l.Body)
+		}
+		for _, t := range l.Tags {
+			args = append(args, "--tag", t)
+		}
+		out, err := a.borg(ctx, vars, now, "", append(args, "--", l.Gist)...)
+		now = now.Add(time.Minute)
+		if err != nil {
+			rep.Refused++
+			fmt.Fprintf(a.progress, "%s: lesson %s not learned: %v\n", set.Name, l.Key, err)
+			return nil
+		}
+		var got struct{ ID string }
+		if err := json.Unmarshal([]byte(out), &got); err != nil || got.ID == "" {
+			return fmt.Errorf("learn %s: unexpected output %q", l.Key, out)
+		}
+		ids[l.Key] = got.ID
+		rep.Lessons++
+		return nil
+	}
+	replaced := map[string]bool{} // lesson ids a newer lesson rewrites
+	for pass := 0; pass < 2; pass++ {
+		if pass == 1 {
+			now = now.Add(60 * 24 * time.Hour)
+		}
+		for i, l := range set.Lessons {
+			if (l.Replaces != "") != (pass == 1) {
+				continue
+			}
+			if err := learn(l); err != nil {
+				return rep, err
+			}
+			if a.progress != nil && isTerminal(a.progress) && i%50 == 0 {
+				fmt.Fprintf(a.progress, "\r%s: learned %d/%d lessons", set.Name, rep.Lessons, len(set.Lessons))
+			}
+		}
+	}
+	for _, l := range set.Lessons {
+		if l.Replaces != "" && ids[l.Key] != "" {
+			replaced[ids[l.Replaces]] = true
+		}
+	}
+	// A team's store reaches a teammate packed (a clone), and a packed
+	// store is a few files to copy per session.
+	if err := gitIn(ctx, store, "repack", "-adq"); err != nil {
+		return rep, err
+	}
+	// One recall builds the index and the log's summary the hooks then
+	// find up to date in every copy.
+	if _, err := a.borg(ctx, vars, now, "", "recall", "warm up"); err != nil {
+		return rep, err
+	}
+	proj := filepath.Join(dir, "project")
+	if err := newAskProject(ctx, proj); err != nil {
+		return rep, err
+	}
+	keyOf := map[string]string{}
+	for k, id := range ids {
+		keyOf[id] = k
+	}
+	now = now.Add(24 * time.Hour)
+	emptyLeft, withHit := 0, 0
+	for i, s := range set.Sessions {
+		if a.progress != nil && isTerminal(a.progress) {
+			fmt.Fprintf(a.progress, "\r%s: session %d/%d", set.Name, i+1, len(set.Sessions))
+		}
+		asked, blocked, err := a.playSession(ctx, vars, store, filepath.Join(dir, "s"), proj, s, now)
+		if err != nil {
+			return rep, fmt.Errorf("session %s: %w", s.ID, err)
+		}
+		now = now.Add(time.Hour)
+		rep.Sessions++
+		relevant := map[string]bool{}
+		for _, k := range s.Relevant {
+			relevant[k] = true
+		}
+		if blocked {
+			rep.Blocked++
+		}
+		hit := false
+		for _, id := range asked {
+			rep.Asked++
+			if relevant[keyOf[id]] {
+				rep.Relevant++
+				hit = true
+			}
+			if replaced[id] {
+				rep.StaleAsks++
+			}
+		}
+		switch {
+		case len(s.Relevant) == 0:
+			rep.Empty++
+			if !blocked {
+				emptyLeft++
+			} else if len(rep.Needless) < 10 {
+				rep.Needless = append(rep.Needless, s.ID+": "+strings.Join(keysOf(asked, keyOf), ","))
+			}
+		case hit:
+			withHit++
+		default:
+			if len(rep.Misses) < 10 {
+				rep.Misses = append(rep.Misses, s.ID+": asked "+strings.Join(keysOf(asked, keyOf), ",")+"; wanted "+strings.Join(s.Relevant, ","))
+			}
+		}
+	}
+	if a.progress != nil && isTerminal(a.progress) {
+		fmt.Fprintln(a.progress)
+	}
+	rep.Abstention = ratio(emptyLeft, rep.Empty)
+	rep.SessionRecall = ratio(withHit, rep.Sessions-rep.Empty)
+	rep.Precision = ratio(rep.Relevant, rep.Asked)
+	return rep, nil
+}
+
+func keysOf(ids []string, keyOf map[string]string) []string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = keyOf[id]
+	}
+	return out
+}
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+// newAskProject makes the project the sessions work in: a git repository
+// with one commit.
+func newAskProject(ctx context.Context, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte("# service\n"), 0o644); err != nil {
+		return err
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "README.md"},
+		{"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "start"}} {
+		if err := gitIn(ctx, dir, args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func gitIn(ctx context.Context, dir string, args ...string) error {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("git %s in %s: %v: %s", args[0], dir, err, out)
+	}
+	return nil
+}
+
+// playSession plays s on a fresh copy of store: the session starts, the
+// user's prompt, the agent's edits, the agent's stop. It returns the
+// lessons the Stop hook asked (as recorded in the copy's log) and whether
+// it blocked.
+func (a *askEval) playSession(ctx context.Context, vars map[string]string, store, copyDir, proj string, s askSession, now time.Time) (asked []string, blocked bool, err error) {
+	if err := os.RemoveAll(copyDir); err != nil {
+		return nil, false, err
+	}
+	if err := copyTree(store, copyDir); err != nil {
+		return nil, false, err
+	}
+	if err := gitIn(ctx, proj, "reset", "-q", "--hard"); err != nil {
+		return nil, false, err
+	}
+	if err := gitIn(ctx, proj, "clean", "-qfdx"); err != nil {
+		return nil, false, err
+	}
+	v := map[string]string{}
+	for k, x := range vars {
+		v[k] = x
+	}
+	v["BORG_STORE"] = copyDir
+	hook := func(verb string, in map[string]any) (string, error) {
+		in["session_id"], in["cwd"] = "ask-"+s.ID, proj
+		raw, _ := json.Marshal(in)
+		return a.borg(ctx, v, now, string(raw), "hook", verb)
+	}
+	if _, err := hook("session-start", map[string]any{"hook_event_name": "SessionStart", "source": "startup"}); err != nil {
+		return nil, false, err
+	}
+	if _, err := hook("prompt", map[string]any{"hook_event_name": "UserPromptSubmit", "prompt": s.Prompt}); err != nil {
+		return nil, false, err
+	}
+	for _, f := range s.Files {
+		p := filepath.Join(proj, filepath.FromSlash(f.Path))
+		if !strings.HasPrefix(p, proj+string(filepath.Separator)) {
+			return nil, false, fmt.Errorf("file %q is outside the project", f.Path)
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return nil, false, err
+		}
+		fh, err := os.OpenFile(p, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			return nil, false, err
+		}
+		_, err = fmt.Fprintln(fh, f.Added)
+		if cerr := fh.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return nil, false, err
+		}
+	}
+	out, err := hook("stop", map[string]any{"hook_event_name": "Stop", "stop_hook_active": false, "last_assistant_message": s.Final})
+	if err != nil {
+		return nil, false, err
+	}
+	var dec struct {
+		Decision string `json:"decision"`
+	}
+	if strings.TrimSpace(out) != "" {
+		if err := json.Unmarshal([]byte(out), &dec); err != nil {
+			return nil, false, fmt.Errorf("stop hook printed %q: %v", out, err)
+		}
+	}
+	asked, err = askedIn(copyDir)
+	return asked, dec.Decision == "block", err
+}
+
+// askedIn lists the lessons asked in a store's log files (this machine's
+// shared and local logs), sorted.
+func askedIn(store string) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(store, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".jsonl") {
+			return nil
+		}
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for _, line := range strings.Split(string(raw), "\n") {
+			var ev struct{ Kind, Lesson string }
+			if json.Unmarshal([]byte(line), &ev) == nil && ev.Kind == "asked" && ev.Lesson != "" {
+				out = append(out, ev.Lesson)
+			}
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return slices.Compact(out), err
+}
+
+// sharedInCopy reports the store files a session never changes in place,
+// which a copy may share with the original: git's objects, the lesson
+// files and the index files (replaced whole by rename, never rewritten).
+// Logs, which a hook appends to, and everything else are copied.
+func sharedInCopy(rel string) bool {
+	for _, dir := range []string{".git/objects/", "lessons/", ".borg/index/"} {
+		if strings.HasPrefix(rel, dir) {
+			return !strings.HasSuffix(rel, ".jsonl") && !strings.HasSuffix(rel, "lock")
+		}
+	}
+	return false
+}
+
+// copyTree copies a directory tree (regular files, folders and symlinks),
+// keeping modification times, so that a copied store's index finds its
+// lessons as it left them; the files no session rewrites (sharedInCopy)
+// are hard-linked where the file system allows it.
+func copyTree(src, dst string) error {
+	type dirTime struct {
+		path string
+		mod  time.Time
+	}
+	var dirs []dirTime
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		to := filepath.Join(dst, rel)
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		switch {
+		case d.IsDir():
+			dirs = append(dirs, dirTime{to, info.ModTime()})
+			return os.MkdirAll(to, 0o755)
+		case d.Type()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(target, to)
+		case d.Type().IsRegular():
+			if sharedInCopy(filepath.ToSlash(rel)) && os.Link(p, to) == nil {
+				return nil
+			}
+			raw, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			if err := os.WriteFile(to, raw, info.Mode().Perm()); err != nil {
+				return err
+			}
+		default:
+			return nil // sockets and the like: nothing a store needs
+		}
+		return os.Chtimes(to, info.ModTime(), info.ModTime())
+	})
+	// A folder's time last: writing into it moved it.
+	for i := len(dirs) - 1; i >= 0 && err == nil; i-- {
+		err = os.Chtimes(dirs[i].path, dirs[i].mod, dirs[i].mod)
+	}
+	return err
+}
+
+// errNoAskSets says where ask sets come from.
+var errNoAskSets = errors.New("eval asks takes ask-set folders (lessons.jsonl, sessions.jsonl), e.g. cmd/borg/testdata/asks/lumen, or --locomo OWN,OTHER with two BEIR LoCoMo folders")
+
+// runAskEvals plays each set in its own throwaway folder.
+func runAskEvals(ctx context.Context, e *env, sets []askSet, keep bool) ([]askReport, error) {
+	a := &askEval{e: e, progress: e.err}
+	var reps []askReport
+	for _, set := range sets {
+		dir, err := os.MkdirTemp("", "borg-eval-asks-")
+		if err != nil {
+			return nil, err
+		}
+		rep, err := a.run(ctx, set, dir)
+		if keep {
+			fmt.Fprintf(e.err, "%s: kept in %s\n", set.Name, dir)
+		} else {
+			_ = os.RemoveAll(dir)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", set.Name, err)
+		}
+		reps = append(reps, rep)
+	}
+	return reps, nil
+}
+
+// writeAskTable prints one row per set, then each set's misses and
+// needless asks.
+func writeAskTable(w io.Writer, reps []askReport) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "set\tlessons\tsessions\tnone relevant\tabstention\tsession recall\tprecision\tasked\tstale asks")
+	for _, r := range reps {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.3f\t%.3f\t%.3f\t%d\t%d\n", r.Set, r.Lessons, r.Sessions, r.Empty,
+			r.Abstention, r.SessionRecall, r.Precision, r.Asked, r.StaleAsks)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, r := range reps {
+		for _, m := range r.Misses {
+			fmt.Fprintf(w, "%s: missed %s\n", r.Set, m)
+		}
+		for _, m := range r.Needless {
+			fmt.Fprintf(w, "%s: needless ask %s\n", r.Set, m)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,144 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/borg-memory/borg/domain"
+)
+
+// filler is n lessons about other work, sharing the ordinary words of
+// engineering prose with everything.
+func filler(n int) []domain.Lesson {
+	subjects := []string{"billing", "search", "mobile", "ledger", "gateway", "scheduler", "exporter", "console"}
+	tools := []string{"helm", "terraform", "pnpm", "gradle", "celery", "kafka", "redis", "nginx"}
+	out := make([]domain.Lesson, n)
+	for i := range out {
+		s, tool := subjects[i%len(subjects)], tools[(i/len(subjects))%len(tools)]
+		out[i] = lesson(fmt.Sprintf("filler-%04d", i), "",
+			fmt.Sprintf("Check the %s service config before you deploy %s change %d.", s, tool, i),
+			"We fixed the test and the build after an error in the data.")
+	}
+	return out
+}
+
+// TestRelevanceScale: a session about a lesson's subject clears the floor,
+// one that shares only ordinary words with it does not, and both hold in a
+// store of ten lessons and in one of a thousand: the scale does not move
+// with the store's size or the session's length.
+func TestRelevanceScale(t *testing.T) {
+	target := lesson("pgbouncer-no-set", "", "fleetdb sits behind PgBouncer in transaction mode: no session-level prepared statements and no plain SET.", "")
+	about := "The invoicing report query ran for 40 minutes: I added SET statement_timeout on the fleetdb connection; PgBouncer sits in front of it."
+	ordinary := "Fix the failing test in the billing service and check the config before the deploy; the build had an error in the data."
+	long := about + " " + ordinary + " " + ordinary
+	for _, n := range []int{10, 1000} {
+		ix := newTestIndex(t, append(filler(n), target))
+		rel := func(q string) float64 {
+			hits, err := ix.Search(context.Background(), Query{Text: q, K: 50, Floor: -1, Bar: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, h := range hits {
+				if h.ID == target.ID {
+					return h.Relevance
+				}
+			}
+			return 0
+		}
+		t.Logf("%d lessons: about %.3f, longer %.3f, ordinary %.3f", n, rel(about), rel(long), rel(ordinary))
+		if r := rel(about); r < DefaultFloor {
+			t.Errorf("%d lessons: relevance of a session about the lesson %.3f, want ≥ the floor %.2f", n, r, DefaultFloor)
+		}
+		if r := rel(long); r < DefaultFloor {
+			t.Errorf("%d lessons: relevance of a longer session about the lesson %.3f, want ≥ the floor %.2f", n, r, DefaultFloor)
+		}
+		if r := rel(ordinary); r >= DefaultFloor/2 {
+			t.Errorf("%d lessons: relevance of a session sharing only ordinary words %.3f, want under half the floor", n, r)
+		}
+	}
+}
+
+// TestFloorAbstains: a hook's query (OnlyOverBar) gets nothing when no
+// lesson clears the floor, and a listing marks the same hits weak.
+func TestFloorAbstains(t *testing.T) {
+	ix := newTestIndex(t, append(filler(50), corpus()...))
+	q := Query{Text: "Add a health check endpoint to the billing service and fix its test.", K: 3}
+	hook := q
+	hook.OnlyOverBar = true
+	got, err := ix.Search(context.Background(), hook)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 0 {
+		t.Fatalf("a hook's query got %d lessons for work no lesson bears on: %+v", len(got), got[0])
+	}
+	listed, err := ix.Search(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(listed) == 0 {
+		t.Fatal("the listing lost its hits")
+	}
+	for _, h := range listed {
+		if !h.Weak {
+			t.Errorf("listed %s at relevance %.3f, not marked weak", h.ID, h.Relevance)
+		}
+	}
+	hook.Text = "The integration tests failed on missing tables: I ran make migrate before go test ./integration/..."
+	if got, _ := ix.Search(context.Background(), hook); len(got) == 0 || got[0].ID != "migrate-before-tests" {
+		t.Fatalf("a session about a lesson got %+v", got)
+	}
+}
+
+// TestSupersedeBySlot: of two facts in one slot, the newer supersedes the
+// older at query time (the older is marked and demoted below it, and the
+// hooks skip what is marked); two subjects sharing a relation and a value, or two facts of the
+// same time, are left alone.
+func TestSupersedeBySlot(t *testing.T) {
+	at := func(l domain.Lesson, day int) domain.Lesson {
+		l.Created = time.Date(2026, 9, day, 9, 0, 0, 0, time.UTC)
+		return l
+	}
+	old := at(lesson("staging-db-old", "", "The staging database of the payments service is pay-db-stage-1.", ""), 1)
+	cur := at(lesson("staging-db-new", "", "The staging database of the payments service is pay-db-stage-2.", ""), 20)
+	billing := at(lesson("export-billing", "", "The nightly export of Billing runs at 02:00 UTC.", ""), 2)
+	search := at(lesson("export-search", "", "The nightly export of Search runs at 02:00 UTC.", ""), 25)
+	tieA := at(lesson("rotation-a", "", "The on-call rotation changes on Monday.", ""), 3)
+	tieB := at(lesson("rotation-b", "", "The on-call rotation changes on Friday.", ""), 3)
+	ix := newTestIndex(t, append(filler(20), old, cur, billing, search, tieA, tieB))
+	search1 := func(q string, hook bool) []Hit {
+		t.Helper()
+		hits, err := ix.Search(context.Background(), Query{Text: q, K: 10, OnlyOverBar: hook, Bar: -1, MMRLambda: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return hits
+	}
+	ids := func(hits []Hit) []string {
+		var out []string
+		for _, h := range hits {
+			out = append(out, h.ID)
+		}
+		return out
+	}
+	hits := search1("Which host is the staging database of the payments service? pay-db-stage-1", false)
+	pos := func(id string) int { return slices.Index(ids(hits), id) }
+	if pos("staging-db-new") < 0 || pos("staging-db-old") < pos("staging-db-new") {
+		t.Fatalf("the rewrite does not rank above the old value: %v", ids(hits))
+	}
+	for _, h := range hits {
+		if h.ID == "staging-db-old" && !slices.Equal(h.SupersededBy, []string{"staging-db-new"}) {
+			t.Errorf("old value superseded by %v, want the rewrite", h.SupersededBy)
+		}
+	}
+	for _, q := range []string{"When does the nightly export of Billing and of Search run?", "Which day does the on-call rotation change?"} {
+		for _, h := range search1(q, false) {
+			if len(h.SupersededBy) > 0 {
+				t.Errorf("%q: %s superseded by %v, want left alone", q, h.ID, h.SupersededBy)
+			}
+		}
+	}
+}
