@@ -40,12 +40,20 @@ type Options struct {
 	// Bar and MMRLambda are passed to every search (index.Query; 0 keeps the
 	// index's defaults), so a replay can judge the ranking's own knobs.
 	Bar, MMRLambda float64
+	// Uncovered is the fraction of sessions whose work no lesson bears on
+	// (a topic the corpus never writes about, in words it shares only by
+	// chance): every ask there is a needless interruption.
+	Uncovered float64
+	// Floor is the relevance floor of borg's searches (index.Query.Floor:
+	// 0 the index's default, negative none).
+	Floor float64
 }
 
 // DefaultOptions is the default scenario: five engineers in three repos,
 // 60 lessons (plus 4 helpful ones written at session 150), 600 sessions of
 // three slots over ten candidates, a fifth of sessions censored, a tenth with
-// a placebo, a two-week holiday at session 400, and the weights in force.
+// a placebo, a two-week holiday at session 400, 35% of sessions about work
+// no lesson covers, and the weights in force.
 func DefaultOptions() Options {
 	return Options{
 		Engineers:   5,
@@ -64,6 +72,7 @@ func DefaultOptions() Options {
 		Weights:     domain.DefaultWeights,
 		Judge:       JudgeDefault,
 		Agent:       AgentOverDeclaring,
+		Uncovered:   0.35,
 	}
 }
 
@@ -105,6 +114,8 @@ func (o Options) validate() error {
 	check(o.Candidates >= o.Slots && o.Candidates <= 100, "candidates %d not in [slots, 100]", o.Candidates)
 	check(o.Censored >= 0 && o.Censored < 1, "censored fraction %v not in [0, 1)", o.Censored)
 	check(o.Placebo >= 0 && o.Placebo <= 1, "placebo fraction %v not in [0, 1]", o.Placebo)
+	check(o.Uncovered >= 0 && o.Uncovered < 1, "uncovered fraction %v not in [0, 1)", o.Uncovered)
+	check(o.Floor <= 1, "floor %v over 1", o.Floor)
 	check(o.HolidayAt >= 0 && o.HolidayAt < o.Sessions, "holiday at session %d, outside [0, %d)", o.HolidayAt, o.Sessions)
 	check(o.HolidayDays >= 0 && o.HolidayDays <= 3650, "holiday of %d days not in [0, 3650]", o.HolidayDays)
 	check(o.Judge == JudgeDefault || o.Judge == JudgePerfect, "judge %q is not %q or %q", o.Judge, JudgeDefault, JudgePerfect)

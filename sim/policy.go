@@ -117,7 +117,7 @@ func (p *policy) chooseBorg(ctx context.Context, c sessionCtx) ([]string, error)
 		useful[m.ID] = index.UsefulnessOf(m)
 	}
 	hits, err := c.ix.Search(ctx, index.Query{Text: c.t.text, K: c.opts.Slots, Repo: c.w.repos[c.t.repo],
-		Session: c.t.session, Useful: useful, OnlyOverBar: true, Explore: true, Bar: c.opts.Bar, MMRLambda: c.opts.MMRLambda})
+		Session: c.t.session, Useful: useful, OnlyOverBar: true, Floor: c.opts.Floor, Explore: true, Bar: c.opts.Bar, MMRLambda: c.opts.MMRLambda})
 	if err != nil {
 		return nil, fmt.Errorf("borg policy: %w", err)
 	}
@@ -154,8 +154,13 @@ func chooseOracle(c sessionCtx) []string {
 		return 1
 	})
 	ids := make([]string, 0, c.opts.Slots)
+	total := 0.0
 	for _, x := range cs[:min(c.opts.Slots, len(cs))] {
 		ids = append(ids, x.id)
+		total += x.v
+	}
+	if total <= interruptCost {
+		return nil // not worth stopping the agent for
 	}
 	return ids
 }

@@ -36,6 +36,7 @@ type Scenario struct {
 	Candidates  int          `json:"candidates"`
 	Censored    float64      `json:"censored"`
 	Placebo     float64      `json:"placebo"`
+	Uncovered   float64      `json:"uncovered"`
 	HolidayAt   int          `json:"holiday_at"`
 	HolidayDays int          `json:"holiday_days"`
 	Judge       string       `json:"judge"`
@@ -84,9 +85,14 @@ type PolicyReport struct {
 	AsksByEffect EffectCounts `json:"asks_by_effect"`
 	// AsksByRelevance splits the asks by the lesson's relevance to the task:
 	// its subtopic, its topic's other subtopics, or unrelated.
-	AsksByRelevance RelevanceCounts  `json:"asks_by_relevance"`
-	Harmful         HarmfulReport    `json:"harmful"`
-	NewLessons      NewLessonsReport `json:"new_lessons"`
+	AsksByRelevance RelevanceCounts `json:"asks_by_relevance"`
+	// Needless counts the sessions a policy interrupted although no lesson
+	// it asked bears on the work (every one unrelated), and NeedlessPer100
+	// the same per 100 sessions.
+	Needless       int              `json:"needless"`
+	NeedlessPer100 float64          `json:"needless_per_100"`
+	Harmful        HarmfulReport    `json:"harmful"`
+	NewLessons     NewLessonsReport `json:"new_lessons"`
 	// Dormant and Consolidated count the lessons in each state at the end,
 	// as the policy's own log derives them.
 	Dormant      int `json:"dormant"`
@@ -186,7 +192,7 @@ func buildReport(ctx context.Context, opts Options, w *world, pols []*policy) (R
 	rep := Report{Scenario: Scenario{
 		Engineers: opts.Engineers, Repos: w.repos, Lessons: opts.Lessons, NewLessons: opts.NewLessons,
 		NewAt: opts.NewAt, Sessions: opts.Sessions, Seed: opts.Seed, Slots: opts.Slots,
-		Candidates: opts.Candidates, Censored: opts.Censored, Placebo: opts.Placebo,
+		Candidates: opts.Candidates, Censored: opts.Censored, Placebo: opts.Placebo, Uncovered: opts.Uncovered,
 		HolidayAt: opts.HolidayAt, HolidayDays: opts.HolidayDays, Weights: weightsJSON(opts.Weights),
 		Judge: opts.Judge, Agent: opts.Agent,
 	}}
@@ -279,9 +285,11 @@ func (p *policy) report(w *world, wt domain.Weights, events, shared []domain.Eve
 	for _, id := range readChanged {
 		countEffect(&pr.ReadChanged, w.byID[id], -1)
 	}
+	relevantAsk := map[int]bool{} // session → some asked lesson bears on it
 	for id, ss := range p.asked {
 		l := w.byID[id]
 		for _, s := range ss {
+			relevantAsk[s] = relevantAsk[s] || relevance(l, w.tasks[s]) > 0
 			countEffect(&pr.AsksByEffect, l, w.tasks[s].repo)
 			switch relevance(l, w.tasks[s]) {
 			case subtopicRel:
@@ -293,6 +301,12 @@ func (p *policy) report(w *world, wt domain.Weights, events, shared []domain.Eve
 			}
 		}
 	}
+	for _, relevant := range relevantAsk {
+		if !relevant {
+			pr.Needless++
+		}
+	}
+	pr.NeedlessPer100 = round4(100 * float64(pr.Needless) / float64(len(w.tasks)))
 	return pr
 }
 

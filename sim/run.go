@@ -256,6 +256,9 @@ func (r *simRun) play(ctx context.Context, p *policy, sc sessionCtx) (float64, e
 // returns their value for the task.
 func (p *policy) ask(w *world, s int, t task, ids []string, censored bool, seed uint64) float64 {
 	var v float64
+	if len(ids) > 0 {
+		v -= interruptCost
+	}
 	repo, author := w.repos[t.repo], w.engineers[t.engineer]
 	for i, id := range ids {
 		l := w.byID[id]

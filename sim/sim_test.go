@@ -487,8 +487,10 @@ func BenchmarkRunSmall(b *testing.B) {
 // TestHeadlineScenario is the headline claim as a CI check: on the default
 // team over 300 sessions (seed 1), with the product's default judge and an
 // over-declaring agent, borg's regret is at least 10% below relevance,
-// count, recency, random and last-use, and every lesson written mid-run is
-// asked within 100 sessions. The simulation is deterministic (the same
+// count, recency, random and last-use, asks needlessly (no asked lesson
+// bears on the work) at least five times less often than a policy that
+// always asks, and every lesson written mid-run is asked within 100
+// sessions about the work it bears on. The simulation is deterministic (the same
 // seed gives the same report), so this holds or fails the same way on
 // every run and machine; it also runs under -race.
 func TestHeadlineScenario(t *testing.T) {
@@ -508,9 +510,21 @@ func TestHeadlineScenario(t *testing.T) {
 			t.Errorf("borg's regret %.1f is not 10%% below %s's %.1f", regret[PolicyBorg], base, regret[base])
 		}
 	}
+	// Needless asks: borg stays silent where no lesson bears on the work,
+	// at least five times more often than a policy that always asks.
+	byName := map[string]PolicyReport{}
+	for _, p := range rep.Policies {
+		byName[p.Name] = p
+	}
+	if b, always := byName[PolicyBorg].NeedlessPer100, byName[PolicyRelevance].NeedlessPer100; !(b*5 <= always) || always == 0 {
+		t.Errorf("needless asks per 100 sessions: borg %.1f, ask-always %.1f; want 5× fewer", b, always)
+	}
+	// A lesson can only be asked in sessions about work it bears on: the
+	// bound is 100 of those, however many sessions are about other work.
+	within := int(100 / (1 - rep.Scenario.Uncovered))
 	for _, nl := range rep.Policies[0].NewLessons.PerLesson {
-		if nl.FirstAsk < 0 || nl.FirstAsk > 100 {
-			t.Errorf("new lesson %s written at session %d first asked %d sessions later, want within 100", nl.ID, nl.Written, nl.FirstAsk)
+		if nl.FirstAsk < 0 || nl.FirstAsk > within {
+			t.Errorf("new lesson %s written at session %d first asked %d sessions later, want within %d", nl.ID, nl.Written, nl.FirstAsk, within)
 		}
 	}
 }

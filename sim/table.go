@@ -19,17 +19,17 @@ func (r Report) WriteTable(w io.Writer) error {
 	sc := r.Scenario
 	fmt.Fprintf(&b, "borg eval learning: %d engineers, repos %s, %d lessons (+%d new at session %d), %d sessions, seed %d\n",
 		sc.Engineers, strings.Join(sc.Repos, ","), sc.Lessons, sc.NewLessons, sc.NewAt, sc.Sessions, sc.Seed)
-	fmt.Fprintf(&b, "corpus: %d helps, %d neutral, %d harms, %d repo-only (%d scoped); %d slots of %d candidates; %.0f%% censored\n",
+	fmt.Fprintf(&b, "corpus: %d helps, %d neutral, %d harms, %d repo-only (%d scoped); %d slots of %d candidates; %.0f%% censored; %.0f%% of sessions about work no lesson covers\n",
 		sc.Effects.Helps, sc.Effects.Neutral, sc.Effects.Harms, sc.Effects.Repo, sc.Effects.Scoped,
-		sc.Slots, sc.Candidates, 100*sc.Censored)
+		sc.Slots, sc.Candidates, 100*sc.Censored, 100*sc.Uncovered)
 	fmt.Fprintf(&b, "judge: %s, agent: %s\n\n", sc.Judge, sc.Agent)
 
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "policy\tregret\tper session\tasks\thelps\tharms\tmisplaced\tharmful late rate\tnew: 1st ask\tnew: consolidated\tconsolidated: helps/neutral/harms/repo\t")
+	fmt.Fprintln(tw, "policy\tregret\tper session\tneedless/100\tasks\thelps\tharms\tmisplaced\tharmful late rate\tnew: 1st ask\tnew: consolidated\tconsolidated: helps/neutral/harms/repo\t")
 	for _, p := range r.Policies {
 		ec := p.EverConsolidated
-		fmt.Fprintf(tw, "%s\t%.1f\t%.3f\t%d\t%d\t%d\t%d\t%.2f\t%s\t%s\t%d/%d/%d/%d\t\n", p.Name, p.Regret, p.RegretPerSession,
-			p.Asks, p.AsksByEffect.Helps+p.AsksByEffect.Repo-p.AsksByEffect.Misplaced, p.AsksByEffect.Harms,
+		fmt.Fprintf(tw, "%s\t%.1f\t%.3f\t%.1f\t%d\t%d\t%d\t%d\t%.2f\t%s\t%s\t%d/%d/%d/%d\t\n", p.Name, p.Regret, p.RegretPerSession,
+			p.NeedlessPer100, p.Asks, p.AsksByEffect.Helps+p.AsksByEffect.Repo-p.AsksByEffect.Misplaced, p.AsksByEffect.Harms,
 			p.AsksByEffect.Misplaced, p.Harmful.AskRateLate,
 			ofN(p.NewLessons.MedianSessionsToFirstAsk, p.NewLessons.Asked, p.NewLessons.Lessons),
 			ofN(p.NewLessons.MedianSessionsToConsolidate, p.NewLessons.Consolidated, p.NewLessons.Lessons),

@@ -67,6 +67,23 @@ var topics = []topic{
 	}},
 }
 
+// uncoveredTopics are work no lesson of the corpus is about: a session on
+// one of them shares words with lessons only by chance.
+var uncoveredTopics = []topic{
+	{"frontend", []string{"component", "css", "layout", "button"}, []subtopic{
+		{"forms", []string{"form", "validation", "input", "submit", "label", "placeholder"}},
+		{"a11y", []string{"aria", "contrast", "keyboard", "focus", "screenreader", "tabindex"}},
+	}},
+	{"docs", []string{"readme", "docs", "guide", "example"}, []subtopic{
+		{"onboarding", []string{"onboarding", "setup", "install", "prerequisites", "walkthrough", "faq"}},
+		{"changelog", []string{"changelog", "semver", "notes", "breaking", "highlights", "upgrade"}},
+	}},
+	{"analytics", []string{"dashboard", "chart", "report", "metric"}, []subtopic{
+		{"funnels", []string{"funnel", "conversion", "cohort", "retention", "segment", "attribution"}},
+		{"exports", []string{"csv", "spreadsheet", "pivot", "quarterly", "finance", "xlsx"}},
+	}},
+}
+
 // repoNames are the repo tags, in order; Options.Repos takes a prefix.
 var repoNames = []string{"api", "web", "infra", "billing", "mobile", "data", "search", "auth-svc"}
 
@@ -93,6 +110,11 @@ const (
 	harmValue     = -1.0
 	misplaceValue = -0.5 // a repo-only lesson followed in another repo
 	askCost       = 0.02 // every question takes some of the agent's attention
+	// interruptCost is what blocking a session costs, once, however many
+	// lessons it asks: the agent stops, weighs notes and answers. An ask is
+	// worth it when what it brings outweighs that, as a note of the
+	// session's topic that helps (topicRel) just does.
+	interruptCost = topicRel
 	// subtopicRel and topicRel are a lesson's relevance to a task of its
 	// subtopic and of its topic's other subtopics.
 	subtopicRel = 1.0
@@ -218,8 +240,12 @@ func newWorld(opts Options) *world {
 		ms := baseMS - int64(7*24*time.Hour/time.Millisecond) + int64(i)*60000
 		w.addLesson(wr, e, ms, -1, "")
 	}
-	// The task stream (holiday included), drawn once for every policy.
+	// The task stream (holiday included), drawn once for every policy; a
+	// stream of its own turns some tasks into uncovered work, leaving the
+	// others as they were drawn.
 	tr := domain.NewRng(subSeed(opts.Seed, "tasks"))
+	ur := domain.NewRng(subSeed(opts.Seed, "uncovered"))
+	sr := domain.NewRng(subSeed(opts.Seed, "summary"))
 	tw := topicWeights()
 	ms := int64(baseMS)
 	for s := 0; s < opts.Sessions; s++ {
@@ -237,6 +263,11 @@ func newWorld(opts Options) *world {
 		t.topic = pickWeighted(tr, tw)
 		t.sub = tr.Intn(len(topics[t.topic].subs))
 		t.text = taskText(tr, t.topic, t.sub)
+		if ur.Float64() < opts.Uncovered {
+			t.topic, t.sub, t.text = -1, -1, uncoveredText(ur)
+		} else {
+			t.text += " " + summaryText(sr, topics[t.topic], t.sub)
+		}
 		w.tasks = append(w.tasks, t)
 		ms += sessionGapMS
 	}
@@ -301,8 +332,30 @@ func taskText(r *domain.Rng, tp, sb int) string {
 		"and", words[2], "in", "the", cw[1], pick(r, other.common)}, " ")
 }
 
+// uncoveredText is the Stop hook's text of work no lesson covers: a prompt
+// of an uncovered topic's words with a stray word of a covered topic (real
+// prompts share words with lessons they have nothing to do with), and the
+// agent's summary of its work.
+func uncoveredText(r *domain.Rng) string {
+	t := pick(r, uncoveredTopics)
+	sb := r.Intn(len(t.subs))
+	words := sample(r, t.subs[sb].words, 3)
+	cw := sample(r, t.common, 2)
+	stray := pick(r, topics)
+	return strings.Join([]string{pick(r, taskVerbs), "the", cw[0], words[0], words[1],
+		"and", words[2], "in", "the", cw[1], pick(r, stray.common), summaryText(r, t, sb)}, " ")
+}
+
+// summaryText is the agent's last message about work on topic t's
+// subtopic sb, as the Stop hook reads it beside the prompt: more of the
+// subtopic's words and one of the topic's.
+func summaryText(r *domain.Rng, t topic, sb int) string {
+	words := sample(r, t.subs[sb].words, 3)
+	return strings.Join([]string{"I", "changed", "the", words[0], "and", words[1], "so", "the", pick(r, t.common), words[2], "works"}, " ")
+}
+
 // relevance is how much a lesson bears on a task: 1 in its subtopic, 0.3
-// elsewhere in its topic, 0 outside it.
+// elsewhere in its topic, 0 outside it (and for uncovered work).
 func relevance(l *simLesson, t task) float64 {
 	switch {
 	case l.topic == t.topic && l.sub == t.sub:
@@ -330,7 +383,7 @@ func effectIn(l *simLesson, repo int) float64 {
 }
 
 // value is the expected value of asking l for t: relevance × effect, less
-// the cost of the question.
+// the cost of the question (a session's asks also cost interruptCost, once).
 func value(l *simLesson, t task) float64 {
 	return relevance(l, t)*effectIn(l, t.repo) - askCost
 }
