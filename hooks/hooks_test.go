@@ -318,6 +318,24 @@ func TestPlaceboStaysOutOfResults(t *testing.T) {
 	}
 }
 
+// TestPlaceboNeverAsksAlone: when no lesson clears the relevance floor (the
+// recaller returns none), the Stop hook says nothing, placebo or not: the
+// placebo control rides on asks, it never makes one.
+func TestPlaceboNeverAsksAlone(t *testing.T) {
+	repo := newRepo(t)
+	d, st := newDeps(t, repo)
+	d.Config.PlaceboRate = 1
+	fix := func(s string) string { return strings.ReplaceAll(s, "REPO", repo) }
+	runHook(t, d, "prompt", fix(`{"session_id":"s9","cwd":"REPO","prompt":"add a health check endpoint for kubernetes"}`), "")
+	out, _ := runHook(t, d, "stop", fix(`{"session_id":"s9","cwd":"REPO","last_assistant_message":"the readiness probe answers on /healthz"}`), "")
+	if out != "" {
+		t.Fatalf("blocked a session nothing bears on: %s", out)
+	}
+	if k := st.kinds(); k[domain.KindAsked] != 0 || k[domain.KindPlacebo] != 0 {
+		t.Fatalf("events %v, want no asked and no placebo", k)
+	}
+}
+
 func TestMaxBlocksPerSession(t *testing.T) {
 	repo := newRepo(t)
 	d, _ := newDeps(t, repo)
