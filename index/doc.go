@@ -93,15 +93,25 @@
 //     fused × MeanWeight ≥ Query.Bar (default DefaultBar = 0.25) × the best
 //     candidate's; those over it come first, ordered by fused × Weight,
 //     then the rest by fused × MeanWeight. Absent lessons are neutral.
-//   - supersession: a successor among the hits takes the score of a lesson
-//     it supersedes when that one matched better, and the superseded one
-//     goes just under it (capSuperseded), before MMR.
+//   - relevance (relevance.go): each lexical candidate's share of its own
+//     title and gist that the query covers, IDF³-weighted with a prior of
+//     one word only it holds, times MeanWeight: Hit.Relevance, one scale for
+//     every store size and query length. A hit under Query.Floor (default
+//     DefaultFloor) or under RelativeCut of the best hit's relevance is
+//     Weak: a hook's query (OnlyOverBar) drops it, so a hook with nothing
+//     over the floor says nothing; a listing keeps it, marked.
+//   - supersession: a lesson is superseded by the lessons that declare or
+//     were given (sleep) a supersedes link to it, and, at query time, by a
+//     strictly newer hit that writes another value into its slot
+//     (domain.SameSlot, supersedeBySlot). A successor among the hits takes
+//     the score of a lesson it supersedes when that one matched better, and
+//     the superseded one goes just under it (capSuperseded), before MMR.
 //   - MMR (domain.ApplyMMR, λ 0.5) over the hits over the bar, relevance
 //     min-max scaled; a superseded lesson is then moved below the lesson
 //     that supersedes it.
 //   - exploration (Query.Explore, a hook's limited slots, two or more):
 //     when none of the K hits is a lesson no session has asked yet, the
-//     best such lesson over the bar takes the last slot (exploreSlot), so a
+//     best such lesson over the bar and the floor takes the last slot (exploreSlot), so a
 //     new lesson that matches the work gets asked and its usefulness can be
 //     learned; without it, proven lessons kept new ones out for good on a
 //     large team (`borg eval learning`, BENCHMARKS.md).

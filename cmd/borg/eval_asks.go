@@ -232,7 +232,6 @@ type askReport struct {
 type askEval struct {
 	e        *env
 	progress io.Writer
-	getenv   func(string) string // extra variables (BORG_FLOOR, say) for every borg run
 }
 
 // borg runs one borg command in process, as the CLI would, with vars as
