@@ -187,6 +187,31 @@ func EvalRetrieval(ctx context.Context, dirs []string, opts EvalOptions, progres
 	return rep, nil
 }
 
+// ReadEvalFolder reads a BEIR-layout folder: its documents as lessons (the
+// gist split from the text as EvalRetrieval learns them) and its judged
+// queries of qrels/<split>.tsv, in file order.
+func ReadEvalFolder(dir, split string) ([]domain.Lesson, []EvalQuery, error) {
+	lessons, err := readCorpus(filepath.Join(dir, "corpus.jsonl"))
+	if err != nil {
+		return nil, nil, err
+	}
+	queries, err := readQueries(filepath.Join(dir, "queries.jsonl"))
+	if err != nil {
+		return nil, nil, err
+	}
+	qrels, err := readQrels(filepath.Join(dir, "qrels", split+".tsv"))
+	if err != nil {
+		return nil, nil, err
+	}
+	var judged []EvalQuery
+	for _, q := range queries {
+		if len(qrels[q.ID]) > 0 {
+			judged = append(judged, EvalQuery{ID: q.ID, Text: q.Text, Category: q.Category, Relevant: qrels[q.ID]})
+		}
+	}
+	return lessons, judged, nil
+}
+
 func evalFolder(ctx context.Context, dir, split string, emb Embedder, arms ArmWeights,
 	opts EvalOptions, progress io.Writer) (EvalFolder, map[string]*metricSum, metricSum, error) {
 	name := filepath.Base(filepath.Clean(dir))

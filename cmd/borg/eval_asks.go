@@ -17,6 +17,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/borg-memory/borg/index"
 )
 
 // An ask set is a labelled benchmark of the Stop hook's asks: a team's
@@ -118,84 +120,46 @@ func loadAskSet(dir string) (askSet, error) {
 }
 
 // locomoAskSet builds an ask set from two BEIR-layout LoCoMo conversations:
-// the lessons are the turns of own, learned one by one; the sessions are
-// up to n questions about own (relevant: their evidence turns) and up to
-// 2n questions about other, which no lesson of own bears on.
+// the lessons are the turns of own, learned one by one (the whole turn as
+// the gist); the sessions are up to n judged questions about own (relevant:
+// their evidence turns) and up to 2n about other, which no lesson of own
+// bears on.
 func locomoAskSet(own, other string, n int) (askSet, error) {
 	set := askSet{Name: filepath.Base(own) + "+" + filepath.Base(other)}
-	type doc struct {
-		ID    string `json:"_id"`
-		Title string `json:"title"`
-		Text  string `json:"text"`
-	}
-	docs, err := readJSONL[doc](filepath.Join(own, "corpus.jsonl"))
+	docs, ownQs, err := index.ReadEvalFolder(own, "test")
 	if err != nil {
 		return set, err
-	}
-	for _, d := range docs {
-		if strings.TrimSpace(d.Text) != "" {
-			set.Lessons = append(set.Lessons, askLesson{Key: d.ID, Gist: d.Text})
-		}
 	}
 	held := map[string]bool{}
-	for _, l := range set.Lessons {
-		held[l.Key] = true
+	for _, d := range docs {
+		if text := strings.TrimSpace(d.Gist + " " + d.Body); text != "" {
+			set.Lessons = append(set.Lessons, askLesson{Key: d.ID, Gist: text})
+			held[d.ID] = true
+		}
 	}
-	questions := func(dir string, max int, relevant bool) error {
-		qs, err := readJSONL[doc](filepath.Join(dir, "queries.jsonl"))
-		if err != nil {
-			return err
+	for _, q := range ownQs {
+		if len(set.Sessions) == n {
+			break
 		}
-		rel, err := readQrels(filepath.Join(dir, "qrels", "test.tsv"))
-		if err != nil {
-			return err
+		s := askSession{ID: filepath.Base(own) + "/" + q.ID, Prompt: q.Text, Relevant: []string{}}
+		for d, grade := range q.Relevant {
+			if grade > 0 && held[d] {
+				s.Relevant = append(s.Relevant, d)
+			}
 		}
-		taken := 0
-		for _, q := range qs {
-			docs, judged := rel[q.ID]
-			if !judged || taken == max {
-				continue
-			}
-			s := askSession{ID: filepath.Base(dir) + "/" + q.ID, Prompt: q.Text, Relevant: []string{}}
-			if relevant {
-				for _, d := range docs {
-					if held[d] {
-						s.Relevant = append(s.Relevant, d)
-					}
-				}
-				if len(s.Relevant) == 0 {
-					continue
-				}
-			}
+		if len(s.Relevant) > 0 {
+			slices.Sort(s.Relevant)
 			set.Sessions = append(set.Sessions, s)
-			taken++
 		}
-		return nil
 	}
-	if err := questions(own, n, true); err != nil {
+	_, otherQs, err := index.ReadEvalFolder(other, "test")
+	if err != nil {
 		return set, err
 	}
-	if err := questions(other, 2*n, false); err != nil {
-		return set, err
+	for _, q := range otherQs[:min(2*n, len(otherQs))] {
+		set.Sessions = append(set.Sessions, askSession{ID: filepath.Base(other) + "/" + q.ID, Prompt: q.Text, Relevant: []string{}})
 	}
 	return set, nil
-}
-
-// readQrels reads a BEIR qrels file: query id → relevant document ids.
-func readQrels(path string) (map[string][]string, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string][]string{}
-	for i, line := range strings.Split(string(raw), "\n") {
-		f := strings.Split(strings.TrimSpace(line), "\t")
-		if i == 0 || len(f) < 3 || f[2] == "0" {
-			continue
-		}
-		out[f[0]] = append(out[f[0]], f[1])
-	}
-	return out, nil
 }
 
 // askReport is what `borg eval asks` measured on one set.

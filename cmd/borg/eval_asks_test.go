@@ -73,3 +73,37 @@ func TestLoadAskSetErrors(t *testing.T) {
 		t.Fatalf("a torn line: %v", err)
 	}
 }
+
+// TestLocomoAskSet: the set built from two LoCoMo conversations holds one
+// conversation's turns as lessons, questions about it with their evidence,
+// and twice as many questions about the other that bear on no lesson.
+func TestLocomoAskSet(t *testing.T) {
+	own, other := filepath.Join("..", "..", "..", "shared", "data", "beir", "locomo-conv-0"), filepath.Join("..", "..", "..", "shared", "data", "beir", "locomo-conv-1")
+	if _, err := os.Stat(own); err != nil {
+		t.Skip("../shared/data is not here:", err)
+	}
+	set, err := locomoAskSet(own, other, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := map[string]bool{}
+	for _, l := range set.Lessons {
+		keys[l.Key] = true
+	}
+	relevant, none := 0, 0
+	for _, s := range set.Sessions {
+		if len(s.Relevant) == 0 {
+			none++
+			continue
+		}
+		relevant++
+		for _, k := range s.Relevant {
+			if !keys[k] {
+				t.Errorf("session %s names %s, not a lesson of the set", s.ID, k)
+			}
+		}
+	}
+	if len(set.Lessons) < 100 || relevant != 10 || none != 20 {
+		t.Fatalf("%d lessons, %d sessions with evidence, %d without; want many, 10, 20", len(set.Lessons), relevant, none)
+	}
+}
