@@ -4,29 +4,14 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
 const geminiCLIPackage = "@google/gemini-cli@0.61.0"
 
-// geminiUserSettings is the user settings a Gemini CLI session of the suite
-// runs with: an API key read from GEMINI_API_KEY (GOOGLE_GEMINI_BASE_URL
-// then points the client at the stand-in; without a selected auth type the
-// base URL alone selects the gateway auth, which the CLI's headless mode
-// refuses), and nothing sent anywhere else: no usage statistics, telemetry
-// or update check.
-const geminiUserSettings = `{
-  "security": {"auth": {"selectedType": "gemini-api-key"}},
-  "privacy": {"usageStatisticsEnabled": false},
-  "telemetry": {"enabled": false},
-  "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false}
-}
-`
-
-// geminiEnv points a Gemini CLI (or a fork that reads the same variables)
-// at the stand-in at url, with the project trusted (an untrusted folder's
-// settings, and so borg's hooks, are not loaded) and the user settings
-// above written into home.
+// geminiEnv writes the stand-in's user settings into home and returns
+// the environment that points a Gemini CLI at the stand-in at url.
 func geminiEnv(t *testing.T, home, url string) []string {
 	t.Helper()
 	dir := filepath.Join(home, ".gemini")
@@ -36,7 +21,7 @@ func geminiEnv(t *testing.T, home, url string) []string {
 	if err := os.WriteFile(filepath.Join(dir, "settings.json"), []byte(geminiUserSettings), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return []string{"GOOGLE_GEMINI_BASE_URL=" + url, "GEMINI_API_KEY=standin-key", "GEMINI_CLI_TRUST_WORKSPACE=true", "NO_COLOR=1"}
+	return append(geminiStandInEnv(url), "NO_COLOR=1")
 }
 
 // TestGeminiCLISession plays two sessions of the real Gemini CLI against
@@ -67,4 +52,25 @@ func TestGeminiCLISession(t *testing.T) {
 	teammates(t, p.store, retry)
 	session("gemini session 2 (SessionStart, BeforeAgent)", "The payments client retries: make the retry count configurable.")
 	p.checkSecondSession(t, "gemini session 2 (SessionStart, BeforeAgent)", model.standIn, retry)
+}
+
+// TestDemoWithGemini runs `borg demo --agent gemini`: the demo's session
+// played by the real Gemini CLI against the Gemini API stand-in.
+func TestDemoWithGemini(t *testing.T) {
+	e2eEnabled(t)
+	gemini := npmTool(t, geminiCLIPackage, "gemini")
+	borg := borgExe(t)
+	var env []string
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); !strings.HasPrefix(k, "BORG_") && !strings.HasPrefix(k, "GEMINI") && !strings.HasPrefix(k, "GOOGLE_") {
+			env = append(env, kv)
+		}
+	}
+	out := runIn(t, "borg demo --agent gemini", t.TempDir(), append(env, "BORG_GEMINI="+gemini), borg, "demo", "--agent", "gemini")
+	for _, want := range []string{"the real Gemini CLI (0.61.0)", "gemini installed", "borg's AfterAgent hook rejected the agent's first answer once",
+		`"kind":"changed"`, `"w":0.`, "sleep 20"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("demo output lacks %q:\n%s", want, out)
+		}
+	}
 }

@@ -123,3 +123,23 @@ func (m geminiStandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	fmt.Fprintf(w, "data: %s\r\n\r\n", data)
 }
+
+// geminiUserSettings is the user settings (~/.gemini/settings.json) a
+// Gemini CLI session against the stand-in runs with: the API key auth
+// (GOOGLE_GEMINI_BASE_URL alone would select the gateway auth, which the
+// CLI's headless mode refuses) and nothing sent anywhere else: no usage
+// statistics, telemetry or update check.
+const geminiUserSettings = `{
+  "security": {"auth": {"selectedType": "gemini-api-key"}},
+  "privacy": {"usageStatisticsEnabled": false},
+  "telemetry": {"enabled": false},
+  "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false}
+}
+`
+
+// geminiStandInEnv points a Gemini CLI at the stand-in at url, with the
+// project trusted: in an untrusted folder the CLI's headless mode turns
+// the approval mode back to asking, and nobody is there to answer.
+func geminiStandInEnv(url string) []string {
+	return []string{"GOOGLE_GEMINI_BASE_URL=" + url, "GEMINI_API_KEY=standin-key", "GEMINI_CLI_TRUST_WORKSPACE=true"}
+}
