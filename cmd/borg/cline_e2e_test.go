@@ -171,7 +171,7 @@ func TestClineSession(t *testing.T) {
 	cline := npmTool(t, clinePackage, "cline")
 	borg := borgExe(t)
 	p := newE2EProject(t, borg, "--cline", "CLINE", "OPENAI")
-	model := chatStandIn{&standIn{dir: p.project}, true}
+	model := chatStandIn{standIn: &standIn{dir: p.project}, lookFirst: true}
 	srv := httptest.NewServer(model)
 	defer srv.Close()
 	// The provider's base URL is kept in Cline's settings (written by its

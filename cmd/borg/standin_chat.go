@@ -12,7 +12,8 @@ import (
 // OpenAI-compatible agent providers use (POST /v1/chat/completions,
 // streamed as server-sent events; GET /v1/models), scripted as the same
 // coding model as standIn. It writes the client with Cline's run_commands
-// tool (a heredoc) and reads it with read_files.
+// tool (a heredoc) and reads it with read_files, or, gemini-style, with
+// Qwen Code's write_file and read_file.
 //
 // lookFirst makes the model start every turn after its first write by
 // reading the client again, as an agent asked to look at its work does:
@@ -20,7 +21,8 @@ import (
 // hooks (Cline's CLI) can receive borg's deferred ask.
 type chatStandIn struct {
 	*standIn
-	lookFirst bool
+	lookFirst  bool
+	geminiFile bool // write_file and read_file (Qwen Code's tools)
 }
 
 // chatMessage is one message of a Chat Completions request.
@@ -91,6 +93,10 @@ func (m chatStandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 					name = "Write"
 				case name == "read_files" && strings.Contains(args, "client.go"):
 					name = "Read"
+				case name == "write_file" && strings.Contains(args, "client.go"):
+					name = "Write"
+				case name == "read_file" && strings.Contains(args, "client.go"):
+					name = "Read"
 				}
 				sm.Content = append(sm.Content, standInBlock{Type: "tool_use", Name: name})
 			}
@@ -133,7 +139,12 @@ func (m chatStandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			input, _ := b["input"].(map[string]any)
 			name, args := "run_commands", map[string]any{"commands": []string{
 				fmt.Sprintf("cat > %s <<'BORG_EOF'\n%sBORG_EOF", input["file_path"], input["content"])}}
-			if b["name"] == "Read" {
+			switch {
+			case m.geminiFile && b["name"] == "Read":
+				name, args = "read_file", map[string]any{"file_path": input["file_path"]}
+			case m.geminiFile:
+				name, args = "write_file", input
+			case b["name"] == "Read":
 				name, args = "read_files", map[string]any{"files": []any{map[string]any{"path": input["file_path"]}}}
 			}
 			a, _ := json.Marshal(args)
