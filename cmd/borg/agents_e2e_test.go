@@ -205,9 +205,13 @@ func newE2EProject(t *testing.T, borg, install string, drop ...string) *e2eProje
 
 // checkFirstSession checks the log after the first session (named by step
 // in failures): borg's question reached the agent, the agent rewrote the
-// client, one session and two asks were recorded, each event by the
-// engineer, the retry lesson changed with the judge's credit and the other
-// not; it returns the retry lesson's id.
+// client, one session and the asks were recorded, each event by the
+// engineer, each asked lesson has a result, the retry lesson (the task's
+// own subject) was asked and changed with the judge's credit, and any
+// other asked lesson did not change (whether the timeout lesson, which
+// shares fewer words with the work, clears the ask's relevance floor is
+// retrieval's business, not this test's); it returns the retry lesson's
+// id.
 func (p *e2eProject) checkFirstSession(t *testing.T, step string, model *standIn, out string) string {
 	t.Helper()
 	if !model.sawText("borg, your team's shared memory") {
@@ -228,8 +232,8 @@ func (p *e2eProject) checkFirstSession(t *testing.T, step string, model *standIn
 			results[e.Lesson] = e
 		}
 	}
-	if kinds[domain.KindSession] != 1 || kinds[domain.KindAsked] != 2 || len(results) != 2 {
-		t.Fatalf("%s (stop hook, judged stop): events %v, results %v; want 1 session, 2 asked, one result per asked lesson", step, kinds, results)
+	if kinds[domain.KindSession] != 1 || kinds[domain.KindAsked] < 1 || len(results) != kinds[domain.KindAsked] {
+		t.Fatalf("%s (stop hook, judged stop): events %v, results %v; want 1 session, the asks, one result per asked lesson", step, kinds, results)
 	}
 	retry := ""
 	for id, r := range results {
