@@ -29,8 +29,9 @@ func geminiEnv(t *testing.T, home, url string) []string {
 // writes: AfterAgent rejects the first answer once with the lessons (the
 // reason comes back as the next prompt), the agent rewrites the client and
 // answers, the next AfterAgent is judged, the commit goes through the git
-// hook, and a second session gets a consolidated lesson delivered early
-// (SessionStart and BeforeAgent). Every event carries the engineer's id.
+// hook, a second session gets a consolidated lesson delivered early
+// (BeforeAgent), and a third, with BORG_EARLY=1, at SessionStart. Every
+// event carries the engineer's id.
 func TestGeminiCLISession(t *testing.T) {
 	e2eEnabled(t)
 	gemini := npmTool(t, geminiCLIPackage, "gemini")
@@ -50,8 +51,26 @@ func TestGeminiCLISession(t *testing.T) {
 
 	commitThroughHook(t, p.project, p.store, p.env)
 	teammates(t, p.store, retry)
-	session("gemini session 2 (SessionStart, BeforeAgent)", "The payments client retries: make the retry count configurable.")
-	p.checkSecondSession(t, "gemini session 2 (SessionStart, BeforeAgent)", model.standIn, retry)
+	session("gemini session 2 (BeforeAgent)", "The payments client retries: make the retry count configurable.")
+	p.checkSecondSession(t, "gemini session 2 (BeforeAgent)", model.standIn, retry)
+
+	// With BORG_EARLY=1 SessionStart delivers the lesson, and the CLI's
+	// headless mode puts it before the prompt (BeforeAgent's context goes
+	// after it, and does not deliver a lesson twice).
+	const third = "Log each retry of the payments client."
+	p.env = append(p.env, "BORG_EARLY=1")
+	session("gemini session 3 (SessionStart)", third)
+	model.mu.Lock()
+	defer model.mu.Unlock()
+	for _, r := range model.requests {
+		if i := strings.Index(r.Text, third); i >= 0 {
+			if !strings.Contains(r.Text[:i], "consolidated notes") || !strings.Contains(r.Text[:i], retry) {
+				t.Fatalf("gemini session 3, SessionStart (early delivery): the lesson %s did not come before the prompt:\n%s", retry, r.Text)
+			}
+			return
+		}
+	}
+	t.Fatal("gemini session 3: the prompt never reached the model")
 }
 
 // TestDemoWithGemini runs `borg demo --agent gemini`: the demo's session
