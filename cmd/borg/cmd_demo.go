@@ -56,14 +56,15 @@ type demo struct {
 }
 
 // agentEnv is the environment the real agent CLI runs in: the demo's own
-// variables and only the system basics of the user's, so that none of the
-// user's agent settings (a cloud provider, a config dir, a token, a proxy)
-// takes the CLI past the stand-in.
+// variables and only the system basics of the user's (and GORACE, the
+// race runtime's options for the borg its hooks run, when that is a race
+// build), so that none of the user's agent settings (a cloud provider, a
+// config dir, a token, a proxy) takes the CLI past the stand-in.
 func (d *demo) agentEnv(extra ...string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		switch k, _, _ := strings.Cut(kv, "="); k {
-		case "PATH", "TMPDIR", "TMP", "TEMP", "LANG", "LC_ALL", "LC_CTYPE", "USER", "LOGNAME", "SHELL", "TERM", "SystemRoot", "ComSpec", "PATHEXT":
+		case "PATH", "TMPDIR", "TMP", "TEMP", "LANG", "LC_ALL", "LC_CTYPE", "USER", "LOGNAME", "SHELL", "TERM", "SystemRoot", "ComSpec", "PATHEXT", "GORACE":
 			env = append(env, kv)
 		}
 	}

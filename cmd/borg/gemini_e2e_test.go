@@ -85,7 +85,7 @@ func TestDemoWithGemini(t *testing.T) {
 			env = append(env, kv)
 		}
 	}
-	out := runIn(t, "borg demo --agent gemini", t.TempDir(), append(env, "BORG_GEMINI="+gemini), borg, "demo", "--agent", "gemini")
+	out := runIn(t, "borg demo --agent gemini", t.TempDir(), append(raceQuickExit(env), "BORG_GEMINI="+gemini), borg, "demo", "--agent", "gemini")
 	for _, want := range []string{"the real Gemini CLI (0.61.0)", "gemini installed", "borg's AfterAgent hook rejected the agent's first answer once",
 		`"kind":"changed"`, `"w":0.`, "sleep 20"} {
 		if !strings.Contains(out, want) {
