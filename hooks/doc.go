@@ -5,10 +5,11 @@
 //
 // # Dialects
 //
-// Claude Code and Codex CLI share one hook schema; Gemini CLI, Cursor and
-// Cline each have their own. ParseInput reads any of them into one Input and
-// names its dialect (Input.Agent), and an Output is written back in it.
-// Where an agent cannot be made to go on after a stop (Cline), the ask goes
-// out with its next prompt instead. docs/agents.md cites each agent's hook
+// Claude Code, Codex CLI and Qwen Code share one hook schema; Gemini CLI,
+// Cursor and Cline each have their own. ParseInput reads any of them into
+// one Input and names its dialect (Input.Agent), and an Output is written
+// back in it. Where an agent cannot be made to go on after a stop (Cline),
+// the ask goes out with its next prompt instead (with its CLI, which waits
+// for no prompt hook, with its next tool result). docs/agents.md cites each agent's hook
 // documentation and maps its events onto borg's verbs.
 package hooks

@@ -676,7 +676,18 @@ func (d *Deps) defaultVerdicts(st *SessionState, lessons map[string]domain.Lesso
 // records tested for each asked lesson (once per session), and a tool whose
 // input uses what the previous tool printed records a passing link.
 func PostTool(ctx context.Context, d *Deps, in Input) (*Output, error) {
-	return d.inSession(ctx, in, func(st *SessionState, _ string) (*Output, error) {
+	return d.inSession(ctx, in, func(st *SessionState, root string) (*Output, error) {
+		var out *Output
+		if in.Agent == AgentCline && st.Deferred != nil {
+			// Cline's CLI reads added context from its tool hooks only (it
+			// runs the prompt hook without waiting for it, when at all):
+			// the deferred ask goes with the first tool result after it.
+			ask, err := d.deliverDeferred(ctx, st, root)
+			if err != nil {
+				return nil, err
+			}
+			out = Context("PostToolUse", ask)
+		}
 		var events []domain.Event
 		if cmd := in.ToolCommand(); cmd != "" && IsTestCommand(cmd) && len(st.EverAsk) > 0 {
 			if passed, known := TestOutcome(in.ToolResponse); known && passed {
@@ -706,9 +717,9 @@ func PostTool(ctx context.Context, d *Deps, in Input) (*Output, error) {
 			st.LastToolPaths = pathsIn(string(in.ToolResponse), 50)
 		}
 		if len(events) == 0 {
-			return nil, nil
+			return out, nil
 		}
-		return nil, d.Store.Append(events...)
+		return out, d.Store.Append(events...)
 	})
 }
 

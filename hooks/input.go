@@ -62,6 +62,8 @@ type Input struct {
 	WorkspaceRootsC  json.RawMessage `json:"workspaceRoots"`
 	UserPromptSubmit json.RawMessage `json:"userPromptSubmit"`
 	PostToolUse      json.RawMessage `json:"postToolUse"`
+	// Cline's CLI: TaskComplete's turn, with the agent's final text.
+	Turn json.RawMessage `json:"turn"`
 }
 
 // looseBool accepts true/false, "true"/"false" and null: agents have been seen
@@ -172,6 +174,12 @@ func (in *Input) normalizeCline() {
 	if json.Unmarshal(in.PostToolUse, &t) == nil && in.ToolName == "" {
 		in.ToolName, in.ToolInput, in.ToolResponse = t.ToolName, t.Parameters, t.Result
 	}
+	var turn struct {
+		OutputText string `json:"outputText"`
+	}
+	if json.Unmarshal(in.Turn, &turn) == nil && in.LastAssistantMessage == "" {
+		in.LastAssistantMessage = turn.OutputText
+	}
 }
 
 // Stopped reports whether a stop is the agent finishing its work, as
@@ -191,13 +199,22 @@ func (in Input) ToolCommand() string {
 		return ""
 	}
 	var v struct {
-		Command any `json:"command"`
-		Cmd     any `json:"cmd"`
+		Command  any `json:"command"`
+		Cmd      any `json:"cmd"`
+		Commands any `json:"commands"` // Cline's CLI: its run_commands tool
 	}
 	if json.Unmarshal(in.ToolInput, &v) != nil {
 		return ""
 	}
-	for _, c := range []any{v.Command, v.Cmd} {
+	if s, ok := v.Commands.(string); ok {
+		// Cline's CLI passes every parameter as a string: the list is
+		// JSON inside it.
+		var list []any
+		if json.Unmarshal([]byte(s), &list) == nil {
+			v.Commands = list
+		}
+	}
+	for _, c := range []any{v.Command, v.Cmd, v.Commands} {
 		switch c := c.(type) {
 		case string:
 			return c

@@ -74,11 +74,18 @@ func agentEventsOf(kind string) (events []agentHook, flat bool) {
 	return claudeEvents, false
 }
 
+// AgentQwen names a Qwen Code install. Qwen Code, a Gemini CLI fork, took
+// Claude Code's hooks rather than Gemini CLI's (UserPromptSubmit, Stop,
+// PostToolUse, SessionStart; the same input and output fields; timeouts
+// in seconds), in its own settings file: its hook JSON reads as Claude
+// Code's, so it needs no dialect of its own.
+const AgentQwen = "qwen"
+
 const gitHookMarker = "# borg: chained post-commit hook"
 
 // InstallTarget names one file an install wrote.
 type InstallTarget struct {
-	Kind   string `json:"kind"` // claude | codex | gemini | cursor | git
+	Kind   string `json:"kind"` // claude | codex | gemini | qwen | cursor | cline | git
 	Path   string `json:"path"`
 	Action string `json:"action"` // installed | already installed | removed | restored | not installed
 }
@@ -97,6 +104,14 @@ func (in Installer) GeminiSettingsPath(user bool) string {
 		return filepath.Join(in.Home, ".gemini", "settings.json")
 	}
 	return filepath.Join(in.Repo, ".gemini", "settings.json")
+}
+
+// QwenSettingsPath is the settings file for a Qwen Code install.
+func (in Installer) QwenSettingsPath(user bool) string {
+	if user {
+		return filepath.Join(in.Home, ".qwen", "settings.json")
+	}
+	return filepath.Join(in.Repo, ".qwen", "settings.json")
 }
 
 // CursorHooksPath is the hooks file for a Cursor install.
@@ -134,8 +149,8 @@ func backupName(path string) string {
 }
 
 // InstallAgent merges borg's hooks into an agent's JSON hooks file: Claude
-// Code's settings.json, Codex's hooks.json and Gemini CLI's settings.json
-// share one schema; Cursor's hooks.json lists flat entries under version 1.
+// Code's settings.json, Codex's hooks.json, Gemini CLI's and Qwen Code's
+// settings.json share one schema; Cursor's hooks.json lists flat entries under version 1.
 func (in Installer) InstallAgent(kind, path string, user bool) (InstallTarget, error) {
 	t := InstallTarget{Kind: kind, Path: path}
 	orig, existed, root, err := readJSONConfig(path)

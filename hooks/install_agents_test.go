@@ -65,6 +65,17 @@ func TestInstallGeminiCursorRoundTrip(t *testing.T) {
 `,
 			map[string]string{"BeforeTool": "./guard.sh", "AfterAgent": "./lint.sh"},
 			map[string]string{"SessionStart": "session-start", "BeforeAgent": "prompt", "AfterTool": "post-tool", "AfterAgent": "stop"}},
+		{AgentQwen, func(in Installer) string { return in.QwenSettingsPath(false) },
+			`{
+  "model": {"name": "qwen3-coder-plus"},
+  "hooks": {
+    "PreToolUse": [{"matcher": "run_shell_command", "hooks": [{"type": "command", "command": "./guard.sh", "timeout": 5}]}],
+    "Stop": [{"hooks": [{"type": "command", "command": "./lint.sh"}]}]
+  }
+}
+`,
+			map[string]string{"PreToolUse": "./guard.sh", "Stop": "./lint.sh"},
+			map[string]string{"SessionStart": "session-start", "UserPromptSubmit": "prompt", "PostToolUse": "post-tool", "Stop": "stop"}},
 		{AgentCursor, func(in Installer) string { return in.CursorHooksPath(false) },
 			`{
 	"version": 1,
@@ -115,6 +126,9 @@ func TestInstallGeminiCursorRoundTrip(t *testing.T) {
 			}
 			if tc.kind == AgentGemini && !strings.Contains(string(data), `"timeout": 300000`) {
 				t.Fatalf("Gemini's timeouts are milliseconds:\n%s", data)
+			}
+			if tc.kind == AgentQwen && !strings.Contains(string(data), `"timeout": 300`) {
+				t.Fatalf("Qwen Code's timeouts are seconds, as Claude Code's:\n%s", data)
 			}
 			if tc.kind == AgentCursor && (!strings.Contains(string(data), `"version": 1`) || strings.Contains(string(data), `"type"`)) {
 				t.Fatalf("not Cursor's layout:\n%s", data)

@@ -27,12 +27,12 @@ func demoCommand(e *env) *cli.Command {
 		Usage: "run borg end to end on a throwaway store: lessons, an agent session through the real hooks, a sleep and its diff",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "keep", Usage: "keep the throwaway store and project (their paths are printed)"},
-			&cli.StringFlag{Name: "agent", Usage: "claude: the session is played by the real Claude Code CLI (on PATH, or $BORG_CLAUDE) against a local model stand-in"},
+			&cli.StringFlag{Name: "agent", Usage: "claude or gemini: the session is played by the real Claude Code CLI (on PATH, or $BORG_CLAUDE) or Gemini CLI (on PATH, or $BORG_GEMINI) against a local model stand-in"},
 		},
 		Action: func(c *cli.Context) error {
 			agent := c.String("agent")
-			if agent != "" && agent != "claude" {
-				return usageErr("--agent %q: the demo knows claude (or no --agent: a scripted agent)", agent)
+			if agent != "" && agent != "claude" && agent != "gemini" {
+				return usageErr("--agent %q: the demo knows claude and gemini (or no --agent: a scripted agent)", agent)
 			}
 			return runDemo(c.Context, e, c.Bool("keep"), agent)
 		},
@@ -50,20 +50,21 @@ type demo struct {
 	store   string
 	project string
 	now     time.Time
-	agent   string   // "" (scripted hook JSON) or "claude"
-	claude  string   // the Claude Code CLI, for agent claude
+	agent   string   // "" (scripted hook JSON), "claude" or "gemini"
+	claude  string   // the agent's CLI: Claude Code's or Gemini CLI's
 	own     []string // the demo's own environment, over the user's
 }
 
 // agentEnv is the environment the real agent CLI runs in: the demo's own
-// variables and only the system basics of the user's, so that none of the
-// user's agent settings (a cloud provider, a config dir, a token, a proxy)
-// takes the CLI past the stand-in.
+// variables and only the system basics of the user's (and GORACE, the
+// race runtime's options for the borg its hooks run, when that is a race
+// build), so that none of the user's agent settings (a cloud provider, a
+// config dir, a token, a proxy) takes the CLI past the stand-in.
 func (d *demo) agentEnv(extra ...string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		switch k, _, _ := strings.Cut(kv, "="); k {
-		case "PATH", "TMPDIR", "TMP", "TEMP", "LANG", "LC_ALL", "LC_CTYPE", "USER", "LOGNAME", "SHELL", "TERM", "SystemRoot", "ComSpec", "PATHEXT":
+		case "PATH", "TMPDIR", "TMP", "TEMP", "LANG", "LC_ALL", "LC_CTYPE", "USER", "LOGNAME", "SHELL", "TERM", "SystemRoot", "ComSpec", "PATHEXT", "GORACE":
 			env = append(env, kv)
 		}
 	}
@@ -76,10 +77,17 @@ func runDemo(ctx context.Context, e *env, keep bool, agent string) error {
 		return fail(exitFail, "find borg's own binary: %v", err)
 	}
 	claude := ""
-	if agent == "claude" {
+	switch agent {
+	case "claude":
 		if claude = e.getenv("BORG_CLAUDE"); claude == "" {
 			if claude, err = exec.LookPath("claude"); err != nil {
 				return fail(exitUsage, "--agent claude needs the Claude Code CLI: npm install -g @anthropic-ai/claude-code, or set BORG_CLAUDE to its path")
+			}
+		}
+	case "gemini":
+		if claude = e.getenv("BORG_GEMINI"); claude == "" {
+			if claude, err = exec.LookPath("gemini"); err != nil {
+				return fail(exitUsage, "--agent gemini needs the Gemini CLI: npm install -g @google/gemini-cli, or set BORG_GEMINI to its path")
 			}
 		}
 	}
@@ -187,6 +195,13 @@ func (d *demo) run() error {
 		}
 	}
 	d.say("a project repository at %s with a payments client", d.project)
+	if d.agent == "gemini" {
+		// A project that uses Gemini CLI has its folder: install wires
+		// Gemini CLI there along with the default agents.
+		if err := os.MkdirAll(filepath.Join(d.project, ".gemini"), 0o755); err != nil {
+			return err
+		}
+	}
 	if _, err := d.borg(d.project, "", "install", "--command", d.self); err != nil {
 		return err
 	}
@@ -213,8 +228,11 @@ func (d *demo) run() error {
 
 	d.section("3. an agent session, through the real hooks")
 	play := d.scriptedSession
-	if d.agent == "claude" {
+	switch d.agent {
+	case "claude":
 		play = d.claudeSession
+	case "gemini":
+		play = d.geminiSession
 	}
 	if err := play(session); err != nil {
 		return err
@@ -340,6 +358,60 @@ func (d *demo) claudeSession(string) error {
 	return nil
 }
 
+// geminiSession has the real Gemini CLI play the session in the project,
+// its hooks installed, against the Gemini API stand-in on a loopback port:
+// no network, no account.
+func (d *demo) geminiSession(string) error {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("model stand-in: %w", err)
+	}
+	model := geminiStandIn{&standIn{dir: d.project}}
+	srv := &http.Server{Handler: model, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	defer srv.Close()
+	home := filepath.Join(filepath.Dir(d.store), "home")
+	if err := d.write(filepath.Join(home, ".gemini", "settings.json"), geminiUserSettings); err != nil {
+		return err
+	}
+	env := d.agentEnv(geminiStandInEnv("http://" + ln.Addr().String())...)
+	vctx, vcancel := context.WithTimeout(d.ctx, 30*time.Second)
+	vcmd := exec.CommandContext(vctx, d.claude, "--version")
+	vcmd.Env, vcmd.WaitDelay = env, time.Second
+	version, _ := vcmd.Output()
+	vcancel()
+	d.say("the real Gemini CLI (%s) plays the agent, against a model stand-in on %s", strings.TrimSpace(string(version)), ln.Addr())
+	d.say("(a script speaking the Gemini API: it writes a naive retry loop, and acts on what borg asks; no network, no account)")
+	prompt := "Add retries to the payments client: the gateway sometimes returns 503."
+	d.say("$ gemini --prompt %q --approval-mode yolo --model gemini-2.5-flash --output-format json", prompt)
+	ctx, cancel := context.WithTimeout(d.ctx, 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, d.claude, "--prompt", prompt, "--approval-mode", "yolo", "--model", "gemini-2.5-flash", "--output-format", "json")
+	cmd.Dir, cmd.Env, cmd.WaitDelay = d.project, env, 5*time.Second
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return fmt.Errorf("gemini: %v\n%s%s", err, out, stderr.Bytes())
+	}
+	var result struct {
+		Response string `json:"response"`
+	}
+	_ = json.Unmarshal(out, &result)
+	question := model.textWith("borg, your team's shared memory")
+	if question == "" {
+		return errors.New("the agent never received borg's question: its AfterAgent hook did not block")
+	}
+	d.say("borg's AfterAgent hook rejected the agent's first answer once; Gemini CLI sent the reason to the model as a new prompt:\n%s", indent(clipLines(question, 15)))
+	d.say("the agent's last words:\n%s", indent(result.Response))
+	if log, _ := os.ReadFile(filepath.Join(d.store, "log", nodeLog(d.store))); bytes.Contains(log, []byte(`"kind":"changed"`)) {
+		d.say("its next AfterAgent was judged: a lesson whose words are new in the work since the ask counts as changed, credited by the judge's placebo tally (w)")
+	} else {
+		d.say("its next AfterAgent was judged: no lesson's words are new in the work since the ask, so none counts as changed")
+	}
+	return nil
+}
+
 func (d *demo) sleepSection() error {
 	ids := d.askedInLog()
 	d.section("4. sleep: the memory's nightly maintenance as reviewable commits")
@@ -373,7 +445,7 @@ func (d *demo) sleepSection() error {
 		}
 	}
 	d.section("done")
-	d.say("borg install wires the same hooks into a real Claude Code or Codex CLI project; see README.md.")
+	d.say("borg install wires the same hooks into a real Claude Code, Codex CLI or Gemini CLI project; see README.md.")
 	return nil
 }
 

@@ -18,6 +18,7 @@ func installFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "claude", Usage: "Claude Code hooks (.claude/settings.json)"},
 		&cli.BoolFlag{Name: "codex", Usage: "Codex CLI hooks (.codex/hooks.json)"},
 		&cli.BoolFlag{Name: "gemini", Usage: "Gemini CLI hooks (.gemini/settings.json)"},
+		&cli.BoolFlag{Name: "qwen", Usage: "Qwen Code hooks (.qwen/settings.json)"},
 		&cli.BoolFlag{Name: "cursor", Usage: "Cursor hooks (.cursor/hooks.json)"},
 		&cli.BoolFlag{Name: "cline", Usage: "Cline hooks (.clinerules/hooks/; project only)"},
 		&cli.BoolFlag{Name: "git", Usage: "git post-commit hook"},
@@ -31,9 +32,9 @@ func installFlags() []cli.Flag {
 func installCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:  "install",
-		Usage: "wire borg into Claude Code, Codex CLI, Gemini CLI, Cursor, Cline and git (keeps every existing hook; idempotent)",
-		Description: "Without an agent flag or --git, installs Claude Code, Codex CLI and git, and Gemini CLI, Cursor\n" +
-			"and Cline where their directory (.gemini/, .cursor/, .clinerules/) already exists. Existing hooks keep running;\n" +
+		Usage: "wire borg into Claude Code, Codex CLI, Gemini CLI, Qwen Code, Cursor, Cline and git (keeps every existing hook; idempotent)",
+		Description: "Without an agent flag or --git, installs Claude Code, Codex CLI and git, and Gemini CLI, Qwen Code,\n" +
+			"Cursor and Cline where their directory (.gemini/, .qwen/, .cursor/, .clinerules/) already exists. Existing hooks keep running;\n" +
 			"borg uninstall restores the files' original bytes.",
 		Flags:  installFlags(),
 		Action: func(c *cli.Context) error { return runInstall(c, e, false) },
@@ -51,7 +52,7 @@ func uninstallCommand(e *env) *cli.Command {
 
 func runInstall(c *cli.Context, e *env, remove bool) error {
 	pl := installPlan{claude: c.Bool("claude"), codex: c.Bool("codex"), git: c.Bool("git"),
-		gemini: c.Bool("gemini"), cursor: c.Bool("cursor"), cline: c.Bool("cline"),
+		gemini: c.Bool("gemini"), qwen: c.Bool("qwen"), cursor: c.Bool("cursor"), cline: c.Bool("cline"),
 		user: c.Bool("user"), mcp: c.Bool("mcp"), remove: remove}
 	if pl.cline && pl.user {
 		return usageErr("--cline --user: borg installs Cline's hooks per project only (Cline's docs name two different user hook folders)")
@@ -60,7 +61,7 @@ func runInstall(c *cli.Context, e *env, remove bool) error {
 	if h := e.getenv("HOME"); h != "" {
 		home = h
 	}
-	defaults := !pl.claude && !pl.codex && !pl.git && !pl.gemini && !pl.cursor && !pl.cline
+	defaults := !pl.claude && !pl.codex && !pl.git && !pl.gemini && !pl.qwen && !pl.cursor && !pl.cline
 	repo := c.String("repo")
 	if repo == "" {
 		wd, _ := os.Getwd()
@@ -77,13 +78,14 @@ func runInstall(c *cli.Context, e *env, remove bool) error {
 	}
 	in := hooks.Installer{Repo: repo, Home: home, Command: command}
 	if defaults {
-		// Claude Code and Codex as ever; Gemini CLI, Cursor and Cline only
-		// where they are in use (their directory exists), so a default
-		// install adds no .gemini/, .cursor/ or .clinerules/ to a project
-		// that uses none of them.
+		// Claude Code and Codex as ever; Gemini CLI, Qwen Code, Cursor and
+		// Cline only where they are in use (their directory exists), so a
+		// default install adds no .gemini/, .qwen/, .cursor/ or
+		// .clinerules/ to a project that uses none of them.
 		// Uninstall takes out all of them.
 		pl.claude, pl.codex, pl.git = true, true, !pl.user
 		pl.gemini = remove || dirExists(filepath.Dir(in.GeminiSettingsPath(pl.user)))
+		pl.qwen = remove || dirExists(filepath.Dir(in.QwenSettingsPath(pl.user)))
 		pl.cursor = remove || dirExists(filepath.Dir(in.CursorHooksPath(pl.user)))
 		pl.cline = !pl.user && (remove || dirExists(filepath.Dir(in.ClineHooksDir())))
 	}
@@ -131,15 +133,15 @@ func installCommandPath(command string) (string, error) {
 
 // installPlan is what borg install (or, with remove, uninstall) touches.
 type installPlan struct {
-	claude, codex, git, gemini, cursor, cline bool
-	user, mcp, remove                         bool
+	claude, codex, git, gemini, qwen, cursor, cline bool
+	user, mcp, remove                               bool
 }
 
 type installStep func() (hooks.InstallTarget, error)
 
 // steps are the plan's installs (or uninstalls), in the order they run:
 // Claude Code (and its MCP server), Codex (and its config), Gemini CLI,
-// Cursor, Cline, the git hook.
+// Qwen Code, Cursor, Cline, the git hook.
 func (pl installPlan) steps(in hooks.Installer) []installStep {
 	var out []installStep
 	add := func(on bool, install, uninstall installStep) {
@@ -167,6 +169,8 @@ func (pl installPlan) steps(in hooks.Installer) []installStep {
 		func() (hooks.InstallTarget, error) { return in.UninstallCodexConfig(codexCfg, user) })
 	geminiIn, geminiOut := agent(hooks.AgentGemini, in.GeminiSettingsPath(user))
 	add(pl.gemini, geminiIn, geminiOut)
+	qwenIn, qwenOut := agent(hooks.AgentQwen, in.QwenSettingsPath(user))
+	add(pl.qwen, qwenIn, qwenOut)
 	cursorIn, cursorOut := agent(hooks.AgentCursor, in.CursorHooksPath(user))
 	add(pl.cursor, cursorIn, cursorOut)
 	add(pl.cline, in.InstallCline, in.UninstallCline)
