@@ -28,8 +28,6 @@ func TestMain(m *testing.M) {
 		os.Exit(childAppend(os.Getenv("BORG_MEMFS_STORE"), os.Getenv("BORG_MEMFS_WORKER")))
 	case "crash":
 		os.Exit(childCrash(os.Getenv("BORG_MEMFS_STORE")))
-	case "commitsplit":
-		os.Exit(childCommitSplit(os.Getenv("BORG_MEMFS_STORE")))
 	default:
 		fmt.Fprintln(os.Stderr, "unknown child job")
 		os.Exit(2)

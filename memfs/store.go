@@ -30,6 +30,9 @@ var (
 	ErrRefMoved = errors.New("ref moved")
 	// ErrNoChanges: a commit would leave the tree as it is.
 	ErrNoChanges = errors.New("no changes")
+	// ErrUnsupportedRepo: the store's repository is in a format borg does
+	// not read and write (SHA-256 object names, reftable refs).
+	ErrUnsupportedRepo = errors.New("unsupported repository format")
 )
 
 // The store's layout (DESIGN.md §2).
@@ -56,6 +59,10 @@ type Store struct {
 	now    func() time.Time
 	warn   func(string)
 	node   string
+	// held is the store's write lock file while this process holds it
+	// (writes.go); the git commands run meanwhile keep it open
+	// (GitCLI).
+	held atomic.Pointer[os.File]
 }
 
 // Option configures a Store.
@@ -143,7 +150,7 @@ func initStore(ctx context.Context, dir, remote string, opts []Option) (*Store, 
 			return nil, fmt.Errorf("clone %s: %w", remote, err)
 		}
 	default:
-		if g, err = initGit(dir); err != nil {
+		if g, err = initGit(ctx, dir); err != nil {
 			return nil, err
 		}
 	}
