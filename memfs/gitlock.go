@@ -23,9 +23,8 @@ import (
 	"time"
 )
 
-// lockWait bounds how long borg waits for a lock another git holds (a
-// variable so tests need not wait for a lock that stays).
-var lockWait = 10 * time.Second
+// lockWait bounds how long borg waits for a lock another git holds.
+const lockWait = 10 * time.Second
 
 // staleLockAge is the age from which doctor calls a git lock stale: git
 // holds its locks for milliseconds, except around an editor or a hook.
