@@ -9,6 +9,7 @@ package memfs
 // worktree (git worktree add) and in one with feature.manyFiles.
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -298,28 +299,58 @@ func TestConformanceGitLockKept(t *testing.T) {
 	checkClean(t, s)
 }
 
-// TestConformanceNoSplitIndex checks that borg leaves the choice of a
-// split index to git: a store of a few thousand files is not split unless
-// core.splitIndex says so.
-func TestConformanceNoSplitIndex(t *testing.T) {
+// TestConformanceSplitIndexIsGits checks that borg leaves the choice of a
+// split index to git's config: in a repository git made, where
+// core.splitIndex is unset, a store of a few thousand files is not split;
+// a store borg made asks for one in its config (docs/git.md), and one
+// turned off there stays off.
+func TestConformanceSplitIndexIsGits(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes 2,100 lessons")
 	}
-	s := newTestStore(t)
-	var paths []string
-	for i := range 2100 {
-		l := sampleLesson(fmt.Sprintf("conformance-many-%04d", i))
-		writeStoreFile(t, s, LessonPath(l.ID), Render(l))
-		paths = append(paths, LessonPath(l.ID))
+	many := func(t *testing.T, s *Store) {
+		var paths []string
+		for i := range 2100 {
+			l := sampleLesson(fmt.Sprintf("conformance-many-%04d", i))
+			writeStoreFile(t, s, LessonPath(l.ID), Render(l))
+			paths = append(paths, LessonPath(l.ID))
+		}
+		if _, err := s.Commit("many", paths...); err != nil {
+			t.Fatal(err)
+		}
+		learnLessonT(t, s, sampleLesson("conformance-one-more"))
 	}
-	if _, err := s.Commit("many", paths...); err != nil {
-		t.Fatal(err)
+	shared := func(s *Store) []string {
+		m, _ := filepath.Glob(filepath.Join(s.Dir(), ".git", "sharedindex.*"))
+		return m
 	}
-	learnLessonT(t, s, sampleLesson("conformance-one-more"))
-	if m, _ := filepath.Glob(filepath.Join(s.Dir(), ".git", "sharedindex.*")); len(m) > 0 {
-		t.Errorf("borg split the index (%v) though core.splitIndex is unset", m)
-	}
-	checkClean(t, s)
+	t.Run("git's repository, unset", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "store")
+		gitCLI(t, filepath.Dir(dir), "init", "-q", "-b", "main", dir)
+		s, err := Init(context.Background(), dir, "", WithEnv(testEnv(nil)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		many(t, s)
+		if m := shared(s); len(m) > 0 {
+			t.Errorf("borg split the index (%v) though core.splitIndex is unset", m)
+		}
+		checkClean(t, s)
+	})
+	t.Run("borg's store, turned off", func(t *testing.T) {
+		s := newTestStore(t)
+		if v := strings.TrimSpace(gitCLI(t, s.Dir(), "config", "--get", "core.splitIndex")); v != "true" {
+			t.Errorf("core.splitIndex = %q in a new store, want true", v)
+		}
+		gitCLI(t, s.Dir(), "config", "core.splitIndex", "false")
+		gitCLI(t, s.Dir(), "update-index", "--no-split-index")
+		before := shared(s) // git removes them once they expire
+		many(t, s)
+		if m := shared(s); !slices.Equal(m, before) {
+			t.Errorf("a new shared index (%v, before %v) though core.splitIndex is false", m, before)
+		}
+		checkClean(t, s)
+	})
 }
 
 // TestConformanceUnsupportedFormats checks that a repository git writes in

@@ -144,6 +144,9 @@ func initStore(ctx context.Context, dir, remote string, opts []Option) (*Store, 
 		if g, err = cloneGit(ctx, dir, remote); err != nil {
 			return nil, fmt.Errorf("clone %s: %w", remote, err)
 		}
+		if err := configureNew(ctx, dir); err != nil {
+			return nil, err
+		}
 		// Before anything is written into the clone: a teammate's commit
 		// may have made lessons/ or log/ a link to elsewhere.
 		if err := checkStoreDirs(dir); err != nil {
@@ -151,6 +154,9 @@ func initStore(ctx context.Context, dir, remote string, opts []Option) (*Store, 
 		}
 	default:
 		if g, err = initGit(ctx, dir); err != nil {
+			return nil, err
+		}
+		if err := configureNew(ctx, dir); err != nil {
 			return nil, err
 		}
 	}
@@ -182,6 +188,24 @@ func initStore(ctx context.Context, dir, remote string, opts []Option) (*Store, 
 		return nil, err
 	}
 	return s, nil
+}
+
+// configureNew sets, in the git config of a repository borg just made, what
+// borg's commits need to stay cheap in a large store (docs/git.md):
+// core.splitIndex=true, so that git update-index writes the few entries a
+// commit changed instead of the whole index (10 MB at 100,000 lessons),
+// unless the user's git config already says. git keeps the split index and
+// re-shares it by itself; go-git and libgit2 do not read one, and
+// git config core.splitIndex false in the store turns it off.
+func configureNew(ctx context.Context, dir string) error {
+	g := storeGit(dir)
+	if v, err := g.Line(ctx, "config", "--get", "core.splitIndex"); err == nil && v != "" {
+		return nil
+	}
+	if _, err := g.Run(ctx, nil, "config", "core.splitIndex", "true"); err != nil {
+		return fmt.Errorf("configure the store's git: %w", err)
+	}
+	return nil
 }
 
 // ensureLine makes sure file contains line, appending it if missing.
