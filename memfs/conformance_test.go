@@ -387,3 +387,89 @@ func learnT(t *testing.T, s *Store, ids ...string) {
 		t.Fatal(err)
 	}
 }
+
+// TestCommitKeepsIndexInStep: whatever index git left (its version, a
+// cache tree), borg's commits leave an index that names exactly HEAD's
+// files, and git itself can commit on top.
+func TestCommitKeepsIndexInStep(t *testing.T) {
+	cases := []struct {
+		name  string
+		setup func(t *testing.T, dir string)
+	}{
+		{"index as borg init left it", func(*testing.T, string) {}},
+		{"index written by git with a cache tree", func(t *testing.T, dir string) {
+			if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("notes\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			gitCLI(t, dir, "add", "notes.txt")
+			gitCLI(t, dir, "commit", "-q", "-m", "notes by hand")
+		}},
+		{"index version 4", func(t *testing.T, dir string) {
+			gitCLI(t, dir, "update-index", "--index-version", "4")
+		}},
+		{"index version 3", func(t *testing.T, dir string) {
+			gitCLI(t, dir, "update-index", "--index-version", "3")
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newTestStore(t)
+			tc.setup(t, s.Dir())
+			for _, id := range []string{"zeta-last", "alpha-first", "mid-lesson"} {
+				if err := s.WriteLesson(sampleLesson(id)); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := s.Commit("learn "+id, LessonPath(id)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := s.archive("mid-lesson"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Commit("archive", LessonPath("mid-lesson"), ArchivePath("mid-lesson")); err != nil {
+				t.Fatal(err)
+			}
+			if st := gitCLI(t, s.Dir(), "status", "--porcelain"); st != "" {
+				t.Fatalf("git status = %q", st)
+			}
+			// The index names exactly the committed files, with their blobs.
+			staged := gitCLI(t, s.Dir(), "ls-files", "-s")
+			tree := gitCLI(t, s.Dir(), "ls-tree", "-r", "HEAD")
+			if got, want := normalizeLsFiles(staged), normalizeLsTree(tree); got != want {
+				t.Fatalf("index:\n%s\nHEAD:\n%s", got, want)
+			}
+			gitCLI(t, s.Dir(), "fsck", "--strict")
+			// git itself can still commit on top.
+			if err := os.WriteFile(filepath.Join(s.Dir(), "more.txt"), []byte("x\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			gitCLI(t, s.Dir(), "add", "more.txt")
+			gitCLI(t, s.Dir(), "commit", "-q", "-m", "more")
+			if st := gitCLI(t, s.Dir(), "status", "--porcelain"); st != "" {
+				t.Fatalf("git status after a git commit = %q", st)
+			}
+		})
+	}
+}
+
+// normalizeLsFiles turns `git ls-files -s` lines (mode hash stage\tpath)
+// into "mode hash path" lines.
+func normalizeLsFiles(s string) string {
+	var out []string
+	for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
+		f := strings.Fields(l)
+		out = append(out, f[0]+" "+f[1]+" "+f[3])
+	}
+	return strings.Join(out, "\n")
+}
+
+// normalizeLsTree turns `git ls-tree -r` lines (mode type hash\tpath) into
+// the same form.
+func normalizeLsTree(s string) string {
+	var out []string
+	for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
+		f := strings.Fields(l)
+		out = append(out, f[0]+" "+f[2]+" "+f[3])
+	}
+	return strings.Join(out, "\n")
+}
