@@ -95,6 +95,7 @@ func (g Git) Command(ctx context.Context, args ...string) *exec.Cmd {
 		full = append([]string{"-C", g.Dir}, args...)
 	}
 	cmd := exec.CommandContext(ctx, "git", full...)
+	cancelGently(cmd)
 	env := os.Environ()
 	if g.Isolate {
 		env = isolatedEnviron(env)
