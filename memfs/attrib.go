@@ -368,11 +368,10 @@ func (s *Store) sharedLogFiles() ([]string, error) {
 // files first (every reader of the log asks; go-git's resolution costs
 // ~0.1 ms more) and asks go-git when they do not say (packed refs).
 func (s *Store) headCommit() string {
-	gitDir := filepath.Join(s.dir, ".git")
-	if b, err := os.ReadFile(filepath.Join(gitDir, "HEAD")); err == nil {
+	if b, err := os.ReadFile(filepath.Join(s.git.gitDir, "HEAD")); err == nil {
 		head := strings.TrimSpace(string(b))
 		if ref, ok := strings.CutPrefix(head, "ref: "); ok && strings.HasPrefix(ref, "refs/") && !strings.Contains(ref, "..") {
-			if b, err := os.ReadFile(filepath.Join(gitDir, filepath.FromSlash(ref))); err == nil {
+			if b, err := os.ReadFile(filepath.Join(s.git.commonDir, filepath.FromSlash(ref))); err == nil {
 				head = strings.TrimSpace(string(b))
 			}
 		}

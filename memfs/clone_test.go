@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/transport"
 )
 
 func TestPickBranch(t *testing.T) {
@@ -22,8 +21,8 @@ func TestPickBranch(t *testing.T) {
 		want    string // short branch name; "" for an error
 		wantErr error
 	}{
-		{"empty remote", nil, "", transport.ErrEmptyRemoteRepository},
-		{"only tags", []*plumbing.Reference{plumbing.NewHashReference("refs/tags/v1", h)}, "", transport.ErrEmptyRemoteRepository},
+		{"empty remote", nil, "", errEmptyRemote},
+		{"only tags", []*plumbing.Reference{plumbing.NewHashReference("refs/tags/v1", h)}, "", errEmptyRemote},
 		{"HEAD names an existing branch", []*plumbing.Reference{head("trunk"), branch("main"), branch("trunk")}, "trunk", nil},
 		{"HEAD names a missing branch: main", []*plumbing.Reference{head("master"), branch("main"), branch("dev")}, "main", nil},
 		{"no HEAD: main before master", []*plumbing.Reference{branch("master"), branch("main")}, "main", nil},
@@ -50,5 +49,19 @@ func TestPickBranch(t *testing.T) {
 				t.Fatalf("picked %s, want %s", got.Short(), tt.want)
 			}
 		})
+	}
+}
+
+func TestParseLsRemote(t *testing.T) {
+	out := "ref: refs/heads/trunk\tHEAD\n" +
+		"8d2a7c0e2b5f1c7f1f0a6a3b4e5d6c7b8a9f0e1d\tHEAD\n" +
+		"8d2a7c0e2b5f1c7f1f0a6a3b4e5d6c7b8a9f0e1d\trefs/heads/main\n" +
+		"8d2a7c0e2b5f1c7f1f0a6a3b4e5d6c7b8a9f0e1d\trefs/heads/trunk\n"
+	got, err := pickBranch(parseLsRemote([]byte(out)))
+	if err != nil || got.Short() != "trunk" {
+		t.Fatalf("picked %s, %v; want trunk (the remote's HEAD)", got, err)
+	}
+	if _, err := pickBranch(parseLsRemote(nil)); !errors.Is(err, errEmptyRemote) {
+		t.Fatalf("empty listing: %v, want errEmptyRemote", err)
 	}
 }

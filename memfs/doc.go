@@ -24,28 +24,30 @@
 // are appended one write per line under flock, and a torn last line left by
 // a killed writer is closed before the next append, so only that line is
 // lost. Store.Commit commits the named paths only, building the tree from
-// the last commit and the files borg wrote (never scanning the worktree), and
-// moves the branch under git's lock-file protocol. Store.CommitOnRef does the
-// same on any ref without touching the worktree or the index, with a
-// compare-and-swap on the ref (ErrRefMoved).
+// the last commit and the files borg wrote (never scanning the worktree),
+// moves the branch with git update-ref and stages the paths with git
+// update-index. Store.CommitOnRef does the same on any ref without touching
+// the worktree or the index, with a compare-and-swap on the ref
+// (ErrRefMoved).
 //
-// A commit costs what changed (gitobj.go): trees are edited as bytes, only
-// along the changed paths, large trees are written uncompressed, a commit
-// of many files writes one pack (with its index) instead of a loose object
-// each, and the git index is patched in one streaming pass; a large index
-// is kept as git's split index (gitsplit.go), so a commit rewrites only the
-// few entries that differ from a shared base. The git index and loose
-// objects are renamed in without fsync, as git writes them; refs are
-// synced.
+// borg writes objects and leaves git's shared state to git (docs/git.md):
+// refs and their reflogs, the index in whatever format the repository
+// uses, git's lock files, config and transport. A commit costs what
+// changed (gitobj.go): trees are edited as bytes, only along the changed
+// paths, large trees are written uncompressed, and a commit of many files
+// writes one pack (with its index) instead of a loose object each. Loose
+// objects are renamed in without fsync, as git writes them. A store may be
+// a linked worktree; SHA-256 and reftable repositories are refused
+// (ErrUnsupportedRepo).
 //
 // Every write to git runs under one crash-safe discipline (writes.go,
-// gitlock.go): the store's write lock (.borg/write.lock, an flock), a
-// journal (.borg/journal.json) written before any file, git locks that
-// carry borg's pid from their first instant, and new content renamed in
-// while the lock is held. The next writer finishes what a killed one left,
-// so the git index never stays disagreeing with HEAD; Store.Update writes
-// files and commits them as one such step. CheckLocks, IndexMismatches,
-// ResetIndex and Uncommitted are doctor's full checks and repairs.
+// gitlock.go): the store's write lock (.borg/write.lock, an flock, kept
+// open by the git commands borg runs under it) and a journal
+// (.borg/journal.json) written before any file. The next writer finishes
+// what a killed one left, so the git index never stays disagreeing with
+// HEAD; Store.Update writes files and commits them as one such step.
+// CheckLocks, IndexMismatches, ResetIndex and Uncommitted are doctor's full
+// checks and repairs.
 //
 // # Reads
 //

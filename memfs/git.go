@@ -1,11 +1,13 @@
 package memfs
 
-// git.go is the only file that imports go-git. It keeps to plumbing: blobs,
-// trees and commits are written as objects, refs are moved by
-// compare-and-swap under git's own lock-file protocol, and the index is
-// rewritten only for the paths borg committed. Nothing here calls the
-// worktree's Status (slow on large trees, and never needed: borg knows which
-// files it wrote).
+// git.go is the only file that imports go-git. It keeps to plumbing: borg
+// writes blobs, trees and commits itself (immutable and content-addressed),
+// and leaves git's shared state to git: a ref moves with git update-ref
+// (compare-and-swap, reflog), the index is written by git update-index for
+// the paths borg committed, and git takes and removes its own locks
+// (gitlock.go; docs/git.md). Nothing here calls the worktree's Status
+// (slow on large trees, and never needed: borg knows which files it
+// wrote).
 
 import (
 	"bytes"
@@ -26,18 +28,12 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/storage/filesystem"
-	"github.com/go-git/go-git/v5/storage/memory"
 )
 
 // defaultBranch is the branch a new store starts on.
 const defaultBranch = "refs/heads/main"
-
-// lockWait bounds how long borg waits for another process's git lock.
-const lockWait = 10 * time.Second
 
 // FileChange is one file a plumbing commit writes or deletes. Path is a
 // slash-separated path relative to the store's root.
@@ -49,75 +45,171 @@ type FileChange struct {
 
 // gitRepo wraps the go-git repository of a store.
 type gitRepo struct {
-	r      *git.Repository
-	gitDir string
-	packs  *packSet // read before go-git (gitpack.go); nil: go-git only
+	r *git.Repository
+	// gitDir is the worktree's own git directory (HEAD, the index,
+	// MERGE_HEAD); commonDir the repository's (objects, refs, config,
+	// info). They differ only in a linked worktree (git worktree add),
+	// whose gitDir is <commonDir>/worktrees/<name>.
+	gitDir, commonDir string
+	packs             *packSet // read before go-git (gitpack.go); nil: go-git only
 }
 
+// openGit opens the repository of the worktree dir, after checking that
+// borg can read and write its format.
 func openGit(dir string) (*gitRepo, error) {
-	r, err := git.PlainOpen(dir)
+	gitDir, commonDir, err := gitDirs(dir)
 	if err != nil {
 		return nil, err
 	}
-	return wrapGit(r)
-}
-
-func initGit(dir string) (*gitRepo, error) {
-	r, err := git.PlainInitWithOptions(dir, &git.PlainInitOptions{
-		InitOptions: git.InitOptions{DefaultBranch: defaultBranch},
-	})
+	if err := checkRepoFormat(commonDir); err != nil {
+		return nil, err
+	}
+	r, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{EnableDotGitCommonDir: true})
 	if err != nil {
 		return nil, err
 	}
-	return wrapGit(r)
+	return &gitRepo{r: r, gitDir: gitDir, commonDir: commonDir, packs: newPackSet(commonDir)}, nil
 }
 
-// cloneGit clones remote into dir. An empty remote (nothing pushed yet) is
-// not an error: the store is created fresh with the remote as origin. The
-// branch checked out is the one the remote's HEAD names when it exists;
-// otherwise (a bare repository made by plain `git init --bare` names master
-// while the team pushed main) main, master, or the remote's only branch.
+// gitDirs finds the git directories of the worktree dir: dir/.git, or
+// where the file dir/.git points ("gitdir: …", a linked worktree or a
+// submodule), and the common directory its commondir file names.
+func gitDirs(dir string) (gitDir, commonDir string, err error) {
+	dotGit := filepath.Join(dir, ".git")
+	fi, err := os.Stat(dotGit)
+	if err != nil {
+		return "", "", err
+	}
+	gitDir = dotGit
+	if !fi.IsDir() {
+		data, err := os.ReadFile(dotGit)
+		if err != nil {
+			return "", "", err
+		}
+		line, _, _ := strings.Cut(string(data), "\n")
+		p, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir: ")
+		if !ok {
+			return "", "", fmt.Errorf("%s is a file without a gitdir: line; point it at the repository's git directory or make the store with borg init", dotGit)
+		}
+		gitDir = relTo(dir, strings.TrimSpace(p))
+	}
+	commonDir = gitDir
+	if data, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+		commonDir = relTo(gitDir, strings.TrimSpace(string(data)))
+	}
+	return filepath.Clean(gitDir), filepath.Clean(commonDir), nil
+}
+
+// relTo is p, made absolute from base when it is relative.
+func relTo(base, p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(base, filepath.FromSlash(p))
+}
+
+// checkRepoFormat refuses a repository whose config declares a format
+// borg's object and ref code does not speak: SHA-256 object names, or refs
+// in a reftable. It names the format, before anything is written.
+func checkRepoFormat(commonDir string) error {
+	f, err := os.Open(filepath.Join(commonDir, "config"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer func() { _ = f.Close() }()
+	cfg, err := config.ReadConfig(f)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", filepath.Join(commonDir, "config"), err)
+	}
+	ext := cfg.Raw.Section("extensions")
+	for _, c := range []struct{ key, ok string }{{"objectFormat", "sha1"}, {"refStorage", "files"}} {
+		if v := ext.Option(c.key); v != "" && !strings.EqualFold(v, c.ok) {
+			return fmt.Errorf("%w: the repository has extensions.%s=%s, and borg reads and writes only %s repositories (%s); make the store a new repository with git's defaults (borg init in an empty directory) and push the lessons into it", ErrUnsupportedRepo, c.key, v, c.ok, filepath.Join(commonDir, "config"))
+		}
+	}
+	return nil
+}
+
+func initGit(ctx context.Context, dir string) (*gitRepo, error) {
+	if _, err := storeGit(dir).Run(ctx, nil, "init", "-q", "--initial-branch="+plumbing.ReferenceName(defaultBranch).Short()); err != nil {
+		return nil, err
+	}
+	return openGit(dir)
+}
+
+// storeGit is the runner for git in dir before a Store exists (init and
+// clone): isolated and without prompts.
+func storeGit(dir string) Git {
+	return Git{Dir: dir, Isolate: true, Env: []string{"GIT_TERMINAL_PROMPT=0", "LC_ALL=C"}}
+}
+
+// cloneGit clones remote into dir with the git CLI, as sync talks to the
+// remote (the user's credential helpers, ssh configuration, proxies and
+// url rewrites apply). An empty remote (nothing pushed yet) is not an
+// error: the store is created fresh with the remote as origin. The branch
+// checked out is the one the remote's HEAD names when it exists;
+// otherwise (a bare repository made by plain `git init --bare` names
+// master while the team pushed main) main, master, or the remote's only
+// branch.
 func cloneGit(ctx context.Context, dir, remote string) (*gitRepo, error) {
 	branch, err := remoteBranch(ctx, remote)
-	if errors.Is(err, transport.ErrEmptyRemoteRepository) {
-		return initWithOrigin(dir, remote)
+	if errors.Is(err, errEmptyRemote) {
+		return initWithOrigin(ctx, dir, remote)
 	}
 	if err != nil {
 		return nil, err
 	}
-	r, err := git.PlainCloneContext(ctx, dir, false, &git.CloneOptions{URL: remote, ReferenceName: branch})
-	if errors.Is(err, transport.ErrEmptyRemoteRepository) {
-		_ = os.RemoveAll(filepath.Join(dir, ".git"))
-		return initWithOrigin(dir, remote)
-	}
-	if err != nil {
+	if _, err := storeGit("").Run(ctx, nil, "clone", "-q", "--origin", "origin", "--branch", branch.Short(), "--", remote, dir); err != nil {
 		return nil, err
 	}
-	return wrapGit(r)
+	return openGit(dir)
 }
 
+// errEmptyRemote: the remote has no branch.
+var errEmptyRemote = errors.New("the remote has no branch")
+
 // initWithOrigin creates a fresh store repository whose origin is remote.
-func initWithOrigin(dir, remote string) (*gitRepo, error) {
-	g, err := initGit(dir)
+func initWithOrigin(ctx context.Context, dir, remote string) (*gitRepo, error) {
+	g, err := initGit(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := g.r.CreateRemote(&config.RemoteConfig{Name: "origin", URLs: []string{remote}}); err != nil {
+	if _, err := storeGit(dir).Run(ctx, nil, "remote", "add", "origin", remote); err != nil {
 		return nil, err
 	}
 	return g, nil
 }
 
 // remoteBranch picks the branch to clone from the remote's advertised refs
-// (see cloneGit); it returns transport.ErrEmptyRemoteRepository when the
-// remote has no branch at all.
+// (git ls-remote; see cloneGit); it returns errEmptyRemote when the remote
+// has no branch at all.
 func remoteBranch(ctx context.Context, remote string) (plumbing.ReferenceName, error) {
-	rem := git.NewRemote(memory.NewStorage(), &config.RemoteConfig{Name: "origin", URLs: []string{remote}})
-	refs, err := rem.ListContext(ctx, &git.ListOptions{})
+	out, err := storeGit("").Run(ctx, nil, "ls-remote", "--symref", "--", remote, "HEAD", "refs/heads/*")
 	if err != nil {
 		return "", err
 	}
-	return pickBranch(refs)
+	return pickBranch(parseLsRemote(out))
+}
+
+// parseLsRemote reads git ls-remote --symref's lines ("<id>\t<ref>", and
+// "ref: <target>\tHEAD" for a symbolic HEAD).
+func parseLsRemote(out []byte) []*plumbing.Reference {
+	var refs []*plumbing.Reference
+	for _, line := range strings.Split(string(out), "\n") {
+		val, name, ok := strings.Cut(strings.TrimSpace(line), "\t")
+		if !ok {
+			continue
+		}
+		if target, sym := strings.CutPrefix(val, "ref: "); sym {
+			refs = append(refs, plumbing.NewSymbolicReference(plumbing.ReferenceName(name), plumbing.ReferenceName(target)))
+			continue
+		}
+		refs = append(refs, plumbing.NewHashReference(plumbing.ReferenceName(name), plumbing.NewHash(val)))
+	}
+	return refs
 }
 
 // pickBranch is remoteBranch's choice among refs.
@@ -133,7 +225,7 @@ func pickBranch(refs []*plumbing.Reference) (plumbing.ReferenceName, error) {
 		}
 	}
 	if len(branches) == 0 {
-		return "", transport.ErrEmptyRemoteRepository
+		return "", errEmptyRemote
 	}
 	for _, b := range []plumbing.ReferenceName{head, plumbing.NewBranchReferenceName("main"), plumbing.NewBranchReferenceName("master")} {
 		if b != "" && branches[b] {
@@ -156,15 +248,6 @@ func pickBranch(refs []*plumbing.Reference) (plumbing.ReferenceName, error) {
 		what = head.Short() + ", which does not exist"
 	}
 	return "", fmt.Errorf("the remote's HEAD names %s, and it has no main or master branch but %d others (%s): set its HEAD to the store's branch (git symbolic-ref HEAD refs/heads/NAME in the remote)", what, len(names), strings.Join(names, ", "))
-}
-
-func wrapGit(r *git.Repository) (*gitRepo, error) {
-	fs, ok := r.Storer.(*filesystem.Storage)
-	if !ok {
-		return nil, errors.New("store repository is not on disk")
-	}
-	root := fs.Filesystem().Root()
-	return &gitRepo{r: r, gitDir: root, packs: newPackSet(root)}, nil
 }
 
 // hasCommits reports whether HEAD points at a commit.
@@ -363,9 +446,9 @@ func (s *Store) ReadDirAt(rev, dir string) ([]File, error) {
 	// A storage of its own that keeps the pack files open for the whole
 	// directory: the store's reopens a pack for every object it reads
 	// from it.
-	st := filesystem.NewStorageWithOptions(osfs.New(s.git.gitDir), cache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true})
+	st := filesystem.NewStorageWithOptions(osfs.New(s.git.commonDir), cache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true})
 	defer func() { _ = st.Close() }()
-	g := &gitRepo{r: &git.Repository{Storer: st}, gitDir: s.git.gitDir, packs: s.git.packs}
+	g := &gitRepo{r: &git.Repository{Storer: st}, gitDir: s.git.gitDir, commonDir: s.git.commonDir, packs: s.git.packs}
 	var out []File
 	err = g.walkTree(raw, dir, func(p string, e treeEntry) error {
 		data, err := g.readObject(plumbing.BlobObject, plumbing.Hash(e.id))
@@ -405,7 +488,7 @@ func (s *Store) CommitOnRef(ref, expectedOld, parent string, changes []FileChang
 	if err := s.writeJournal(journal{PID: os.Getpid(), StartMS: time.Now().UnixMilli(), Message: msg, Ref: name.String()}); err != nil {
 		return "", fmt.Errorf("commit on %s: %w", name, err)
 	}
-	h, err := s.commitOnRef(name, hashOf(expectedOld), hashOf(parent), changes, msg, when, nil)
+	h, err := s.commitOnRef(name, hashOf(expectedOld), hashOf(parent), changes, msg, when)
 	if err != nil {
 		_ = s.removeJournal() // nothing to finish: the ref moved or it did not
 		return "", fmt.Errorf("commit on %s: %w", name, err)
@@ -423,7 +506,7 @@ func hashOf(s string) plumbing.Hash {
 	return plumbing.NewHash(s)
 }
 
-func (s *Store) commitOnRef(name plumbing.ReferenceName, old, parent plumbing.Hash, changes []FileChange, msg string, when time.Time, written map[string]object.TreeEntry) (plumbing.Hash, error) {
+func (s *Store) commitOnRef(name plumbing.ReferenceName, old, parent plumbing.Hash, changes []FileChange, msg string, when time.Time) (plumbing.Hash, error) {
 	if err := name.Validate(); err != nil {
 		return plumbing.ZeroHash, err
 	}
@@ -443,7 +526,7 @@ func (s *Store) commitOnRef(name plumbing.ReferenceName, old, parent plumbing.Ha
 		parents = []plumbing.Hash{parent}
 	}
 	w := newObjWriter(s.git)
-	treeHash, _, err := s.git.writeTree(w, base, changes, "", written)
+	treeHash, _, err := s.git.writeTree(w, base, changes, "")
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
@@ -471,7 +554,7 @@ func (s *Store) commitOnRef(name plumbing.ReferenceName, old, parent plumbing.Ha
 	if err := w.flush(); err != nil {
 		return plumbing.ZeroHash, err
 	}
-	if err := s.casRef(name, old, h); err != nil {
+	if err := s.casRef(name, old, h, msg); err != nil {
 		return plumbing.ZeroHash, err
 	}
 	s.recordChanges(name, parent, h, changes)
@@ -495,12 +578,11 @@ func checkRepoPath(p string) error {
 // writeTree writes the tree base (zero hash: an empty tree) with changes
 // applied (paths relative to this tree) through w and returns the tree's
 // hash and its entry count. An emptied subtree is dropped, as git has no
-// empty directories. Each file written is recorded in written under its
-// full path (prefix is the path of this tree, "" at the root). It edits the
+// empty directories (prefix is the path of this tree, "" at the root). It edits the
 // tree's raw bytes, copying the entries it does not change as they are and
 // allocating nothing per unchanged entry: lessons/ holds one entry per
 // lesson, 100,000 in a large store, and a commit changes a few.
-func (g *gitRepo) writeTree(w *objWriter, base plumbing.Hash, changes []FileChange, prefix string, written map[string]object.TreeEntry) (plumbing.Hash, int, error) {
+func (g *gitRepo) writeTree(w *objWriter, base plumbing.Hash, changes []FileChange, prefix string) (plumbing.Hash, int, error) {
 	var raw []byte
 	if !base.IsZero() {
 		var err error
@@ -531,7 +613,7 @@ func (g *gitRepo) writeTree(w *objWriter, base plumbing.Hash, changes []FileChan
 		return plumbing.ZeroHash, 0, fmt.Errorf("read tree %s: %w", prefix, err)
 	}
 	for name, ch := range next {
-		if err := g.applyChange(w, name, ch, sub[name], prefix, written); err != nil {
+		if err := g.applyChange(w, name, ch, sub[name], prefix); err != nil {
 			return plumbing.ZeroHash, 0, err
 		}
 	}
@@ -607,13 +689,13 @@ type treeChange struct {
 // subdirectory's tree written with its changes cs.
 // A name with both (a directory emptied and a file written in its place,
 // or back) is the file when the directory ends up empty.
-func (g *gitRepo) applyChange(w *objWriter, name string, ch *treeChange, cs []FileChange, prefix string, written map[string]object.TreeEntry) error {
+func (g *gitRepo) applyChange(w *objWriter, name string, ch *treeChange, cs []FileChange, prefix string) error {
 	if len(cs) > 0 {
 		subBase := plumbing.ZeroHash
 		if ch.hadOld && ch.old.isDir() {
 			subBase = ch.old.id
 		}
-		h, n, err := g.writeTree(w, subBase, cs, prefix+name+"/", written)
+		h, n, err := g.writeTree(w, subBase, cs, prefix+name+"/")
 		if err != nil {
 			return err
 		}
@@ -635,9 +717,6 @@ func (g *gitRepo) applyChange(w *objWriter, name string, ch *treeChange, cs []Fi
 		mode = filemode.Executable
 	}
 	ch.mode, ch.id = uint32(mode), h
-	if written != nil {
-		written[prefix+name] = object.TreeEntry{Name: name, Mode: mode, Hash: h}
-	}
 	return nil
 }
 
@@ -775,7 +854,7 @@ func (g *gitRepo) readStored(t plumbing.ObjectType, h plumbing.Hash) ([]byte, er
 // loosePath is where the loose object h lives.
 func (g *gitRepo) loosePath(h plumbing.Hash) string {
 	s := h.String()
-	return filepath.Join(g.gitDir, "objects", s[:2], s[2:])
+	return filepath.Join(g.commonDir, "objects", s[:2], s[2:])
 }
 
 func packType(t plumbing.ObjectType) byte {
@@ -853,7 +932,7 @@ func (w *objWriter) flush() error {
 		}
 		// Unsynced, as go-git and git (by default) write loose objects:
 		// the ref that makes them reachable moves after, synced.
-		if err := WriteFileAtomic(p, data, 0o444, TempDir(filepath.Join(w.g.gitDir, "objects")), NoSync()); err != nil {
+		if err := WriteFileAtomic(p, data, 0o444, TempDir(filepath.Join(w.g.commonDir, "objects")), NoSync()); err != nil {
 			return err
 		}
 	}
@@ -869,7 +948,7 @@ func (w *objWriter) writePack() error {
 	if err != nil {
 		return fmt.Errorf("write pack: %w", err)
 	}
-	dir := filepath.Join(w.g.gitDir, "objects", "pack")
+	dir := filepath.Join(w.g.commonDir, "objects", "pack")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("write pack: %w", err)
 	}
@@ -887,30 +966,21 @@ func (w *objWriter) writePack() error {
 	return nil
 }
 
-// casRef moves ref from old to new under git's lock-file protocol
-// (<ref>.lock created exclusively, the new value renamed over the ref), the
-// one the git CLI honours; see gitlock.go for how a kill at any point is
-// recovered. go-git's own reference update truncates and rewrites the ref
-// file in place, so a process killed between the two leaves an empty ref:
-// that is why this is done by hand. The caller holds the write lock.
-func (s *Store) casRef(name plumbing.ReferenceName, old, new plumbing.Hash) error {
-	refPath := filepath.Join(s.git.gitDir, filepath.FromSlash(name.String()))
-	if err := os.MkdirAll(filepath.Dir(refPath), 0o755); err != nil {
-		return err
+// casRef moves ref from old to new (the zero hash: the ref must not exist)
+// with git update-ref, which takes git's lock on the ref, compares, and
+// writes the ref and its reflog (and HEAD's, when HEAD names the ref)
+// whether the ref is loose or packed and from any worktree. msg is the
+// commit's message; its subject goes into the reflog as git commit's does.
+// The caller holds the write lock.
+func (s *Store) casRef(name plumbing.ReferenceName, old, new plumbing.Hash, msg string) error {
+	_, err := s.runGitWaiting(context.Background(), nil, "update-ref", "-m", "commit: "+subjectOf(msg), name.String(), new.String(), old.String())
+	if err == nil {
+		return nil
 	}
-	lock, err := s.createLock(refPath + ".lock")
-	if err != nil {
-		return err
-	}
-	defer lock.abort()
-	cur, err := s.git.refHash(name)
-	if err != nil {
-		return fmt.Errorf("read %s: %w", name, err)
-	}
-	if cur != old {
+	if cur, rerr := s.git.refHash(name); rerr == nil && cur != old {
 		return fmt.Errorf("%w: %s is at %s, expected %s", ErrRefMoved, name, short(cur), short(old))
 	}
-	return lock.commit(refPath, []byte(new.String()+"\n"))
+	return err
 }
 
 func short(h plumbing.Hash) string {
@@ -936,16 +1006,18 @@ func (s *Store) Commit(msg string, paths ...string) (string, error) {
 	return s.Update(msg, paths, nil)
 }
 
-// commit is Commit's work; the caller holds the write lock.
+// commit is Commit's work; the caller holds the write lock. The commit's
+// objects are written first, then the branch moves (casRef), then the
+// paths are staged (stage); the journal (writes.go) finishes a commit
+// killed between.
 func (s *Store) commit(msg string, paths []string) (string, error) {
-	// Holding index.lock serialises borg's commits with the git CLI's,
-	// as git does.
-	idxPath := filepath.Join(s.git.gitDir, "index")
-	lock, err := s.createLock(idxPath + ".lock")
-	if err != nil {
+	ctx := context.Background()
+	// A git command holding the index waits for it first, as git's own
+	// commands would fail on it; the branch must not move under a
+	// git commit that is writing its own.
+	if err := s.waitIndexLock(); err != nil {
 		return "", err
 	}
-	defer lock.abort()
 	branch, err := s.git.headBranch()
 	if err != nil {
 		return "", err
@@ -955,7 +1027,6 @@ func (s *Store) commit(msg string, paths []string) (string, error) {
 		return "", err
 	}
 	changes := make([]FileChange, 0, len(paths))
-	infos := map[string]os.FileInfo{}
 	for _, p := range paths {
 		if err := checkRepoPath(p); err != nil {
 			return "", err
@@ -972,206 +1043,83 @@ func (s *Store) commit(msg string, paths []string) (string, error) {
 		if !fi.Mode().IsRegular() {
 			return "", fmt.Errorf("%s is not a regular file", p)
 		}
-		data, err := readForCommit(full, strings.HasPrefix(p, LogDir+"/"))
+		data, unlock, err := readForCommit(full, strings.HasPrefix(p, LogDir+"/"))
 		if err != nil {
 			return "", err
 		}
-		infos[p] = fi
+		// A log file stays locked until it is staged, so git hashes
+		// the bytes the commit holds.
+		defer unlock()
 		changes = append(changes, FileChange{Path: p, Data: data})
 	}
-	written := map[string]object.TreeEntry{}
-	h, err := s.commitOnRef(branch, cur, cur, changes, msg, s.now(), written)
+	h, err := s.commitOnRef(branch, cur, cur, changes, msg, s.now())
 	if errors.Is(err, ErrNoChanges) {
 		h, err = cur, nil
 	}
 	if err != nil {
 		return "", err
 	}
-	if err := s.stage(lock, idxPath, written, changes, infos); err != nil {
+	if err := s.stage(ctx, paths); err != nil {
 		return "", err
 	}
 	return h.String(), nil
 }
 
 // readForCommit reads a file to commit. A log file is read under its
-// append lock, so a line being appended is never committed half-written.
-func readForCommit(p string, isLog bool) ([]byte, error) {
+// append lock, so a line being appended is never committed half-written;
+// the returned function releases it.
+func readForCommit(p string, isLog bool) ([]byte, func(), error) {
 	if !isLog {
-		return os.ReadFile(p)
+		data, err := os.ReadFile(p)
+		return data, func() {}, err
 	}
 	f, err := os.OpenFile(p, os.O_RDWR, 0)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	defer func() { _ = f.Close() }()
 	if err := LockFile(f, -1); err != nil {
-		return nil, err
+		_ = f.Close()
+		return nil, nil, err
 	}
-	defer func() { _ = UnlockFile(f) }()
-	return io.ReadAll(f)
+	release := func() {
+		_ = UnlockFile(f)
+		_ = f.Close()
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		release()
+		return nil, nil, err
+	}
+	return data, release, nil
 }
 
-// stage rewrites the git index so the committed paths match the commit: an
-// entry per written file (its blob and mode in written), none for a deleted
-// one. Other entries are kept.
-// The index is patched in place when it can be (patchIndex); otherwise it
-// goes through go-git's decoder and encoder.
-func (s *Store) stage(lock *lockFile, idxPath string, written map[string]object.TreeEntry, changes []FileChange, infos map[string]os.FileInfo) error {
-	var set []indexEntry
-	var del []string
-	for _, ch := range changes {
-		if ch.Delete {
-			del = append(del, ch.Path)
-			continue
-		}
-		te, ok := written[ch.Path]
-		if !ok {
-			// Unchanged (no commit was needed): the blob is the file's.
-			h, err := s.git.blobHash(ch.Data)
-			if err != nil {
-				return err
-			}
-			te = object.TreeEntry{Name: path.Base(ch.Path), Mode: filemode.Regular, Hash: h}
-		}
-		set = append(set, statEntry(ch.Path, te.Hash, te.Mode, infos[ch.Path]))
+// stage makes the git index hold paths as they are on disk, through git
+// update-index: an entry with the file's blob and stat data for each path
+// on disk, none for a path that is not. Under the write lock (and a log's
+// append lock) the files hold what the commit holds, so the index matches
+// HEAD for them, and git writes the index in the repository's own format
+// and with its extensions (split index, untracked cache, fsmonitor).
+func (s *Store) stage(ctx context.Context, paths []string) error {
+	if len(paths) == 0 {
+		return nil
 	}
-	return writeIndex(lock, idxPath, set, del, s.splitIndexConfig())
-}
-
-// statEntry is the index entry of a file with this blob and mode, with the
-// stat data of fi (nil: none, so git re-reads the file before trusting it).
-func statEntry(name string, h plumbing.Hash, mode filemode.FileMode, fi os.FileInfo) indexEntry {
-	e := indexEntry{name: name, hash: h, mode: uint32(mode), mtime: time.Unix(0, 0)}
-	if fi != nil {
-		e.dev, e.ino, e.uid, e.gid = statIDs(fi)
-		e.size, e.mtime = uint32(fi.Size()), fi.ModTime()
+	var in bytes.Buffer
+	for _, p := range paths {
+		in.WriteString(p)
+		in.WriteByte(0)
 	}
-	return e
-}
-
-// writeIndex rewrites the git index with the entries set replaced or added
-// and the paths del removed, under lock (index.lock). The index is patched
-// in place when it can be (patchIndex); otherwise it goes through go-git's
-// decoder and encoder. It is renamed in without fsync, as git writes it:
-// it is about 10 MB at 100,000 lessons (an fsync of that costs 50-130 ms
-// here), it is a cache of HEAD's tree for these paths, and the rename
-// still makes a kill leave the old index or the new one.
-//
-// A split index (gitsplit.go) is patched as one: only its own small file is
-// rewritten, until its changes outgrow the shared index, when a new shared
-// index is written. A whole index of splitIndexAtLeast entries is split.
-// split is core.splitIndex: 1 true, 0 false (borg then writes a whole
-// index), -1 unset.
-func writeIndex(lock *lockFile, idxPath string, set []indexEntry, del []string, split int) error {
-	data, err := os.ReadFile(idxPath)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
-	}
-	if link, ok := indexLink(data); ok && len(link) >= 20 {
-		var base [20]byte
-		copy(base[:], link)
-		sp := sharedIndexPath(filepath.Dir(idxPath), base)
-		// Mapped, not read: it is 10 MB at 100,000 lessons, and a shared
-		// index is never written in place (a new one gets a new name).
-		shared, unmap, err := mapFile(sp)
-		if err != nil {
-			return fmt.Errorf("read git index: its shared index: %w (%s)", err, splitIndexFix)
-		}
-		defer unmap()
-		if split != 0 {
-			if out, changed, ok := patchSplit(data, shared, set, del); ok {
-				if changed <= max(reshareAtLeast, sharedCount(shared)/100) {
-					// Freshened as git does, so no git expires it while
-					// an index names it.
-					now := time.Now()
-					_ = os.Chtimes(sp, now, now)
-					return commitIndex(lock, idxPath, out)
-				}
-				flat, err := flattenSplit(out, shared)
-				if err != nil {
-					return fmt.Errorf("read git index: %w (%s)", err, splitIndexFix)
-				}
-				return writeSplit(lock, idxPath, flat)
-			}
-		}
-		if data, err = flattenSplit(data, shared); err != nil {
-			return fmt.Errorf("read git index: %w (%s)", err, splitIndexFix)
-		}
-	}
-	if patched, ok := patchIndex(data, set, del); ok {
-		if split == 1 || split < 0 && sharedCount(patched) >= splitIndexAtLeast {
-			return writeSplit(lock, idxPath, patched)
-		}
-		return commitIndex(lock, idxPath, patched)
-	}
-	idx := &index.Index{Version: 2}
-	if len(data) > 0 {
-		if err := index.NewDecoder(bytes.NewReader(data)).Decode(idx); err != nil {
-			return fmt.Errorf("read git index: %w", err)
-		}
-	}
-	drop := map[string]bool{}
-	for _, p := range del {
-		drop[p] = true
-	}
-	for _, e := range set {
-		drop[e.name] = true
-	}
-	kept := idx.Entries[:0]
-	for _, e := range idx.Entries {
-		if !drop[e.Name] {
-			kept = append(kept, e)
-		}
-	}
-	idx.Entries = kept
-	for _, e := range set {
-		idx.Entries = append(idx.Entries, &index.Entry{
-			Name: e.name, Hash: e.hash, Mode: filemode.FileMode(e.mode), Size: e.size,
-			ModifiedAt: e.mtime, Dev: e.dev, Inode: e.ino, UID: e.uid, GID: e.gid,
-		})
-	}
-	sort.Slice(idx.Entries, func(i, j int) bool { return idx.Entries[i].Name < idx.Entries[j].Name })
-	// The cache-tree extension would describe the old trees: drop it.
-	idx.Cache = nil
-	var buf bytes.Buffer
-	if err := index.NewEncoder(&buf).Encode(idx); err != nil {
-		return fmt.Errorf("write git index: %w", err)
-	}
-	return commitIndex(lock, idxPath, buf.Bytes())
-}
-
-// commitIndex renames data in as the git index (see writeIndex).
-func commitIndex(lock *lockFile, idxPath string, data []byte) error {
-	if err := lock.commit(idxPath, data, NoSync()); err != nil {
-		return fmt.Errorf("write git index: %w", err)
+	if _, err := s.runGitWaiting(ctx, in.Bytes(), "update-index", "--add", "--remove", "-z", "--stdin"); err != nil {
+		return fmt.Errorf("stage %s in the git index: %w", describePaths(paths), err)
 	}
 	return nil
 }
 
-// writeSplit writes flat, a whole index without extensions, as a shared
-// index and the git index as a split index naming it.
-func writeSplit(lock *lockFile, idxPath string, flat []byte) error {
-	_, split, err := writeShared(filepath.Dir(idxPath), flat)
-	if err != nil {
-		return err
+// describePaths names paths in an error: the first, and how many more.
+func describePaths(paths []string) string {
+	if len(paths) == 1 {
+		return paths[0]
 	}
-	return commitIndex(lock, idxPath, split)
-}
-
-// splitIndexConfig is core.splitIndex: 1 true, 0 false, -1 unset (or a
-// value git would not read as a boolean either).
-func (s *Store) splitIndexConfig() int {
-	cfg, err := s.git.r.Config()
-	if err != nil || !cfg.Raw.Section("core").HasOption("splitIndex") {
-		return -1
-	}
-	switch strings.ToLower(cfg.Raw.Section("core").Option("splitIndex")) {
-	case "true", "yes", "on", "1", "":
-		return 1
-	case "false", "no", "off", "0":
-		return 0
-	}
-	return -1
+	return fmt.Sprintf("%s and %d more path(s)", paths[0], len(paths)-1)
 }
 
 // IndexMismatch is a path where the git index disagrees with HEAD: Index
@@ -1194,120 +1142,84 @@ func inIndexedDirs(p string) bool {
 	return false
 }
 
+// emptyTree is the id of git's empty tree, which every git knows.
+const emptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
 // IndexMismatches compares the git index with HEAD's tree under lessons/,
-// archive/ and log/, every entry (doctor's scan: it reads the whole index
-// and tree, which no hook or commit does). A git commit made from an index
-// that disagrees would commit the difference, deletions included.
+// archive/ and log/, every entry (doctor's scan: git diff-index reads the
+// whole index and tree, which no hook or commit does). A git commit made
+// from an index that disagrees would commit the difference, deletions
+// included. A conflicted path is a mismatch with neither blob named.
 func (s *Store) IndexMismatches() ([]IndexMismatch, error) {
-	head := map[string]plumbing.Hash{}
+	base := emptyTree
 	if s.git.hasCommits() {
-		t, err := s.treeAt("HEAD")
-		if err != nil {
-			return nil, err
-		}
-		for _, d := range indexedDirs {
-			sub, err := t.Tree(d)
-			if errors.Is(err, object.ErrDirectoryNotFound) {
-				continue
-			}
-			if err != nil {
-				return nil, fmt.Errorf("read %s at HEAD: %w", d, err)
-			}
-			err = sub.Files().ForEach(func(f *object.File) error {
-				head[d+"/"+f.Name] = f.Hash
-				return nil
-			})
-			if err != nil {
-				return nil, fmt.Errorf("read %s at HEAD: %w", d, err)
-			}
-		}
+		base = "HEAD"
 	}
-	// Read by hand: go-git's decoder cannot read a split index.
-	data, err := readFlatIndex(filepath.Join(s.git.gitDir, "index"))
+	args := append([]string{"--literal-pathspecs", "diff-index", "--cached", "--raw", "-z", "--no-renames", base, "--"}, indexedDirs...)
+	out, err := s.runGit(context.Background(), nil, args...)
+	var ge *GitError
+	if errors.As(err, &ge) && strings.Contains(ge.Stderr, "dubious ownership") {
+		// A store of another user's that git refuses to work in: no git
+		// commit can be made from its index by this user either.
+		return nil, nil
+	}
 	if err != nil {
-		return nil, fmt.Errorf("read git index: %w", err)
+		return nil, fmt.Errorf("compare the git index with HEAD: %w", err)
 	}
-	idx := &index.Index{Version: 2}
-	if len(data) > 0 {
-		if err := index.NewDecoder(bytes.NewReader(data)).Decode(idx); err != nil {
-			return nil, fmt.Errorf("read git index: %w", err)
+	var mis []IndexMismatch
+	fields := strings.Split(string(out), "\x00")
+	for i := 0; i+1 < len(fields); i += 2 {
+		// ":<mode> <mode> <HEAD's blob> <index's blob> <status>", then the path.
+		f := strings.Fields(strings.TrimPrefix(fields[i], ":"))
+		if len(f) < 5 {
+			return nil, fmt.Errorf("compare the git index with HEAD: git diff-index printed %q", fields[i])
 		}
+		m := IndexMismatch{Path: fields[i+1], Head: f[2], Index: f[3]}
+		if strings.Trim(m.Head, "0") == "" {
+			m.Head = ""
+		}
+		if strings.Trim(m.Index, "0") == "" {
+			m.Index = ""
+		}
+		mis = append(mis, m)
 	}
-	var out []IndexMismatch
-	seen := map[string]bool{}
-	for _, e := range idx.Entries {
-		if !inIndexedDirs(e.Name) {
-			continue
-		}
-		seen[e.Name] = true
-		h, ok := head[e.Name]
-		switch {
-		case !ok:
-			out = append(out, IndexMismatch{Path: e.Name, Index: e.Hash.String()})
-		case h != e.Hash || e.Stage != 0: // stage 0: not conflicted
-			out = append(out, IndexMismatch{Path: e.Name, Index: e.Hash.String(), Head: h.String()})
-		}
-	}
-	for p, h := range head {
-		if !seen[p] {
-			out = append(out, IndexMismatch{Path: p, Head: h.String()})
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return out, nil
+	sort.Slice(mis, func(i, j int) bool { return mis[i].Path < mis[j].Path })
+	return mis, nil
 }
 
 // ResetIndex makes the git index match HEAD for paths (under the write
-// lock, after recovering a dead writer): an entry with HEAD's blob for a
-// path in HEAD, none for a path that is not. The worktree is not touched;
-// a file on disk that differs from HEAD shows as modified, not staged.
+// lock, after recovering a dead writer), through git reset: an entry with
+// HEAD's blob for a path in HEAD, none for a path that is not, then the
+// stat data of the files that hold HEAD's blob refreshed (git update-index
+// --refresh). The worktree is not touched; a file on disk that differs
+// from HEAD shows as modified, not staged.
 func (s *Store) ResetIndex(paths []string) error {
 	unlock, err := s.lockWrites()
 	if err != nil {
 		return fmt.Errorf("reset git index: %w", err)
 	}
 	defer unlock()
-	idxPath := filepath.Join(s.git.gitDir, "index")
-	lock, err := s.createLock(idxPath + ".lock")
-	if err != nil {
-		return fmt.Errorf("reset git index: %w", err)
+	if len(paths) == 0 {
+		return nil
 	}
-	defer lock.abort()
-	var t *object.Tree
-	if s.git.hasCommits() {
-		if t, err = s.treeAt("HEAD"); err != nil {
-			return fmt.Errorf("reset git index: %w", err)
-		}
-	}
-	var set []indexEntry
-	var del []string
+	var in bytes.Buffer
 	for _, p := range paths {
 		if err := checkRepoPath(p); err != nil {
 			return fmt.Errorf("reset git index: %w", err)
 		}
-		var te *object.TreeEntry
-		if t != nil {
-			if te, err = t.FindEntry(p); err != nil && !errors.Is(err, object.ErrEntryNotFound) && !errors.Is(err, object.ErrDirectoryNotFound) {
-				return fmt.Errorf("reset git index: %w", err)
-			}
-		}
-		if te == nil || !te.Mode.IsFile() {
-			del = append(del, p)
-			continue
-		}
-		// The file's stat data only when it holds HEAD's blob; otherwise
-		// none, so git compares its content.
-		var fi os.FileInfo
-		full := filepath.Join(s.dir, filepath.FromSlash(p))
-		if data, err := os.ReadFile(full); err == nil {
-			if h, _ := s.git.blobHash(data); h == te.Hash {
-				fi, _ = os.Lstat(full)
-			}
-		}
-		set = append(set, statEntry(p, te.Hash, te.Mode, fi))
+		in.WriteString(p)
+		in.WriteByte(0)
 	}
-	if err := writeIndex(lock, idxPath, set, del, s.splitIndexConfig()); err != nil {
+	ctx := context.Background()
+	if _, err := s.runGitWaiting(ctx, in.Bytes(), "--literal-pathspecs", "reset", "-q", "--pathspec-from-file=-", "--pathspec-file-nul"); err != nil {
 		return fmt.Errorf("reset git index: %w", err)
+	}
+	// -q: a file that differs from HEAD is left as it is, not an error.
+	if _, err := s.runGitWaiting(ctx, nil, "update-index", "-q", "--refresh"); err != nil {
+		var ge *GitError
+		if !errors.As(err, &ge) || strings.TrimSpace(ge.Stderr) != "" {
+			return fmt.Errorf("reset git index: %w", err)
+		}
 	}
 	return nil
 }

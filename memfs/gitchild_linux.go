@@ -5,12 +5,8 @@ import (
 	"syscall"
 )
 
-// dieWithParent makes a git child borg runs die with borg: a borg killed
-// mid-merge must not leave its git merging the store without the write
-// lock (the next writer undoes the merge instead; see undoMerge).
+// dieWithParent makes a git child borg runs die with borg (Git.DieWithParent:
+// only for commands that take no lock).
 func dieWithParent(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 }
-
-// childrenDieWithParent says dieWithParent works here.
-const childrenDieWithParent = true

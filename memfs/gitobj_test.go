@@ -143,3 +143,30 @@ func TestLooseObjectEncodings(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseRawTree: a tree parses into entries whose bytes are the tree's,
+// or is refused; and merging no change into it gives it back.
+func FuzzParseRawTree(f *testing.F) {
+	f.Add([]byte("100644 a.html\x00" + strings.Repeat("\x01", 20) + "40000 dir\x00" + strings.Repeat("\x02", 20)))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var back []byte
+		for i := 0; i < len(b); {
+			e, err := nextTreeEntry(b, i)
+			if err != nil {
+				return
+			}
+			back = append(back, b[e.start:e.end]...)
+			i = e.end
+		}
+		if !bytes.Equal(back, b) {
+			t.Fatalf("entries do not cover the tree")
+		}
+		starts, err := scanTree(b, map[string]*treeChange{})
+		if err != nil {
+			t.Fatalf("scanTree refused what nextTreeEntry read: %v", err)
+		}
+		if out, n := mergeTree(b, starts, map[string]*treeChange{}); !bytes.Equal(out, b) || n != len(starts) {
+			t.Fatalf("merging nothing changed the tree")
+		}
+	})
+}

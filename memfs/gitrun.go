@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 )
 
@@ -36,9 +37,14 @@ type Git struct {
 	// dropped, so a huge diff costs no memory.
 	MaxOut int
 	// DieWithParent kills git when borg dies (on Linux), for commands
-	// that write the store: a killed borg must not leave git writing it
-	// without the store's write lock.
+	// whose work is worthless once borg is gone and that take no lock (a
+	// diff borg reads). A git that writes the store is not killed: it
+	// holds the store's write lock (Keep) and finishes.
 	DieWithParent bool
+	// Keep holds files git keeps open (as fds 3, 4, … where the OS
+	// passes them; not on Windows): the store's write lock, so that a
+	// git outliving a killed borg keeps the store locked until it ends.
+	Keep []*os.File
 }
 
 // GitError is a git command that failed: its arguments, how it exited and
@@ -57,6 +63,9 @@ func (e *GitError) Error() string {
 	name := "git"
 	if len(e.Args) > 0 {
 		name += " " + e.Args[0]
+	}
+	if lock := lockInStderr(e.Stderr); lock != "" {
+		return fmt.Sprintf("%s: %s (%s)", name, msg, lockFix(lock))
 	}
 	return fmt.Sprintf("%s: %s", name, msg)
 }
@@ -86,6 +95,7 @@ func (g Git) Command(ctx context.Context, args ...string) *exec.Cmd {
 		full = append([]string{"-C", g.Dir}, args...)
 	}
 	cmd := exec.CommandContext(ctx, "git", full...)
+	cancelGently(cmd)
 	env := os.Environ()
 	if g.Isolate {
 		env = isolatedEnviron(env)
@@ -93,6 +103,9 @@ func (g Git) Command(ctx context.Context, args ...string) *exec.Cmd {
 	cmd.Env = append(env, g.Env...)
 	if g.DieWithParent {
 		dieWithParent(cmd)
+	}
+	if runtime.GOOS != "windows" {
+		cmd.ExtraFiles = g.Keep
 	}
 	return cmd
 }

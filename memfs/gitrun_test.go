@@ -1,10 +1,15 @@
 package memfs
 
 import (
+	"context"
 	"errors"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestGitRun(t *testing.T) {
@@ -59,5 +64,47 @@ func TestGitRun(t *testing.T) {
 	}
 	if ref, err := g.HeadBranch(t.Context()); err != nil || ref != "refs/heads/trunk" {
 		t.Fatalf("HeadBranch = %q, %v", ref, err)
+	}
+}
+
+// TestGitRunCancelLeavesNoLock: a git stopped by its context's cancel
+// removes the lock it holds (it is sent a signal it catches).
+func TestGitRunCancelLeavesNoLock(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no signal git catches")
+	}
+	s := newTestStore(t)
+	lock := filepath.Join(s.Dir(), ".git", "index.lock")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// git update-index --stdin holds index.lock while it reads its stdin,
+	// which stays open (a pipe git reads directly: Run has no copy to wait
+	// for).
+	stdin, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = w.Close(); _ = stdin.Close() }()
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.GitCLI().Run(ctx, stdin, "update-index", "--add", "-z", "--stdin")
+		done <- err
+	}()
+	for i := 0; ; i++ {
+		if _, err := os.Stat(lock); err == nil {
+			break
+		}
+		if i == 1000 {
+			t.Fatal("git never took index.lock")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(20 * time.Millisecond) // past the instant git registers it
+	cancel()
+	if err := <-done; err == nil {
+		t.Fatal("a cancelled git reported success")
+	}
+	if _, err := os.Stat(lock); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("index.lock after the cancel: %v", err)
 	}
 }

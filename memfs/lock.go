@@ -54,15 +54,21 @@ func UnlockFile(f *os.File) error { return lockRelease(f) }
 // its lock as LockFile does. The returned function releases the lock and
 // closes the file.
 func LockPath(path string, wait time.Duration) (func(), error) {
+	_, unlock, err := lockPathFile(path, wait)
+	return unlock, err
+}
+
+// lockPathFile is LockPath that also returns the locked file.
+func lockPathFile(path string, wait time.Duration) (*os.File, func(), error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("open lock file: %w", err)
+		return nil, nil, fmt.Errorf("open lock file: %w", err)
 	}
 	if err := LockFile(f, wait); err != nil {
 		_ = f.Close()
-		return nil, err
+		return nil, nil, err
 	}
-	return func() {
+	return f, func() {
 		_ = lockRelease(f)
 		_ = f.Close()
 	}, nil

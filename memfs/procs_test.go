@@ -28,8 +28,8 @@ func TestMain(m *testing.M) {
 		os.Exit(childAppend(os.Getenv("BORG_MEMFS_STORE"), os.Getenv("BORG_MEMFS_WORKER")))
 	case "crash":
 		os.Exit(childCrash(os.Getenv("BORG_MEMFS_STORE")))
-	case "commitsplit":
-		os.Exit(childCommitSplit(os.Getenv("BORG_MEMFS_STORE")))
+	case "commit":
+		os.Exit(childCommit(os.Getenv("BORG_MEMFS_STORE"), os.Getenv("BORG_MEMFS_WORKER")))
 	default:
 		fmt.Fprintln(os.Stderr, "unknown child job")
 		os.Exit(2)
@@ -188,4 +188,71 @@ func TestCrashNeverTears(t *testing.T) {
 		t.Fatalf("the writer never wrote (%d events, %v): the test proved nothing", len(events), err)
 	}
 	t.Logf("%d events written across the kills", len(events))
+}
+
+// childCommit learns and commits lessons until it is killed.
+func childCommit(dir, worker string) int {
+	s, err := Open(dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	for i := 0; ; i++ {
+		l := sampleLesson(fmt.Sprintf("killed-commit-%s-%d", worker, i))
+		if _, err := s.Update("learn "+l.ID, []string{LessonPath(l.ID)}, func() error { return s.WriteLesson(l) }); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+	}
+}
+
+// TestKilledCommitsLeaveNoGitLock SIGKILLs a process that commits in a
+// loop, at random moments. Its git (update-ref, update-index) is left to
+// finish holding the store's write lock, so once the write lock is free
+// no git lock file is left, and the next commit repairs the rest: git sees
+// a clean store whose HEAD holds every lesson the killed writers wrote.
+func TestKilledCommitsLeaveNoGitLock(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git CLI")
+	}
+	s := newTestStore(t)
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewPCG(seed, 3))
+	for round := range 30 {
+		cmd := child(t, "commit", s.Dir(), "BORG_MEMFS_WORKER="+strconv.Itoa(round))
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(20+r.IntN(200)) * time.Millisecond)
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		_ = cmd.Wait()
+		// The killed writer's git holds the write lock until it ends.
+		unlock, err := LockPath(filepath.Join(s.Dir(), filepath.FromSlash(writeLockFile)), time.Minute)
+		if err != nil {
+			t.Fatalf("round %d: the write lock stays held: %v", round, err)
+		}
+		locks, err := s.gitLocks()
+		unlock()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(locks) > 0 {
+			t.Fatalf("round %d: a killed writer's git left %+v", round, locks)
+		}
+	}
+	if _, err := s.Commit("after the kills"); err != nil {
+		t.Fatal(err)
+	}
+	checkClean(t, s)
+	unc, err := s.Uncommitted()
+	if err != nil || len(unc) != 0 {
+		t.Errorf("lessons no commit holds after the repair: %v %v", unc, err)
+	}
+	if out := gitCLI(t, s.Dir(), "reflog", "--format=%gs"); !strings.Contains(out, "commit: learn killed-commit-") {
+		t.Errorf("git reflog lacks the killed writers' commits:\n%s", out)
+	}
 }

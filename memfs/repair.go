@@ -16,11 +16,12 @@ import (
 )
 
 // LockState is one git lock file found in the store's git directory.
+// borg never removes one (gitlock.go): Why says how old it is and, for a
+// stale one, the fix.
 type LockState struct {
-	Path    string `json:"path"` // slash path from the store's root
-	Stale   bool   `json:"stale"`
-	Why     string `json:"why"`
-	Removed bool   `json:"removed,omitempty"`
+	Path  string `json:"path"` // slash path from the store's root
+	Stale bool   `json:"stale"`
+	Why   string `json:"why"`
 }
 
 // LockCheck is what CheckLocks found and did.
@@ -33,11 +34,11 @@ type LockCheck struct {
 	Repaired []string `json:"repaired,omitempty"`
 }
 
-// CheckLocks lists the git lock files (*.lock) in the store's git directory
-// and whether each is stale (gitlock.go's rule; borg's own are judged while
-// holding the write lock, so a borg lock found is a dead writer's), and a
-// dead writer's journal. With fix it finishes the interrupted write as the
-// next writer would (writes.go) and removes every stale lock.
+// CheckLocks lists the git lock files (*.lock) in the store's git
+// directories, each stale when it is older than git ever holds a lock
+// (staleLockAge) with the fix in Why, and a dead writer's journal. With fix
+// it finishes the interrupted write as the next writer would (writes.go),
+// unless a git lock is there (the write would meet it); it removes no lock.
 func (s *Store) CheckLocks(fix bool) (LockCheck, error) {
 	var out LockCheck
 	lp := filepath.Join(s.dir, filepath.FromSlash(writeLockFile))
@@ -48,34 +49,55 @@ func (s *Store) CheckLocks(fix bool) (LockCheck, error) {
 	if fix {
 		wait = writeWait
 	}
-	exclusive := false
-	if unlock, err := LockPath(lp, wait); err == nil {
-		defer unlock()
-		exclusive = lockSupported
-		jp := filepath.Join(s.dir, filepath.FromSlash(journalFile))
-		if data, err := os.ReadFile(jp); err == nil {
-			out.Interrupted = "a borg write was interrupted; its journal " + journalFile + " says " + strings.TrimSpace(string(data))
-		}
-		if fix {
-			rep, err := s.recoverLocked()
-			if err != nil {
-				return out, fmt.Errorf("recover an interrupted write: %w", err)
-			}
-			out.Repaired = append(out.Repaired, rep.Lines...)
-		}
-	} else if fix {
-		return out, fmt.Errorf("%w: %v", ErrBusy, err)
+	unlock, lockErr := s.takeWriteLock(lp, wait)
+	if lockErr != nil && fix {
+		return out, fmt.Errorf("%w: %v", ErrBusy, lockErr)
 	}
+	if lockErr == nil {
+		defer unlock()
+	}
+	locks, err := s.gitLocks()
+	if err != nil {
+		return out, err
+	}
+	out.Locks = locks
+	if lockErr != nil {
+		return out, nil // a live writer: its journal is its own
+	}
+	jp := filepath.Join(s.dir, filepath.FromSlash(journalFile))
+	data, jerr := os.ReadFile(jp)
+	if jerr == nil {
+		out.Interrupted = "a borg write was interrupted; its journal " + journalFile + " says " + strings.TrimSpace(string(data))
+	}
+	if !fix {
+		return out, nil
+	}
+	if jerr == nil && len(locks) > 0 {
+		out.Interrupted += "; it is finished once the git lock(s) below are gone"
+		return out, nil
+	}
+	rep, err := s.recoverLocked()
+	if err != nil {
+		return out, fmt.Errorf("recover an interrupted write: %w", err)
+	}
+	out.Repaired = append(out.Repaired, rep.Lines...)
+	return out, nil
+}
+
+// gitLocks lists the git lock files of the repository (its worktrees'
+// too), sorted, with their age and, past staleLockAge, their fix.
+func (s *Store) gitLocks() ([]LockState, error) {
 	var paths []string
-	err := filepath.WalkDir(s.git.gitDir, func(p string, d fs.DirEntry, err error) error {
+	root := s.git.commonDir
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil
 			}
 			return err
 		}
-		if d.IsDir() && p != s.git.gitDir {
-			rel, _ := filepath.Rel(s.git.gitDir, p)
+		if d.IsDir() && p != root {
+			rel, _ := filepath.Rel(root, p)
 			if first, _, _ := strings.Cut(filepath.ToSlash(rel), "/"); first == "objects" || first == "logs" {
 				return fs.SkipDir // many files, and git keeps no locks there
 			}
@@ -86,26 +108,30 @@ func (s *Store) CheckLocks(fix bool) (LockCheck, error) {
 		return nil
 	})
 	if err != nil {
-		return out, fmt.Errorf("list git locks: %w", err)
+		return nil, fmt.Errorf("list git locks: %w", err)
+	}
+	if s.git.gitDir != s.git.commonDir && !strings.HasPrefix(s.git.gitDir, root+string(filepath.Separator)) {
+		m, _ := filepath.Glob(filepath.Join(s.git.gitDir, "*.lock"))
+		paths = append(paths, m...)
 	}
 	sort.Strings(paths)
+	var out []LockState
+	now := time.Now()
 	for _, p := range paths {
-		stale, why, err := inspectLock(p, exclusive, time.Now())
+		fi, err := os.Lstat(p)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			return out, err
+			return nil, err
 		}
-		st := LockState{Path: s.relGit(p), Stale: stale, Why: why}
-		if fix && stale {
-			if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return out, fmt.Errorf("remove stale lock: %w", err)
-			}
-			st.Removed = true
-			out.Repaired = append(out.Repaired, fmt.Sprintf("removed stale lock %s: %s", st.Path, why))
+		age := now.Sub(fi.ModTime())
+		st := LockState{Path: s.relGit(p), Why: fmt.Sprintf("held by a git process for %s", age.Round(time.Millisecond))}
+		if age > staleLockAge {
+			st.Stale = true
+			st.Why = fmt.Sprintf("%s old, longer than git holds a lock; %s", age.Round(time.Second), lockFix(p))
 		}
-		out.Locks = append(out.Locks, st)
+		out = append(out, st)
 	}
 	return out, nil
 }

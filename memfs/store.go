@@ -30,6 +30,9 @@ var (
 	ErrRefMoved = errors.New("ref moved")
 	// ErrNoChanges: a commit would leave the tree as it is.
 	ErrNoChanges = errors.New("no changes")
+	// ErrUnsupportedRepo: the store's repository is in a format borg does
+	// not read and write (SHA-256 object names, reftable refs).
+	ErrUnsupportedRepo = errors.New("unsupported repository format")
 )
 
 // The store's layout (DESIGN.md §2).
@@ -56,6 +59,10 @@ type Store struct {
 	now    func() time.Time
 	warn   func(string)
 	node   string
+	// held is the store's write lock file while this process holds it
+	// (writes.go); the git commands run meanwhile keep it open
+	// (GitCLI).
+	held atomic.Pointer[os.File]
 }
 
 // Option configures a Store.
@@ -137,13 +144,19 @@ func initStore(ctx context.Context, dir, remote string, opts []Option) (*Store, 
 		if g, err = cloneGit(ctx, dir, remote); err != nil {
 			return nil, fmt.Errorf("clone %s: %w", remote, err)
 		}
+		if err := configureNew(ctx, dir); err != nil {
+			return nil, err
+		}
 		// Before anything is written into the clone: a teammate's commit
 		// may have made lessons/ or log/ a link to elsewhere.
 		if err := checkStoreDirs(dir); err != nil {
 			return nil, fmt.Errorf("clone %s: %w", remote, err)
 		}
 	default:
-		if g, err = initGit(dir); err != nil {
+		if g, err = initGit(ctx, dir); err != nil {
+			return nil, err
+		}
+		if err := configureNew(ctx, dir); err != nil {
 			return nil, err
 		}
 	}
@@ -175,6 +188,24 @@ func initStore(ctx context.Context, dir, remote string, opts []Option) (*Store, 
 		return nil, err
 	}
 	return s, nil
+}
+
+// configureNew sets, in the git config of a repository borg just made, what
+// borg's commits need to stay cheap in a large store (docs/git.md):
+// core.splitIndex=true, so that git update-index writes the few entries a
+// commit changed instead of the whole index (10 MB at 100,000 lessons),
+// unless the user's git config already says. git keeps the split index and
+// re-shares it by itself; go-git and libgit2 do not read one, and
+// git config core.splitIndex false in the store turns it off.
+func configureNew(ctx context.Context, dir string) error {
+	g := storeGit(dir)
+	if v, err := g.Line(ctx, "config", "--get", "core.splitIndex"); err == nil && v != "" {
+		return nil
+	}
+	if _, err := g.Run(ctx, nil, "config", "core.splitIndex", "true"); err != nil {
+		return fmt.Errorf("configure the store's git: %w", err)
+	}
+	return nil
 }
 
 // ensureLine makes sure file contains line, appending it if missing.

@@ -102,9 +102,6 @@ func (s *Store) Sync(ctx context.Context, o SyncOptions) (SyncResult, error) {
 		return res, fmt.Errorf("sync: another sync of this store is running: %w", err)
 	}
 	defer unlock()
-	if line := s.recoverFetch(); line != "" {
-		s.warnf("repaired: %s", line)
-	}
 
 	if _, err := s.runGit(ctx, nil, "remote", "get-url", o.Remote); err != nil {
 		return res, fmt.Errorf("sync: the store has no remote %q: add one with git -C %s remote add %s URL (or clone the team's store with borg init --remote URL)", o.Remote, s.dir, o.Remote)
@@ -117,10 +114,7 @@ func (s *Store) Sync(ctx context.Context, o SyncOptions) (SyncResult, error) {
 	tracking := "refs/remotes/" + o.Remote + "/" + branch.Short()
 	for res.Attempts < o.Attempts {
 		res.Attempts++
-		unmark := s.markFetch()
-		err := s.fetch(ctx, o.Remote, branch.String(), tracking)
-		unmark()
-		if err != nil {
+		if err := s.fetch(ctx, o.Remote, branch.String(), tracking); err != nil {
 			return res, err
 		}
 		if res.Attempts == 1 {
@@ -230,7 +224,7 @@ func (s *Store) mergeLocked(ctx context.Context, ref, tracking string, res *Sync
 // files are binary to its merge, in .git/info/attributes, which no push can
 // change and which stores made before this rule get at their next sync.
 func (s *Store) mergeAttributes() error {
-	p := filepath.Join(s.git.gitDir, "info", "attributes")
+	p := filepath.Join(s.git.commonDir, "info", "attributes")
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}

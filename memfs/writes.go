@@ -9,17 +9,18 @@ package memfs
 //  2. write the journal (.borg/journal.json: pid, start, message, ref and
 //     the paths the commit stages), atomically;
 //  3. write the files (a lesson, a log line: the caller's prepare step);
-//  4. take index.lock and the ref's lock (gitlock.go), write the objects,
-//     move the ref, write the index for the journaled paths;
+//  4. write the objects, move the ref with git update-ref, stage the
+//     journaled paths with git update-index (git takes its own locks:
+//     gitlock.go);
 //  5. remove the journal; release the write lock.
 //
 // A kill anywhere leaves either no journal (nothing was written) or a
-// journal naming what to finish. Recovery rolls forward: it removes the
-// dead writer's git locks and commits the journaled paths as they are on
-// disk, which stages them, so the index matches HEAD again and a lesson
-// written by a killed learn is committed rather than orphaned. Recovery is
-// idempotent: killed itself, the next writer does it again. Readers and
-// hooks never take the write lock and never pay for any of this.
+// journal naming what to finish. Recovery rolls forward: it commits the
+// journaled paths as they are on disk, which stages them, so the index
+// matches HEAD again and a lesson written by a killed learn is committed
+// rather than orphaned. Recovery is idempotent: killed itself, the next
+// writer does it again. Readers and hooks never take the write lock and
+// never pay for any of this.
 
 import (
 	"bytes"
@@ -27,11 +28,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -74,7 +72,7 @@ func (s *Store) lockWrites() (func(), error) {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return nil, err
 	}
-	unlock, err := LockPath(p, writeWait)
+	unlock, err := s.takeWriteLock(p, writeWait)
 	if errors.Is(err, ErrLocked) {
 		return nil, fmt.Errorf("%w (still after %s; it holds %s)", ErrBusy, writeWait, writeLockFile)
 	}
@@ -86,6 +84,20 @@ func (s *Store) lockWrites() (func(), error) {
 		return nil, fmt.Errorf("recover an interrupted write: %w", err)
 	}
 	return unlock, nil
+}
+
+// takeWriteLock takes the write lock file p, waiting up to wait, and
+// records it as held (Store.held) until the returned function releases it.
+func (s *Store) takeWriteLock(p string, wait time.Duration) (func(), error) {
+	f, unlock, err := lockPathFile(p, wait)
+	if err != nil {
+		return nil, err
+	}
+	s.held.Store(f)
+	return func() {
+		s.held.Store(nil)
+		unlock()
+	}, nil
 }
 
 // LockWrites takes the store's write lock (waiting for another writer,
@@ -145,10 +157,6 @@ type Repair struct {
 // lock. Without a journal it costs one failed open.
 func (s *Store) recoverLocked() (Repair, error) {
 	var rep Repair
-	if line := s.recoverFetch(); line != "" {
-		rep.Lines = append(rep.Lines, line)
-		s.warnf("repaired: %s", line)
-	}
 	jp := filepath.Join(s.dir, filepath.FromSlash(journalFile))
 	data, err := os.ReadFile(jp)
 	if errors.Is(err, os.ErrNotExist) {
@@ -163,16 +171,9 @@ func (s *Store) recoverLocked() (Repair, error) {
 		// doing: the locks and the index are still checked below.
 		j = journal{Message: "unreadable journal"}
 	}
-	removed, err := s.clearDeadLocks(j)
-	if err != nil {
-		return rep, err
-	}
 	s.sweepTemps()
 	what := fmt.Sprintf("borg pid %d was killed during %q", j.PID, subjectOf(j.Message))
 	var done []string
-	if len(removed) > 0 {
-		done = append(done, "removed its "+strings.Join(removed, ", "))
-	}
 	if j.Merge {
 		if undone, err := s.undoMerge(j.From, j.Undo); err != nil {
 			return rep, fmt.Errorf("undo the merge of %q: %w", subjectOf(j.Message), err)
@@ -199,55 +200,15 @@ func (s *Store) recoverLocked() (Repair, error) {
 	return rep, nil
 }
 
-// clearDeadLocks removes the git locks the dead writer of journal j left
-// (index.lock, its ref's lock, and after a merge every lock its git took)
-// and returns them, relative to the git directory.
-func (s *Store) clearDeadLocks(j journal) ([]string, error) {
-	exclusive := lockSupported
-	locks := []string{filepath.Join(s.git.gitDir, "index.lock")}
-	if strings.HasPrefix(j.Ref, "refs/") && checkRefName(j.Ref) == nil {
-		locks = append(locks, filepath.Join(s.git.gitDir, filepath.FromSlash(j.Ref))+".lock")
-	}
-	var removed []string
-	// A writer that ran git's merge (sync) left git's own locks, which
-	// carry no pid: its git died with it (dieWithParent), so they are its.
-	gitsDied := j.Merge && childrenDieWithParent && j.PID > 0 && !pidAlive(j.PID)
-	if gitsDied {
-		// A merge takes many: ORIG_HEAD, MERGE_HEAD, the remote-tracking
-		// refs a fetch moved, packed-refs.
-		top, _ := filepath.Glob(filepath.Join(s.git.gitDir, "*.lock"))
-		locks = append(locks, top...)
-		_ = filepath.WalkDir(filepath.Join(s.git.gitDir, "refs"), func(p string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".lock") {
-				locks = append(locks, p)
-			}
-			return nil
-		})
-		slices.Sort(locks)
-		locks = slices.Compact(locks)
-	}
-	for _, p := range locks {
-		stale, _, err := inspectLock(p, exclusive, time.Now())
-		if errors.Is(err, os.ErrNotExist) || (err == nil && !stale && !gitsDied) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return nil, err
-		}
-		removed = append(removed, s.relGit(p))
-	}
-	return removed, nil
-}
-
-// sweepTemps removes the temp files dead writers left in the git directory
-// and .borg/tmp; the caller holds the write lock.
+// sweepTemps removes the temp files dead writers left in the git
+// directory (linkNew's, and those of borgs that wrote the index and refs
+// themselves) and in the object directory; the caller holds the write
+// lock.
 func (s *Store) sweepTemps() {
 	for _, pat := range []string{
-		filepath.Join(s.git.gitDir, tmpPrefix+"*"),
-		filepath.Join(s.git.gitDir, ".*.tmp-*"),
+		filepath.Join(s.git.commonDir, tmpPrefix+"*"),
+		filepath.Join(s.git.commonDir, ".*.tmp-*"),
+		filepath.Join(s.git.commonDir, "objects", ".*.tmp-*"),
 	} {
 		m, _ := filepath.Glob(pat)
 		for _, p := range m {
@@ -362,52 +323,4 @@ func (s *Store) mergeWrote(ctx context.Context, from, p string, data []byte) boo
 	}
 	blob, err := s.runGit(ctx, nil, "cat-file", "blob", id)
 	return err == nil && len(data) < len(blob) && bytes.HasPrefix(blob, data)
-}
-
-// fetchMarker is written by a sync before it fetches (the fetch runs
-// without the write lock: it moves only remote-tracking refs) and removed
-// after; its pid names the fetching process.
-const fetchMarker = localLogDir + "/fetch.pid"
-
-// markFetch records that this process is about to fetch; the returned
-// function removes the mark.
-func (s *Store) markFetch() func() {
-	p := filepath.Join(s.dir, filepath.FromSlash(fetchMarker))
-	if err := writeAtomic(s, p, []byte(strconv.Itoa(os.Getpid())+"\n")); err != nil {
-		return func() {}
-	}
-	return func() { _ = os.Remove(p) }
-}
-
-// recoverFetch removes the remote-tracking ref locks a sync killed while
-// fetching left (its git died with it: dieWithParent), and says so ("" when
-// there was nothing to do). Only where git children die with borg: else
-// their locks are left to the age rule.
-func (s *Store) recoverFetch() string {
-	p := filepath.Join(s.dir, filepath.FromSlash(fetchMarker))
-	data, err := os.ReadFile(p)
-	if err != nil {
-		return ""
-	}
-	pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
-	if !childrenDieWithParent || pid <= 0 || pidAlive(pid) {
-		return ""
-	}
-	var removed []string
-	_ = filepath.WalkDir(filepath.Join(s.git.gitDir, "refs", "remotes"), func(q string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(q, ".lock") && os.Remove(q) == nil {
-			removed = append(removed, s.relGit(q))
-		}
-		return nil
-	})
-	for _, name := range []string{"FETCH_HEAD.lock", "packed-refs.lock", "shallow.lock"} {
-		if q := filepath.Join(s.git.gitDir, name); os.Remove(q) == nil {
-			removed = append(removed, s.relGit(q))
-		}
-	}
-	_ = os.Remove(p)
-	if len(removed) == 0 {
-		return ""
-	}
-	return fmt.Sprintf("borg pid %d was killed while it fetched; removed its %s", pid, strings.Join(removed, ", "))
 }

@@ -1,12 +1,13 @@
 package main
 
 // doctor_repair.go is doctor's check of what a killed writer can leave
-// behind, and --fix's repair of it: git locks (a stale one is removed), an
+// behind, and --fix's repair of it: git locks (a stale one is named with its
+// fix; git's locks are git's, and borg removes none), an
 // interrupted write (finished as the next writer would finish it), a git
 // index that disagrees with HEAD under lessons/, archive/ and log/ (reset to
 // HEAD for those paths, so a plain git commit in the store cannot delete a
 // committed lesson), and lesson files no commit holds (committed, when they
-// are valid lessons). The next borg learn repairs the first two by itself;
+// are valid lessons). The next borg learn finishes an interrupted write by itself;
 // the index scan reads every entry, so only doctor does it.
 
 import (
@@ -37,11 +38,7 @@ func checkRepairs(s *memfs.Store, fix bool, invalid map[string]bool) (repairRepo
 	}
 	rep.Repaired = append(rep.Repaired, lc.Repaired...)
 	rep.Interrupted = lc.Interrupted
-	for _, l := range lc.Locks {
-		if !l.Removed {
-			rep.Locks = append(rep.Locks, l)
-		}
-	}
+	rep.Locks = append(rep.Locks, lc.Locks...)
 	if fix {
 		rep.Interrupted = ""
 	}
@@ -103,7 +100,7 @@ func printRepairs(w io.Writer, rep repairReport) {
 	for _, l := range rep.Locks {
 		state := "busy"
 		if l.Stale {
-			state = "stale (borg doctor --fix removes it)"
+			state = "stale"
 		}
 		fmt.Fprintf(w, "lock: %s: %s: %s\n", l.Path, state, l.Why)
 	}

@@ -1,0 +1,9 @@
+//go:build !unix
+
+package memfs
+
+import "os/exec"
+
+// cancelGently leaves a cancelled context's kill as it is where there is no
+// signal git catches.
+func cancelGently(*exec.Cmd) {}
