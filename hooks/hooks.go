@@ -241,6 +241,12 @@ func Prompt(ctx context.Context, d *Deps, in Input) (*Output, error) {
 			// on, and the ask is no correction of itself.
 			return nil, nil
 		}
+		if strings.TrimSpace(in.Prompt) == "" {
+			// No prompt, no new turn: Qwen Code sends UserPromptSubmit
+			// without one before each model request that follows a tool
+			// result, within the same turn.
+			return nil, nil
+		}
 		st.Turn++
 		st.addPrompt(in.Prompt)
 		if err := d.States.MarkActive(st.Repo, st.Session); err != nil {

@@ -336,6 +336,25 @@ func TestPlaceboNeverAsksAlone(t *testing.T) {
 	}
 }
 
+// TestEmptyPromptIsNoTurn: a prompt event without a prompt (Qwen Code sends
+// one before each model request after a tool result) starts no turn, so a
+// turn that was asked once is not asked again at its next stop.
+func TestEmptyPromptIsNoTurn(t *testing.T) {
+	repo := newRepo(t)
+	d, _ := newDeps(t, repo)
+	d.Config.Slots = 1
+	fix := func(s string) string { return strings.ReplaceAll(s, "REPO", repo) }
+	runHook(t, d, "prompt", fix(`{"session_id":"s8","cwd":"REPO","prompt":"payments client retries and http timeouts"}`), "")
+	if out, _ := runHook(t, d, "stop", fix(`{"session_id":"s8","cwd":"REPO"}`), ""); out == "" {
+		t.Fatal("the first stop asked nothing")
+	}
+	runHook(t, d, "stop", fix(`{"session_id":"s8","cwd":"REPO"}`), "") // judged
+	runHook(t, d, "prompt", fix(`{"session_id":"s8","cwd":"REPO","prompt":""}`), "")
+	if out, _ := runHook(t, d, "stop", fix(`{"session_id":"s8","cwd":"REPO"}`), ""); out != "" {
+		t.Fatalf("the turn was asked again after an empty prompt: %s", out)
+	}
+}
+
 func TestMaxBlocksPerSession(t *testing.T) {
 	repo := newRepo(t)
 	d, _ := newDeps(t, repo)
