@@ -51,7 +51,7 @@ type demo struct {
 	project string
 	now     time.Time
 	agent   string   // "" (scripted hook JSON), "claude" or "gemini"
-	claude  string   // the agent's CLI: Claude Code's or Gemini CLI's
+	cli     string   // the agent's CLI: Claude Code's or Gemini CLI's
 	own     []string // the demo's own environment, over the user's
 }
 
@@ -76,17 +76,17 @@ func runDemo(ctx context.Context, e *env, keep bool, agent string) error {
 	if err != nil {
 		return fail(exitFail, "find borg's own binary: %v", err)
 	}
-	claude := ""
+	cli := ""
 	switch agent {
 	case "claude":
-		if claude = e.getenv("BORG_CLAUDE"); claude == "" {
-			if claude, err = exec.LookPath("claude"); err != nil {
+		if cli = e.getenv("BORG_CLAUDE"); cli == "" {
+			if cli, err = exec.LookPath("claude"); err != nil {
 				return fail(exitUsage, "--agent claude needs the Claude Code CLI: npm install -g @anthropic-ai/claude-code, or set BORG_CLAUDE to its path")
 			}
 		}
 	case "gemini":
-		if claude = e.getenv("BORG_GEMINI"); claude == "" {
-			if claude, err = exec.LookPath("gemini"); err != nil {
+		if cli = e.getenv("BORG_GEMINI"); cli == "" {
+			if cli, err = exec.LookPath("gemini"); err != nil {
 				return fail(exitUsage, "--agent gemini needs the Gemini CLI: npm install -g @google/gemini-cli, or set BORG_GEMINI to its path")
 			}
 		}
@@ -99,7 +99,7 @@ func runDemo(ctx context.Context, e *env, keep bool, agent string) error {
 		defer os.RemoveAll(root)
 	}
 	d := &demo{ctx: ctx, out: e.out, self: self, store: filepath.Join(root, "store"), project: filepath.Join(root, "payments"), now: e.now(),
-		agent: agent, claude: claude}
+		agent: agent, cli: cli}
 	d.own = []string{
 		"BORG_STORE=" + d.store, "BORG_ENGINEER=ada@example.com", "BORG_PLACEBO_RATE=0",
 		"HOME=" + filepath.Join(root, "home"), "XDG_DATA_HOME=" + filepath.Join(root, "home", ".local", "share"),
@@ -310,104 +310,114 @@ func (d *demo) scriptedSession(session string) error {
 // project, its hooks installed, against the model stand-in on a loopback
 // port: no network, no account.
 func (d *demo) claudeSession(string) error {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return fmt.Errorf("model stand-in: %w", err)
-	}
 	model := &standIn{dir: d.project}
-	srv := &http.Server{Handler: model, ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
-	defer srv.Close()
-	env := d.agentEnv("ANTHROPIC_BASE_URL=http://"+ln.Addr().String(), "ANTHROPIC_API_KEY=sk-borg-demo-stand-in",
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1")
-	vctx, vcancel := context.WithTimeout(d.ctx, 30*time.Second)
-	vcmd := exec.CommandContext(vctx, d.claude, "--version")
-	vcmd.Env, vcmd.WaitDelay = env, time.Second
-	version, _ := vcmd.Output()
-	vcancel()
-	d.say("the real Claude Code CLI (%s) plays the agent, against a model stand-in on %s", strings.TrimSpace(string(version)), ln.Addr())
-	d.say("(a script speaking the Messages API: it writes a naive retry loop, and acts on what borg asks; no network, no account)")
-	prompt := "Add retries to the payments client: the gateway sometimes returns 503."
-	d.say("$ claude -p %q --permission-mode acceptEdits --output-format json", prompt)
-	ctx, cancel := context.WithTimeout(d.ctx, 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, d.claude, "-p", prompt, "--permission-mode", "acceptEdits", "--output-format", "json")
-	cmd.Dir, cmd.Env, cmd.WaitDelay = d.project, env, 5*time.Second
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return fmt.Errorf("claude: %v\n%s%s", err, out, stderr.Bytes())
-	}
-	var result struct {
-		Result   string `json:"result"`
-		NumTurns int    `json:"num_turns"`
-	}
-	_ = json.Unmarshal(out, &result)
-	question := model.textWith("borg, your team's shared memory")
-	if question == "" {
-		return errors.New("the agent never received borg's question: its Stop hook did not block")
-	}
-	d.say("borg's Stop hook blocked the agent's first stop once; Claude Code passed the reason on to the model:\n%s", indent(clipLines(question, 15)))
-	d.say("the agent's last words (%d turns):\n%s", result.NumTurns, indent(result.Result))
-	if log, _ := os.ReadFile(filepath.Join(d.store, "log", nodeLog(d.store))); bytes.Contains(log, []byte(`"kind":"changed"`)) {
-		d.say("its next stop was judged: a lesson whose words are new in the work since the ask counts as changed, credited by the judge's placebo tally (w)")
-	} else {
-		d.say("its next stop was judged: no lesson's words are new in the work since the ask, so none counts as changed")
-	}
-	return nil
+	return d.playAgent(model, model, agentPlay{
+		name: "Claude Code CLI", api: "the Messages API", hook: "Stop", bin: "claude",
+		env: func(addr string) []string {
+			return []string{"ANTHROPIC_BASE_URL=http://" + addr, "ANTHROPIC_API_KEY=sk-borg-demo-stand-in",
+				"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1"}
+		},
+		args: func(prompt string) []string {
+			return []string{"-p", prompt, "--permission-mode", "acceptEdits", "--output-format", "json"}
+		},
+		asked: "borg's Stop hook blocked the agent's first stop once; Claude Code passed the reason on to the model",
+		lastWords: func(out []byte) string {
+			var r struct {
+				Result   string `json:"result"`
+				NumTurns int    `json:"num_turns"`
+			}
+			_ = json.Unmarshal(out, &r)
+			return fmt.Sprintf("the agent's last words (%d turns):\n%s", r.NumTurns, indent(r.Result))
+		},
+	})
 }
 
 // geminiSession has the real Gemini CLI play the session in the project,
 // its hooks installed, against the Gemini API stand-in on a loopback port:
 // no network, no account.
 func (d *demo) geminiSession(string) error {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return fmt.Errorf("model stand-in: %w", err)
-	}
-	model := geminiStandIn{&standIn{dir: d.project}}
-	srv := &http.Server{Handler: model, ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
-	defer srv.Close()
 	home := filepath.Join(filepath.Dir(d.store), "home")
 	if err := d.write(filepath.Join(home, ".gemini", "settings.json"), geminiUserSettings); err != nil {
 		return err
 	}
-	env := d.agentEnv(geminiStandInEnv("http://" + ln.Addr().String())...)
+	model := geminiStandIn{&standIn{dir: d.project}}
+	return d.playAgent(model, model.standIn, agentPlay{
+		name: "Gemini CLI", api: "the Gemini API", hook: "AfterAgent", bin: "gemini",
+		env: func(addr string) []string { return geminiStandInEnv("http://" + addr) },
+		args: func(prompt string) []string {
+			return []string{"--prompt", prompt, "--approval-mode", "yolo", "--model", "gemini-2.5-flash", "--output-format", "json"}
+		},
+		asked: "borg's AfterAgent hook rejected the agent's first answer once; Gemini CLI sent the reason to the model as a new prompt",
+		lastWords: func(out []byte) string {
+			var r struct {
+				Response string `json:"response"`
+			}
+			_ = json.Unmarshal(out, &r)
+			return "the agent's last words:\n" + indent(r.Response)
+		},
+	})
+}
+
+// agentPlay is what differs between the agents the demo can hand its
+// session to.
+type agentPlay struct {
+	name, api, hook, bin string // "Gemini CLI", "the Gemini API", "AfterAgent", "gemini"
+	env                  func(addr string) []string
+	args                 func(prompt string) []string
+	asked                string // what the agent's CLI did with borg's question
+	lastWords            func(out []byte) string
+}
+
+// playAgent serves handler (the model stand-in, whose requests model
+// records) on a loopback port and has the agent's real CLI play the
+// session's prompt in the project, then says what borg asked and how the
+// next stop was judged.
+func (d *demo) playAgent(handler http.Handler, model *standIn, a agentPlay) error {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("model stand-in: %w", err)
+	}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	defer srv.Close()
+	env := d.agentEnv(a.env(ln.Addr().String())...)
 	vctx, vcancel := context.WithTimeout(d.ctx, 30*time.Second)
-	vcmd := exec.CommandContext(vctx, d.claude, "--version")
+	vcmd := exec.CommandContext(vctx, d.cli, "--version")
 	vcmd.Env, vcmd.WaitDelay = env, time.Second
 	version, _ := vcmd.Output()
 	vcancel()
-	d.say("the real Gemini CLI (%s) plays the agent, against a model stand-in on %s", strings.TrimSpace(string(version)), ln.Addr())
-	d.say("(a script speaking the Gemini API: it writes a naive retry loop, and acts on what borg asks; no network, no account)")
+	d.say("the real %s (%s) plays the agent, against a model stand-in on %s", a.name, strings.TrimSpace(string(version)), ln.Addr())
+	d.say("(a script speaking %s: it writes a naive retry loop, and acts on what borg asks; no network, no account)", a.api)
 	prompt := "Add retries to the payments client: the gateway sometimes returns 503."
-	d.say("$ gemini --prompt %q --approval-mode yolo --model gemini-2.5-flash --output-format json", prompt)
+	args := a.args(prompt)
+	shown := make([]string, len(args))
+	for i, x := range args {
+		shown[i] = x
+		if x == prompt {
+			shown[i] = fmt.Sprintf("%q", x)
+		}
+	}
+	d.say("$ %s %s", a.bin, strings.Join(shown, " "))
 	ctx, cancel := context.WithTimeout(d.ctx, 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, d.claude, "--prompt", prompt, "--approval-mode", "yolo", "--model", "gemini-2.5-flash", "--output-format", "json")
+	cmd := exec.CommandContext(ctx, d.cli, args...)
 	cmd.Dir, cmd.Env, cmd.WaitDelay = d.project, env, 5*time.Second
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return fmt.Errorf("gemini: %v\n%s%s", err, out, stderr.Bytes())
+		return fmt.Errorf("%s: %v\n%s%s", a.bin, err, out, stderr.Bytes())
 	}
-	var result struct {
-		Response string `json:"response"`
-	}
-	_ = json.Unmarshal(out, &result)
 	question := model.textWith("borg, your team's shared memory")
 	if question == "" {
-		return errors.New("the agent never received borg's question: its AfterAgent hook did not block")
+		return fmt.Errorf("the agent never received borg's question: its %s hook did not block", a.hook)
 	}
-	d.say("borg's AfterAgent hook rejected the agent's first answer once; Gemini CLI sent the reason to the model as a new prompt:\n%s", indent(clipLines(question, 15)))
-	d.say("the agent's last words:\n%s", indent(result.Response))
+	d.say("%s:\n%s", a.asked, indent(clipLines(question, 15)))
+	d.say("%s", a.lastWords(out))
 	if log, _ := os.ReadFile(filepath.Join(d.store, "log", nodeLog(d.store))); bytes.Contains(log, []byte(`"kind":"changed"`)) {
-		d.say("its next AfterAgent was judged: a lesson whose words are new in the work since the ask counts as changed, credited by the judge's placebo tally (w)")
+		d.say("its next %s was judged: a lesson whose words are new in the work since the ask counts as changed, credited by the judge's placebo tally (w)", a.hook)
 	} else {
-		d.say("its next AfterAgent was judged: no lesson's words are new in the work since the ask, so none counts as changed")
+		d.say("its next %s was judged: no lesson's words are new in the work since the ask, so none counts as changed", a.hook)
 	}
 	return nil
 }
