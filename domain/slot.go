@@ -210,7 +210,8 @@ type SlotMatch struct {
 // with different values: they share a frame of at least SlotMinFrame words
 // that does not end open (slotFrameEnd), then differ in one span of one to
 // SlotMaxValue words each (a leading article aside), spans that share no
-// word and hold no function word, followed by nothing or a tail both
+// word and hold no function word (a refining phrase at a value's end
+// aside: valueHead), followed by nothing or a tail both
 // share that cannot hold a second subject (slotTail). It is symmetric and
 // never true for identical claims.
 func SameSlot(a, b Claim) (SlotMatch, bool) {
@@ -228,6 +229,7 @@ func SameSlot(a, b Claim) (SlotMatch, bool) {
 		len(va) > SlotMaxValue || len(vb) > SlotMaxValue || !slotTail(x[len(x)-s:], va, vb) {
 		return SlotMatch{}, false
 	}
+	va, vb = valueHead(va), valueHead(vb)
 	seen := make(map[string]bool, len(va))
 	for _, w := range va {
 		if slotFunction[w] {
@@ -251,6 +253,28 @@ func valueWords(span []string) []string {
 		return span[1:]
 	}
 	return span
+}
+
+// slotRefiners open a phrase that refines the value it follows ("main
+// with the deploy-staging label", "Redis via the sidecar"): the words
+// before it are the value, and the phrase says how it is used.
+var slotRefiners = map[string]bool{"with": true, "via": true, "using": true, "through": true, "behind": true}
+
+// valueHead is a value without the refining phrase it may end on: one that
+// opens on a slotRefiners word after at least one word of value, is at most
+// SlotMaxQualifier words long and holds no verb. Any other value is its own
+// head, and its function words reject the pair.
+func valueHead(v []string) []string {
+	for i, w := range v {
+		if !slotRefiners[w] {
+			continue
+		}
+		if i == 0 || len(v)-i-1 > SlotMaxQualifier || slices.ContainsFunc(v[i+1:], func(w string) bool { return slotVerbs[w] }) {
+			return v
+		}
+		return v[:i]
+	}
+	return v
 }
 
 // slotFrameEnd reports whether a frame may end where the values start. It

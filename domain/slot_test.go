@@ -25,6 +25,7 @@ func TestSameSlot(t *testing.T) {
 		{"value with an article", "The geocoder falls back to Nominatim when HERE times out.", "The geocoder falls back to the self-hosted Photon cluster when HERE times out.", true},
 		{"condition with a verb", "The eligibility service falls back to Change Healthcare when Availity is down.", "The eligibility service falls back to Waystar when Availity is down.", true},
 		{"time with a long unit", "The appointment reminder batch is sent at 18:00 clinic local time.", "The appointment reminder batch is sent at 17:00 clinic local time.", true},
+		{"value refined by a phrase", "Staging deploys are triggered by merging to develop.", "Staging deploys are triggered by merging to main with the deploy-staging label.", true},
 		{"owned by the team", "The frontdesk web app is owned by the Lighthouse squad.", "The frontdesk web app is owned by the Anchor squad.", true},
 
 		// Two subjects, one relation: never a rewrite.
@@ -47,6 +48,9 @@ func TestSameSlot(t *testing.T) {
 		{"subject after of the", "The owner of the payments service is Ann.", "The owner of the billing service is Ann.", false},
 		{"subject after of the, long tail", "The retry limit of the webhook sender is 5 per minute.", "The retry limit of the mail sender is 5 per minute.", false},
 		{"two subjects, a number and a unit", "Billing exports run at 02:00 UTC daily.", "Search exports run at 02:00 UTC daily.", false},
+		{"refined value, another subject", "Billing deploys are triggered by merging to develop.", "Search deploys are triggered by merging to main with the deploy label.", false},
+		{"refined value shares a word", "Deploys are triggered by merging to main.", "Deploys are triggered by merging to main with the deploy label.", false},
+		{"refining phrase with a verb", "The cache is backed by Redis.", "The cache is backed by Postgres with what was left of the old cluster.", false},
 		{"values share a word", "The runners are large ubuntu machines.", "The runners are small ubuntu boxes.", false},
 	}
 	for _, tt := range tests {

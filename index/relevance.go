@@ -3,6 +3,8 @@ package index
 import (
 	"math"
 	"slices"
+	"sort"
+	"strings"
 
 	"github.com/borg-memory/borg/domain"
 )
@@ -11,11 +13,17 @@ import (
 // on one scale for every store and every query: the weighted share of the
 // distinct terms of the lesson's title and gist that the query holds,
 //
-//	relevance = Σ w(t), t in lesson ∩ query / (Σ w(t), t in lesson + prior)
+//	relevance = (Σ w(t), t in claim ∩ query + ½ Σ w(t), t in rest ∩ query)
+//	            / (Σ w(t), t in claim + prior), at most 1
 //
-// with w(t) = idf(t)³ / ln(1 + lessons)², idf the lexical arm's (the live
-// lessons' whole text), and prior RelevancePrior × the weight of a word
-// that only this lesson holds. The ratio does not grow with the query's length the way a BM25
+// with claim the terms of the lesson's title and gist, rest those only its
+// body or tags hold, w(t) = idf(t)³ / ln(1 + lessons)², idf the lexical
+// arm's (the live lessons' whole text), and prior RelevancePrior × the
+// weight of a word that only this lesson holds. The body and the tags say
+// where a lesson applies and what goes wrong without it (the symptom a
+// session reports, the part of the system it touches), so sharing their
+// words counts, at half weight; they do not enlarge what must be covered,
+// so a lesson that explains itself at length is not harder to match. The ratio does not grow with the query's length the way a BM25
 // score does, and it does not shrink as the store grows; the prior keeps a
 // lesson of two words from reaching 1/2 on one shared word. A rank-fused
 // score (RRF) says only that a lesson came first, not how well it matched:
@@ -32,7 +40,7 @@ const (
 	// DefaultFloor is the relevance a lesson needs before a hook may hand
 	// it to an agent (asked at the Stop, delivered early); under it the
 	// hook says nothing. Measured with `borg eval asks` (BENCHMARKS.md).
-	DefaultFloor = 0.30
+	DefaultFloor = 0.36
 	// RelativeCut keeps a hook's slots for the lessons that match nearly
 	// as well as the best one: a hit under this share of the best hit's
 	// relevance is weak too. A session is usually about one thing; the
@@ -62,32 +70,90 @@ func (v *view) termIDF(t string, cache map[string]float64) float64 {
 	return w
 }
 
-// relevance is Relevance's text share for ordinal o, against the query's
-// distinct terms.
-func (v *view) relevance(o int, query map[string]bool, cache map[string]float64) float64 {
+// restWeight is the share of its weight a term only a lesson's body or
+// tags hold adds to the lesson's relevance when the query holds it.
+const restWeight = 0.5
+
+// relevanceQuery is one search's query as Relevance reads it: its distinct
+// terms, and the weight and postings (in the whole text, per segment) of
+// each that weighs enough to count, found once for all the candidates.
+type relevanceQuery struct {
+	terms map[string]bool
+	idf   map[string]float64
+	rest  []restTerm
+}
+
+type restTerm struct {
+	term string
+	w    float64
+	post [2][]byte // in v.base, v.delta
+}
+
+// newRelevanceQuery reads terms (a query's analysed terms) against v.
+func (v *view) newRelevanceQuery(terms []string) *relevanceQuery {
+	rq := &relevanceQuery{terms: termSet(terms), idf: map[string]float64{}}
+	floor := 0.01 * v.rareWeight() // a term weighing less adds nothing a floor could see
+	for t := range rq.terms {
+		w := v.termWeight(t, rq.idf)
+		if w < floor {
+			continue
+		}
+		rq.rest = append(rq.rest, restTerm{t, w, [2][]byte{v.base.postings(fieldAll, t), v.delta.postings(fieldAll, t)}})
+	}
+	slices.SortFunc(rq.rest, func(a, b restTerm) int { return strings.Compare(a.term, b.term) })
+	return rq
+}
+
+// termWeight is w(t) of Relevance: IDF cubed over the largest IDF squared,
+// to stay in its units. A rare word of a lesson (a service, a tool, a
+// flag) weighs far more than an ordinary one (test, service, fix), so
+// sharing only ordinary words never covers much of a lesson.
+func (v *view) termWeight(t string, cache map[string]float64) float64 {
+	maxIDF := math.Log(1 + float64(v.len()))
+	w := v.termIDF(t, cache)
+	return w * w * w / (maxIDF * maxIDF)
+}
+
+// rareWeight is the weight of a word one lesson holds.
+func (v *view) rareWeight() float64 {
+	maxIDF := math.Log(1 + float64(v.len()))
+	rare := math.Log(1 + (float64(v.len())-0.5)/1.5)
+	return rare * rare * rare / (maxIDF * maxIDF)
+}
+
+// relevance is Relevance's text share for ordinal o against q.
+func (v *view) relevance(o int, q *relevanceQuery) float64 {
 	terms := analyze(v.str(o, slotTitle) + "\n" + v.str(o, slotGist))
 	slices.Sort(terms)
 	terms = slices.Compact(terms)
 	var own, shared float64
-	maxIDF := math.Log(1 + float64(v.len()))
 	for _, t := range terms {
-		// IDF cubed (over the largest IDF squared, to stay in its
-		// units): a rare word of the lesson (a service, a tool, a flag)
-		// weighs far more than an ordinary one (test, service, fix),
-		// so sharing only ordinary words never covers much of a lesson.
-		w := v.termIDF(t, cache)
-		w = w * w * w / (maxIDF * maxIDF)
+		w := v.termWeight(t, q.idf)
 		own += w
-		if query[t] {
+		if q.terms[t] {
 			shared += w
+		}
+	}
+	seg, local := 0, o
+	if b := v.base.len(); o >= b {
+		seg, local = 1, o-b
+	}
+	for _, r := range q.rest {
+		if _, inClaim := slices.BinarySearch(terms, r.term); !inClaim && holds(r.post[seg], local) {
+			shared += restWeight * r.w
 		}
 	}
 	if shared == 0 {
 		return 0
 	}
-	rare := math.Log(1 + (float64(v.len())-0.5)/1.5) // the IDF of a word one lesson holds
-	prior := RelevancePrior * rare * rare * rare / (maxIDF * maxIDF)
-	return shared / (own + prior)
+	return min(1, shared/(own+RelevancePrior*v.rareWeight()))
+}
+
+// holds reports whether postings post (in ordinal order) hold ordinal o.
+func holds(post []byte, o int) bool {
+	n := len(post) / postingSize
+	i := sort.Search(n, func(i int) bool { return int(le32(post[i*postingSize:])) >= o })
+	return i < n && int(le32(post[i*postingSize:])) == o
 }
 
 // termSet is the distinct terms of text.

@@ -31,7 +31,7 @@ func filler(n int) []domain.Lesson {
 // with the store's size or the session's length.
 func TestRelevanceScale(t *testing.T) {
 	target := lesson("pgbouncer-no-set", "", "fleetdb sits behind PgBouncer in transaction mode: no session-level prepared statements and no plain SET.", "")
-	about := "The invoicing report query ran for 40 minutes: I added SET statement_timeout on the fleetdb connection; PgBouncer sits in front of it."
+	about := "The invoicing report query ran for 40 minutes: I added a statement timeout on the fleetdb connection. PgBouncer sits in front of it in transaction mode, so a plain SET would leak to other clients; I used SET LOCAL inside the transaction."
 	ordinary := "Fix the failing test in the billing service and check the config before the deploy; the build had an error in the data."
 	long := about + " " + ordinary + " " + ordinary
 	for _, n := range []int{10, 1000} {

@@ -304,10 +304,10 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	ranked := domain.RankFused(fused)
 	q.trace("fused")
 	match := make(map[string]float64, len(lexHits))
-	query, idf := termSet(terms), map[string]float64{}
+	rq := ix.cat.newRelevanceQuery(terms)
 	for _, h := range lexHits {
 		if o, ok := ix.cat.find(h.id); ok {
-			match[h.id] = ix.cat.relevance(o, query, idf)
+			match[h.id] = ix.cat.relevance(o, rq)
 		}
 	}
 	hits := ix.applyUsefulness(ranked, q, uc.get, match)

@@ -5,11 +5,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/borg-memory/borg/domain"
 )
 
 // A fact of the superseded-facts set (testdata/facts): a group is one
@@ -177,4 +180,69 @@ func TestSupersededFacts(t *testing.T) {
 	}
 	t.Logf("sleep: derived edges %d (junk %d); false conflicts %d", edges, junk, falseConflicts)
 	ask("after one sleep")
+}
+
+// TestSlotPairsOnLabelledSets runs domain.SameSlot over every pair of
+// lessons of the labelled sets (the superseded facts and the ask sets),
+// whose rewrites are known: each pair the rule accepts must be a labelled
+// rewrite (precision first, no exception), and it must find nearly all of
+// them.
+func TestSlotPairsOnLabelledSets(t *testing.T) {
+	type lesson struct{ key, gist, group string }
+	sets := map[string][]lesson{}
+	rewrites := map[string]map[[2]string]bool{} // set → unordered pairs labelled as one fact rewritten
+	pair := func(a, b string) [2]string {
+		if a > b {
+			a, b = b, a
+		}
+		return [2]string{a, b}
+	}
+	facts, err := readJSONL[factLine](filepath.Join("testdata", "facts", "tessellate.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rewrites["facts"] = map[[2]string]bool{}
+	for i, f := range facts {
+		sets["facts"] = append(sets["facts"], lesson{fmt.Sprint(i), f.Gist, f.Group})
+	}
+	for i, a := range facts {
+		for j, b := range facts[i+1:] {
+			if a.Group == b.Group && (a.When == "old") != (b.When == "old") {
+				rewrites["facts"][pair(fmt.Sprint(i), fmt.Sprint(i+1+j))] = true
+			}
+		}
+	}
+	for _, name := range []string{"lumen", "harbor"} {
+		set, err := loadAskSet(filepath.Join("testdata", "asks", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rewrites[name] = map[[2]string]bool{}
+		for _, l := range set.Lessons {
+			sets[name] = append(sets[name], lesson{key: l.Key, gist: l.Gist})
+			if l.Replaces != "" {
+				rewrites[name][pair(l.Key, l.Replaces)] = true
+			}
+		}
+	}
+	for name, ls := range sets {
+		found := 0
+		for i, a := range ls {
+			for _, b := range ls[i+1:] {
+				m, same := domain.SameSlot(domain.ReadClaim(a.gist), domain.ReadClaim(b.gist))
+				if !same {
+					continue
+				}
+				if !rewrites[name][pair(a.key, b.key)] {
+					t.Errorf("%s: SameSlot pairs two facts that are not one rewritten (frame %q):\n  %s\n  %s", name, m.Frame, a.gist, b.gist)
+					continue
+				}
+				found++
+			}
+		}
+		t.Logf("%s: %d of %d labelled rewrites found, no false pair", name, found, len(rewrites[name]))
+		if want := len(rewrites[name]) * 9 / 10; found < want {
+			t.Errorf("%s: SameSlot finds %d of %d labelled rewrites, want at least %d", name, found, len(rewrites[name]), want)
+		}
+	}
 }
