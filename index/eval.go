@@ -23,8 +23,11 @@ import (
 type EvalOptions struct {
 	// Arms switches arms on and off (zero value: DefaultArmWeights).
 	Arms ArmWeights
-	// Embedder replaces the default n-gram embedder (nil: default).
-	Embedder Embedder
+	// NewEmbedder makes the embedder of each folder's index (nil: the
+	// default n-gram embedder). Each folder gets its own: an embedder that
+	// fits itself to a corpus keeps what it fitted, and a folder measured
+	// with another folder's fit is measured with figures no store has.
+	NewEmbedder func() (Embedder, error)
 	// Split names the qrels file, qrels/<Split>.tsv (default "test").
 	Split string
 	// Bar and MMRLambda are passed to every Query (zero: Search's defaults).
@@ -164,9 +167,12 @@ func EvalRetrieval(ctx context.Context, dirs []string, opts EvalOptions, progres
 	var all metricSum
 	allCats := map[string]*metricSum{}
 	for _, dir := range dirs {
-		emb := opts.Embedder
-		if emb == nil {
-			emb = NewNGramEmbedder(NGramOptions{})
+		var emb Embedder = NewNGramEmbedder(NGramOptions{})
+		if opts.NewEmbedder != nil {
+			var err error
+			if emb, err = opts.NewEmbedder(); err != nil {
+				return rep, err
+			}
 		}
 		rep.Embedder = emb.ID()
 		folder, cats, sum, err := evalFolder(ctx, dir, split, emb, arms, opts, progress)

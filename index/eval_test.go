@@ -141,6 +141,24 @@ func TestEvalRetrieval(t *testing.T) {
 			t.Fatalf("lexical-only report %+v", lex)
 		}
 	})
+	t.Run("a folder's figures do not depend on its batch", func(t *testing.T) {
+		// Each folder gets a fresh embedder from the factory: the n-gram
+		// embedder fits its IDF to the first corpus it indexes and keeps it.
+		opts := EvalOptions{NewEmbedder: func() (Embedder, error) { return NewNGramEmbedder(NGramOptions{}), nil }}
+		// Two corpora of about one size: an embedder fitted on the first
+		// would see no reason to refit on the second.
+		alone, err := EvalRetrieval(context.Background(), dirs[:1], opts, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		batch, err := EvalRetrieval(context.Background(), []string{filepath.Join(data, "beir", "locomo-conv-0"), dirs[0]}, opts, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if alone.Folders[0].EvalMetrics != batch.Folders[1].EvalMetrics {
+			t.Fatalf("locomo-conv-1 alone %+v, after locomo-conv-0 in one batch %+v", alone.Folders[0].EvalMetrics, batch.Folders[1].EvalMetrics)
+		}
+	})
 	t.Run("missing folder", func(t *testing.T) {
 		if _, err := EvalRetrieval(context.Background(), []string{t.TempDir()}, EvalOptions{}, nil); err == nil {
 			t.Fatal("no error for a folder without corpus.jsonl")
@@ -170,7 +188,9 @@ func TestEvalSharedSets(t *testing.T) {
 	if d := os.Getenv("BORG_DIM"); d != "" {
 		var dim, minN, maxN int
 		fmt.Sscanf(d, "%d,%d,%d", &dim, &minN, &maxN)
-		opts.Embedder = NewNGramEmbedder(NGramOptions{Dim: dim, MinN: minN, MaxN: maxN, NoIDF: os.Getenv("BORG_NOIDF") != ""})
+		opts.NewEmbedder = func() (Embedder, error) {
+			return NewNGramEmbedder(NGramOptions{Dim: dim, MinN: minN, MaxN: maxN, NoIDF: os.Getenv("BORG_NOIDF") != ""}), nil
+		}
 	}
 	fmt.Sscanf(os.Getenv("BORG_BAR"), "%g", &opts.Bar)
 	fmt.Sscanf(os.Getenv("BORG_BM25"), "%g,%g", &bm25K1, &bm25B)

@@ -36,11 +36,10 @@ func evalCommand(e *env) *cli.Command {
 						return usageErr("eval retrieval takes BEIR folders: borg eval retrieval ../shared/data/beir/scifact")
 					}
 					opts := index.EvalOptions{Split: c.String("split"), Terminal: isTerminal(e.err)}
-					emb, err := newEmbedder() // BORG_EMBEDDER: measure another embedder
-					if err != nil {
+					if _, err := newEmbedder(); err != nil { // BORG_EMBEDDER: measure another embedder
 						return err
 					}
-					opts.Embedder = emb
+					opts.NewEmbedder = newEmbedder
 					if c.IsSet("arms") {
 						a, err := index.ParseArms(c.String("arms"))
 						if err != nil {
