@@ -327,3 +327,14 @@ var slotConditions = map[string]bool{"when": true, "if": true, "unless": true, "
 func hasDigit(words []string) bool {
 	return slices.ContainsFunc(words, func(w string) bool { return strings.ContainsAny(w, "0123456789") })
 }
+
+// EarnedSupersedes reports whether a lesson whose gist is by may take the
+// place of one whose gist is of, as a supersedes link claims: only when the
+// two state one slot (SameSlot). A link is a claim anyone who can commit a
+// file can write, whatever author or flag it names; letting it rank would
+// let one lesson silence another on any subject. An unearned link stays a
+// link between the two, and doctor names it.
+func EarnedSupersedes(by, of string) bool {
+	_, ok := SameSlot(ReadClaim(by), ReadClaim(of))
+	return ok
+}

@@ -53,7 +53,7 @@ import (
 // query reads a few pages, not the whole file.
 const (
 	catalogMagic  = "BORGIDX1"
-	catalogFormat = 7
+	catalogFormat = 8
 	catalogName   = "catalog.bin"
 	maxCatalogStr = 1 << 24
 
@@ -477,7 +477,8 @@ func encodeMeta(docs []catalogDoc, stamp, screen string, length func(*catalogDoc
 }
 
 // linkGraph is supersededBy and neighbours by ordinal, from the links in id
-// order.
+// order. A supersedes link counts toward supersededBy only when it is
+// earned (domain.EarnedSupersedes); every link is a neighbour.
 func linkGraph(docs []catalogDoc, ord map[string]int) (supBy, neighb [][]uint32) {
 	supBy = make([][]uint32, len(docs))
 	neighb = make([][]uint32, len(docs))
@@ -487,7 +488,7 @@ func linkGraph(docs []catalogDoc, ord map[string]int) (supBy, neighb [][]uint32)
 			if !ok || j == i {
 				continue
 			}
-			if k.Rel == domain.RelSupersedes {
+			if k.Rel == domain.RelSupersedes && domain.EarnedSupersedes(d.gist, docs[j].gist) {
 				supBy[j] = append(supBy[j], uint32(i))
 			}
 			neighb[i] = append(neighb[i], uint32(j))

@@ -61,9 +61,11 @@ func FuzzDecodeSidecar(f *testing.F) {
 // it reads stays in range.
 func FuzzDecodeCatalog(f *testing.F) {
 	docs := []catalogDoc{
-		{id: "a-lesson", hash: "h", title: "T", reach: "repo:x", terms: analyzeDoc(lexDoc{Title: "Run the migrations", Body: "before tests"}),
+		{id: "a-lesson", hash: "h", title: "T", reach: "repo:x", gist: "The staging database of payments is pay-db-2.",
+			terms: analyzeDoc(lexDoc{Title: "Run the migrations", Body: "before tests"}),
 			links: []domain.LessonLink{{Rel: domain.RelSupersedes, Target: "b-lesson"}}},
-		{id: "b-lesson", hash: "g", title: "U", terms: analyzeDoc(lexDoc{Title: "Retry", Body: "flaky network calls"})},
+		{id: "b-lesson", hash: "g", title: "U", gist: "The staging database of payments is pay-db-1.",
+			terms: analyzeDoc(lexDoc{Title: "Retry", Body: "flaky network calls"})},
 	}
 	raw, err := encodeCatalog(docs, "tree", "", nil)
 	if err != nil {

@@ -186,10 +186,12 @@ type askReport struct {
 	Relevant  int `json:"asked_relevant"`
 	StaleAsks int `json:"stale_asks"`
 	// Misses lists the sessions with a relevant lesson that asked none of
-	// them, and Needless those with none that were blocked (at most 10
-	// each, for reading).
+	// them, Needless those with none that were blocked, and Stale each
+	// session that asked a rewritten fact, with its key (at most 10 each,
+	// for reading).
 	Misses   []string `json:"misses,omitempty"`
 	Needless []string `json:"needless,omitempty"`
+	Stale    []string `json:"stale,omitempty"`
 }
 
 // askEval plays ask sets through the real hooks.
@@ -326,6 +328,9 @@ func (a *askEval) run(ctx context.Context, set askSet, dir string) (askReport, e
 			}
 			if replaced[id] {
 				rep.StaleAsks++
+				if len(rep.Stale) < 10 {
+					rep.Stale = append(rep.Stale, s.ID+": "+keyOf[id])
+				}
 			}
 		}
 		switch {
@@ -589,8 +594,8 @@ func runAskEvals(ctx context.Context, e *env, sets []askSet, keep bool) ([]askRe
 	return reps, nil
 }
 
-// writeAskTable prints one row per set, then each set's misses and
-// needless asks.
+// writeAskTable prints one row per set, then each set's misses, needless
+// asks and stale asks.
 func writeAskTable(w io.Writer, reps []askReport) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "set\tlessons\tsessions\tnone relevant\tabstention\tsession recall\tprecision\tasked\tstale asks")
@@ -607,6 +612,9 @@ func writeAskTable(w io.Writer, reps []askReport) error {
 		}
 		for _, m := range r.Needless {
 			fmt.Fprintf(w, "%s: needless ask %s\n", r.Set, m)
+		}
+		for _, m := range r.Stale {
+			fmt.Fprintf(w, "%s: stale ask %s\n", r.Set, m)
 		}
 	}
 	return nil

@@ -14,7 +14,7 @@ import (
 // floor (BENCHMARKS.md): it speaks in few sessions that nothing bears on,
 // most of what it asks is relevant, and it never asks a fact a newer lesson
 // of the set rewrites. Harbor was written apart from Lumen, in another
-// voice; the floor holds on both, and a third set (quarry), written by
+// voice; the floor was set on both. A third set (quarry), written by
 // someone who saw neither the other sets nor the code, checks the same
 // floor where it was never set.
 func TestAskSets(t *testing.T) {
@@ -28,6 +28,9 @@ func TestAskSets(t *testing.T) {
 	}{
 		{"lumen", 0.93, 0.56, 0.65, 0},
 		{"harbor", 0.90, 0.50, 0.70, 0},
+		// Quarry's rewrites are paraphrased; SameSlot reads only a slot
+		// restated in the same words, so its old facts can still be asked.
+		{"quarry", 0.90, 0.75, 0.72, 9},
 	}
 	for _, tt := range tests {
 		t.Run(tt.set, func(t *testing.T) {

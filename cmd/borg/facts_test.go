@@ -186,7 +186,7 @@ func TestSupersededFacts(t *testing.T) {
 // lessons of the labelled sets (the superseded facts and the ask sets),
 // whose rewrites are known: each pair the rule accepts must be a labelled
 // rewrite (precision first, no exception), and it must find nearly all of
-// them.
+// them where a rewrite restates its slot in the same words.
 func TestSlotPairsOnLabelledSets(t *testing.T) {
 	type lesson struct{ key, gist, group string }
 	sets := map[string][]lesson{}
@@ -212,7 +212,7 @@ func TestSlotPairsOnLabelledSets(t *testing.T) {
 			}
 		}
 	}
-	for _, name := range []string{"lumen", "harbor"} {
+	for _, name := range []string{"lumen", "harbor", "quarry"} {
 		set, err := loadAskSet(filepath.Join("testdata", "asks", name))
 		if err != nil {
 			t.Fatal(err)
@@ -241,7 +241,9 @@ func TestSlotPairsOnLabelledSets(t *testing.T) {
 			}
 		}
 		t.Logf("%s: %d of %d labelled rewrites found, no false pair", name, found, len(rewrites[name]))
-		if want := len(rewrites[name]) * 9 / 10; found < want {
+		// Quarry rewrites its facts in other words, which the rule does not
+		// read; it still holds the rule to no false pair.
+		if want := len(rewrites[name]) * 9 / 10; name != "quarry" && found < want {
 			t.Errorf("%s: SameSlot finds %d of %d labelled rewrites, want at least %d", name, found, len(rewrites[name]), want)
 		}
 	}
