@@ -563,4 +563,17 @@ func TestServeRankingFactor(t *testing.T) {
 	if w := fmt.Sprintf(`id="ranking-factor">%.4f`, want); !strings.Contains(rec.Body.String(), w) {
 		t.Errorf("the lesson page lacks %q:\n%s", w, rec.Body.String())
 	}
+	// The search shows each hit's relevance, on the scale the floor is on,
+	// and no raw fusion score (a few thousandths, meaningless to a reader).
+	req = httptest.NewRequest(http.MethodGet, "/?q=migrations+before+the+integration+tests", nil)
+	req.Host = "127.0.0.1:7777"
+	rec = httptest.NewRecorder()
+	srv.ServeHTTP(rec, req)
+	body := rec.Body.String()
+	if !strings.Contains(body, ">relevance</th>") || !regexp.MustCompile(`<td class="n">[01]\.\d\d( <span class="muted">weak</span>)?</td>`).MatchString(body) {
+		t.Errorf("the search lacks a relevance column:\n%s", body)
+	}
+	if m := regexp.MustCompile(`\b0\.0\d{3,}\b`).FindString(body); m != "" {
+		t.Errorf("the search shows %s, a raw fusion score:\n%s", m, body)
+	}
 }
