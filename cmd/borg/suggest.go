@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 
@@ -14,6 +15,10 @@ import (
 // or flag when one is close enough to be a typo. urfave/cli's own
 // suggestion (App.Suggest) always names the nearest candidate, however far,
 // so borg keeps it for `borg help <topic>` only and picks its own here.
+
+// failOpen names the commands whose unknown subcommands still exit 0: the
+// hook entry points, which agents and git call and which never fail.
+var failOpen = map[string]bool{"borg hook": true}
 
 // withSuggestions gives the app and every command that has subcommands but
 // no action of its own an action that refuses an unknown command, and every
@@ -45,7 +50,14 @@ func withSuggestions(app *cli.App) {
 					if c.NArg() == 0 {
 						return cli.ShowSubcommandHelp(c)
 					}
-					return unknownCommand(name, c.Args().First(), subs)
+					err := unknownCommand(name, c.Args().First(), subs)
+					if failOpen[name] {
+						// An agent runs these: exit 2 would block it, and
+						// Cline blocks on any failure. Say it and carry on.
+						_, werr := fmt.Fprintf(c.App.ErrWriter, "borg: %v; nothing done, the agent carries on\n", err)
+						return werr
+					}
+					return err
 				}
 			}
 			walk(name, cmd.Subcommands)

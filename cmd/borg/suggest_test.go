@@ -40,6 +40,12 @@ func TestSuggestMistypes(t *testing.T) {
 			}
 		})
 	}
+	// A hook verb mistyped in an agent's settings fails open: exit 0, one
+	// line on stderr naming the verb it was likely meant to be.
+	if code, stdout, stderr := inProcess(t, vars, "{}", "hook", "stp"); code != 0 || stdout != "" ||
+		!strings.Contains(stderr, `did you mean "borg hook stop"?`) || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("borg hook stp: exit %d, stdout %q, stderr %q; want exit 0 and one line naming borg hook stop", code, stdout, stderr)
+	}
 	// Without arguments borg and a command with subcommands print their help.
 	for _, args := range [][]string{nil, {"eval"}} {
 		if code, stdout, _ := inProcess(t, vars, "", args...); code != 0 || !strings.Contains(stdout, "USAGE") {
