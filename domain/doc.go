@@ -24,7 +24,7 @@
 //     RegretCap, Weights. Derive, or a Ledger folding events incrementally,
 //     turns the outcome log into each lesson's Memory at a tick of the
 //     activity clock.
-//   - Links (DESIGN.md §5): Link, NewLink, Reinforce, AgeLinks,
+//   - Links (docs/design.md, Links): Link, NewLink, Reinforce, AgeLinks,
 //     RecurringProtos, FoldLinks, LinkEdges.
 //
 // # Constants chosen here

@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// EventKind names one kind of outcome-log event (DESIGN.md §2.2).
+// EventKind names one kind of outcome-log event (docs/formats.md, The outcome log).
 type EventKind string
 
 // The event kinds of the outcome log.
@@ -24,7 +24,7 @@ const (
 	KindCensored  EventKind = "censored"  // asked, no verdict
 	KindUnclear   EventKind = "unclear"   // the judge could not tell
 	KindPlacebo   EventKind = "placebo"   // a placebo's verdict; never shared
-	KindPassing   EventKind = "passing"   // a link event (DESIGN.md §5)
+	KindPassing   EventKind = "passing"   // a link event (docs/design.md, Links)
 )
 
 // Event is one line of the outcome log. Shared events carry no free text.

@@ -2,7 +2,7 @@ package domain
 
 import "math"
 
-// The default judge (DESIGN.md §4): what borg records for an asked lesson
+// The default judge (docs/design.md, Asking and judging): what borg records for an asked lesson
 // when no external judge is configured. An agent can assert anything, so its
 // declaration never counts as a change by itself; borg reads the work, and
 // weighs what it reads by how often the same reading fires on placebos.

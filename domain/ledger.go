@@ -768,7 +768,7 @@ func Derive(events []Event, lessons []LessonInfo, session string, w Weights) []M
 // (ignored, corrected, vetoed, regretted; tested, which is about the work, is
 // left out), the mean stands above ConsolidateMean by ConsolidateZ standard
 // deviations. The seed asks only for the sessions; the credit and the proof
-// are borg's (DESIGN.md §2.3): a judge that reads changes by chance (a word
+// are borg's (docs/design.md, Asking and judging): a judge that reads changes by chance (a word
 // rule on shared vocabulary, an agent that says "applies" of everything)
 // would otherwise consolidate any lesson asked often enough, and a
 // consolidated lesson is delivered unasked.

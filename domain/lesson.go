@@ -7,7 +7,7 @@ import (
 // FormatVersion is the memhtml format this build writes (memhtml-format).
 const FormatVersion = 1
 
-// Defaults for the optional memhtml fields (DESIGN.md §2.1).
+// Defaults for the optional memhtml fields (docs/formats.md, Lessons).
 const (
 	DefaultImportance = 5
 	ReachTeam         = "team"
@@ -15,7 +15,7 @@ const (
 	ReachRepoPrefix = "repo:"
 )
 
-// Lesson types named by DESIGN.md §2.1. Other lowercase words matching
+// Lesson types named by docs/formats.md (Lessons). Other lowercase words matching
 // TypePattern are accepted too (a teammate may invent a type); the retention
 // scorer gives them DEFAULT_WEIGHTS.
 const (

@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// LinkState is a link's lifecycle state (DESIGN.md §5).
+// LinkState is a link's lifecycle state (docs/design.md, Links).
 type LinkState string
 
 // The link states.

@@ -1243,7 +1243,7 @@ func (s *Summary) addPassing(e Event) {
 
 // LessonLinks are the links sessions made between lessons (lessons acted
 // on together), as graph edges at their weight at nowMS: what the lateral
-// arm walks beside the links lessons write (DESIGN.md §5).
+// arm walks beside the links lessons write (docs/design.md, Links).
 func (s *Summary) LessonLinks(nowMS int64) []GraphEdge {
 	if len(s.passings) == 0 {
 		return nil

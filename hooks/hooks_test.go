@@ -829,7 +829,7 @@ func TestEarlyLessonCorrected(t *testing.T) {
 	}
 }
 
-// TestAdversarialInvisibleTextNotQuoted (issue 15, item 5): what reaches the agent holds no text a
+// TestAdversarialInvisibleTextNotQuoted: what reaches the agent holds no text a
 // reviewer of the lesson could not see.
 func TestAdversarialInvisibleTextNotQuoted(t *testing.T) {
 	cases := map[string]string{

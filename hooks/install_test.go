@@ -310,7 +310,7 @@ func TestInstallRefusesBrokenJSON(t *testing.T) {
 	}
 }
 
-// TestAdversarialHookCommandsQuoted (issue 15, item 6): a borg path with a space, or with shell
+// TestAdversarialHookCommandsQuoted: a borg path with a space, or with shell
 // syntax in it, reaches the agent quoted: one word, nothing run; install
 // recognises its own entries after, and uninstall removes them.
 func TestAdversarialHookCommandsQuoted(t *testing.T) {

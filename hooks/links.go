@@ -1,6 +1,6 @@
 package hooks
 
-// links.go writes the mnestoma's passings (DESIGN.md §5) from what the hooks
+// links.go writes the link events, passings (docs/design.md, Links), from what the hooks
 // see: tool → tool (one tool's output feeding the next), lesson → lesson
 // (lessons acted on together in a session, in order), and protos (the
 // agent reaching for a command, script, make target or file that does not

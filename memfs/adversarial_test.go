@@ -53,7 +53,7 @@ func TestAdversarialFutureCreatedDate(t *testing.T) {
 	}
 }
 
-// TestAdversarialHiddenText (issue 15, item 5): a lesson whose words a
+// TestAdversarialHiddenText: a lesson whose words a
 // reviewer would not see (invisible code points, markup a browser does not
 // render) is refused as it is read, naming what hides the text.
 func TestAdversarialHiddenText(t *testing.T) {

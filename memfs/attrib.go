@@ -365,8 +365,9 @@ func (s *Store) sharedLogFiles() ([]string, error) {
 }
 
 // headCommit is HEAD's commit hash, "" without commits. It reads the ref
-// files first (every reader of the log asks; go-git's resolution costs
-// ~0.1 ms more) and asks go-git when they do not say (packed refs).
+// files first (every reader of the log asks, and reading a file is cheaper
+// than go-git's resolution) and asks go-git when they do not say (packed
+// refs).
 func (s *Store) headCommit() string {
 	if b, err := os.ReadFile(filepath.Join(s.git.gitDir, "HEAD")); err == nil {
 		head := strings.TrimSpace(string(b))

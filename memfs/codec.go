@@ -22,7 +22,7 @@ import (
 // MaxLessonBytes bounds the size of a lesson file the codec reads.
 const MaxLessonBytes = 1 << 20
 
-// The memhtml meta names (DESIGN.md §2.1).
+// The memhtml meta names (docs/formats.md, "Lessons (memhtml)").
 const (
 	metaPrefix     = "memhtml-"
 	metaFormat     = "memhtml-format"

@@ -1,12 +1,15 @@
 // Package memfs is the store on disk: the memhtml codec (lesson files as
 // HTML, parsed with goquery), the lesson files under lessons/ and archive/,
-// the append-only outcome log (log/<node>.jsonl and .borg/local/), and the git
-// plumbing (go-git in process; the git CLI only where go-git cannot do the job).
+// the append-only outcome log (log/<node>.jsonl and .borg/local/), and the
+// store's git layer: borg reads loose objects and packs and writes blobs,
+// trees, commits and packs itself, opens the repository and reads what its
+// own readers leave with go-git, and leaves refs, the index, git's locks,
+// config and transport to the git CLI.
 //
 // # Layout
 //
-//	lessons/<id>.html   one lesson per file (Parse, Render)
-//	archive/<id>.html   archived lessons (sleep moves them, CommitOnRef)
+//	lessons/<bb>/<id>.html  one lesson per file, in its bucket (Parse, Render, LessonPath)
+//	archive/<bb>/<id>.html  archived lessons (sleep moves them, CommitOnRef)
 //	log/<node>.jsonl    this machine's shared outcome log (Store.Append)
 //	.gitattributes      log/*.jsonl merge=union
 //	.gitignore          .borg/
@@ -34,7 +37,8 @@
 // refs and their reflogs, the index in whatever format the repository
 // uses, git's lock files, config and transport. A commit costs what
 // changed (gitobj.go): trees are edited as bytes, only along the changed
-// paths, large trees are written uncompressed, and a commit of many files
+// paths, a loose object over 64 KiB (a large tree or blob) is written in
+// zlib's stored blocks rather than compressed, and a commit of many files
 // writes one pack (with its index) instead of a loose object each. Loose
 // objects are renamed in without fsync, as git writes them. A store may be
 // a linked worktree; SHA-256 and reftable repositories are refused
@@ -68,6 +72,6 @@
 // rule or phrase and the field, never the text. borg learn refuses such
 // lessons; the index keeps each lesson's verdict.
 //
-// Only git.go imports go-git, only codec.go imports goquery and only
-// secret.go and secretrules.go import gitleaks.
+// Only git.go, changes.go and attribfast.go import go-git, only codec.go
+// imports goquery and only secret.go and secretrules.go import gitleaks.
 package memfs

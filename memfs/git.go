@@ -1,8 +1,10 @@
 package memfs
 
-// git.go is the only file that imports go-git. It keeps to plumbing: borg
-// writes blobs, trees and commits itself (immutable and content-addressed),
-// and leaves git's shared state to git: a ref moves with git update-ref
+// git.go is the store's git layer. With changes.go and attribfast.go it is
+// one of the three files that import go-git, which it uses to open the
+// repository and for the reads borg's own readers (gitobj.go, gitpack.go)
+// leave to it. borg writes blobs, trees and commits itself (immutable and
+// content-addressed), and leaves git's shared state to git: a ref moves with git update-ref
 // (compare-and-swap, reflog), the index is written by git update-index for
 // the paths borg committed, and git takes and removes its own locks
 // (gitlock.go; docs/git.md). Nothing here calls the worktree's Status
@@ -795,8 +797,9 @@ func mergeTree(raw []byte, starts []int, next map[string]*treeChange) ([]byte, i
 }
 
 // readObject returns the content of an object of type t: read from its
-// loose file when it has one (borg wrote it: the common case, and large
-// trees are stored uncompressed), else from a pack (gitpack.go), else
+// loose file when it has one (borg wrote it: the common case, and an
+// object over storeRawAbove is in stored blocks, read without inflating),
+// else from a pack (gitpack.go), else
 // through go-git (an object the pack reader cannot read).
 func (g *gitRepo) readObject(t plumbing.ObjectType, h plumbing.Hash) ([]byte, error) {
 	if z, err := os.ReadFile(g.loosePath(h)); err == nil {

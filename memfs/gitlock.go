@@ -27,7 +27,7 @@ import (
 const lockWait = 10 * time.Second
 
 // staleLockAge is the age from which doctor calls a git lock stale: git
-// holds its locks for milliseconds, except around an editor or a hook.
+// holds its locks only while it writes, except around an editor or a hook.
 const staleLockAge = 10 * time.Minute
 
 // lockFix is the fix for the git lock p that stays.

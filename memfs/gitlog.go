@@ -14,8 +14,8 @@ import (
 // This file runs the git CLI for the one job go-git does badly: the lines
 // each commit added to the log files over a long history. `git log -p`
 // diffs every version against its parents in C (xdiff); go-git would
-// inflate and diff each version in Go, several times slower on a store of
-// thousands of commits (BENCHMARKS.md, attribution).
+// inflate and diff each version in Go, which is several times slower on a
+// store of thousands of commits (BENCHMARKS.md, attribution of log lines).
 
 // addedLine is one line a commit added to a log file.
 type addedLine struct {

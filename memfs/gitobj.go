@@ -1,13 +1,14 @@
 package memfs
 
 // gitobj.go writes git objects without go-git's object writer, so a commit
-// costs what changed. A commit of one lesson into a store of 100,000
-// rewrites lessons/, a tree object of about 5 MB: go-git compresses it at
-// zlib's default level (hundreds of ms) and later reads have to inflate it
-// again. Here a large tree is stored in zlib's stored (uncompressed) blocks,
-// which costs a copy to write and a copy to read; a tree is mostly 20-byte
-// hashes, which do not compress anyway (about 2:1 overall, and git gc packs
-// it later). Small objects are compressed as git would. A commit that writes
+// costs what changed. A commit rewrites every tree along the changed paths,
+// and a large tree compressed at zlib's default level is slow to write and
+// must be inflated again by every read; yet a tree is mostly 20-byte hashes,
+// which barely compress. So a loose object larger than storeRawAbove (a
+// large tree, or a large blob such as a log file) is written in zlib's
+// stored (uncompressed) blocks: a copy to write and a copy to read, and git
+// gc compresses it when it packs. Smaller objects are compressed as git
+// would. A commit that writes
 // many objects (sleep's phases rewrite thousands of lessons) writes them as
 // one pack instead of one loose file each (see objWriter in git.go).
 //

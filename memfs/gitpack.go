@@ -4,9 +4,8 @@ package memfs
 //
 // go-git's first read of a packed object loads the index of every pack:
 // it reads each .idx through a SHA-1 (with collision detection) and builds
-// a map of all its offsets, about 25 ms for a store of 100,000 lessons,
-// which is most of a borg learn in a cloned or gc'd store (where every
-// tree is packed). Here an index is mapped and searched in place, by its
+// a map of all its offsets: at 100,000 lessons that is most of the cost of
+// a borg learn in a cloned or gc'd store, where every tree is packed. Here an index is mapped and searched in place, by its
 // fan-out table and a binary search of its sorted names, and the object is
 // read at its offset, a delta applied to its base. What it cannot read (an
 // index of another version, an object it does not find) is left to go-git.

@@ -383,9 +383,9 @@ const (
 	summaryCacheFile    = cacheDir + "/summary.bin"
 	summaryCacheVersion = 3
 	// summaryRewriteAfter is how many newly folded bytes make Summary
-	// rewrite its cache; below it the tail is folded on each call. A hook
-	// folds at most 16 KiB (about 140 events, ~1 ms) and about one in 30
-	// pays the rewrite (BenchmarkSummaryRewrite1M, BENCHMARKS.md).
+	// rewrite its cache; below it the tail is folded on each call, so a
+	// hook folds at most 16 KiB (about 140 events) and only the odd hook
+	// pays for a rewrite (BenchmarkSummaryRewrite1M measures it).
 	summaryRewriteAfter = 16 << 10
 )
 

@@ -15,7 +15,7 @@ import (
 // "secret (github-pat) in the body", `instruction-like text ("ignore
 // previous instructions") in the gist`.
 //
-// The first call compiles the secret rules (tens of milliseconds); the
+// The first call compiles the secret rules, which is costly; the
 // index calls Screen when it reads a new or changed lesson and keeps the
 // verdict, so a query never scans.
 func Screen(l domain.Lesson) string {

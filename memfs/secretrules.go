@@ -16,9 +16,9 @@ import (
 	"github.com/zricethezav/gitleaks/v8/report"
 )
 
-// gitleaks' default rule set costs about 110 ms to load as gitleaks loads
-// it (viper's TOML decoding, then compiling every rule's expressions) on a
-// loaded machine. A screen here pays for what it screens instead: the rule
+// Loading gitleaks' default rule set as gitleaks loads it (viper's TOML
+// decoding, then compiling every rule's expressions) costs more than a whole
+// hook may spend (BENCHMARKS.md, figures taken from code comments). A screen here pays for what it screens instead: the rule
 // set is read from a JSON copy of gitleaks' parsed default config
 // (gitleaks-rules.json, checked against gitleaks' own by
 // TestGitleaksRulesCurrent; regenerate it with `go test ./memfs/ -run

@@ -35,7 +35,7 @@ var (
 	ErrUnsupportedRepo = errors.New("unsupported repository format")
 )
 
-// The store's layout (DESIGN.md §2).
+// The store's layout (docs/formats.md).
 const (
 	LessonsDir  = "lessons"
 	ArchiveDir  = "archive"

@@ -408,7 +408,7 @@ func TestInitClone(t *testing.T) {
 	}
 }
 
-// TestAdversarialCommittedSymlinks (issue 15, item 3): a store whose own directories, or whose log
+// TestAdversarialCommittedSymlinks: a store whose own directories, or whose log
 // file, are symbolic links (a teammate's commit) is refused, naming the path
 // and the fix; nothing is read from or written to where they point.
 func TestAdversarialCommittedSymlinks(t *testing.T) {

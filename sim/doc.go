@@ -40,8 +40,8 @@
 // usefulness), count (the relevance candidates re-ranked by successes),
 // recency (the lesson written or asked last, no outcome at all), random (a
 // seeded sample of the candidates), last-use (by the latest changed result:
-// activation's input without the belief, a stronger baseline than the issue
-// asks for), borg-rerank (a diagnostic: borg's usefulness weight, the
+// activation's input without the belief, a stronger baseline than the four
+// simple ones), borg-rerank (a diagnostic: borg's usefulness weight, the
 // session's draw, ordering the relevance candidates alone, without the
 // index's fusion, bar and dormancy filter) and the oracle (the truly best
 // lessons for the task). Regret is the expected value

@@ -22,7 +22,7 @@ const (
 	PolicyOracle    = "oracle"
 )
 
-// PolicyNames lists every policy in report order: borg, the four
+// PolicyNames lists every policy in report order: borg, the four simple
 // baselines, last-use (a stronger baseline: recency of the last changed
 // result, activation's input without the belief), borg-rerank (a
 // diagnostic: borg's weight over the relevance candidates alone) and the

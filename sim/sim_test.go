@@ -437,7 +437,7 @@ var strict = flag.Bool("sim.strict", false, "fail TestDefaultScenario when borg'
 // TestDefaultScenario runs the documented default scenario, checks what
 // must hold whatever the ranking (the oracle has no regret, no policy has
 // less, Versus agrees with the regrets) and logs borg against each
-// baseline. Whether borg is lower than the issue's four baselines is a
+// baseline. Whether borg is lower than the four simple baselines is a
 // finding about the ranking, recorded in BENCHMARKS.md; with -sim.strict it
 // fails the test. It is never a reason to change the simulator.
 func TestDefaultScenario(t *testing.T) {
@@ -505,7 +505,7 @@ func TestHeadlineScenario(t *testing.T) {
 	}
 	for _, base := range []string{PolicyRelevance, PolicyCount, PolicyRecency, PolicyRandom, PolicyLastUse} {
 		t.Logf("borg %.1f vs %s %.1f", regret[PolicyBorg], base, regret[base])
-		// The issue's bar: at least 10% below the best baseline.
+		// The headline's bar: at least 10% below the best baseline.
 		if !(regret[PolicyBorg] <= 0.9*regret[base]) {
 			t.Errorf("borg's regret %.1f is not 10%% below %s's %.1f", regret[PolicyBorg], base, regret[base])
 		}

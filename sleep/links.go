@@ -6,7 +6,7 @@ import (
 	"github.com/borg-memory/borg/domain"
 )
 
-// linkAger is phase 7: the link ager (DESIGN.md §5) over the links folded
+// linkAger is phase 7: the link ager (docs/design.md, Links) over the links folded
 // from the log's passing events, at the sleep's instant. Links are derived
 // from events, never stored in a file, so the phase changes no file and
 // commits nothing: it reports the transitions (active links now decaying,

@@ -109,6 +109,7 @@ func newApp(e *env) *cli.App {
 		Commands:               commands(e),
 		Flags:                  []cli.Flag{storeFlag()},
 	}
+	withSuggestions(app)
 	return app
 }
 

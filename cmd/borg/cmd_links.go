@@ -23,7 +23,7 @@ func linksCommand(e *env) *cli.Command {
 		Name:      "links",
 		Usage:     "list the links between what agents use (tools, lessons) and the protos the team keeps wishing for",
 		ArgsUsage: " ",
-		Description: "Links are derived from the log's passing events (DESIGN.md §5): a tool whose output fed\n" +
+		Description: "Links are derived from the log's passing events (docs/design.md): a tool whose output fed\n" +
 			"another, lessons acted on together, and protos, things an agent reached for that did not\n" +
 			"exist (a command, a make target, an npm script, a file). States are as the ager reads them\n" +
 			"now: active, decaying (weight under 0.20), proto, superseded.",

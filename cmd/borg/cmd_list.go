@@ -34,6 +34,15 @@ func listCommand(e *env) *cli.Command {
 	}
 }
 
+// listJSONLesson is one lesson of list --json: the lesson without its body,
+// and the factor ranking multiplies its text score by (see rankingFactor),
+// with the session results it rests on.
+type listJSONLesson struct {
+	jsonLesson
+	RankingFactor float64 `json:"ranking_factor"`
+	Results       int     `json:"results"`
+}
+
 // runList prints the lessons matching the filters; unreadable files are
 // named on stderr and skipped.
 func runList(e *env, s *memfs.Store, typ, reach string, asJSON bool) error {
@@ -57,12 +66,16 @@ func runList(e *env, s *memfs.Store, typ, reach string, asJSON bool) error {
 		out = append(out, l)
 	}
 	if asJSON {
-		items := make([]jsonLesson, 0, len(out))
-		for _, l := range out {
+		mems, err := s.Memories(out, e.getenv("BORG_SESSION"), domain.DefaultWeights)
+		if err != nil {
+			return err
+		}
+		items := make([]listJSONLesson, 0, len(out))
+		for i, l := range out {
 			rl, _ := redacted(l) // a secret is never printed
 			j := toJSONLesson(rl)
 			j.Body = ""
-			items = append(items, j)
+			items = append(items, listJSONLesson{j, rankingFactor(mems[i]), sessionResults(mems[i])})
 		}
 		return writeJSON(e, items)
 	}

@@ -25,9 +25,10 @@ func serveCommand(e *env) *cli.Command {
 		Name:      "serve",
 		Usage:     "a small local web page over the store: search, lessons, their memory and links, the pending sleep",
 		ArgsUsage: " ",
-		Description: "borg serve renders the store as read-only HTML pages: / searches as borg recall does and\n" +
-			"lists the lessons; /lesson/<id> shows a lesson, its memory (uses, activation, the belief\n" +
-			"over time as a chart) and its links; /sleep shows what tonight's sleep would do, phase by\n" +
+		Description: "borg serve renders the store as read-only HTML pages: / searches as borg recall does\n" +
+			"(each hit with its relevance) and lists the lessons; /lesson/<id> shows a lesson, its memory\n" +
+			"(uses, activation, the belief over time as a chart, the ranking factor) and its links, those\n" +
+			"lesson files declare and those the hooks derive; /sleep shows what tonight's sleep would do, phase by\n" +
 			"phase, with each phase's diff (a dry run: nothing is written). The pages run no script.\n" +
 			"It listens on loopback only unless --public is given. Stop it with Ctrl-C.",
 		Flags: []cli.Flag{

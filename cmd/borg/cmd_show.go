@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/borg-memory/borg/domain"
+	"github.com/borg-memory/borg/index"
 	"github.com/borg-memory/borg/memfs"
 )
 
@@ -29,6 +30,14 @@ func showCommand(e *env) *cli.Command {
 			return runShow(e, s, c.Args().First(), c.Bool("json"))
 		},
 	}
+}
+
+// showJSONMemory is show's memory: the derived memory and the factor
+// ranking multiplies the lesson's text score by.
+type showJSONMemory struct {
+	jsonMemory
+	RankingFactor float64 `json:"ranking_factor"`
+	Results       int     `json:"results"`
 }
 
 // runShow prints one lesson with its memory.
@@ -54,9 +63,9 @@ func runShow(e *env, s *memfs.Store, id string, asJSON bool) error {
 	}
 	if asJSON {
 		return writeJSON(e, struct {
-			Lesson jsonLesson `json:"lesson"`
-			Memory jsonMemory `json:"memory"`
-		}{toJSONLesson(l), toJSONMemory(m)})
+			Lesson jsonLesson     `json:"lesson"`
+			Memory showJSONMemory `json:"memory"`
+		}{toJSONLesson(l), showJSONMemory{toJSONMemory(m), rankingFactor(m), sessionResults(m)}})
 	}
 	tw := tabwriter.NewWriter(e.out, 0, 0, 2, ' ', 0)
 	row := func(k, v string) {
@@ -92,7 +101,9 @@ func runShow(e *env, s *memfs.Store, id string, asJSON bool) error {
 	row("  belief", fmt.Sprintf("Beta(%g, %g), mean %.4f", m.Alpha, m.Beta, m.Mean))
 	row("  results", fmt.Sprintf("%d changed (%.3g vouched for by the judge), %d ignored, %d corrected, %d vetoed, %d tested",
 		m.Changed, m.Vouched, m.Ignored, m.Corrected, m.Vetoed, m.Tested))
-	row("  weight", fmtFloat(m.Weight))
+	row("  ranking factor", fmt.Sprintf("%.4f (1 + (mean − ½)·r/(r + %g), r = %d session results; recall multiplies the text score by it)",
+		rankingFactor(m), index.EvidenceHalf, sessionResults(m)))
+	row("  seed weight", fmtFloat(m.Weight)+" (squash(activation) × (½ + belief); shown, not used in ranking)")
 	row("  consolidated", fmt.Sprint(m.Consolidated))
 	row("  dormant", fmt.Sprint(m.Dormant))
 	return tw.Flush()

@@ -183,11 +183,15 @@ func (srv *server) recall(r *http.Request, text string) ([]index.Hit, error) {
 
 // lessonPage is /lesson/<id>.
 type lessonPage struct {
-	Title    string
-	Lesson   domain.Lesson
-	Reach    string
-	Body     []template.HTML // paragraphs, escaped then sanitised
-	Memory   domain.Memory
+	Title  string
+	Lesson domain.Lesson
+	Reach  string
+	Body   []template.HTML // paragraphs, escaped then sanitised
+	Memory domain.Memory
+	// Factor is what ranking multiplies the lesson's text score by
+	// (rankingFactor), from Results session results.
+	Factor   float64
+	Results  int
 	Chart    beliefChart
 	Links    []lessonLinkRow
 	Edges    []lessonEdgeRow
@@ -204,11 +208,15 @@ type lessonLinkRow struct {
 	Uses     int
 }
 
-// lessonEdgeRow is one <link rel> the lesson's file declares.
+// lessonEdgeRow is one <link rel> a lesson file declares: this lesson's
+// (Incoming false: this lesson Rel Target), or another lesson's that names
+// this one (Incoming true: Target Rel this lesson). Derived marks a link
+// sleep wrote (data-derived).
 type lessonEdgeRow struct {
 	Rel, Target string
 	IsLesson    bool
 	Derived     bool
+	Incoming    bool
 }
 
 func (srv *server) lesson(w http.ResponseWriter, r *http.Request) {
@@ -232,9 +240,25 @@ func (srv *server) lesson(w http.ResponseWriter, r *http.Request) {
 		srv.fail(w, http.StatusInternalServerError, "derive the memory of %s: %v", id, err)
 		return
 	}
-	p := lessonPage{Title: l.ID, Lesson: l, Reach: reachOf(l), Body: srv.paragraphs(l.Body), Memory: mems[0]}
+	p := lessonPage{Title: l.ID, Lesson: l, Reach: reachOf(l), Body: srv.paragraphs(l.Body), Memory: mems[0],
+		Factor: rankingFactor(mems[0]), Results: sessionResults(mems[0])}
 	for _, k := range l.Links {
 		p.Edges = append(p.Edges, lessonEdgeRow{Rel: k.Rel, Target: k.Target, IsLesson: domain.ValidID(k.Target), Derived: k.Derived})
+	}
+	// The links other lessons' files declare to this one (a successor's
+	// supersedes, a supports): read from every lesson, as a reader of the
+	// store would find them. Unreadable files are doctor's to report.
+	others, _ := srv.s.Lessons()
+	sort.Slice(others, func(i, j int) bool { return others[i].ID < others[j].ID })
+	for _, o := range others {
+		if o.ID == id {
+			continue
+		}
+		for _, k := range o.Links {
+			if k.Target == id {
+				p.Edges = append(p.Edges, lessonEdgeRow{Rel: k.Rel, Target: o.ID, IsLesson: true, Derived: k.Derived, Incoming: true})
+			}
+		}
 	}
 	events, _, err := srv.s.ReadEvents()
 	if err != nil {

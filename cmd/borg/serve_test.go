@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"math"
 	"net/http"
@@ -447,5 +448,132 @@ func TestServeDiff(t *testing.T) {
 				t.Errorf("lines %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestServeDeclaredLinks: a lesson's page lists the links lesson files
+// declare, its own and those of lessons that name it, beside the ones the
+// hooks derive, and says "none" only when there are none of a kind.
+func TestServeDeclaredLinks(t *testing.T) {
+	vars, migrations, hostile := serveStore(t)
+	s, err := memfs.Open(vars["BORG_STORE"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := s.Lesson(hostile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Links = append(l.Links, domain.LessonLink{Rel: "supersedes", Target: migrations})
+	if err := s.WriteLesson(l); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Commit("test: declare a supersedes link", memfs.LessonPath(hostile)); err != nil {
+		t.Fatal(err)
+	}
+	srv, errb := serveHandler(t, vars, time.Now())
+	for _, tc := range []struct {
+		name, id      string
+		want, notWant []string
+	}{
+		{name: "the declaring lesson", id: hostile,
+			want:    []string{`this lesson supersedes <a class="id" href="/lesson/` + migrations + `"`},
+			notWant: []string{"None: no lesson file declares"}},
+		{name: "the lesson it names", id: migrations,
+			want:    []string{`<a class="id" href="/lesson/` + hostile + `">` + hostile + `</a> supersedes this lesson`, `id="links"`},
+			notWant: []string{"None: no lesson file declares", "None yet"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req := httptest.NewRequest(http.MethodGet, "/lesson/"+tc.id, nil)
+			req.Host = "127.0.0.1:7777"
+			rec := httptest.NewRecorder()
+			srv.ServeHTTP(rec, req)
+			body := rec.Body.String()
+			if rec.Code != http.StatusOK {
+				t.Fatalf("status %d\n%s\nstderr: %s", rec.Code, body, errb)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(body, w) {
+					t.Errorf("the page lacks %q:\n%s", w, body)
+				}
+			}
+			for _, w := range tc.notWant {
+				if strings.Contains(body, w) {
+					t.Errorf("the page holds %q:\n%s", w, body)
+				}
+			}
+		})
+	}
+}
+
+// TestServeRankingFactor: show, list --json and serve report the factor
+// recall multiplies a lesson's text score by, the same one recall reports
+// as a hit's mean_weight, beside the seed's weight, labelled as not ranking.
+func TestServeRankingFactor(t *testing.T) {
+	vars, migrations, _ := serveStore(t)
+	code, out, stderr := inProcess(t, vars, "", "recall", "--json", "--repo", "", "migrations before the integration tests")
+	if code != 0 {
+		t.Fatalf("recall: exit %d: %s", code, stderr)
+	}
+	want := math.NaN()
+	for _, m := range regexp.MustCompile(`"id":\s*"([^"]+)"[^{}]*?"mean_weight":\s*([0-9.e+-]+)`).FindAllStringSubmatch(out, -1) {
+		if m[1] == migrations {
+			fmt.Sscan(m[2], &want)
+		}
+	}
+	if math.IsNaN(want) || want <= 1 {
+		t.Fatalf("recall --json: no mean_weight over 1 for %s (3 changed, 1 ignored):\n%s", migrations, out)
+	}
+	factorRe := func(key string) *regexp.Regexp {
+		return regexp.MustCompile(`"id":\s*"` + migrations + `"[\s\S]*?"` + key + `":\s*([0-9.e+-]+)`)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		re   *regexp.Regexp
+	}{
+		{name: "show --json", args: []string{"show", "--json", migrations}, re: factorRe("ranking_factor")},
+		{name: "list --json", args: []string{"list", "--json"}, re: factorRe("ranking_factor")},
+		{name: "show", args: []string{"show", migrations}, re: regexp.MustCompile(`ranking factor:\s+([0-9.]+) \(1 \+ \(mean − ½\)·r/\(r \+ 2\), r = 4 session results`)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, stderr := inProcess(t, vars, "", tc.args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			m := tc.re.FindStringSubmatch(out)
+			if m == nil {
+				t.Fatalf("no ranking factor for %s in:\n%s", migrations, out)
+			}
+			var got float64
+			fmt.Sscan(m[1], &got)
+			if math.Abs(got-want) > 1e-4 {
+				t.Errorf("ranking factor %v, recall's mean_weight %v", got, want)
+			}
+			if tc.name == "show" && !strings.Contains(out, "not used in ranking") {
+				t.Errorf("show does not label the seed's weight:\n%s", out)
+			}
+		})
+	}
+	srv, _ := serveHandler(t, vars, time.Now())
+	req := httptest.NewRequest(http.MethodGet, "/lesson/"+migrations, nil)
+	req.Host = "127.0.0.1:7777"
+	rec := httptest.NewRecorder()
+	srv.ServeHTTP(rec, req)
+	if w := fmt.Sprintf(`id="ranking-factor">%.4f`, want); !strings.Contains(rec.Body.String(), w) {
+		t.Errorf("the lesson page lacks %q:\n%s", w, rec.Body.String())
+	}
+	// The search shows each hit's relevance, on the scale the floor is on,
+	// and no raw fusion score (a few thousandths, meaningless to a reader).
+	req = httptest.NewRequest(http.MethodGet, "/?q=migrations+before+the+integration+tests", nil)
+	req.Host = "127.0.0.1:7777"
+	rec = httptest.NewRecorder()
+	srv.ServeHTTP(rec, req)
+	body := rec.Body.String()
+	if !strings.Contains(body, ">relevance</th>") || !regexp.MustCompile(`<td class="n">[01]\.\d\d( <span class="muted">weak</span>)?</td>`).MatchString(body) {
+		t.Errorf("the search lacks a relevance column:\n%s", body)
+	}
+	if m := regexp.MustCompile(`\b0\.0\d{3,}\b`).FindString(body); m != "" {
+		t.Errorf("the search shows %s, a raw fusion score:\n%s", m, body)
 	}
 }
