@@ -57,9 +57,10 @@
 // which cost the store anyway, check both. SyncChanged, the hook's sync
 // after a change, leaves the base's body to those (see verified).
 //
-// bleve's own index (scorch) is not used: linking it costs every process
-// about 6 ms at start-up (it builds Levenshtein automata in an init
-// function), and its bolt file would be one more lock on the query path.
+// bleve's own index (scorch) is not used: linking it slows every process's
+// start-up measurably (it builds Levenshtein automata in an init function;
+// BENCHMARKS.md), and its bolt file would be one more lock on the query
+// path.
 // bleve's analysis chain is used as it is (lexical.go); a sync's term
 // cache splits ASCII text into words itself, by the same rules, and
 // leaves other text to bleve's tokenizer (termCache).

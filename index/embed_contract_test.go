@@ -15,8 +15,8 @@ var (
 	_ Searcher     = (*labSearcher)(nil)
 )
 
-// TestEmbedderContract runs the contract every Embedder keeps (STYLE.md
-// §9) against each implementation: a stable id, one vector of Dim finite
+// TestEmbedderContract runs the contract every Embedder keeps against each
+// implementation: a stable id, one vector of Dim finite
 // components per text in order, the same vector for the same text, and an
 // empty batch answered without error.
 func TestEmbedderContract(t *testing.T) {

@@ -12,8 +12,8 @@ import (
 // anyway; the bound keeps the arm O(neighbourhood), not O(store).
 const lateralHops = 2
 
-// Link strengths the lateral arm walks with (DESIGN.md §3: a link counts as
-// much as it earned). A supersedes link ties a fact to its rewrite; a link
+// Link strengths the lateral arm walks with (docs/design.md, "Choosing a
+// lesson": a link counts as much as it earned). A supersedes link ties a fact to its rewrite; a link
 // a person wrote is deliberate; a link sleep derived from shared entities is
 // a guess, as strong as a mnestoma link seen once (domain.LinkNewWeight).
 const (

@@ -22,10 +22,10 @@ import (
 // lesson text into terms. The postings those terms make live in the
 // catalog (catalog.go), an immutable file a query maps and reads in place.
 //
-// bleve's own index (scorch) is deliberately not used: linking it costs
-// every borg process about 6 ms before main (scorch builds its Levenshtein
-// automata in an init function), a third of a hook's whole budget, and a
-// query would open a bolt file that a writer locks. Analysis, the part of
+// bleve's own index (scorch) is deliberately not used: linking it slows
+// every borg process before main (scorch builds its Levenshtein automata in
+// an init function), a cost a hook pays on every call, and a query would
+// open a bolt file that a writer locks. Analysis, the part of
 // bleve this arm needs, has neither cost.
 
 // lexicalVersion names the analyzer, the fields and the postings layout.

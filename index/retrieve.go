@@ -13,7 +13,7 @@ import (
 	"github.com/borg-memory/borg/domain"
 )
 
-// Retrieval constants (DESIGN.md §3), measured on the shared sets where a
+// Retrieval constants (docs/design.md, "Choosing a lesson"), measured on the shared sets where a
 // choice was open (BENCHMARKS.md).
 const (
 	// DefaultK is the number of hits Search returns when Query.K is 0.
@@ -112,7 +112,7 @@ func (a ArmWeights) String() string {
 }
 
 // Usefulness is what retrieval needs of one lesson's derived memory
-// (DESIGN.md §2.3). The caller fills it from domain (UsefulnessOf); index
+// (docs/usefulness.md). The caller fills it from domain (UsefulnessOf); index
 // does not care how it was derived. A lesson absent from Query.Useful is
 // neutral: no uses, no results, the prior's mean, not dormant.
 type Usefulness struct {
@@ -137,8 +137,8 @@ func UsefulnessOf(m domain.Memory) Usefulness {
 }
 
 // EvidenceHalf is how many session results earn a lesson half the ranking
-// weight its belief asks for (DESIGN.md §3: usefulness moves a lesson by as
-// much as its evidence is worth). Measured with `borg eval retrieval
+// weight its belief asks for (usefulness moves a lesson by as much as its
+// evidence is worth: docs/design.md, "Choosing a lesson"). Measured with `borg eval retrieval
 // --product --replay` and `borg eval learning` (BENCHMARKS.md).
 const EvidenceHalf = 2.0
 
@@ -199,7 +199,7 @@ type Query struct {
 	// was already asked, say), so they take no rank and no slot.
 	Exclude []string `json:"exclude,omitempty"`
 	// Links are the lesson → lesson links the team's sessions made (the
-	// mnestoma's passings, DESIGN.md §5), each at its weight now: the
+	// mnestoma's passings, docs/design.md, "Links"), each at its weight now: the
 	// lateral arm walks them beside the links lessons write, as strong as
 	// they earned. Edges between anything but two lessons are ignored.
 	Links []domain.GraphEdge `json:"-"`
@@ -255,8 +255,9 @@ type Hit struct {
 // RRF (k = domain.RRFK) → the usefulness bar and the session's order → MMR →
 // superseded lessons moved below their successors. Reach is enforced in every
 // arm: a lesson of reach repo:T is a candidate only when q.Repo is T. A
-// dormant lesson is a candidate only on a strong match: the lexical arm's
-// first hit.
+// dormant lesson stays a candidate (Hit.Dormant says it is one); a
+// supersedes link moves a lesson only when it is earned
+// (domain.EarnedSupersedes).
 func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()

@@ -8,7 +8,7 @@ import (
 )
 
 // TestSalienceArmTies: the salience arm only reorders lessons it can tell
-// apart (DESIGN.md §3).
+// apart (docs/design.md, "Choosing a lesson").
 func TestSalienceArmTies(t *testing.T) {
 	young := Usefulness{Uses: 1, Mean: 0.5, Draw: 0.5} // created, no outcome
 	proven := Usefulness{Uses: 4, Results: 4, Mean: 0.8, Draw: 0.8}

@@ -15,7 +15,7 @@ import (
 	"github.com/borg-memory/borg/memfs"
 )
 
-// Segmented derived state (issue 19). The catalog is an immutable base
+// Segmented derived state. The catalog is an immutable base
 // segment (catalog.bin) plus at most one delta segment (catalog.delta): the
 // lessons added or changed since the base was written, in the catalog's own
 // format, and the base ordinals they replaced or that were deleted
@@ -565,8 +565,7 @@ func findBacklinks(base *catalog, dead []bool, ids map[string]bool) []int {
 
 // deltaWrite is how the delta segments are written: atomically (rename)
 // but without an fsync, which cost a hook's sync after one change two
-// fsyncs per delta (5–15 ms each on the test machine) for state a sync
-// recreates. A delta a power cut lost or tore is refused when read (its
+// fsyncs per delta, each a disk round trip, for state a sync recreates. A delta a power cut lost or tore is refused when read (its
 // checksums cover it whole: readView, decodeVecDelta): the index is then
 // its base, or the older delta, with the older stamp, and the caller's
 // next sync applies the change again. The bases stay synced: they are

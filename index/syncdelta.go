@@ -8,7 +8,7 @@ import (
 	"github.com/borg-memory/borg/domain"
 )
 
-// SyncChanged's fast path (issue 19): a change set applied to the delta
+// SyncChanged's fast path: a change set applied to the delta
 // segments at the cost of the change and of the delta, not of the store.
 // The changed ids are found by binary search, only they are read, analysed
 // and embedded, the delta segments are rewritten with the base's lessons

@@ -24,7 +24,7 @@ func recallCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "repo", Usage: "repo tag of the session (default: the current git repository's)"},
 			&cli.StringFlag{Name: "session", Usage: "session id: orders lessons over the bar by its Thompson draw"},
 			&cli.StringFlag{Name: "arms", Usage: "arms to fuse, e.g. lexical,vector (default all: " + strings.Join(index.ArmNames, ",") + ")"},
-			&cli.BoolFlag{Name: "explain", Usage: "show each arm's rank and the usefulness weight"},
+			&cli.BoolFlag{Name: "explain", Usage: "show each arm's rank and the ranking factor usefulness gives"},
 			&cli.BoolFlag{Name: "sync", Usage: "re-read every lesson before searching"},
 			&cli.BoolFlag{Name: "trace", Usage: "print how long each step took, on stderr"},
 		},
@@ -75,9 +75,8 @@ func runRecall(c *cli.Context, e *env, s *memfs.Store, q index.Query, sync, asJS
 		return fail(exitFail, "%v", err)
 	}
 	// The index is not closed: the process ends with this command, and its
-	// mappings go with it. Unmapping them first costs 0.3–3 ms at 10,000
-	// lessons (each unmap interrupts every thread of the process), a tenth
-	// of a recall.
+	// mappings go with it. Unmapping them first would cost a measurable
+	// share of a recall (each unmap interrupts every thread of the process).
 	if tr != nil {
 		start := time.Now()
 		q.Trace = func(step string) { tr.step("search: "+step, start) }
@@ -99,7 +98,7 @@ func runRecall(c *cli.Context, e *env, s *memfs.Store, q index.Query, sync, asJS
 	}
 	tw := tabwriter.NewWriter(e.out, 0, 0, 2, ' ', 0)
 	if q.Explain {
-		fmt.Fprintln(tw, "#\tid\trelevance\tmatch\tscore\tfused\tweight\tlexical\tvector\tsalience\tlateral\tgist")
+		fmt.Fprintln(tw, "#\tid\trelevance\tmatch\tscore\tfused\tfactor\tlexical\tvector\tsalience\tlateral\tgist")
 	} else {
 		fmt.Fprintln(tw, "#\tid\trelevance\tgist")
 	}

@@ -114,13 +114,12 @@ func runBackgroundReindex(c *cli.Context, e *env, s *memfs.Store, token string) 
 }
 
 // reindexHeapLimit is the heap a reindex grows to before it collects
-// garbage. A rebuild of 100,000 lessons allocated several times its live
-// heap: at the default GOGC the collector marked the same live lessons,
-// postings and vectors a dozen times (about 4 s of its 25 s of CPU). Since
-// it allocates about 1 GB in all (the line reader, the index's own
-// buffers), 1 GiB suffices: 6.35 s and a 1.08 GB peak against 6.6-6.9 s
-// and 1.59 GB under 1.5 GiB, and 7.08 s under 768 MiB, which collected too
-// often (BENCHMARKS.md, issue 19's third pass).
+// garbage. A rebuild allocates several times its live heap, and at the
+// default GOGC the collector marks the same live lessons, postings and
+// vectors again and again. A rebuild of 100,000 lessons allocates about
+// 1 GB in all (the line reader, the index's own buffers), so 1 GiB lets it
+// collect rarely without growing the peak; a larger limit grows the peak
+// and a smaller one collects too often (BENCHMARKS.md, "scale").
 const reindexHeapLimit = 1024 << 20
 
 // tuneGC turns the collector off below limit (for a reindex, a learn, a

@@ -248,11 +248,6 @@ var fileRefRe = regexp.MustCompile(`(?:^|[^\w/.-])((?:\.\./)*(?:docs/[a-z][\w-]*
 // " in owner/name".
 var otherRepoRe = regexp.MustCompile("^`?\\)?\\s+in\\s+[\\w-]+/[\\w.-]+")
 
-// refsPending are top-level folders whose comments still name a design
-// document the repository does not hold; TestDocsFileRefs skips them until
-// their comments cite docs/design.md instead.
-var refsPending = map[string]bool{"index": true}
-
 // TestDocsFileRefs: no file of the repository (code, comments, scripts,
 // docs) names a markdown file the repository does not have, such as a
 // design document kept elsewhere. A name resolves from the repository's
@@ -265,8 +260,7 @@ func TestDocsFileRefs(t *testing.T) {
 		rel, _ := filepath.Rel(repoRoot, p)
 		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
-			top, _, _ := strings.Cut(rel, "/")
-			if d.Name() == ".git" || d.Name() == "testdata" || refsPending[top] {
+			if d.Name() == ".git" || d.Name() == "testdata" {
 				return filepath.SkipDir
 			}
 			return nil

@@ -1,5 +1,5 @@
 // Command genstore generates a large, realistic borg store for the scale
-// benchmarks (BENCHMARKS.md, issue 19): lessons written by a team, some of
+// benchmarks (BENCHMARKS.md): lessons written by a team, some of
 // them near-duplicates of others (a teammate re-learning what was known in
 // other words) and some facts rewritten months later (a value that changed),
 // plus one outcome log per engineer's machine with that engineer's sessions,
