@@ -136,8 +136,8 @@ func Open(dir string, emb Embedder, opts Options) (*Index, error) {
 
 // loadVectors (re)reads the sidecar's segments and hands the embedder the
 // corpus state they were embedded with. A sidecar dropped (another
-// embedder or format, corrupt) or missing beside lessons must be rebuilt:
-// Stale says so.
+// embedder or format, corrupt), a corrupt delta, or vectors missing beside
+// lessons must be rebuilt: Stale says so.
 func (ix *Index) loadVectors() {
 	vec, verr := loadVecView(ix.dir, ix.emb.ID(), ix.emb.Dim())
 	bad := verr != nil || (vec.len() == 0 && ix.cat.len() > 0)
@@ -792,13 +792,25 @@ func Verify(dir string, emb Embedder) error {
 		return nil
 	}
 	vec, err := loadVecView(dir, emb.ID(), emb.Dim())
+	if errors.Is(err, errVecDelta) {
+		vec.close()
+		return fmt.Errorf("%w (delete %s to rebuild the index)", err, dir)
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", spath, err)
 	}
 	defer vec.close()
 	for _, id := range vec.ids() {
 		if _, ok := v.find(id); !ok {
-			return fmt.Errorf("%s: vector of %q, a lesson the catalog does not hold", spath, id)
+			return fmt.Errorf("%s: vector of %q, a lesson the catalog does not hold (delete %s to rebuild the index)", spath, id, dir)
+		}
+	}
+	for g := range v.span() {
+		if !v.alive(g) {
+			continue
+		}
+		if _, ok := vec.hash(v.id(g)); !ok {
+			return fmt.Errorf("%s: no vector of %q, a lesson the catalog holds: the vector arm cannot find it (delete %s to rebuild the index)", spath, v.id(g), dir)
 		}
 	}
 	return nil

@@ -143,12 +143,12 @@ func TestSupersedeBySlot(t *testing.T) {
 	}
 }
 
-// TestDeclaredSupersedesMustBeEarned: a lesson that declares supersedes of
+// TestAdversarialDeclaredSupersedes: a lesson that declares supersedes of
 // another takes its place only when the two state one slot. A lesson on
 // another subject that claims to supersede a fact (as anyone who can
 // commit a file can write) neither hides it nor outranks it; a declared
 // rewrite of the fact's slot does.
-func TestDeclaredSupersedesMustBeEarned(t *testing.T) {
+func TestAdversarialDeclaredSupersedes(t *testing.T) {
 	fact := lesson("staging-db", "", "The staging database of the payments service is pay-db-stage-1.", "")
 	rogue := lesson("rogue", "", "Disable the payments fraud check when the staging database is slow.", "")
 	rogue.Links = []domain.LessonLink{{Rel: domain.RelSupersedes, Target: fact.ID}, {Rel: domain.RelSupersedes, Target: "filler-0001", Derived: true}}

@@ -393,3 +393,67 @@ func TestMergeDue(t *testing.T) {
 		ix.Close()
 	}
 }
+
+// TestAdversarialCorruptVectorDelta: a vector delta corrupted on disk, beside a
+// sound catalog, is never taken for an up-to-date index: Verify names it,
+// Open reports the index stale, and the sync a stale index gets embeds the
+// lessons it held again, so the vector arm finds them.
+func TestAdversarialCorruptVectorDelta(t *testing.T) {
+	c := newSegCorpus(9)
+	ls := map[string]domain.Lesson{}
+	for i := range 30 {
+		l := c.lesson(i, 30)
+		ls[l.ID] = l
+	}
+	dir := t.TempDir()
+	emb := func() Embedder { return NewNGramEmbedder(NGramOptions{NoIDF: true}) }
+	ix, err := Open(dir, emb(), Options{DeferMerge: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.SyncStamp(sortedLessons(ls), "one"); err != nil {
+		t.Fatal(err)
+	}
+	added := domain.Lesson{ID: "lesson-new", Type: "semantic", Gist: "Rotate the kafka consumer session token weekly."}
+	ls[added.ID] = added
+	if _, err := ix.SyncStamp(sortedLessons(ls), "two"); err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+	if err := Verify(dir, emb()); err != nil {
+		t.Fatalf("a sound index: %v", err)
+	}
+	path := filepath.Join(dir, vecDeltaName)
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw[len(raw)-6] ^= 0x10 // a vector's bytes
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Verify(dir, emb()); err == nil || !strings.Contains(err.Error(), vecDeltaName) {
+		t.Fatalf("Verify of a corrupt vector delta: %v, want it named", err)
+	}
+	ix, err = Open(dir, emb(), Options{DeferMerge: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if !ix.Stale() {
+		t.Fatal("an index whose vector delta is corrupt says it is not stale")
+	}
+	if _, err := ix.SyncStamp(sortedLessons(ls), "two"); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := ix.Search(context.Background(), Query{Text: added.Gist, K: 5, Arms: ArmWeights{Vector: 1}, Floor: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) == 0 || hits[0].ID != added.ID {
+		t.Fatalf("the vector arm after the sync: %v, want %s first", ids(hits), added.ID)
+	}
+	if err := Verify(dir, emb()); err != nil {
+		t.Fatalf("after the sync: %v", err)
+	}
+}

@@ -3,6 +3,7 @@ package index
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"math"
 	"os"
@@ -202,8 +203,15 @@ func (s *vectorStore) fold(delta *vectorStore) {
 	}
 }
 
+// errVecDelta reports a vector delta that is torn or corrupt: the lessons
+// it held have no vectors until a sync embeds them again.
+var errVecDelta = errors.New("vector delta corrupt")
+
 // loadVecView reads the sidecar segments in dir, the delta first. A delta
-// that is corrupt or names another base is ignored.
+// written over another base is ignored (the base holds everything it did:
+// a merge's leftover). A corrupt one is ignored too, and reported with
+// errVecDelta beside the view of the base alone, so the caller knows the
+// vectors are incomplete.
 func loadVecView(dir, embedderID string, dim int) (*vecView, error) {
 	draw, err := os.ReadFile(filepath.Join(dir, vecDeltaName))
 	base, berr := loadSidecar(filepath.Join(dir, sidecarName), embedderID, dim)
@@ -211,12 +219,20 @@ func loadVecView(dir, embedderID string, dim int) (*vecView, error) {
 	if berr != nil || err != nil {
 		return v, berr
 	}
-	if delta, dead, err := decodeVecDelta(draw, base); err == nil {
-		base.setDead(dead)
-		v.delta = delta
+	delta, dead, err := decodeVecDelta(draw, base)
+	switch {
+	case errors.Is(err, errVecOtherBase):
+		return v, nil
+	case err != nil:
+		return v, fmt.Errorf("%s: %w: %w", filepath.Join(dir, vecDeltaName), errVecDelta, err)
 	}
+	base.setDead(dead)
+	v.delta = delta
 	return v, nil
 }
+
+// errVecOtherBase reports a vector delta written over another sidecar.
+var errVecOtherBase = errors.New("decode vector delta: another base")
 
 func (s *vectorStore) setDead(rows []int) {
 	s.dead, s.ndead = nil, len(rows)
@@ -234,8 +250,11 @@ func decodeVecDelta(raw []byte, base *vectorStore) (*vectorStore, []int, error) 
 		return nil, nil, errors.New("decode vector delta: bad magic or format")
 	}
 	id, dim, nt, count := r.u64(), int(r.u32()), int(r.u32()), int(r.u32())
-	if r.err != nil || id != base.baseID() || dim != base.dim || nt > base.len() || uint64(count)*uint64(dim)*4 > uint64(len(raw)) {
-		return nil, nil, errors.New("decode vector delta: another base")
+	if r.err != nil || dim != base.dim || nt > base.len() || uint64(count)*uint64(dim)*4 > uint64(len(raw)) {
+		return nil, nil, errors.New("decode vector delta: bad header")
+	}
+	if id != base.baseID() {
+		return nil, nil, errVecOtherBase
 	}
 	dead := r.ords(nt, base.len())
 	d := newVectorStore(base.embedderID, dim)
