@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/borg-memory/borg/memfs"
+)
+
+// borg writes each learn, veto and sleep phase as loose objects (a blob,
+// its trees, a commit), and only git's fetch and merge start git's own
+// automatic gc: a store that never syncs would gather loose objects
+// forever, and every git command in it would slow down. After a write,
+// borg asks git to tidy up (`git gc --auto`, git's own housekeeping with
+// the user's settings) once the loose objects pass packDueAt, in a
+// detached process: a write never waits for it, and a hook never starts
+// it. borg's object readers find objects git moved into a pack (they list
+// the packs again when an object is not where they looked).
+
+// packDueAt is the estimated count of loose objects past which a write
+// starts git's housekeeping. Under git's own gc.auto default (6,700), so
+// a store that only ever learns stays well below the count at which a
+// user's git would stop to pack it in the foreground of some command.
+const packDueAt = 2000
+
+// looseObjects estimates the loose objects of the repository whose common
+// git directory is dir as git does for gc.auto: the objects of the
+// objects/17 fan-out directory, times 256.
+func looseObjects(dir string) int {
+	entries, err := os.ReadDir(filepath.Join(dir, "objects", "17"))
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, e := range entries {
+		if len(e.Name()) == 38 {
+			n++
+		}
+	}
+	return n * 256
+}
+
+// gitCommonDir is the store's common git directory: .git itself, or for a
+// linked worktree the main repository's, named by the gitdir file's
+// commondir.
+func gitCommonDir(store string) (string, error) {
+	dotgit := filepath.Join(store, ".git")
+	fi, err := os.Stat(dotgit)
+	if err != nil {
+		return "", err
+	}
+	if fi.IsDir() {
+		return dotgit, nil
+	}
+	raw, err := os.ReadFile(dotgit)
+	if err != nil {
+		return "", err
+	}
+	gitdir, ok := strings.CutPrefix(strings.TrimSpace(string(raw)), "gitdir:")
+	if !ok {
+		return "", fmt.Errorf("%s: not a gitdir file", dotgit)
+	}
+	gitdir = strings.TrimSpace(gitdir)
+	if !filepath.IsAbs(gitdir) {
+		gitdir = filepath.Join(store, gitdir)
+	}
+	common, err := os.ReadFile(filepath.Join(gitdir, "commondir"))
+	if err != nil {
+		return gitdir, nil
+	}
+	c := strings.TrimSpace(string(common))
+	if !filepath.IsAbs(c) {
+		c = filepath.Join(gitdir, c)
+	}
+	return filepath.Clean(c), nil
+}
+
+// housekeepingDue reports whether s has gathered enough loose objects to
+// start git's housekeeping, and git's gc.auto has not been set to 0 (the
+// user's way of saying "never gc on your own").
+func housekeepingDue(ctx context.Context, s *memfs.Store) bool {
+	dir, err := gitCommonDir(s.Dir())
+	if err != nil || looseObjects(dir) < packDueAt {
+		return false
+	}
+	v, err := s.GitCLI().Line(ctx, "config", "--get", "gc.auto")
+	if n, perr := strconv.Atoi(v); err == nil && perr == nil && n == 0 {
+		return false
+	}
+	return true
+}
+
+// gcArgs is git's housekeeping as borg starts it: git's own gc, which
+// packs at packDueAt rather than at its default so that the store ends
+// well under it, with every other gc setting the user's.
+func gcArgs() []string {
+	return []string{"-c", "gc.auto=" + strconv.Itoa(packDueAt), "gc", "--auto", "--quiet"}
+}
+
+// startHousekeeping starts git's housekeeping in s, detached, when it is
+// due. Call it after a write has released the store's lock: a git started
+// while borg holds it would keep the store locked until it ended.
+func startHousekeeping(s *memfs.Store) error {
+	ctx := context.Background()
+	if !housekeepingDue(ctx, s) {
+		return nil
+	}
+	cmd := s.GitCLI().Command(ctx, gcArgs()...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, nil, nil
+	detach(cmd)
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start git gc in %s: %w", s.Dir(), err)
+	}
+	go cmd.Wait() // reaped if this process outlives it (serve, mcp)
+	return nil
+}
