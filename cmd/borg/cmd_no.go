@@ -65,6 +65,7 @@ func runNo(e *env, s *memfs.Store, id, why string) error {
 		if _, err := s.Commit("borg no: "+id, s.LogPath()); err != nil {
 			return fail(exitFail, "veto recorded but not committed: %v", err)
 		}
+		housekeep(e, s)
 	}
 	_, err := fmt.Fprintf(e.out, "vetoed %s: the lesson stays in the store; its belief now counts the veto\n", id)
 	return err

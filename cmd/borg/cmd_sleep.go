@@ -54,6 +54,9 @@ func sleepCommand(e *env) *cli.Command {
 			if err := sleepReview(c, e, s, res); err != nil {
 				return err
 			}
+			if !res.DryRun {
+				housekeep(e, s)
+			}
 			if c.Bool("json") {
 				return writeJSON(e, res)
 			}

@@ -118,3 +118,11 @@ func startHousekeeping(s *memfs.Store) error {
 	go cmd.Wait() // reaped if this process outlives it (serve, mcp)
 	return nil
 }
+
+// housekeep is startHousekeeping for a command that has written: a failure
+// to start is one stderr line, never the command's failure.
+func housekeep(e *env, s *memfs.Store) {
+	if err := startHousekeeping(s); err != nil {
+		fmt.Fprintf(e.err, "borg: %v\n", err)
+	}
+}
