@@ -159,8 +159,13 @@ func (u Usefulness) trust() float64 {
 // and early delivery.
 func (u Usefulness) ranking() (weight, meanWeight float64) {
 	t := u.trust()
-	return 1 + (clamp01(u.Draw)-0.5)*t, 1 + (clamp01(u.Mean)-0.5)*t
+	return 1 + (clamp01(u.Draw)-0.5)*t, u.Factor()
 }
+
+// Factor is the ranking factor of a lesson when no session draws from its
+// belief (a listing, a hook's floor): 1 + (mean − ½) × trust, the
+// meanWeight of ranking, and Hit.MeanWeight.
+func (u Usefulness) Factor() float64 { return 1 + (clamp01(u.Mean)-0.5)*u.trust() }
 
 func clamp01(x float64) float64 { return min(max(x, 0), 1) }
 

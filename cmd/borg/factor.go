@@ -13,11 +13,7 @@ import (
 // reports as a hit's mean_weight, and a test holds the two equal; the
 // seed's weight (squash(activation) × (½ + x)), which show also prints,
 // does not rank.
-func rankingFactor(m domain.Memory) float64 {
-	u := index.UsefulnessOf(m)
-	r := float64(max(u.Results, 0))
-	return 1 + (min(max(u.Mean, 0), 1)-0.5)*r/(r+index.EvidenceHalf)
-}
+func rankingFactor(m domain.Memory) float64 { return index.UsefulnessOf(m).Factor() }
 
 // sessionResults counts the sessions that recorded a result for the lesson:
 // the r of rankingFactor.
