@@ -142,7 +142,7 @@ func (s *Store) loadLedger() (*domain.Ledger, error) {
 	if err != nil {
 		return nil, err
 	}
-	cache, err := s.loadLedgerCache(files)
+	cache, err := s.loadLedgerCache(files, false)
 	if err != nil {
 		return nil, err
 	}
@@ -150,17 +150,29 @@ func (s *Store) loadLedger() (*domain.Ledger, error) {
 }
 
 // loadLedgerCache brings the ledger cache up to date with files and returns
-// it: the ledger and the offsets it has folded.
-func (s *Store) loadLedgerCache(files []string) (*ledgerCache, error) {
+// it: the ledger and the offsets it has folded. locked says the caller
+// holds the build lock (flock is not reentrant: a second lock of the same
+// file by this process would wait for itself).
+func (s *Store) loadLedgerCache(files []string, locked bool) (*ledgerCache, error) {
 	a := s.newAttributor()
-	cache := s.readLedgerCache()
-	relabelled := false
-	if cache != nil {
+	valid := func() (*ledgerCache, bool) {
+		cache := s.readLedgerCache()
+		if cache == nil {
+			return nil, false
+		}
 		ok, changed := s.cacheStillValid(cache.Files, files, a)
 		if !ok {
-			cache = nil
+			return nil, false
 		}
-		relabelled = changed
+		return cache, changed
+	}
+	cache, relabelled := valid()
+	if cache == nil && !locked {
+		// A build from the whole log: one process at a time builds it, and
+		// one that waited takes what the other built.
+		unlock := s.lockBuild()
+		defer unlock()
+		cache, relabelled = valid()
 	}
 	fresh := cache == nil
 	if fresh {
@@ -442,6 +454,31 @@ func (s *Store) summary(rebuildBytes int64) (*domain.Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	if sum, err := s.cachedSummary(files); sum != nil || err != nil {
+		return sum, err
+	}
+	if rebuildBytes < 0 || s.logBytes(files) > rebuildBytes {
+		return nil, nil
+	}
+	unlock := s.lockBuild()
+	defer unlock()
+	if sum, err := s.cachedSummary(files); sum != nil || err != nil {
+		return sum, err // another process built it while this one waited
+	}
+	summaryRebuilds.Add(1)
+	cache, err := s.loadLedgerCache(files, true)
+	if err != nil {
+		return nil, err
+	}
+	sum := cache.Ledger.Summary()
+	s.writeSummaryCache(cache.Files, sum)
+	return sum, nil
+}
+
+// cachedSummary is the summary cache with the lines appended since folded
+// in, or nil when the cache is missing, stale, or the new lines need the
+// full ledger.
+func (s *Store) cachedSummary(files []string) (*domain.Summary, error) {
 	a := s.newAttributor()
 	head, sum := s.readSummaryCache()
 	relabelled := false
@@ -478,17 +515,33 @@ func (s *Store) summary(rebuildBytes int64) (*domain.Summary, error) {
 			return sum, nil
 		}
 	}
-	if rebuildBytes < 0 || s.logBytes(files) > rebuildBytes {
-		return nil, nil
+	return nil, nil
+}
+
+// buildLockFile serialises the builds of the logs' derived state (the
+// ledger and summary caches) from the whole log. A build of a large log
+// takes long and much memory; two commands started together on a fresh
+// clone (a recall and a hook's background reindex, say) would each build
+// it, at once. The second waits for the first and reads what it built.
+const buildLockFile = cacheDir + "/build.lock"
+
+// buildWait bounds the wait for another process's build; past it this
+// process builds too, as it would without the lock.
+const buildWait = 10 * time.Minute
+
+// lockBuild takes the build lock, waiting up to buildWait, and returns its
+// release. A lock that cannot be taken (a store this user cannot write, a
+// file system without locks) is no reason not to build: it returns a no-op.
+func (s *Store) lockBuild() func() {
+	p := filepath.Join(s.dir, filepath.FromSlash(buildLockFile))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return func() {}
 	}
-	summaryRebuilds.Add(1)
-	cache, err := s.loadLedgerCache(files)
+	unlock, err := LockPath(p, buildWait)
 	if err != nil {
-		return nil, err
+		return func() {}
 	}
-	sum = cache.Ledger.Summary()
-	s.writeSummaryCache(cache.Files, sum)
-	return sum, nil
+	return unlock
 }
 
 // logBytes is the size of the named log files (a file that cannot be

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -324,4 +325,38 @@ func TestLastSummary(t *testing.T) {
 	if !reflect.DeepEqual(last.Memories(infos, "", domain.DefaultWeights), want.Memories(infos, "", domain.DefaultWeights)) {
 		t.Fatal("the last summary is not the one written")
 	}
+}
+
+// TestColdBuildOnce: commands started together on a store whose derived
+// state is missing (a fresh clone) build it once: the others wait for the
+// build and read what it wrote, whichever comes first, in this process or
+// in another (the lock is a file lock).
+func TestColdBuildOnce(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 11))
+	s := newTestStore(t)
+	appendLog(t, s, "log/node-a.jsonl", hookStream(r, "node-a", 1_000_000, 3000, 0))
+	appendLog(t, s, "log/node-b.jsonl", hookStream(r, "node-b", 1_000_000, 2000, 0))
+	const readers = 4
+	before := summaryRebuilds.Load()
+	var wg sync.WaitGroup
+	sums := make([]*domain.Summary, readers)
+	errs := make([]error, readers)
+	for i := range readers {
+		// Each its own Store, as each command opens one.
+		other, err := Open(s.Dir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Go(func() { sums[i], errs[i] = other.Summary() })
+	}
+	wg.Wait()
+	for i := range readers {
+		if errs[i] != nil || sums[i] == nil {
+			t.Fatalf("reader %d: %v", i, errs[i])
+		}
+	}
+	if n := summaryRebuilds.Load() - before; n != 1 {
+		t.Fatalf("%d builds from the whole log for %d commands started together, want 1", n, readers)
+	}
+	checkSummaryMemories(t, s, "after the cold build")
 }
