@@ -179,10 +179,11 @@ func (s *Store) loadLedgerCache(files []string, locked bool) (*ledgerCache, erro
 		cache = &ledgerCache{Version: ledgerCacheVersion, Files: map[string]foldedFile{}, Ledger: domain.NewLedger()}
 	}
 	var folded int64
+	tick := s.buildTicker(fresh, files)
 	for _, name := range files {
 		ff := cache.Files[name]
 		before := ff.Offset
-		moved, err := s.foldFile(cache.Ledger.Add, name, &ff, a)
+		moved, err := s.foldFile(cache.Ledger.Add, name, &ff, a, tick.file(ff.Offset))
 		if err != nil {
 			return nil, err
 		}
@@ -190,7 +191,9 @@ func (s *Store) loadLedgerCache(files []string, locked bool) (*ledgerCache, erro
 			cache.Files[name] = ff
 			folded += ff.Offset - before
 		}
+		tick.fileDone(name)
 	}
+	tick.done()
 	if fresh || relabelled || folded >= rewriteAfter {
 		data, err := encodeCache(cache)
 		if err != nil {
@@ -327,7 +330,7 @@ func (s *Store) fingerprint(name string, off int64) (head, tail string, size int
 
 // foldFile passes the events of the whole lines of name past ff.Offset to add
 // and advances ff. It reports whether the offset moved.
-func (s *Store) foldFile(add func(domain.Event), name string, ff *foldedFile, a *attributor) (bool, error) {
+func (s *Store) foldFile(add func(domain.Event), name string, ff *foldedFile, a *attributor, at func(off int64)) (bool, error) {
 	f, err := os.Open(filepath.Join(s.dir, filepath.FromSlash(name)))
 	if err != nil {
 		return false, err
@@ -339,6 +342,9 @@ func (s *Store) foldFile(add func(domain.Event), name string, ff *foldedFile, a 
 	end, err := scanEvents(f, ff.Offset, func(_ int, off int64, e domain.Event, reason string) {
 		if reason == "" {
 			add(attribute(e, s.label(a, name, off)))
+		}
+		if at != nil {
+			at(off)
 		}
 	}, false)
 	if err != nil {
@@ -496,7 +502,7 @@ func (s *Store) cachedSummary(files []string) (*domain.Summary, error) {
 		for _, name := range files {
 			ff := head.Files[name]
 			before := ff.Offset
-			ok, err := s.foldFile(func(e domain.Event) { tail = append(tail, e) }, name, &ff, a)
+			ok, err := s.foldFile(func(e domain.Event) { tail = append(tail, e) }, name, &ff, a, nil)
 			if err != nil {
 				return nil, err
 			}

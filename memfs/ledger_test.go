@@ -360,3 +360,48 @@ func TestColdBuildOnce(t *testing.T) {
 	}
 	checkSummaryMemories(t, s, "after the cold build")
 }
+
+// TestBuildProgress: a build from the whole log reports its advance in
+// steps, in order, ending with everything done; a build that only folds
+// new lines reports nothing.
+func TestBuildProgress(t *testing.T) {
+	defer func(step int64) { progressStep = step }(progressStep)
+	progressStep = 16 << 10
+	r := rand.New(rand.NewPCG(3, 11))
+	s := newTestStore(t)
+	appendLog(t, s, "log/node-a.jsonl", hookStream(r, "node-a", 1_000_000, 1500, 0))
+	appendLog(t, s, "log/node-b.jsonl", hookStream(r, "node-b", 1_000_000, 1000, 0))
+	type report struct{ done, total int64 }
+	var got []report
+	watched, err := Open(s.Dir(), WithProgress(func(phase string, done, total int64) {
+		if phase != PhaseLog {
+			t.Errorf("phase %q", phase)
+		}
+		got = append(got, report{done, total})
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := watched.LoadLedger(); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) < 3 {
+		t.Fatalf("%d reports for a build of %d bytes in steps of %d", len(got), got[len(got)-1].total, progressStep)
+	}
+	for i, g := range got {
+		if g.total != got[0].total || g.done > g.total || (i > 0 && g.done < got[i-1].done) {
+			t.Fatalf("report %d: %+v after %+v", i, g, got[max(i-1, 0)])
+		}
+	}
+	if last := got[len(got)-1]; last.done != last.total || last.total == 0 {
+		t.Fatalf("last report %+v, want all done", last)
+	}
+	got = nil
+	appendLog(t, s, "log/node-a.jsonl", hookStream(r, "node-a", 2_000_000, 10, 0))
+	if _, err := watched.LoadLedger(); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 0 {
+		t.Fatalf("folding new lines reported %d times", len(got))
+	}
+}

@@ -59,6 +59,9 @@ type Store struct {
 	now    func() time.Time
 	warn   func(string)
 	node   string
+	// progress hears the advance of a build from the whole log
+	// (WithProgress); nil for none.
+	progress Progress
 	// held is the store's write lock file while this process holds it
 	// (writes.go); the git commands run meanwhile keep it open
 	// (GitCLI).

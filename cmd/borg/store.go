@@ -53,9 +53,10 @@ func storeOptions(e *env) []memfs.Option {
 		memfs.WithWarn(func(line string) { fmt.Fprintf(e.err, "borg: %s\n", line) })}
 }
 
-// openStore opens the selected store, failing with the fix when it is none.
+// openStore opens the selected store, failing with the fix when it is
+// none. A command (not a hook) shows a long build of the derived state.
 func openStore(c *cli.Context, e *env) (*memfs.Store, error) {
-	s, err := memfs.Open(storeDir(c, e), storeOptions(e)...)
+	s, err := memfs.Open(storeDir(c, e), append(storeOptions(e), memfs.WithProgress(buildProgress(e)))...)
 	if err != nil {
 		return nil, fail(exitFail, "%v", err)
 	}

@@ -1,0 +1,43 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/borg-memory/borg/memfs"
+)
+
+// progressQuietBelow is the log under which a build is not worth showing:
+// it ends before anyone would wonder.
+const progressQuietBelow = 16 << 20
+
+// buildProgress shows a build of the store's derived state from the whole
+// log, the one wait a user meets (the first command on a fresh clone of a
+// big team's store). On a terminal a line is redrawn as it advances (the
+// phase, megabytes done of total, the rate); elsewhere one line says what
+// was built when it ends. A small log shows nothing.
+func buildProgress(e *env) memfs.Progress {
+	term := isTerminal(e.err)
+	var start time.Time
+	return func(phase string, done, total int64) {
+		if total < progressQuietBelow {
+			return
+		}
+		if start.IsZero() {
+			start = time.Now()
+		}
+		took := time.Since(start)
+		mb := func(n int64) string { return fmt.Sprintf("%.0f", float64(n)/(1<<20)) }
+		if term {
+			rate := float64(done) / (1 << 20) / max(took.Seconds(), 0.001)
+			fmt.Fprintf(e.err, "\rborg: %s (built once per clone): %s of %s MB, %.0f MB/s ", phase, mb(done), mb(total), rate)
+			if done >= total {
+				fmt.Fprintf(e.err, "done in %s\n", took.Round(100*time.Millisecond))
+			}
+			return
+		}
+		if done >= total {
+			fmt.Fprintf(e.err, "borg: %s: %s MB read once for this clone in %s\n", phase, mb(total), took.Round(100*time.Millisecond))
+		}
+	}
+}
