@@ -41,7 +41,9 @@ func mcpCommand(e *env) *cli.Command {
 				return err
 			}
 			srv := newMCPServer(e, s.Dir())
-			if err := srv.Run(c.Context, &mcp.StdioTransport{}); err != nil && c.Context.Err() == nil {
+			// A bad line is answered with a JSON-RPC error and the server
+			// keeps serving (guardedStdio).
+			if err := srv.Run(c.Context, guardedStdio(e.in, e.protocolOut(), maxMCPLine)); err != nil && c.Context.Err() == nil {
 				return fail(exitFail, "mcp: %v", err)
 			}
 			return nil
