@@ -162,7 +162,16 @@ func cloneGit(ctx context.Context, dir, remote string) (*gitRepo, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := storeGit("").Run(ctx, nil, "clone", "-q", "--origin", "origin", "--branch", branch.Short(), "--", remote, dir); err != nil {
+	// The files are checked out once the store's own attributes are in
+	// place (StoreAttributes): a .gitattributes in the remote's tree never
+	// changes how they are written.
+	if _, err := storeGit("").Run(ctx, nil, "clone", "-q", "--no-checkout", "--origin", "origin", "--branch", branch.Short(), "--", remote, dir); err != nil {
+		return nil, err
+	}
+	if err := writeStoreAttributes(filepath.Join(dir, ".git")); err != nil {
+		return nil, err
+	}
+	if _, err := storeGit(dir).Run(ctx, nil, "reset", "-q", "--hard", "HEAD"); err != nil {
 		return nil, err
 	}
 	return openGit(dir)
