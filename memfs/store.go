@@ -63,6 +63,8 @@ type Store struct {
 	// (writes.go); the git commands run meanwhile keep it open
 	// (GitCLI).
 	held atomic.Pointer[os.File]
+	// owner caches whether this user may write the store (checkOwner).
+	owner ownerCheck
 }
 
 // Option configures a Store.
@@ -89,7 +91,8 @@ func newStore(dir string, g *gitRepo, opts []Option) *Store {
 
 // Discover returns the store directory: the --store flag when set, else
 // $BORG_STORE, else $XDG_DATA_HOME/borg/store, else
-// ~/.local/share/borg/store (HOME read through getenv).
+// ~/.local/share/borg/store (HOME read through getenv), else "" (no
+// absolute HOME: Open and Init refuse it).
 func Discover(flag string, getenv func(string) string) string {
 	if flag != "" {
 		return flag
@@ -97,12 +100,18 @@ func Discover(flag string, getenv func(string) string) string {
 	if d := getenv("BORG_STORE"); d != "" {
 		return d
 	}
-	if d := getenv("XDG_DATA_HOME"); d != "" {
+	// A relative XDG_DATA_HOME is ignored (the XDG spec says so), and a
+	// default is never relative: without an absolute HOME there is none,
+	// and Open and Init say so instead of using the working directory.
+	if d := getenv("XDG_DATA_HOME"); d != "" && filepath.IsAbs(d) {
 		return filepath.Join(d, "borg", "store")
 	}
 	home := getenv("HOME")
 	if home == "" {
 		home, _ = os.UserHomeDir()
+	}
+	if home == "" || !filepath.IsAbs(home) {
+		return ""
 	}
 	return filepath.Join(home, ".local", "share", "borg", "store")
 }
@@ -120,6 +129,9 @@ func Init(ctx context.Context, dir, remote string, opts ...Option) (*Store, erro
 }
 
 func initStore(ctx context.Context, dir, remote string, opts []Option) (*Store, error) {
+	if dir == "" {
+		return nil, noStoreDir()
+	}
 	dir, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
@@ -225,9 +237,16 @@ func ensureLine(s *Store, file, line string) error {
 	return writeAtomic(s, file, append(old, line...))
 }
 
-// isStore reports whether dir looks like a store: a git repository with
-// lessons/.
+// isStore reports whether dir is a store: a git repository with lessons/
+// and borg's mark, the line of .gitattributes every store's first commit
+// has (log/*.jsonl merge=union). A project repository that happens to have
+// a lessons/ folder is not one.
 func isStore(dir string) bool {
+	return hasLessonsRepo(dir) && marked(dir)
+}
+
+// hasLessonsRepo reports whether dir is a git repository with lessons/.
+func hasLessonsRepo(dir string) bool {
 	if _, err := os.Stat(filepath.Join(dir, ".git")); err != nil {
 		return false
 	}
@@ -235,12 +254,41 @@ func isStore(dir string) bool {
 	return err == nil && fi.IsDir()
 }
 
+// marked reports whether dir's .gitattributes carries borg's line.
+func marked(dir string) bool {
+	data, err := os.ReadFile(filepath.Join(dir, ".gitattributes"))
+	if err != nil {
+		return false
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if strings.TrimSpace(l)+"\n" == gitattributes {
+			return true
+		}
+	}
+	return false
+}
+
+// ErrNoStoreDir: no store directory was given and there is no default
+// (HOME and XDG_DATA_HOME unset or relative).
+var ErrNoStoreDir = errors.New("no store directory")
+
+// noStoreDir is the error of Open or Init given no directory.
+func noStoreDir() error {
+	return fmt.Errorf("%w: HOME and XDG_DATA_HOME are unset (or not absolute paths), so there is no default store; set BORG_STORE or pass --store DIR", ErrNoStoreDir)
+}
+
 // Open opens the store in dir. When dir holds no store the error wraps
 // ErrNotStore and says how to make one.
 func Open(dir string, opts ...Option) (*Store, error) {
+	if dir == "" {
+		return nil, fmt.Errorf("open store: %w", noStoreDir())
+	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", dir, err)
+	}
+	if hasLessonsRepo(abs) && !marked(abs) {
+		return nil, fmt.Errorf("open store %s: %w: it is a git repository with a lessons/ folder but without borg's mark (the line %q in its .gitattributes), so borg takes it for a project, not a store; if it is a store, add the line and commit it", dir, ErrNotStore, strings.TrimSpace(gitattributes))
 	}
 	if !isStore(abs) {
 		return nil, fmt.Errorf("open store %s: %w (create one with: borg init --store %s)", dir, ErrNotStore, dir)
@@ -299,6 +347,9 @@ func (s *Store) Node() (string, error) {
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return "", fmt.Errorf("read node id: %w", err)
 	}
+	if err := s.checkOwner(); err != nil {
+		return "", err
+	}
 	var b [6]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return "", err
@@ -314,8 +365,20 @@ func (s *Store) Node() (string, error) {
 	if errors.Is(err, os.ErrExist) {
 		s.node = ""
 		data, err := os.ReadFile(p)
+		if err == nil && strings.TrimSpace(string(data)) == "" {
+			// An empty id (a truncated file, a full disk) names no log:
+			// a new one replaces it, and whichever id the file holds after
+			// the race is the node's.
+			if err := WriteFileAtomic(p, []byte(n+"\n"), 0o644); err != nil {
+				if r := writeRefusal(s.dir, "write node id "+p, err); r != nil {
+					return "", r
+				}
+				return "", fmt.Errorf("write node id %s: %w (remove the file to make a new one)", p, err)
+			}
+			data, err = os.ReadFile(p)
+		}
 		if err != nil || !nodePattern(strings.TrimSpace(string(data))) {
-			return "", fmt.Errorf("read node id %s: unreadable, remove it to make a new one", p)
+			return "", fmt.Errorf("read node id %s: it holds no node id (%q is not one): remove it and borg makes a new one", p, strings.TrimSpace(string(data)))
 		}
 		s.node = strings.TrimSpace(string(data))
 		return s.node, nil

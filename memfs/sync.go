@@ -88,7 +88,13 @@ func (s *Store) Sync(ctx context.Context, o SyncOptions) (SyncResult, error) {
 		o.Attempts = 5
 	}
 	res := SyncResult{Remote: o.Remote, Conflicts: []SyncConflict{}}
+	if err := s.checkOwner(); err != nil {
+		return res, fmt.Errorf("sync: %w", err)
+	}
 	if err := os.MkdirAll(filepath.Join(s.dir, localLogDir), 0o755); err != nil {
+		if r := writeRefusal(s.dir, "sync", err); r != nil {
+			return res, r
+		}
 		return res, err
 	}
 	wait := o.Wait
@@ -98,8 +104,14 @@ func (s *Store) Sync(ctx context.Context, o SyncOptions) (SyncResult, error) {
 		wait = 0
 	}
 	unlock, err := LockPath(filepath.Join(s.dir, localLogDir, "sync.lock"), wait)
-	if err != nil {
+	if r := writeRefusal(s.dir, "sync", err); r != nil {
+		return res, r
+	}
+	if err != nil && errors.Is(err, ErrLocked) {
 		return res, fmt.Errorf("sync: another sync of this store is running: %w", err)
+	}
+	if err != nil {
+		return res, fmt.Errorf("sync: take the sync lock: %w", err)
 	}
 	defer unlock()
 
@@ -163,6 +175,11 @@ func (s *Store) fetch(ctx context.Context, remote, branch, tracking string) erro
 		return nil
 	}
 	if _, err := s.runGit(ctx, nil, "fetch", "--quiet", "--no-tags", remote, "+"+branch+":"+tracking); err != nil {
+		// The remote answered (ls-remote did): a failure to store what
+		// it sent is this machine's, and says so.
+		if r := writeRefusal(s.dir, "sync: fetch "+remote, err); r != nil {
+			return r
+		}
 		return fmt.Errorf("sync: %w: %v; nothing was changed", ErrUnreachable, err)
 	}
 	return nil

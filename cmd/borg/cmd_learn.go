@@ -182,6 +182,12 @@ func learnLesson(e *env, s *memfs.Store, o learnOptions, commit bool) (domain.Le
 	// so of parallel learns of one gist exactly one writes and the others
 	// are refused; a kill after it is finished by the next writer.
 	write := func() error {
+		// The created event needs this machine's node id: a store that
+		// cannot give one is refused before the lesson is written, so no
+		// lesson file is left behind without its event.
+		if _, err := s.Node(); err != nil {
+			return fail(exitFail, "%v", err)
+		}
 		if _, err := s.Lesson(l.ID); err == nil {
 			return fail(exitRefused, "lesson %s already says this (see borg show %s); change the gist to write another", l.ID, l.ID)
 		} else if !errors.Is(err, memfs.ErrNotFound) {
@@ -190,7 +196,13 @@ func learnLesson(e *env, s *memfs.Store, o learnOptions, commit bool) (domain.Le
 		if err := s.WriteLesson(l); err != nil {
 			return invalidLesson(err)
 		}
-		return s.Append(ev)
+		if err := s.Append(ev); err != nil {
+			// Undone: a retry must not find a half-learned lesson that
+			// "already says this".
+			_ = os.Remove(filepath.Join(s.Dir(), filepath.FromSlash(memfs.LessonPath(l.ID))))
+			return fail(exitFail, "record the lesson's created event: %v (nothing was learned; run borg learn again once it is fixed)", err)
+		}
+		return nil
 	}
 	if !commit {
 		if err := write(); err != nil {
