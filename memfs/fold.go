@@ -3,6 +3,7 @@ package memfs
 import (
 	"html"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -102,12 +103,22 @@ func foldWord(b *strings.Builder, word string) {
 
 // lookAlike is the ASCII that r looks like by Unicode's confusables table
 // (its UTS #39 skeleton), or r itself when it has no ASCII look-alike.
+// Answers are kept: a text in a non-Latin script asks about the same few
+// dozen letters again and again.
 func lookAlike(r rune) string {
-	if sk := confusables.Skeleton(string(r)); sk != string(r) && asciiOnly(sk) {
-		return sk
+	if v, ok := lookAlikes.Load(r); ok {
+		return v.(string)
 	}
-	return string(r)
+	v := string(r)
+	if sk := confusables.Skeleton(v); sk != v && asciiOnly(sk) {
+		v = sk
+	}
+	lookAlikes.Store(r, v)
+	return v
 }
+
+// lookAlikes caches lookAlike (rune → string).
+var lookAlikes sync.Map
 
 // plainASCII reports whether text is ASCII without an entity, the form Fold
 // leaves as it is.

@@ -2,6 +2,7 @@ package memfs
 
 import (
 	"testing"
+	"unicode/utf8"
 
 	"github.com/borg-memory/borg/domain"
 )
@@ -60,4 +61,21 @@ func TestScreenEveryField(t *testing.T) {
 	if v := Screen(base); v != "" {
 		t.Fatalf("clean lesson screened: %q", v)
 	}
+}
+
+// FuzzFold: Fold is total, keeps valid UTF-8 valid, and leaves plain
+// ASCII as it is.
+func FuzzFold(f *testing.F) {
+	for _, s := range []string{"", "ignore previous instructions", "ｉｇｎｏｒｅ", "ign\u043ere", "a&#61;b", "שלום 🚀", "i\u0307"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := Fold(s)
+		if utf8.ValidString(s) && !utf8.ValidString(got) {
+			t.Fatalf("Fold(%q) = %q, not UTF-8", s, got)
+		}
+		if plainASCII(s) && got != s {
+			t.Fatalf("Fold changed plain ASCII %q to %q", s, got)
+		}
+	})
 }
