@@ -103,7 +103,7 @@ func (s *Store) gitSettingsCommitted() []string {
 	}
 	for n, l := range strings.Split(string(data), "\n") {
 		l = strings.TrimSpace(l)
-		if l == "" || strings.HasPrefix(l, "#") || l+"\n" == gitattributes {
+		if l == "" || strings.HasPrefix(l, "#") || borgAttributeLine(l) {
 			continue
 		}
 		problems = append(problems, fmt.Sprintf(".gitattributes line %d (%q) is not borg's: it could change how lessons are checked out (an encoding, a filter, line endings) or run a driver; borg overrides it and reads lessons as git stores them, but lessons checked out under it before may not read (git checkout -- lessons restores them). Remove the line and commit", n+1, l))

@@ -261,9 +261,21 @@ func marked(dir string) bool {
 		return false
 	}
 	for _, l := range strings.Split(string(data), "\n") {
-		if strings.TrimSpace(l)+"\n" == gitattributes {
+		if borgAttributeLine(l) {
 			return true
 		}
+	}
+	return false
+}
+
+// borgAttributeLine reports whether l is borg's line of a store's
+// .gitattributes: how the outcome logs merge, as a union of lines
+// (log/*.jsonl merge=union, what borg init writes) or by borg's merge
+// driver (log/*.jsonl merge=borg-outcomes, for a team that declares it).
+func borgAttributeLine(l string) bool {
+	switch strings.Join(strings.Fields(l), " ") {
+	case strings.TrimSpace(gitattributes), LogDir + "/*.jsonl merge=borg-outcomes":
+		return true
 	}
 	return false
 }
