@@ -154,7 +154,7 @@ func initStore(ctx context.Context, dir, remote string, opts []Option) (*Store, 
 		}
 	case remote != "":
 		if g, err = cloneGit(ctx, dir, remote); err != nil {
-			return nil, fmt.Errorf("clone %s: %w", remote, err)
+			return nil, fmt.Errorf("clone %s: %w%s", remote, err, cloneFix(remote, err))
 		}
 		if err := configureNew(ctx, dir); err != nil {
 			return nil, err

@@ -15,7 +15,8 @@ import (
 // TestAdversarialErrorsSayWhatHappened: a failure says what happened and
 // the fix. An empty node id file is replaced and learn commits; a node id
 // file that holds garbage is named, and no half-learned lesson is left for
-// a retry to call a duplicate; a full disk during fetch is reported as a
+// a retry to call a duplicate; a refused clone says it was refused and how
+// to check access; a full disk during fetch is reported as a
 // full disk, not an unreachable remote; a store this user cannot write is
 // reported as such by sync and learn, not as another sync running.
 func TestAdversarialErrorsSayWhatHappened(t *testing.T) {
@@ -63,6 +64,14 @@ func TestAdversarialErrorsSayWhatHappened(t *testing.T) {
 		}
 		if code, _, errs := inProcess(t, vars, "", "learn", "Run the linters before pushing"); code != 0 {
 			t.Fatalf("the retry after the fix: exit %d: %s", code, errs)
+		}
+	})
+
+	t.Run("refused clone", func(t *testing.T) {
+		missing := filepath.Join(t.TempDir(), "no-such-store.git")
+		code, _, errs := inProcess(t, vars, "", "init", "--store", filepath.Join(t.TempDir(), "clone"), "--remote", missing)
+		if code == 0 || !strings.Contains(errs, "refused the clone or does not exist") || !strings.Contains(errs, "git ls-remote "+missing) {
+			t.Fatalf("init from a remote that is not there: exit %d %q; want it to say the clone was refused and how to check", code, errs)
 		}
 	})
 
