@@ -13,9 +13,10 @@ import (
 
 // TestAdversarialMCPBadLines: a client sends `borg mcp` a line that is not
 // JSON, one over the size limit, one that is JSON but no message, and a
-// batch, between ordinary requests. Each bad line is answered with a
-// JSON-RPC error (parse error -32700 or invalid request -32600, id null
-// unless the line named one) and every later request is answered.
+// batch, between ordinary requests, and closes its end. Each bad line is
+// answered with a JSON-RPC error (parse error -32700 or invalid request
+// -32600, id null unless the line named one), every request is answered,
+// and the server then exits cleanly.
 func TestAdversarialMCPBadLines(t *testing.T) {
 	vars := adversarialStore(t)
 	cmd := exec.Command(borgBinary(t), "mcp")
@@ -32,7 +33,7 @@ func TestAdversarialMCPBadLines(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	defer func() { _ = cmd.Process.Kill() }()
 
 	big := `{"jsonrpc":"2.0","id":90,"method":"ping","params":{"pad":"` + strings.Repeat("a", maxMCPLine) + `"}}`
 	lines := []string{
@@ -46,7 +47,10 @@ func TestAdversarialMCPBadLines(t *testing.T) {
 		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
 		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"recall","arguments":{"query":"migrations before the integration tests"}}}`,
 	}
+	// The client writes everything and closes its end at once: every
+	// request passed on is still answered before the server stops.
 	go func() {
+		defer func() { _ = stdin.Close() }()
 		for _, l := range lines {
 			if _, err := io.WriteString(stdin, l+"\n"); err != nil {
 				return
@@ -67,7 +71,7 @@ func TestAdversarialMCPBadLines(t *testing.T) {
 	var errs []string
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(nil, 1<<20)
-	for n := 0; n < 8 && sc.Scan(); {
+	for sc.Scan() {
 		var r reply
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			t.Fatalf("borg mcp wrote a line that is not JSON: %q", sc.Text())
@@ -75,7 +79,6 @@ func TestAdversarialMCPBadLines(t *testing.T) {
 		if len(r.ID) == 0 {
 			continue // a notification
 		}
-		n++
 		id := string(r.ID)
 		got[id]++
 		switch id {
@@ -98,7 +101,9 @@ func TestAdversarialMCPBadLines(t *testing.T) {
 			}
 		}
 	}
-	_ = stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("borg mcp ended with %v", err)
+	}
 	for id, n := range want {
 		if got[id] != n {
 			t.Errorf("replies with id %s: %d, want %d (all: %v; null-id codes %v)", id, got[id], n, got, errs)

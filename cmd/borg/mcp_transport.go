@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -31,25 +32,126 @@ const (
 // (parse error or invalid request, id null unless the line names one) and
 // dropped, and the server keeps serving. The SDK ends the session on such a
 // line; an agent's server must not die of one bad message.
+//
+// At the end of in, the requests already passed on are answered before
+// the server sees the end: a client that writes its requests and closes
+// its end (a script piping into borg mcp) gets every answer.
 func guardedStdio(in io.Reader, out io.Writer, maxLine int) mcp.Transport {
 	pr, pw := io.Pipe()
-	w := &lockedWriter{w: out}
-	go func() { _ = pw.CloseWithError(screenLines(in, pw, w, maxLine)) }()
+	w := &lockedWriter{w: out, pending: map[string]int{}}
+	w.idle = sync.NewCond(&w.mu)
+	good := &requestCounter{w: pw, lw: w}
+	go func() {
+		err := screenLines(in, good, w, maxLine)
+		if err == nil {
+			w.waitIdle()
+		}
+		_ = pw.CloseWithError(err)
+	}()
 	// The SDK's own limit never applies: every line it reads was measured.
 	return &mcp.IOTransport{Reader: pr, Writer: nopWriteCloser{w}, MaxLineLength: -1}
 }
 
 // lockedWriter serialises writes: the SDK's replies and the guard's errors
-// go to one stream, one whole line per write.
+// go to one stream, one whole line per write. It counts the requests
+// passed on that are not answered yet (pending, by id).
 type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu      sync.Mutex
+	w       io.Writer
+	pending map[string]int
+	idle    *sync.Cond
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	var reply struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if json.Unmarshal(p, &reply) == nil && reply.Method == "" {
+		l.done(idKey(reply.ID))
+	}
 	return l.w.Write(p)
+}
+
+// done notes that request id needs no answer any more (answered, or
+// cancelled by the client); l.mu is held.
+func (l *lockedWriter) done(id string) {
+	if l.pending[id] > 0 {
+		if l.pending[id]--; l.pending[id] == 0 {
+			delete(l.pending, id)
+		}
+		l.idle.Broadcast()
+	}
+}
+
+// sent notes a request passed on to the server.
+func (l *lockedWriter) sent(id string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.pending[id]++
+}
+
+// cancelled notes a request the client cancelled: the server does not
+// answer it.
+func (l *lockedWriter) cancelled(id string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.done(id)
+}
+
+// idKey is a JSON-RPC id as one string whatever its spelling ("1", "1.0"
+// and "1e0" are one id; a string id stays apart from a number), or "" for
+// no valid id.
+func idKey(raw json.RawMessage) string {
+	var v any
+	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
+		return ""
+	}
+	switch v := v.(type) {
+	case string:
+		return strconv.Quote(v)
+	case float64:
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	return ""
+}
+
+// waitIdle returns once every request passed on has been answered.
+func (l *lockedWriter) waitIdle() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for len(l.pending) > 0 {
+		l.idle.Wait()
+	}
+}
+
+// requestCounter passes lines on to w and notes each request (a message
+// with a method and an id) with lw, so the end of input waits for its
+// answer.
+type requestCounter struct {
+	w  io.Writer
+	lw *lockedWriter
+}
+
+func (r *requestCounter) Write(p []byte) (int, error) {
+	var req struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params struct {
+			RequestID json.RawMessage `json:"requestId"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(p, &req) == nil {
+		switch {
+		case req.Method == "notifications/cancelled":
+			r.lw.cancelled(idKey(req.Params.RequestID))
+		case req.Method != "" && idKey(req.ID) != "":
+			r.lw.sent(idKey(req.ID))
+		}
+	}
+	return r.w.Write(p)
 }
 
 type nopWriteCloser struct{ io.Writer }
