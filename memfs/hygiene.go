@@ -97,6 +97,9 @@ func (s *Store) gitSettingsCommitted() []string {
 			}
 		}
 	}
+	if !attributesMarked(s.dir) {
+		problems = append(problems, fmt.Sprintf(".gitattributes lacks borg's line (%s), the mark that tells a store from a project with a lessons/ folder: this machine knows the store by its node id, a teammate's fresh clone would not; add it back with: echo '%s' >> .gitattributes, and commit it", strings.TrimSpace(gitattributes), strings.TrimSpace(gitattributes)))
+	}
 	data, err := os.ReadFile(filepath.Join(s.dir, ".gitattributes"))
 	if err != nil {
 		return problems

@@ -149,6 +149,9 @@ func initStore(ctx context.Context, dir, remote string, opts []Option) (*Store, 
 		if g, err = openGit(dir); err != nil {
 			return nil, err
 		}
+		if g.hasCommits() && hasLessonsRepo(dir) {
+			return nil, fmt.Errorf("%s is a git repository with a lessons/ folder but not a borg store (its .gitattributes lacks %q): choose another directory for the store", dir, strings.TrimSpace(gitattributes))
+		}
 		if g.hasCommits() {
 			return nil, fmt.Errorf("%s is a git repository with history but no lessons/: choose another directory for the store", dir)
 		}
@@ -239,8 +242,9 @@ func ensureLine(s *Store, file, line string) error {
 
 // isStore reports whether dir is a store: a git repository with lessons/
 // and borg's mark, the line of .gitattributes every store's first commit
-// has (log/*.jsonl merge=union). A project repository that happens to have
-// a lessons/ folder is not one.
+// has (log/*.jsonl merge=union), or this machine's node id (.borg/node,
+// never committed: borg made it here, so no push can take the mark away).
+// A project repository that happens to have a lessons/ folder is not one.
 func isStore(dir string) bool {
 	return hasLessonsRepo(dir) && marked(dir)
 }
@@ -254,8 +258,18 @@ func hasLessonsRepo(dir string) bool {
 	return err == nil && fi.IsDir()
 }
 
-// marked reports whether dir's .gitattributes carries borg's line.
+// marked reports whether dir's .gitattributes carries borg's line, or
+// dir has this machine's node id.
 func marked(dir string) bool {
+	if fi, err := os.Lstat(filepath.Join(dir, nodeFile)); err == nil && fi.Mode().IsRegular() {
+		return true
+	}
+	return attributesMarked(dir)
+}
+
+// attributesMarked reports whether dir's .gitattributes carries borg's
+// line.
+func attributesMarked(dir string) bool {
 	data, err := os.ReadFile(filepath.Join(dir, ".gitattributes"))
 	if err != nil {
 		return false
