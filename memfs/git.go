@@ -164,10 +164,42 @@ func cloneGit(ctx context.Context, dir, remote string) (*gitRepo, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := storeGit("").Run(ctx, nil, "clone", "-q", "--origin", "origin", "--branch", branch.Short(), "--", remote, dir); err != nil {
+	// The files are checked out once the store's own attributes are in
+	// place (StoreAttributes): a .gitattributes in the remote's tree never
+	// changes how they are written.
+	if _, err := storeGit("").Run(ctx, nil, "clone", "-q", "--no-checkout", "--origin", "origin", "--branch", branch.Short(), "--", remote, dir); err != nil {
+		return nil, err
+	}
+	if err := writeStoreAttributes(filepath.Join(dir, ".git")); err != nil {
+		return nil, err
+	}
+	if _, err := storeGit(dir).Run(ctx, nil, "reset", "-q", "--hard", "HEAD"); err != nil {
 		return nil, err
 	}
 	return openGit(dir)
+}
+
+// cloneFix is what to do about a clone of remote that failed with err, as
+// a clause to append to the error ("" when git's message says it all): a
+// refused clone says it was refused and how to check access, a local
+// repository another user owns says how git lets it be read, and a full
+// disk says so.
+func cloneFix(remote string, err error) string {
+	var ge *GitError
+	if !errors.As(err, &ge) {
+		return ""
+	}
+	switch st := ge.Stderr; {
+	case strings.Contains(st, "dubious ownership"):
+		return fmt.Sprintf(" (git refuses a repository another user owns: ask its owner to share it, or trust it with git config --global --add safe.directory %s)", remote)
+	case strings.Contains(st, "No space left on device"), strings.Contains(st, "Disk quota exceeded"):
+		return " (the disk is full: free space and run borg init again)"
+	case strings.Contains(st, "Could not read from remote repository"), strings.Contains(st, "Authentication failed"),
+		strings.Contains(st, "Permission denied"), strings.Contains(st, "not found"), strings.Contains(st, "terminal prompts disabled"),
+		strings.Contains(st, "does not appear to be a git repository"), strings.Contains(st, "returned error: 403"):
+		return fmt.Sprintf(" (the remote refused the clone or does not exist: check the URL and your access with git ls-remote %s, then run borg init again)", remote)
+	}
+	return ""
 }
 
 // errEmptyRemote: the remote has no branch.

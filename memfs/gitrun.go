@@ -27,8 +27,9 @@ type Git struct {
 	// Isolate drops the variables that point git at another repository
 	// (GIT_DIR, GIT_WORK_TREE, GIT_INDEX_FILE and friends, set when borg
 	// runs inside a git hook or alias), so that git acts on Dir whatever
-	// called borg. The store's git is always isolated; git in the user's
-	// project is not (it is the user's own).
+	// called borg, and turns off every setting that runs a program or
+	// changes file content (storeHardening). The store's git is always
+	// isolated; git in the user's project is not (it is the user's own).
 	Isolate bool
 	// Env holds KEY=VALUE entries added to the environment (later entries
 	// win over the process's).
@@ -94,11 +95,14 @@ func (g Git) Command(ctx context.Context, args ...string) *exec.Cmd {
 	if g.Dir != "" {
 		full = append([]string{"-C", g.Dir}, args...)
 	}
+	if g.Isolate {
+		full = append(storeHardening(), full...)
+	}
 	cmd := exec.CommandContext(ctx, "git", full...)
 	cancelGently(cmd)
 	env := os.Environ()
 	if g.Isolate {
-		env = isolatedEnviron(env)
+		env = append(isolatedEnviron(env), "GIT_ATTR_NOSYSTEM=1")
 	}
 	cmd.Env = append(env, g.Env...)
 	if g.DieWithParent {
@@ -173,10 +177,37 @@ func isolatedEnviron(env []string) []string {
 	for _, kv := range env {
 		k, _, _ := strings.Cut(kv, "=")
 		switch k {
-		case "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_PREFIX":
+		case "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_PREFIX",
+			"GIT_EXTERNAL_DIFF", "GIT_ATTR_SOURCE":
 			continue
 		}
 		out = append(out, kv)
 	}
 	return out
+}
+
+// storeHardening is the configuration every git command in a store runs
+// with, given as -c options, which win over every config file (the
+// user's, the system's and the store's own): a store's content comes from
+// teammates' pushes, and no push may make borg run a program or read a
+// lesson other than as git stores it. Hooks are off (a relative
+// core.hooksPath in the user's config would otherwise run scripts
+// committed into the store), and so are the file-system monitor,
+// submodules and the ext transport, line-ending conversion and the user's
+// global attributes file. The attributes a committed .gitattributes could
+// set (filters, working-tree encodings, textconv and merge drivers) are
+// overridden by the store's .git/info/attributes (StoreAttributes), which
+// no push can change.
+func storeHardening() []string {
+	return []string{
+		"-c", "core.hooksPath=" + os.DevNull,
+		"-c", "core.fsmonitor=false",
+		"-c", "core.attributesFile=" + os.DevNull,
+		"-c", "core.autocrlf=false",
+		"-c", "core.eol=lf",
+		"-c", "core.safecrlf=false",
+		"-c", "submodule.recurse=false",
+		"-c", "fetch.recurseSubmodules=false",
+		"-c", "protocol.ext.allow=never",
+	}
 }

@@ -64,7 +64,54 @@ func (s *Store) Hygiene() (problems []string, leaked bool) {
 		leaked = true
 		problems = append(problems, fmt.Sprintf("private state is committed at HEAD (%s): remove it with git rm -r --cached .borg and commit; it stays in the history, so treat anything in it (the local log's evidence text) as shared", strings.Join(names, ", ")))
 	}
+	problems = append(problems, s.gitSettingsCommitted()...)
 	return problems, leaked
+}
+
+// foreignGitFiles are files that, committed at the top of a repository,
+// make some git or git tool run a program or change content: borg runs
+// none of them in the store (storeHardening), but a teammate's own git
+// tools might.
+var foreignGitFiles = map[string]string{
+	".gitmodules": "submodules", ".lfsconfig": "git-lfs settings", ".gitconfig": "git settings",
+	".githooks": "hook scripts", ".husky": "hook scripts", ".pre-commit-config.yaml": "pre-commit hooks",
+}
+
+// gitSettingsCommitted names what a push committed into the store to
+// change how git treats it: .gitattributes lines other than borg's own
+// (filters, working-tree encodings, line-ending rules, diff or merge
+// drivers) and files of foreignGitFiles. Each says that borg ignores it
+// and how to remove it; a lesson that no longer reads after a checkout
+// under such attributes is explained here, not blamed.
+func (s *Store) gitSettingsCommitted() []string {
+	var problems []string
+	if raw, _, err := s.rawDirAt("HEAD", ""); err == nil {
+		for i := 0; i < len(raw); {
+			e, err := nextTreeEntry(raw, i)
+			if err != nil {
+				break
+			}
+			i = e.end
+			if what, ok := foreignGitFiles[string(e.name)]; ok {
+				problems = append(problems, fmt.Sprintf("%s is committed (%s): borg runs nothing from the store and ignores it, but a teammate's git may not; remove it with git rm -r %s and commit", e.name, what, e.name))
+			}
+		}
+	}
+	if !attributesMarked(s.dir) {
+		problems = append(problems, fmt.Sprintf(".gitattributes lacks borg's line (%s), the mark that tells a store from a project with a lessons/ folder: this machine knows the store by its node id, a teammate's fresh clone would not; add it back with: echo '%s' >> .gitattributes, and commit it", strings.TrimSpace(gitattributes), strings.TrimSpace(gitattributes)))
+	}
+	data, err := os.ReadFile(filepath.Join(s.dir, ".gitattributes"))
+	if err != nil {
+		return problems
+	}
+	for n, l := range strings.Split(string(data), "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || strings.HasPrefix(l, "#") || borgAttributeLine(l) {
+			continue
+		}
+		problems = append(problems, fmt.Sprintf(".gitattributes line %d (%q) is not borg's: it could change how lessons are checked out (an encoding, a filter, line endings) or run a driver; borg overrides it and reads lessons as git stores them, but lessons checked out under it before may not read (git checkout -- lessons restores them). Remove the line and commit", n+1, l))
+	}
+	return problems
 }
 
 // ignoresPrivate reports whether a .gitignore's lines ignore .borg/.

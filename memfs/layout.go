@@ -1,6 +1,7 @@
 package memfs
 
 import (
+	"bytes"
 	"crypto/sha1"
 	"encoding/hex"
 	"errors"
@@ -251,14 +252,33 @@ func (s *Store) LayoutMoves() ([]LayoutMove, error) {
 				from = append(from, f.rel)
 			}
 		}
+		// Two files moving to one place (a flat file and a copy in another
+		// lesson's bucket) are one move when they hold the same bytes, and
+		// a conflict naming both when they do not: both stay.
+		bySource := map[string][]string{}
+		for _, rel := range from {
+			_, id, _ := strayID(rel)
+			bySource[id] = append(bySource[id], rel)
+		}
+		read := func(rel string) (string, error) {
+			b, err := os.ReadFile(filepath.Join(s.dir, filepath.FromSlash(rel)))
+			return string(b), err
+		}
 		for _, rel := range from {
 			_, id, _ := strayID(rel)
 			m := LayoutMove{From: rel, To: dir + "/" + Bucket(id) + "/" + id + ".html"}
+			a, errA := read(m.From)
 			if placed[id] {
-				a, errA := os.ReadFile(filepath.Join(s.dir, filepath.FromSlash(m.From)))
-				b, errB := os.ReadFile(filepath.Join(s.dir, filepath.FromSlash(m.To)))
-				if errA != nil || errB != nil || string(a) != string(b) {
+				if b, errB := read(m.To); errA != nil || errB != nil || a != b {
 					m.Conflict = fmt.Sprintf("%s also holds lesson %s, with other content: keep one of the two files and delete the other", m.To, id)
+				}
+			}
+			for _, other := range bySource[id] {
+				if m.Conflict != "" || other == rel {
+					continue
+				}
+				if b, errB := read(other); errA != nil || errB != nil || a != b {
+					m.Conflict = fmt.Sprintf("%s also holds lesson %s, with other content, and both belong at %s: keep one of the two files and delete the other (both are kept until then)", other, id, m.To)
 				}
 			}
 			out = append(out, m)
@@ -355,9 +375,9 @@ func (s *Store) moveFile(from, to string) error {
 }
 
 // renameInto renames the store file from to to (slash paths), making to's
-// directory, refusing links on either side; when to already exists (with
-// the same bytes, as LayoutMoves checked) from is removed. It syncs no
-// directory.
+// directory, refusing links on either side; when to already exists with
+// the same bytes from is removed, and with other bytes it is an error and
+// both files stay. It syncs no directory.
 func (s *Store) renameInto(from, to string) error {
 	src := filepath.Join(s.dir, filepath.FromSlash(from))
 	dst := filepath.Join(s.dir, filepath.FromSlash(to))
@@ -368,6 +388,12 @@ func (s *Store) renameInto(from, to string) error {
 		return err
 	}
 	if _, err := os.Lstat(dst); err == nil {
+		// Only a copy with the same bytes goes: a repair never drops text.
+		a, errA := os.ReadFile(src)
+		b, errB := os.ReadFile(dst)
+		if errA != nil || errB != nil || !bytes.Equal(a, b) {
+			return fmt.Errorf("%s and %s both hold lesson %s with other content: both are kept; keep one of the two files and delete the other", from, to, strings.TrimSuffix(path.Base(to), ".html"))
+		}
 		return os.Remove(src)
 	}
 	return os.Rename(src, dst)

@@ -75,6 +75,9 @@ func prepare(e domain.Event) domain.Event {
 // goes out in one write under an exclusive advisory lock, so parallel
 // appenders lose nothing. Append does not commit.
 func (s *Store) Append(events ...domain.Event) error {
+	if err := s.checkOwner(); err != nil {
+		return fmt.Errorf("append events: %w", err)
+	}
 	node, err := s.Node()
 	if err != nil {
 		return fmt.Errorf("append events: %w", err)
@@ -105,6 +108,9 @@ func (s *Store) Append(events ...domain.Event) error {
 // (why a lesson was vetoed, say) that never leaves the machine. The line has
 // e's id, so readers count it once with the shared line of the same event.
 func (s *Store) AppendEvidence(e domain.Event, why string) error {
+	if err := s.checkOwner(); err != nil {
+		return fmt.Errorf("append evidence: %w", err)
+	}
 	if _, err := s.Node(); err != nil {
 		return fmt.Errorf("append evidence: %w", err)
 	}

@@ -8,31 +8,89 @@ import (
 )
 
 // Screen says why lesson l must never be quoted to an agent, or "" when
-// nothing was found: a secret in any field (its id included; a
-// hand-committed lesson's id is whatever its author wrote), or text that
-// addresses the agent with a prompt-injection phrasing (title, gist,
-// body). The reason names the kind and the field, never the text found:
-// "secret (github-pat) in the body", `instruction-like text ("ignore
-// previous instructions") in the gist`.
+// nothing was found: a secret, or text that addresses the agent with a
+// prompt-injection phrasing, in any field (id, title, gist, body, type,
+// reach, author, tags, anchors, link targets; a hand-committed lesson's
+// fields are whatever its author wrote). The reason names the kind and the
+// field, never the text found: "secret (github-pat) in the body",
+// `instruction-like text ("ignore previous instructions") in the gist`.
+//
+// It screens the canonical form of l, the one Render writes and Parse
+// returns, so what is screened is what is stored; and each field is
+// matched both as it is and as Fold reads it, so a rule spelled with
+// Unicode spaces, fullwidth or look-alike letters or entities still
+// matches.
 //
 // The first call compiles the secret rules, which is costly; the
 // index calls Screen when it reads a new or changed lesson and keeps the
 // verdict, so a query never scans.
 func Screen(l domain.Lesson) string {
-	for _, f := range []struct{ name, text string }{
-		{"id", l.ID}, {"title", l.Title}, {"gist", l.Gist}, {"body", l.Body},
-		{"tags", strings.Join(l.Tags, " ")}, {"anchors", strings.Join(l.Anchors, " ")},
-	} {
-		if kind, found := FindSecret(f.text); found {
+	fields := screenFields(canonical(l))
+	for _, f := range fields {
+		if kind, found := FindSecretFolded(f.text); found {
 			return fmt.Sprintf("secret (%s) in the %s", kind, f.name)
 		}
 	}
-	for _, f := range []struct{ name, text string }{{"title", l.Title}, {"gist", l.Gist}, {"body", l.Body}} {
-		if p, found := FindInstruction(f.text); found {
+	for _, f := range fields {
+		if p, found := findInstructionFolded(f.text); found {
 			return fmt.Sprintf("instruction-like text (%q) in the %s", p, f.name)
 		}
 	}
 	return ""
+}
+
+// ScreenField is Screen of one field's text, named name in the reason:
+// what borg learn says of a field before it builds the lesson.
+func ScreenField(name, text string) string {
+	if kind, found := FindSecretFolded(text); found {
+		return fmt.Sprintf("secret (%s) in the %s", kind, name)
+	}
+	if p, found := findInstructionFolded(text); found {
+		return fmt.Sprintf("instruction-like text (%q) in the %s", p, name)
+	}
+	return ""
+}
+
+type screenField struct{ name, text string }
+
+// screenFields lists every text field of l. Ids and link targets are
+// matched with their hyphens read as spaces, the way an agent reads them.
+func screenFields(l domain.Lesson) []screenField {
+	targets := make([]string, 0, len(l.Links))
+	for _, k := range l.Links {
+		targets = append(targets, k.Rel+" "+k.Target)
+	}
+	return []screenField{
+		{"id", l.ID}, {"title", l.Title}, {"gist", l.Gist}, {"body", l.Body},
+		{"type", l.Type}, {"reach", l.Reach}, {"author", l.Author},
+		{"tags", strings.Join(l.Tags, " ")}, {"anchors", strings.Join(l.Anchors, " ")},
+		{"links", strings.Join(targets, " ")},
+	}
+}
+
+// FindSecretFolded is FindSecret of text and, when it differs, of its
+// folded form (Fold): the secret test Screen applies to each field.
+func FindSecretFolded(text string) (string, bool) {
+	if kind, found := FindSecret(text); found {
+		return kind, true
+	}
+	if f := Fold(text); f != text {
+		return FindSecret(f)
+	}
+	return "", false
+}
+
+// findInstructionFolded is FindInstruction of text and of its folded form,
+// with hyphens and underscores read as spaces (as in an id).
+func findInstructionFolded(text string) (string, bool) {
+	if p, found := FindInstruction(text); found {
+		return p, true
+	}
+	f := strings.NewReplacer("-", " ", "_", " ").Replace(Fold(text))
+	if f != text {
+		return FindInstruction(f)
+	}
+	return "", false
 }
 
 // IsSecretVerdict reports whether a Screen verdict is about a secret (the
@@ -44,4 +102,4 @@ func IsSecretVerdict(v string) bool { return strings.HasPrefix(v, "secret ") }
 // catalog whose verdicts another version gave is rebuilt. Change it with
 // the gitleaks version in go.mod (TestScreenID checks) or with any change
 // to this package's own rules.
-const ScreenID = "gitleaks-v8.30.1+borg-1"
+const ScreenID = "gitleaks-v8.30.1+borg-2"

@@ -49,11 +49,11 @@ func TestScreenCorpora(t *testing.T) {
 			docs++
 			gist := strings.Join(strings.Fields(d.Title+" "+d.Text), " ")
 			start := time.Now()
-			kind, found := FindSecret(gist)
+			kind, found := FindSecretFolded(gist)
 			if !found {
-				kind, found = FindSecret(d.Title)
+				kind, found = FindSecretFolded(d.Title)
 			}
-			phrase, ordered := FindInstruction(gist)
+			phrase, ordered := findInstructionFolded(gist)
 			spent += time.Since(start)
 			switch {
 			case found:

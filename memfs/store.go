@@ -66,6 +66,8 @@ type Store struct {
 	// (writes.go); the git commands run meanwhile keep it open
 	// (GitCLI).
 	held atomic.Pointer[os.File]
+	// owner caches whether this user may write the store (checkOwner).
+	owner ownerCheck
 }
 
 // Option configures a Store.
@@ -92,7 +94,8 @@ func newStore(dir string, g *gitRepo, opts []Option) *Store {
 
 // Discover returns the store directory: the --store flag when set, else
 // $BORG_STORE, else $XDG_DATA_HOME/borg/store, else
-// ~/.local/share/borg/store (HOME read through getenv).
+// ~/.local/share/borg/store (HOME read through getenv), else "" (no
+// absolute HOME: Open and Init refuse it).
 func Discover(flag string, getenv func(string) string) string {
 	if flag != "" {
 		return flag
@@ -100,12 +103,18 @@ func Discover(flag string, getenv func(string) string) string {
 	if d := getenv("BORG_STORE"); d != "" {
 		return d
 	}
-	if d := getenv("XDG_DATA_HOME"); d != "" {
+	// A relative XDG_DATA_HOME is ignored (the XDG spec says so), and a
+	// default is never relative: without an absolute HOME there is none,
+	// and Open and Init say so instead of using the working directory.
+	if d := getenv("XDG_DATA_HOME"); d != "" && filepath.IsAbs(d) {
 		return filepath.Join(d, "borg", "store")
 	}
 	home := getenv("HOME")
 	if home == "" {
 		home, _ = os.UserHomeDir()
+	}
+	if home == "" || !filepath.IsAbs(home) {
+		return ""
 	}
 	return filepath.Join(home, ".local", "share", "borg", "store")
 }
@@ -123,6 +132,9 @@ func Init(ctx context.Context, dir, remote string, opts ...Option) (*Store, erro
 }
 
 func initStore(ctx context.Context, dir, remote string, opts []Option) (*Store, error) {
+	if dir == "" {
+		return nil, noStoreDir()
+	}
 	dir, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
@@ -140,12 +152,15 @@ func initStore(ctx context.Context, dir, remote string, opts []Option) (*Store, 
 		if g, err = openGit(dir); err != nil {
 			return nil, err
 		}
+		if g.hasCommits() && hasLessonsRepo(dir) {
+			return nil, fmt.Errorf("%s is a git repository with a lessons/ folder but not a borg store (its .gitattributes lacks %q): choose another directory for the store", dir, strings.TrimSpace(gitattributes))
+		}
 		if g.hasCommits() {
 			return nil, fmt.Errorf("%s is a git repository with history but no lessons/: choose another directory for the store", dir)
 		}
 	case remote != "":
 		if g, err = cloneGit(ctx, dir, remote); err != nil {
-			return nil, fmt.Errorf("clone %s: %w", remote, err)
+			return nil, fmt.Errorf("clone %s: %w%s", remote, err, cloneFix(remote, err))
 		}
 		if err := configureNew(ctx, dir); err != nil {
 			return nil, err
@@ -228,9 +243,17 @@ func ensureLine(s *Store, file, line string) error {
 	return writeAtomic(s, file, append(old, line...))
 }
 
-// isStore reports whether dir looks like a store: a git repository with
-// lessons/.
+// isStore reports whether dir is a store: a git repository with lessons/
+// and borg's mark, the line of .gitattributes every store's first commit
+// has (log/*.jsonl merge=union), or this machine's node id (.borg/node,
+// never committed: borg made it here, so no push can take the mark away).
+// A project repository that happens to have a lessons/ folder is not one.
 func isStore(dir string) bool {
+	return hasLessonsRepo(dir) && marked(dir)
+}
+
+// hasLessonsRepo reports whether dir is a git repository with lessons/.
+func hasLessonsRepo(dir string) bool {
 	if _, err := os.Stat(filepath.Join(dir, ".git")); err != nil {
 		return false
 	}
@@ -238,12 +261,63 @@ func isStore(dir string) bool {
 	return err == nil && fi.IsDir()
 }
 
+// marked reports whether dir's .gitattributes carries borg's line, or
+// dir has this machine's node id.
+func marked(dir string) bool {
+	if fi, err := os.Lstat(filepath.Join(dir, nodeFile)); err == nil && fi.Mode().IsRegular() {
+		return true
+	}
+	return attributesMarked(dir)
+}
+
+// attributesMarked reports whether dir's .gitattributes carries borg's
+// line.
+func attributesMarked(dir string) bool {
+	data, err := os.ReadFile(filepath.Join(dir, ".gitattributes"))
+	if err != nil {
+		return false
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if borgAttributeLine(l) {
+			return true
+		}
+	}
+	return false
+}
+
+// borgAttributeLine reports whether l is borg's line of a store's
+// .gitattributes: how the outcome logs merge, as a union of lines
+// (log/*.jsonl merge=union, what borg init writes) or by borg's merge
+// driver (log/*.jsonl merge=borg-outcomes, for a team that declares it).
+func borgAttributeLine(l string) bool {
+	switch strings.Join(strings.Fields(l), " ") {
+	case strings.TrimSpace(gitattributes), LogDir + "/*.jsonl merge=borg-outcomes":
+		return true
+	}
+	return false
+}
+
+// ErrNoStoreDir: no store directory was given and there is no default
+// (HOME and XDG_DATA_HOME unset or relative).
+var ErrNoStoreDir = errors.New("no store directory")
+
+// noStoreDir is the error of Open or Init given no directory.
+func noStoreDir() error {
+	return fmt.Errorf("%w: HOME and XDG_DATA_HOME are unset (or not absolute paths), so there is no default store; set BORG_STORE or pass --store DIR", ErrNoStoreDir)
+}
+
 // Open opens the store in dir. When dir holds no store the error wraps
 // ErrNotStore and says how to make one.
 func Open(dir string, opts ...Option) (*Store, error) {
+	if dir == "" {
+		return nil, fmt.Errorf("open store: %w", noStoreDir())
+	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", dir, err)
+	}
+	if hasLessonsRepo(abs) && !marked(abs) {
+		return nil, fmt.Errorf("open store %s: %w: it is a git repository with a lessons/ folder but without borg's mark (the line %q in its .gitattributes), so borg takes it for a project, not a store; if it is a store, add the line and commit it", dir, ErrNotStore, strings.TrimSpace(gitattributes))
 	}
 	if !isStore(abs) {
 		return nil, fmt.Errorf("open store %s: %w (create one with: borg init --store %s)", dir, ErrNotStore, dir)
@@ -302,6 +376,9 @@ func (s *Store) Node() (string, error) {
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return "", fmt.Errorf("read node id: %w", err)
 	}
+	if err := s.checkOwner(); err != nil {
+		return "", err
+	}
 	var b [6]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return "", err
@@ -317,8 +394,20 @@ func (s *Store) Node() (string, error) {
 	if errors.Is(err, os.ErrExist) {
 		s.node = ""
 		data, err := os.ReadFile(p)
+		if err == nil && strings.TrimSpace(string(data)) == "" {
+			// An empty id (a truncated file, a full disk) names no log:
+			// a new one replaces it, and whichever id the file holds after
+			// the race is the node's.
+			if err := WriteFileAtomic(p, []byte(n+"\n"), 0o644); err != nil {
+				if r := writeRefusal(s.dir, "write node id "+p, err); r != nil {
+					return "", r
+				}
+				return "", fmt.Errorf("write node id %s: %w (remove the file to make a new one)", p, err)
+			}
+			data, err = os.ReadFile(p)
+		}
 		if err != nil || !nodePattern(strings.TrimSpace(string(data))) {
-			return "", fmt.Errorf("read node id %s: unreadable, remove it to make a new one", p)
+			return "", fmt.Errorf("read node id %s: it holds no node id (%q is not one): remove it and borg makes a new one", p, strings.TrimSpace(string(data)))
 		}
 		s.node = strings.TrimSpace(string(data))
 		return s.node, nil

@@ -88,7 +88,13 @@ func (s *Store) Sync(ctx context.Context, o SyncOptions) (SyncResult, error) {
 		o.Attempts = 5
 	}
 	res := SyncResult{Remote: o.Remote, Conflicts: []SyncConflict{}}
+	if err := s.checkOwner(); err != nil {
+		return res, fmt.Errorf("sync: %w", err)
+	}
 	if err := os.MkdirAll(filepath.Join(s.dir, localLogDir), 0o755); err != nil {
+		if r := writeRefusal(s.dir, "sync", err); r != nil {
+			return res, r
+		}
 		return res, err
 	}
 	wait := o.Wait
@@ -98,8 +104,14 @@ func (s *Store) Sync(ctx context.Context, o SyncOptions) (SyncResult, error) {
 		wait = 0
 	}
 	unlock, err := LockPath(filepath.Join(s.dir, localLogDir, "sync.lock"), wait)
-	if err != nil {
+	if r := writeRefusal(s.dir, "sync", err); r != nil {
+		return res, r
+	}
+	if err != nil && errors.Is(err, ErrLocked) {
 		return res, fmt.Errorf("sync: another sync of this store is running: %w", err)
+	}
+	if err != nil {
+		return res, fmt.Errorf("sync: take the sync lock: %w", err)
 	}
 	defer unlock()
 
@@ -163,6 +175,11 @@ func (s *Store) fetch(ctx context.Context, remote, branch, tracking string) erro
 		return nil
 	}
 	if _, err := s.runGit(ctx, nil, "fetch", "--quiet", "--no-tags", remote, "+"+branch+":"+tracking); err != nil {
+		// The remote answered (ls-remote did): a failure to store what
+		// it sent is this machine's, and says so.
+		if r := writeRefusal(s.dir, "sync: fetch "+remote, err); r != nil {
+			return r
+		}
 		return fmt.Errorf("sync: %w: %v; nothing was changed", ErrUnreachable, err)
 	}
 	return nil
@@ -219,23 +236,53 @@ func (s *Store) mergeLocked(ctx context.Context, ref, tracking string, res *Sync
 	return err
 }
 
-// mergeAttributes makes git hand every lesson both sides changed to
-// resolve (and never merge two versions' lines into one lesson): lesson
-// files are binary to its merge, in .git/info/attributes, which no push can
-// change and which stores made before this rule get at their next sync.
-func (s *Store) mergeAttributes() error {
-	p := filepath.Join(s.git.commonDir, "info", "attributes")
+// mergeAttributes writes the store's .git/info/attributes (see
+// StoreAttributes) before git checks files out in a merge.
+func (s *Store) mergeAttributes() error { return writeStoreAttributes(s.git.commonDir) }
+
+// StoreAttributes is borg's block of the store's .git/info/attributes,
+// which no push can change and which wins over every .gitattributes in
+// the tree. Every file is checked out as git stores it: no filter (a
+// filter runs a program), no working-tree encoding, no ident expansion, no
+// line-ending conversion, no textconv or merge driver a committed
+// .gitattributes names. The outcome logs merge as a union of lines, and a
+// lesson both sides changed is handed to borg's resolution whole (binary to
+// git's merge), never merged line by line into one file.
+const StoreAttributes = "# borg: files are read as git stores them (a committed .gitattributes cannot change that)\n" +
+	"* -filter -working-tree-encoding -ident -text !diff !merge\n" +
+	LogDir + "/*.jsonl merge=union\n" +
+	// "/**/" matches any depth, none included: the buckets and the flat
+	// layout both.
+	LessonsDir + "/**/*.html -merge\n" +
+	ArchiveDir + "/**/*.html -merge\n"
+
+// writeStoreAttributes makes StoreAttributes the end of gitDir's
+// info/attributes: lines of the file that are not borg's are kept before
+// it, borg's own lines of an older block are dropped, and an up-to-date
+// file is not rewritten.
+func writeStoreAttributes(gitDir string) error {
+	p := filepath.Join(gitDir, "info", "attributes")
+	old, err := os.ReadFile(p)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	if strings.HasSuffix(string(old), StoreAttributes) {
+		return nil
+	}
+	ours := map[string]bool{}
+	for _, l := range strings.Split(StoreAttributes, "\n") {
+		ours[l] = true
+	}
+	var kept strings.Builder
+	for _, l := range strings.Split(strings.TrimRight(string(old), "\n"), "\n") {
+		if l != "" && !ours[l] {
+			kept.WriteString(l + "\n")
+		}
+	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
-	// "/**/" matches any depth, none included: the buckets and the flat
-	// layout both.
-	for _, line := range []string{LessonsDir + "/**/*.html -merge\n", ArchiveDir + "/**/*.html -merge\n"} {
-		if err := ensureLine(s, p, line); err != nil {
-			return err
-		}
-	}
-	return nil
+	return WriteFileAtomic(p, []byte(kept.String()+StoreAttributes), 0o644)
 }
 
 // beginMerge records, for the next writer should this process die, that
@@ -267,6 +314,9 @@ func (s *Store) beginMerge(ctx context.Context, ref, from, msg string) (end func
 // BeginMerge is beginMerge for a caller outside memfs that runs git's merge
 // under LockWrites (sleep --apply).
 func (s *Store) BeginMerge(ctx context.Context, from, msg string) (end func(keep bool) error, err error) {
+	if err := s.mergeAttributes(); err != nil {
+		return nil, err
+	}
 	branch, err := s.git.headBranch()
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ package memfs
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"syscall"
 )
@@ -24,4 +25,33 @@ func statIDs(fi os.FileInfo) (dev, ino, uid, gid uint32) {
 func pidAlive(pid int) bool {
 	err := syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// ownerNote names the owner of dir when it is not this process's user:
+// " (it belongs to uid 1000, and this is uid 0)", or "".
+func ownerNote(dir string) string {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return ""
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok || int(st.Uid) == os.Geteuid() {
+		return ""
+	}
+	return fmt.Sprintf(" (it belongs to uid %d, and this is uid %d)", st.Uid, os.Geteuid())
+}
+
+// storeOwner is the owner of dir and this process's effective user, and
+// whether they differ.
+func storeOwner(dir string) (owner, me int, foreign bool) {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return 0, 0, false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, 0, false
+	}
+	me = os.Geteuid()
+	return int(st.Uid), me, int(st.Uid) != me
 }

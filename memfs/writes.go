@@ -68,19 +68,31 @@ type journal struct {
 // lockWrites takes the store's write lock and finishes the work of a writer
 // that died holding it. The returned function releases the lock.
 func (s *Store) lockWrites() (func(), error) {
+	if err := s.checkOwner(); err != nil {
+		return nil, err
+	}
 	p := filepath.Join(s.dir, filepath.FromSlash(writeLockFile))
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		if r := writeRefusal(s.dir, "take the store's write lock", err); r != nil {
+			return nil, r
+		}
 		return nil, err
 	}
 	unlock, err := s.takeWriteLock(p, writeWait)
 	if errors.Is(err, ErrLocked) {
 		return nil, fmt.Errorf("%w (still after %s; it holds %s)", ErrBusy, writeWait, writeLockFile)
 	}
+	if r := writeRefusal(s.dir, "take the store's write lock", err); r != nil {
+		return nil, r
+	}
 	if err != nil {
 		return nil, err
 	}
 	if _, err := s.recoverLocked(); err != nil {
 		unlock()
+		if r := writeRefusal(s.dir, "recover an interrupted write", err); r != nil {
+			return nil, r
+		}
 		return nil, fmt.Errorf("recover an interrupted write: %w", err)
 	}
 	return unlock, nil

@@ -110,17 +110,17 @@ func runLearn(e *env, s *memfs.Store, o learnOptions) error {
 // unknown reach); it returns the lesson's reach, with repo the repository
 // tag of a --reach repo.
 func checkLearnInput(o learnOptions, repo string) (string, error) {
+	// Each field is screened as memfs.Screen reads it (folded: Unicode
+	// spaces, fullwidth and look-alike letters, entities), so text the
+	// codec would canonicalise into a secret or an order is refused here.
 	for _, f := range []struct{ name, text string }{
-		{"gist", o.gist}, {"body", o.body}, {"title", o.title},
+		{"gist", o.gist}, {"body", o.body}, {"title", o.title}, {"reach", o.reach},
 		{"tags", strings.Join(o.tags, " ")}, {"anchors", strings.Join(o.anchors, " ")},
 	} {
-		if kind, found := memfs.FindSecret(f.text); found {
-			return "", fail(exitRefused, "refusing to learn: the %s carries a secret (%s); remove it and run borg learn again", f.name, kind)
-		}
-	}
-	for _, f := range []struct{ name, text string }{{"gist", o.gist}, {"body", o.body}, {"title", o.title}} {
-		if p, found := memfs.FindInstruction(f.text); found {
-			return "", fail(exitRefused, "refusing to learn: the %s reads as an instruction to the agent (%q), which borg never quotes to one; say the lesson as a fact or a practice", f.name, p)
+		if v := memfs.ScreenField(f.name, f.text); memfs.IsSecretVerdict(v) {
+			return "", fail(exitRefused, "refusing to learn: the %s carries a %s; remove it and run borg learn again", f.name, strings.TrimSuffix(v, " in the "+f.name))
+		} else if v != "" {
+			return "", fail(exitRefused, "refusing to learn: the %s reads as an instruction to the agent (%s), which borg never quotes to one; say the lesson as a fact or a practice", f.name, strings.TrimSuffix(strings.TrimPrefix(v, "instruction-like text ("), ") in the "+f.name))
 		}
 	}
 	if strings.TrimSpace(o.gist) == "" {
@@ -182,6 +182,12 @@ func learnLesson(e *env, s *memfs.Store, o learnOptions, commit bool) (domain.Le
 	// so of parallel learns of one gist exactly one writes and the others
 	// are refused; a kill after it is finished by the next writer.
 	write := func() error {
+		// The created event needs this machine's node id: a store that
+		// cannot give one is refused before the lesson is written, so no
+		// lesson file is left behind without its event.
+		if _, err := s.Node(); err != nil {
+			return fail(exitFail, "%v", err)
+		}
 		if _, err := s.Lesson(l.ID); err == nil {
 			return fail(exitRefused, "lesson %s already says this (see borg show %s); change the gist to write another", l.ID, l.ID)
 		} else if !errors.Is(err, memfs.ErrNotFound) {
@@ -190,7 +196,13 @@ func learnLesson(e *env, s *memfs.Store, o learnOptions, commit bool) (domain.Le
 		if err := s.WriteLesson(l); err != nil {
 			return invalidLesson(err)
 		}
-		return s.Append(ev)
+		if err := s.Append(ev); err != nil {
+			// Undone: a retry must not find a half-learned lesson that
+			// "already says this".
+			_ = os.Remove(filepath.Join(s.Dir(), filepath.FromSlash(memfs.LessonPath(l.ID))))
+			return fail(exitFail, "record the lesson's created event: %v (nothing was learned; run borg learn again once it is fixed)", err)
+		}
+		return nil
 	}
 	if !commit {
 		if err := write(); err != nil {
@@ -226,9 +238,12 @@ var stopWords = map[string]bool{
 }
 
 // lessonID is a readable id: up to five words of the gist, then four hex of
-// a hash of the gist, so the same claim always gets the same id.
+// a hash of the gist, so the same claim always gets the same id. Both come
+// from the gist's normal form (memfs.NormalGist), the text the screen read:
+// the same claim in another Unicode normal form or spacing is the same
+// lesson, and is refused as a duplicate.
 func lessonID(gist string) string {
-	norm := strings.ToLower(strings.Join(strings.Fields(gist), " "))
+	norm := memfs.NormalGist(gist)
 	words := strings.FieldsFunc(norm, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
 	})

@@ -82,7 +82,7 @@ func runList(e *env, s *memfs.Store, typ, reach string, asJSON bool) error {
 	tw := tabwriter.NewWriter(e.out, 0, 0, 2, ' ', 0)
 	for _, l := range out {
 		rl, _ := redacted(l)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", rl.ID, l.Type, reachOf(l), rl.Gist)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", rl.ID, rl.Type, reachOf(rl), rl.Gist)
 	}
 	return tw.Flush()
 }

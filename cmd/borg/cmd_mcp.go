@@ -41,7 +41,9 @@ func mcpCommand(e *env) *cli.Command {
 				return err
 			}
 			srv := newMCPServer(e, s.Dir())
-			if err := srv.Run(c.Context, &mcp.StdioTransport{}); err != nil && c.Context.Err() == nil {
+			// A bad line is answered with a JSON-RPC error and the server
+			// keeps serving (guardedStdio).
+			if err := srv.Run(c.Context, guardedStdio(e.in, e.protocolOut(), maxMCPLine)); err != nil && c.Context.Err() == nil {
 				return fail(exitFail, "mcp: %v", err)
 			}
 			return nil
@@ -123,6 +125,9 @@ func newMCPServer(e *env, store string) *mcp.Server {
 		})
 	mcp.AddTool(srv, &mcp.Tool{Name: "show", Description: "Show one lesson and its derived memory (uses, belief, weight)."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpShowIn) (*mcp.CallToolResult, any, error) {
+			if v := screenedForAgent(e, store, in.ID); v != "" {
+				return toolRefusal(fmt.Sprintf("lesson %s is not quoted to agents: %s (borg doctor)", safeID(in.ID), v)), nil, nil
+			}
 			return cli(ctx, "show", "--json", "--", in.ID)
 		})
 	mcp.AddTool(srv, &mcp.Tool{Name: "list", Description: "List the store's lessons, optionally of one type or reach."},
@@ -136,6 +141,7 @@ func newMCPServer(e *env, store string) *mcp.Server {
 			}
 			res, _, err := cli(ctx, args...)
 			if err == nil && !res.IsError {
+				withholdScreened(res, e, store)
 				listStructured(res)
 			}
 			return res, nil, err
@@ -180,6 +186,70 @@ func (r *mcpRunner) run(ctx context.Context, args ...string) (*mcp.CallToolResul
 		res.StructuredContent = m
 	}
 	return res, nil, nil
+}
+
+// toolRefusal is a tool result that refuses with msg.
+func toolRefusal(msg string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
+}
+
+// screenedForAgent is the screen's verdict on lesson id of the store (""
+// when it is clean or cannot be read: the show command then says why).
+// Every tool and resource that hands a lesson's text to the agent asks it,
+// so what recall and the hooks keep out, show and list keep out too.
+func screenedForAgent(e *env, store, id string) string {
+	if !domain.ValidID(id) {
+		return ""
+	}
+	s, err := memfs.Open(store, storeOptions(e)...)
+	if err != nil {
+		return ""
+	}
+	l, err := s.Lesson(id)
+	if err != nil {
+		return ""
+	}
+	return memfs.Screen(l)
+}
+
+// withholdScreened drops from a list result (borg list --json) every
+// lesson the screen keeps from agents, and says how many it withheld.
+func withholdScreened(res *mcp.CallToolResult, e *env, store string) {
+	text, ok := res.Content[0].(*mcp.TextContent)
+	if !ok {
+		return
+	}
+	var items []map[string]any
+	if json.Unmarshal([]byte(text.Text), &items) != nil {
+		return
+	}
+	s, err := memfs.Open(store, storeOptions(e)...)
+	if err != nil {
+		return
+	}
+	lessons, _ := s.Lessons()
+	withheld := map[string]bool{}
+	for _, l := range lessons {
+		if memfs.Screen(l) != "" {
+			withheld[l.ID], withheld[safeID(l.ID)] = true, true
+		}
+	}
+	kept := make([]map[string]any, 0, len(items))
+	for _, it := range items {
+		if id, _ := it["id"].(string); !withheld[id] {
+			kept = append(kept, it)
+		}
+	}
+	if len(kept) == len(items) {
+		return
+	}
+	data, err := json.Marshal(kept)
+	if err != nil {
+		return
+	}
+	text.Text = string(data) + "\n"
+	res.Content = append(res.Content, &mcp.TextContent{Text: fmt.Sprintf(
+		"%d lessons withheld: borg never quotes them to an agent (a secret or an instruction to the agent; borg doctor names them)", len(items)-len(kept))})
 }
 
 // mcpLearnArgs is the borg learn command line of a learn tool call, but

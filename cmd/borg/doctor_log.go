@@ -44,6 +44,14 @@ type logFileCheck struct {
 	// or someone pushing as them (git identities are not signed), which
 	// early delivery would trust as theirs.
 	UnderYou int `json:"under_you,omitempty"`
+	// Paced names a committer of the file whose sessions, over the whole
+	// log, started faster than any person works (maxSessionsPerMinute),
+	// with that pace.
+	Paced string `json:"paced,omitempty"`
+	// Debut names the other identities whose first log files were added
+	// within debutWindow of this file's first commit (three or more
+	// identities appearing at once: one pusher under several names).
+	Debut []string `json:"debut,omitempty"`
 	// Commits are the commits that added the re-attributed events.
 	Commits []string `json:"commits,omitempty"`
 	// Verdict is "ok", "suspect" (re-attributed events and nothing else
@@ -86,6 +94,7 @@ func checkLogEvidence(ctx context.Context, s *memfs.Store, nowMS int64, me strin
 	own := s.LogPath()
 	byFile := map[string]*logFileCheck{}
 	commits := map[string]map[string]bool{}
+	added := map[string]map[string]bool{} // every commit that added a line, by file
 	for _, cl := range all {
 		c := byFile[cl.File]
 		if c == nil {
@@ -96,6 +105,10 @@ func checkLogEvidence(ctx context.Context, s *memfs.Store, nowMS int64, me strin
 		c.Events++
 		e := cl.Event
 		if cl.Commit != nil {
+			if added[cl.File] == nil {
+				added[cl.File] = map[string]bool{}
+			}
+			added[cl.File][cl.Commit.Hash] = true
 			// Lines not committed yet were written on this machine: they
 			// are no one's evidence but this engineer's. An event with no
 			// author is simply its committer's.
@@ -119,6 +132,20 @@ func checkLogEvidence(ctx context.Context, s *memfs.Store, nowMS int64, me strin
 		// A veto is a person's word (borg no), needing no session.
 		if e.Kind.IsResult() && e.Kind != domain.KindVetoed && !started[e.Session] && !asked[[2]string{e.Session, e.Lesson}] {
 			c.Orphans++
+		}
+	}
+	paceOf := inhumanPace(all)
+	debuts := debutTogether(all)
+	for name, c := range byFile {
+		for _, who := range c.Committers {
+			if p, ok := paceOf[who]; ok {
+				c.Paced = fmt.Sprintf("%s started %d sessions within one minute", who, p)
+			}
+		}
+		c.Debut = debuts[name]
+		if c.Paced != "" || len(c.Debut) > 0 {
+			// The whole file is in doubt: every commit that added to it.
+			maps.Copy(commits[name], added[name])
 		}
 	}
 	out := make([]logFileCheck, 0, len(byFile))
@@ -145,7 +172,8 @@ func (c *logFileCheck) judge(store string, commits map[string]bool) {
 	switch {
 	case c.Reattributed > 0 && (foreign >= 2 || c.Orphans > 0 || c.Misdated > 0):
 		c.Verdict = "forged"
-	case c.Reattributed > 0 || c.Misdated > 0 || len(c.Claimed) >= 3 || len(c.Committers) >= 2 || c.UnderYou > 0:
+	case c.Reattributed > 0 || c.Misdated > 0 || len(c.Claimed) >= 3 || len(c.Committers) >= 2 || c.UnderYou > 0 ||
+		c.Paced != "" || len(c.Debut) > 0:
 		c.Verdict = "suspect"
 	default:
 		c.Verdict = "ok"
@@ -186,6 +214,12 @@ func printLogChecks(w io.Writer, checks []logFileCheck) {
 		if c.Misdated > 0 {
 			fmt.Fprintf(w, "; %d events dated in the future, after their commit or before the store", c.Misdated)
 		}
+		if c.Paced != "" {
+			fmt.Fprintf(w, "; %s, faster than anyone works (more than %d a minute)", c.Paced, maxSessionsPerMinute)
+		}
+		if len(c.Debut) > 0 {
+			fmt.Fprintf(w, "; its first lines came within %d minutes of the first log files of %s: several identities appearing at once is how one pusher poses as a team", debutWindow/60000, strings.Join(c.Debut, ", "))
+		}
 		if c.UnderYou > 0 {
 			fmt.Fprintf(w, "; %d lines committed under your identity in a file this machine does not write (your other machine's, or someone pushing as you: early delivery trusts them as yours)", c.UnderYou)
 		}
@@ -205,4 +239,80 @@ func forgedLogs(checks []logFileCheck) int {
 		}
 	}
 	return n
+}
+
+// maxSessionsPerMinute is the most sessions one engineer is believed to
+// start within one minute: several agents side by side, each started by
+// hand. More is a script writing evidence.
+const maxSessionsPerMinute = 12
+
+// inhumanPace returns, for each committer whose committed session events
+// start more than maxSessionsPerMinute times within some minute, the most
+// sessions of theirs in one minute.
+func inhumanPace(all []memfs.CommittedLine) map[string]int {
+	starts := map[string][]int64{}
+	for _, cl := range all {
+		if cl.Commit != nil && cl.Event.Kind == domain.KindSession {
+			starts[cl.Commit.Author] = append(starts[cl.Commit.Author], cl.Event.MS)
+		}
+	}
+	out := map[string]int{}
+	for who, ms := range starts {
+		slices.Sort(ms)
+		most := 0
+		for i, j := 0, 0; j < len(ms); j++ {
+			for ms[j]-ms[i] >= 60_000 {
+				i++
+			}
+			most = max(most, j-i+1)
+		}
+		if most > maxSessionsPerMinute {
+			out[who] = most
+		}
+	}
+	return out
+}
+
+// debutWindow is how close together (ms) the first log files of three or
+// more identities must be added for doctor to call them one debut.
+const debutWindow = int64(10 * 60 * 1000)
+
+// debutTogether returns, for each log file whose first commit came within
+// debutWindow of the first log files of two or more other identities, the
+// other identities: a team's engineers start at different times, while
+// one pusher committing as several identities adds their files at once.
+func debutTogether(all []memfs.CommittedLine) map[string][]string {
+	type first struct {
+		ms  int64
+		who string
+	}
+	firsts := map[string]first{}
+	for _, cl := range all {
+		if cl.Commit == nil {
+			continue
+		}
+		if f, ok := firsts[cl.File]; !ok || cl.Commit.MS < f.ms {
+			firsts[cl.File] = first{cl.Commit.MS, cl.Commit.Author}
+		}
+	}
+	out := map[string][]string{}
+	for file, f := range firsts {
+		var others []string
+		for other, g := range firsts {
+			if other != file && g.who != f.who && abs64(g.ms-f.ms) <= debutWindow {
+				others = addSorted(others, g.who)
+			}
+		}
+		if len(others) >= 2 {
+			out[file] = others
+		}
+	}
+	return out
+}
+
+func abs64(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
 }

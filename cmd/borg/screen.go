@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -79,29 +80,32 @@ func recordScreened(s *memfs.Store, l domain.Lesson) {
 // itself (a hand-committed lesson's id is whatever its author wrote), then
 // its first letters and a hash that tells it apart.
 func safeID(id string) string {
-	if _, found := memfs.FindSecret(id); !found {
+	if _, found := memfs.FindSecretFolded(id); !found {
 		return id
 	}
 	sum := sha256.Sum256([]byte(id))
 	return fmt.Sprintf("%s…[id redacted: it carries a secret; sha256 %s]", id[:min(3, len(id))], hex.EncodeToString(sum[:4]))
 }
 
-// redacted replaces each field of l that carries a secret with a note
-// naming the kind, and returns the lesson's screen verdict: what borg show
-// and borg list print instead of the secret.
+// redacted replaces each field of l that carries a secret (every field
+// memfs.Screen reads, the reach tag included) with a note naming the kind,
+// and returns the lesson's screen verdict: what borg show, borg list and
+// borg serve print instead of the secret.
 func redacted(l domain.Lesson) (domain.Lesson, string) {
 	verdict := memfs.Screen(l)
 	if !memfs.IsSecretVerdict(verdict) {
 		return l, verdict
 	}
 	red := func(s string) string {
-		if kind, found := memfs.FindSecret(s); found {
+		if kind, found := memfs.FindSecretFolded(s); found {
 			return fmt.Sprintf("[redacted: a secret (%s)]", kind)
 		}
 		return s
 	}
 	l.ID = safeID(l.ID)
 	l.Title, l.Gist, l.Body = red(l.Title), red(l.Gist), red(l.Body)
+	l.Type, l.Reach, l.Author = red(l.Type), red(l.Reach), red(l.Author)
+	l.Tags, l.Anchors, l.Links = slices.Clone(l.Tags), slices.Clone(l.Anchors), slices.Clone(l.Links)
 	for _, list := range [][]string{l.Tags, l.Anchors} {
 		for i := range list {
 			list[i] = red(list[i])
