@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -46,10 +47,12 @@ type doctorReport struct {
 	// RefusedLessons carry a secret or instruction-like text (doctor_content.go).
 	RefusedLessons []doctorProblem `json:"refused_lessons"`
 	Log            memfs.LogReport `json:"log"`
-	// Index is "ok" or the index's problem with its fix. The index is
-	// derived: a problem there does not fail doctor (the next sync of a
-	// changed lesson rebuilds what is corrupt; deleting it rebuilds all).
-	Index string `json:"index"`
+	// Index is "ok" or the index's problem with its fix. IndexBroken
+	// says a file of it failed its check: doctor fails until --fix (or
+	// deleting it) rebuilds it, since a search would silently miss what
+	// the broken file held. An index only behind its lessons does not fail.
+	Index       string `json:"index"`
+	IndexBroken bool   `json:"index_broken,omitempty"`
 	// IndexBehind is how many lessons the index does not hold as their
 	// files are now (0: up to date); Background is the last background
 	// reindex's state, when a hook started one.
@@ -107,6 +110,7 @@ func checkLessons(e *env, s *memfs.Store, rep *doctorReport) []domain.Lesson {
 				lessonPath(s, l.ID), l.Created.UTC().Format(time.RFC3339)))
 		}
 	}
+	rep.StoreProblems = append(rep.StoreProblems, unearnedSupersedes(s, lessons)...)
 	for _, err := range errs {
 		var im *domain.InvalidMemory
 		if errors.As(err, &im) {
@@ -127,17 +131,68 @@ func lessonPath(s *memfs.Store, id string) string {
 	return memfs.LessonPath(id)
 }
 
-// checkIndex verifies the derived index into rep: ok, broken (delete it),
-// or behind the lessons.
-func checkIndex(s *memfs.Store, rep *doctorReport) {
+// checkIndex verifies the derived index into rep: ok, broken (rebuilt
+// with fix, named without), or behind the lessons.
+func checkIndex(e *env, s *memfs.Store, rep *doctorReport, fix bool) {
 	rep.Index = "ok"
-	if emb, err := newEmbedder(); err != nil {
+	emb, err := newEmbedder()
+	if err != nil {
 		rep.Index = err.Error()
-	} else if err := index.Verify(indexDir(s), emb); err != nil {
-		rep.Index = fmt.Sprintf("%v (derived state: delete %s and the next recall or hook rebuilds it)", err, indexDir(s))
-	} else if rep.IndexBehind = indexBehind(s); rep.IndexBehind > 0 {
+		return
+	}
+	if err := index.Verify(indexDir(s), emb); err != nil {
+		if !fix {
+			rep.IndexBroken = true
+			rep.Index = fmt.Sprintf("%v (derived state: run borg doctor --fix, or delete %s, and it is rebuilt)", err, indexDir(s))
+			return
+		}
+		if rerr := rebuildIndex(e, s); rerr != nil {
+			rep.IndexBroken = true
+			rep.Index = fmt.Sprintf("%v; the rebuild failed: %v", err, rerr)
+			return
+		}
+		rep.Index = fmt.Sprintf("rebuilt (it was broken: %v)", err)
+		return
+	}
+	if rep.IndexBehind = indexBehind(s); rep.IndexBehind > 0 {
 		rep.Index = fmt.Sprintf("behind: %d lesson(s) not indexed as their files are now (run borg reindex, or let the next recall or hook catch up)", rep.IndexBehind)
 	}
+}
+
+// unearnedSupersedes names each supersedes link a lesson declares that
+// does not hold: the two lessons do not state one slot, so the link ranks
+// nothing (domain.EarnedSupersedes) though a reader of the file would
+// think the older lesson retired.
+func unearnedSupersedes(s *memfs.Store, lessons []domain.Lesson) []string {
+	gist := make(map[string]string, len(lessons))
+	for _, l := range lessons {
+		gist[l.ID] = l.Gist
+	}
+	var out []string
+	for _, l := range lessons {
+		for _, k := range l.Links {
+			old, ok := gist[k.Target]
+			if k.Rel != domain.RelSupersedes || !ok || domain.EarnedSupersedes(l.Gist, old) {
+				continue
+			}
+			out = append(out, fmt.Sprintf("%s: declares that it supersedes %s, but the two do not state one fact with another value, so the link moves nothing in recall or the hooks: restate the newer gist as the older one's claim with the new value, or remove the link",
+				lessonPath(s, l.ID), k.Target))
+		}
+	}
+	return out
+}
+
+// rebuildIndex deletes the derived index and builds it again from the
+// lessons.
+func rebuildIndex(e *env, s *memfs.Store) error {
+	if err := os.RemoveAll(indexDir(s)); err != nil {
+		return err
+	}
+	r, err := openRetrieval(context.Background(), s, openOptions{force: true, progress: e.err, lockWait: reindexLockWait})
+	if err != nil {
+		return err
+	}
+	return r.Close()
 }
 
 // printDoctor writes rep for a terminal.
@@ -185,7 +240,7 @@ func runDoctor(e *env, s *memfs.Store, asJSON, fix bool) error {
 		logRep.Skipped = []memfs.SkippedLine{}
 	}
 	rep.Log = logRep
-	checkIndex(s, &rep)
+	checkIndex(e, s, &rep, fix)
 	if st, ok := readBackgroundStatus(s); ok {
 		rep.Background = describeBackground(st, e.now())
 	}
@@ -211,7 +266,7 @@ func runDoctor(e *env, s *memfs.Store, asJSON, fix bool) error {
 		return fail(exitFail, "%v", err)
 	}
 	moveReport(e, s, &rep, moved)
-	rep.OK = len(rep.InvalidLessons) == 0 && len(rep.RefusedLessons) == 0 && !leaked && forgedLogs(rep.Evidence) == 0 && rep.Repair.OK
+	rep.OK = len(rep.InvalidLessons) == 0 && len(rep.RefusedLessons) == 0 && !leaked && forgedLogs(rep.Evidence) == 0 && rep.Repair.OK && !rep.IndexBroken
 	if asJSON {
 		if err := writeJSON(e, rep); err != nil {
 			return err
@@ -230,6 +285,9 @@ func runDoctor(e *env, s *memfs.Store, asJSON, fix bool) error {
 	}
 	if !rep.Repair.OK {
 		return fail(exitFail, "the store needs repair: run borg doctor --fix")
+	}
+	if rep.IndexBroken {
+		return fail(exitFail, "the derived index is broken (see the index: line above): run borg doctor --fix")
 	}
 	if !asJSON {
 		_, err := fmt.Fprintln(e.out, "ok")

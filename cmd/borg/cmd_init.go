@@ -44,10 +44,9 @@ func initCommand(e *env) *cli.Command {
 
 // runInit creates or clones a store in dir.
 func runInit(ctx context.Context, e *env, dir, remote string) error {
-	s, err := memfs.Init(ctx, dir, remote, storeOptions(e)...)
+	s, err := memfs.Init(ctx, dir, remote, append(storeOptions(e), memfs.WithProgress(buildProgress(e)))...)
 	if errors.Is(err, memfs.ErrStoreExists) {
-		_, err := fmt.Fprintf(e.out, "a borg store already exists in %s\n", dir)
-		return err
+		return storeExists(ctx, e, dir, remote)
 	}
 	if err != nil {
 		return fail(exitFail, "%v", err)
@@ -56,8 +55,35 @@ func runInit(ctx context.Context, e *env, dir, remote string) error {
 	if err != nil {
 		return err
 	}
+	if remote != "" {
+		// A clone is where a user expects to wait: the derived state (the
+		// index, the log's summary) is built now, once, rather than by
+		// the first recall or hook.
+		if _, err := reindexWith(ctx, e, s, false); err != nil {
+			fmt.Fprintf(e.err, "borg: the search state was not built (the first recall builds it): %v\n", err)
+		}
+	}
 	_, err = fmt.Fprintf(e.out, "initialised a borg store in %s (node %s)\n", s.Dir(), node)
 	return err
+}
+
+// storeExists answers an init of a directory that already holds a store:
+// nothing to do, unless the init asked to clone a remote the store does
+// not come from, which would otherwise leave the user believing it had.
+func storeExists(ctx context.Context, e *env, dir, remote string) error {
+	if remote == "" {
+		_, err := fmt.Fprintf(e.out, "a borg store already exists in %s\n", dir)
+		return err
+	}
+	s, err := memfs.Open(dir, storeOptions(e)...)
+	if err != nil {
+		return fail(exitFail, "%v", err)
+	}
+	if origin, err := s.GitCLI().Line(ctx, "remote", "get-url", "origin"); err == nil && origin == remote {
+		_, err := fmt.Fprintf(e.out, "a borg store cloned from %s already exists in %s\n", remote, dir)
+		return err
+	}
+	return fail(exitFail, "a borg store already exists in %s and was not cloned from %s: nothing was cloned. To share this store, add the remote (git -C %s remote add origin %s) and run borg sync; to use the team's store instead, move %s aside or choose another directory with --store", dir, remote, dir, remote, dir)
 }
 
 // runInitCI commits the CI system's nightly sleep workflow into the store.

@@ -98,6 +98,7 @@ func runLearn(e *env, s *memfs.Store, o learnOptions) error {
 	}
 	// learnLesson screened it: the hook that first indexes it need not.
 	recordScreened(s, l)
+	housekeep(e, s)
 	if o.json {
 		return writeJSON(e, map[string]string{"id": l.ID, "path": memfs.LessonPath(l.ID), "commit": commit})
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -62,9 +63,14 @@ func reindexCommand(e *env) *cli.Command {
 
 // reindex brings the index and the summary up to date; line says what it did.
 func reindex(c *cli.Context, e *env, s *memfs.Store, all bool) (string, error) {
+	return reindexWith(c.Context, e, s, all)
+}
+
+// reindexWith is reindex for a command other than reindex (init --remote).
+func reindexWith(ctx context.Context, e *env, s *memfs.Store, all bool) (string, error) {
 	defer tuneGC(reindexHeapLimit)()
 	start := time.Now()
-	r, err := openRetrieval(c.Context, s, openOptions{force: all, progress: e.err, lockWait: reindexLockWait})
+	r, err := openRetrieval(ctx, s, openOptions{force: all, progress: e.err, lockWait: reindexLockWait})
 	if err != nil {
 		return "", err
 	}
