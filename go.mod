@@ -14,6 +14,7 @@ require (
 	github.com/rhysd/actionlint v1.7.12
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/rs/zerolog v1.33.0
+	github.com/spf13/viper v1.19.0
 	github.com/urfave/cli/v2 v2.27.7
 	github.com/zricethezav/gitleaks/v8 v8.30.1
 	go.yaml.in/yaml/v4 v4.0.0-rc.3
@@ -109,7 +110,6 @@ require (
 	github.com/spf13/afero v1.12.0 // indirect
 	github.com/spf13/cast v1.7.1 // indirect
 	github.com/spf13/pflag v1.0.9 // indirect
-	github.com/spf13/viper v1.19.0 // indirect
 	github.com/subosito/gotenv v1.6.0 // indirect
 	github.com/tetratelabs/wazero v1.9.0 // indirect
 	github.com/therootcompany/xz v1.0.1 // indirect
