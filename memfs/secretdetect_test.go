@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp/syntax"
 	"slices"
@@ -479,5 +480,22 @@ func TestLocate(t *testing.T) {
 				t.Fatalf("locate = line %d col %d %q; want %d %d %q", line, col, tc.text[ls:le], tc.line, tc.col, tc.lineText)
 			}
 		})
+	}
+}
+
+// TestNoGitleaksEngine: memfs, built without its tests, links no package
+// of gitleaks nor the libraries its engine brings (gitleaks stays a test
+// oracle).
+func TestNoGitleaksEngine(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", ".").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		for _, banned := range []string{"github.com/zricethezav/gitleaks", "github.com/rs/zerolog", "github.com/spf13/viper", "github.com/charmbracelet/", "github.com/BobuSumisu/aho-corasick"} {
+			if strings.HasPrefix(p, banned) {
+				t.Errorf("memfs depends on %s", p)
+			}
+		}
 	}
 }

@@ -34,8 +34,8 @@ var gitleaksRulesJSON []byte
 type ruleSet struct {
 	spec rulesSpec
 	kw   keywordIndex
-	// always: the rules without keywords that can fire on a text (a
-	// path-only rule fires only when its path matches the empty path).
+	// always: the rules without keywords, less the path-only ones whose
+	// path does not match the empty path (they never fire on a text).
 	always ruleBits
 	// compiled[i] compiles rule i once and returns it.
 	compiled []func() (*rule, error)
