@@ -16,14 +16,23 @@ import (
 // hold the two to the same findings.
 
 // rulesSpec is gitleaks' parsed configuration, as gitleaks-rules.json
-// stores it (the field names of gitleaks' config.ViperConfig).
+// stores it (the field names of gitleaks' config.ViperConfig; a field
+// this type lacks fails TestRulesSpecComplete).
 type rulesSpec struct {
 	Title       string
 	Description string
-	Rules       []ruleSpec
-	AllowList   *allowSpec // the older single-allowlist form
-	Allowlists  []*allowSpec
-	MinVersion  string
+	// Extend names a configuration to extend: gitleaks' default has none,
+	// and this detector extends nothing (TestRulesSpecComplete).
+	Extend struct {
+		Path          string
+		URL           string
+		UseDefault    bool
+		DisabledRules []string
+	}
+	Rules      []ruleSpec
+	AllowList  *allowSpec // the older single-allowlist form
+	Allowlists []*allowSpec
+	MinVersion string
 }
 
 type ruleSpec struct {

@@ -483,6 +483,21 @@ func TestLocate(t *testing.T) {
 	}
 }
 
+// TestRulesSpecComplete: gitleaks-rules.json holds no field rulesSpec
+// lacks (a field gitleaks adds would otherwise be ignored in silence), and
+// extends no other configuration.
+func TestRulesSpecComplete(t *testing.T) {
+	dec := json.NewDecoder(strings.NewReader(string(gitleaksRulesJSON)))
+	dec.DisallowUnknownFields()
+	var spec rulesSpec
+	if err := dec.Decode(&spec); err != nil {
+		t.Fatalf("gitleaks-rules.json: %v", err)
+	}
+	if e := spec.Extend; e.Path != "" || e.URL != "" || e.UseDefault || len(e.DisabledRules) > 0 {
+		t.Fatalf("gitleaks-rules.json extends another configuration: %+v", e)
+	}
+}
+
 // TestNoGitleaksEngine: memfs, built without its tests, links no package
 // of gitleaks nor the libraries its engine brings (gitleaks stays a test
 // oracle).
