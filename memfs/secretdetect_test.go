@@ -143,6 +143,13 @@ func TestDetectorMatchesGitleaks(t *testing.T) {
 	}
 	t.Logf("generated matches: %d texts, %d with a finding; %d of %d rules found at least once",
 		p.texts-n, p.positive-pos, len(p.rules), len(p.rs.spec.Rules))
+	var missed []string
+	for _, r := range p.rs.spec.Rules {
+		if !p.rules[r.ID] {
+			missed = append(missed, r.ID)
+		}
+	}
+	t.Logf("rules no text fired: %v", missed)
 	if len(p.rules) < len(p.rs.spec.Rules)*3/4 {
 		t.Fatalf("only %d of %d rules found: the generated matches prove little", len(p.rules), len(p.rs.spec.Rules))
 	}
