@@ -6,13 +6,12 @@ import (
 	"strings"
 	"sync"
 	"unicode"
-
-	"github.com/zricethezav/gitleaks/v8/report"
 )
 
-// This file and secretrules.go are the only importers of gitleaks: its
-// default rule set (over 200 maintained token and credential formats) is
-// the secret scanner of borg learn and of every lesson the index reads.
+// gitleaks' default rule set (over 200 maintained token and credential
+// formats, read as data by secretrules.go and run by secretdetect.go) and
+// the rules below are the secret scanner of borg learn and of every
+// lesson the index reads.
 
 // ownRule is a format gitleaks' default rules demonstrably miss (checked
 // against v8.30.1 by TestFindSecret's cases).
@@ -93,23 +92,23 @@ func ownSecret(text, lower string) (kind string, found bool) {
 // firstFinding is the rule of the first finding in the text (of two at one
 // place, the rule id first in order), so the answer depends neither on the
 // rules' order nor on which rules a detector held.
-func firstFinding(findings []report.Finding) (kind string, found bool) {
+func firstFinding(findings []finding) (kind string, found bool) {
 	if len(findings) == 0 {
 		return "", false
 	}
 	best := findings[0]
 	for _, f := range findings[1:] {
-		if f.StartLine != best.StartLine {
-			if f.StartLine < best.StartLine {
+		if f.startLine != best.startLine {
+			if f.startLine < best.startLine {
 				best = f
 			}
 			continue
 		}
-		if f.StartColumn < best.StartColumn || f.StartColumn == best.StartColumn && f.RuleID < best.RuleID {
+		if f.startColumn < best.startColumn || f.startColumn == best.startColumn && f.rule < best.rule {
 			best = f
 		}
 	}
-	return best.RuleID, true
+	return best.rule, true
 }
 
 // placeholderUserInfo reports whether the password of a URL match is a

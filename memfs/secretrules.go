@@ -8,106 +8,101 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-
-	"github.com/rs/zerolog"
-	"github.com/zricethezav/gitleaks/v8/config"
-	"github.com/zricethezav/gitleaks/v8/detect"
-	"github.com/zricethezav/gitleaks/v8/logging"
-	"github.com/zricethezav/gitleaks/v8/report"
 )
 
-// Loading gitleaks' default rule set as gitleaks loads it (viper's TOML
-// decoding, then compiling every rule's expressions) costs more than a whole
-// hook may spend (BENCHMARKS.md, figures taken from code comments). A screen here pays for what it screens instead: the rule
-// set is read from a JSON copy of gitleaks' parsed default config
+// Reading gitleaks' default rule set as gitleaks reads it (viper's TOML
+// decoding, then compiling every rule's expressions) costs more than a
+// whole hook may spend, and gitleaks' engine links some 150 packages into
+// the binary. A screen here pays for what it screens instead: the rule set
+// is read from a JSON copy of gitleaks' parsed default config
 // (gitleaks-rules.json, checked against gitleaks' own by
 // TestGitleaksRulesCurrent; regenerate it with `go test ./memfs/ -run
-// TestGitleaksRulesCurrent -update-gitleaks`), and a rule's expressions
-// are compiled the first time a text holds one of its keywords.
+// TestGitleaksRulesCurrent -update-gitleaks`), a rule's expressions are
+// compiled the first time a text holds one of its keywords, and our own
+// detector (secretdetect.go) runs them with gitleaks' semantics.
 //
-// That is gitleaks' own prefilter (a rule runs only on a text holding one
-// of its keywords, lower-cased; one without keywords always runs;
-// DetectString decodes nothing), so a detector of the rules a text's
-// keywords select finds what the whole set finds. The keywords are found
-// in one pass over the text (keywordIndex), and a text that selects no
-// rule that could fire is not handed to gitleaks at all: most lesson text
-// holds no keyword, and gitleaks' per-text cost (a logger, a keyword map,
-// a loop over every rule of its set) was most of a bulk screen's time.
+// A rule runs only on a text holding one of its keywords, lower-cased
+// (gitleaks' own prefilter; a rule without keywords always runs). The
+// keywords are found in one pass over the text (keywordIndex), and most
+// lesson text holds none, so most texts run no rule at all.
 
 //go:embed gitleaks-rules.json
 var gitleaksRulesJSON []byte
 
-// ruleSet is the parsed rule set and the rules compiled so far. It is safe
-// for concurrent use: gitleaks' Detector.DetectString only reads the
-// detector (its byte counter is atomic), and the caches here are guarded.
+// ruleSet is the parsed rule set and its rules, each compiled on first
+// use. It is safe for concurrent use.
 type ruleSet struct {
-	vc     config.ViperConfig // rules not compiled; no global allowlist
-	global []*config.Allowlist
-	kw     keywordIndex
-	always ruleBits // the rules without keywords: they run on every text
-	// quiet: every rule without keywords is path-only and finds nothing
-	// without a path (DetectString gives none), so a text selecting no
-	// other rule has no finding.
-	quiet bool
-	// require[i]: the rules rule i's findings need (gitleaks' multi-part
-	// rules run their required rules without a keyword check).
-	require map[int]ruleBits
+	spec rulesSpec
+	kw   keywordIndex
+	// always: the rules without keywords, less the path-only ones whose
+	// path does not match the empty path (they never fire on a text).
+	always ruleBits
+	// compiled[i] compiles rule i once and returns it.
+	compiled []func() (*rule, error)
+	// global compiles the global allowlists once.
+	global func() ([]*allowlist, error)
 	// maybe[i]: a necessary condition of rule i's expression matching
 	// (see necessaryPart): a text failing it drops the rule.
 	maybe map[int]*regexp.Regexp
-
-	mu       sync.Mutex
-	compiled map[string]config.Rule // by rule id
-	// detectors caches a detector per set of rules (by ruleBits.key).
-	detectors map[string]*detect.Detector
 }
 
-// maxDetectors bounds the detector cache: past it a text's detector is
-// built for it alone (same findings, only slower).
-const maxDetectors = 1024
-
 var rules = sync.OnceValues(func() (*ruleSet, error) {
-	// Nothing gitleaks logs may reach a hook's stdout or stderr.
-	logging.Logger = zerolog.Nop()
-	rs := &ruleSet{compiled: map[string]config.Rule{}, detectors: map[string]*detect.Detector{},
-		require: map[int]ruleBits{}, maybe: map[int]*regexp.Regexp{}}
-	if err := json.Unmarshal(gitleaksRulesJSON, &rs.vc); err != nil {
+	var spec rulesSpec
+	if err := json.Unmarshal(gitleaksRulesJSON, &spec); err != nil {
 		return nil, fmt.Errorf("load secret rules: %w", err)
 	}
-	// The global allowlist, compiled once (a config of no rules).
-	global := rs.vc
-	global.Rules = nil
-	cfg, err := global.Translate()
+	return newRuleSet(spec)
+})
+
+// newRuleSet prepares spec's rules for screening, compiling none of their
+// content expressions yet.
+func newRuleSet(spec rulesSpec) (*ruleSet, error) {
+	rs := &ruleSet{spec: spec, maybe: map[int]*regexp.Regexp{}}
+	byRule, global, err := ownAllowlists(&spec)
 	if err != nil {
 		return nil, fmt.Errorf("load secret rules: %w", err)
 	}
-	rs.global = cfg.Allowlists
-	rs.vc.AllowList, rs.vc.Allowlists = nil, nil
-	rs.always = newRuleBits(len(rs.vc.Rules))
 	index := map[string]int{}
-	for i, r := range rs.vc.Rules {
+	for i, r := range spec.Rules {
 		index[r.ID] = i
 	}
+	rs.global = sync.OnceValues(func() ([]*allowlist, error) {
+		var out []*allowlist
+		for _, a := range global {
+			al, err := compileAllowlist(a)
+			if err != nil {
+				return nil, fmt.Errorf("compile secret rules: global allowlist: %w", err)
+			}
+			out = append(out, al)
+		}
+		return out, nil
+	})
+	rs.always = newRuleBits(len(spec.Rules))
 	var keywords [][]string
-	rs.quiet = true
-	for i, r := range rs.vc.Rules {
+	for i, r := range spec.Rules {
+		rs.compiled = append(rs.compiled, sync.OnceValues(func() (*rule, error) {
+			c, err := compileRule(r, byRule[i], index)
+			if err != nil {
+				return nil, fmt.Errorf("compile secret rules: %s: %w", r.ID, err)
+			}
+			return c, nil
+		}))
 		var kws []string
 		for _, k := range r.Keywords {
 			kws = append(kws, strings.ToLower(k))
 		}
 		keywords = append(keywords, kws)
 		if len(kws) == 0 {
-			rs.always.set(i)
-			rs.quiet = rs.quiet && r.Regex == "" && r.Path != "" && !regexp.MustCompile(r.Path).MatchString("")
-		}
-		for _, req := range r.Required {
-			if j, ok := index[req.ID]; ok {
-				b, ok := rs.require[i]
-				if !ok {
-					b = newRuleBits(len(rs.vc.Rules))
+			quiet := r.Regex == "" && r.Path != ""
+			if quiet {
+				p, err := regexp.Compile(r.Path)
+				if err != nil {
+					return nil, fmt.Errorf("load secret rules: %s: %w", r.ID, err)
 				}
-				b.set(j)
-				rs.require[i] = b
+				quiet = !p.MatchString("")
+			}
+			if !quiet {
+				rs.always.set(i)
 			}
 		}
 		if part, ok := necessaryPart(r.Regex); ok {
@@ -120,7 +115,7 @@ var rules = sync.OnceValues(func() (*ruleSet, error) {
 	}
 	rs.kw = newKeywordIndex(keywords)
 	return rs, nil
-})
+}
 
 // genericHead and genericCore split gitleaks' generic-api-key expression:
 // a match is a run of name characters (genericHead, possibly empty), then
@@ -163,16 +158,6 @@ func (b ruleBits) or(o ruleBits) {
 	}
 }
 
-// subsetOf reports whether every rule of b is in o.
-func (b ruleBits) subsetOf(o ruleBits) bool {
-	for i := range b {
-		if b[i]&^o[i] != 0 {
-			return false
-		}
-	}
-	return true
-}
-
 // each calls fn with every rule of b, in index order.
 func (b ruleBits) each(fn func(i int)) {
 	for w, x := range b {
@@ -181,16 +166,6 @@ func (b ruleBits) each(fn func(i int)) {
 			x &= x - 1
 		}
 	}
-}
-
-func (b ruleBits) key() string {
-	var sb strings.Builder
-	for _, x := range b {
-		for k := 0; k < 8; k++ {
-			sb.WriteByte(byte(x >> (8 * k)))
-		}
-	}
-	return sb.String()
 }
 
 // keywordIndex finds, in one pass over a lower-cased text, every keyword
@@ -257,85 +232,46 @@ func (k *keywordIndex) selected(lower string) ruleBits {
 }
 
 // selected is the set of rules that run on a text whose lower case is
-// lower, as gitleaks decides it: those with a keyword in it, those without
-// keywords, and the rules they require.
+// lower, as gitleaks decides it: those with a keyword in it and those
+// without keywords (that can fire on a text).
 func (rs *ruleSet) selected(lower string) ruleBits {
 	b := rs.kw.selected(lower)
 	b.or(rs.always)
-	b.each(func(i int) {
-		if req, ok := rs.require[i]; ok {
-			b.or(req)
-		}
-	})
 	return b
 }
 
 // findings is what gitleaks' detector of the whole rule set finds in text
-// (lower its lower case), by way of the detector of the rules that can
-// fire on it; none, without a detector, when no rule can.
-func (rs *ruleSet) findings(text, lower string) ([]report.Finding, error) {
+// (lower its lower case): the findings of every selected rule, less the
+// generic ones a specific rule's finding shadows.
+func (rs *ruleSet) findings(text, lower string) ([]finding, error) {
 	b := rs.selected(lower)
 	for i, re := range rs.maybe {
 		if b.has(i) && !(strings.ContainsAny(text, assignChars) && re.MatchString(text)) {
 			b.clear(i)
 		}
 	}
-	if rs.quiet && b.subsetOf(rs.always) {
-		return nil, nil
-	}
-	d, err := rs.detectorOf(b)
+	var out []finding
+	var err error
+	var global []*allowlist
+	b.each(func(i int) {
+		if err != nil {
+			return
+		}
+		var r *rule
+		if r, err = rs.compiled[i](); err != nil {
+			return
+		}
+		if global == nil {
+			if global, err = rs.global(); err != nil {
+				return
+			}
+		}
+		var fs []finding
+		fs, err = rs.detect(r, text, global, false)
+		out = append(out, fs...)
+	})
 	if err != nil {
 		return nil, err
 	}
-	return d.DetectString(text), nil
-}
-
-// detector is the detector of the rules that run on a text whose lower
-// case is lower (see selected).
-func (rs *ruleSet) detector(lower string) (*detect.Detector, error) {
-	return rs.detectorOf(rs.selected(lower))
-}
-
-// detectorOf is the detector of the rules of b, compiling those not yet
-// compiled.
-func (rs *ruleSet) detectorOf(b ruleBits) (*detect.Detector, error) {
-	key := b.key()
-	rs.mu.Lock()
-	defer rs.mu.Unlock()
-	if d, ok := rs.detectors[key]; ok {
-		return d, nil
-	}
-	var todo config.ViperConfig
-	todo.MinVersion = rs.vc.MinVersion
-	b.each(func(i int) {
-		if _, ok := rs.compiled[rs.vc.Rules[i].ID]; !ok {
-			todo.Rules = append(todo.Rules, rs.vc.Rules[i])
-		}
-	})
-	if len(todo.Rules) > 0 {
-		cfg, err := todo.Translate()
-		if err != nil {
-			return nil, fmt.Errorf("compile secret rules: %w", err)
-		}
-		for id, r := range cfg.Rules {
-			rs.compiled[id] = r
-		}
-	}
-	cfg := config.Config{Title: rs.vc.Title, Description: rs.vc.Description, MinVersion: rs.vc.MinVersion,
-		Rules: map[string]config.Rule{}, Keywords: map[string]struct{}{}, Allowlists: rs.global}
-	b.each(func(i int) {
-		r := rs.compiled[rs.vc.Rules[i].ID]
-		cfg.Rules[r.RuleID] = r
-		cfg.OrderedRules = append(cfg.OrderedRules, r.RuleID)
-		for _, k := range r.Keywords {
-			cfg.Keywords[strings.ToLower(k)] = struct{}{}
-		}
-	})
-	d := detect.NewDetector(cfg)
-	// A "gitleaks:allow" comment in a lesson must not hide its secret.
-	d.IgnoreGitleaksAllow = true
-	if len(rs.detectors) < maxDetectors {
-		rs.detectors[key] = d
-	}
-	return d, nil
+	return dropShadowedGeneric(out), nil
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/borg-memory/borg/memfs/memfstest"
 	"github.com/spf13/viper"
 	"github.com/zricethezav/gitleaks/v8/config"
-	"github.com/zricethezav/gitleaks/v8/detect"
 )
 
 var updateGitleaks = flag.Bool("update-gitleaks", false, "rewrite gitleaks-rules.json from gitleaks' default config")
@@ -47,48 +46,71 @@ func TestGitleaksRulesCurrent(t *testing.T) {
 	if !bytes.Equal(gitleaksRulesJSON, want) {
 		t.Fatalf("gitleaks-rules.json is not gitleaks' default config: go test ./memfs/ -run TestGitleaksRulesCurrent -update-gitleaks")
 	}
-	d, err := detect.NewDetectorDefaultConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := gitleaksOracle(t)
 	rs, err := rules()
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Every rule (a text holding every keyword) compiles as gitleaks'.
-	var all []string
-	for k := range d.Config.Keywords {
-		all = append(all, k)
+	if len(rs.spec.Rules) != len(d.Config.Rules) {
+		t.Fatalf("%d rules, gitleaks has %d", len(rs.spec.Rules), len(d.Config.Rules))
 	}
-	ours, err := rs.detector(strings.Join(all, " "))
+	// Every rule compiles as gitleaks compiles it.
+	for i, spec := range rs.spec.Rules {
+		g, ok := d.Config.Rules[spec.ID]
+		if !ok {
+			t.Fatalf("rule %s is not gitleaks'", spec.ID)
+		}
+		o, err := rs.compiled[i]()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var kws []string
+		for _, k := range spec.Keywords {
+			kws = append(kws, strings.ToLower(k))
+		}
+		if reString(o.re) != reString(g.Regex) || o.pathless != (g.Path == nil || g.Path.MatchString("")) ||
+			o.entropy != g.Entropy || o.group != g.SecretGroup || o.skipReport != g.SkipReport ||
+			!slices.Equal(kws, g.Keywords) && len(kws)+len(g.Keywords) > 0 || len(o.required) != len(g.RequiredRules) {
+			t.Fatalf("rule %s differs from gitleaks'", spec.ID)
+		}
+		sameAllowlists(t, spec.ID, o.allow, g.Allowlists)
+	}
+	global, err := rs.global()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ours.Config.Rules) != len(d.Config.Rules) || !slices.Equal(slices.Sorted(slices.Values(ours.Config.OrderedRules)), slices.Sorted(slices.Values(d.Config.OrderedRules))) {
-		t.Fatalf("%d rules, gitleaks has %d", len(ours.Config.Rules), len(d.Config.Rules))
+	sameAllowlists(t, "global", global, d.Config.Allowlists)
+}
+
+// sameAllowlists fails t unless ours are gitleaks' allowlists as they
+// act on a text: condition, target, regexes, stopwords, and whether they
+// hold a path or commit check.
+func sameAllowlists(t *testing.T, where string, ours []*allowlist, theirs []*config.Allowlist) {
+	t.Helper()
+	if len(ours) != len(theirs) {
+		t.Fatalf("%s: %d allowlists, gitleaks has %d", where, len(ours), len(theirs))
 	}
-	for id, r := range d.Config.Rules {
-		o := ours.Config.Rules[id]
-		if reString(o.Regex) != reString(r.Regex) || reString(o.Path) != reString(r.Path) || o.Entropy != r.Entropy || o.SecretGroup != r.SecretGroup ||
-			len(o.Allowlists) != len(r.Allowlists) || !slices.Equal(o.Keywords, r.Keywords) {
-			t.Fatalf("rule %s differs from gitleaks'", id)
+	for i, g := range theirs {
+		o := ours[i]
+		var res []string
+		for _, re := range g.Regexes {
+			res = append(res, re.String())
+		}
+		want := "<nil>"
+		if len(res) > 0 {
+			want = "(?:" + strings.Join(res, "|") + ")"
+		}
+		if o.and != (g.MatchCondition == config.AllowlistMatchAnd) || o.target != g.RegexTarget || reString(o.re) != want ||
+			o.pathOrCommit != (len(g.Paths)+len(g.Commits) > 0) ||
+			!slices.Equal(slices.Sorted(slices.Values(o.stop)), slices.Sorted(slices.Values(g.StopWords))) {
+			t.Fatalf("%s: allowlist %d differs from gitleaks'", where, i)
 		}
 	}
-	if len(ours.Config.Allowlists) != len(d.Config.Allowlists) || len(d.Config.Keywords) != len(ours.Config.Keywords) {
-		t.Fatalf("global allowlists %d, keywords %d; gitleaks: %d, %d", len(ours.Config.Allowlists), len(ours.Config.Keywords), len(d.Config.Allowlists), len(d.Config.Keywords))
-	}
 }
 
-func reString(re *regexp.Regexp) string {
-	if re == nil {
-		return "<nil>"
-	}
-	return re.String()
-}
-
-// TestBulkDetectorSameVerdicts: FindSecret, which hands a text only to the
-// detector of the rules its keywords select (or to none), gives the
-// verdicts of gitleaks' detector of the whole rule set, on known texts and
+// TestBulkDetectorSameVerdicts: FindSecret, which runs only the rules a
+// text's keywords select (or none), gives the verdicts of gitleaks'
+// detector of the whole rule set, on known texts and
 // on generated ones built from every rule's keywords, assignment
 // operators and token-like values.
 func TestBulkDetectorSameVerdicts(t *testing.T) {
@@ -104,14 +126,7 @@ func TestBulkDetectorSameVerdicts(t *testing.T) {
 		texts = append(texts, s.Text)
 	}
 	texts = append(texts, generatedScreenTexts(rs, 4000)...)
-	all := newRuleBits(len(rs.vc.Rules))
-	for i := range rs.vc.Rules {
-		all.set(i)
-	}
-	whole, err := rs.detectorOf(all)
-	if err != nil {
-		t.Fatal(err)
-	}
+	whole := gitleaksOracle(t)
 	found := 0
 	for _, text := range texts {
 		if text == "" {
@@ -119,7 +134,7 @@ func TestBulkDetectorSameVerdicts(t *testing.T) {
 		}
 		wantKind, want := ownSecret(text, strings.ToLower(text))
 		if !want {
-			wantKind, want = firstFinding(whole.DetectString(text))
+			wantKind, want = firstFinding(fromReport(whole.DetectString(text)))
 		}
 		kind, got := FindSecret(text)
 		if got != want || kind != wantKind {
@@ -140,7 +155,7 @@ func TestBulkDetectorSameVerdicts(t *testing.T) {
 func generatedScreenTexts(rs *ruleSet, n int) []string {
 	rng := rand.New(rand.NewPCG(19, 1))
 	var words []string
-	for _, r := range rs.vc.Rules {
+	for _, r := range rs.spec.Rules {
 		words = append(words, r.Keywords...)
 	}
 	words = append(words, "password", "api_key", "token", "Secret", "AUTH", "credentials", "deploys", "the", "is", "postgres://u:Zx8Qp3Lm9Tr@db")
@@ -214,4 +229,11 @@ func TestScreenConcurrent(t *testing.T) {
 			}
 		}
 	}
+}
+
+func reString(re *regexp.Regexp) string {
+	if re == nil {
+		return "<nil>"
+	}
+	return re.String()
 }

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Times a borg binary's start-up against a hello-world Go binary built with
+# the same toolchain: `borg version`, and an empty Stop hook outside any
+# store (`echo '{}' | borg hook stop` with HOME pointing at an empty folder:
+# it finds no store and fails open). Runs alternate (hello, borg, hello,
+# borg…; with several borg binaries, hello then each in turn) so that load
+# from other processes falls on all alike, and the medians of the
+# alternating runs are printed, with each binary's size and the number of
+# modules linked into it (`dep` lines of `go version -m`).
+#
+# Usage: scripts/bench-binary.sh [runs] [borg binary...]
+# (default 201 runs; without a binary, ./cmd/borg is built).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+n=${1:-201}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+bins=("${@:2}")
+if ((${#bins[@]} == 0)); then
+	go build -o "$tmp/borg" ./cmd/borg
+	bins=("$tmp/borg")
+fi
+mkdir -p "$tmp/hello" "$tmp/home" "$tmp/work"
+cat >"$tmp/hello/main.go" <<'EOF'
+package main
+
+import "fmt"
+
+func main() { fmt.Println("hello") }
+EOF
+printf 'module hello\n\ngo 1.22\n' >"$tmp/hello/go.mod"
+(cd "$tmp/hello" && go build -o "$tmp/hello-bin" .)
+hello=$tmp/hello-bin
+
+# us runs its arguments once and prints the wall time in microseconds.
+us() {
+	local s=$EPOCHREALTIME
+	"$@" >/dev/null 2>&1 </dev/null || true
+	local e=$EPOCHREALTIME
+	echo $(((${e/./} - ${s/./})))
+}
+hook() { echo '{}' | HOME=$tmp/home "$1" hook stop; }
+version() { "$1" version; }
+helloPlain() { "$hello"; }
+helloHook() { echo '{}' | "$hello"; }
+
+median() { sort -n | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%.2f", m/1000}'; }
+
+# round times hello (the hello-world run as fn runs borg) and fn on each
+# binary, alternately, n times, and prints the medians (ms) and each
+# binary's ratio to hello's.
+round() {
+	local label=$1 hfn=$2 fn=$3 i j
+	for ((j = 0; j <= ${#bins[@]}; j++)); do : >"$tmp/t$j"; done
+	for ((i = 0; i < n; i++)); do
+		us $hfn >>"$tmp/t0"
+		for ((j = 0; j < ${#bins[@]}; j++)); do
+			us $fn "${bins[j]}" >>"$tmp/t$((j + 1))"
+		done
+	done
+	local h m
+	h=$(median <"$tmp/t0")
+	printf '%s: hello-world %s ms\n' "$label" "$h"
+	for ((j = 0; j < ${#bins[@]}; j++)); do
+		m=$(median <"$tmp/t$((j + 1))")
+		printf '  %-40s %6s ms  %5.2fx\n' "${bins[j]}" "$m" "$(awk "BEGIN {print $m/$h}")"
+	done
+}
+
+cd "$tmp/work"
+printf 'hello-world %d bytes; %d alternating runs each; load %s\n' "$(stat -c %s "$hello")" "$n" \
+	"$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')"
+for b in "${bins[@]}"; do
+	printf '%s: %d bytes, %d modules\n' "$b" "$(stat -c %s "$b")" "$(go version -m "$b" | grep -c $'^\tdep')"
+done
+round "borg version" helloPlain version
+round "empty Stop hook (no store)" helloHook hook
