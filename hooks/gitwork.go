@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/borg-memory/borg/memfs"
+	"github.com/borg-memory/borg/memfs/gitcli"
 )
 
 // emptyTree is git's well-known empty tree: the base of a repo without commits.
@@ -52,8 +52,8 @@ func RepoTag(root string) string {
 // userGit is git in the user's project: not isolated (the project and its
 // environment are the user's own), never taking optional locks (a hook must
 // not block the user's git), its output capped at maxDiff.
-func userGit(dir string) memfs.Git {
-	return memfs.Git{Dir: dir, Env: []string{"GIT_OPTIONAL_LOCKS=0"}, MaxOut: maxDiff}
+func userGit(dir string) gitcli.Git {
+	return gitcli.Git{Dir: dir, Env: []string{"GIT_OPTIONAL_LOCKS=0"}, MaxOut: maxDiff}
 }
 
 // git runs git args in the user's project at dir and returns its stdout

@@ -12,7 +12,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/borg-memory/borg/memfs"
+	"github.com/borg-memory/borg/memfs/fsutil"
+	"github.com/borg-memory/borg/memfs/gitcli"
 )
 
 // Installer wires borg into an agent's settings and a repository's git hooks,
@@ -305,7 +306,7 @@ func (in Installer) GitHooksDir() (string, error) {
 // GitSupportsConfigHooks reports git ≥ 2.54, which runs several hooks per
 // event from hook.<name>.* config without anyone owning the hook file.
 func GitSupportsConfigHooks() bool {
-	out, err := memfs.Git{}.Line(context.Background(), "version")
+	out, err := gitcli.Git{}.Line(context.Background(), "version")
 	if err != nil {
 		return false
 	}
@@ -547,14 +548,14 @@ func dropBackup(dir, path string) {
 
 // writeFileAtomic creates path's directory when it is missing (an agent's
 // settings directory, the session state directory) and writes data there
-// through memfs.WriteFileAtomic, borg's one atomic write: a temp file
+// through fsutil.WriteFileAtomic, borg's one atomic write: a temp file
 // beside path, given mode exactly (a hook keeps its executable bit), synced
 // and renamed in.
-func writeFileAtomic(path string, data []byte, mode os.FileMode, opts ...memfs.WriteOption) error {
+func writeFileAtomic(path string, data []byte, mode os.FileMode, opts ...fsutil.WriteOption) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", filepath.Dir(path), err)
 	}
-	return memfs.WriteFileAtomic(path, data, mode, opts...)
+	return fsutil.WriteFileAtomic(path, data, mode, opts...)
 }
 
 // commandQuote quotes borg's path for a hook command an agent or git runs
@@ -583,8 +584,8 @@ func shellQuote(s string) string {
 // gitOut runs git args in the user's repository at dir (not isolated: it
 // is theirs) and returns its output without surrounding space.
 func gitOut(dir string, args ...string) (string, error) {
-	out, err := memfs.Git{Dir: dir}.Line(context.Background(), args...)
-	if ge, ok := errors.AsType[*memfs.GitError](err); ok {
+	out, err := gitcli.Git{Dir: dir}.Line(context.Background(), args...)
+	if ge, ok := errors.AsType[*gitcli.GitError](err); ok {
 		return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), ge.Err, strings.TrimSpace(ge.Stderr))
 	}
 	return out, err

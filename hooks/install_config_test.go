@@ -2,11 +2,12 @@ package hooks
 
 import (
 	"encoding/json"
-	"github.com/pelletier/go-toml/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pelletier/go-toml/v2"
 )
 
 // TestCodexConfigRoundTrip: install sets the hooks feature flag (and with

@@ -13,19 +13,19 @@ import (
 	"testing"
 	"time"
 
-	"github.com/borg-memory/borg/memfs"
+	"github.com/borg-memory/borg/memfs/gitcli"
 )
 
-// gitRun runs git args in dir through memfs.Git (the project's one git
+// gitRun runs git args in dir through gitcli.Git (the project's one git
 // runner) under a test identity and returns its stdout; a failure fails the
 // test with git's stderr. It is the hooks tests' one way to run git.
 func gitRun(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	g := memfs.Git{Dir: dir, Env: []string{"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@e", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@e"}}
+	g := gitcli.Git{Dir: dir, Env: []string{"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@e", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@e"}}
 	out, err := g.Run(context.Background(), nil, args...)
 	if err != nil {
 		stderr := ""
-		if ge, ok := errors.AsType[*memfs.GitError](err); ok {
+		if ge, ok := errors.AsType[*gitcli.GitError](err); ok {
 			stderr = ge.Stderr
 		}
 		t.Fatalf("git %v: %v\n%s", args, err, stderr)

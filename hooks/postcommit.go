@@ -15,7 +15,8 @@ import (
 	"sync"
 
 	"github.com/borg-memory/borg/domain"
-	"github.com/borg-memory/borg/memfs"
+	"github.com/borg-memory/borg/memfs/fsutil"
+	"github.com/borg-memory/borg/memfs/gitcli"
 )
 
 // CommitLog records, on this machine, which agent session made which commit
@@ -88,7 +89,7 @@ func (s StateStore) MarkActive(repo, session string) error {
 	if repo == "" {
 		return nil
 	}
-	return writeFileAtomic(s.latestPath(repo), []byte(session), 0o644, memfs.NoSync()) // as the session state
+	return writeFileAtomic(s.latestPath(repo), []byte(session), 0o644, fsutil.NoSync()) // as the session state
 }
 
 // Latest returns the latest active session of repo, or "".
@@ -117,7 +118,7 @@ func PostCommit(ctx context.Context, d *Deps, cwd string) (*Output, error) {
 		d.Engineer = d.ResolveEngineer(root)
 	}
 	head, err := d.Commit, error(nil)
-	if !memfs.IsObjectName(head) {
+	if !gitcli.IsObjectName(head) {
 		head, err = ReadHead(root)
 	}
 	if err != nil {
@@ -364,7 +365,7 @@ func ReadHead(root string) (string, error) {
 	}
 	head := strings.TrimSpace(string(b))
 	if !strings.HasPrefix(head, "ref: ") {
-		if memfs.IsObjectName(head) {
+		if gitcli.IsObjectName(head) {
 			return head, nil
 		}
 		return "", errors.New("unrecognised HEAD")
@@ -380,7 +381,7 @@ func ReadHead(root string) (string, error) {
 	}
 	for _, dir := range []string{gitDir, common} {
 		if b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(ref))); err == nil {
-			if id := strings.TrimSpace(string(b)); memfs.IsObjectName(id) {
+			if id := strings.TrimSpace(string(b)); gitcli.IsObjectName(id) {
 				return id, nil
 			}
 		}
@@ -390,7 +391,7 @@ func ReadHead(root string) (string, error) {
 		return "", err
 	}
 	for _, line := range strings.Split(string(packed), "\n") {
-		if f := strings.Fields(line); len(f) == 2 && f[1] == ref && memfs.IsObjectName(f[0]) {
+		if f := strings.Fields(line); len(f) == 2 && f[1] == ref && gitcli.IsObjectName(f[0]) {
 			return f[0], nil
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/borg-memory/borg/memfs"
+	"github.com/borg-memory/borg/memfs/fsutil"
 )
 
 // SessionState is borg's own memory of one agent session, kept on this
@@ -102,8 +102,8 @@ func (s StateStore) Update(session string, deadline time.Time, fn func(st *Sessi
 	if wait < 0 {
 		wait = 0
 	}
-	unlock, err := memfs.LockPath(s.path(session)+".lock", wait)
-	if errors.Is(err, memfs.ErrLocked) {
+	unlock, err := fsutil.LockPath(s.path(session)+".lock", wait)
+	if errors.Is(err, fsutil.ErrLocked) {
 		return errors.New("session state is locked by another hook")
 	}
 	if err != nil {
@@ -125,7 +125,7 @@ func (s StateStore) Update(session string, deadline time.Time, fn func(st *Sessi
 	// Not synced: the hooks write it at every turn, and a power cut that
 	// loses the last write leaves the state before it (or, torn, a fresh
 	// session: Load), never a hook that fails.
-	return writeFileAtomic(s.path(session), data, 0o644, memfs.NoSync())
+	return writeFileAtomic(s.path(session), data, 0o644, fsutil.NoSync())
 }
 
 // Load reads a session's state; a missing or unreadable file is a fresh

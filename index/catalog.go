@@ -12,6 +12,7 @@ import (
 	"unsafe"
 
 	"github.com/borg-memory/borg/domain"
+	"github.com/borg-memory/borg/memfs/fsutil"
 )
 
 // The catalog (.borg/index/catalog.bin) is everything retrieval reads of
@@ -146,7 +147,7 @@ func (c *catalog) close() {
 // readCatalog maps the catalog at path; a missing, corrupt or other-version
 // file yields an empty catalog and false (the caller rebuilds the index).
 func readCatalog(path string) (*catalog, bool) {
-	raw, release, err := readMapped(path)
+	raw, release, err := fsutil.Map(path)
 	if err != nil {
 		return emptyCatalog(), false
 	}

@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/borg-memory/borg/domain"
-	"github.com/borg-memory/borg/memfs"
+	"github.com/borg-memory/borg/memfs/fsutil"
 )
 
 func lesson(id, title, gist, body string) domain.Lesson {
@@ -689,7 +689,7 @@ func TestHoldIndex(t *testing.T) {
 	if dir == "" {
 		t.Skip("run by TestSecondProcessDoesNotHang")
 	}
-	unlock, err := memfs.LockPath(filepath.Join(dir, "lock"), time.Second)
+	unlock, err := fsutil.LockPath(filepath.Join(dir, "lock"), time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/borg-memory/borg/domain"
-	"github.com/borg-memory/borg/memfs"
+	"github.com/borg-memory/borg/memfs/fsutil"
 )
 
 // Segmented derived state. The catalog is an immutable base
@@ -381,7 +381,7 @@ func (c *catalog) baseID() uint64 { return uint64(c.headSum)<<32 | uint64(c.body
 // missing or unreadable; a delta that is corrupt or names another base is
 // ignored.
 func readView(dir string) (*view, bool) {
-	draw, drel, derr := readMapped(filepath.Join(dir, deltaName))
+	draw, drel, derr := fsutil.Map(filepath.Join(dir, deltaName))
 	base, ok := readCatalog(filepath.Join(dir, catalogName))
 	if !ok {
 		if derr == nil {
@@ -570,7 +570,7 @@ func findBacklinks(base *catalog, dead []bool, ids map[string]bool) []int {
 // its base, or the older delta, with the older stamp, and the caller's
 // next sync applies the change again. The bases stay synced: they are
 // written once per merge and a lost base costs a rebuild.
-var deltaWrite = memfs.NoSync()
+var deltaWrite = fsutil.NoSync()
 
 // removeDelta drops the delta segment after a new base was written.
 func removeDelta(dir string) error {

@@ -9,7 +9,7 @@ import (
 	"sync"
 
 	"github.com/borg-memory/borg/domain"
-	"github.com/borg-memory/borg/memfs"
+	"github.com/borg-memory/borg/memfs/fsutil"
 )
 
 // syncSet is the lessons a sync keeps, sorted by id: no map of every
@@ -322,7 +322,7 @@ func (ix *Index) writeDelta(st *SyncStats, v *view, d *deltaPlan, stamp string) 
 	if ix.dir != "" && !ix.fallback {
 		// Not synced (deltaWrite): a delta lost or torn by a power cut is
 		// refused at open, and the older state it leaves is synced again.
-		if err := memfs.WriteFileAtomic(filepath.Join(ix.dir, deltaName), file, 0o644, deltaWrite); err != nil {
+		if err := fsutil.WriteFileAtomic(filepath.Join(ix.dir, deltaName), file, 0o644, deltaWrite); err != nil {
 			return fmt.Errorf("sync index: %w (delete %s to rebuild the index)", err, ix.dir)
 		}
 	}
@@ -397,7 +397,7 @@ func (ix *Index) writeBase(st *SyncStats, v *view, set *syncSet, stamp string) (
 		return false, fmt.Errorf("sync index: %w", err)
 	}
 	if ix.dir != "" && !ix.fallback {
-		if err := memfs.WriteFileAtomic(filepath.Join(ix.dir, catalogName), raw, 0o644); err != nil {
+		if err := fsutil.WriteFileAtomic(filepath.Join(ix.dir, catalogName), raw, 0o644); err != nil {
 			return false, fmt.Errorf("sync index: %w (delete %s to rebuild the index)", err, ix.dir)
 		}
 		if err := removeDelta(ix.dir); err != nil {
@@ -491,7 +491,7 @@ func (ix *Index) writeVecDelta(dead []int) error {
 	}
 	file, err := encodeVecDelta(ix.vec.base, ix.vec.delta, dead)
 	if err == nil {
-		err = memfs.WriteFileAtomic(filepath.Join(ix.dir, vecDeltaName), file, 0o644, deltaWrite)
+		err = fsutil.WriteFileAtomic(filepath.Join(ix.dir, vecDeltaName), file, 0o644, deltaWrite)
 	}
 	if err != nil {
 		return fmt.Errorf("sync index: %w (delete %s to rebuild the index)", err, ix.dir)

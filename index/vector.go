@@ -14,7 +14,7 @@ import (
 	"sync"
 	"unsafe"
 
-	"github.com/borg-memory/borg/memfs"
+	"github.com/borg-memory/borg/memfs/fsutil"
 )
 
 // The vector sidecar file (.borg/index/vectors.bin), little-endian:
@@ -307,7 +307,7 @@ var errSidecarMismatch = errors.New("vector sidecar does not match the embedder"
 // its error. The caller rebuilds in every case but success.
 func loadSidecar(path, embedderID string, dim int) (*vectorStore, error) {
 	empty := newVectorStore(embedderID, dim)
-	raw, release, err := readMapped(path)
+	raw, release, err := fsutil.Map(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return empty, nil
 	}
@@ -428,7 +428,7 @@ var nativeLittleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 func (s *vectorStore) save(path string) error {
 	hdr, perm, err := s.encodeHeader()
 	if err == nil {
-		err = memfs.WriteFileAtomicFunc(path, 0o644, func(f *os.File) error { return s.writeBody(f, hdr, perm) })
+		err = fsutil.WriteFileAtomicFunc(path, 0o644, func(f *os.File) error { return s.writeBody(f, hdr, perm) })
 	}
 	if err != nil {
 		return fmt.Errorf("save vector sidecar: %w (delete %s to rebuild it)", err, filepath.Dir(path))

@@ -14,6 +14,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/borg-memory/borg/memfs/fsutil"
 )
 
 // attribfast.go finds the lines a few new commits added to the log without
@@ -195,7 +197,7 @@ func (s *Store) blobTail(h, oldID plumbing.Hash, n int64) ([]byte, error) {
 			return tail, err
 		}
 	}
-	z, unmap, err := mapFile(s.git.loosePath(h))
+	z, unmap, err := fsutil.Map(s.git.loosePath(h))
 	if err != nil {
 		return nil, errSlowPath // packed: maybe a delta
 	}
@@ -237,12 +239,12 @@ func (s *Store) blobTail(h, oldID plumbing.Hash, n int64) ([]byte, error) {
 // bytes are compared with the old blob's, mapped, which costs less than
 // hashing them. ok is false when either is not such an object.
 func (s *Store) storedTail(h, oldID plumbing.Hash, n int64) (tail []byte, ok bool, err error) {
-	oldZ, unmapOld, err := mapFile(s.git.loosePath(oldID))
+	oldZ, unmapOld, err := fsutil.Map(s.git.loosePath(oldID))
 	if err != nil {
 		return nil, false, nil
 	}
 	defer unmapOld()
-	newZ, unmapNew, err := mapFile(s.git.loosePath(h))
+	newZ, unmapNew, err := fsutil.Map(s.git.loosePath(h))
 	if err != nil {
 		return nil, false, nil
 	}

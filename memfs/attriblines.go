@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strconv"
 	"time"
+
+	"github.com/borg-memory/borg/memfs/fsutil"
 )
 
 // attriblines.go keeps the line table: each committed line's key and the
@@ -160,7 +162,7 @@ func (s *Store) readAttribLines(commit string) ([]CommitInfo, *lineTable) {
 	if !ok || th.Commit != commit || th.Base == "" || !validIndexes(tail, len(th.Commits)) {
 		return nil, nil
 	}
-	main, unmap, err := mapFile(filepath.Join(s.dir, filepath.FromSlash(attribLinesFile)))
+	main, unmap, err := fsutil.Map(filepath.Join(s.dir, filepath.FromSlash(attribLinesFile)))
 	if err != nil {
 		return nil, nil
 	}
@@ -178,7 +180,7 @@ func (s *Store) readAttribLines(commit string) ([]CommitInfo, *lineTable) {
 // it attributed is not attributed again from scratch. Its base has no
 // name: the next write merges it into a new one.
 func (s *Store) readLegacyLines(commit string) ([]CommitInfo, *lineTable) {
-	data, unmap, err := mapFile(filepath.Join(s.dir, filepath.FromSlash(attribLinesFile)))
+	data, unmap, err := fsutil.Map(filepath.Join(s.dir, filepath.FromSlash(attribLinesFile)))
 	if err != nil {
 		return nil, nil
 	}

@@ -69,20 +69,6 @@ func (s *Store) readChanges() (changeJournal, bool) {
 	return j, true
 }
 
-// IsObjectName reports whether h is a full git object name in lower-case
-// hex: SHA-1's 40 digits or SHA-256's 64.
-func IsObjectName(h string) bool {
-	if len(h) != 40 && len(h) != 64 {
-		return false
-	}
-	for _, c := range h {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
-}
-
 // isHash reports whether h names an object of the store's hash (SHA-1).
 func isHash(h string) bool { return len(h) == 40 && IsObjectName(h) }
 

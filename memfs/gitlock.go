@@ -21,6 +21,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/borg-memory/borg/memfs/gitcli"
 )
 
 // lockWait bounds how long borg waits for a lock another git holds.
@@ -29,11 +31,6 @@ const lockWait = 10 * time.Second
 // staleLockAge is the age from which doctor calls a git lock stale: git
 // holds its locks only while it writes, except around an editor or a hook.
 const staleLockAge = 10 * time.Minute
-
-// lockFix is the fix for the git lock p that stays.
-func lockFix(p string) string {
-	return fmt.Sprintf("if no git process is running in the store (an editor left open by git commit, git rebase -i), remove it: rm %s", p)
-}
 
 // isLockBusy reports whether err is git failing on a lock file another
 // process holds.
@@ -45,7 +42,7 @@ func lockOf(err error) string {
 	if !errors.As(err, &ge) {
 		return ""
 	}
-	return lockInStderr(ge.Stderr)
+	return gitcli.LockInStderr(ge.Stderr)
 }
 
 // staleLockFile reports whether the lock file p is older than git holds a
@@ -53,21 +50,6 @@ func lockOf(err error) string {
 func staleLockFile(p string) bool {
 	fi, err := os.Lstat(p)
 	return err == nil && time.Since(fi.ModTime()) > staleLockAge
-}
-
-// lockInStderr is the lock file git's message in stderr says exists ("Unable
-// to create '…/index.lock': File exists."), or "".
-func lockInStderr(stderr string) string {
-	const marker = ".lock': File exists"
-	i := strings.Index(stderr, marker)
-	if i < 0 {
-		return ""
-	}
-	start := strings.LastIndexByte(stderr[:i], '\'')
-	if start < 0 {
-		return ""
-	}
-	return stderr[start+1 : i+len(".lock")]
 }
 
 // runGitWaiting runs git in the store (runGit) with stdin, and runs it
@@ -109,7 +91,7 @@ func (s *Store) waitIndexLock() error {
 			return err
 		}
 		if time.Now().After(deadline) || time.Since(fi.ModTime()) > staleLockAge {
-			return fmt.Errorf("%s exists (%s old): a git command is writing the store's index; %s", p, time.Since(fi.ModTime()).Round(time.Second), lockFix(p))
+			return fmt.Errorf("%s exists (%s old): a git command is writing the store's index; %s", p, time.Since(fi.ModTime()).Round(time.Second), gitcli.LockFix(p))
 		}
 		time.Sleep(delay)
 		delay = min(delay*2, 50*time.Millisecond)

@@ -23,6 +23,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/borg-memory/borg/memfs/fsutil"
 )
 
 // Pack object types (gitformat-pack).
@@ -143,7 +145,7 @@ func (ps *packSet) close() {
 
 // openPack maps dir/name.idx (version 2 only) and opens its pack.
 func openPack(dir, name string) (*packFile, error) {
-	idx, unmap, err := mapFile(filepath.Join(dir, name+".idx"))
+	idx, unmap, err := fsutil.Map(filepath.Join(dir, name+".idx"))
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/borg-memory/borg/domain"
+	"github.com/borg-memory/borg/memfs/fsutil"
 )
 
 // The fan-out layout: lessons/<bucket>/<id>.html, archive/<bucket>/<id>.html.
@@ -350,7 +351,7 @@ func (s *Store) MigrateLayout() (done, left []LayoutMove, commit string, err err
 			dirs[path.Dir(m.From)], dirs[path.Dir(m.To)] = true, true
 		}
 		for d := range dirs {
-			if err := syncDir(filepath.Join(s.dir, filepath.FromSlash(d))); err != nil {
+			if err := fsutil.SyncDir(filepath.Join(s.dir, filepath.FromSlash(d))); err != nil {
 				return err
 			}
 		}
@@ -368,10 +369,10 @@ func (s *Store) moveFile(from, to string) error {
 	if err := s.renameInto(from, to); err != nil {
 		return err
 	}
-	if err := syncDir(filepath.Join(s.dir, filepath.FromSlash(path.Dir(to)))); err != nil {
+	if err := fsutil.SyncDir(filepath.Join(s.dir, filepath.FromSlash(path.Dir(to)))); err != nil {
 		return err
 	}
-	return syncDir(filepath.Join(s.dir, filepath.FromSlash(path.Dir(from))))
+	return fsutil.SyncDir(filepath.Join(s.dir, filepath.FromSlash(path.Dir(from))))
 }
 
 // renameInto renames the store file from to to (slash paths), making to's
@@ -422,5 +423,5 @@ func (s *Store) makeBucket(dir string) error {
 	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
 		return err
 	}
-	return syncDir(filepath.Dir(dir))
+	return fsutil.SyncDir(filepath.Dir(dir))
 }

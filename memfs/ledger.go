@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/borg-memory/borg/domain"
+	"github.com/borg-memory/borg/memfs/fsutil"
 )
 
 // ledgerCacheVersion changes whenever the cache's layout or domain.Ledger's
@@ -565,7 +566,7 @@ func (s *Store) logBytes(files []string) int64 {
 // readSummaryCache maps and parses the summary cache; nil when there is none
 // usable.
 func (s *Store) readSummaryCache() (*summaryHead, *domain.Summary) {
-	data, unmap, err := mapFile(filepath.Join(s.dir, filepath.FromSlash(summaryCacheFile)))
+	data, unmap, err := fsutil.Map(filepath.Join(s.dir, filepath.FromSlash(summaryCacheFile)))
 	if err != nil {
 		return nil, nil
 	}

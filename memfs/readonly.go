@@ -3,24 +3,8 @@ package memfs
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"strings"
-	"syscall"
 )
-
-// ReadOnly reports whether err says a path cannot be written by this
-// process: permission denied (another user's store) or a read-only file
-// system. Commands that only read (recall, a hook's search) go on in
-// memory when the store's derived state cannot be saved.
-func ReadOnly(err error) bool {
-	return err != nil && (errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS))
-}
-
-// DiskFull reports whether err says the disk (or the user's quota) has no
-// room left.
-func DiskFull(err error) bool {
-	return err != nil && (errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT))
-}
 
 // gitWriteRefused says what a failed git command that writes into the
 // store ran into on this machine, from git's stderr: the disk is full, or

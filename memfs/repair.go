@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/borg-memory/borg/memfs/gitcli"
 )
 
 // LockState is one git lock file found in the store's git directory.
@@ -129,7 +131,7 @@ func (s *Store) gitLocks() ([]LockState, error) {
 		st := LockState{Path: s.relGit(p), Why: fmt.Sprintf("held by a git process for %s", age.Round(time.Millisecond))}
 		if age > staleLockAge {
 			st.Stale = true
-			st.Why = fmt.Sprintf("%s old, longer than git holds a lock; %s", age.Round(time.Second), lockFix(p))
+			st.Why = fmt.Sprintf("%s old, longer than git holds a lock; %s", age.Round(time.Second), gitcli.LockFix(p))
 		}
 		out = append(out, st)
 	}

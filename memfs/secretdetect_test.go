@@ -16,12 +16,13 @@ import (
 	"testing"
 	"unicode"
 
-	"github.com/borg-memory/borg/memfs/memfstest"
 	"github.com/rs/zerolog"
 	"github.com/zricethezav/gitleaks/v8/config"
 	"github.com/zricethezav/gitleaks/v8/detect"
 	"github.com/zricethezav/gitleaks/v8/logging"
 	"github.com/zricethezav/gitleaks/v8/report"
+
+	"github.com/borg-memory/borg/memfs/memfstest"
 )
 
 // The tests here hold our detector to gitleaks' own: the same findings

@@ -13,9 +13,10 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/borg-memory/borg/memfs/memfstest"
 	"github.com/spf13/viper"
 	"github.com/zricethezav/gitleaks/v8/config"
+
+	"github.com/borg-memory/borg/memfs/memfstest"
 )
 
 var updateGitleaks = flag.Bool("update-gitleaks", false, "rewrite gitleaks-rules.json from gitleaks' default config")

@@ -32,6 +32,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/borg-memory/borg/memfs/fsutil"
 )
 
 // ErrBusy: another process holds the store's write lock for longer than
@@ -101,7 +103,7 @@ func (s *Store) lockWrites() (func(), error) {
 // takeWriteLock takes the write lock file p, waiting up to wait, and
 // records it as held (Store.held) until the returned function releases it.
 func (s *Store) takeWriteLock(p string, wait time.Duration) (func(), error) {
-	f, unlock, err := lockPathFile(p, wait)
+	f, unlock, err := fsutil.LockPathFile(p, wait)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package memfs
+package gitcli
 
 import (
 	"os/exec"

@@ -1,6 +1,6 @@
 //go:build windows
 
-package memfs
+package fsutil
 
 import (
 	"errors"

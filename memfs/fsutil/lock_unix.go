@@ -1,6 +1,6 @@
 //go:build unix
 
-package memfs
+package fsutil
 
 import (
 	"errors"

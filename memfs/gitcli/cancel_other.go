@@ -1,6 +1,6 @@
 //go:build !unix
 
-package memfs
+package gitcli
 
 import "os/exec"
 

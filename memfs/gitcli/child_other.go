@@ -1,6 +1,6 @@
 //go:build !linux
 
-package memfs
+package gitcli
 
 import "os/exec"
 

@@ -1,6 +1,6 @@
 //go:build !unix && !windows
 
-package memfs
+package fsutil
 
 import "os"
 

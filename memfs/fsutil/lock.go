@@ -1,4 +1,4 @@
-package memfs
+package fsutil
 
 import (
 	"errors"
@@ -54,12 +54,12 @@ func UnlockFile(f *os.File) error { return lockRelease(f) }
 // its lock as LockFile does. The returned function releases the lock and
 // closes the file.
 func LockPath(path string, wait time.Duration) (func(), error) {
-	_, unlock, err := lockPathFile(path, wait)
+	_, unlock, err := LockPathFile(path, wait)
 	return unlock, err
 }
 
-// lockPathFile is LockPath that also returns the locked file.
-func lockPathFile(path string, wait time.Duration) (*os.File, func(), error) {
+// LockPathFile is LockPath that also returns the locked file.
+func LockPathFile(path string, wait time.Duration) (*os.File, func(), error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return nil, nil, fmt.Errorf("open lock file: %w", err)

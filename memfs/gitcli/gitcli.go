@@ -1,10 +1,10 @@
-package memfs
-
-// gitrun.go is borg's one runner of the git CLI: every package that runs
-// git (the store's sync and recovery here, sleep's merge, the hooks' diffs
-// in the user's project, install's hook configuration) goes through Git, so
-// that the environment git sees, how its errors read and how its output is
-// bounded are decided once.
+// Package gitcli is borg's one runner of the git CLI: every package that
+// runs git (the store's sync and recovery, sleep's merge, the hooks' diffs
+// in the user's project, install's hook configuration) goes through Git,
+// so that the environment git sees, how its errors read and how its output
+// is bounded are decided once. It depends on nothing of the store, so a
+// package that only runs git does not pull in the store's git engine.
+package gitcli
 
 import (
 	"bytes"
@@ -65,8 +65,8 @@ func (e *GitError) Error() string {
 	if len(e.Args) > 0 {
 		name += " " + e.Args[0]
 	}
-	if lock := lockInStderr(e.Stderr); lock != "" {
-		return fmt.Sprintf("%s: %s (%s)", name, msg, lockFix(lock))
+	if lock := LockInStderr(e.Stderr); lock != "" {
+		return fmt.Sprintf("%s: %s (%s)", name, msg, LockFix(lock))
 	}
 	return fmt.Sprintf("%s: %s", name, msg)
 }
@@ -210,4 +210,38 @@ func storeHardening() []string {
 		"-c", "fetch.recurseSubmodules=false",
 		"-c", "protocol.ext.allow=never",
 	}
+}
+
+// LockFix is the fix for the git lock p that stays.
+func LockFix(p string) string {
+	return fmt.Sprintf("if no git process is running in the store (an editor left open by git commit, git rebase -i), remove it: rm %s", p)
+}
+
+// LockInStderr is the lock file git's message in stderr says exists ("Unable
+// to create '…/index.lock': File exists."), or "".
+func LockInStderr(stderr string) string {
+	const marker = ".lock': File exists"
+	i := strings.Index(stderr, marker)
+	if i < 0 {
+		return ""
+	}
+	start := strings.LastIndexByte(stderr[:i], '\'')
+	if start < 0 {
+		return ""
+	}
+	return stderr[start+1 : i+len(".lock")]
+}
+
+// IsObjectName reports whether h is a full git object name in lower-case
+// hex: SHA-1's 40 digits or SHA-256's 64.
+func IsObjectName(h string) bool {
+	if len(h) != 40 && len(h) != 64 {
+		return false
+	}
+	for _, c := range h {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
