@@ -13,7 +13,7 @@ import (
 // evidence text, caches) stays out of git even when the store's own
 // .gitignore loses its .borg/ line to a teammate's edit. It is never
 // committed, so no push can take it away.
-const privateIgnore = "# borg's private state: never committed (see the store's README)\n*\n"
+const privateIgnore = "# borg's private state: never committed (borg doctor checks it)\n*\n"
 
 // guardPrivate writes .borg/.gitignore when .borg exists without it. It is
 // best effort (a read-only store stays as it is) and costs one stat when

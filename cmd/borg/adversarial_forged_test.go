@@ -14,7 +14,7 @@ import (
 	"github.com/borg-memory/borg/memfs"
 )
 
-// The forged log of issue 15 (testdata/adversarial/forged_log.txtar, run by
+// The forged log (testdata/adversarial/forged_log.txtar, run by
 // TestAdversarialScripts with the real borg binary and real git): one
 // pusher commits a log file of made-up sessions, authors and repos that
 // consolidates a teammate's lesson. The prompt hook must not deliver the

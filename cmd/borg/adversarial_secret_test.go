@@ -17,7 +17,7 @@ import (
 	"github.com/borg-memory/borg/memfs/memfstest"
 )
 
-// The adversarial suite (issue 15): inputs written to get a secret or an
+// The adversarial suite: inputs written to get a secret or an
 // order to the agent past borg. CI runs it with the other tests
 // (go test ./cmd/borg/ -run TestAdversarial).
 

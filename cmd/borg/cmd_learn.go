@@ -62,10 +62,10 @@ func learnCommand(e *env) *cli.Command {
 				}
 				opts.body = string(data)
 			}
-			// One learn allocates about 50 MB, most of it the lessons
-			// tree and the shared git index of a large store, and lives
-			// for tens of milliseconds: collecting on the way cost 10-15
-			// ms of the 100,000-lesson learn. The collector runs only
+			// A learn in a large store allocates tens of megabytes
+			// (most of it the lessons tree) and lives for tens of
+			// milliseconds: collecting on the way is a measurable share
+			// of it (BENCHMARKS.md). The collector runs only
 			// past learnHeapLimit (and the settings are put back, for an
 			// in-process caller).
 			defer tuneGC(learnHeapLimit)()

@@ -12,7 +12,7 @@ import (
 	"github.com/borg-memory/borg/memfs"
 )
 
-// Doctor's check of the shared log's evidence (issue 15): whether each
+// Doctor's check of the shared log's evidence: whether each
 // log/<node>.jsonl holds what its committers could honestly have written.
 // The readers already count every committed line as its committer's
 // (memfs attribution), so a forged file cannot pass for several engineers;

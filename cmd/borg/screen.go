@@ -21,8 +21,8 @@ import (
 // verdict when the index reads it, so searches (recall, the hooks) leave
 // out lessons carrying a secret or instruction-like text without scanning.
 // A lesson borg learn screened on this machine is not screened again: the
-// hook that first indexes it would otherwise compile the rule set (about
-// 50 ms) for a verdict already known (see screenedFile).
+// hook that first indexes it would otherwise compile rules again for a
+// verdict already known (see screenedFile).
 func indexOptions(s *memfs.Store, lockWait time.Duration) index.Options {
 	var once sync.Once
 	var known map[string]bool
