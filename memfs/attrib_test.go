@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -290,5 +291,33 @@ func TestAttributionBehind(t *testing.T) {
 	}
 	if s.AttributionBehind() {
 		t.Fatal("behind after a refresh")
+	}
+}
+
+// TestBurstGroups: identities whose first commits of log lines come
+// together, three or more within the window, count as the first of them;
+// a team's engineers starting apart, or two together, are left as they are.
+func TestBurstGroups(t *testing.T) {
+	minute := int64(60 * 1000)
+	c := func(author string, at int64) CommitInfo { return CommitInfo{Author: author, MS: at} }
+	tests := []struct {
+		name    string
+		commits []CommitInfo
+		want    map[string]string
+	}{
+		{"team apart", []CommitInfo{c("ann", 0), c("ben", 20*minute), c("cy", 45*minute), c("ann", 46*minute)}, nil},
+		{"two together", []CommitInfo{c("ann", 0), c("ben", minute)}, nil},
+		{"three at once", []CommitInfo{c("eve", 5), c("mal", 5), c("oz", 6), c("ann", -60*minute)},
+			map[string]string{"eve": "eve", "mal": "eve", "oz": "eve"}},
+		{"first commits count, not later ones", []CommitInfo{c("ann", 0), c("ben", 30*minute), c("cy", 60*minute), c("ann", 61*minute), c("ben", 61*minute)}, nil},
+		{"a burst and a team", []CommitInfo{c("x1", 0), c("x2", 9*minute), c("x3", 10*minute), c("ann", 25*minute)},
+			map[string]string{"x1": "x1", "x2": "x1", "x3": "x1"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := burstGroups(tt.commits); !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("burstGroups = %v, want %v", got, tt.want)
+			}
+		})
 	}
 }

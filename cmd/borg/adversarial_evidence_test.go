@@ -32,7 +32,7 @@ func TestAdversarialEvidenceNoTeamProduces(t *testing.T) {
 		}
 	}
 	now := time.Now()
-	commitLog := func(node, email string, sessions int, first int64, gap int64, at time.Time) {
+	commitLog := func(node, email string, sessions int, first int64, gap int64, at time.Time, lesson string) {
 		t.Helper()
 		var b strings.Builder
 		by := memfs.HashEngineer(email)
@@ -65,17 +65,17 @@ func TestAdversarialEvidenceNoTeamProduces(t *testing.T) {
 	// A team: two engineers, a few sessions each, their first syncs
 	// twenty minutes apart. Nothing to flag.
 	ms := func(ago time.Duration) int64 { return now.Add(-ago).UnixMilli() }
-	commitLog("n-00000000a001", "ann@example.com", 4, ms(55*time.Minute), 300_000, now.Add(-35*time.Minute))
-	commitLog("n-00000000b002", "ben@example.com", 3, ms(30*time.Minute), 300_000, now.Add(-15*time.Minute))
+	commitLog("n-00000000a001", "ann@example.com", 4, ms(55*time.Minute), 300_000, now.Add(-35*time.Minute), "pin-go-toolchain")
+	commitLog("n-00000000b002", "ben@example.com", 3, ms(30*time.Minute), 300_000, now.Add(-15*time.Minute), "pin-go-toolchain")
 	_, out, _ := inProcess(t, vars, "", "doctor")
 	if strings.Contains(out, "suspect") || strings.Contains(out, "forged") {
 		t.Fatalf("doctor flags a team's ordinary evidence:\n%s", out)
 	}
 
 	// One pusher, three identities, one push.
-	commitLog("n-0000000e0001", "eve@example.com", 120, ms(5*time.Minute), 900, now)
-	commitLog("n-0000000e0002", "mal@example.com", 40, ms(5*time.Minute)+100, 2000, now)
-	commitLog("n-0000000e0003", "oz@example.com", 40, ms(5*time.Minute)+200, 2000, now)
+	commitLog("n-0000000e0001", "eve@example.com", 120, ms(5*time.Minute), 900, now, lesson)
+	commitLog("n-0000000e0002", "mal@example.com", 40, ms(5*time.Minute)+100, 2000, now, lesson)
+	commitLog("n-0000000e0003", "oz@example.com", 40, ms(5*time.Minute)+200, 2000, now, lesson)
 	code, out, errs := inProcess(t, vars, "", "doctor")
 	for _, want := range []string{"faster than anyone works", "several identities appearing at once", "revert"} {
 		if !strings.Contains(out, want) {
@@ -89,5 +89,23 @@ func TestAdversarialEvidenceNoTeamProduces(t *testing.T) {
 	}
 	if strings.Contains(out, "n-00000000a001.jsonl: suspect") {
 		t.Errorf("doctor flags the team's own file:\n%s", out)
+	}
+
+	// The three identities appeared at once: their evidence counts as one
+	// engineer's, in one repo, so it consolidates nothing, and the lesson
+	// is not delivered unasked to a teammate on the forger's word.
+	st, err := memfs.Open(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lessons, _ := st.Lessons()
+	mems, err := st.Memories(lessons, "", domain.DefaultWeights)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range mems {
+		if m.ID == lesson && (m.Consolidated || domain.EarlyTrusted(m, memfs.HashEngineer("carol@example.com"), domain.DefaultWeights)) {
+			t.Errorf("one pusher's three identities earn %s early delivery (vouched %.1f, top vouchers %+v)", lesson, m.Vouched, m.TopVouchers)
+		}
 	}
 }
