@@ -110,13 +110,20 @@ type Claim struct {
 }
 
 // ReadClaim reads a gist's first clause (up to the first period, semicolon,
-// comma, colon, question or exclamation mark at a word's end, or a lone
-// dash).
+// comma, colon, question or exclamation mark at a word's end, a lone dash,
+// or an opening parenthesis: an aside is not the claim). A possessive is
+// its noun ("storefront-web's release train" names what "the storefront-web
+// release train" does), and "now", which a rewrite adds to say the value
+// changed, is not a word of the claim.
 func ReadClaim(gist string) Claim {
 	var words []string
 	for _, raw := range strings.Fields(strings.ToLower(gist)) {
+		if strings.HasPrefix(raw, "(") && len(words) > 0 {
+			break
+		}
 		w := strings.TrimFunc(raw, func(r rune) bool { return unicode.IsPunct(r) && r != '%' && r != '/' })
-		if w != "" {
+		w = strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s")
+		if w != "" && w != "now" {
 			words = append(words, w)
 		}
 		if endsClause(raw) && len(words) > 0 {

@@ -26,6 +26,8 @@ func TestSameSlot(t *testing.T) {
 		{"condition with a verb", "The eligibility service falls back to Change Healthcare when Availity is down.", "The eligibility service falls back to Waystar when Availity is down.", true},
 		{"time with a long unit", "The appointment reminder batch is sent at 18:00 clinic local time.", "The appointment reminder batch is sent at 17:00 clinic local time.", true},
 		{"value refined by a phrase", "Staging deploys are triggered by merging to develop.", "Staging deploys are triggered by merging to main with the deploy-staging label.", true},
+		{"a possessive and now", "storefront-web's release train leaves on Tuesdays.", "The storefront-web release train now leaves on Wednesdays, with the cut at 10:00 UTC.", true},
+		{"an aside in parentheses", "Our fallback card processor is Adyen (primary stays Stripe).", "Fallback card processor is now Checkout.com; Adyen was retired at contract end.", true},
 		{"owned by the team", "The frontdesk web app is owned by the Lighthouse squad.", "The frontdesk web app is owned by the Anchor squad.", true},
 
 		// Two subjects, one relation: never a rewrite.
