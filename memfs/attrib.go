@@ -112,6 +112,19 @@ const (
 	burstMin    = 3
 )
 
+// presentCommits is st's commits by the identities that still own lines
+// of the log files: evidence a revert took out makes no burst with the
+// evidence that stayed.
+func presentCommits(st *attribState) []CommitInfo {
+	owners := map[string]bool{}
+	for _, fa := range st.Files {
+		for _, r := range fa.Runs {
+			owners[r.By] = true
+		}
+	}
+	return slices.DeleteFunc(slices.Clone(st.Commits), func(c CommitInfo) bool { return !owners[c.Author] })
+}
+
 // burstGroups maps the identities of each burst in commits to the burst's
 // first identity (by first commit time, then id); identities outside a
 // burst are left out.
@@ -267,7 +280,7 @@ func (s *Store) refreshAttribution(ctx context.Context) error {
 	if lines.bad {
 		return s.reattribute(ctx)
 	}
-	st.Groups = burstGroups(st.Commits)
+	st.Groups = burstGroups(presentCommits(st))
 	return s.writeAttrib(st, lines)
 }
 
