@@ -1,7 +1,6 @@
 package memfs
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -161,45 +160,21 @@ func TestDetectorMatchesGitleaks(t *testing.T) {
 // borg eval learns them). It runs only when BORG_SCREEN_CORPORA names a
 // folder of corpora.
 func TestDetectorMatchesGitleaksOnCorpora(t *testing.T) {
-	root := os.Getenv("BORG_SCREEN_CORPORA")
-	if root == "" {
-		t.Skip("set BORG_SCREEN_CORPORA to a folder of BEIR corpora")
-	}
-	paths, err := filepath.Glob(filepath.Join(root, "*", "corpus.jsonl"))
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no */corpus.jsonl under %s", root)
-	}
-	p := newParity(t)
-	for _, path := range paths {
-		name := filepath.Base(filepath.Dir(path))
-		f, err := os.Open(path)
-		if err != nil {
-			t.Fatal(err)
+	var p *parity
+	eachCorpus(t, func(name string, docs func(func(id, title, text string))) {
+		if p == nil {
+			p = newParity(t)
 		}
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 1<<20), 1<<24)
-		n, pos, docs := p.texts, p.positive, 0
-		for sc.Scan() {
-			var d struct {
-				ID    string `json:"_id"`
-				Title string `json:"title"`
-				Text  string `json:"text"`
-			}
-			if json.Unmarshal(sc.Bytes(), &d) != nil {
-				continue
-			}
-			docs++
-			where := name + " doc " + d.ID
-			p.check(t, where, d.Text)
-			p.check(t, where, d.Title)
-			p.check(t, where, strings.Join(strings.Fields(d.Title+" "+d.Text), " "))
-		}
-		_ = f.Close()
-		if err := sc.Err(); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("%-14s %6d documents, %6d texts compared, %d with a finding", name, docs, p.texts-n, p.positive-pos)
-	}
+		n, pos, count := p.texts, p.positive, 0
+		docs(func(id, title, text string) {
+			count++
+			where := name + " doc " + id
+			p.check(t, where, text)
+			p.check(t, where, title)
+			p.check(t, where, strings.Join(strings.Fields(title+" "+text), " "))
+		})
+		t.Logf("%-14s %6d documents, %6d texts compared, %d with a finding", name, count, p.texts-n, p.positive-pos)
+	})
 }
 
 // FuzzDetectorMatchesGitleaks: on any text, our detector finds what
