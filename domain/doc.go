@@ -3,8 +3,8 @@
 //
 // Nothing here does I/O, reads the clock or uses global randomness; callers
 // pass time and seeds in, so a rebuild or a sleep re-run reproduces the same
-// numbers. The package imports only the standard library (TestStdlibOnly
-// enforces it).
+// numbers. The package imports only the standard library (cmd/borg's
+// TestImportBoundaries enforces it).
 //
 // # Contents
 //

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestImportBoundaries holds each package to what it may depend on: domain
+// and the leaf packages to the standard library alone; index and hooks to
+// anything but the store package and what it pulls in (go-git, gitleaks),
+// which every hook would otherwise pay for.
+func TestImportBoundaries(t *testing.T) {
+	const mod = "github.com/borg-memory/borg/"
+	stdlibOnly := func(dep string, standard bool) bool { return standard }
+	noStore := func(dep string, _ bool) bool {
+		return dep != mod+"memfs" && !strings.Contains(dep, "go-git") && !strings.Contains(dep, "gitleaks")
+	}
+	tests := []struct {
+		pkg     string
+		allowed func(dep string, standard bool) bool
+	}{
+		{"domain", stdlibOnly},
+		{"memfs/fsutil", stdlibOnly},
+		{"memfs/gitcli", stdlibOnly},
+		{"index", noStore},
+		{"hooks", noStore},
+	}
+	for _, tt := range tests {
+		t.Run(tt.pkg, func(t *testing.T) {
+			cmd := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}} {{.Standard}}", "./"+tt.pkg)
+			cmd.Dir = repoRoot
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("go list: %v", err)
+			}
+			for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+				dep, std, _ := strings.Cut(line, " ")
+				if dep != mod+tt.pkg && !tt.allowed(dep, std == "true") {
+					t.Errorf("%s depends on %s", tt.pkg, dep)
+				}
+			}
+		})
+	}
+}
