@@ -102,6 +102,9 @@ func TestHousekeepingPacksLooseObjects(t *testing.T) {
 // has borg start a gc.
 func TestHousekeepingRespectsGCAutoOff(t *testing.T) {
 	s, _ := looseStore(t, 2*packDueAt)
+	if !housekeepingDue(context.Background(), s) {
+		t.Fatal("housekeeping not due before gc.auto=0: the test would prove nothing")
+	}
 	if out, err := exec.Command("git", "-C", s.Dir(), "config", "gc.auto", "0").CombinedOutput(); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
