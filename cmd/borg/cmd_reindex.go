@@ -51,7 +51,7 @@ func reindexCommand(e *env) *cli.Command {
 				return fail(exitFail, "wait for the reindex running in the background: %v", err)
 			}
 			defer unlock()
-			line, err := reindex(c, e, s, c.Bool("all"))
+			line, err := reindexWith(c.Context, e, s, c.Bool("all"))
 			if err != nil {
 				return fail(exitFail, "%v", err)
 			}
@@ -61,12 +61,8 @@ func reindexCommand(e *env) *cli.Command {
 	}
 }
 
-// reindex brings the index and the summary up to date; line says what it did.
-func reindex(c *cli.Context, e *env, s *memfs.Store, all bool) (string, error) {
-	return reindexWith(c.Context, e, s, all)
-}
-
-// reindexWith is reindex for a command other than reindex (init --remote).
+// reindexWith brings the index and the summary up to date; line says what
+// it did.
 func reindexWith(ctx context.Context, e *env, s *memfs.Store, all bool) (string, error) {
 	defer tuneGC(reindexHeapLimit)()
 	start := time.Now()
@@ -108,7 +104,7 @@ func runBackgroundReindex(c *cli.Context, e *env, s *memfs.Store, token string) 
 				err = fmt.Errorf("panic: %v", p)
 			}
 		}()
-		return reindex(c, e, s, false)
+		return reindexWith(c.Context, e, s, false)
 	}()
 	if err != nil {
 		finish(err.Error(), true)
