@@ -271,7 +271,14 @@ func (r *ledgerReader) float() float64 {
 		return 0
 	}
 	r.i += 8
-	return math.Float64frombits(binary.LittleEndian.Uint64(r.b[r.i-8:]))
+	f := math.Float64frombits(binary.LittleEndian.Uint64(r.b[r.i-8:]))
+	// Weights come from JSON numbers, which are always finite: a NaN or an
+	// infinity is a corrupt cache, and would poison every sum it joins.
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		r.err = errLedgerCodec
+		return 0
+	}
+	return f
 }
 
 func (r *ledgerReader) flag() bool {

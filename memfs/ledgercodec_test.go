@@ -3,6 +3,7 @@ package memfs
 import (
 	"bytes"
 	"encoding/gob"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"testing"
@@ -141,4 +142,23 @@ func BenchmarkLedgerDecode(b *testing.B) {
 			}
 		}
 	})
+}
+
+// A weight that is not finite cannot come from the log (domain.Ledger maps
+// one to a finite value), so the decoder refuses it as corruption: accepted,
+// it would not even round trip, since NaN equals nothing.
+func TestLedgerCodecRefusesNonFiniteWeights(t *testing.T) {
+	for name, w := range map[string]float64{"NaN": math.NaN(), "+Inf": math.Inf(1), "-Inf": math.Inf(-1)} {
+		t.Run(name, func(t *testing.T) {
+			l := domain.NewLedger()
+			l.Regrets["e1"] = domain.RegretMark{Session: "s", Lesson: "a", W: w}
+			var buf bytes.Buffer
+			if err := encodeLedger(&buf, l); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := decodeLedger(buf.Bytes()); err == nil {
+				t.Fatalf("a %s weight was decoded", name)
+			}
+		})
+	}
 }

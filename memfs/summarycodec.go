@@ -265,7 +265,14 @@ func (r *sumReader) float() float64 {
 	if b == nil {
 		return 0
 	}
-	return math.Float64frombits(binary.LittleEndian.Uint64(b))
+	// Every weight the summary holds is finite (the ledger maps the log's
+	// onto finite values): anything else is corruption.
+	f := math.Float64frombits(binary.LittleEndian.Uint64(b))
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		r.fail()
+		return 0
+	}
+	return f
 }
 
 // ParseSummary reads a summary AppendSummary wrote. The summary keeps
