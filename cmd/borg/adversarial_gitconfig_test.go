@@ -14,7 +14,7 @@ import (
 // a file-system monitor and a .gitattributes that re-encodes lessons and
 // runs a filter into the store, and the user's own git config makes all
 // of them live (a relative core.hooksPath, a filter and a textconv driver
-// of that name, core.fsmonitor). borg sync, learn and sleep --apply run
+// of that name, core.fsmonitor, an external diff program). borg sync, learn and sleep --apply run
 // none of them; the teammate's lesson is read as git stores it; doctor
 // names the committed files as the cause.
 func TestAdversarialTeammatePushRunsNothing(t *testing.T) {
@@ -30,7 +30,10 @@ func TestAdversarialTeammatePushRunsNothing(t *testing.T) {
 	global := "[core]\n\thooksPath = .githooks\n\tfsmonitor = .githooks/fsmonitor\n" +
 		"[filter \"evil\"]\n\tclean = sh -c 'touch " + marks + "/clean; cat'\n\tsmudge = sh -c 'touch " + marks + "/smudge; cat'\n" +
 		"[diff \"evil\"]\n\ttextconv = sh -c 'touch " + marks + "/textconv; cat \"$0\"'\n" +
-		"[merge \"evil\"]\n\tdriver = sh -c 'touch " + marks + "/merge; true'\n"
+		"[merge \"evil\"]\n\tdriver = sh -c 'touch " + marks + "/merge; true'\n" +
+		// An external diff program would print its own output where borg
+		// reads git's, and run on every log walk.
+		"[diff]\n\texternal = sh -c 'touch " + marks + "/external'\n"
 	if err := os.WriteFile(filepath.Join(vars["HOME"], ".gitconfig"), []byte(global), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -433,12 +433,12 @@ func (d *demo) sleepSection() error {
 	if out, err := d.git(d.store, "log", "--reverse", "--format=%h %s", "main.."+branch); err == nil && strings.TrimSpace(out) != "" {
 		d.say("\n$ git log main..%s", branch)
 		d.say("%s", indent(strings.TrimRight(out, "\n")))
-		diff, err := d.git(d.store, "diff", "--stat", "-M", "main", branch)
+		diff, err := d.git(d.store, "diff", "--no-ext-diff", "--stat", "-M", "main", branch)
 		if err == nil {
 			d.say("\n$ git diff --stat -M main %s", branch)
 			d.say("%s", indent(strings.TrimRight(diff, "\n")))
 		}
-		full, err := d.git(d.store, "diff", "-M", "--no-color", "main", branch, "--", "lessons", "archive")
+		full, err := d.git(d.store, "diff", "--no-ext-diff", "--no-textconv", "-M", "--no-color", "main", branch, "--", "lessons", "archive")
 		if err == nil && full != "" {
 			d.say("\n$ git diff -M main %s -- lessons archive   (what a reviewer reads)", branch)
 			d.say("%s", indent(clipLines(strings.TrimRight(full, "\n"), 60)))
