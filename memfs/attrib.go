@@ -65,6 +65,9 @@ type CommitInfo struct {
 	Author string `json:"author"` // HashEngineer of its author email
 	Email  string `json:"-"`
 	MS     int64  `json:"ms"` // author time
+	// Signed: git verified the commit's signature, and Author is the
+	// signer's (set only by a signed-evidence refresh).
+	Signed bool `json:"signed,omitempty"`
 }
 
 // attribRun is a byte range of a log file ending at End (starting where the
@@ -88,6 +91,9 @@ type attribState struct {
 	Version int                    `json:"version"`
 	Commit  string                 `json:"commit"` // HEAD when computed ("" = no commits)
 	Files   map[string]*fileAttrib `json:"files"`
+	// Signed: computed under borg.evidence = signed (evidence.go); lines
+	// of commits without a verified signature are labelled unsignedLabel.
+	Signed bool `json:"signed,omitempty"`
 	// Commits are the commits that added lines, kept beside the lines
 	// (attribLinesFile), which only a refresh and doctor read.
 	Commits []CommitInfo `json:"-"`
@@ -226,13 +232,18 @@ func (s *Store) refreshAttribution(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	signed := s.evidence().signed
+	if old != nil && old.Signed != signed {
+		old = nil // the setting changed: every line is labelled again
+	}
 	if old != nil && old.Commit == head && s.attribCovers(old, files) {
 		return nil
 	}
-	st := &attribState{Version: attribVersion, Commit: head, Files: map[string]*fileAttrib{}}
+	st := &attribState{Version: attribVersion, Commit: head, Files: map[string]*fileAttrib{}, Signed: signed}
 	var lines *lineTable
 	touched := map[string]bool{}
 	from := ""
+	checked := 0 // st.Commits[:checked] were verified by an earlier refresh
 	var fast []addedLine
 	fastErr := errSlowPath
 	if old != nil && old.Commit != "" && head != "" {
@@ -242,6 +253,7 @@ func (s *Store) refreshAttribution(ctx context.Context) error {
 		// count new lines as Unattributed) whichever path it would take.
 		if lines = l; lines != nil && (old.Commit == head || gitIsAncestor(ctx, s.dir, old.Commit, head)) {
 			st.Commits = commits
+			checked = len(commits)
 			from = old.Commit
 			if from != head && !attribSlowOnly {
 				fast, fastErr = s.fastAdded(from, head)
@@ -266,12 +278,17 @@ func (s *Store) refreshAttribution(ctx context.Context) error {
 			return err
 		}
 	}
+	if signed {
+		if err := s.verifyCommits(ctx, st.Commits[checked:]); err != nil {
+			return err
+		}
+	}
 	for _, name := range files {
 		var prev *fileAttrib
 		if old != nil && (from != "" || old.Commit == head) {
 			prev = old.Files[name]
 		}
-		fa, err := s.attribFile(name, prev, touched[name], st.Commits, lines)
+		fa, err := s.attribFile(name, prev, touched[name], st.Commits, lines, signed)
 		if err != nil {
 			return err
 		}
@@ -280,7 +297,11 @@ func (s *Store) refreshAttribution(ctx context.Context) error {
 	if lines.bad {
 		return s.reattribute(ctx)
 	}
-	st.Groups = burstGroups(presentCommits(st))
+	if !signed {
+		// Verified signers are keys the team allowed, not names anyone
+		// can type: a team that starts together stays several people.
+		st.Groups = burstGroups(presentCommits(st))
+	}
 	return s.writeAttrib(st, lines)
 }
 
@@ -303,6 +324,27 @@ func (s *Store) lineAdder(st *attribState, lines *lineTable, touched map[string]
 		}
 		lines.put(k, c)
 	}
+}
+
+// verifyCommits asks git to verify the signatures of commits (those added
+// since the last signed-evidence refresh, whose findings the others keep)
+// and counts each verified one as its signer's.
+func (s *Store) verifyCommits(ctx context.Context, commits []CommitInfo) error {
+	hashes := make([]string, len(commits))
+	for i, c := range commits {
+		hashes[i] = c.Hash
+	}
+	got, err := gitVerifySignatures(ctx, s.dir, hashes)
+	if err != nil {
+		return err
+	}
+	for i := range commits {
+		c := &commits[i]
+		if v, ok := got[c.Hash]; ok && v.ok {
+			c.Signed, c.Author = true, commitAuthor(v.signer)
+		}
+	}
+	return nil
 }
 
 // reattribute computes the attribution again from scratch: the line
@@ -352,7 +394,7 @@ func (s *Store) attribValid(name string, fa *fileAttrib) bool {
 // only the lines prev counted as written or Unattributed are read again
 // when the new commits touched the file, and only the lines past
 // prev.Size when they did not.
-func (s *Store) attribFile(name string, prev *fileAttrib, touched bool, commits []CommitInfo, lines *lineTable) (*fileAttrib, error) {
+func (s *Store) attribFile(name string, prev *fileAttrib, touched bool, commits []CommitInfo, lines *lineTable, signed bool) (*fileAttrib, error) {
 	fa := &fileAttrib{}
 	if prev != nil && !s.attribValid(name, prev) {
 		prev = nil
@@ -366,6 +408,9 @@ func (s *Store) attribFile(name string, prev *fileAttrib, touched bool, commits 
 		by := asWritten
 		if c, ok := lines.get(keyOfLine(line)); ok && len(bytes.TrimSpace(line)) > 0 {
 			by = commits[c].Author
+			if signed && !commits[c].Signed {
+				by = unsignedLabel
+			}
 		}
 		fa.Runs = appendRun(fa.Runs, end, by)
 	}
@@ -524,12 +569,15 @@ func (s *Store) label(a *attributor, name string, off int64) string {
 // beyond labels the lines past what the cache covers: written on this
 // machine unless HEAD has moved since (then only this node's own file is
 // known to be written here), or the file was rewritten under the cache.
+//
+// Under signed evidence, a line not known to be signed yet is left out
+// (unsignedLabel) rather than counted as Unattributed.
 func (a *attributor) beyond(name string, intact bool) string {
-	switch {
-	case !intact:
-		return Unattributed
-	case !a.headMoved, name == a.own:
+	if intact && (!a.headMoved || name == a.own) {
 		return asWritten
+	}
+	if a.st != nil && a.st.Signed {
+		return unsignedLabel
 	}
 	return Unattributed
 }
@@ -559,6 +607,10 @@ func (s *Store) runs(a *attributor, name string, end int64) []attribRun {
 	}
 	return out
 }
+
+// counted reports whether a line labelled by counts at all: under signed
+// evidence, the lines of commits without a verified signature do not.
+func counted(by string) bool { return by != unsignedLabel }
 
 // attribute rewrites e's author to who its line counts as.
 func attribute(e domain.Event, by string) domain.Event {

@@ -572,21 +572,33 @@ func (s *Store) commitOnRef(name plumbing.ReferenceName, old, parent plumbing.Ha
 		Author: author, Committer: committer, Message: msg,
 		TreeHash: treeHash, ParentHashes: parents,
 	}
-	obj := &plumbing.MemoryObject{}
-	if err := c.Encode(obj); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	rd, err := obj.Reader()
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	data, err := io.ReadAll(rd)
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	h := w.add(objCommit, data)
-	if err := w.flush(); err != nil {
-		return plumbing.ZeroHash, err
+	var h plumbing.Hash
+	if s.evidence().sign {
+		// A signed commit is written by git, which signs it through the
+		// user's own setup (evidence.go says why borg signs).
+		if err := w.flush(); err != nil {
+			return plumbing.ZeroHash, err
+		}
+		if h, err = s.signedCommit(c); err != nil {
+			return plumbing.ZeroHash, err
+		}
+	} else {
+		obj := &plumbing.MemoryObject{}
+		if err := c.Encode(obj); err != nil {
+			return plumbing.ZeroHash, err
+		}
+		rd, err := obj.Reader()
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		data, err := io.ReadAll(rd)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		h = w.add(objCommit, data)
+		if err := w.flush(); err != nil {
+			return plumbing.ZeroHash, err
+		}
 	}
 	if err := s.casRef(name, old, h, msg); err != nil {
 		return plumbing.ZeroHash, err
@@ -594,6 +606,37 @@ func (s *Store) commitOnRef(name plumbing.ReferenceName, old, parent plumbing.Ha
 	s.recordChanges(name, parent, h, changes)
 	return h, nil
 }
+
+// signedCommit has git write c, signed with the user's signing setup
+// (user.signingKey, gpg.format), and returns its id. Its tree and parents
+// must be written already.
+func (s *Store) signedCommit(c *object.Commit) (plumbing.Hash, error) {
+	args := []string{"commit-tree", "-S", c.TreeHash.String()}
+	for _, p := range c.ParentHashes {
+		args = append(args, "-p", p.String())
+	}
+	date := func(t time.Time) string { return fmt.Sprintf("%d %s", t.Unix(), t.Format("-0700")) }
+	g := Git{Dir: s.dir, Isolate: true, Env: []string{"LC_ALL=C", "GIT_TERMINAL_PROMPT=0",
+		"GIT_AUTHOR_NAME=" + c.Author.Name, "GIT_AUTHOR_EMAIL=" + c.Author.Email, "GIT_AUTHOR_DATE=" + date(c.Author.When),
+		"GIT_COMMITTER_NAME=" + c.Committer.Name, "GIT_COMMITTER_EMAIL=" + c.Committer.Email, "GIT_COMMITTER_DATE=" + date(c.Committer.When)}}
+	// A signing program that waits for a passphrase nobody types would
+	// hold the store's write lock for ever.
+	ctx, cancel := context.WithTimeout(context.Background(), signTimeout)
+	defer cancel()
+	out, err := g.Run(ctx, strings.NewReader(c.Message), args...)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("sign the commit (borg.evidence is signed, or commit.gpgSign is on): %w; fix git's signing setup (user.signingKey, gpg.format; git commit -S must work in the store), or turn signing off for borg's commits: git config borg.evidence any and commit.gpgSign false", err)
+	}
+	id := strings.TrimSpace(string(out))
+	if !isHash(id) {
+		return plumbing.ZeroHash, fmt.Errorf("sign the commit: git commit-tree printed %q", id)
+	}
+	return plumbing.NewHash(id), nil
+}
+
+// signTimeout bounds a signing program (gpg, ssh-keygen) that waits for a
+// passphrase or a card.
+const signTimeout = 2 * time.Minute
 
 // checkRepoPath refuses paths that would escape the store or write into
 // git's or borg's private directories.

@@ -342,7 +342,9 @@ func (s *Store) foldFile(add func(domain.Event), name string, ff *foldedFile, a 
 	}
 	end, err := scanEvents(f, ff.Offset, func(_ int, off int64, e domain.Event, reason string) {
 		if reason == "" {
-			add(attribute(e, s.label(a, name, off)))
+			if by := s.label(a, name, off); counted(by) {
+				add(attribute(e, by))
+			}
 		}
 		if at != nil {
 			at(off)

@@ -203,11 +203,14 @@ type SkippedLine struct {
 
 // LogReport says what ReadEvents read.
 type LogReport struct {
-	Files      int           `json:"files"`
-	Lines      int           `json:"lines"`      // non-blank lines
-	Events     int           `json:"events"`     // distinct events returned
-	Duplicates int           `json:"duplicates"` // lines repeating an event already read
-	Skipped    []SkippedLine `json:"skipped"`
+	Files      int `json:"files"`
+	Lines      int `json:"lines"`      // non-blank lines
+	Events     int `json:"events"`     // distinct events returned
+	Duplicates int `json:"duplicates"` // lines repeating an event already read
+	// Unsigned counts the lines left out under signed evidence (their
+	// commit carries no signature git verifies, or none is known yet).
+	Unsigned int           `json:"unsigned,omitempty"`
+	Skipped  []SkippedLine `json:"skipped"`
 }
 
 // logFiles lists the log files a reader folds: log/*.jsonl and
@@ -271,12 +274,17 @@ func (s *Store) ReadEvents() ([]domain.Event, LogReport, error) {
 				rep.Skipped = append(rep.Skipped, SkippedLine{File: name, Line: n, Reason: reason})
 				return
 			}
+			by := s.label(a, name, off)
+			if !counted(by) {
+				rep.Unsigned++
+				return
+			}
 			if seen[e.ID] {
 				rep.Duplicates++
 				return
 			}
 			seen[e.ID] = true
-			events = append(events, attribute(e, s.label(a, name, off)))
+			events = append(events, attribute(e, by))
 		}, true)
 		_ = f.Close()
 		if err != nil {

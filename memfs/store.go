@@ -68,6 +68,8 @@ type Store struct {
 	held atomic.Pointer[os.File]
 	// owner caches whether this user may write the store (checkOwner).
 	owner ownerCheck
+	// settings caches the git settings of evidence and signing (evidence.go).
+	settings settingsOnce
 }
 
 // Option configures a Store.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -108,4 +109,121 @@ func TestAdversarialEvidenceNoTeamProduces(t *testing.T) {
 			t.Errorf("one pusher's three identities earn %s early delivery (vouched %.1f, top vouchers %+v)", lesson, m.Vouched, m.TopVouchers)
 		}
 	}
+}
+
+// TestAdversarialSignedEvidence: a patient pusher commits as three git
+// identities, an hour apart (no burst), at a human pace, in three repos:
+// without the setting the lesson consolidates and reaches a teammate
+// unasked, the limit SECURITY.md states. With git config borg.evidence
+// signed only the commits git verifies count: the forgery counts for
+// nothing, a teammate's signed evidence still counts, and doctor says how
+// many lines it leaves out.
+func TestAdversarialSignedEvidence(t *testing.T) {
+	if _, err := exec.LookPath("ssh-keygen"); err != nil {
+		t.Skip("ssh-keygen is not installed: git cannot sign with ssh here")
+	}
+	vars := adversarialStore(t)
+	store := vars["BORG_STORE"]
+	var lesson string
+	for _, f := range strings.Fields(testGit(t, store, nil, "ls-files", "lessons")) {
+		if strings.Contains(f, "run-migrations") {
+			lesson = strings.TrimSuffix(filepath.Base(f), ".html")
+		}
+	}
+	// Ann's ssh key is the team's; the allowed-signers file names it.
+	key := filepath.Join(t.TempDir(), "ann")
+	if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "ann", "-f", key).CombinedOutput(); err != nil {
+		t.Fatalf("ssh-keygen: %v\n%s", err, out)
+	}
+	pub, err := os.ReadFile(key + ".pub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	allowed := filepath.Join(t.TempDir(), "allowed_signers")
+	if err := os.WriteFile(allowed, []byte("ann@example.com "+string(pub)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	testGit(t, store, nil, "config", "gpg.format", "ssh")
+	testGit(t, store, nil, "config", "gpg.ssh.allowedSignersFile", allowed)
+
+	start := time.Now().Add(-48 * time.Hour)
+	commitLog := func(node, email, repo, signingKey string, sessions int, at time.Time) {
+		t.Helper()
+		var b strings.Builder
+		for i := range sessions {
+			s := fmt.Sprintf("s-%s-%03d", node, i)
+			ms := at.UnixMilli() + int64(i)*20*60*1000 // one session every 20 minutes
+			for j, kind := range []domain.EventKind{domain.KindSession, domain.KindAsked, domain.KindChanged} {
+				e := domain.Event{MS: ms + int64(j), Kind: kind, Session: s, Repo: repo, Author: memfs.HashEngineer(email)}
+				if kind != domain.KindSession {
+					e.Lesson = lesson
+				}
+				line, err := json.Marshal(e.WithID())
+				if err != nil {
+					t.Fatal(err)
+				}
+				b.Write(append(line, '\n'))
+			}
+		}
+		rel := "log/" + node + ".jsonl"
+		if err := os.WriteFile(filepath.Join(store, rel), []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		date := fmt.Sprintf("%d +0000", at.Add(time.Duration(sessions)*20*time.Minute).Unix())
+		id := []string{"GIT_AUTHOR_EMAIL=" + email, "GIT_COMMITTER_EMAIL=" + email, "GIT_AUTHOR_NAME=x", "GIT_COMMITTER_NAME=x",
+			"GIT_AUTHOR_DATE=" + date, "GIT_COMMITTER_DATE=" + date}
+		testGit(t, store, id, "add", rel)
+		args := []string{"commit", "-q", "-m", "borg sync: outcomes of " + node}
+		if signingKey != "" {
+			args = append([]string{"-c", "user.signingKey=" + signingKey}, append(args, "-S")...)
+		}
+		testGit(t, store, id, args...)
+	}
+	commitLog("n-000000000a11", "ann@example.com", "api", key, 3, start)
+	commitLog("n-0000000e0001", "eve@example.com", "api", "", 20, start.Add(2*time.Hour))
+	commitLog("n-0000000e0002", "mal@example.com", "web", "", 20, start.Add(10*time.Hour))
+	commitLog("n-0000000e0003", "oz@example.com", "infra", "", 20, start.Add(18*time.Hour))
+
+	memory := func() domain.Memory {
+		t.Helper()
+		st, err := memfs.Open(store)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lessons, _ := st.Lessons()
+		mems, err := st.Memories(lessons, "", domain.DefaultWeights)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range mems {
+			if m.ID == lesson {
+				return m
+			}
+		}
+		t.Fatalf("no memory of %s", lesson)
+		return domain.Memory{}
+	}
+	carol := memfs.HashEngineer("carol@example.com")
+	if m := memory(); !m.Consolidated || !domain.EarlyTrusted(m, carol, domain.DefaultWeights) {
+		t.Fatalf("the patient forgery does not work without the setting (consolidated %v, vouched %.1f): the test proves nothing", m.Consolidated, m.Vouched)
+	}
+
+	testGit(t, store, nil, "config", "borg.evidence", "signed")
+	m := memory()
+	if m.Consolidated || domain.EarlyTrusted(m, carol, domain.DefaultWeights) {
+		t.Errorf("with signed evidence the forgery still consolidates %s (vouched %.1f, top vouchers %+v)", lesson, m.Vouched, m.TopVouchers)
+	}
+	if m.Vouched != 3 {
+		t.Errorf("vouched %.1f, want Ann's 3 signed changes", m.Vouched)
+	}
+	code, out, errs := inProcess(t, vars, "", "doctor")
+	if !strings.Contains(out, "evidence: signed only (git config borg.evidence): 180 log lines") {
+		t.Errorf("doctor does not count the unsigned lines (exit %d):\n%s%s", code, out, errs)
+	}
+	// borg's own commits are signed now: a learn needs the signing key.
+	testGit(t, store, nil, "config", "user.signingKey", key)
+	if code, _, errs := inProcess(t, vars, "", "learn", "Tag releases from the main branch only"); code != 0 {
+		t.Fatalf("learn under signed evidence: exit %d: %s", code, errs)
+	}
+	testGit(t, store, nil, "verify-commit", "HEAD")
 }

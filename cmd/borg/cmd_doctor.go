@@ -68,6 +68,10 @@ type doctorReport struct {
 	// EvidenceUnchecked says why there is none.
 	Evidence          []logFileCheck `json:"evidence"`
 	EvidenceUnchecked string         `json:"evidence_unchecked,omitempty"`
+	// EvidenceMode is "signed" when only evidence from commits with a
+	// verified signature counts (git config borg.evidence), else "any";
+	// Log.Unsigned counts the lines it leaves out.
+	EvidenceMode string `json:"evidence_mode"`
 	// Repair is the crash-safety check (doctor_repair.go).
 	Repair repairReport `json:"repair"`
 	// Layout is the fan-out layout's check (doctor_layout.go).
@@ -209,6 +213,9 @@ func printDoctor(w io.Writer, rep doctorReport) {
 		fmt.Fprintf(w, "  %s:%d: skipped: %s\n", sk.File, sk.Line, sk.Reason)
 	}
 	printLogChecks(w, rep.Evidence)
+	if rep.EvidenceMode == "signed" {
+		fmt.Fprintf(w, "evidence: signed only (git config borg.evidence): %d log lines from commits without a verified signature are not counted\n", rep.Log.Unsigned)
+	}
 	fmt.Fprintf(w, "index: %s\n", rep.Index)
 	if rep.Background != "" {
 		fmt.Fprintf(w, "background: %s\n", rep.Background)
@@ -240,6 +247,13 @@ func runDoctor(e *env, s *memfs.Store, asJSON, fix bool) error {
 		logRep.Skipped = []memfs.SkippedLine{}
 	}
 	rep.Log = logRep
+	rep.EvidenceMode = "any"
+	if signed, err := s.SignedEvidence(); signed {
+		rep.EvidenceMode = "signed"
+		if err != nil {
+			rep.StoreProblems = append(rep.StoreProblems, err.Error()+" (until then only signed evidence counts)")
+		}
+	}
 	checkIndex(e, s, &rep, fix)
 	if st, ok := readBackgroundStatus(s); ok {
 		rep.Background = describeBackground(st, e.now())
