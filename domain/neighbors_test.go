@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"testing"
+
+	"github.com/borg-memory/borg/scripts/benchtest"
 )
 
 func TestTopNeighborPairs(t *testing.T) {
@@ -117,9 +119,9 @@ func BenchmarkCosine256(b *testing.B) {
 // distorts far less than ns/op. Call as defer reportCPU(b)() right before the
 // loop.
 func reportCPU(b *testing.B) func() {
-	start, ok := processCPU()
+	start, ok := benchtest.ProcessCPU()
 	return func() {
-		end, ok2 := processCPU()
+		end, ok2 := benchtest.ProcessCPU()
 		if ok && ok2 && b.N > 0 {
 			b.ReportMetric(float64((end-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
 		}

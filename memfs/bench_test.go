@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/borg-memory/borg/domain"
+	"github.com/borg-memory/borg/scripts/benchtest"
 )
 
 // BenchmarkLessons10k reads and parses 10,000 lesson files.
@@ -230,7 +231,7 @@ func committedStore(b *testing.B, n int) *Store {
 func benchCommitIn(b *testing.B, n int) {
 	s := committedStore(b, n)
 	i := 0
-	cpu := processCPU()
+	cpu, _ := benchtest.ProcessCPU()
 	defer func() { reportCPU(b, cpu) }()
 	for b.Loop() {
 		i++
@@ -255,7 +256,7 @@ func BenchmarkCommitOnRef10kChanged(b *testing.B) {
 	}
 	changes := make([]FileChange, n)
 	i := 0
-	cpu := processCPU()
+	cpu, _ := benchtest.ProcessCPU()
 	defer func() { reportCPU(b, cpu) }()
 	for b.Loop() {
 		i++
@@ -275,7 +276,8 @@ func BenchmarkCommitOnRef10kChanged(b *testing.B) {
 // goroutines, the timed loop only when called after it).
 func reportCPU(b *testing.B, start time.Duration) {
 	if b.N > 0 {
-		b.ReportMetric(float64(processCPU()-start)/float64(b.N), "cpu-ns/op")
+		now, _ := benchtest.ProcessCPU()
+		b.ReportMetric(float64(now-start)/float64(b.N), "cpu-ns/op")
 	}
 }
 
@@ -283,7 +285,7 @@ func reportCPU(b *testing.B, start time.Duration) {
 // sleep's snapshot does.
 func BenchmarkReadDirAt10k(b *testing.B) {
 	s := committedStore(b, 10000)
-	cpu := processCPU()
+	cpu, _ := benchtest.ProcessCPU()
 	defer func() { reportCPU(b, cpu) }()
 	for b.Loop() {
 		files, err := s.ReadDirAt("HEAD", LessonsDir)

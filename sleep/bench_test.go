@@ -15,6 +15,7 @@ import (
 
 	"github.com/borg-memory/borg/domain"
 	"github.com/borg-memory/borg/memfs"
+	"github.com/borg-memory/borg/scripts/benchtest"
 )
 
 // benchDate is the night the benchmarks sleep for.
@@ -206,11 +207,11 @@ func BenchmarkSleep(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
 				st := benchStore(b, n)
-				c0, _ := processCPU()
+				c0, _ := benchtest.ProcessCPU()
 				b.StartTimer()
 				res, err := Run(context.Background(), st, Options{Date: benchDate}, nil)
 				b.StopTimer()
-				c1, ok := processCPU()
+				c1, ok := benchtest.ProcessCPU()
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -243,16 +244,16 @@ func TestSleepProfile(t *testing.T) {
 	var cpuStart time.Duration
 	lap := func(name string, start time.Time) {
 		line := fmt.Sprintf("%-34s %8.3fs", name, time.Since(start).Seconds())
-		if c, ok := processCPU(); ok {
+		if c, ok := benchtest.ProcessCPU(); ok {
 			line += fmt.Sprintf("  cpu %7.3fs", (c - cpuStart).Seconds())
 		}
 		steps = append(steps, line)
 	}
 	mark := func() time.Time {
-		cpuStart, _ = processCPU()
+		cpuStart, _ = benchtest.ProcessCPU()
 		return time.Now()
 	}
-	cpuTotal, _ := processCPU()
+	cpuTotal, _ := benchtest.ProcessCPU()
 	total := time.Now()
 
 	start := mark()

@@ -1,16 +1,17 @@
 //go:build unix
 
-package sleep
+package benchtest
 
 import (
 	"syscall"
 	"time"
 )
 
-// processCPU is the user+system CPU time of the process and of the children
-// it has waited for (the git CLI) so far, so a benchmark can report CPU per
-// op, which a busy machine does not inflate the way it inflates wall time.
-func processCPU() (time.Duration, bool) {
+// ProcessCPU is the user and system CPU time of this process and of the
+// children it has waited for (git, say) so far. A benchmark reports CPU per
+// op from it: a busy machine inflates wall time, not CPU time. ok is false
+// where the OS does not say.
+func ProcessCPU() (d time.Duration, ok bool) {
 	var self, kids syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &self) != nil || syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids) != nil {
 		return 0, false
