@@ -347,53 +347,9 @@ func roundTo(x float64, places int) float64 {
 // follows a .git file (worktrees, submodules), a symbolic HEAD, loose refs
 // and packed-refs; anything else is an error and the caller asks git.
 func ReadHead(root string) (string, error) {
-	gitDir := filepath.Join(root, ".git")
-	if b, err := os.ReadFile(gitDir); err == nil {
-		// A .git file: "gitdir: <path>".
-		line := strings.TrimSpace(string(b))
-		if !strings.HasPrefix(line, "gitdir: ") {
-			return "", errors.New("unrecognised .git file")
-		}
-		gitDir = strings.TrimPrefix(line, "gitdir: ")
-		if !filepath.IsAbs(gitDir) {
-			gitDir = filepath.Join(root, gitDir)
-		}
-	}
-	b, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+	d, err := gitcli.FindDirs(root)
 	if err != nil {
 		return "", err
 	}
-	head := strings.TrimSpace(string(b))
-	if !strings.HasPrefix(head, "ref: ") {
-		if gitcli.IsObjectName(head) {
-			return head, nil
-		}
-		return "", errors.New("unrecognised HEAD")
-	}
-	ref := strings.TrimPrefix(head, "ref: ")
-	// A worktree keeps its refs in the common dir.
-	common := gitDir
-	if c, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
-		common = strings.TrimSpace(string(c))
-		if !filepath.IsAbs(common) {
-			common = filepath.Join(gitDir, common)
-		}
-	}
-	for _, dir := range []string{gitDir, common} {
-		if b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(ref))); err == nil {
-			if id := strings.TrimSpace(string(b)); gitcli.IsObjectName(id) {
-				return id, nil
-			}
-		}
-	}
-	packed, err := os.ReadFile(filepath.Join(common, "packed-refs"))
-	if err != nil {
-		return "", err
-	}
-	for _, line := range strings.Split(string(packed), "\n") {
-		if f := strings.Fields(line); len(f) == 2 && f[1] == ref && gitcli.IsObjectName(f[0]) {
-			return f[0], nil
-		}
-	}
-	return "", errors.New("HEAD's ref not found")
+	return d.ReadRef("HEAD")
 }

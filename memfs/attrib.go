@@ -490,23 +490,10 @@ func (s *Store) sharedLogFiles() ([]string, error) {
 	return out, nil
 }
 
-// headCommit is HEAD's commit hash, "" without commits. It reads the ref
-// files first (every reader of the log asks, and reading a file is cheaper
-// than go-git's resolution) and asks go-git when they do not say (packed
-// refs).
+// headCommit is HEAD's commit hash, "" without commits: every reader of
+// the log asks, so it reads the ref files rather than open go-git's view.
 func (s *Store) headCommit() string {
-	if b, err := os.ReadFile(filepath.Join(s.git.gitDir, "HEAD")); err == nil {
-		head := strings.TrimSpace(string(b))
-		if ref, ok := strings.CutPrefix(head, "ref: "); ok && strings.HasPrefix(ref, "refs/") && !strings.Contains(ref, "..") {
-			if b, err := os.ReadFile(filepath.Join(s.git.commonDir, filepath.FromSlash(ref))); err == nil {
-				head = strings.TrimSpace(string(b))
-			}
-		}
-		if len(head) == 40 && strings.Trim(head, "0123456789abcdef") == "" {
-			return head
-		}
-	}
-	h, err := s.ResolveRef("HEAD")
+	h, err := s.git.dirs().ReadRef("HEAD")
 	if err != nil {
 		return ""
 	}

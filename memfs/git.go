@@ -24,6 +24,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/borg-memory/borg/memfs/gitcli"
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
@@ -59,10 +60,11 @@ type gitRepo struct {
 // openGit opens the repository of the worktree dir, after checking that
 // borg can read and write its format.
 func openGit(dir string) (*gitRepo, error) {
-	gitDir, commonDir, err := gitDirs(dir)
+	dirs, err := gitcli.FindDirs(dir)
 	if err != nil {
 		return nil, err
 	}
+	gitDir, commonDir := dirs.Git, dirs.Common
 	if err := checkRepoFormat(commonDir); err != nil {
 		return nil, err
 	}
@@ -71,43 +73,6 @@ func openGit(dir string) (*gitRepo, error) {
 		return nil, err
 	}
 	return &gitRepo{r: r, gitDir: gitDir, commonDir: commonDir, packs: newPackSet(commonDir)}, nil
-}
-
-// gitDirs finds the git directories of the worktree dir: dir/.git, or
-// where the file dir/.git points ("gitdir: …", a linked worktree or a
-// submodule), and the common directory its commondir file names.
-func gitDirs(dir string) (gitDir, commonDir string, err error) {
-	dotGit := filepath.Join(dir, ".git")
-	fi, err := os.Stat(dotGit)
-	if err != nil {
-		return "", "", err
-	}
-	gitDir = dotGit
-	if !fi.IsDir() {
-		data, err := os.ReadFile(dotGit)
-		if err != nil {
-			return "", "", err
-		}
-		line, _, _ := strings.Cut(string(data), "\n")
-		p, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir: ")
-		if !ok {
-			return "", "", fmt.Errorf("%s is a file without a gitdir: line; point it at the repository's git directory or make the store with borg init", dotGit)
-		}
-		gitDir = relTo(dir, strings.TrimSpace(p))
-	}
-	commonDir = gitDir
-	if data, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
-		commonDir = relTo(gitDir, strings.TrimSpace(string(data)))
-	}
-	return filepath.Clean(gitDir), filepath.Clean(commonDir), nil
-}
-
-// relTo is p, made absolute from base when it is relative.
-func relTo(base, p string) string {
-	if filepath.IsAbs(p) {
-		return p
-	}
-	return filepath.Join(base, filepath.FromSlash(p))
 }
 
 // checkRepoFormat refuses a repository whose config declares a format
@@ -284,40 +249,54 @@ func pickBranch(refs []*plumbing.Reference) (plumbing.ReferenceName, error) {
 	return "", fmt.Errorf("the remote's HEAD names %s, and it has no main or master branch but %d others (%s): set its HEAD to the store's branch (git symbolic-ref HEAD refs/heads/NAME in the remote)", what, len(names), strings.Join(names, ", "))
 }
 
+// dirs are the repository's git directories, for gitcli's ref reader.
+func (g *gitRepo) dirs() gitcli.Dirs { return gitcli.Dirs{Git: g.gitDir, Common: g.commonDir} }
+
 // hasCommits reports whether HEAD points at a commit.
 func (g *gitRepo) hasCommits() bool {
-	_, err := g.r.Head()
+	_, err := g.dirs().ReadRef("HEAD")
 	return err == nil
 }
 
 // headBranch is the branch HEAD names (refs/heads/main on a new store).
 func (g *gitRepo) headBranch() (plumbing.ReferenceName, error) {
-	ref, err := g.r.Storer.Reference(plumbing.HEAD)
+	target, err := g.dirs().SymbolicTarget("HEAD")
 	if err != nil {
 		return "", fmt.Errorf("read HEAD: %w", err)
 	}
-	if ref.Type() != plumbing.SymbolicReference {
+	if target == "" {
 		return "", errors.New("HEAD is detached; check out a branch in the store")
 	}
-	return ref.Target(), nil
+	return plumbing.ReferenceName(target), nil
 }
 
 // refHash is the commit a ref names, or the zero hash when it does not exist.
 func (g *gitRepo) refHash(name plumbing.ReferenceName) (plumbing.Hash, error) {
-	ref, err := g.r.Reference(name, true)
-	if errors.Is(err, plumbing.ErrReferenceNotFound) {
+	h, err := g.dirs().ReadRef(name.String())
+	if errors.Is(err, gitcli.ErrNoRef) {
 		return plumbing.ZeroHash, nil
 	}
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	return ref.Hash(), nil
+	return plumbing.NewHash(h), nil
 }
 
 // ResolveRef returns the commit hash (40 hex) that a ref or revision names:
 // "HEAD", "main", "refs/heads/borg/sleep/2026-11-30", a hash. It returns an
 // error wrapping ErrNotFound when nothing has that name.
 func (s *Store) ResolveRef(name string) (string, error) {
+	if name == "HEAD" || strings.HasPrefix(name, "refs/") {
+		h, err := s.git.dirs().ReadRef(name)
+		if errors.Is(err, gitcli.ErrNoRef) {
+			return "", fmt.Errorf("resolve %s: %w", name, ErrNotFound)
+		}
+		if err != nil {
+			return "", fmt.Errorf("resolve %s: %w", name, err)
+		}
+		return h, nil
+	}
+	// A branch name, a hash or any other revision git accepts.
 	h, err := s.git.r.ResolveRevision(plumbing.Revision(name))
 	if errors.Is(err, plumbing.ErrReferenceNotFound) || errors.Is(err, plumbing.ErrObjectNotFound) {
 		return "", fmt.Errorf("resolve %s: %w", name, ErrNotFound)
