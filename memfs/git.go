@@ -286,7 +286,8 @@ func (g *gitRepo) refHash(name plumbing.ReferenceName) (plumbing.Hash, error) {
 // "HEAD", "main", "refs/heads/borg/sleep/2026-11-30", a hash. It returns an
 // error wrapping ErrNotFound when nothing has that name.
 func (s *Store) ResolveRef(name string) (string, error) {
-	if name == "HEAD" || strings.HasPrefix(name, "refs/") {
+	if name == "HEAD" || (strings.HasPrefix(name, "refs/") && !strings.ContainsAny(name, "~^:?*[\\ @{")) {
+		// A ref by its full name: read from git's files.
 		h, err := s.git.dirs().ReadRef(name)
 		if errors.Is(err, gitcli.ErrNoRef) {
 			return "", fmt.Errorf("resolve %s: %w", name, ErrNotFound)

@@ -3,6 +3,7 @@ package memfs
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -467,4 +468,27 @@ func TestAdversarialCommittedSymlinks(t *testing.T) {
 			t.Errorf("the clone wrote through the link: %v", entries)
 		}
 	})
+}
+
+// TestResolveRefMatchesGit: full ref names, branch names and revision
+// expressions resolve as git rev-parse resolves them.
+func TestResolveRefMatchesGit(t *testing.T) {
+	s := newTestStore(t)
+	for i := range 3 {
+		writeStoreFile(t, s, fmt.Sprintf("lessons/aa/l%d.html", i), Render(sampleLesson(fmt.Sprintf("lesson-%d", i))))
+		if _, err := s.Commit("add", fmt.Sprintf("lessons/aa/l%d.html", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gitCLI(t, s.Dir(), "branch", "side", "HEAD~1")
+	gitCLI(t, s.Dir(), "pack-refs", "--all")
+	for _, rev := range []string{"HEAD", "main", "refs/heads/main", "refs/heads/main~1", "refs/heads/side", "side~1", "HEAD^", "HEAD~2"} {
+		want := strings.TrimSpace(gitCLI(t, s.Dir(), "rev-parse", rev))
+		if got, err := s.ResolveRef(rev); err != nil || got != want {
+			t.Errorf("ResolveRef(%q) = %q, %v; git says %q", rev, got, err, want)
+		}
+	}
+	if _, err := s.ResolveRef("refs/heads/nope"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("a missing ref: %v", err)
+	}
 }
