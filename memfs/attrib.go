@@ -504,17 +504,15 @@ func (s *Store) headCommit() string {
 // the cached attribution, without reading history.
 type attributor struct {
 	st        *attribState
-	headMoved bool   // HEAD is not the commit st was computed at
-	own       string // this node's shared log file
+	headMoved bool                   // HEAD is not the commit st was computed at
+	own       func(name string) bool // a segment of this node's shared log
 	valid     map[string]bool
 }
 
 // newAttributor loads the cached attribution (a few small reads).
 func (s *Store) newAttributor() *attributor {
 	a := &attributor{st: s.readAttribState(), valid: map[string]bool{}}
-	if n, err := s.Node(); err == nil {
-		a.own = LogDir + "/" + n + ".jsonl"
-	}
+	a.own = s.IsOwnLog
 	a.headMoved = a.st == nil || a.st.Commit != s.headCommit()
 	return a
 }
@@ -560,7 +558,7 @@ func (s *Store) label(a *attributor, name string, off int64) string {
 // Under signed evidence, a line not known to be signed yet is left out
 // (unsignedLabel) rather than counted as Unattributed.
 func (a *attributor) beyond(name string, intact bool) string {
-	if intact && (!a.headMoved || name == a.own) {
+	if intact && (!a.headMoved || a.own(name)) {
 		return asWritten
 	}
 	if a.st != nil && a.st.Signed {
@@ -678,7 +676,7 @@ func (s *Store) AttributionBehind() bool {
 		return false
 	}
 	for _, name := range files {
-		if name == a.own {
+		if a.own(name) {
 			continue
 		}
 		fi, err := os.Stat(filepath.Join(s.dir, filepath.FromSlash(name)))

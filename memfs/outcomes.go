@@ -70,7 +70,8 @@ func prepare(e domain.Event) domain.Event {
 }
 
 // Append writes each event, its session and author hashed and its id
-// filled, as one JSON line to log/<node>.jsonl, or to .borg/local/<node>.jsonl
+// filled, as one JSON line to the node's shared log (its last segment,
+// logroll.go), or to .borg/local/<node>.jsonl
 // when its kind is never shared or BORG_SHARE_OUTCOMES is off. Each line
 // goes out in one write under an exclusive advisory lock, so parallel
 // appenders lose nothing. Append does not commit.
@@ -84,6 +85,7 @@ func (s *Store) Append(events ...domain.Event) error {
 	}
 	share := s.ShareOutcomes()
 	byFile := map[string][][]byte{}
+	shared := ""
 	for _, e := range events {
 		e = prepare(e)
 		line, err := json.Marshal(e)
@@ -92,7 +94,12 @@ func (s *Store) Append(events ...domain.Event) error {
 		}
 		dest := s.LocalLogPath()
 		if share && e.Kind.Shared() {
-			dest = s.LogPath()
+			if shared == "" {
+				if shared, err = s.appendSegment(node); err != nil {
+					return fmt.Errorf("append events (node %s): %w", node, err)
+				}
+			}
+			dest = shared
 		}
 		byFile[dest] = append(byFile[dest], append(line, '\n'))
 	}
@@ -128,9 +135,42 @@ func (s *Store) AppendEvidence(e domain.Event, why string) error {
 	return nil
 }
 
-// LogPath is this node's shared log, a slash path from the store's root
-// (commit it with Commit).
-func (s *Store) LogPath() string { n, _ := s.Node(); return LogDir + "/" + n + ".jsonl" }
+// LogPath is this node's shared log as it is appended to now: its last
+// segment (logroll.go), a slash path from the store's root.
+func (s *Store) LogPath() string {
+	n, _ := s.Node()
+	k, _, err := s.lastSegment(n)
+	if err != nil {
+		k = 0
+	}
+	return segmentPath(n, k)
+}
+
+// OwnLogPaths are the segments of this node's shared log a commit of its
+// new lines takes: the last one HEAD holds and every later one (an earlier
+// segment was complete when the next began, and is committed as it is).
+func (s *Store) OwnLogPaths() ([]string, error) {
+	all, err := s.LogSegments()
+	if err != nil || len(all) < 2 {
+		return all, err
+	}
+	committed, err := s.listAt("HEAD", LogDir)
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return nil, err
+	}
+	last := 0
+	for _, p := range committed {
+		if s.IsOwnLog(p) {
+			if _, k, _ := LogNode(p); k > last {
+				last = k
+			}
+		}
+	}
+	if last >= len(all) {
+		last = len(all) - 1
+	}
+	return all[last:], nil
+}
 
 // LocalLogPath is this node's local log, never committed.
 func (s *Store) LocalLogPath() string { n, _ := s.Node(); return localLogDir + "/" + n + ".jsonl" }

@@ -191,16 +191,17 @@ func (s *Store) commitOwnLog() (bool, error) {
 	if !s.ShareOutcomes() {
 		return false, nil
 	}
-	p := s.LogPath()
-	if _, err := os.Lstat(filepath.Join(s.dir, filepath.FromSlash(p))); errors.Is(err, os.ErrNotExist) {
-		return false, nil
+	paths, err := s.OwnLogPaths()
+	if err != nil || len(paths) == 0 {
+		return false, err
 	}
 	branch, err := s.git.headBranch()
 	if err != nil {
 		return false, err
 	}
 	before, _ := s.git.refHash(branch)
-	h, err := s.Commit("borg sync: outcomes of "+strings.TrimSuffix(path.Base(p), ".jsonl"), p)
+	node, _, _ := LogNode(paths[0])
+	h, err := s.Commit("borg sync: outcomes of "+node, paths...)
 	if err != nil {
 		return false, err
 	}
@@ -292,10 +293,9 @@ func writeStoreAttributes(gitDir string) error {
 // when the merge is done or undone (keep leaves the journal for recovery).
 func (s *Store) beginMerge(ctx context.Context, ref, from, msg string) (end func(keep bool) error, err error) {
 	j := journal{PID: os.Getpid(), StartMS: time.Now().UnixMilli(), Message: msg, Ref: ref, Merge: true, From: from}
-	own := s.LogPath()
 	if out, err := s.runGit(ctx, nil, "diff", "--name-only", "-z", "--no-renames", "HEAD..."+from, "--"); err == nil {
 		for _, p := range strings.Split(string(out), "\x00") {
-			if p != "" && p != own {
+			if p != "" && !s.IsOwnLog(p) {
 				j.Undo = append(j.Undo, p)
 			}
 		}

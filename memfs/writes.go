@@ -289,7 +289,7 @@ func (s *Store) undoMerge(from string, paths []string) (string, error) {
 	}
 	n := 0
 	for _, p := range paths {
-		if checkRepoPath(p) != nil || p == s.LogPath() {
+		if checkRepoPath(p) != nil || s.IsOwnLog(p) {
 			continue
 		}
 		// The index never stays ahead of HEAD.

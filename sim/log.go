@@ -37,7 +37,7 @@ func (l *outcomeLog) append(events []domain.Event) error {
 }
 
 // read returns every event of the store (ReadEvents: shared and local logs,
-// deduplicated and sorted), the events of the shared log file alone, and the
+// deduplicated and sorted), the events of the shared log's segments alone, and the
 // ledger the store folds from its logs (LoadLedger).
 func (l *outcomeLog) read() (all, shared []domain.Event, led *domain.Ledger, err error) {
 	all, rep, err := l.store.ReadEvents()
@@ -48,9 +48,16 @@ func (l *outcomeLog) read() (all, shared []domain.Event, led *domain.Ledger, err
 		return nil, nil, nil, fmt.Errorf("read events: %d lines skipped, first %s:%d: %s",
 			len(rep.Skipped), rep.Skipped[0].File, rep.Skipped[0].Line, rep.Skipped[0].Reason)
 	}
-	shared, err = readJSONL(filepath.Join(l.store.Dir(), filepath.FromSlash(l.store.LogPath())))
+	segments, err := l.store.LogSegments()
 	if err != nil {
 		return nil, nil, nil, err
+	}
+	for _, p := range segments {
+		events, err := readJSONL(filepath.Join(l.store.Dir(), filepath.FromSlash(p)))
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		shared = append(shared, events...)
 	}
 	led, err = l.store.LoadLedger()
 	if err != nil {

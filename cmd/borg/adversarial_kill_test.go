@@ -61,7 +61,10 @@ func newAdvEnv(t *testing.T) *advEnv {
 	a.env = append(os.Environ(), "HOME="+filepath.Join(dir, "home"), "XDG_DATA_HOME="+filepath.Join(dir, "home", "share"),
 		"BORG_STORE="+a.store, "BORG_ENGINEER=adv@example.com", "BORG_PLACEBO_RATE=0",
 		"GIT_AUTHOR_NAME=adv", "GIT_AUTHOR_EMAIL=adv@example.com", "GIT_COMMITTER_NAME=adv", "GIT_COMMITTER_EMAIL=adv@example.com",
-		"GIT_CONFIG_NOSYSTEM=1")
+		"GIT_CONFIG_NOSYSTEM=1",
+		// The log rolls every few kilobytes: kills land in rolls and in
+		// syncs of several segments too.
+		"BORG_LOG_ROLL=2K")
 	if err := os.MkdirAll(a.proj, 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -241,7 +241,11 @@ func runPromote(e *env, s *memfs.Store, dst string) error {
 		return err
 	}
 	if s.ShareOutcomes() {
-		if _, err := s.Commit("borg links promote: "+dst, s.LogPath()); err != nil {
+		logs, err := s.OwnLogPaths()
+		if err == nil {
+			_, err = s.Commit("borg links promote: "+dst, logs...)
+		}
+		if err != nil {
 			return fail(exitFail, "promotion recorded but not committed: %v", err)
 		}
 	}

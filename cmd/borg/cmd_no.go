@@ -62,7 +62,11 @@ func runNo(e *env, s *memfs.Store, id, why string) error {
 		}
 	}
 	if s.ShareOutcomes() {
-		if _, err := s.Commit("borg no: "+id, s.LogPath()); err != nil {
+		logs, err := s.OwnLogPaths()
+		if err == nil {
+			_, err = s.Commit("borg no: "+id, logs...)
+		}
+		if err != nil {
 			return fail(exitFail, "veto recorded but not committed: %v", err)
 		}
 		housekeep(e, s)

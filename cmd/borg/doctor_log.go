@@ -91,7 +91,6 @@ func checkLogEvidence(ctx context.Context, s *memfs.Store, nowMS int64, me strin
 		note(e)
 	}
 	root := s.RootCommitMS()
-	own := s.LogPath()
 	byFile := map[string]*logFileCheck{}
 	commits := map[string]map[string]bool{}
 	added := map[string]map[string]bool{} // every commit that added a line, by file
@@ -118,7 +117,7 @@ func checkLogEvidence(ctx context.Context, s *memfs.Store, nowMS int64, me strin
 				c.Reattributed++
 				commits[cl.File][cl.Commit.Hash] = true
 			}
-			if me != "" && cl.Commit.Author == me && cl.File != own {
+			if me != "" && cl.Commit.Author == me && !s.IsOwnLog(cl.File) {
 				c.UnderYou++
 				commits[cl.File][cl.Commit.Hash] = true
 			}

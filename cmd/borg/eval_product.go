@@ -88,7 +88,7 @@ func buildProductStore(ctx context.Context, e *env, dir string, docs []domain.Le
 		return nil, err
 	}
 	ps := &productSearcher{dir: dir, store: s, docs: map[string][]string{}}
-	paths := []string{s.LogPath()}
+	var paths []string
 	refused, empty := 0, 0
 	for i, d := range docs {
 		if err := ctx.Err(); err != nil {
@@ -128,7 +128,11 @@ func buildProductStore(ctx context.Context, e *env, dir string, docs []domain.Le
 			fmt.Fprintf(progress, "\r%-16s learning %d/%d documents…", name, i+1, len(docs))
 		}
 	}
-	if _, err := s.Commit(fmt.Sprintf("borg eval: learn %d documents", len(docs)), paths...); err != nil {
+	logs, err := s.OwnLogPaths()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.Commit(fmt.Sprintf("borg eval: learn %d documents", len(docs)), append(paths, logs...)...); err != nil {
 		return nil, err
 	}
 	if refused > 0 {

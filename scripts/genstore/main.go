@@ -5,11 +5,18 @@
 // plus one outcome log per engineer's machine with that engineer's sessions,
 // committed by that engineer, as `borg sync` would leave a team store.
 //
-//	go run ./scripts/genstore -out DIR [-lessons 100000] [-engineers 100] [-events 10000000] [-seed 1]
+//	go run ./scripts/genstore -out DIR [-lessons 100000] [-engineers 100] [-events 10000000] [-seed 1] [-roll 512K]
+//	go run ./scripts/genstore -into STORE -append 1000
 //
 // The same flags give the same store, byte for byte (commit times are
-// fixed). Progress goes to stderr. DIR must not exist yet; on success it
-// holds .borg/genstore-ready.
+// fixed). Each log rolls into segments as borg's own appends do (-roll 0
+// writes one file per machine, as borg did before logs rolled). Progress
+// goes to stderr. DIR must not exist yet; on success it holds
+// .borg/genstore-ready.
+//
+// With -into, it appends that many events of new sessions to the store's
+// own log instead, through borg's append (as hooks would have written
+// them), without committing: what the next `borg sync` commits.
 package main
 
 import (
@@ -35,6 +42,9 @@ type options struct {
 	events                    int
 	seed                      uint64
 	dupShare, factShare       float64
+	roll                      string
+	into                      string
+	append                    int
 }
 
 func main() {
@@ -47,12 +57,19 @@ func main() {
 	flag.Uint64Var(&o.seed, "seed", 1, "random seed")
 	flag.Float64Var(&o.dupShare, "dups", 0.06, "share of lessons that are near-duplicates of an earlier one")
 	flag.Float64Var(&o.factShare, "facts", 0.02, "share of lessons that are facts rewritten later")
+	flag.StringVar(&o.roll, "roll", "512K", "the size past which a machine's log rolls into a new segment (0: never)")
+	flag.StringVar(&o.into, "into", "", "an existing store to append events to (with -append)")
+	flag.IntVar(&o.append, "append", 0, "events to append to the -into store's own log")
 	flag.Parse()
-	if o.out == "" {
-		fmt.Fprintln(os.Stderr, "genstore: -out DIR is required")
+	run := generate
+	switch {
+	case o.into != "" && o.append > 0:
+		run = appendEvents
+	case o.out == "":
+		fmt.Fprintln(os.Stderr, "genstore: -out DIR (or -into STORE -append N) is required")
 		os.Exit(2)
 	}
-	if err := generate(context.Background(), o); err != nil {
+	if err := run(context.Background(), o); err != nil {
 		fmt.Fprintln(os.Stderr, "genstore:", err)
 		os.Exit(1)
 	}
@@ -119,19 +136,24 @@ func progress(format string, args ...any) {
 }
 
 type gen struct {
-	o   options
-	r   *domain.Rng
-	eng []engineer
+	o    options
+	r    *domain.Rng
+	eng  []engineer
+	roll int64 // bytes; 0: logs never roll
 }
 
 type engineer struct {
 	email, author, node string
 	ms                  int64 // the time of its last session, unix ms
 	sessions            int
+	segment             int // the log segment appended to
 }
 
 func newGen(o options) *gen {
 	g := &gen{o: o, r: domain.NewRng(o.seed)}
+	if o.roll != "0" {
+		g.roll, _ = memfs.ParseSize(o.roll)
+	}
 	for i := 0; i < o.engineers; i++ {
 		email := fmt.Sprintf("engineer-%03d@example.com", i)
 		g.eng = append(g.eng, engineer{email: email, author: memfs.HashEngineer(email), node: fmt.Sprintf("n-%012x", uint64(i)*0x9e3779b97f4a7c15>>16&0xffffffffffff)})
@@ -252,15 +274,79 @@ func (g *gen) writeLogs(dir string, ids []string) error {
 }
 
 // writeQuarter appends n events of engineer ei's sessions, spread up to
-// end, to its log and commits the file at end.
+// end, to its log (rolling into segments past the roll size) and commits
+// them at end.
 func (g *gen) writeQuarter(dir string, ids []string, ei, n int, end time.Time) error {
 	e := &g.eng[ei]
-	rel := memfs.LogDir + "/" + e.node + ".jsonl"
-	f, err := os.OpenFile(filepath.Join(dir, filepath.FromSlash(rel)), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
+	var f *os.File
+	var w *bufio.Writer
+	var written int64
+	open := func() error {
+		rel := segmentPath(e.node, e.segment)
+		var err error
+		if f, err = os.OpenFile(filepath.Join(dir, filepath.FromSlash(rel)), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err != nil {
+			return err
+		}
+		fi, err := f.Stat()
+		if err != nil {
+			return err
+		}
+		written, w = fi.Size(), bufio.NewWriterSize(f, 1<<20)
+		return nil
+	}
+	closeSegment := func() error {
+		if err := w.Flush(); err != nil {
+			return err
+		}
+		return f.Close()
+	}
+	if err := open(); err != nil {
 		return err
 	}
-	w := bufio.NewWriterSize(f, 1<<20)
+	var werr error
+	g.sessions(ei, n, end, ids, func(ev domain.Event) {
+		if werr != nil {
+			return
+		}
+		if g.roll > 0 && written >= g.roll {
+			if werr = closeSegment(); werr != nil {
+				return
+			}
+			e.segment++
+			if werr = open(); werr != nil {
+				return
+			}
+		}
+		line, _ := json.Marshal(ev.WithID())
+		_, _ = w.Write(line)
+		_ = w.WriteByte('\n')
+		written += int64(len(line)) + 1
+	})
+	if werr != nil {
+		return werr
+	}
+	if err := closeSegment(); err != nil {
+		return err
+	}
+	when := end.Add(time.Duration(ei) * time.Second)
+	if err := git(dir, identity(e.email, when), "add", memfs.LogDir); err != nil {
+		return err
+	}
+	return git(dir, identity(e.email, when), "commit", "-q", "--no-verify", "-m", "log: "+e.node)
+}
+
+// segmentPath is segment k of node's log, as borg names it (memfs/logroll.go).
+func segmentPath(node string, k int) string {
+	if k == 0 {
+		return memfs.LogDir + "/" + node + ".jsonl"
+	}
+	return fmt.Sprintf("%s/%s~%04d.jsonl", memfs.LogDir, node, k)
+}
+
+// sessions makes n events of engineer ei's sessions, spread up to end, and
+// passes each to emit.
+func (g *gen) sessions(ei, n int, end time.Time, ids []string, emit func(domain.Event)) {
+	e := &g.eng[ei]
 	if e.ms == 0 {
 		e.ms = epoch.UnixMilli() + int64(ei)*1000
 	}
@@ -272,40 +358,63 @@ func (g *gen) writeQuarter(dir string, ids []string, ei, n int, end time.Time) e
 		sess := memfs.HashSession(fmt.Sprintf("%s/%d", e.email, e.sessions))
 		repo := repoTag(g.r.Intn(g.o.repos))
 		e.ms += step
-		emit := func(ev domain.Event) {
+		one := func(ev domain.Event) {
 			ev.Session, ev.Repo, ev.Author = sess, repo, e.author
-			line, _ := json.Marshal(ev.WithID())
-			_, _ = w.Write(line)
-			_ = w.WriteByte('\n')
+			emit(ev)
 			i++
 		}
-		emit(domain.Event{MS: e.ms, Kind: domain.KindSession})
+		one(domain.Event{MS: e.ms, Kind: domain.KindSession})
 		for k := 1 + g.r.Intn(3); k > 0 && i < n; k-- {
 			// Recent lessons are asked more: the square of a uniform draw
 			// leans toward the end of the list.
 			u := g.r.Float64()
 			lesson := ids[len(ids)-1-int(u*u*float64(len(ids)-1))]
 			at := e.ms + int64(k)*5000 // each ask of the session at its own time
-			emit(domain.Event{MS: at + 1000, Kind: domain.KindAsked, Lesson: lesson})
+			one(domain.Event{MS: at + 1000, Kind: domain.KindAsked, Lesson: lesson})
 			if i < n {
-				emit(domain.Event{MS: at + 2000, Kind: kinds[g.r.Intn(len(kinds))], Lesson: lesson})
+				one(domain.Event{MS: at + 2000, Kind: kinds[g.r.Intn(len(kinds))], Lesson: lesson})
 			}
 			if i < n && g.r.Intn(5) == 0 {
-				emit(domain.Event{MS: at + 3000, Kind: domain.KindTested, Lesson: lesson})
+				one(domain.Event{MS: at + 3000, Kind: domain.KindTested, Lesson: lesson})
 			}
 		}
 	}
-	if err := w.Flush(); err != nil {
+}
+
+// appendEvents appends o.append events of new sessions by the store's own
+// engineer to its log, through Store.Append.
+func appendEvents(ctx context.Context, o options) error {
+	s, err := memfs.Open(o.into, memfs.WithEnv(os.Getenv))
+	if err != nil {
 		return err
 	}
-	if err := f.Close(); err != nil {
-		return err
+	lessons, _ := s.Lessons() // the lessons that read; ids are all it needs
+	if len(lessons) == 0 {
+		return fmt.Errorf("%s has no lessons to ask", o.into)
 	}
-	when := end.Add(time.Duration(ei) * time.Second)
-	if err := git(dir, identity(e.email, when), "add", rel); err != nil {
-		return err
+	ids := make([]string, len(lessons))
+	for i, l := range lessons {
+		ids[i] = l.ID
 	}
-	return git(dir, identity(e.email, when), "commit", "-q", "--no-verify", "-m", "log: "+e.node)
+	o.engineers = 1
+	g := newGen(o)
+	g.eng[0].email = "appender@example.com"
+	g.eng[0].author = memfs.HashEngineer(g.eng[0].email)
+	var batch []domain.Event
+	var aerr error
+	g.sessions(0, o.append, time.Now(), ids, func(ev domain.Event) {
+		if batch = append(batch, ev); len(batch) == 64 && aerr == nil {
+			aerr, batch = s.Append(batch...), batch[:0]
+		}
+	})
+	if aerr == nil && len(batch) > 0 {
+		aerr = s.Append(batch...)
+	}
+	if aerr != nil {
+		return aerr
+	}
+	progress("appended %d events to %s", o.append, s.LogPath())
+	return nil
 }
 
 func repoTag(i int) string { return fmt.Sprintf("repo-%02d", i) }
