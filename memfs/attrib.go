@@ -80,10 +80,12 @@ type attribRun struct {
 
 // fileAttrib is one working log file's attribution as of a refresh.
 type fileAttrib struct {
-	Size int64       `json:"size"` // bytes covered (whole lines)
-	Head string      `json:"head"` // fingerprint of [0, Size), as foldedFile
-	Tail string      `json:"tail"`
-	Runs []attribRun `json:"runs"`
+	Size int64  `json:"size"` // bytes covered (whole lines)
+	Head string `json:"head"` // fingerprint of [0, Size), as foldedFile
+	Tail string `json:"tail"`
+	// Stamp is the file's fileStamp when Size was its size (ledger.go).
+	Stamp string      `json:"stamp,omitempty"`
+	Runs  []attribRun `json:"runs"`
 }
 
 // attribState is the cached attribution: small, every reader loads it.
@@ -237,6 +239,12 @@ func (s *Store) refreshAttribution(ctx context.Context) error {
 		old = nil // the setting changed: every line is labelled again
 	}
 	if old != nil && old.Commit == head && s.attribCovers(old, files) {
+		if s.restamp(old) {
+			// Only stamps changed: the line table stays as it is.
+			if data, err := json.Marshal(old); err == nil {
+				_ = writeAtomic(s, filepath.Join(s.dir, filepath.FromSlash(attribFile)), data)
+			}
+		}
 		return nil
 	}
 	st := &attribState{Version: attribVersion, Commit: head, Files: map[string]*fileAttrib{}, Signed: signed}
@@ -381,9 +389,27 @@ func (s *Store) attribCovers(st *attribState, files []string) bool {
 	return true
 }
 
+// restamp stamps the files of st that are whole and old enough now
+// (fileStamp), and reports whether it stamped any.
+func (s *Store) restamp(st *attribState) bool {
+	changed := false
+	for name, fa := range st.Files {
+		if fa.Stamp != "" {
+			continue
+		}
+		if _, _, _, stamp, err := s.fingerprint(name, fa.Size); err == nil && stamp != "" {
+			fa.Stamp, changed = stamp, true
+		}
+	}
+	return changed
+}
+
 // attribValid reports whether the file still holds the bytes fa covers.
 func (s *Store) attribValid(name string, fa *fileAttrib) bool {
-	head, tail, size, err := s.fingerprint(name, fa.Size)
+	if s.unchanged(name, fa.Stamp) {
+		return true
+	}
+	head, tail, size, _, err := s.fingerprint(name, fa.Size)
 	return err == nil && size >= fa.Size && head == fa.Head && tail == fa.Tail
 }
 
@@ -432,7 +458,7 @@ func (s *Store) attribFile(name string, prev *fileAttrib, touched bool, commits 
 	if fa.Size, err = scanLines(f, start, -1, label); err != nil {
 		return nil, err
 	}
-	fa.Head, fa.Tail, _, err = s.fingerprint(name, fa.Size)
+	fa.Head, fa.Tail, _, fa.Stamp, err = s.fingerprint(name, fa.Size)
 	if err != nil {
 		return nil, err
 	}

@@ -116,6 +116,9 @@ type foldedFile struct {
 	Offset int64  `json:"offset"`
 	Head   string `json:"head"` // hash of the first bytes up to tailGuard
 	Tail   string `json:"tail"` // hash of the tailGuard bytes before Offset
+	// Stamp is the file's fileStamp when Offset was its size ("" when a
+	// torn line or a concurrent append lay past it).
+	Stamp string `json:"stamp,omitempty"`
 	// Runs is who the folded bytes were counted as (see attrib.go): a
 	// cache whose attribution changed under it is rebuilt.
 	Runs []attribRun `json:"runs,omitempty"`
@@ -236,9 +239,18 @@ func (s *Store) cacheStillValid(folded map[string]foldedFile, files []string, a 
 		if !present[name] {
 			return false, false
 		}
-		head, tail, size, err := s.fingerprint(name, ff.Offset)
-		if err != nil || size < ff.Offset || head != ff.Head || tail != ff.Tail {
-			return false, false
+		if !s.unchanged(name, ff.Stamp) {
+			head, tail, size, stamp, err := s.fingerprint(name, ff.Offset)
+			if err != nil || size < ff.Offset || head != ff.Head || tail != ff.Tail {
+				return false, false
+			}
+			if stamp != ff.Stamp {
+				// Stamped now that it is old enough: the next reader
+				// stats the file instead of reading it.
+				ff.Stamp = stamp
+				folded[name] = ff
+				changed = true
+			}
 		}
 		now := s.runs(a, name, ff.Offset)
 		if slices.Equal(now, ff.Runs) {
@@ -298,19 +310,23 @@ func (s *Store) allWrittenBy(name string, from, to int64, by string) bool {
 }
 
 // fingerprint hashes a file's first bytes and the bytes before off.
-func (s *Store) fingerprint(name string, off int64) (head, tail string, size int64, err error) {
+// stamp is the file's fileStamp when it holds exactly off bytes, else "".
+func (s *Store) fingerprint(name string, off int64) (head, tail string, size int64, stamp string, err error) {
 	f, err := os.Open(filepath.Join(s.dir, filepath.FromSlash(name)))
 	if err != nil {
-		return "", "", 0, err
+		return "", "", 0, "", err
 	}
 	defer func() { _ = f.Close() }()
 	fi, err := f.Stat()
 	if err != nil {
-		return "", "", 0, err
+		return "", "", 0, "", err
 	}
 	size = fi.Size()
 	if size < off {
-		return "", "", size, nil
+		return "", "", size, "", nil
+	}
+	if size == off && time.Since(fi.ModTime()) > racyWindow {
+		stamp = fileStamp(fi)
 	}
 	sum := func(from, to int64) (string, error) {
 		buf := make([]byte, to-from)
@@ -321,17 +337,51 @@ func (s *Store) fingerprint(name string, off int64) (head, tail string, size int
 		return hex.EncodeToString(h[:8]), nil
 	}
 	if head, err = sum(0, min(off, tailGuard)); err != nil {
-		return "", "", 0, err
+		return "", "", 0, "", err
 	}
 	if tail, err = sum(max(0, off-tailGuard), off); err != nil {
-		return "", "", 0, err
+		return "", "", 0, "", err
 	}
-	return head, tail, size, nil
+	return head, tail, size, stamp, nil
+}
+
+// fileStamp identifies a file's state with one stat: its size,
+// modification time, device and inode. Log files are only appended to
+// (a size change) and git replaces a file it checks out (a new inode), so
+// a file whose stamp is the one taken when all its bytes were read still
+// holds them: a reader of a big team's log, a thousand segments that never
+// change, then stats each one instead of reading it.
+// Where the system does not say a file's inode, there is no stamp.
+func fileStamp(fi os.FileInfo) string {
+	dev, ino, _, _ := statIDs(fi)
+	if ino == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d.%d.%d.%d", fi.Size(), fi.ModTime().UnixNano(), dev, ino)
+}
+
+// racyWindow is how old a file's modification time must be for its stamp
+// to be trusted: a file written again within the file system's timestamp
+// granularity of the stamp could keep its size and time (git calls such
+// entries racily clean). A log's last segment, appended to just now, is
+// read each time instead.
+const racyWindow = 2 * time.Second
+
+// unchanged reports whether the file name still has stamp (never for "").
+func (s *Store) unchanged(name, stamp string) bool {
+	if stamp == "" {
+		return false
+	}
+	fi, err := os.Stat(filepath.Join(s.dir, filepath.FromSlash(name)))
+	return err == nil && fi.Mode().IsRegular() && fileStamp(fi) == stamp
 }
 
 // foldFile passes the events of the whole lines of name past ff.Offset to add
 // and advances ff. It reports whether the offset moved.
 func (s *Store) foldFile(add func(domain.Event), name string, ff *foldedFile, a *attributor, at func(off int64)) (bool, error) {
+	if s.unchanged(name, ff.Stamp) {
+		return false, nil // every byte folded, none since
+	}
 	f, err := os.Open(filepath.Join(s.dir, filepath.FromSlash(name)))
 	if err != nil {
 		return false, err
@@ -356,11 +406,11 @@ func (s *Store) foldFile(add func(domain.Event), name string, ff *foldedFile, a 
 	if end == ff.Offset {
 		return false, nil
 	}
-	head, tail, _, err := s.fingerprint(name, end)
+	head, tail, _, stamp, err := s.fingerprint(name, end)
 	if err != nil {
 		return false, err
 	}
-	*ff = foldedFile{Offset: end, Head: head, Tail: tail, Runs: s.runs(a, name, end)}
+	*ff = foldedFile{Offset: end, Head: head, Tail: tail, Stamp: stamp, Runs: s.runs(a, name, end)}
 	return true, nil
 }
 

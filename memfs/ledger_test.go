@@ -3,10 +3,12 @@ package memfs
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -403,5 +405,53 @@ func TestBuildProgress(t *testing.T) {
 	}
 	if len(got) != 0 {
 		t.Fatalf("folding new lines reported %d times", len(got))
+	}
+}
+
+// TestStampedFilesAreReadAgainWhenReplaced: a log file old enough to be
+// stamped is not read again while its stamp holds; one replaced by
+// another file of the same size and time (as git replaces a file it checks
+// out) is.
+func TestStampedFilesAreReadAgainWhenReplaced(t *testing.T) {
+	s := newTestStore(t)
+	one := []domain.Event{claim(1, domain.KindChanged, "s1", "ada@example.com")}
+	two := []domain.Event{claim(1, domain.KindChanged, "s2", "ada@example.com")}
+	if len(eventLines(one)[0]) != len(eventLines(two)[0]) {
+		t.Fatal("the two lines must be the same size")
+	}
+	p := filepath.Join(s.Dir(), "log", "n-other.jsonl")
+	old := time.Now().Add(-time.Hour)
+	writeLog(t, s, "log/n-other.jsonl", one)
+	if fi, err := os.Stat(p); err != nil || fileStamp(fi) == "" {
+		t.Skip("no inodes here: files are never stamped")
+	}
+	if err := os.Chtimes(p, old, old); err != nil {
+		t.Fatal(err)
+	}
+	sessions := func() []string {
+		t.Helper()
+		l, err := s.LoadLedger()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return slices.Sorted(maps.Keys(l.Results))
+	}
+	if got := sessions(); len(got) != 1 || got[0] != HashSession("s1") {
+		t.Fatalf("sessions %v", got)
+	}
+	sessions() // now stamped in the cache
+	c := s.readLedgerCache()
+	if c == nil || c.Files["log/n-other.jsonl"].Stamp == "" {
+		t.Fatal("an old, whole log file is not stamped")
+	}
+	// Replaced: same size, same time, another inode.
+	if err := WriteFileAtomic(p, []byte(eventLines(two)[0]+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(p, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if got := sessions(); len(got) != 1 || got[0] != HashSession("s2") {
+		t.Fatalf("after the file was replaced: sessions %v", got)
 	}
 }
