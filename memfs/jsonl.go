@@ -16,7 +16,12 @@ import (
 // purpose: one pass over the line with the key switch inline, on the path
 // that reads a million log lines; split into helpers it pays calls per
 // field.
-func fastDecode(line []byte) (domain.Event, bool) {
+//
+// in, when not nil, shares the strings that repeat from line to line (a
+// session's id, a lesson's, the repo, the author, the kind): a log of
+// millions of events then holds each once per file read, not once per
+// line.
+func fastDecode(line []byte, in *interner) (domain.Event, bool) {
 	var e domain.Event
 	i := skipSpace(line, 0)
 	if i >= len(line) || line[i] != '{' {
@@ -45,11 +50,12 @@ func fastDecode(line []byte) (domain.Event, bool) {
 				return e, false
 			}
 			var dst *string
+			shared := true
 			switch string(key) {
 			case "id":
-				dst = &e.ID
+				dst, shared = &e.ID, false
 			case "kind":
-				e.Kind = domain.EventKind(val)
+				e.Kind = domain.EventKind(in.str(val))
 			case "session":
 				dst = &e.Session
 			case "lesson":
@@ -70,7 +76,11 @@ func fastDecode(line []byte) (domain.Event, bool) {
 				return e, false
 			}
 			if dst != nil {
-				*dst = string(val)
+				if shared {
+					*dst = in.str(val)
+				} else {
+					*dst = string(val)
+				}
 			}
 			i = j
 		} else {
@@ -187,4 +197,29 @@ func jsonNumber(s []byte) bool {
 		}
 	}
 	return i == len(s)
+}
+
+// interner hands out one string for equal bytes, up to a bound (past it,
+// new strings are no longer kept: the memory it saves must not turn into
+// memory it holds).
+type interner struct{ m map[string]string }
+
+const internMax = 1 << 16
+
+func newInterner() *interner { return &interner{m: map[string]string{}} }
+
+// str is b as a string, the same one for equal bytes (a nil interner
+// copies each time).
+func (in *interner) str(b []byte) string {
+	if in == nil {
+		return string(b)
+	}
+	if v, ok := in.m[string(b)]; ok {
+		return v
+	}
+	v := string(b)
+	if len(in.m) < internMax {
+		in.m[v] = v
+	}
+	return v
 }

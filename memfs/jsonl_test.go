@@ -30,7 +30,7 @@ func TestFastDecode(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, ok := fastDecode([]byte(tc.line))
+			got, ok := fastDecode([]byte(tc.line), nil)
 			if ok != tc.ok {
 				t.Fatalf("fastDecode ok = %v; want %v", ok, tc.ok)
 			}
@@ -51,8 +51,9 @@ func FuzzFastDecode(f *testing.F) {
 	f.Add([]byte(`{"id":"0123456789abcdef","ms":1795999261000,"kind":"vetoed","session":"s-fda9ba3c24448187","lesson":"abc","author":"e-b00cdca1","w":0.5}`))
 	f.Add([]byte(`{"ms":-0,"w":1e-3,"kind":"x"}`))
 	f.Add([]byte(`{"ms":9223372036854775808}`))
+	in := newInterner()
 	f.Fuzz(func(t *testing.T, line []byte) {
-		got, ok := fastDecode(line)
+		got, ok := fastDecode(line, nil)
 		if !ok {
 			return
 		}
@@ -62,6 +63,14 @@ func FuzzFastDecode(f *testing.F) {
 		}
 		if got != want {
 			t.Fatalf("fast path read %q as %+v; encoding/json as %+v", line, got, want)
+		}
+		// Through an interner it reads the same, and what it keeps
+		// never aliases the line.
+		buf := append([]byte(nil), line...)
+		again, _ := fastDecode(buf, in)
+		clear(buf)
+		if again != got {
+			t.Fatalf("through an interner %q reads as %+v, not %+v", line, again, got)
 		}
 	})
 }

@@ -350,6 +350,7 @@ func scanEvents(r io.Reader, start int64, fn func(n int, off int64, e domain.Eve
 	var long []byte // the start of a line longer than the buffer
 	var longLen int64
 	n := 0
+	in := newInterner()
 	for {
 		chunk, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
@@ -375,7 +376,7 @@ func scanEvents(r io.Reader, start int64, fn func(n int, off int64, e domain.Eve
 		off += size
 		n++
 		if len(bytes.TrimSpace(line)) > 0 {
-			e, reason := decodeLine(line)
+			e, reason := decodeLineIn(line, in)
 			if size > maxLineBytes {
 				e, reason = domain.Event{}, fmt.Sprintf("line longer than %d bytes", maxLineBytes)
 			}
@@ -391,7 +392,10 @@ func scanEvents(r io.Reader, start int64, fn func(n int, off int64, e domain.Eve
 }
 
 // decodeLine parses one log line into an event, or says why it cannot.
-func decodeLine(line []byte) (domain.Event, string) {
+func decodeLine(line []byte) (domain.Event, string) { return decodeLineIn(line, nil) }
+
+// decodeLineIn is decodeLine sharing repeated strings through in.
+func decodeLineIn(line []byte, in *interner) (domain.Event, string) {
 	if len(line) > maxLineBytes {
 		return domain.Event{}, fmt.Sprintf("line longer than %d bytes", maxLineBytes)
 	}
@@ -399,7 +403,7 @@ func decodeLine(line []byte) (domain.Event, string) {
 	if len(line) == 0 || line[0] != '{' {
 		return domain.Event{}, "not a JSON object"
 	}
-	e, ok := fastDecode(line)
+	e, ok := fastDecode(line, in)
 	if !ok {
 		e = domain.Event{}
 		if err := json.Unmarshal(line, &e); err != nil {
