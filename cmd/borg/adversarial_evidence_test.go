@@ -227,3 +227,49 @@ func TestAdversarialSignedEvidence(t *testing.T) {
 	}
 	testGit(t, store, nil, "verify-commit", "HEAD")
 }
+
+// TestDoctorJudgesAMachinesSegmentsTogether: a machine's rolled log is one
+// machine's evidence, judged as a whole: two committers across its
+// segments is as suspect as two in one file, and doctor names the machine
+// once.
+func TestDoctorJudgesAMachinesSegmentsTogether(t *testing.T) {
+	vars := adversarialStore(t)
+	store := vars["BORG_STORE"]
+	commit := func(rel, email string, ms int64) {
+		t.Helper()
+		e := domain.Event{MS: ms, Kind: domain.KindSession, Session: fmt.Sprintf("s-%016x", ms), Repo: "api", Author: memfs.HashEngineer(email)}
+		line, err := json.Marshal(e.WithID())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(store, rel), append(line, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		id := []string{"GIT_AUTHOR_EMAIL=" + email, "GIT_COMMITTER_EMAIL=" + email, "GIT_AUTHOR_NAME=x", "GIT_COMMITTER_NAME=x"}
+		testGit(t, store, id, "add", rel)
+		testGit(t, store, id, "commit", "-q", "-m", "log "+rel)
+	}
+	now := time.Now().Add(-time.Hour).UnixMilli()
+	commit("log/n-00000000c001.jsonl", "cy@example.com", now)
+	commit("log/n-00000000c001~0001.jsonl", "cy@example.com", now+1000)
+	commit("log/n-00000000c001~0002.jsonl", "dee@example.com", now+2000)
+	_, out, errs := inProcess(t, vars, "", "doctor", "--json")
+	var rep struct {
+		Evidence []logFileCheck `json:"evidence"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("doctor --json: %v\n%s%s", err, out, errs)
+	}
+	var found *logFileCheck
+	for i, c := range rep.Evidence {
+		if strings.Contains(c.File, "n-00000000c001") {
+			if found != nil {
+				t.Fatalf("the machine is judged twice: %+v", rep.Evidence)
+			}
+			found = &rep.Evidence[i]
+		}
+	}
+	if found == nil || found.File != "log/n-00000000c001.jsonl" || found.Segments != 3 || found.Verdict != "suspect" || len(found.Committers) != 2 {
+		t.Fatalf("the machine's check: %+v", found)
+	}
+}

@@ -22,10 +22,13 @@ import (
 // it, or past now, before doctor calls it impossible (clock skew).
 const clockSlack = int64(60 * 60 * 1000)
 
-// logFileCheck is doctor's verdict on one shared log file.
+// logFileCheck is doctor's verdict on one machine's shared log: its
+// file, or its segments together (File names the first, log/<node>.jsonl).
 type logFileCheck struct {
-	File   string `json:"file"`
-	Events int    `json:"events"`
+	File string `json:"file"`
+	// Segments counts the machine's files (1 for a log that never rolled).
+	Segments int `json:"segments"`
+	Events   int `json:"events"`
 	// Committers are the engineers who committed the file's lines.
 	Committers []string `json:"committers"`
 	// Claimed are the distinct authors the file's committed events claim.
@@ -94,20 +97,27 @@ func checkLogEvidence(ctx context.Context, s *memfs.Store, nowMS int64, me strin
 	byFile := map[string]*logFileCheck{}
 	commits := map[string]map[string]bool{}
 	added := map[string]map[string]bool{} // every commit that added a line, by file
+	segments := map[string]map[string]bool{}
 	for _, cl := range all {
-		c := byFile[cl.File]
+		key := machineLog(cl.File)
+		c := byFile[key]
 		if c == nil {
-			c = &logFileCheck{File: cl.File}
-			byFile[cl.File] = c
-			commits[cl.File] = map[string]bool{}
+			c = &logFileCheck{File: key}
+			byFile[key] = c
+			commits[key] = map[string]bool{}
+			segments[key] = map[string]bool{}
+		}
+		if !segments[key][cl.File] {
+			segments[key][cl.File] = true
+			c.Segments++
 		}
 		c.Events++
 		e := cl.Event
 		if cl.Commit != nil {
-			if added[cl.File] == nil {
-				added[cl.File] = map[string]bool{}
+			if added[key] == nil {
+				added[key] = map[string]bool{}
 			}
-			added[cl.File][cl.Commit.Hash] = true
+			added[key][cl.Commit.Hash] = true
 			// Lines not committed yet were written on this machine: they
 			// are no one's evidence but this engineer's. An event with no
 			// author is simply its committer's.
@@ -115,11 +125,11 @@ func checkLogEvidence(ctx context.Context, s *memfs.Store, nowMS int64, me strin
 			c.Committers = addSorted(c.Committers, cl.Commit.Author)
 			if e.Author != "" && e.Author != cl.Commit.Author {
 				c.Reattributed++
-				commits[cl.File][cl.Commit.Hash] = true
+				commits[key][cl.Commit.Hash] = true
 			}
 			if me != "" && cl.Commit.Author == me && !s.IsOwnLog(cl.File) {
 				c.UnderYou++
-				commits[cl.File][cl.Commit.Hash] = true
+				commits[key][cl.Commit.Hash] = true
 			}
 			if e.MS > cl.Commit.MS+clockSlack {
 				c.Misdated++
@@ -205,8 +215,12 @@ func printLogChecks(w io.Writer, checks []logFileCheck) {
 		if c.Verdict == "ok" {
 			continue
 		}
+		name := c.File
+		if c.Segments > 1 {
+			name = fmt.Sprintf("%s and its %d later segments", c.File, c.Segments-1)
+		}
 		fmt.Fprintf(w, "  %s: %s: %d of %d events claim an author who did not commit them (committed by %s; claimed %d authors)",
-			c.File, c.Verdict, c.Reattributed, c.Events, strings.Join(c.Committers, ", "), len(c.Claimed))
+			name, c.Verdict, c.Reattributed, c.Events, strings.Join(c.Committers, ", "), len(c.Claimed))
 		if c.Orphans > 0 {
 			fmt.Fprintf(w, "; %d results of sessions that never started or asked", c.Orphans)
 		}
@@ -290,8 +304,8 @@ func debutTogether(all []memfs.CommittedLine) map[string][]string {
 		if cl.Commit == nil {
 			continue
 		}
-		if f, ok := firsts[cl.File]; !ok || cl.Commit.MS < f.ms {
-			firsts[cl.File] = first{cl.Commit.MS, cl.Commit.Author}
+		if f, ok := firsts[machineLog(cl.File)]; !ok || cl.Commit.MS < f.ms {
+			firsts[machineLog(cl.File)] = first{cl.Commit.MS, cl.Commit.Author}
 		}
 	}
 	out := map[string][]string{}
@@ -307,6 +321,15 @@ func debutTogether(all []memfs.CommittedLine) map[string][]string {
 		}
 	}
 	return out
+}
+
+// machineLog is the first file of the machine's log that file belongs to
+// (its segment 0), or file itself when it is no segment of a node's log.
+func machineLog(file string) string {
+	if node, k, ok := memfs.LogNode(file); ok && k > 0 {
+		return memfs.LogDir + "/" + node + ".jsonl"
+	}
+	return file
 }
 
 func abs64(v int64) int64 {
