@@ -382,7 +382,7 @@ func (s *Store) attribCovers(st *attribState, files []string) bool {
 		present[name] = true
 	}
 	for name, fa := range st.Files {
-		if !present[name] || !s.attribValid(name, fa) {
+		if !present[name] || !s.attribValid(nil, name, fa) {
 			return false
 		}
 	}
@@ -404,9 +404,10 @@ func (s *Store) restamp(st *attribState) bool {
 	return changed
 }
 
-// attribValid reports whether the file still holds the bytes fa covers.
-func (s *Store) attribValid(name string, fa *fileAttrib) bool {
-	if s.unchanged(name, fa.Stamp) {
+// attribValid reports whether the file still holds the bytes fa covers
+// (memo as for unchanged).
+func (s *Store) attribValid(memo map[string]string, name string, fa *fileAttrib) bool {
+	if s.unchanged(memo, name, fa.Stamp) {
 		return true
 	}
 	head, tail, size, _, err := s.fingerprint(name, fa.Size)
@@ -422,7 +423,7 @@ func (s *Store) attribValid(name string, fa *fileAttrib) bool {
 // prev.Size when they did not.
 func (s *Store) attribFile(name string, prev *fileAttrib, touched bool, commits []CommitInfo, lines *lineTable, signed bool) (*fileAttrib, error) {
 	fa := &fileAttrib{}
-	if prev != nil && !s.attribValid(name, prev) {
+	if prev != nil && !s.attribValid(nil, name, prev) {
 		prev = nil
 	}
 	f, err := os.Open(filepath.Join(s.dir, filepath.FromSlash(name)))
@@ -533,11 +534,12 @@ type attributor struct {
 	headMoved bool                   // HEAD is not the commit st was computed at
 	own       func(name string) bool // a segment of this node's shared log
 	valid     map[string]bool
+	stamps    map[string]string // the files' stamps, stat'ed once (unchanged)
 }
 
 // newAttributor loads the cached attribution (a few small reads).
 func (s *Store) newAttributor() *attributor {
-	a := &attributor{st: s.readAttribState(), valid: map[string]bool{}}
+	a := &attributor{st: s.readAttribState(), valid: map[string]bool{}, stamps: map[string]string{}}
 	a.own = s.IsOwnLog
 	a.headMoved = a.st == nil || a.st.Commit != s.headCommit()
 	return a
@@ -555,7 +557,7 @@ func (s *Store) fileValid(a *attributor, name string) (*fileAttrib, bool) {
 	}
 	ok, seen := a.valid[name]
 	if !seen {
-		ok = s.attribValid(name, fa)
+		ok = s.attribValid(a.stamps, name, fa)
 		a.valid[name] = ok
 	}
 	return fa, ok

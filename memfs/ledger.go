@@ -239,7 +239,7 @@ func (s *Store) cacheStillValid(folded map[string]foldedFile, files []string, a 
 		if !present[name] {
 			return false, false
 		}
-		if !s.unchanged(name, ff.Stamp) {
+		if !s.unchanged(a.stamps, name, ff.Stamp) {
 			head, tail, size, stamp, err := s.fingerprint(name, ff.Offset)
 			if err != nil || size < ff.Offset || head != ff.Head || tail != ff.Tail {
 				return false, false
@@ -368,18 +368,28 @@ func fileStamp(fi os.FileInfo) string {
 const racyWindow = 2 * time.Second
 
 // unchanged reports whether the file name still has stamp (never for "").
-func (s *Store) unchanged(name, stamp string) bool {
+// memo, when not nil, keeps each file's stamp for the rest of one read of
+// the logs, whose steps each ask about every file.
+func (s *Store) unchanged(memo map[string]string, name, stamp string) bool {
 	if stamp == "" {
 		return false
 	}
-	fi, err := os.Stat(filepath.Join(s.dir, filepath.FromSlash(name)))
-	return err == nil && fi.Mode().IsRegular() && fileStamp(fi) == stamp
+	now, ok := memo[name]
+	if !ok {
+		if fi, err := os.Stat(filepath.Join(s.dir, filepath.FromSlash(name))); err == nil && fi.Mode().IsRegular() {
+			now = fileStamp(fi)
+		}
+		if memo != nil {
+			memo[name] = now
+		}
+	}
+	return now == stamp
 }
 
 // foldFile passes the events of the whole lines of name past ff.Offset to add
 // and advances ff. It reports whether the offset moved.
 func (s *Store) foldFile(add func(domain.Event), name string, ff *foldedFile, a *attributor, at func(off int64)) (bool, error) {
-	if s.unchanged(name, ff.Stamp) {
+	if s.unchanged(a.stamps, name, ff.Stamp) {
 		return false, nil // every byte folded, none since
 	}
 	f, err := os.Open(filepath.Join(s.dir, filepath.FromSlash(name)))
