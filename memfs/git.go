@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -985,18 +986,43 @@ func (w *objWriter) flush() error {
 		if err != nil {
 			return fmt.Errorf("write %s %x: %w", objTypeName(o.typ), o.id, err)
 		}
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		if err := w.writeLoose(p, data); err != nil {
 			return fmt.Errorf("write %s %x: %w", objTypeName(o.typ), o.id, err)
-		}
-		// Unsynced, as go-git and git (by default) write loose objects:
-		// the ref that makes them reachable moves after, synced.
-		if err := WriteFileAtomic(p, data, 0o444, TempDir(filepath.Join(w.g.commonDir, "objects")), NoSync()); err != nil {
-			return err
 		}
 	}
 	w.objs = w.objs[:0]
 	return nil
 }
+
+// writeLoose writes a loose object's file. A git gc running beside borg
+// (housekeeping starts one in the background) removes the fan-out
+// directories it empties, so the directory made for the object may be gone
+// when the file is renamed into it: then it is made again and the write
+// retried.
+func (w *objWriter) writeLoose(p string, data []byte) error {
+	for attempt := 1; ; attempt++ {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if looseDirHook != nil {
+			looseDirHook(filepath.Dir(p))
+		}
+		// Unsynced, as go-git and git (by default) write loose objects:
+		// the ref that makes them reachable moves after, synced.
+		err := WriteFileAtomic(p, data, 0o444, TempDir(filepath.Join(w.g.commonDir, "objects")), NoSync())
+		if err == nil || !errors.Is(err, fs.ErrNotExist) || attempt == looseAttempts {
+			return err
+		}
+	}
+}
+
+// looseAttempts bounds writeLoose's retries: a gc prunes each directory
+// once.
+const looseAttempts = 8
+
+// looseDirHook, when set (by a test), runs between making an object's
+// directory and writing into it: where a concurrent gc removes it.
+var looseDirHook func(dir string)
 
 // writePack writes the queued objects as one pack and its index (the
 // pack first: git uses a pack once its index is there), then has go-git

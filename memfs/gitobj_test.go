@@ -5,6 +5,7 @@ import (
 	"compress/zlib"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -169,4 +170,33 @@ func FuzzParseRawTree(f *testing.F) {
 			t.Fatalf("merging nothing changed the tree")
 		}
 	})
+}
+
+// TestCommitSurvivesPrunedObjectDirs: a git gc beside borg removes the
+// object directories it empties; a commit whose object directory vanishes
+// just before the object is written makes it again and succeeds.
+func TestCommitSurvivesPrunedObjectDirs(t *testing.T) {
+	s := newTestStore(t)
+	removed := 0
+	looseDirHook = func(dir string) {
+		if removed < 3 {
+			removed++
+			if err := os.RemoveAll(dir); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	t.Cleanup(func() { looseDirHook = nil })
+	writeStoreFile(t, s, "lessons/ab/pruned.html", Render(sampleLesson("pruned-lesson")))
+	h, err := s.Commit("learn", "lessons/ab/pruned.html")
+	if err != nil {
+		t.Fatalf("commit while gc prunes: %v", err)
+	}
+	if removed == 0 {
+		t.Fatal("the hook never ran")
+	}
+	gitCLI(t, s.Dir(), "fsck", "--strict", "--no-dangling")
+	if got := strings.TrimSpace(gitCLI(t, s.Dir(), "rev-parse", "HEAD")); got != h {
+		t.Fatalf("HEAD %s, commit %s", got, h)
+	}
 }
