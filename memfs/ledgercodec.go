@@ -5,7 +5,8 @@ package memfs
 // times faster than gob, which matters because a query loads the whole
 // ledger. It knows the Ledger's fields; when domain.Ledger's shape differs
 // from the one it knows (a field added or changed), ledgerCodecFits is false
-// and the cache falls back to gob, so a change in domain never loses data.
+// and no cache is written (a test fails first), so a change in domain
+// never loses data.
 
 import (
 	"bufio"
@@ -16,6 +17,7 @@ import (
 	"math"
 	"reflect"
 	"sort"
+	"sync"
 
 	"github.com/borg-memory/borg/domain"
 )
@@ -23,8 +25,9 @@ import (
 const ledgerMagic = "BLG2"
 
 // ledgerCodecFits reports whether domain.Ledger has exactly the fields this
-// codec writes.
-var ledgerCodecFits = ledgerShapeMismatch() == ""
+// codec writes (checked once, when a cache is first read or written: not
+// at start-up, which every hook pays).
+var ledgerCodecFits = sync.OnceValue(func() bool { return ledgerShapeMismatch() == "" })
 
 // ledgerShapeMismatch names the first type of domain.Ledger whose fields
 // differ from the ones this codec writes, with both lists ("" when they
