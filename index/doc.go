@@ -70,7 +70,8 @@
 //   - lexical: BM25 (k1 0.9, b 0.4) over the lesson's whole text, plus
 //     weighted bonuses for title, gist and tag matches; bleve's English
 //     analysis (Unicode words, possessives, lower case, stop words, Porter
-//     stemming), tokens of 100 runes or more dropped.
+//     stemming), tokens of 100 runes or more dropped, and an identifier
+//     (pay_db_stage, api.v2, flags.yaml) indexed whole and as its words.
 //   - vector: cosine over the sidecar, brute force (column-major, one pass
 //     per non-zero query component). The default embedder hashes character
 //     3–5-grams into 512 signed dimensions with corpus IDF (embed.go); an

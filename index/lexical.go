@@ -31,7 +31,7 @@ import (
 // lexicalVersion names the analyzer, the fields and the postings layout.
 // Any change to them must change it: a catalog of another version is
 // rebuilt.
-const lexicalVersion = "borg-lexical-6"
+const lexicalVersion = "borg-lexical-7"
 
 // BM25 parameters of the lexical arm. k1 0.9 and b 0.4 are the Anserini
 // defaults, measured better than Elasticsearch's 1.2/0.75 on the shared sets
@@ -64,8 +64,9 @@ type lexDoc struct {
 }
 
 // englishAnalyzer is the text fields' analysis: Unicode word segmentation,
-// tokens of 100 runes or more dropped, English possessives stripped, lower
-// case, English stop words dropped, Porter stemming.
+// tokens of 100 runes or more dropped, English possessives stripped, each
+// identifier followed by its words (identParts), lower case, English stop
+// words dropped, Porter stemming.
 var englishAnalyzer = sync.OnceValue(func() analysis.Analyzer {
 	a := *unstemmedAnalyzer()
 	a.TokenFilters = append(slices.Clip(a.TokenFilters), porter.NewPorterStemmer())
@@ -80,11 +81,45 @@ var unstemmedAnalyzer = sync.OnceValue(func() *analysis.DefaultAnalyzer {
 		TokenFilters: []analysis.TokenFilter{
 			length.NewLengthFilter(0, maxWordRunes),
 			en.NewPossessiveFilter(),
+			identFilter{},
 			lowercase.NewLowerCaseFilter(),
 			stop.NewStopTokensFilter(englishStops()),
 		},
 	}
 })
+
+// identFilter follows each token that is an identifier of several words
+// (identParts) with a token per word, so a lesson that names
+// vehicle.positions or pay_db_stage and a session that says "vehicle
+// positions" or "pay db stage" share terms, while the whole name still
+// matches itself.
+type identFilter struct{}
+
+func (identFilter) Filter(in analysis.TokenStream) analysis.TokenStream {
+	var out analysis.TokenStream
+	var parts [][2]int
+	for i, t := range in {
+		parts = identParts(parts[:0], string(t.Term))
+		if len(parts) == 0 {
+			if out != nil {
+				out = append(out, t)
+			}
+			continue
+		}
+		if out == nil {
+			out = append(make(analysis.TokenStream, 0, len(in)+len(parts)), in[:i]...)
+		}
+		out = append(out, t)
+		for _, p := range parts {
+			out = append(out, &analysis.Token{Term: slices.Clone(t.Term[p[0]:p[1]]), Start: t.Start + p[0], End: t.Start + p[1],
+				Position: t.Position, Type: t.Type})
+		}
+	}
+	if out == nil {
+		return in
+	}
+	return out
+}
 
 // analyze returns text's terms in order, repeats included.
 func analyze(text string) []string {
@@ -111,6 +146,7 @@ type termCache struct {
 	one    analysis.TokenStream
 	stops  analysis.TokenMap
 	low    []byte   // a word lower-cased
+	parts  [][2]int // an identifier's words (identParts)
 	buf    []string // a doc's terms (analyzeDocWith)
 	counts []termFreq
 	merged [3][]termFreq
@@ -209,7 +245,8 @@ var wbClass = func() (t [utf8.RuneSelf]uint8) {
 // rules join (letters, digits and underscores run together; a mid-word
 // mark between two letters, or between two digits, stays in the word);
 // words of more than maxWordRunes bytes are dropped, a possessive 's
-// stripped, the rest lower-cased, stop words dropped, and each stemmed.
+// stripped, an identifier followed by its words (identParts), each of
+// them lower-cased, stop words dropped, and stemmed.
 func (c *termCache) asciiWords(out []string, text string) []string {
 	for i := 0; i < len(text); {
 		k := wbClass[text[i]]
@@ -238,21 +275,32 @@ func (c *termCache) asciiWords(out []string, text string) []string {
 		if n := len(word); n >= 2 && (word[n-1] == 's' || word[n-1] == 'S') && word[n-2] == '\'' {
 			word = word[:n-2]
 		}
-		c.low = c.low[:0]
-		for k := 0; k < len(word); k++ {
-			b := word[k]
-			if b >= 'A' && b <= 'Z' {
-				b += 'a' - 'A'
-			}
-			c.low = append(c.low, b)
+		out = c.asciiTerm(out, word)
+		c.parts = identParts(c.parts[:0], word)
+		for _, p := range c.parts {
+			out = c.asciiTerm(out, word[p[0]:p[1]])
 		}
-		term, ok := c.stems[string(c.low)]
-		if !ok {
-			term = c.stemWord(c.low)
+	}
+	return out
+}
+
+// asciiTerm appends the term of an ASCII word: lower-cased, nothing for a
+// stop word, stemmed.
+func (c *termCache) asciiTerm(out []string, word string) []string {
+	c.low = c.low[:0]
+	for k := 0; k < len(word); k++ {
+		b := word[k]
+		if b >= 'A' && b <= 'Z' {
+			b += 'a' - 'A'
 		}
-		if term != "" {
-			out = append(out, term)
-		}
+		c.low = append(c.low, b)
+	}
+	term, ok := c.stems[string(c.low)]
+	if !ok {
+		term = c.stemWord(c.low)
+	}
+	if term != "" {
+		out = append(out, term)
 	}
 	return out
 }

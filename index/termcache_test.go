@@ -16,7 +16,8 @@ import (
 func termTexts(rng *rand.Rand, n int) []string {
 	pieces := []string{"a", "B", "z", "7", "0", "_", ":", ".", "'", ",", ";", "-", "/", "\"", "!", "(", " ", "  ",
 		"\t", "\n", "\r\n", "\v", "\f", "'s", "'S", "s", "The", "and", "is", "run", "RUNNING", "runner's",
-		"3.14", "1,000", "e.g.", "a:b", "x_y", "__init__", "v1.2.3", "don't", "é", "\u00a0", "\u2019s", "\u0301",
+		"3.14", "1,000", "e.g.", "a:b", "x_y", "__init__", "v1.2.3", "don't",
+		"retryPolicy", "HTTPServer", "s3Bucket", "PAY_DB", "flags.yaml", "Ab", "aB", "ÉtéX", "xÉ", "é", "\u00a0", "\u2019s", "\u0301",
 		"日本", "\u200d", "\xff", "\u2028", "ß", strings.Repeat("w", maxWordRunes), strings.Repeat("q", maxWordRunes-1) + "'s"}
 	out := make([]string, n)
 	for i := range out {
