@@ -40,7 +40,7 @@ const (
 	// DefaultFloor is the relevance a lesson needs before a hook may hand
 	// it to an agent (asked at the Stop, delivered early); under it the
 	// hook says nothing. Measured with `borg eval asks` (BENCHMARKS.md).
-	DefaultFloor = 0.37
+	DefaultFloor = 0.36
 	// RelativeCut keeps a hook's slots for the lessons that match nearly
 	// as well as the best one: a hit under this share of the best hit's
 	// relevance is weak too. A session is usually about one thing; the
