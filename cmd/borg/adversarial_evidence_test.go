@@ -35,32 +35,8 @@ func TestAdversarialEvidenceNoTeamProduces(t *testing.T) {
 	now := time.Now()
 	commitLog := func(node, email string, sessions int, first int64, gap int64, at time.Time, lesson string) {
 		t.Helper()
-		var b strings.Builder
-		by := memfs.HashEngineer(email)
-		for i := range sessions {
-			s := fmt.Sprintf("s-%016x", int64(i)+first)
-			at := first + int64(i)*gap
-			for j, kind := range []domain.EventKind{domain.KindSession, domain.KindAsked, domain.KindChanged} {
-				e := domain.Event{MS: at + int64(j), Kind: kind, Session: s, Repo: "api", Author: by}
-				if kind != domain.KindSession {
-					e.Lesson = lesson
-				}
-				line, err := json.Marshal(e.WithID())
-				if err != nil {
-					t.Fatal(err)
-				}
-				b.Write(append(line, '\n'))
-			}
-		}
-		rel := "log/" + node + ".jsonl"
-		if err := os.WriteFile(filepath.Join(store, rel), []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		date := fmt.Sprintf("%d +0000", at.Unix())
-		id := []string{"GIT_AUTHOR_EMAIL=" + email, "GIT_COMMITTER_EMAIL=" + email, "GIT_AUTHOR_NAME=x", "GIT_COMMITTER_NAME=x",
-			"GIT_AUTHOR_DATE=" + date, "GIT_COMMITTER_DATE=" + date}
-		testGit(t, store, id, "add", rel)
-		testGit(t, store, id, "commit", "-q", "-m", "borg sync: outcomes of "+node)
+		commitSessions(t, store, sessionLog{node: node, email: email, repo: "api", lesson: lesson,
+			sessions: sessions, first: first, gap: gap, at: at})
 	}
 
 	// A team: two engineers, a few sessions each, their first syncs
@@ -149,35 +125,10 @@ func TestAdversarialSignedEvidence(t *testing.T) {
 	start := time.Now().Add(-48 * time.Hour)
 	commitLog := func(node, email, repo, signingKey string, sessions int, at time.Time) {
 		t.Helper()
-		var b strings.Builder
-		for i := range sessions {
-			s := fmt.Sprintf("s-%s-%03d", node, i)
-			ms := at.UnixMilli() + int64(i)*20*60*1000 // one session every 20 minutes
-			for j, kind := range []domain.EventKind{domain.KindSession, domain.KindAsked, domain.KindChanged} {
-				e := domain.Event{MS: ms + int64(j), Kind: kind, Session: s, Repo: repo, Author: memfs.HashEngineer(email)}
-				if kind != domain.KindSession {
-					e.Lesson = lesson
-				}
-				line, err := json.Marshal(e.WithID())
-				if err != nil {
-					t.Fatal(err)
-				}
-				b.Write(append(line, '\n'))
-			}
-		}
-		rel := "log/" + node + ".jsonl"
-		if err := os.WriteFile(filepath.Join(store, rel), []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		date := fmt.Sprintf("%d +0000", at.Add(time.Duration(sessions)*20*time.Minute).Unix())
-		id := []string{"GIT_AUTHOR_EMAIL=" + email, "GIT_COMMITTER_EMAIL=" + email, "GIT_AUTHOR_NAME=x", "GIT_COMMITTER_NAME=x",
-			"GIT_AUTHOR_DATE=" + date, "GIT_COMMITTER_DATE=" + date}
-		testGit(t, store, id, "add", rel)
-		args := []string{"commit", "-q", "-m", "borg sync: outcomes of " + node}
-		if signingKey != "" {
-			args = append([]string{"-c", "user.signingKey=" + signingKey}, append(args, "-S")...)
-		}
-		testGit(t, store, id, args...)
+		// One session every 20 minutes, committed after the last.
+		const gap = 20 * 60 * 1000
+		commitSessions(t, store, sessionLog{node: node, email: email, repo: repo, lesson: lesson, signingKey: signingKey,
+			sessions: sessions, first: at.UnixMilli(), gap: gap, at: at.Add(time.Duration(sessions) * gap * time.Millisecond)})
 	}
 	commitLog("n-000000000a11", "ann@example.com", "api", key, 3, start)
 	commitLog("n-0000000e0001", "eve@example.com", "api", "", 20, start.Add(2*time.Hour))
@@ -272,4 +223,47 @@ func TestDoctorJudgesAMachinesSegmentsTogether(t *testing.T) {
 	if found == nil || found.File != "log/n-00000000c001.jsonl" || found.Segments != 3 || found.Verdict != "suspect" || len(found.Committers) != 2 {
 		t.Fatalf("the machine's check: %+v", found)
 	}
+}
+
+// sessionLog is a machine's log of sessions that each asked lesson and
+// changed the work, committed by email (signed with signingKey when set)
+// at at: sessions of them, the first at ms first, one every gap ms.
+type sessionLog struct {
+	node, email, repo, lesson, signingKey string
+	sessions                              int
+	first, gap                            int64
+	at                                    time.Time
+}
+
+func commitSessions(t *testing.T, store string, l sessionLog) {
+	t.Helper()
+	var b strings.Builder
+	for i := range l.sessions {
+		s := fmt.Sprintf("s-%016x", l.first+int64(i))
+		ms := l.first + int64(i)*l.gap
+		for j, kind := range []domain.EventKind{domain.KindSession, domain.KindAsked, domain.KindChanged} {
+			e := domain.Event{MS: ms + int64(j), Kind: kind, Session: s, Repo: l.repo, Author: memfs.HashEngineer(l.email)}
+			if kind != domain.KindSession {
+				e.Lesson = l.lesson
+			}
+			line, err := json.Marshal(e.WithID())
+			if err != nil {
+				t.Fatal(err)
+			}
+			b.Write(append(line, '\n'))
+		}
+	}
+	rel := "log/" + l.node + ".jsonl"
+	if err := os.WriteFile(filepath.Join(store, rel), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	date := fmt.Sprintf("%d +0000", l.at.Unix())
+	id := []string{"GIT_AUTHOR_EMAIL=" + l.email, "GIT_COMMITTER_EMAIL=" + l.email, "GIT_AUTHOR_NAME=x", "GIT_COMMITTER_NAME=x",
+		"GIT_AUTHOR_DATE=" + date, "GIT_COMMITTER_DATE=" + date}
+	testGit(t, store, id, "add", rel)
+	args := []string{"commit", "-q", "-m", "borg sync: outcomes of " + l.node}
+	if l.signingKey != "" {
+		args = append([]string{"-c", "user.signingKey=" + l.signingKey}, append(args, "-S")...)
+	}
+	testGit(t, store, id, args...)
 }
