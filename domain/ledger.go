@@ -254,27 +254,28 @@ func compareRegrets(a, b RegretMark) int {
 
 // Ledger accumulates outcome-log events into the state Derive reads, keyed by
 // natural keys so that adding an event twice, or events in any order, gives
-// the same state. It is plain data
-// (exported fields, encoding/json) so a cache can store it and fold in only
-// the lines appended since.
+// the same state. Its strings are interned and its keys are integers
+// (ledgerkeys.go); AppendLedger and ParseLedger store it, so a cache can
+// keep it and fold in only the lines appended since. The zero value is an
+// empty ledger.
 type Ledger struct {
-	// Sessions maps a session id to the least mark of its session events:
-	// its first ms, repo and author.
-	Sessions map[string]Mark `json:"sessions"`
-	// Created maps a lesson id to the least mark of its created events.
-	Created map[string]Mark `json:"created"`
-	// Results maps session → lesson → the strongest result.
-	Results map[string]map[string]Mark `json:"results"`
-	// Tested and Asked are the (session, lesson) pairs with such an event.
-	Tested map[string]map[string]bool `json:"tested"`
-	Asked  map[string]map[string]bool `json:"asked"`
-	// Corrections maps a session to the ms stamps of its correction results
-	// (the regret cap counts distinct ones).
-	Corrections map[string]map[int64]bool `json:"corrections"`
-	// Regrets maps an event id to its regret.
-	Regrets map[string]RegretMark `json:"regrets"`
-	// Passings maps an event id to its link event (see Links).
-	Passings map[string]Event `json:"passings,omitempty"`
+	strs strtab
+	// sessions maps a session to the least mark of its session events: its
+	// first ms, repo and author.
+	sessions map[uint32]mark
+	// created maps a lesson to the least mark of its created events.
+	created map[uint32]mark
+	// results maps (session, lesson) to the strongest result.
+	results map[pair]mark
+	// tested and asked are the (session, lesson) pairs with such an event.
+	tested, asked map[pair]struct{}
+	// corrections maps a session to the distinct ms stamps of its
+	// correction results, ascending (the regret cap counts them).
+	corrections map[uint32][]int64
+	// regrets maps an event id to its regret.
+	regrets map[string]RegretMark
+	// passings maps an event id to its link event (see Links).
+	passings map[string]Event
 }
 
 // NewLedger returns an empty ledger.
@@ -285,39 +286,18 @@ func NewLedger() *Ledger {
 }
 
 func (l *Ledger) init() {
-	if l.Sessions == nil {
-		l.Sessions = map[string]Mark{}
+	if l.sessions != nil {
+		return
 	}
-	if l.Created == nil {
-		l.Created = map[string]Mark{}
-	}
-	if l.Results == nil {
-		l.Results = map[string]map[string]Mark{}
-	}
-	if l.Tested == nil {
-		l.Tested = map[string]map[string]bool{}
-	}
-	if l.Asked == nil {
-		l.Asked = map[string]map[string]bool{}
-	}
-	if l.Corrections == nil {
-		l.Corrections = map[string]map[int64]bool{}
-	}
-	if l.Regrets == nil {
-		l.Regrets = map[string]RegretMark{}
-	}
-	if l.Passings == nil {
-		l.Passings = map[string]Event{}
-	}
-}
-
-func addPair(m map[string]map[string]bool, a, b string) {
-	inner := m[a]
-	if inner == nil {
-		inner = map[string]bool{}
-		m[a] = inner
-	}
-	inner[b] = true
+	l.strs.init()
+	l.sessions = map[uint32]mark{}
+	l.created = map[uint32]mark{}
+	l.results = map[pair]mark{}
+	l.tested = map[pair]struct{}{}
+	l.asked = map[pair]struct{}{}
+	l.corrections = map[uint32][]int64{}
+	l.regrets = map[string]RegretMark{}
+	l.passings = map[string]Event{}
 }
 
 // Add folds one event into the ledger. Kinds that carry no usefulness
@@ -326,43 +306,46 @@ func addPair(m map[string]map[string]bool, a, b string) {
 // order-insensitive.
 func (l *Ledger) Add(e Event) {
 	l.init()
+	t := &l.strs
 	switch e.Kind {
 	case KindSession:
 		if e.Session == "" {
 			return
 		}
-		m := markOf(e)
-		if old, ok := l.Sessions[e.Session]; !ok || compareMarks(m, old) < 0 {
-			l.Sessions[e.Session] = m
+		m := t.pack(markOf(e))
+		if old, ok := l.sessions[m.session]; !ok || t.compare(m, old) < 0 {
+			l.sessions[m.session] = m
 		}
 	case KindCreated:
 		if e.Lesson == "" {
 			return
 		}
-		m := markOf(e)
-		if old, ok := l.Created[e.Lesson]; !ok || compareMarks(m, old) < 0 {
-			l.Created[e.Lesson] = m
+		m, id := t.pack(markOf(e)), t.id(e.Lesson)
+		if old, ok := l.created[id]; !ok || t.compare(m, old) < 0 {
+			l.created[id] = m
 		}
 	case KindChanged, KindIgnored, KindCorrected, KindVetoed:
 		if e.Session == "" || e.Lesson == "" {
 			return
 		}
-		l.addResult(e.Session, e.Lesson, markOf(e))
+		m := t.pack(markOf(e))
+		p := pair{m.session, t.id(e.Lesson)}
+		if old, ok := l.results[p]; !ok || t.stronger(m, old) {
+			l.results[p] = m
+		}
 		if e.Kind == KindCorrected {
-			c := l.Corrections[e.Session]
-			if c == nil {
-				c = map[int64]bool{}
-				l.Corrections[e.Session] = c
+			times := l.corrections[p.s]
+			if i, found := slices.BinarySearch(times, e.MS); !found {
+				l.corrections[p.s] = slices.Insert(times, i, e.MS)
 			}
-			c[e.MS] = true
 		}
 	case KindTested:
 		if e.Session != "" && e.Lesson != "" {
-			addPair(l.Tested, e.Session, e.Lesson)
+			l.tested[pair{t.id(e.Session), t.id(e.Lesson)}] = struct{}{}
 		}
 	case KindAsked:
 		if e.Session != "" && e.Lesson != "" {
-			addPair(l.Asked, e.Session, e.Lesson)
+			l.asked[pair{t.id(e.Session), t.id(e.Lesson)}] = struct{}{}
 		}
 	case KindRegret:
 		if e.Session == "" || e.Lesson == "" {
@@ -372,14 +355,14 @@ func (l *Ledger) Add(e Event) {
 	case KindPassing:
 		if e.Src != "" && e.Dst != "" {
 			e = e.WithID()
-			e.W = 0 // unused by links; keeps the ledger JSON-encodable
+			e.W = 0 // unused by links; keeps the ledger encodable
 			l.addPassing(e)
 		}
 	}
 }
 
 // finiteW maps a non-finite w (a regret's share, a change's credit) onto a
-// finite one both readers take alike, so the ledger stays JSON-encodable:
+// finite one both readers take alike, so the ledger stays encodable:
 // +Inf is full weight, NaN and −Inf count nothing.
 func finiteW(w float64) float64 {
 	switch {
@@ -394,7 +377,7 @@ func finiteW(w float64) float64 {
 // addPassing keeps one passing per id; should two differ under one id, the
 // lesser (by ms, then endpoints) stays, whatever the order.
 func (l *Ledger) addPassing(e Event) {
-	old, ok := l.Passings[e.ID]
+	old, ok := l.passings[e.ID]
 	if ok {
 		ka := [5]string{e.Src, e.SrcV, e.Dst, e.DstV, e.Session}
 		kb := [5]string{old.Src, old.SrcV, old.Dst, old.DstV, old.Session}
@@ -402,87 +385,138 @@ func (l *Ledger) addPassing(e Event) {
 			return
 		}
 	}
-	l.Passings[e.ID] = e
+	l.passings[e.ID] = e
 }
 
 // Links folds the ledger's passing events into links (FoldLinks).
 func (l *Ledger) Links() []Link {
-	events := make([]Event, 0, len(l.Passings))
-	for _, e := range l.Passings {
+	events := make([]Event, 0, len(l.passings))
+	for _, e := range l.passings {
 		events = append(events, e)
 	}
 	return FoldLinks(events)
 }
 
-func (l *Ledger) addResult(session, lesson string, m Mark) {
-	inner := l.Results[session]
-	if inner == nil {
-		inner = map[string]Mark{}
-		l.Results[session] = inner
-	}
-	if old, ok := inner[lesson]; !ok || strongerResult(m, old) {
-		inner[lesson] = m
+func (l *Ledger) addRegret(id string, r RegretMark) {
+	if old, ok := l.regrets[id]; !ok || compareRegrets(r, old) < 0 {
+		l.regrets[id] = r
 	}
 }
 
-func (l *Ledger) addRegret(id string, r RegretMark) {
-	if old, ok := l.Regrets[id]; !ok || compareRegrets(r, old) < 0 {
-		l.Regrets[id] = r
+// Result is the result the ledger keeps for session and lesson: the
+// strongest of their result events.
+func (l *Ledger) Result(session, lesson string) (Mark, bool) {
+	s, ok1 := l.strs.lookup(session)
+	les, ok2 := l.strs.lookup(lesson)
+	if !ok1 || !ok2 {
+		return Mark{}, false
 	}
+	m, ok := l.results[pair{s, les}]
+	if !ok {
+		return Mark{}, false
+	}
+	return l.strs.unpack(m), true
+}
+
+// Creation is the least mark of lesson's created events.
+func (l *Ledger) Creation(lesson string) (Mark, bool) {
+	id, ok := l.strs.lookup(lesson)
+	if !ok {
+		return Mark{}, false
+	}
+	m, ok := l.created[id]
+	if !ok {
+		return Mark{}, false
+	}
+	return l.strs.unpack(m), true
+}
+
+// resultKind is the kind of the result kept for p ("" without one).
+func (l *Ledger) resultKind(p pair) EventKind {
+	return markKinds[l.results[p].kind]
+}
+
+// severe says the result kept for p is a correction or a veto.
+func (l *Ledger) severe(p pair) bool {
+	k := l.resultKind(p)
+	return k == KindCorrected || k == KindVetoed
+}
+
+// pairOf is the pair of session and lesson, if the ledger knows both.
+func (l *Ledger) pairOf(session, lesson string) (pair, bool) {
+	s, ok1 := l.strs.lookup(session)
+	les, ok2 := l.strs.lookup(lesson)
+	return pair{s, les}, ok1 && ok2
+}
+
+// correctionTimes is the distinct ms stamps of session's corrections.
+func (l *Ledger) correctionTimes(session string) []int64 {
+	if s, ok := l.strs.lookup(session); ok {
+		return l.corrections[s]
+	}
+	return nil
 }
 
 type sessionAt struct {
-	id string
-	Mark
-}
-
-// sortedSessions lists the session marks in clock order.
-func (l *Ledger) sortedSessions() []sessionAt {
-	out := make([]sessionAt, 0, len(l.Sessions))
-	for s, m := range l.Sessions {
-		out = append(out, sessionAt{s, m})
-	}
-	slices.SortFunc(out, func(a, b sessionAt) int {
-		if c := cmp.Compare(a.MS, b.MS); c != 0 {
-			return c
-		}
-		return strings.Compare(a.id, b.id)
-	})
-	return out
+	id uint32
+	mark
 }
 
 // clock is the sorted activity clock with the lookups Memories needs.
 type clock struct {
-	ids     []string
+	strs    []string
+	ids     []uint32 // each position's session
 	firstMS []int64
-	repos   []string
-	authors []string
-	index   map[string]int
+	repos   []uint32
+	authors []uint32
+	at      []int32            // string id → its session's position, −1 for none
 	prefix  map[string][]int32 // repo tag → eligible sessions among the first t
 }
 
 func (l *Ledger) newClock() *clock {
-	marks := l.sortedSessions()
+	t := &l.strs
+	marks := make([]sessionAt, 0, len(l.sessions))
+	for s, m := range l.sessions {
+		marks = append(marks, sessionAt{s, m})
+	}
+	slices.SortFunc(marks, func(a, b sessionAt) int {
+		if c := cmp.Compare(a.ms, b.ms); c != 0 {
+			return c
+		}
+		return strings.Compare(t.strs[a.id], t.strs[b.id])
+	})
 	c := &clock{
-		ids:     make([]string, len(marks)),
+		strs:    t.strs,
+		ids:     make([]uint32, len(marks)),
 		firstMS: make([]int64, len(marks)),
-		repos:   make([]string, len(marks)),
-		authors: make([]string, len(marks)),
-		index:   make(map[string]int, len(marks)),
+		repos:   make([]uint32, len(marks)),
+		authors: make([]uint32, len(marks)),
+		at:      make([]int32, len(t.strs)),
 		prefix:  map[string][]int32{},
 	}
+	for i := range c.at {
+		c.at[i] = -1
+	}
 	for i, m := range marks {
-		c.ids[i], c.firstMS[i], c.repos[i], c.authors[i] = m.id, m.MS, m.Repo, m.Author
-		c.index[m.id] = i
+		c.ids[i], c.firstMS[i], c.repos[i], c.authors[i] = m.id, m.ms, m.repo, m.author
+		c.at[m.id] = int32(i)
 	}
 	return c
+}
+
+// index is the clock position of session s (a string id), if it ticks.
+func (c *clock) index(s uint32) (int, bool) {
+	if s != 0 && int(s) < len(c.at) && c.at[s] >= 0 {
+		return int(c.at[s]), true
+	}
+	return 0, false
 }
 
 // pos is the clock position of something that happened in session at ms: the
 // session's own index when it ticks the clock, else the last session that
 // started at or before ms (−1 before the first).
-func (c *clock) pos(session string, ms int64) int {
-	if i, ok := c.index[session]; ok && session != "" {
+func (c *clock) pos(session uint32, ms int64) int {
+	if i, ok := c.index(session); ok {
 		return i
 	}
 	return sort.Search(len(c.firstMS), func(i int) bool { return c.firstMS[i] > ms }) - 1
@@ -490,9 +524,9 @@ func (c *clock) pos(session string, ms int64) int {
 
 // stamp is the time and engineer of a use at clock position p (coolUses);
 // a session of no known engineer stamps nothing.
-func (c *clock) stamp(p int) (ms int64, by string, ok bool) {
-	if p < 0 || p >= len(c.ids) || !knownAuthor(c.authors[p]) {
-		return 0, "", false
+func (c *clock) stamp(p int) (ms int64, by uint32, ok bool) {
+	if p < 0 || p >= len(c.ids) || !knownAuthor(c.strs[c.authors[p]]) {
+		return 0, 0, false
 	}
 	return c.firstMS[p], c.authors[p], true
 }
@@ -515,7 +549,7 @@ func (c *clock) eligible(tag string, i, q int) int {
 		p = make([]int32, len(c.ids)+1)
 		for k, r := range c.repos {
 			p[k+1] = p[k]
-			if r == tag {
+			if c.strs[r] == tag {
 				p[k+1]++
 			}
 		}
@@ -556,24 +590,34 @@ func (l *Ledger) Memories(lessons []LessonInfo, session string, w Weights) []Mem
 	l.init()
 	c := l.newClock()
 	q := len(c.ids) - 1
-	if i, ok := c.index[session]; ok && session != "" {
-		q = i
+	if s, ok := l.strs.lookup(session); ok {
+		if i, ok := c.index(s); ok {
+			q = i
+		}
 	}
 
-	// One entry per wanted lesson: a lookup both filters and finds the
-	// accumulator.
-	aggs := make(map[string]*lessonAgg, len(lessons))
+	// One entry per wanted lesson; those the ledger has a string for are
+	// also found by its id, which both filters and finds the accumulator.
+	byName := make(map[string]*lessonAgg, len(lessons))
+	all := make([]*lessonAgg, 0, len(lessons))
+	aggs := make(map[uint32]*lessonAgg, len(lessons))
 	for _, li := range lessons {
-		if _, dup := aggs[li.ID]; !dup {
-			aggs[li.ID] = &lessonAgg{info: li}
+		if byName[li.ID] != nil {
+			continue
+		}
+		a := &lessonAgg{info: li}
+		byName[li.ID] = a
+		all = append(all, a)
+		if id, ok := l.strs.lookup(li.ID); ok {
+			aggs[id] = a
 		}
 	}
 
 	l.gatherResults(aggs, c)
-	l.gatherTestedAskedRegrets(aggs)
+	l.gatherTestedAskedRegrets(aggs, byName)
 
-	out := make([]Memory, 0, len(aggs))
-	for _, a := range aggs {
+	out := make([]Memory, 0, len(all))
+	for _, a := range all {
 		out = append(out, l.memoryOf(a.info, a, c, q, session, w))
 	}
 	slices.SortFunc(out, func(x, y Memory) int { return strings.Compare(x.ID, y.ID) })
@@ -584,55 +628,51 @@ func (l *Ledger) Memories(lessons []LessonInfo, session string, w Weights) []Mem
 // accumulator: a changed result is a use, at its session's clock position
 // (by its ms for a session without a session event), and vouches under its
 // repo and author.
-func (l *Ledger) gatherResults(aggs map[string]*lessonAgg, c *clock) {
-	for s, inner := range l.Results {
-		sm, known := l.Sessions[s]
-		at, ticks := c.index[s]
-		for lesson, m := range inner {
-			a := aggs[lesson]
-			if a == nil {
-				continue
-			}
-			switch m.Kind {
-			case KindChanged:
-				pos := at
-				if !ticks {
-					pos = c.pos("", m.MS)
-				}
-				a.addChanged(m, sm, known, pos)
-			case KindIgnored:
-				a.ignored++
-			case KindCorrected:
-				a.corrected++
-			case KindVetoed:
-				a.vetoed++
-			}
+func (l *Ledger) gatherResults(aggs map[uint32]*lessonAgg, c *clock) {
+	for p, m := range l.results {
+		a := aggs[p.l]
+		if a == nil {
+			continue
+		}
+		switch markKinds[m.kind] {
+		case KindChanged:
+			// A session that ticks the clock places the use; one without
+			// a session event places it by its ms.
+			sm, known := l.sessions[p.s]
+			a.addChanged(&l.strs, m, sm, known, c.pos(p.s, m.ms))
+		case KindIgnored:
+			a.ignored++
+		case KindCorrected:
+			a.corrected++
+		case KindVetoed:
+			a.vetoed++
 		}
 	}
 }
 
 // addChanged counts one changed result m of a session (sm its session
 // mark, known whether it has one) used at clock position at.
-func (a *lessonAgg) addChanged(m, sm Mark, known bool, at int) {
+func (a *lessonAgg) addChanged(t *strtab, m, sm mark, known bool, at int) {
 	a.changed++
-	a.vouched += creditMilli(m.W)
+	a.vouched += creditMilli(m.w)
 	a.uses = append(a.uses, at)
-	repo, author := m.Repo, m.Author
+	repo, author := m.repo, m.author
 	if known {
 		// The result's own author counts: whoever wrote (and committed)
 		// the verdict vouches for it, not whoever the session names.
-		repo, author = cmp.Or(sm.Repo, m.Repo), cmp.Or(m.Author, sm.Author)
+		repo, author = cmp.Or(sm.repo, m.repo), cmp.Or(m.author, sm.author)
 	}
-	a.repos = addDistinct(a.repos, repo)
-	if author != UnattributedAuthor {
+	a.repos = addDistinct(a.repos, t.strs[repo])
+	by := t.strs[author]
+	if by != UnattributedAuthor {
 		// Changes whose committer is unknown yet are no second engineer.
-		a.authors = addDistinct(a.authors, author)
+		a.authors = addDistinct(a.authors, by)
 	}
-	if author != "" {
+	if by != "" {
 		if a.byAuthor == nil {
 			a.byAuthor = map[string]int{}
 		}
-		a.byAuthor[author] += creditMilli(m.W)
+		a.byAuthor[by] += creditMilli(m.w)
 	}
 }
 
@@ -640,28 +680,23 @@ func (a *lessonAgg) addChanged(m, sm Mark, known bool, at int) {
 // pairs and gathers its regrets; a session whose result for the lesson is
 // a correction or a veto adds neither tested nor regret (the stronger
 // result already counts it).
-func (l *Ledger) gatherTestedAskedRegrets(aggs map[string]*lessonAgg) {
-	severe := func(results map[string]Mark, lesson string) bool {
-		k := results[lesson].Kind
-		return k == KindCorrected || k == KindVetoed
-	}
-	for s, inner := range l.Tested {
-		results := l.Results[s]
-		for lesson := range inner {
-			if a := aggs[lesson]; a != nil && !severe(results, lesson) {
-				a.tested++
-			}
+func (l *Ledger) gatherTestedAskedRegrets(aggs map[uint32]*lessonAgg, byName map[string]*lessonAgg) {
+	for p := range l.tested {
+		if a := aggs[p.l]; a != nil && !l.severe(p) {
+			a.tested++
 		}
 	}
-	for _, inner := range l.Asked {
-		for lesson := range inner {
-			if a := aggs[lesson]; a != nil {
-				a.asked++
-			}
+	for p := range l.asked {
+		if a := aggs[p.l]; a != nil {
+			a.asked++
 		}
 	}
-	for id, r := range l.Regrets {
-		if a := aggs[r.Lesson]; a != nil && !severe(l.Results[r.Session], r.Lesson) {
+	for id, r := range l.regrets {
+		a := byName[r.Lesson]
+		if a == nil {
+			continue
+		}
+		if p, ok := l.pairOf(r.Session, r.Lesson); !ok || !l.severe(p) {
 			a.regrets = append(a.regrets, regretRef{id: id, RegretMark: r})
 		}
 	}
@@ -675,10 +710,11 @@ func (l *Ledger) memoryOf(info LessonInfo, a *lessonAgg, c *clock, q int, sessio
 	}
 	// The creation use.
 	created := -1
-	if cm, ok := l.Created[info.ID]; ok {
-		created = c.pos(cm.Session, cm.MS)
+	id, known := l.strs.lookup(info.ID)
+	if cm, ok := l.created[id]; known && ok {
+		created = c.pos(cm.session, cm.ms)
 	} else if info.CreatedMS != 0 {
-		created = c.pos("", info.CreatedMS)
+		created = c.pos(0, info.CreatedMS)
 	}
 	slices.Sort(a.uses)
 	uses := coolUses(a.uses, make([]int, 0, len(a.uses)+1), c.stamp)
@@ -687,7 +723,7 @@ func (l *Ledger) memoryOf(info LessonInfo, a *lessonAgg, c *clock, q int, sessio
 	m.Uses = len(uses)
 	m.LastUseTick = uses[len(uses)-1] + 1
 
-	m.Regretted = regretted(a.regrets, l.Corrections, w)
+	m.Regretted = regretted(a.regrets, l.correctionTimes, w)
 	m.TopVouchers = topVouchers(maps.All(a.byAuthor), a.vouched)
 	m.Unattributed = float64(a.byAuthor[UnattributedAuthor]) / 1000
 	var d float64
@@ -724,7 +760,7 @@ func (m *Memory) settle(session string, w Weights) {
 // regretted sums one lesson's regret credit: each regret's share (at most
 // RegretMax), capped per deciding session at that session's RegretCap, in a
 // fixed order so the float sum does not depend on map order.
-func regretted(rs []regretRef, corrections map[string]map[int64]bool, w Weights) float64 {
+func regretted(rs []regretRef, corrections func(session string) []int64, w Weights) float64 {
 	if len(rs) == 0 {
 		return 0
 	}
@@ -740,7 +776,7 @@ func regretted(rs []regretRef, corrections map[string]map[int64]bool, w Weights)
 		for ; j < len(rs) && rs[j].Session == rs[i].Session; j++ {
 			s += regretShare(rs[j].W, w.RegretMax)
 		}
-		capN := RegretCap(slices.Collect(maps.Keys(corrections[rs[i].Session])))
+		capN := RegretCap(corrections(rs[i].Session))
 		total += math.Min(s, float64(capN))
 		i = j
 	}

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
+	"maps"
 	"math"
 	"runtime"
 	"slices"
@@ -470,8 +471,8 @@ func severeStrength(st uint32) bool { return st >= 3 }
 // ledger's.
 func (l *Ledger) Summary() *Summary {
 	l.init()
-	sb := &summaryBuilder{l: l, c: l.newClock(), s: newSummary(), lessons: map[string]*lessonSum{}}
-	for _, e := range l.Passings {
+	sb := &summaryBuilder{l: l, t: &l.strs, c: l.newClock(), s: newSummary(), lessons: map[string]*lessonSum{}}
+	for _, e := range l.passings {
 		if lessonPassing(e) {
 			sb.s.passings[e.ID] = e
 		}
@@ -490,6 +491,7 @@ func (l *Ledger) Summary() *Summary {
 // listed as the steps go and hashed at the end, in parallel.
 type summaryBuilder struct {
 	l       *Ledger
+	t       *strtab
 	c       *clock
 	s       *Summary
 	recs    []keySpec
@@ -499,16 +501,7 @@ type summaryBuilder struct {
 // size is how many keys the summary will hold.
 func (sb *summaryBuilder) size() int {
 	l := sb.l
-	size := len(sb.c.ids) + len(l.Created)
-	for _, m := range []map[string]map[string]bool{l.Tested, l.Asked} {
-		for _, inner := range m {
-			size += len(inner)
-		}
-	}
-	for _, inner := range l.Results {
-		size += len(inner)
-	}
-	return size
+	return len(sb.c.ids) + len(l.created) + len(l.tested) + len(l.asked) + len(l.results)
 }
 
 func (sb *summaryBuilder) get(id string) *lessonSum {
@@ -522,40 +515,40 @@ func (sb *summaryBuilder) get(id string) *lessonSum {
 
 // free places something that happened at ms in a session that does not tick
 // the clock, remembering the session as one with a use or creation.
-func (sb *summaryBuilder) free(session string, ms int64) int32 {
+func (sb *summaryBuilder) free(session uint32, ms int64) int32 {
 	sb.s.freeMS = max(sb.s.freeMS, ms)
-	if session != "" {
-		sb.recs = append(sb.recs, keySpec{keyFree, session, "", 1})
+	if session != 0 {
+		sb.recs = append(sb.recs, keySpec{keyFree, sb.t.strs[session], "", 1})
 	}
-	return int32(sb.c.pos("", ms))
+	return int32(sb.c.pos(0, ms))
 }
 
 // clock copies the clock's columns and keys its sessions.
 func (sb *summaryBuilder) clock() {
-	s, c := sb.s, sb.c
+	s, c, t := sb.s, sb.c, sb.t
 	n := len(c.ids)
 	s.clockMS.x = make([]int64, n)
 	s.clockRepo.x = make([]uint32, n)
 	s.clockBy.x = make([]uint32, n)
 	for i, id := range c.ids {
-		sm := sb.l.Sessions[id]
-		s.clockMS.x[i], s.clockRepo.x[i], s.clockBy.x[i] = sm.MS, s.val(sm.Repo), s.val(sm.Author)
-		sb.recs = append(sb.recs, keySpec{keySession, id, "", uint32(i)})
+		s.clockMS.x[i], s.clockRepo.x[i], s.clockBy.x[i] = c.firstMS[i], s.val(t.strs[c.repos[i]]), s.val(t.strs[c.authors[i]])
+		sb.recs = append(sb.recs, keySpec{keySession, t.strs[id], "", uint32(i)})
 	}
 	if n > 0 {
-		s.last = c.ids[n-1]
+		s.last = t.strs[c.ids[n-1]]
 	}
 }
 
 // created places each lesson's creation on the clock.
 func (sb *summaryBuilder) created() {
-	for id, m := range sb.l.Created {
-		ls := sb.get(id)
+	for id, cm := range sb.l.created {
+		ls := sb.get(sb.t.strs[id])
+		m := sb.t.unpack(cm)
 		ls.hasCreated, ls.created = true, &m
-		if i, ok := sb.c.index[m.Session]; ok && m.Session != "" {
+		if i, ok := sb.c.index(cm.session); ok {
 			ls.createdPos = int32(i)
 		} else {
-			ls.createdPos = sb.free(m.Session, m.MS)
+			ls.createdPos = sb.free(cm.session, cm.ms)
 		}
 	}
 }
@@ -563,56 +556,51 @@ func (sb *summaryBuilder) created() {
 // results counts each (session, lesson) result; a changed one is also a use,
 // with the repo and author it counts for.
 func (sb *summaryBuilder) results() {
-	s := sb.s
-	for session, inner := range sb.l.Results {
-		sm, known := sb.l.Sessions[session]
-		at, ticks := sb.c.index[session]
-		for lesson, m := range inner {
-			ls := sb.get(lesson)
-			st := uint32(resultStrength(m.Kind))
-			ls.count(m.Kind, 1)
-			if m.Kind != KindChanged {
-				sb.recs = append(sb.recs, keySpec{keyResult, session, lesson, st})
-				continue
-			}
-			ls.vouched += creditMilli(m.W)
-			p := int32(at)
-			if !ticks {
-				p = sb.free(session, m.MS)
-			}
-			ls.uses = append(ls.uses, p)
-			repo, author := s.val(m.Repo), s.val(m.Author)
-			v := resultValue(st, effUnknown, effUnknown)
-			if known {
-				repo, author = s.val(cmp.Or(sm.Repo, m.Repo)), s.val(cmp.Or(m.Author, sm.Author))
-				v = resultValue(st, repo, author)
-			}
-			sb.recs = append(sb.recs, keySpec{keyResult, session, lesson, v})
-			ls.repos.add(repo, 1)
-			ls.authors.addMilli(author, 1, int32(creditMilli(m.W)))
+	s, t := sb.s, sb.t
+	for p, m := range sb.l.results {
+		session, lesson := t.strs[p.s], t.strs[p.l]
+		ls := sb.get(lesson)
+		kind := markKinds[m.kind]
+		st := uint32(resultStrength(kind))
+		ls.count(kind, 1)
+		if kind != KindChanged {
+			sb.recs = append(sb.recs, keySpec{keyResult, session, lesson, st})
+			continue
 		}
+		ls.vouched += creditMilli(m.w)
+		at, ticks := sb.c.index(p.s)
+		pos := int32(at)
+		if !ticks {
+			pos = sb.free(p.s, m.ms)
+		}
+		ls.uses = append(ls.uses, pos)
+		repo, author := s.val(t.strs[m.repo]), s.val(t.strs[m.author])
+		v := resultValue(st, effUnknown, effUnknown)
+		if sm, known := sb.l.sessions[p.s]; known {
+			repo, author = s.val(t.strs[cmp.Or(sm.repo, m.repo)]), s.val(t.strs[cmp.Or(m.author, sm.author)])
+			v = resultValue(st, repo, author)
+		}
+		sb.recs = append(sb.recs, keySpec{keyResult, session, lesson, v})
+		ls.repos.add(repo, 1)
+		ls.authors.addMilli(author, 1, int32(creditMilli(m.w)))
 	}
 }
 
 // testedAndAsked counts the tested runs (not after a correction or a veto)
 // and the asks.
 func (sb *summaryBuilder) testedAndAsked() {
-	l := sb.l
-	for session, inner := range l.Tested {
-		results := l.Results[session]
-		for lesson := range inner {
-			sb.recs = append(sb.recs, keySpec{keyTested, session, lesson, 1})
-			ls := sb.get(lesson)
-			if k := results[lesson].Kind; k != KindCorrected && k != KindVetoed {
-				ls.tested++
-			}
+	l, t := sb.l, sb.t
+	for p := range l.tested {
+		lesson := t.strs[p.l]
+		sb.recs = append(sb.recs, keySpec{keyTested, t.strs[p.s], lesson, 1})
+		if ls := sb.get(lesson); !l.severe(p) {
+			ls.tested++
 		}
 	}
-	for session, inner := range l.Asked {
-		for lesson := range inner {
-			sb.recs = append(sb.recs, keySpec{keyAsked, session, lesson, 1})
-			sb.get(lesson).asked++
-		}
+	for p := range l.asked {
+		lesson := t.strs[p.l]
+		sb.recs = append(sb.recs, keySpec{keyAsked, t.strs[p.s], lesson, 1})
+		sb.get(lesson).asked++
 	}
 }
 
@@ -620,21 +608,21 @@ func (sb *summaryBuilder) testedAndAsked() {
 func (sb *summaryBuilder) regrets() {
 	l, s := sb.l, sb.s
 	byLesson := map[string][]regretRef{}
-	for id, r := range l.Regrets {
+	for id, r := range l.regrets {
 		s.regrets[id] = r
-		if k := l.Results[r.Session][r.Lesson].Kind; k != KindCorrected && k != KindVetoed {
+		if p, ok := l.pairOf(r.Session, r.Lesson); !ok || !l.severe(p) {
 			byLesson[r.Lesson] = append(byLesson[r.Lesson], regretRef{id: id, RegretMark: r})
 		}
 	}
-	for session, times := range l.Corrections {
+	for session, times := range l.corrections {
 		c := make(map[int64]bool, len(times))
-		for t := range times {
+		for _, t := range times {
 			c[t] = true
 		}
-		s.corrections[session] = c
+		s.corrections[sb.t.strs[session]] = c
 	}
 	for lesson, rs := range byLesson {
-		sb.get(lesson).regretted = regretted(rs, s.corrections, Weights{RegretMax: s.regretMax})
+		sb.get(lesson).regretted = regretted(rs, s.correctionTimes, Weights{RegretMax: s.regretMax})
 	}
 }
 
@@ -861,6 +849,11 @@ func (s *Summary) add(e Event) bool {
 }
 
 // addCorrection records a correction time of a session; a new one raises
+// correctionTimes is the ms stamps of session's corrections.
+func (s *Summary) correctionTimes(session string) []int64 {
+	return slices.Collect(maps.Keys(s.corrections[session]))
+}
+
 // the regret cap of the session's regrets.
 func (s *Summary) addCorrection(session string, ms int64) bool {
 	if !s.loadEvidence() {
@@ -914,7 +907,7 @@ func (s *Summary) refreshRegrets(w Weights) (map[string]float64, bool) {
 	}
 	out := make(map[string]float64, len(byLesson))
 	for lesson, rs := range byLesson {
-		out[lesson] = regretted(rs, s.corrections, w)
+		out[lesson] = regretted(rs, s.correctionTimes, w)
 	}
 	if !all {
 		for lesson := range s.stale {

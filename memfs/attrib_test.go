@@ -133,7 +133,7 @@ func TestAttribution(t *testing.T) {
 				t.Fatal(err)
 			}
 			for session, by := range want {
-				if m := l.Results[session]["retry-lesson"]; m.Author != by {
+				if m, _ := l.Result(session, "retry-lesson"); m.Author != by {
 					t.Fatalf("ledger: session %s counts under %s, want %s", session, m.Author, by)
 				}
 			}
@@ -237,7 +237,8 @@ func TestAttributionKeepsCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := l.Results[HashSession("sz")]["retry-lesson"].Author; got != HashEngineer(eve) {
+	if m, _ := l.Result(HashSession("sz"), "retry-lesson"); m.Author != HashEngineer(eve) {
+		got := m.Author
 		t.Fatalf("the line Eve committed counts under %s, want hers", got)
 	}
 }

@@ -146,7 +146,7 @@ func TestSignedEvidence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := l.Results[HashSession("s2")]; ok {
+	if _, ok := l.Result(HashSession("s2"), "retry-lesson"); ok {
 		t.Fatal("the ledger counts an unsigned line")
 	}
 

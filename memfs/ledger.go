@@ -21,9 +21,9 @@ import (
 	"github.com/borg-memory/borg/memfs/fsutil"
 )
 
-// ledgerCacheVersion changes whenever the cache's layout or domain.Ledger's
-// serialised form changes; a cache of another version is rebuilt.
-const ledgerCacheVersion = 5
+// ledgerCacheVersion changes whenever the cache's layout or the ledger's
+// encoding changes; a cache of another version is rebuilt.
+const ledgerCacheVersion = 6
 
 // tailGuard is how many bytes before a folded offset the cache fingerprints
 // to notice a log file rewritten under it (a merge, a reset).
@@ -37,44 +37,28 @@ const ledgerCacheFile = cacheDir + "/ledger.bin"
 const rewriteAfter = 256 << 10
 
 // ledgerCache is the incremental state of LoadLedger. On disk it is a JSON
-// header line (version, codec, files) followed by the ledger in the compact
-// codec of ledgercodec.go.
+// header line (version, files) followed by the ledger's binary form
+// (domain.AppendLedger).
 type ledgerCache struct {
 	Version int                   `json:"version"`
-	Codec   string                `json:"codec"`
 	Files   map[string]foldedFile `json:"files"`
 	Ledger  *domain.Ledger        `json:"-"`
 }
 
-const codecCompact = "blg1"
-
-// errLedgerShape: domain.Ledger has fields the codec does not know (a
-// test fails on it), so there is no cache to write: the ledger is folded
-// from the log each time, slower but never wrong.
-var errLedgerShape = errors.New("domain.Ledger's shape is not the codec's")
-
 // encodeCache writes the cache's bytes.
 func encodeCache(c *ledgerCache) ([]byte, error) {
-	if !ledgerCodecFits() {
-		return nil, errLedgerShape
-	}
-	c.Codec = codecCompact
 	head, err := json.Marshal(c)
 	if err != nil {
 		return nil, err
 	}
-	buf := bytes.NewBuffer(append(head, '\n'))
-	if err := encodeLedger(buf, c.Ledger); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return domain.AppendLedger(append(head, '\n'), c.Ledger), nil
 }
 
 // decodeCache reads what encodeCache wrote, or reports why it cannot.
 func decodeCache(data []byte) (*ledgerCache, error) {
 	head, rest, ok := bytes.Cut(data, []byte{'\n'})
 	if !ok {
-		return nil, errLedgerCodec
+		return nil, domain.ErrLedgerCodec
 	}
 	var c ledgerCache
 	if err := json.Unmarshal(head, &c); err != nil {
@@ -83,11 +67,8 @@ func decodeCache(data []byte) (*ledgerCache, error) {
 	if c.Version != ledgerCacheVersion {
 		return nil, fmt.Errorf("cache version %d", c.Version)
 	}
-	if c.Codec != codecCompact || !ledgerCodecFits() {
-		return nil, fmt.Errorf("cache codec %q", c.Codec)
-	}
 	var err error
-	if c.Ledger, err = decodeLedger(rest); err != nil {
+	if c.Ledger, err = domain.ParseLedger(rest); err != nil {
 		return nil, err
 	}
 	if c.Files == nil {

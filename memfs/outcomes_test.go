@@ -442,7 +442,7 @@ func TestLoadLedgerUsesCache(t *testing.T) {
 	if c == nil {
 		t.Fatal("cache unreadable")
 	}
-	c.Ledger.Created["planted-marker"] = domain.Mark{MS: 1}
+	c.Ledger.Add(domain.Event{MS: 1, Kind: domain.KindCreated, Lesson: "planted-marker"})
 	planted, err := encodeCache(c)
 	if err != nil {
 		t.Fatal(err)
@@ -458,7 +458,7 @@ func TestLoadLedgerUsesCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := l.Created["planted-marker"]; !ok {
+	if _, ok := l.Creation("planted-marker"); !ok {
 		t.Fatal("LoadLedger ignored its cache")
 	}
 	if after, _ := os.ReadFile(cache); !bytes.Equal(after, planted) || bytes.Equal(after, first) {
@@ -466,7 +466,7 @@ func TestLoadLedgerUsesCache(t *testing.T) {
 	}
 	for _, e := range events[40:] {
 		if e.Kind == domain.KindCreated {
-			if _, ok := l.Created[e.Lesson]; !ok {
+			if _, ok := l.Creation(e.Lesson); !ok {
 				t.Fatalf("appended event %+v not folded", e)
 			}
 		}
@@ -480,7 +480,7 @@ func TestLoadLedgerUsesCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := l.Created["planted-marker"]; ok {
+	if _, ok := l.Creation("planted-marker"); ok {
 		t.Fatal("a cache of another version was trusted")
 	}
 }

@@ -1,0 +1,360 @@
+package domain
+
+import (
+	"encoding/binary"
+	"errors"
+	"maps"
+	"math"
+	"slices"
+)
+
+// The ledger's binary form, which a cache stores so that a query folds in
+// only the lines appended since: the string table, then each map with its
+// keys ascending (so equal ledgers built in one order encode alike), every
+// string as its table index and numbers as varints. A mark is its ms, a
+// flags byte (bit 0: a hex event id, 8 bytes, follows instead of a string
+// index; bit 1: a credit follows; bits 2-4: the kind's code) and its three
+// strings. Regrets and passings, which are few, carry their strings inline.
+
+const ledgerMagic = "BLG3"
+
+// ErrLedgerCodec is the error of ParseLedger on bytes AppendLedger did not
+// write.
+var ErrLedgerCodec = errors.New("corrupt ledger encoding")
+
+// AppendLedger appends l's binary form to b.
+func AppendLedger(b []byte, l *Ledger) []byte {
+	l.init()
+	w := ledgerWriter{b: append(b, ledgerMagic...)}
+	w.uint(uint64(len(l.strs.strs) - 1))
+	for _, s := range l.strs.strs[1:] {
+		w.str(s)
+	}
+	for _, m := range []map[uint32]mark{l.sessions, l.created} {
+		keys := slices.Sorted(maps.Keys(m))
+		w.uint(uint64(len(keys)))
+		for _, k := range keys {
+			w.uint(uint64(k))
+			w.mark(m[k])
+		}
+	}
+	results := slices.SortedFunc(maps.Keys(l.results), comparePairs)
+	w.uint(uint64(len(results)))
+	for _, p := range results {
+		w.pair(p)
+		w.mark(l.results[p])
+	}
+	for _, set := range []map[pair]struct{}{l.tested, l.asked} {
+		keys := slices.SortedFunc(maps.Keys(set), comparePairs)
+		w.uint(uint64(len(keys)))
+		for _, p := range keys {
+			w.pair(p)
+		}
+	}
+	sessions := slices.Sorted(maps.Keys(l.corrections))
+	w.uint(uint64(len(sessions)))
+	for _, s := range sessions {
+		w.uint(uint64(s))
+		times := l.corrections[s]
+		w.uint(uint64(len(times)))
+		for _, t := range times {
+			w.int(t)
+		}
+	}
+	ids := slices.Sorted(maps.Keys(l.regrets))
+	w.uint(uint64(len(ids)))
+	for _, id := range ids {
+		r := l.regrets[id]
+		w.str(id)
+		w.str(r.Session)
+		w.str(r.Lesson)
+		w.float(r.W)
+	}
+	ids = slices.Sorted(maps.Keys(l.passings))
+	w.uint(uint64(len(ids)))
+	for _, id := range ids {
+		e := l.passings[id]
+		w.str(id)
+		w.str(e.ID)
+		w.int(e.MS)
+		for _, v := range []string{string(e.Kind), e.Session, e.Lesson, e.Repo, e.Author} {
+			w.str(v)
+		}
+		w.float(e.W)
+		for _, v := range []string{e.Src, e.Dst, e.SrcV, e.DstV} {
+			w.str(v)
+		}
+	}
+	return w.b
+}
+
+func comparePairs(a, b pair) int {
+	if a.s != b.s {
+		if a.s < b.s {
+			return -1
+		}
+		return 1
+	}
+	switch {
+	case a.l < b.l:
+		return -1
+	case a.l > b.l:
+		return 1
+	}
+	return 0
+}
+
+type ledgerWriter struct{ b []byte }
+
+func (w *ledgerWriter) uint(n uint64) { w.b = binary.AppendUvarint(w.b, n) }
+func (w *ledgerWriter) int(n int64)   { w.b = binary.AppendVarint(w.b, n) }
+func (w *ledgerWriter) float(f float64) {
+	w.b = binary.LittleEndian.AppendUint64(w.b, math.Float64bits(f))
+}
+func (w *ledgerWriter) str(s string) {
+	w.uint(uint64(len(s)))
+	w.b = append(w.b, s...)
+}
+func (w *ledgerWriter) pair(p pair) {
+	w.uint(uint64(p.s))
+	w.uint(uint64(p.l))
+}
+
+const (
+	markHexID = 1 << iota
+	markHasW
+	markKindShift = iota
+)
+
+func (w *ledgerWriter) mark(m mark) {
+	w.int(m.ms)
+	flags := m.kind << markKindShift
+	if m.hexID {
+		flags |= markHexID
+	}
+	if m.w != 0 {
+		flags |= markHasW
+	}
+	w.b = append(w.b, flags)
+	if m.hexID {
+		w.b = binary.LittleEndian.AppendUint64(w.b, m.id)
+	} else {
+		w.uint(m.id)
+	}
+	w.uint(uint64(m.session))
+	w.uint(uint64(m.repo))
+	w.uint(uint64(m.author))
+	if m.w != 0 {
+		w.float(m.w)
+	}
+}
+
+// ParseLedger reads what AppendLedger wrote; anything else is
+// ErrLedgerCodec.
+func ParseLedger(data []byte) (*Ledger, error) {
+	if len(data) < len(ledgerMagic) || string(data[:len(ledgerMagic)]) != ledgerMagic {
+		return nil, ErrLedgerCodec
+	}
+	r := &ledgerReader{b: data, i: len(ledgerMagic)}
+	l := NewLedger()
+	n := r.count()
+	l.strs.strs = slices.Grow(l.strs.strs, n)
+	for range n {
+		s := r.str()
+		if _, dup := l.strs.idx[s]; dup || r.err != nil {
+			return nil, ErrLedgerCodec
+		}
+		l.strs.idx[s] = uint32(len(l.strs.strs))
+		l.strs.strs = append(l.strs.strs, s)
+	}
+	r.nstrs = uint64(len(l.strs.strs))
+	for _, c := range []struct {
+		m    map[uint32]mark
+		kind EventKind
+	}{{l.sessions, KindSession}, {l.created, KindCreated}} {
+		for range r.count() {
+			k := r.ref()
+			if _, dup := c.m[k]; dup || k == 0 {
+				return nil, ErrLedgerCodec
+			}
+			m := r.mark()
+			if markKinds[m.kind] != c.kind || (c.kind == KindSession && m.session != k) {
+				return nil, ErrLedgerCodec
+			}
+			c.m[k] = m
+		}
+	}
+	for range r.count() {
+		p := r.pair()
+		if _, dup := l.results[p]; dup || p.s == 0 || p.l == 0 {
+			return nil, ErrLedgerCodec
+		}
+		m := r.mark()
+		if resultStrength(markKinds[m.kind]) == 0 || m.session != p.s {
+			return nil, ErrLedgerCodec
+		}
+		l.results[p] = m
+	}
+	for _, set := range []map[pair]struct{}{l.tested, l.asked} {
+		k := r.count()
+		for range k {
+			set[r.pair()] = struct{}{}
+		}
+		if len(set) != k {
+			return nil, ErrLedgerCodec
+		}
+	}
+	for range r.count() {
+		s := r.ref()
+		k := r.count()
+		times := make([]int64, k)
+		for i := range times {
+			times[i] = r.int()
+			if i > 0 && times[i] <= times[i-1] {
+				return nil, ErrLedgerCodec
+			}
+		}
+		if _, dup := l.corrections[s]; dup || k == 0 {
+			return nil, ErrLedgerCodec
+		}
+		l.corrections[s] = times
+	}
+	for range r.count() {
+		id, session, lesson := r.str(), r.str(), r.str()
+		if _, dup := l.regrets[id]; dup {
+			return nil, ErrLedgerCodec
+		}
+		l.regrets[id] = RegretMark{Session: session, Lesson: lesson, W: r.float()}
+	}
+	for range r.count() {
+		key := r.str()
+		e := Event{ID: r.str(), MS: r.int()}
+		e.Kind, e.Session, e.Lesson, e.Repo, e.Author = EventKind(r.str()), r.str(), r.str(), r.str(), r.str()
+		e.W = r.float()
+		e.Src, e.Dst, e.SrcV, e.DstV = r.str(), r.str(), r.str(), r.str()
+		if _, dup := l.passings[key]; dup {
+			return nil, ErrLedgerCodec
+		}
+		l.passings[key] = e
+	}
+	if r.err != nil || r.i != len(r.b) {
+		return nil, ErrLedgerCodec
+	}
+	return l, nil
+}
+
+// ledgerReader decodes; its first inconsistency sticks in err.
+type ledgerReader struct {
+	b     []byte
+	i     int
+	nstrs uint64
+	err   error
+}
+
+func (r *ledgerReader) fail() { r.err = ErrLedgerCodec }
+
+func (r *ledgerReader) uint() uint64 {
+	if r.err != nil {
+		return 0
+	}
+	n, k := binary.Uvarint(r.b[r.i:])
+	if k <= 0 {
+		r.fail()
+		return 0
+	}
+	r.i += k
+	return n
+}
+
+func (r *ledgerReader) int() int64 {
+	if r.err != nil {
+		return 0
+	}
+	n, k := binary.Varint(r.b[r.i:])
+	if k <= 0 {
+		r.fail()
+		return 0
+	}
+	r.i += k
+	return n
+}
+
+// count reads a length, refusing one larger than the bytes left could hold.
+func (r *ledgerReader) count() int {
+	n := r.uint()
+	if n > uint64(len(r.b)-r.i) {
+		r.fail()
+		return 0
+	}
+	return int(n)
+}
+
+func (r *ledgerReader) str() string {
+	k := r.count()
+	if r.err != nil {
+		return ""
+	}
+	r.i += k
+	return string(r.b[r.i-k : r.i])
+}
+
+// ref reads a string index, refusing one past the table.
+func (r *ledgerReader) ref() uint32 {
+	id := r.uint()
+	if id >= r.nstrs {
+		r.fail()
+		return 0
+	}
+	return uint32(id)
+}
+
+func (r *ledgerReader) pair() pair { return pair{r.ref(), r.ref()} }
+
+func (r *ledgerReader) float() float64 {
+	if r.err != nil || r.i+8 > len(r.b) {
+		r.fail()
+		return 0
+	}
+	r.i += 8
+	f := math.Float64frombits(binary.LittleEndian.Uint64(r.b[r.i-8:]))
+	// The ledger keeps only finite weights (finiteW): a NaN or an infinity
+	// is a corrupt encoding, and would poison every sum it joins.
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		r.fail()
+		return 0
+	}
+	return f
+}
+
+func (r *ledgerReader) mark() mark {
+	m := mark{ms: r.int()}
+	if r.err != nil || r.i >= len(r.b) {
+		r.fail()
+		return m
+	}
+	flags := r.b[r.i]
+	r.i++
+	kind := flags >> markKindShift
+	if int(kind) >= len(markKinds) || flags&^(markHexID|markHasW|0x7<<markKindShift) != 0 {
+		r.fail()
+		return m
+	}
+	m.kind = kind
+	if flags&markHexID != 0 {
+		if r.i+8 > len(r.b) {
+			r.fail()
+			return m
+		}
+		m.id, m.hexID = binary.LittleEndian.Uint64(r.b[r.i:]), true
+		r.i += 8
+	} else {
+		m.id = uint64(r.ref())
+	}
+	m.session, m.repo, m.author = r.ref(), r.ref(), r.ref()
+	if flags&markHasW != 0 {
+		if m.w = r.float(); m.w == 0 {
+			r.fail() // a zero credit is written as none
+		}
+	}
+	return m
+}
