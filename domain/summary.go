@@ -518,7 +518,7 @@ func (sb *summaryBuilder) get(id string) *lessonSum {
 func (sb *summaryBuilder) free(session uint32, ms int64) int32 {
 	sb.s.freeMS = max(sb.s.freeMS, ms)
 	if session != 0 {
-		sb.recs = append(sb.recs, keySpec{keyFree, sb.t.strs[session], "", 1})
+		sb.recs = append(sb.recs, keySpec{keyFree, session, 0, 1})
 	}
 	return int32(sb.c.pos(0, ms))
 }
@@ -532,7 +532,7 @@ func (sb *summaryBuilder) clock() {
 	s.clockBy.x = make([]uint32, n)
 	for i, id := range c.ids {
 		s.clockMS.x[i], s.clockRepo.x[i], s.clockBy.x[i] = c.firstMS[i], s.val(t.strs[c.repos[i]]), s.val(t.strs[c.authors[i]])
-		sb.recs = append(sb.recs, keySpec{keySession, t.strs[id], "", uint32(i)})
+		sb.recs = append(sb.recs, keySpec{keySession, id, 0, uint32(i)})
 	}
 	if n > 0 {
 		s.last = t.strs[c.ids[n-1]]
@@ -558,13 +558,13 @@ func (sb *summaryBuilder) created() {
 func (sb *summaryBuilder) results() {
 	s, t := sb.s, sb.t
 	for p, m := range sb.l.results {
-		session, lesson := t.strs[p.s], t.strs[p.l]
+		lesson := t.strs[p.l]
 		ls := sb.get(lesson)
 		kind := markKinds[m.kind]
 		st := uint32(resultStrength(kind))
 		ls.count(kind, 1)
 		if kind != KindChanged {
-			sb.recs = append(sb.recs, keySpec{keyResult, session, lesson, st})
+			sb.recs = append(sb.recs, keySpec{keyResult, p.s, p.l, st})
 			continue
 		}
 		ls.vouched += creditMilli(m.w)
@@ -580,7 +580,7 @@ func (sb *summaryBuilder) results() {
 			repo, author = s.val(t.strs[cmp.Or(sm.repo, m.repo)]), s.val(t.strs[cmp.Or(m.author, sm.author)])
 			v = resultValue(st, repo, author)
 		}
-		sb.recs = append(sb.recs, keySpec{keyResult, session, lesson, v})
+		sb.recs = append(sb.recs, keySpec{keyResult, p.s, p.l, v})
 		ls.repos.add(repo, 1)
 		ls.authors.addMilli(author, 1, int32(creditMilli(m.w)))
 	}
@@ -592,14 +592,14 @@ func (sb *summaryBuilder) testedAndAsked() {
 	l, t := sb.l, sb.t
 	for p := range l.tested {
 		lesson := t.strs[p.l]
-		sb.recs = append(sb.recs, keySpec{keyTested, t.strs[p.s], lesson, 1})
+		sb.recs = append(sb.recs, keySpec{keyTested, p.s, p.l, 1})
 		if ls := sb.get(lesson); !l.severe(p) {
 			ls.tested++
 		}
 	}
 	for p := range l.asked {
 		lesson := t.strs[p.l]
-		sb.recs = append(sb.recs, keySpec{keyAsked, t.strs[p.s], lesson, 1})
+		sb.recs = append(sb.recs, keySpec{keyAsked, p.s, p.l, 1})
 		sb.get(lesson).asked++
 	}
 }
@@ -635,7 +635,9 @@ func (sb *summaryBuilder) finish() *Summary {
 		s.lessons = append(s.lessons, ls)
 	}
 	slices.SortFunc(s.lessons, func(a, b *lessonSum) int { return strings.Compare(a.id, b.id) })
-	s.keys = sortedKeyTable(hashKeys(sb.recs))
+	recs := hashKeys(sb.recs, sb.t.strs)
+	sb.recs = nil // the strings' copies go before the table is sorted
+	s.keys = sortedKeyTable(recs)
 	return s
 }
 
@@ -663,15 +665,15 @@ func sortKeyRecs(recs []keyRec) []keyRec {
 	return out
 }
 
-// keySpec is a key before hashing.
+// keySpec is a key before hashing, its strings as the ledger's ids.
 type keySpec struct {
 	kind byte
-	a, b string
+	a, b uint32
 	v    uint32
 }
 
 // hashKeys hashes the keys, in parallel.
-func hashKeys(specs []keySpec) []keyRec {
+func hashKeys(specs []keySpec, strs []string) []keyRec {
 	out := make([]keyRec, len(specs))
 	parts := min(runtime.GOMAXPROCS(0), 4, 1+len(specs)/4096)
 	var wg sync.WaitGroup
@@ -681,7 +683,7 @@ func hashKeys(specs []keySpec) []keyRec {
 			defer wg.Done()
 			for i := k * len(specs) / parts; i < (k+1)*len(specs)/parts; i++ {
 				sp := specs[i]
-				out[i] = keyRec{keyOf(sp.kind, sp.a, sp.b), sp.v}
+				out[i] = keyRec{keyOf(sp.kind, strs[sp.a], strs[sp.b]), sp.v}
 			}
 		}()
 	}

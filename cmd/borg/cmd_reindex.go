@@ -150,8 +150,8 @@ func tuneGC(limit int64) (restore func()) {
 			}
 			metrics.Read(live)
 			if live[0].Value.Kind() == metrics.KindUint64 {
-				if n := int64(live[0].Value.Uint64()); 2*n > limit {
-					limit = 2 * n
+				if n := int64(live[0].Value.Uint64()); n+n/4 > limit {
+					limit = n + n/4
 					debug.SetMemoryLimit(limit)
 				}
 			}
