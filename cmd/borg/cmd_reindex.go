@@ -126,11 +126,12 @@ const reindexHeapLimit = 1024 << 20
 
 // tuneGC turns the collector off below limit (for a reindex, a learn, a
 // hook: commands that allocate much and live briefly) and returns what
-// puts the settings back. After each collection the limit is raised
-// to twice the live heap when that is more (a store whose live heap nears
-// the limit would otherwise be collected over and over): never more
-// collection than the default. A GOGC or GOMEMLIMIT in the environment is
-// left alone.
+// puts the settings back. After each collection the limit is raised to
+// a quarter above the live heap when that is more: a store whose live heap
+// nears the limit would otherwise be collected over and over, and the
+// default's doubling would let a cold build of a big team's log (whose
+// live heap is mostly the ledger it keeps) take twice the memory it needs.
+// A GOGC or GOMEMLIMIT in the environment is left alone.
 func tuneGC(limit int64) (restore func()) {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return func() {}
