@@ -272,7 +272,10 @@ func (s *Store) refreshAttribution(ctx context.Context) error {
 		}
 	}
 	if lines == nil {
+		// From scratch: every line of the log will be put, and a table
+		// sized for them up front is not rehashed as it grows.
 		lines = newLineTable()
+		lines.added = make(map[lineKey]uint32, s.logBytes(files)/avgLineBytes)
 	}
 	defer lines.close()
 	if head != "" && from != head {
@@ -312,6 +315,9 @@ func (s *Store) refreshAttribution(ctx context.Context) error {
 	}
 	return s.writeAttrib(st, lines)
 }
+
+// avgLineBytes is about the size of one line of log (an event's JSON).
+const avgLineBytes = 160
 
 // lineAdder is what a refresh does with each line the new commits added:
 // a line the table does not hold yet counts under the commit, appended to

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -112,18 +113,21 @@ func (s *Store) loadLedger() (*domain.Ledger, error) {
 	if err != nil {
 		return nil, err
 	}
-	cache, err := s.loadLedgerCache(files, false)
+	cache, save, err := s.foldLedger(files, false)
 	if err != nil {
 		return nil, err
 	}
+	save()
 	return cache.Ledger, nil
 }
 
-// loadLedgerCache brings the ledger cache up to date with files and returns
-// it: the ledger and the offsets it has folded. locked says the caller
-// holds the build lock (flock is not reentrant: a second lock of the same
-// file by this process would wait for itself).
-func (s *Store) loadLedgerCache(files []string, locked bool) (*ledgerCache, error) {
+// foldLedger brings the ledger cache up to date with files and returns it
+// (the ledger and the offsets it has folded) and save, which writes it
+// when enough changed. save only reads the ledger, so a caller may run it
+// beside its own reads. locked says the caller holds the build lock (flock
+// is not reentrant: a second lock of the same file by this process would
+// wait for itself).
+func (s *Store) foldLedger(files []string, locked bool) (_ *ledgerCache, save func(), _ error) {
 	a := s.newAttributor()
 	valid := func() (*ledgerCache, bool) {
 		cache := s.readLedgerCache()
@@ -139,9 +143,16 @@ func (s *Store) loadLedgerCache(files []string, locked bool) (*ledgerCache, erro
 	cache, relabelled := valid()
 	if cache == nil && !locked {
 		// A build from the whole log: one process at a time builds it, and
-		// one that waited takes what the other built.
+		// one that waited takes what the other built, so this one writes
+		// the cache before it lets go of the lock.
 		unlock := s.lockBuild()
 		defer unlock()
+		defer func() {
+			if save != nil {
+				save()
+				save = func() {}
+			}
+		}()
 		cache, relabelled = valid()
 	}
 	fresh := cache == nil
@@ -155,7 +166,7 @@ func (s *Store) loadLedgerCache(files []string, locked bool) (*ledgerCache, erro
 		before := ff.Offset
 		moved, err := s.foldFile(cache.Ledger.Add, name, &ff, a, tick.file(ff.Offset))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if moved {
 			cache.Files[name] = ff
@@ -164,17 +175,19 @@ func (s *Store) loadLedgerCache(files []string, locked bool) (*ledgerCache, erro
 		tick.fileDone(name)
 	}
 	tick.done()
+	save = func() {}
 	if fresh || relabelled || folded >= rewriteAfter {
 		// A cache that cannot be written costs time, not correctness.
-		if data, err := encodeCache(cache); err == nil {
-			p := filepath.Join(s.dir, filepath.FromSlash(ledgerCacheFile))
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				return nil, err
+		save = func() {
+			if data, err := encodeCache(cache); err == nil {
+				p := filepath.Join(s.dir, filepath.FromSlash(ledgerCacheFile))
+				if os.MkdirAll(filepath.Dir(p), 0o755) == nil {
+					_ = writeAtomic(s, p, data)
+				}
 			}
-			_ = writeAtomic(s, p, data)
 		}
 	}
-	return cache, nil
+	return cache, save, nil
 }
 
 func (s *Store) readLedgerCache() *ledgerCache {
@@ -350,6 +363,11 @@ func (s *Store) unchanged(memo map[string]string, name, stamp string) bool {
 	return now == stamp
 }
 
+// scanAheadFrom is the least unread part of a file that foldFile decodes
+// on a goroutine of its own (scanEventsAhead): worth it for the segments of
+// a build from the whole log, not for the few lines a command folds in.
+const scanAheadFrom = 64 << 10
+
 // foldFile passes the events of the whole lines of name past ff.Offset to add
 // and advances ff. It reports whether the offset moved.
 func (s *Store) foldFile(add func(domain.Event), name string, ff *foldedFile, a *attributor, at func(off int64)) (bool, error) {
@@ -364,7 +382,11 @@ func (s *Store) foldFile(add func(domain.Event), name string, ff *foldedFile, a 
 	if _, err := f.Seek(ff.Offset, io.SeekStart); err != nil {
 		return false, err
 	}
-	end, err := scanEvents(f, ff.Offset, func(_ int, off int64, e domain.Event, reason string) {
+	scan := scanEvents
+	if fi, err := f.Stat(); err == nil && fi.Size()-ff.Offset >= scanAheadFrom {
+		scan = scanEventsAhead
+	}
+	end, err := scan(f, ff.Offset, func(_ int, off int64, e domain.Event, reason string) {
 		if reason == "" {
 			if by := s.label(a, name, off); counted(by) {
 				add(attribute(e, by))
@@ -499,11 +521,16 @@ func (s *Store) summary(rebuildBytes int64) (*domain.Summary, error) {
 		return sum, err // another process built it while this one waited
 	}
 	summaryRebuilds.Add(1)
-	cache, err := s.loadLedgerCache(files, true)
+	cache, save, err := s.foldLedger(files, true)
 	if err != nil {
 		return nil, err
 	}
+	// The ledger's cache is written while the summary is made from it:
+	// both only read the ledger.
+	var wg sync.WaitGroup
+	wg.Go(save)
 	sum := cache.Ledger.Summary()
+	wg.Wait()
 	s.writeSummaryCache(cache.Files, sum)
 	return sum, nil
 }
