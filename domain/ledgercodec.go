@@ -3,6 +3,7 @@ package domain
 import (
 	"encoding/binary"
 	"errors"
+	"io"
 	"maps"
 	"math"
 	"slices"
@@ -24,8 +25,24 @@ var ErrLedgerCodec = errors.New("corrupt ledger encoding")
 
 // AppendLedger appends l's binary form to b.
 func AppendLedger(b []byte, l *Ledger) []byte {
+	w := ledgerWriter{b: b}
+	w.ledger(l)
+	return w.b
+}
+
+// WriteLedger writes l's binary form to out a chunk at a time: a big
+// team's ledger encodes to tens of megabytes, which need not be in memory
+// at once.
+func WriteLedger(out io.Writer, l *Ledger) error {
+	w := ledgerWriter{out: out}
+	w.ledger(l)
+	w.flush(0)
+	return w.err
+}
+
+func (w *ledgerWriter) ledger(l *Ledger) {
 	l.init()
-	w := ledgerWriter{b: append(b, ledgerMagic...)}
+	w.b = append(w.b, ledgerMagic...)
 	w.uint(uint64(len(l.strs.strs) - 1))
 	for _, s := range l.strs.strs[1:] {
 		w.str(s)
@@ -85,7 +102,6 @@ func AppendLedger(b []byte, l *Ledger) []byte {
 			w.str(v)
 		}
 	}
-	return w.b
 }
 
 func comparePairs(a, b pair) int {
@@ -104,7 +120,26 @@ func comparePairs(a, b pair) int {
 	return 0
 }
 
-type ledgerWriter struct{ b []byte }
+// ledgerWriter encodes into b and, with out, hands b to out whenever it
+// holds a chunk.
+type ledgerWriter struct {
+	b   []byte
+	out io.Writer
+	err error
+}
+
+const ledgerChunk = 1 << 20
+
+// flush hands b to out once it holds at least min bytes.
+func (w *ledgerWriter) flush(min int) {
+	if w.out == nil || len(w.b) < min {
+		return
+	}
+	if w.err == nil {
+		_, w.err = w.out.Write(w.b)
+	}
+	w.b = w.b[:0]
+}
 
 func (w *ledgerWriter) uint(n uint64) { w.b = binary.AppendUvarint(w.b, n) }
 func (w *ledgerWriter) int(n int64)   { w.b = binary.AppendVarint(w.b, n) }
@@ -114,10 +149,12 @@ func (w *ledgerWriter) float(f float64) {
 func (w *ledgerWriter) str(s string) {
 	w.uint(uint64(len(s)))
 	w.b = append(w.b, s...)
+	w.flush(ledgerChunk)
 }
 func (w *ledgerWriter) pair(p pair) {
 	w.uint(uint64(p.s))
 	w.uint(uint64(p.l))
+	w.flush(ledgerChunk)
 }
 
 const (
@@ -147,6 +184,7 @@ func (w *ledgerWriter) mark(m mark) {
 	if m.w != 0 {
 		w.float(m.w)
 	}
+	w.flush(ledgerChunk)
 }
 
 // ParseLedger reads what AppendLedger wrote; anything else is

@@ -2,6 +2,7 @@ package domain
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -50,6 +51,10 @@ func TestLedgerCodecRoundTrip(t *testing.T) {
 			}
 			if again := AppendLedger(nil, got); !bytes.Equal(again, data) {
 				t.Fatalf("encoding is not deterministic")
+			}
+			var streamed bytes.Buffer
+			if err := WriteLedger(&streamed, l); err != nil || !bytes.Equal(streamed.Bytes(), data) {
+				t.Fatalf("WriteLedger wrote %d bytes (%v), AppendLedger %d", streamed.Len(), err, len(data))
 			}
 			// Every truncation is refused, never a panic or a wrong ledger.
 			for i := 0; i < len(data); i += 1 + len(data)/300 {
@@ -127,5 +132,30 @@ func TestLedgerCodecRefusesNonFiniteWeights(t *testing.T) {
 				t.Fatalf("a %s credit was decoded", name)
 			}
 		})
+	}
+}
+
+// chunks records the writes it is handed.
+type chunks struct {
+	bytes.Buffer
+	n int
+}
+
+func (c *chunks) Write(p []byte) (int, error) { c.n++; return c.Buffer.Write(p) }
+
+func TestWriteLedgerInChunks(t *testing.T) {
+	l := NewLedger()
+	for i := range 100000 {
+		s := fmt.Sprintf("s-%06d", i)
+		l.Add(Event{MS: int64(i), Kind: KindSession, Session: s, Repo: "api", Author: "e-1"}.WithID())
+		l.Add(Event{MS: int64(i), Kind: KindChanged, Session: s, Lesson: fmt.Sprintf("lesson-%d", i%50)}.WithID())
+	}
+	want := AppendLedger(nil, l)
+	var c chunks
+	if err := WriteLedger(&c, l); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(c.Bytes(), want) || c.n < 2 || len(want) < 2*ledgerChunk {
+		t.Fatalf("%d bytes in %d writes, want %d bytes in several", c.Len(), c.n, len(want))
 	}
 }

@@ -1,6 +1,7 @@
 package memfs
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -48,11 +49,25 @@ type ledgerCache struct {
 
 // encodeCache writes the cache's bytes.
 func encodeCache(c *ledgerCache) ([]byte, error) {
+	var b bytes.Buffer
+	err := writeCache(&b, c)
+	return b.Bytes(), err
+}
+
+// writeCache writes the cache to w.
+func writeCache(w io.Writer, c *ledgerCache) error {
 	head, err := json.Marshal(c)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return domain.AppendLedger(append(head, '\n'), c.Ledger), nil
+	bw := bufio.NewWriterSize(w, 1<<20)
+	if _, err := bw.Write(append(head, '\n')); err != nil {
+		return err
+	}
+	if err := domain.WriteLedger(bw, c.Ledger); err != nil {
+		return err
+	}
+	return bw.Flush()
 }
 
 // decodeCache reads what encodeCache wrote, or reports why it cannot.
@@ -179,11 +194,10 @@ func (s *Store) foldLedger(files []string, locked bool) (_ *ledgerCache, save fu
 	if fresh || relabelled || folded >= rewriteAfter {
 		// A cache that cannot be written costs time, not correctness.
 		save = func() {
-			if data, err := encodeCache(cache); err == nil {
-				p := filepath.Join(s.dir, filepath.FromSlash(ledgerCacheFile))
-				if os.MkdirAll(filepath.Dir(p), 0o755) == nil {
-					_ = writeAtomic(s, p, data)
-				}
+			p := filepath.Join(s.dir, filepath.FromSlash(ledgerCacheFile))
+			tmp := filepath.Join(s.dir, tmpDir)
+			if os.MkdirAll(filepath.Dir(p), 0o755) == nil && os.MkdirAll(tmp, 0o755) == nil {
+				_ = fsutil.WriteFileAtomicFunc(p, 0o644, func(f *os.File) error { return writeCache(f, cache) }, fsutil.TempDir(tmp))
 			}
 		}
 	}
