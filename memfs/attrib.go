@@ -278,8 +278,27 @@ func (s *Store) refreshAttribution(ctx context.Context) error {
 		lines.added = make(map[lineKey]uint32, s.logBytes(files)/avgLineBytes)
 	}
 	defer lines.close()
+	// A walk of the whole history is the first phase of a cold build.
+	report := func(int64) {}
+	if from == "" && s.progress != nil {
+		total := s.logBytes(files)
+		var done, last int64
+		report = func(n int64) {
+			if n < 0 {
+				s.progress(PhaseAttrib, total, total)
+				return
+			}
+			// History may hold more than the files do now (lines since
+			// rewritten): the walk reports itself done only at its end.
+			if done += n; done-last >= progressStep && done < total {
+				last = done
+				s.progress(PhaseAttrib, done, total)
+			}
+		}
+		defer report(-1)
+	}
 	if head != "" && from != head {
-		add := s.lineAdder(st, lines, touched)
+		add := s.lineAdder(st, lines, touched, report)
 		if from != "" && fastErr == nil {
 			for _, a := range fast {
 				add(a)
@@ -322,9 +341,10 @@ const avgLineBytes = 160
 // lineAdder is what a refresh does with each line the new commits added:
 // a line the table does not hold yet counts under the commit, appended to
 // st.Commits the first time.
-func (s *Store) lineAdder(st *attribState, lines *lineTable, touched map[string]bool) func(addedLine) {
+func (s *Store) lineAdder(st *attribState, lines *lineTable, touched map[string]bool, read func(int64)) func(addedLine) {
 	index := map[string]uint32{}
 	return func(a addedLine) {
+		read(int64(len(a.Line)) + 1)
 		touched[a.File] = true
 		k := keyOfLine(a.Line)
 		if _, ok := lines.get(k); ok {

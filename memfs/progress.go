@@ -16,8 +16,12 @@ type Progress func(phase string, done, total int64)
 // p. Without it nothing is reported.
 func WithProgress(p Progress) Option { return func(s *Store) { s.progress = p } }
 
-// PhaseLog is the phase of a build that folds the logs.
-const PhaseLog = "reading the team's log"
+// The phases of a build from the whole log: the walk of git history that
+// finds who committed each line (attrib.go), then the fold of the logs.
+const (
+	PhaseAttrib = "finding who committed the team's log"
+	PhaseLog    = "reading the team's log"
+)
 
 // progressStep is the most log a build folds between two reports.
 var progressStep int64 = 4 << 20

@@ -12,6 +12,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -484,4 +485,92 @@ func TestAdversarialParallelSleep(t *testing.T) {
 		}
 		a.checkStore(fmt.Sprintf("round %d", round), map[string]bool{}, map[string]bool{}, true)
 	}
+}
+
+// TestKilledColdBuild SIGKILLs the cold build of a team's log (the walk
+// of history, the fold of the segments, the caches written a chunk at a
+// time) at random moments, each run going on from what the last left; the
+// build that finishes derives exactly what an unkilled one derived.
+func TestKilledColdBuild(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and kills the real binary")
+	}
+	a := newAdvEnv(t)
+	var ids []string
+	for i := range 3 {
+		a.mustRun("learn", fmt.Sprintf("Cold build lesson %d about retrying flaky calls", i))
+	}
+	var listed []struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal([]byte(a.mustRun("list", "--json")), &listed); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range listed {
+		ids = append(ids, l.ID)
+	}
+	// Teammates' machines: segments of sessions that asked and changed
+	// the lessons, committed by each teammate.
+	rng := rand.New(rand.NewPCG(7, 7))
+	for m := range 4 {
+		var b strings.Builder
+		for s := range 2500 {
+			session := fmt.Sprintf("s-%d-%d", m, s)
+			ms := int64(1_750_000_000_000 + (m*2500+s)*60_000)
+			lesson := ids[rng.IntN(len(ids))]
+			kind := []domain.EventKind{domain.KindChanged, domain.KindIgnored}[rng.IntN(2)]
+			for _, e := range []domain.Event{
+				{MS: ms, Kind: domain.KindSession, Session: session, Repo: "api", Author: fmt.Sprintf("e-%d", m)},
+				{MS: ms + 1, Kind: domain.KindAsked, Session: session, Lesson: lesson, Repo: "api", Author: fmt.Sprintf("e-%d", m)},
+				{MS: ms + 2, Kind: kind, Session: session, Lesson: lesson, Repo: "api", Author: fmt.Sprintf("e-%d", m)},
+			} {
+				line, err := json.Marshal(e.WithID())
+				if err != nil {
+					t.Fatal(err)
+				}
+				b.Write(append(line, '\n'))
+			}
+		}
+		name := filepath.Join(a.store, "log", fmt.Sprintf("n-mate%d~0001.jsonl", m))
+		if err := os.WriteFile(name, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		a.git(a.store, "add", "log")
+		a.git(a.store, "-c", fmt.Sprintf("user.email=mate%d@example.com", m), "-c", "user.name=mate",
+			"commit", "-q", "-m", fmt.Sprintf("mate %d's sessions", m))
+	}
+	cache := filepath.Join(a.store, ".borg", "cache")
+	cold := func() time.Duration {
+		if err := os.RemoveAll(cache); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		a.mustRun("list", "--json")
+		return time.Since(start)
+	}
+	span := cold()
+	want := a.mustRun("list", "--json")
+	if err := os.RemoveAll(cache); err != nil {
+		t.Fatal(err)
+	}
+	kills := 0
+	for r := range 12 {
+		if r%3 == 0 {
+			// A fresh start now and then; the other runs go on from
+			// whatever the killed ones left.
+			if err := os.RemoveAll(cache); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if killed, _, _ := a.killAfter(time.Duration(rng.Int64N(int64(span))), "", "list", "--json"); killed {
+			kills++
+		}
+	}
+	if got := a.mustRun("list", "--json"); got != want {
+		t.Fatalf("after %d kills the build derives\n%s\nwant\n%s", kills, got, want)
+	}
+	if out := a.git(a.store, "status", "--porcelain"); out != "" {
+		t.Fatalf("the kills left the store dirty:\n%s", out)
+	}
+	t.Logf("%d of 12 runs killed within the %s a cold build takes", kills, span)
 }

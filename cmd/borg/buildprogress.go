@@ -19,12 +19,18 @@ const progressQuietBelow = 16 << 20
 func buildProgress(e *env) memfs.Progress {
 	term := isTerminal(e.err)
 	var start time.Time
+	var current string
 	return func(phase string, done, total int64) {
 		if total < progressQuietBelow {
 			return
 		}
 		if start.IsZero() {
-			start = time.Now()
+			// A build from a long log: its memory is the ledger it keeps,
+			// which the collector should not let double.
+			buildGC()
+		}
+		if phase != current {
+			current, start = phase, time.Now()
 		}
 		took := time.Since(start)
 		mb := func(n int64) string { return fmt.Sprintf("%.0f", float64(n)/(1<<20)) }
@@ -37,7 +43,7 @@ func buildProgress(e *env) memfs.Progress {
 			return
 		}
 		if done >= total {
-			fmt.Fprintf(e.err, "borg: %s: %s MB read once for this clone in %s\n", phase, mb(total), took.Round(100*time.Millisecond))
+			fmt.Fprintf(e.err, "borg: %s: %s MB, once for this clone, in %s\n", phase, mb(total), took.Round(100*time.Millisecond))
 		}
 	}
 }

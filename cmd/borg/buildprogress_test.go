@@ -8,8 +8,8 @@ import (
 	"github.com/borg-memory/borg/memfs"
 )
 
-// TestBuildProgressLines: off a terminal a build of a large log says one
-// line when it ends, and a small one says nothing.
+// TestBuildProgressLines: off a terminal each phase of a build of a large
+// log says one line when it ends, and a small one says nothing.
 func TestBuildProgressLines(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -22,12 +22,15 @@ func TestBuildProgressLines(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var errb bytes.Buffer
 			p := buildProgress(&env{err: &errb})
-			for done := int64(0); done < tc.total; done += tc.total / 5 {
-				p(memfs.PhaseLog, done, tc.total)
+			for _, phase := range []string{memfs.PhaseAttrib, memfs.PhaseLog} {
+				for done := int64(0); done < tc.total; done += tc.total / 5 {
+					p(phase, done, tc.total)
+				}
+				p(phase, tc.total, tc.total)
 			}
-			p(memfs.PhaseLog, tc.total, tc.total)
-			if n := strings.Count(errb.String(), "\n"); n != tc.lines || (n > 0 && !strings.Contains(errb.String(), memfs.PhaseLog)) {
-				t.Fatalf("%d lines, want %d: %q", n, tc.lines, errb.String())
+			out := errb.String()
+			if n := strings.Count(out, "\n"); n != 2*tc.lines || (n > 0 && (!strings.Contains(out, memfs.PhaseLog) || !strings.Contains(out, memfs.PhaseAttrib))) {
+				t.Fatalf("%d lines, want %d: %q", n, 2*tc.lines, out)
 			}
 		})
 	}

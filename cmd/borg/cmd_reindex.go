@@ -136,24 +136,25 @@ func tuneGC(limit int64) (restore func()) {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return func() {}
 	}
+	gcTune.Lock()
+	defer gcTune.Unlock()
 	oldPercent, oldLimit := debug.SetGCPercent(-1), debug.SetMemoryLimit(limit)
-	var mu sync.Mutex // held to change the limit; restore sets stopped under it
-	stopped := false
+	gcTune.on, gcTune.limit = true, limit
 	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	var watch func()
 	watch = func() {
 		// A cleanup runs once per collection that finds its sentinel gone.
 		runtime.AddCleanup(new([64]byte), func(struct{}) {
-			mu.Lock()
-			defer mu.Unlock()
-			if stopped {
+			gcTune.Lock()
+			defer gcTune.Unlock()
+			if !gcTune.on {
 				return
 			}
 			metrics.Read(live)
 			if live[0].Value.Kind() == metrics.KindUint64 {
-				if n := int64(live[0].Value.Uint64()); n+n/4 > limit {
-					limit = n + n/4
-					debug.SetMemoryLimit(limit)
+				if n := int64(live[0].Value.Uint64()); n+n/4 > gcTune.limit {
+					gcTune.limit = n + n/4
+					debug.SetMemoryLimit(gcTune.limit)
 				}
 			}
 			watch()
@@ -161,10 +162,40 @@ func tuneGC(limit int64) (restore func()) {
 	}
 	watch()
 	return func() {
-		mu.Lock()
-		defer mu.Unlock()
-		stopped = true
+		gcTune.Lock()
+		defer gcTune.Unlock()
+		gcTune.on = false
 		debug.SetGCPercent(oldPercent)
 		debug.SetMemoryLimit(oldLimit)
+	}
+}
+
+// gcTune is tuneGC's state: whether it is on, and the limit now.
+var gcTune struct {
+	sync.Mutex
+	on    bool
+	limit int64
+}
+
+// buildHeapLimit is where a cold build of a big team's log starts
+// collecting: its garbage (decoded lines, git's output) is many times its
+// live heap, and under a short command's limit it would hold hundreds of
+// megabytes of it before the first collection.
+const buildHeapLimit = 256 << 20
+
+// buildGC tunes the collector for a build from the whole log: tuneGC's
+// limit lowered to buildHeapLimit (it grows with the live heap as before),
+// or tuneGC at that limit in a command that did not tune it (init, sync,
+// serve: whichever first needs the derived state of a fresh clone).
+func buildGC() {
+	gcTune.Lock()
+	on := gcTune.on
+	if on && gcTune.limit > buildHeapLimit {
+		gcTune.limit = buildHeapLimit
+		debug.SetMemoryLimit(gcTune.limit)
+	}
+	gcTune.Unlock()
+	if !on {
+		_ = tuneGC(buildHeapLimit)
 	}
 }
