@@ -12,9 +12,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/borg-memory/borg/domain"
 )
@@ -313,18 +316,38 @@ func (s *Store) refreshAttribution(ctx context.Context) error {
 			return err
 		}
 	}
-	for _, name := range files {
-		var prev *fileAttrib
-		if old != nil && (from != "" || old.Commit == head) {
-			prev = old.Files[name]
-		}
-		fa, err := s.attribFile(name, prev, touched[name], st.Commits, lines, signed)
-		if err != nil {
-			return err
-		}
-		st.Files[name] = fa
+	// Each file is read and labelled on its own, a worker per core: the
+	// line table is only read here.
+	fas := make([]*fileAttrib, len(files))
+	var next atomic.Int64
+	var firstErr error
+	var errOnce sync.Once
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(files)) {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < len(files); i = int(next.Add(1)) - 1 {
+				name := files[i]
+				var prev *fileAttrib
+				if old != nil && (from != "" || old.Commit == head) {
+					prev = old.Files[name]
+				}
+				fa, err := s.attribFile(name, prev, touched[name], st.Commits, lines, signed)
+				if err != nil {
+					errOnce.Do(func() { firstErr = err })
+					return
+				}
+				fas[i] = fa
+			}
+		})
 	}
-	if lines.bad {
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr
+	}
+	for i, name := range files {
+		st.Files[name] = fas[i]
+	}
+	if lines.bad.Load() {
 		return s.reattribute(ctx)
 	}
 	if !signed {
@@ -708,7 +731,7 @@ func (s *Store) CommittedLines(ctx context.Context, fn func(CommittedLine)) erro
 			fn(cl)
 		}
 	}
-	if lines.bad {
+	if lines.bad.Load() {
 		_ = os.Remove(filepath.Join(s.dir, filepath.FromSlash(attribFile)))
 		return fmt.Errorf("read %s: a commit index out of range (corrupt); the next command recomputes the attribution", attribLinesFile)
 	}

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/borg-memory/borg/memfs/fsutil"
@@ -55,7 +56,7 @@ type lineTable struct {
 	// records on every read would cost what a refresh should not) is
 	// never returned, and bad says the table must be rebuilt.
 	commits int
-	bad     bool
+	bad     atomic.Bool
 }
 
 func newLineTable() *lineTable {
@@ -90,7 +91,7 @@ func (t *lineTable) get(k lineKey) (uint32, bool) {
 		c, ok = findRecord(t.main, k)
 	}
 	if ok && int(c) >= t.commits {
-		t.bad = true
+		t.bad.Store(true)
 		return 0, false
 	}
 	return c, ok
@@ -106,7 +107,7 @@ func (t *lineTable) each(fn func(lineKey, uint32)) {
 			if c := binary.LittleEndian.Uint32(recs[i+16:]); int(c) < t.commits {
 				fn(lineKey(recs[i:i+16]), c)
 			} else {
-				t.bad = true
+				t.bad.Store(true)
 			}
 		}
 	}
