@@ -139,7 +139,7 @@ func tuneGC(limit int64) (restore func()) {
 	gcTune.Lock()
 	defer gcTune.Unlock()
 	oldPercent, oldLimit := debug.SetGCPercent(-1), debug.SetMemoryLimit(limit)
-	gcTune.on, gcTune.limit = true, limit
+	gcTune.on, gcTune.limit, gcTune.headroom = true, limit, 4
 	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	var watch func()
 	watch = func() {
@@ -152,8 +152,8 @@ func tuneGC(limit int64) (restore func()) {
 			}
 			metrics.Read(live)
 			if live[0].Value.Kind() == metrics.KindUint64 {
-				if n := int64(live[0].Value.Uint64()); n+n/4 > gcTune.limit {
-					gcTune.limit = n + n/4
+				if n := int64(live[0].Value.Uint64()); n+n/gcTune.headroom > gcTune.limit {
+					gcTune.limit = n + n/gcTune.headroom
 					debug.SetMemoryLimit(gcTune.limit)
 				}
 			}
@@ -170,11 +170,13 @@ func tuneGC(limit int64) (restore func()) {
 	}
 }
 
-// gcTune is tuneGC's state: whether it is on, and the limit now.
+// gcTune is tuneGC's state: whether it is on, the limit now, and the
+// headroom the limit keeps above the live heap (1/headroom of it).
 var gcTune struct {
 	sync.Mutex
-	on    bool
-	limit int64
+	on       bool
+	limit    int64
+	headroom int64
 }
 
 // buildHeapLimit is where a cold build of a big team's log starts
@@ -184,18 +186,23 @@ var gcTune struct {
 const buildHeapLimit = 256 << 20
 
 // buildGC tunes the collector for a build from the whole log: tuneGC's
-// limit lowered to buildHeapLimit (it grows with the live heap as before),
-// or tuneGC at that limit in a command that did not tune it (init, sync,
-// serve: whichever first needs the derived state of a fresh clone).
+// limit lowered to buildHeapLimit, or tuneGC at that limit in a command
+// that did not tune it (init, sync, serve: whichever first needs the
+// derived state of a fresh clone). The limit then grows to an eighth above
+// the live heap, not a quarter: the build's live heap is mostly the ledger
+// it keeps to the end, and what it frees along the way is little beside.
 func buildGC() {
 	gcTune.Lock()
 	on := gcTune.on
-	if on && gcTune.limit > buildHeapLimit {
-		gcTune.limit = buildHeapLimit
-		debug.SetMemoryLimit(gcTune.limit)
-	}
 	gcTune.Unlock()
 	if !on {
 		_ = tuneGC(buildHeapLimit)
+	}
+	gcTune.Lock()
+	defer gcTune.Unlock()
+	if gcTune.on {
+		gcTune.limit = min(gcTune.limit, buildHeapLimit)
+		gcTune.headroom = 8
+		debug.SetMemoryLimit(gcTune.limit)
 	}
 }
