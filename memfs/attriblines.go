@@ -2,6 +2,7 @@ package memfs
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -196,6 +197,12 @@ func (s *Store) readLegacyLines(commit string) ([]CommitInfo, *lineTable) {
 
 // mergeRecords merges two sorted record lists (no key in both).
 func mergeRecords(a, b []byte) []byte {
+	switch {
+	case len(a) == 0:
+		return b
+	case len(b) == 0:
+		return a
+	}
 	out := make([]byte, 0, len(a)+len(b))
 	for len(a) > 0 && len(b) > 0 {
 		if bytes.Compare(a[:16], b[:16]) < 0 {
@@ -209,14 +216,26 @@ func mergeRecords(a, b []byte) []byte {
 
 // addedRecords is the table's new lines as sorted records.
 func (t *lineTable) addedRecords() []byte {
-	keys := make([]lineKey, 0, len(t.added))
-	for k := range t.added {
-		keys = append(keys, k)
+	// A key's bytes order as its two big-endian halves do.
+	type rec struct {
+		hi, lo uint64
+		c      uint32
 	}
-	slices.SortFunc(keys, func(a, b lineKey) int { return bytes.Compare(a[:], b[:]) })
-	out := make([]byte, 0, attribRecord*len(keys))
-	for _, k := range keys {
-		out = binary.LittleEndian.AppendUint32(append(out, k[:]...), t.added[k])
+	recs := make([]rec, 0, len(t.added))
+	for k, c := range t.added {
+		recs = append(recs, rec{binary.BigEndian.Uint64(k[:8]), binary.BigEndian.Uint64(k[8:]), c})
+	}
+	slices.SortFunc(recs, func(a, b rec) int {
+		if c := cmp.Compare(a.hi, b.hi); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.lo, b.lo)
+	})
+	out := make([]byte, 0, attribRecord*len(recs))
+	for _, r := range recs {
+		out = binary.BigEndian.AppendUint64(out, r.hi)
+		out = binary.BigEndian.AppendUint64(out, r.lo)
+		out = binary.LittleEndian.AppendUint32(out, r.c)
 	}
 	return out
 }
@@ -233,9 +252,14 @@ func (s *Store) writeLines(st *attribState, t *lineTable) error {
 		if err != nil {
 			return err
 		}
-		buf := make([]byte, 0, len(head)+1+len(recs))
-		buf = append(append(append(buf, head...), '\n'), recs...)
-		if err := writeAtomic(s, filepath.Join(s.dir, filepath.FromSlash(attribLinesFile)), buf); err != nil {
+		write := func(f *os.File) error {
+			if _, err := f.Write(append(head, '\n')); err != nil {
+				return err
+			}
+			_, err := f.Write(recs)
+			return err
+		}
+		if err := writeAtomicFunc(s, filepath.Join(s.dir, filepath.FromSlash(attribLinesFile)), write); err != nil {
 			return fmt.Errorf("write %s: %w", attribLinesFile, err)
 		}
 		tail = nil

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/borg-memory/borg/domain"
+	"github.com/borg-memory/borg/memfs/fsutil"
 )
 
 // Errors returned by the store. Match them with errors.Is.
@@ -664,9 +665,17 @@ func (s *Store) archive(id string) error {
 // .borg/tmp (so that lessons/ never holds a stray temp file; sweepTemps
 // removes what a killed writer left there).
 func writeAtomic(s *Store, p string, data []byte) error {
+	return writeAtomicFunc(s, p, func(f *os.File) error {
+		_, err := f.Write(data)
+		return err
+	})
+}
+
+// writeAtomicFunc is writeAtomic of what fill writes to the temp file.
+func writeAtomicFunc(s *Store, p string, fill func(*os.File) error) error {
 	tmp := filepath.Join(s.dir, tmpDir)
 	if err := os.MkdirAll(tmp, 0o755); err != nil {
 		return err
 	}
-	return WriteFileAtomic(p, data, 0o644, TempDir(tmp))
+	return fsutil.WriteFileAtomicFunc(p, 0o644, fill, fsutil.TempDir(tmp))
 }
