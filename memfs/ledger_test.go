@@ -371,12 +371,22 @@ func TestBuildProgress(t *testing.T) {
 	s := newTestStore(t)
 	appendLog(t, s, "log/node-a.jsonl", hookStream(r, "node-a", 1_000_000, 1500, 0))
 	appendLog(t, s, "log/node-b.jsonl", hookStream(r, "node-b", 1_000_000, 1000, 0))
+	// Committed, so the build walks the history that added them first.
+	gitAs(t, s.Dir(), "ada@example.com", "add", "log")
+	gitAs(t, s.Dir(), "ada@example.com", "commit", "-qm", "the team's sessions")
 	type report struct{ done, total int64 }
 	var got []report
+	phases := map[string][]report{}
 	watched, err := Open(s.Dir(), WithProgress(func(phase string, done, total int64) {
-		if phase != PhaseLog {
+		if phase != PhaseLog && phase != PhaseAttrib {
 			t.Errorf("phase %q", phase)
 		}
+		if phase == PhaseLog && len(phases[PhaseAttrib]) > 0 {
+			if a := phases[PhaseAttrib]; a[len(a)-1].done != a[len(a)-1].total {
+				t.Errorf("the fold began before the walk of history ended: %+v", a)
+			}
+		}
+		phases[phase] = append(phases[phase], report{done, total})
 		got = append(got, report{done, total})
 	}))
 	if err != nil {
@@ -385,16 +395,20 @@ func TestBuildProgress(t *testing.T) {
 	if _, err := watched.LoadLedger(); err != nil {
 		t.Fatal(err)
 	}
-	if len(got) < 3 {
-		t.Fatalf("%d reports for a build of %d bytes in steps of %d", len(got), got[len(got)-1].total, progressStep)
-	}
-	for i, g := range got {
-		if g.total != got[0].total || g.done > g.total || (i > 0 && g.done < got[i-1].done) {
-			t.Fatalf("report %d: %+v after %+v", i, g, got[max(i-1, 0)])
+	for _, phase := range []string{PhaseAttrib, PhaseLog} {
+		if reps := phases[phase]; len(reps) < 3 {
+			t.Fatalf("%s: %d reports for a build in steps of %d", phase, len(reps), progressStep)
 		}
 	}
-	if last := got[len(got)-1]; last.done != last.total || last.total == 0 {
-		t.Fatalf("last report %+v, want all done", last)
+	for phase, reps := range phases {
+		for i, g := range reps {
+			if g.total != reps[0].total || g.done > g.total || (i > 0 && g.done < reps[i-1].done) {
+				t.Fatalf("%s: report %d: %+v after %+v", phase, i, g, reps[max(i-1, 0)])
+			}
+		}
+		if last := reps[len(reps)-1]; last.done != last.total || last.total == 0 {
+			t.Fatalf("%s: last report %+v, want all done", phase, last)
+		}
 	}
 	got = nil
 	appendLog(t, s, "log/node-a.jsonl", hookStream(r, "node-a", 2_000_000, 10, 0))
