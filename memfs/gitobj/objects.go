@@ -30,9 +30,9 @@ func (o *Objects) LoosePath(id [20]byte) string {
 // Read returns the content of object id, of type t: read from its loose
 // file when it has one (borg wrote it: the common case, and an object
 // over StoreRawAbove is in stored blocks, read without inflating), else
-// from a pack. found is false when neither holds it in a form this
-// package reads (an index of another version), for the caller to read it
-// another way; an object of another type is an error.
+// from a pack. found is false when neither holds it, or only a pack this
+// package cannot read does (an index of another version), for the caller
+// to read it another way; an object of another type is an error.
 func (o *Objects) Read(t Type, id [20]byte) (data []byte, found bool, err error) {
 	if z, err := os.ReadFile(o.LoosePath(id)); err == nil {
 		data, err := readLooseBytes(z, t)
