@@ -16,6 +16,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/borg-memory/borg/memfs/fsutil"
+	"github.com/borg-memory/borg/memfs/gitobj"
 )
 
 // attribfast.go finds the lines a few new commits added to the log without
@@ -202,7 +203,7 @@ func (s *Store) blobTail(h, oldID plumbing.Hash, n int64) ([]byte, error) {
 		return nil, errSlowPath // packed: maybe a delta
 	}
 	defer unmap()
-	r, err := looseContent(z)
+	r, err := gitobj.LooseContent(z)
 	if err != nil {
 		return nil, errSlowPath
 	}
@@ -213,7 +214,7 @@ func (s *Store) blobTail(h, oldID plumbing.Hash, n int64) ([]byte, error) {
 	}
 	if n > 0 {
 		sum := sha1.New()
-		sum.Write(objectHeader(objBlob, int(n)))
+		sum.Write(gitobj.Header(gitobj.Blob, int(n)))
 		sum.Write([]byte{0})
 		if _, err := io.CopyN(sum, br, n-1); err != nil {
 			return nil, errSlowPath // shorter: not an append
@@ -249,10 +250,11 @@ func (s *Store) storedTail(h, oldID plumbing.Hash, n int64) (tail []byte, ok boo
 		return nil, false, nil
 	}
 	defer unmapNew()
-	if !storedOnly(oldZ) || !storedOnly(newZ) {
+	oldC, oldStored := gitobj.StoredBlocks(oldZ)
+	newC, newStored := gitobj.StoredBlocks(newZ)
+	if !oldStored || !newStored {
 		return nil, false, nil
 	}
-	oldC, newC := storedBlocks(oldZ), storedBlocks(newZ)
 	if !skipHeader(&oldC, "blob "+strconv.FormatInt(n, 10)) || !skipHeader(&newC, "blob ") {
 		return nil, true, errSlowPath
 	}

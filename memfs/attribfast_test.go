@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/borg-memory/borg/domain"
+	"github.com/borg-memory/borg/memfs/gitobj"
 )
 
 // attribSnapshot renders the cached attribution (runs, commits and every
@@ -331,7 +332,7 @@ func TestAttributionFastPathStoredBlobs(t *testing.T) {
 	for i := range 2000 {
 		data = append(data, eventLines([]domain.Event{claim(int64(i), domain.KindChanged, fmt.Sprint("s", i), ada)})[0]+"\n"...)
 	}
-	if len(data) < 3*storeRawAbove {
+	if len(data) < 3*gitobj.StoreRawAbove {
 		t.Fatalf("log of %d bytes: too small to be stored raw over several blocks", len(data))
 	}
 	commit := func(content []byte) string {

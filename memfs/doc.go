@@ -2,8 +2,9 @@
 // HTML, parsed with goquery), the lesson files under lessons/ and archive/,
 // the append-only outcome log (log/<node>.jsonl and .borg/local/), and the
 // store's git layer: borg reads loose objects and packs and writes blobs,
-// trees, commits and packs itself, opens the repository and reads what its
-// own readers leave with go-git, and leaves refs, the index, git's locks,
+// trees, commits and packs itself (its own git object reader and writer
+// is the package memfs/gitobj), opens the repository and reads what its
+// own reader leaves with go-git, and leaves refs, the index, git's locks,
 // config and transport to the git CLI.
 //
 // # Layout
@@ -36,7 +37,7 @@
 // borg writes objects and leaves git's shared state to git (docs/git.md):
 // refs and their reflogs, the index in whatever format the repository
 // uses, git's lock files, config and transport. A commit costs what
-// changed (gitobj.go): trees are edited as bytes, only along the changed
+// changed (memfs/gitobj): trees are edited as bytes, only along the changed
 // paths, a loose object over 64 KiB (a large tree or blob) is written in
 // zlib's stored blocks rather than compressed, and a commit of many files
 // writes one pack (with its index) instead of a loose object each. Loose

@@ -2,14 +2,14 @@ package memfs
 
 // git.go is the store's git layer. With changes.go and attribfast.go it is
 // one of the three files that import go-git, which it uses to open the
-// repository and for the reads borg's own readers (gitobj.go, gitpack.go)
-// leave to it. borg writes blobs, trees and commits itself (immutable and
-// content-addressed), and leaves git's shared state to git: a ref moves with git update-ref
-// (compare-and-swap, reflog), the index is written by git update-index for
-// the paths borg committed, and git takes and removes its own locks
-// (gitlock.go; docs/git.md). Nothing here calls the worktree's Status
-// (slow on large trees, and never needed: borg knows which files it
-// wrote).
+// repository and for the reads borg's own reader (the gitobj package)
+// leaves to it. borg writes blobs, trees and commits itself through gitobj
+// (immutable and content-addressed), and leaves git's shared state to
+// git: a ref moves with git update-ref (compare-and-swap, reflog), the
+// index is written by git update-index for the paths borg committed, and
+// git takes and removes its own locks (gitlock.go; docs/git.md). Nothing
+// here calls the worktree's Status (slow on large trees, and never needed:
+// borg knows which files it wrote).
 
 import (
 	"bytes"
@@ -17,7 +17,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -26,6 +25,7 @@ import (
 	"time"
 
 	"github.com/borg-memory/borg/memfs/gitcli"
+	"github.com/borg-memory/borg/memfs/gitobj"
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
@@ -55,7 +55,7 @@ type gitRepo struct {
 	// info). They differ only in a linked worktree (git worktree add),
 	// whose gitDir is <commonDir>/worktrees/<name>.
 	gitDir, commonDir string
-	packs             *packSet // read before go-git (gitpack.go); nil: go-git only
+	objs              *gitobj.Objects // read before go-git, and written to
 }
 
 // openGit opens the repository of the worktree dir, after checking that
@@ -73,7 +73,7 @@ func openGit(dir string) (*gitRepo, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &gitRepo{r: r, gitDir: gitDir, commonDir: commonDir, packs: newPackSet(commonDir)}, nil
+	return &gitRepo{r: r, gitDir: gitDir, commonDir: commonDir, objs: gitobj.Open(filepath.Join(commonDir, "objects"))}, nil
 }
 
 // checkRepoFormat refuses a repository whose config declares a format
@@ -359,24 +359,24 @@ func (s *Store) rawDirAt(rev, dir string) ([]byte, string, error) {
 	if err != nil {
 		return nil, dir, fmt.Errorf("read commit %s: %w", h, err)
 	}
-	raw, err := s.git.readObject(plumbing.TreeObject, tree)
+	raw, err := s.git.readObject(gitobj.Tree, tree)
 	if err != nil || dir == "" {
 		return raw, dir, err
 	}
 	for _, name := range strings.Split(dir, "/") {
 		var sub []byte
 		for i := 0; i < len(raw); {
-			e, err := nextTreeEntry(raw, i)
+			e, err := gitobj.NextTreeEntry(raw, i)
 			if err != nil {
 				return nil, dir, err
 			}
-			if e.isDir() && string(e.name) == name {
-				if sub, err = s.git.readObject(plumbing.TreeObject, e.id); err != nil {
+			if e.IsDir() && string(e.Name) == name {
+				if sub, err = s.git.readObject(gitobj.Tree, e.ID); err != nil {
 					return nil, dir, err
 				}
 				break
 			}
-			i = e.end
+			i = e.End
 		}
 		if sub == nil {
 			return nil, dir, nil // no such directory
@@ -402,7 +402,7 @@ func (s *Store) listAt(rev, dir string) ([]string, error) {
 		return nil, fmt.Errorf("list %s at %s: %w", dir, rev, err)
 	}
 	var out []string
-	err = s.git.walkTree(raw, dir, func(p string, _ treeEntry) error {
+	err = s.git.walkTree(raw, dir, func(p string, _ gitobj.TreeEntry) error {
 		out = append(out, p)
 		return nil
 	})
@@ -415,24 +415,24 @@ func (s *Store) listAt(rev, dir string) ([]string, error) {
 
 // walkTree calls fn for each file of the tree raw (the tree of dir) and of
 // its subtrees, depth first, with its slash path.
-func (g *gitRepo) walkTree(raw []byte, dir string, fn func(p string, e treeEntry) error) error {
+func (g *gitRepo) walkTree(raw []byte, dir string, fn func(p string, e gitobj.TreeEntry) error) error {
 	for i := 0; i < len(raw); {
-		e, err := nextTreeEntry(raw, i)
+		e, err := gitobj.NextTreeEntry(raw, i)
 		if err != nil {
 			return err
 		}
-		i = e.end
-		p := path.Join(dir, string(e.name))
+		i = e.End
+		p := path.Join(dir, string(e.Name))
 		switch {
-		case e.isDir():
-			sub, err := g.readObject(plumbing.TreeObject, e.id)
+		case e.IsDir():
+			sub, err := g.readObject(gitobj.Tree, e.ID)
 			if err != nil {
 				return fmt.Errorf("read tree %s: %w", p, err)
 			}
 			if err := g.walkTree(sub, p, fn); err != nil {
 				return err
 			}
-		case isFileMode(e.mode):
+		case isFileMode(e.Mode):
 			if err := fn(p, e); err != nil {
 				return err
 			}
@@ -463,10 +463,10 @@ func (s *Store) ReadDirAt(rev, dir string) ([]File, error) {
 	// from it.
 	st := filesystem.NewStorageWithOptions(osfs.New(s.git.commonDir), cache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true})
 	defer func() { _ = st.Close() }()
-	g := &gitRepo{r: &git.Repository{Storer: st}, gitDir: s.git.gitDir, commonDir: s.git.commonDir, packs: s.git.packs}
+	g := &gitRepo{r: &git.Repository{Storer: st}, gitDir: s.git.gitDir, commonDir: s.git.commonDir, objs: s.git.objs}
 	var out []File
-	err = g.walkTree(raw, dir, func(p string, e treeEntry) error {
-		data, err := g.readObject(plumbing.BlobObject, plumbing.Hash(e.id))
+	err = g.walkTree(raw, dir, func(p string, e gitobj.TreeEntry) error {
+		data, err := g.readObject(gitobj.Blob, e.ID)
 		if err != nil {
 			return fmt.Errorf("read %s: %w", p, err)
 		}
@@ -540,11 +540,12 @@ func (s *Store) commitOnRef(name plumbing.ReferenceName, old, parent plumbing.Ha
 		base = tree
 		parents = []plumbing.Hash{parent}
 	}
-	w := newObjWriter(s.git)
-	treeHash, _, err := s.git.writeTree(w, base, changes, "")
+	w := s.git.objs.NewWriter(s.git.readObject)
+	tree, err := w.WriteTree(base, treeChanges(changes))
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
+	treeHash := plumbing.Hash(tree)
 	if !base.IsZero() && treeHash == base {
 		return plumbing.ZeroHash, ErrNoChanges
 	}
@@ -557,7 +558,7 @@ func (s *Store) commitOnRef(name plumbing.ReferenceName, old, parent plumbing.Ha
 	if s.evidence().sign {
 		// A signed commit is written by git, which signs it through the
 		// user's own setup (evidence.go says why borg signs).
-		if err := w.flush(); err != nil {
+		if err := s.git.flush(w); err != nil {
 			return plumbing.ZeroHash, err
 		}
 		if h, err = s.signedCommit(c); err != nil {
@@ -576,8 +577,8 @@ func (s *Store) commitOnRef(name plumbing.ReferenceName, old, parent plumbing.Ha
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
-		h = w.add(objCommit, data)
-		if err := w.flush(); err != nil {
+		h = w.Add(gitobj.Commit, data)
+		if err := s.git.flush(w); err != nil {
 			return plumbing.ZeroHash, err
 		}
 	}
@@ -633,256 +634,21 @@ func checkRepoPath(p string) error {
 	return nil
 }
 
-// writeTree writes the tree base (zero hash: an empty tree) with changes
-// applied (paths relative to this tree) through w and returns the tree's
-// hash and its entry count. An emptied subtree is dropped, as git has no
-// empty directories (prefix is the path of this tree, "" at the root). It edits the
-// tree's raw bytes, copying the entries it does not change as they are and
-// allocating nothing per unchanged entry: lessons/ holds one entry per
-// lesson, 100,000 in a large store, and a commit changes a few.
-func (g *gitRepo) writeTree(w *objWriter, base plumbing.Hash, changes []FileChange, prefix string) (plumbing.Hash, int, error) {
-	var raw []byte
-	if !base.IsZero() {
-		var err error
-		if raw, err = g.readObject(plumbing.TreeObject, base); err != nil {
-			return plumbing.ZeroHash, 0, fmt.Errorf("read tree %s: %w", prefix, err)
-		}
+// readObject returns the content of object h, of type t: borg's own
+// reader (gitobj) reads it from its loose file or a pack; an object that
+// reader cannot read is read through go-git.
+func (g *gitRepo) readObject(t gitobj.Type, h [20]byte) ([]byte, error) {
+	data, found, err := g.objs.Read(t, h)
+	if err != nil || found {
+		return data, err
 	}
-	// next holds the entries that change, by name: a new entry, or a
-	// deletion (del); sub the changes inside each subdirectory.
-	next := map[string]*treeChange{}
-	sub := map[string][]FileChange{}
-	for _, c := range changes {
-		head, rest, nested := strings.Cut(c.Path, "/")
-		ch := next[head]
-		if ch == nil {
-			ch = &treeChange{}
-			next[head] = ch
-		}
-		if nested {
-			c.Path = rest
-			sub[head] = append(sub[head], c)
-			continue
-		}
-		ch.file, ch.change = true, c
-	}
-	starts, err := scanTree(raw, next)
-	if err != nil {
-		return plumbing.ZeroHash, 0, fmt.Errorf("read tree %s: %w", prefix, err)
-	}
-	for name, ch := range next {
-		if err := g.applyChange(w, name, ch, sub[name], prefix); err != nil {
-			return plumbing.ZeroHash, 0, err
-		}
-	}
-	out, n := mergeTree(raw, starts, next)
-	return w.add(objTree, out), n, nil
-}
-
-// scanTree checks the tree raw, returns the offset of each of its entries
-// and records in next the old entry of each changed name. It is the one
-// pass over a tree of 100,000 entries a commit makes: each entry is found
-// by its NUL and its mode checked in place, and only the few changed
-// names are parsed whole.
-func scanTree(raw []byte, next map[string]*treeChange) ([]int, error) {
-	// An entry takes at least 28 bytes ("100644 x\x00" and its id); a
-	// lesson's about 80.
-	starts := make([]int, 0, len(raw)/64+1)
-	names := make([]string, 0, len(next))
-	for n := range next {
-		names = append(names, n)
-	}
-	for i := 0; i < len(raw); {
-		nul := bytes.IndexByte(raw[i:], 0)
-		if nul < 0 || i+nul+21 > len(raw) {
-			return nil, errors.New("corrupt tree")
-		}
-		head := raw[i : i+nul]
-		sp := bytes.IndexByte(head, ' ')
-		if sp < 0 {
-			return nil, errors.New("corrupt tree")
-		}
-		for _, c := range head[:sp] {
-			if c < '0' || c > '7' {
-				return nil, errors.New("corrupt tree mode")
-			}
-		}
-		name := head[sp+1:]
-		var ch *treeChange
-		if len(names) > 8 {
-			ch = next[string(name)]
-		} else {
-			for _, n := range names {
-				if len(n) == len(name) && n == string(name) {
-					ch = next[n]
-				}
-			}
-		}
-		if ch != nil {
-			e, err := nextTreeEntry(raw, i)
-			if err != nil {
-				return nil, err
-			}
-			ch.old, ch.hadOld = e, true
-		}
-		starts = append(starts, i)
-		i += nul + 21
-	}
-	return starts, nil
-}
-
-// treeChange is what a commit does to one name of a tree: the old entry
-// (hadOld) and the new one (mode, id), or del.
-type treeChange struct {
-	file   bool // change is a change of the file of this name
-	change FileChange
-	old    treeEntry
-	hadOld bool
-	del    bool
-	mode   uint32
-	id     [20]byte
-}
-
-// applyChange works out the new entry of name: a file's blob, or the
-// subdirectory's tree written with its changes cs.
-// A name with both (a directory emptied and a file written in its place,
-// or back) is the file when the directory ends up empty.
-func (g *gitRepo) applyChange(w *objWriter, name string, ch *treeChange, cs []FileChange, prefix string) error {
-	if len(cs) > 0 {
-		subBase := plumbing.ZeroHash
-		if ch.hadOld && ch.old.isDir() {
-			subBase = ch.old.id
-		}
-		h, n, err := g.writeTree(w, subBase, cs, prefix+name+"/")
-		if err != nil {
-			return err
-		}
-		if n > 0 {
-			if ch.file && !ch.change.Delete {
-				return fmt.Errorf("bad path %q: both a file and a directory", prefix+name)
-			}
-			ch.mode, ch.id = uint32(filemode.Dir), h
-			return nil
-		}
-	}
-	if !ch.file || ch.change.Delete {
-		ch.del = true
-		return nil
-	}
-	h := w.add(objBlob, ch.change.Data)
-	mode := filemode.Regular
-	if ch.hadOld && ch.old.mode == uint32(filemode.Executable) {
-		mode = filemode.Executable
-	}
-	ch.mode, ch.id = uint32(mode), h
-	return nil
-}
-
-// mergeTree is the tree raw (its entries at starts, as scanTree found them)
-// with the changes in next applied: the old entries in order, changed ones
-// replaced or dropped, new ones inserted in git's order. It returns the new
-// tree's content and entry count. The unchanged runs between edits are
-// copied whole, and a new name's place is found by binary search, so its
-// cost is a copy of the tree.
-func mergeTree(raw []byte, starts []int, next map[string]*treeChange) ([]byte, int) {
-	// An edit replaces raw[at:skip] (empty for an insertion) with emit.
-	type edit struct {
-		at, skip int
-		insert   bool
-		name     string
-		dir      bool
-		emit     []byte
-	}
-	var edits []edit
-	n := len(starts)
-	for name, ch := range next {
-		dir := ch.mode == uint32(filemode.Dir)
-		var entry []byte
-		if !ch.del {
-			entry = appendTreeEntry(nil, ch.mode, name, ch.id)
-		}
-		// A name that changes kind (a file becoming a directory or back)
-		// changes its sort key: it is dropped where it was and added anew.
-		moved := ch.hadOld && !ch.del && ch.old.isDir() != dir
-		switch {
-		case ch.hadOld && (ch.del || moved):
-			edits = append(edits, edit{at: ch.old.start, skip: ch.old.end, name: name, dir: ch.old.isDir()})
-			n--
-		case ch.hadOld:
-			edits = append(edits, edit{at: ch.old.start, skip: ch.old.end, name: name, dir: dir, emit: entry})
-		}
-		if !ch.del && (!ch.hadOld || moved) {
-			// The first old entry that sorts after the new name.
-			k := sort.Search(len(starts), func(i int) bool {
-				e, _ := nextTreeEntry(raw, starts[i]) // scanTree checked it
-				return compareTreeKeys(e.name, e.isDir(), []byte(name), dir) > 0
-			})
-			at := len(raw)
-			if k < len(starts) {
-				at = starts[k]
-			}
-			edits = append(edits, edit{at: at, skip: at, insert: true, name: name, dir: dir, emit: entry})
-			n++
-		}
-	}
-	sort.Slice(edits, func(i, j int) bool {
-		a, b := edits[i], edits[j]
-		if a.at != b.at {
-			return a.at < b.at
-		}
-		if a.insert != b.insert {
-			return a.insert // what goes before the entry at this offset
-		}
-		return compareTreeKeys([]byte(a.name), a.dir, []byte(b.name), b.dir) < 0
-	})
-	// The exact size, so the tree (5 MB at 100,000 lessons) is allocated
-	// once and never grown.
-	size, cur := len(raw), 0
-	for _, e := range edits {
-		size += len(e.emit) - (max(cur, e.skip) - max(cur, e.at))
-		cur = max(cur, e.skip)
-	}
-	out := make([]byte, 0, size)
-	cur = 0
-	for _, e := range edits {
-		out = append(out, raw[cur:e.at]...)
-		out = append(out, e.emit...)
-		cur = max(cur, e.skip)
-	}
-	return append(out, raw[cur:]...), n
-}
-
-// readObject returns the content of an object of type t: read from its
-// loose file when it has one (borg wrote it: the common case, and an
-// object over storeRawAbove is in stored blocks, read without inflating),
-// else from a pack (gitpack.go), else
-// through go-git (an object the pack reader cannot read).
-func (g *gitRepo) readObject(t plumbing.ObjectType, h plumbing.Hash) ([]byte, error) {
-	if z, err := os.ReadFile(g.loosePath(h)); err == nil {
-		data, err := readLooseBytes(z, packType(t))
-		if err != nil {
-			return nil, fmt.Errorf("read object %s: %w", h, err)
-		}
-		return data, nil
-	}
-	if g.packs != nil {
-		typ, data, found, err := g.packs.read(h)
-		switch {
-		case err != nil:
-			return nil, err
-		case found && typ != packType(t):
-			return nil, fmt.Errorf("read object %s: a %s, not a %s", h, objTypeName(typ), objTypeName(packType(t)))
-		case found:
-			return data, nil
-		}
-	}
-	return g.readStored(t, h)
+	return g.readStored(plumbingType(t), h)
 }
 
 // commitTree is the tree of commit h, read as readObject reads (go-git's
 // CommitObject would load every pack's index to find a packed one).
 func (g *gitRepo) commitTree(h plumbing.Hash) (plumbing.Hash, error) {
-	raw, err := g.readObject(plumbing.CommitObject, h)
+	raw, err := g.readObject(gitobj.Commit, h)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
@@ -911,143 +677,43 @@ func (g *gitRepo) readStored(t plumbing.ObjectType, h plumbing.Hash) ([]byte, er
 }
 
 // loosePath is where the loose object h lives.
-func (g *gitRepo) loosePath(h plumbing.Hash) string {
-	s := h.String()
-	return filepath.Join(g.commonDir, "objects", s[:2], s[2:])
-}
+func (g *gitRepo) loosePath(h plumbing.Hash) string { return g.objs.LoosePath(h) }
 
-func packType(t plumbing.ObjectType) byte {
+func plumbingType(t gitobj.Type) plumbing.ObjectType {
 	switch t {
-	case plumbing.CommitObject:
-		return objCommit
-	case plumbing.TreeObject:
-		return objTree
+	case gitobj.Commit:
+		return plumbing.CommitObject
+	case gitobj.Tree:
+		return plumbing.TreeObject
 	default:
-		return objBlob
+		return plumbing.BlobObject
 	}
 }
 
 // blobHash is the object id of a blob with data, without writing it.
 func (g *gitRepo) blobHash(data []byte) (plumbing.Hash, error) {
-	return plumbing.Hash(objectID(objBlob, data)), nil
+	return plumbing.Hash(gitobj.Hash(gitobj.Blob, data)), nil
 }
 
-// objWriter collects the objects of one commit and writes them at flush:
-// as loose objects, or as one pack when there are many (a pack of
-// thousands of lessons is one file to write instead of thousands).
-type objWriter struct {
-	g    *gitRepo
-	objs []gitObject
-	seen map[[20]byte]bool
+// treeChanges are changes as gitobj writes them.
+func treeChanges(changes []FileChange) []gitobj.Change {
+	out := make([]gitobj.Change, len(changes))
+	for i, c := range changes {
+		out[i] = gitobj.Change(c)
+	}
+	return out
 }
 
-func newObjWriter(g *gitRepo) *objWriter {
-	return &objWriter{g: g, seen: map[[20]byte]bool{}}
-}
-
-// add queues an object and returns its id.
-func (w *objWriter) add(t byte, data []byte) plumbing.Hash {
-	id := objectID(t, data)
-	if !w.seen[id] {
-		w.seen[id] = true
-		w.objs = append(w.objs, gitObject{typ: t, data: data, id: id})
-	}
-	return plumbing.Hash(id)
-}
-
-// flush writes the queued objects. Loose objects already present are
-// left as they are.
-func (w *objWriter) flush() error {
-	if len(w.objs) >= packAtLeast {
-		// Only the objects the store lacks: a commit that moves or
-		// re-adds many files (doctor --fix's move into the buckets)
-		// would otherwise pack every blob a second time.
-		kept := w.objs[:0]
-		for _, o := range w.objs {
-			if _, err := os.Stat(w.g.loosePath(plumbing.Hash(o.id))); err == nil {
-				continue
-			}
-			if w.g.packs != nil && w.g.packs.has(o.id) {
-				continue
-			}
-			kept = append(kept, o)
-		}
-		w.objs = kept
-	}
-	if len(w.objs) >= packAtLeast {
-		return w.writePack()
-	}
-	for _, o := range w.objs {
-		p := w.g.loosePath(plumbing.Hash(o.id))
-		if _, err := os.Stat(p); err == nil {
-			continue
-		}
-		data, err := looseObject(o.typ, o.data)
-		if err != nil {
-			return fmt.Errorf("write %s %x: %w", objTypeName(o.typ), o.id, err)
-		}
-		if err := w.writeLoose(p, data); err != nil {
-			return fmt.Errorf("write %s %x: %w", objTypeName(o.typ), o.id, err)
+// flush writes the objects w holds; when they went into a new pack,
+// go-git lists the packs again so this process reads them.
+func (g *gitRepo) flush(w *gitobj.Writer) error {
+	packed, err := w.Flush()
+	if packed {
+		if fs, ok := g.r.Storer.(*filesystem.Storage); ok {
+			fs.Reindex()
 		}
 	}
-	w.objs = w.objs[:0]
-	return nil
-}
-
-// writeLoose writes a loose object's file. A git gc running beside borg
-// (housekeeping starts one in the background) removes the fan-out
-// directories it empties, so the directory made for the object may be gone
-// when the file is renamed into it: then it is made again and the write
-// retried.
-func (w *objWriter) writeLoose(p string, data []byte) error {
-	for attempt := 1; ; attempt++ {
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		if looseDirHook != nil {
-			looseDirHook(filepath.Dir(p))
-		}
-		// Unsynced, as go-git and git (by default) write loose objects:
-		// the ref that makes them reachable moves after, synced.
-		err := WriteFileAtomic(p, data, 0o444, TempDir(filepath.Join(w.g.commonDir, "objects")), NoSync())
-		if err == nil || !errors.Is(err, fs.ErrNotExist) || attempt == looseAttempts {
-			return err
-		}
-	}
-}
-
-// looseAttempts bounds writeLoose's retries: a gc prunes each directory
-// once.
-const looseAttempts = 8
-
-// looseDirHook, when set (by a test), runs between making an object's
-// directory and writing into it: where a concurrent gc removes it.
-var looseDirHook func(dir string)
-
-// writePack writes the queued objects as one pack and its index (the
-// pack first: git uses a pack once its index is there), then has go-git
-// reload its list of packs so this process reads them.
-func (w *objWriter) writePack() error {
-	pack, idx, sum, err := encodePack(w.objs)
-	if err != nil {
-		return fmt.Errorf("write pack: %w", err)
-	}
-	dir := filepath.Join(w.g.commonDir, "objects", "pack")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("write pack: %w", err)
-	}
-	base := filepath.Join(dir, fmt.Sprintf("pack-%x", sum))
-	if err := WriteFileAtomic(base+".pack", pack, 0o444); err != nil {
-		return err
-	}
-	if err := WriteFileAtomic(base+".idx", idx, 0o444); err != nil {
-		return err
-	}
-	if fs, ok := w.g.r.Storer.(*filesystem.Storage); ok {
-		fs.Reindex()
-	}
-	w.objs = w.objs[:0]
-	return nil
+	return err
 }
 
 // casRef moves ref from old to new (the zero hash: the ref must not exist)

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/borg-memory/borg/memfs/gitobj"
 )
 
 // privateIgnore is .borg/.gitignore: it ignores everything in .borg, itself
@@ -54,12 +56,12 @@ func (s *Store) Hygiene() (problems []string, leaked bool) {
 	if raw, _, err := s.rawDirAt("HEAD", PrivateDir); err == nil && len(raw) > 0 {
 		var names []string
 		for i := 0; i < len(raw); {
-			e, err := nextTreeEntry(raw, i)
+			e, err := gitobj.NextTreeEntry(raw, i)
 			if err != nil {
 				break
 			}
-			names = append(names, PrivateDir+"/"+string(e.name))
-			i = e.end
+			names = append(names, PrivateDir+"/"+string(e.Name))
+			i = e.End
 		}
 		leaked = true
 		problems = append(problems, fmt.Sprintf("private state is committed at HEAD (%s): remove it with git rm -r --cached .borg and commit; it stays in the history, so treat anything in it (the local log's evidence text) as shared", strings.Join(names, ", ")))
@@ -87,13 +89,13 @@ func (s *Store) gitSettingsCommitted() []string {
 	var problems []string
 	if raw, _, err := s.rawDirAt("HEAD", ""); err == nil {
 		for i := 0; i < len(raw); {
-			e, err := nextTreeEntry(raw, i)
+			e, err := gitobj.NextTreeEntry(raw, i)
 			if err != nil {
 				break
 			}
-			i = e.end
-			if what, ok := foreignGitFiles[string(e.name)]; ok {
-				problems = append(problems, fmt.Sprintf("%s is committed (%s): borg runs nothing from the store and ignores it, but a teammate's git may not; remove it with git rm -r %s and commit", e.name, what, e.name))
+			i = e.End
+			if what, ok := foreignGitFiles[string(e.Name)]; ok {
+				problems = append(problems, fmt.Sprintf("%s is committed (%s): borg runs nothing from the store and ignores it, but a teammate's git may not; remove it with git rm -r %s and commit", e.Name, what, e.Name))
 			}
 		}
 	}

@@ -7,12 +7,14 @@ import (
 )
 
 // TestImportBoundaries holds each package to what it may depend on: domain
-// and the leaf packages to the standard library alone; index and hooks to
+// and the leaf packages to the standard library alone (gitobj, borg's git
+// object reader and writer, to it and fsutil); index and hooks to
 // anything but the store package and what it pulls in (go-git, gitleaks),
 // which every hook would otherwise pay for.
 func TestImportBoundaries(t *testing.T) {
 	const mod = "github.com/borg-memory/borg/"
 	stdlibOnly := func(dep string, standard bool) bool { return standard }
+	stdlibAndFsutil := func(dep string, standard bool) bool { return standard || dep == mod+"memfs/fsutil" }
 	noStore := func(dep string, _ bool) bool {
 		return dep != mod+"memfs" && !strings.Contains(dep, "go-git") && !strings.Contains(dep, "gitleaks")
 	}
@@ -23,6 +25,7 @@ func TestImportBoundaries(t *testing.T) {
 		{"domain", stdlibOnly},
 		{"memfs/fsutil", stdlibOnly},
 		{"memfs/gitcli", stdlibOnly},
+		{"memfs/gitobj", stdlibAndFsutil},
 		{"index", noStore},
 		{"hooks", noStore},
 	}

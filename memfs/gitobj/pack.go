@@ -1,14 +1,12 @@
-package memfs
+package gitobj
 
-// gitpack.go reads objects out of git's pack files without go-git.
-//
-// go-git's first read of a packed object loads the index of every pack:
-// it reads each .idx through a SHA-1 (with collision detection) and builds
-// a map of all its offsets: at 100,000 lessons that is most of the cost of
-// a borg learn in a cloned or gc'd store, where every tree is packed. Here an index is mapped and searched in place, by its
-// fan-out table and a binary search of its sorted names, and the object is
-// read at its offset, a delta applied to its base. What it cannot read (an
-// index of another version, an object it does not find) is left to go-git.
+// pack.go reads objects out of git's pack files. An index is mapped and
+// searched in place, by its fan-out table and a binary search of its
+// sorted names, rather than read whole into a map of its offsets (as
+// go-git does on its first read of a packed object); the object is read at
+// its offset, a delta applied to its base. What it cannot read (an index
+// of another version, an object it does not find) it reports not found,
+// for the caller to read another way.
 
 import (
 	"bufio"
@@ -55,13 +53,13 @@ type packSet struct {
 	packs []*packFile
 }
 
-func newPackSet(gitDir string) *packSet {
-	return &packSet{dir: filepath.Join(gitDir, "objects", "pack")}
+func newPackSet(dir string) *packSet {
+	return &packSet{dir: dir}
 }
 
 // read returns the content and type of object h, and found false when no
 // pack this reader can read holds it.
-func (ps *packSet) read(h [20]byte) (typ byte, data []byte, found bool, err error) {
+func (ps *packSet) read(h [20]byte) (typ Type, data []byte, found bool, err error) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	for round := 0; round < 2; round++ {
@@ -207,7 +205,7 @@ func (p *packFile) find(h [20]byte) (int64, bool) {
 
 // readAt reads the object at off in p, resolving deltas (depth is the
 // chain's length so far).
-func (ps *packSet) readAt(p *packFile, off int64, depth int) (byte, []byte, error) {
+func (ps *packSet) readAt(p *packFile, off int64, depth int) (Type, []byte, error) {
 	if depth > maxDeltaDepth {
 		return 0, nil, errors.New("delta chain too deep")
 	}
@@ -220,7 +218,7 @@ func (ps *packSet) readAt(p *packFile, off int64, depth int) (byte, []byte, erro
 	if len(b) == 0 {
 		return 0, nil, errors.New("offset past the pack's end")
 	}
-	typ := b[0] >> 4 & 7
+	typ := Type(b[0] >> 4 & 7)
 	size := uint64(b[0] & 15)
 	i, shift := 1, 4
 	for c := b[0]; c&0x80 != 0; shift += 7 {
@@ -232,7 +230,7 @@ func (ps *packSet) readAt(p *packFile, off int64, depth int) (byte, []byte, erro
 		i++
 	}
 	switch typ {
-	case objCommit, objTree, objBlob, packTag:
+	case Commit, Tree, Blob, packTag:
 		data, err := inflateAt(p.pack, off+int64(i), size)
 		return typ, data, err
 	case packOfsDelta:

@@ -1,20 +1,7 @@
-package memfs
+package gitobj
 
-// gitobj.go writes git objects without go-git's object writer, so a commit
-// costs what changed. A commit rewrites every tree along the changed paths,
-// and a large tree compressed at zlib's default level is slow to write and
-// must be inflated again by every read; yet a tree is mostly 20-byte hashes,
-// which barely compress. So a loose object larger than storeRawAbove (a
-// large tree, or a large blob such as a log file) is written in zlib's
-// stored (uncompressed) blocks: a copy to write and a copy to read, and git
-// gc compresses it when it packs. Smaller objects are compressed as git
-// would. A commit that writes
-// many objects (sleep's phases rewrite thousands of lessons) writes them as
-// one pack instead of one loose file each (see objWriter in git.go).
-//
-// It uses crypto/sha1 for the ids of objects borg itself writes: the ids are
-// the same, and collision detection (sha1cd, which go-git uses) guards
-// objects received from others, not these.
+// object.go encodes and decodes objects: ids, loose object files, packs
+// and their indexes, and tree entries.
 
 import (
 	"bytes"
@@ -30,49 +17,54 @@ import (
 	"strconv"
 )
 
-// Object types as a pack numbers them.
+// Type is an object's type, numbered as a pack numbers it.
+type Type byte
+
+// The object types borg reads and writes.
 const (
-	objCommit byte = 1
-	objTree   byte = 2
-	objBlob   byte = 3
+	Commit Type = 1
+	Tree   Type = 2
+	Blob   Type = 3
 )
 
-// storeRawAbove is the size above which a loose object is written in zlib
-// stored blocks rather than compressed.
-const storeRawAbove = 64 << 10
-
-// packAtLeast is the number of new objects from which a commit writes one
-// pack rather than loose objects (git's own fetch.unpackLimit).
-const packAtLeast = 100
-
-// gitObject is one object to write: its type, content and id.
-type gitObject struct {
-	typ  byte
-	data []byte
-	id   [20]byte
-}
-
-func objTypeName(t byte) string {
+// String is the type's name in an object header: "commit", "tree" or
+// "blob".
+func (t Type) String() string {
 	switch t {
-	case objCommit:
+	case Commit:
 		return "commit"
-	case objTree:
+	case Tree:
 		return "tree"
 	default:
 		return "blob"
 	}
 }
 
-// objectHeader is the header git hashes and stores before an object's
-// content: "<type> <size>\x00".
-func objectHeader(t byte, n int) []byte {
-	return strconv.AppendInt([]byte(objTypeName(t)+" "), int64(n), 10)
+// StoreRawAbove is the size above which a loose object is written in zlib
+// stored blocks rather than compressed.
+const StoreRawAbove = 64 << 10
+
+// PackAtLeast is the number of new objects from which a Writer writes one
+// pack rather than loose objects (git's own fetch.unpackLimit).
+const PackAtLeast = 100
+
+// object is one object to write: its type, content and id.
+type object struct {
+	typ  Type
+	data []byte
+	id   [20]byte
 }
 
-// objectID is the git id of an object of type t with content data.
-func objectID(t byte, data []byte) [20]byte {
+// Header is the header git hashes and stores before an object's
+// content: "<type> <size>\x00".
+func Header(t Type, n int) []byte {
+	return strconv.AppendInt([]byte(t.String()+" "), int64(n), 10)
+}
+
+// Hash is the git id of an object of type t with content data.
+func Hash(t Type, data []byte) [20]byte {
 	h := sha1.New()
-	h.Write(objectHeader(t, len(data)))
+	h.Write(Header(t, len(data)))
 	h.Write([]byte{0})
 	h.Write(data)
 	var id [20]byte
@@ -82,9 +74,9 @@ func objectID(t byte, data []byte) [20]byte {
 
 // looseObject is the content of a loose object file: the zlib stream of the
 // header and data, stored for a large object, compressed otherwise.
-func looseObject(t byte, data []byte) ([]byte, error) {
-	hdr := append(objectHeader(t, len(data)), 0)
-	if len(data) > storeRawAbove {
+func looseObject(t Type, data []byte) ([]byte, error) {
+	hdr := append(Header(t, len(data)), 0)
+	if len(data) > StoreRawAbove {
 		return zlibStored(hdr, data), nil
 	}
 	var buf bytes.Buffer
@@ -139,7 +131,7 @@ func zlibStored(parts ...[]byte) []byte {
 // object borg stored uncompressed (zlibStored) is unpacked in place, its
 // blocks moved together and their Adler-32 checked, with no copy through
 // a decompressor; anything else goes through readLoose. It may reuse z.
-func readLooseBytes(z []byte, t byte) ([]byte, error) {
+func readLooseBytes(z []byte, t Type) ([]byte, error) {
 	if !storedOnly(z) {
 		return readLoose(bytes.NewReader(z), t)
 	}
@@ -152,8 +144,8 @@ func readLooseBytes(z []byte, t byte) ([]byte, error) {
 		return nil, errors.New("corrupt object header")
 	}
 	typ, size, _ := bytes.Cut(data[:nul], []byte(" "))
-	if string(typ) != objTypeName(t) {
-		return nil, fmt.Errorf("object is a %q, not a %s", typ, objTypeName(t))
+	if string(typ) != t.String() {
+		return nil, fmt.Errorf("object is a %q, not a %s", typ, t.String())
 	}
 	if sz, err := strconv.Atoi(string(size)); err != nil || sz != len(data)-nul-1 {
 		return nil, errors.New("corrupt object size")
@@ -185,14 +177,14 @@ func storedOnly(z []byte) bool {
 // its start and returns it.
 func unstore(z []byte) []byte {
 	out := 0
-	for _, b := range storedBlocks(z) {
+	for _, b := range blocksOf(z) {
 		out += copy(z[out:], b)
 	}
 	return z[:out]
 }
 
-// storedBlocks is the contents of the stored blocks of z (storedOnly).
-func storedBlocks(z []byte) [][]byte {
+// blocksOf is the contents of the stored blocks of z (storedOnly).
+func blocksOf(z []byte) [][]byte {
 	var out [][]byte
 	for i := 2; ; {
 		k := int(z[i+1]) | int(z[i+2])<<8
@@ -206,14 +198,25 @@ func storedBlocks(z []byte) [][]byte {
 	}
 }
 
-// looseContent reads a loose object file's content (its header included)
+// StoredBlocks is the contents of the stored blocks of z, a loose object
+// file (its header included, its Adler-32 unchecked), for a caller that
+// compares or reads them in place; ok is false when z is not written in
+// stored blocks only (a compressed object).
+func StoredBlocks(z []byte) (blocks [][]byte, ok bool) {
+	if !storedOnly(z) {
+		return nil, false
+	}
+	return blocksOf(z), true
+}
+
+// LooseContent reads a loose object file's content (its header included)
 // from z, the mapped file: the stored blocks of an object borg wrote
 // uncompressed in place, anything else through zlib.
-func looseContent(z []byte) (io.Reader, error) {
+func LooseContent(z []byte) (io.Reader, error) {
 	if !storedOnly(z) {
 		return zlib.NewReader(bytes.NewReader(z))
 	}
-	blocks := storedBlocks(z)
+	blocks := blocksOf(z)
 	rs := make([]io.Reader, len(blocks))
 	for i, b := range blocks {
 		rs[i] = bytes.NewReader(b)
@@ -223,7 +226,7 @@ func looseContent(z []byte) (io.Reader, error) {
 
 // readLoose parses a loose object file's content (zlib data) as an object
 // of type t and returns its content.
-func readLoose(r io.Reader, t byte) ([]byte, error) {
+func readLoose(r io.Reader, t Type) ([]byte, error) {
 	zr, err := zlib.NewReader(r)
 	if err != nil {
 		return nil, err
@@ -244,8 +247,8 @@ func readLoose(r io.Reader, t byte) ([]byte, error) {
 		n++
 	}
 	typ, size, ok := bytes.Cut(hdr[:n], []byte(" "))
-	if !ok || string(typ) != objTypeName(t) {
-		return nil, fmt.Errorf("object is a %q, not a %s", typ, objTypeName(t))
+	if !ok || string(typ) != t.String() {
+		return nil, fmt.Errorf("object is a %q, not a %s", typ, t.String())
 	}
 	sz, err := strconv.Atoi(string(size))
 	if err != nil || sz < 0 {
@@ -262,7 +265,7 @@ func readLoose(r io.Reader, t byte) ([]byte, error) {
 // objects, each compressed at zlib's fastest level, and its version 2
 // index (.idx), so that neither has to be parsed back to be indexed. It
 // returns both and the pack's checksum, which names them.
-func encodePack(objs []gitObject) (pack, idx []byte, sum [20]byte, err error) {
+func encodePack(objs []object) (pack, idx []byte, sum [20]byte, err error) {
 	var buf bytes.Buffer
 	buf.WriteString("PACK")
 	_ = binary.Write(&buf, binary.BigEndian, uint32(2))
@@ -275,7 +278,7 @@ func encodePack(objs []gitObject) (pack, idx []byte, sum [20]byte, err error) {
 		// Header: type and size, 4 bits of size in the first byte then 7
 		// per byte, the high bit saying more follow.
 		sz := uint64(len(o.data))
-		c := o.typ<<4 | byte(sz&0x0f)
+		c := byte(o.typ)<<4 | byte(sz&0x0f)
 		sz >>= 4
 		for sz != 0 {
 			buf.WriteByte(c | 0x80)
@@ -300,7 +303,7 @@ func encodePack(objs []gitObject) (pack, idx []byte, sum [20]byte, err error) {
 // packIndex is the version 2 .idx of a pack: the ids sorted with a fan-out
 // table by first byte, each one's CRC-32 and offset (large offsets in a
 // table of their own), the pack's checksum and the index's.
-func packIndex(objs []gitObject, offsets []uint64, crcs []uint32, packSum [20]byte) []byte {
+func packIndex(objs []object, offsets []uint64, crcs []uint32, packSum [20]byte) []byte {
 	order := make([]int, len(objs))
 	for i := range order {
 		order[i] = i
@@ -341,38 +344,46 @@ func packIndex(objs []gitObject, offsets []uint64, crcs []uint32, packSum [20]by
 	return append(out, idxSum[:]...)
 }
 
-// treeEntry is one entry of a tree object, pointing into its bytes.
-type treeEntry struct {
-	mode       uint32
-	name       []byte
-	id         [20]byte
-	start, end int // the entry's bytes in the tree
+// TreeEntry is one entry of a tree object, pointing into the tree's
+// bytes: "<octal mode> <name>\x00<20-byte id>" at Start up to End.
+type TreeEntry struct {
+	Mode       uint32
+	Name       []byte
+	ID         [20]byte
+	Start, End int
 }
 
-// isDir reports whether the entry is a subtree.
-func (e treeEntry) isDir() bool { return e.mode == 0o40000 }
+// IsDir reports whether the entry is a subtree.
+func (e TreeEntry) IsDir() bool { return e.Mode == modeDir }
 
-// nextTreeEntry parses the entry of tree b at offset i:
-// "<octal mode> <name>\x00<20-byte id>".
-func nextTreeEntry(b []byte, i int) (treeEntry, error) {
+// Tree entry modes: a subtree, a regular file and an executable one.
+const (
+	modeDir        = 0o40000
+	modeRegular    = 0o100644
+	modeExecutable = 0o100755
+)
+
+// NextTreeEntry parses the entry of tree b at offset i; the next entry
+// starts at its End.
+func NextTreeEntry(b []byte, i int) (TreeEntry, error) {
 	sp := bytes.IndexByte(b[i:], ' ')
 	if sp < 0 {
-		return treeEntry{}, errors.New("corrupt tree")
+		return TreeEntry{}, errors.New("corrupt tree")
 	}
 	var mode uint32
 	for _, c := range b[i : i+sp] {
 		if c < '0' || c > '7' {
-			return treeEntry{}, errors.New("corrupt tree mode")
+			return TreeEntry{}, errors.New("corrupt tree mode")
 		}
 		mode = mode<<3 | uint32(c-'0')
 	}
 	nul := bytes.IndexByte(b[i+sp+1:], 0)
 	if nul < 0 || i+sp+1+nul+1+20 > len(b) {
-		return treeEntry{}, errors.New("corrupt tree")
+		return TreeEntry{}, errors.New("corrupt tree")
 	}
 	nameEnd := i + sp + 1 + nul
-	e := treeEntry{mode: mode, name: b[i+sp+1 : nameEnd], start: i, end: nameEnd + 21}
-	copy(e.id[:], b[nameEnd+1:e.end])
+	e := TreeEntry{Mode: mode, Name: b[i+sp+1 : nameEnd], Start: i, End: nameEnd + 21}
+	copy(e.ID[:], b[nameEnd+1:e.End])
 	return e, nil
 }
 

@@ -1,0 +1,61 @@
+package gitobj
+
+import (
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Objects is a repository's object directory (.git/objects; in a linked
+// worktree, the common git directory's): its loose objects and its packs.
+// It is safe for concurrent use.
+type Objects struct {
+	dir   string
+	packs *packSet
+}
+
+// Open is the object directory dir (<git dir>/objects). Nothing is read
+// until an object is: the packs are listed when first needed.
+func Open(dir string) *Objects {
+	return &Objects{dir: dir, packs: newPackSet(filepath.Join(dir, "pack"))}
+}
+
+// LoosePath is where the loose object id lives, whether or not it does.
+func (o *Objects) LoosePath(id [20]byte) string {
+	s := hex.EncodeToString(id[:])
+	return filepath.Join(o.dir, s[:2], s[2:])
+}
+
+// Read returns the content of object id, of type t: read from its loose
+// file when it has one (borg wrote it: the common case, and an object
+// over StoreRawAbove is in stored blocks, read without inflating), else
+// from a pack. found is false when neither holds it, or only a pack this
+// package cannot read does (an index of another version), for the caller
+// to read it another way; an object of another type is an error.
+func (o *Objects) Read(t Type, id [20]byte) (data []byte, found bool, err error) {
+	if z, err := os.ReadFile(o.LoosePath(id)); err == nil {
+		data, err := readLooseBytes(z, t)
+		if err != nil {
+			return nil, false, fmt.Errorf("read object %x: %w", id, err)
+		}
+		return data, true, nil
+	}
+	typ, data, found, err := o.packs.read(id)
+	switch {
+	case err != nil:
+		return nil, false, err
+	case found && typ != t:
+		return nil, false, fmt.Errorf("read object %x: a %s, not a %s", id, typ, t)
+	}
+	return data, found, nil
+}
+
+// has reports whether id is a loose object or in a pack (the packs listed
+// when first asked: a pack made since is not seen until a Read misses).
+func (o *Objects) has(id [20]byte) bool {
+	if _, err := os.Stat(o.LoosePath(id)); err == nil {
+		return true
+	}
+	return o.packs.has(id)
+}
