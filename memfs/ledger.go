@@ -545,6 +545,9 @@ func (s *Store) summary(rebuildBytes int64) (*domain.Summary, error) {
 	wg.Go(save)
 	sum := cache.Ledger.Summary()
 	wg.Wait()
+	// The ledger, the largest thing a build holds, is not needed to
+	// write the summary: it goes first.
+	cache.Ledger = nil
 	s.writeSummaryCache(cache.Files, sum)
 	return sum, nil
 }
