@@ -41,6 +41,7 @@ func gitAddedLines(ctx context.Context, dir, rev string, fn func(addedLine)) err
 	if err != nil {
 		return err
 	}
+	widenPipe(out, 1<<20)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
