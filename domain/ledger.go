@@ -255,7 +255,7 @@ func compareRegrets(a, b RegretMark) int {
 // Ledger accumulates outcome-log events into the state Derive reads, keyed by
 // natural keys so that adding an event twice, or events in any order, gives
 // the same state. Its strings are interned and its keys are integers
-// (ledgerkeys.go); AppendLedger and ParseLedger store it, so a cache can
+// (ledgerkeys.go); WriteLedger and ParseLedger store it, so a cache can
 // keep it and fold in only the lines appended since. The zero value is an
 // empty ledger.
 type Ledger struct {
@@ -401,34 +401,6 @@ func (l *Ledger) addRegret(id string, r RegretMark) {
 	if old, ok := l.regrets[id]; !ok || compareRegrets(r, old) < 0 {
 		l.regrets[id] = r
 	}
-}
-
-// Result is the result the ledger keeps for session and lesson: the
-// strongest of their result events.
-func (l *Ledger) Result(session, lesson string) (Mark, bool) {
-	s, ok1 := l.strs.lookup(session)
-	les, ok2 := l.strs.lookup(lesson)
-	if !ok1 || !ok2 {
-		return Mark{}, false
-	}
-	m, ok := l.results[pair{s, les}]
-	if !ok {
-		return Mark{}, false
-	}
-	return l.strs.unpack(m), true
-}
-
-// Creation is the least mark of lesson's created events.
-func (l *Ledger) Creation(lesson string) (Mark, bool) {
-	id, ok := l.strs.lookup(lesson)
-	if !ok {
-		return Mark{}, false
-	}
-	m, ok := l.created[id]
-	if !ok {
-		return Mark{}, false
-	}
-	return l.strs.unpack(m), true
 }
 
 // resultKind is the kind of the result kept for p ("" without one).

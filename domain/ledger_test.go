@@ -338,7 +338,7 @@ func TestDeriveOrderAndDuplicateInvariance(t *testing.T) {
 			for _, e := range events[:cut] {
 				a.Add(e)
 			}
-			b, err := ParseLedger(AppendLedger(nil, a))
+			b, err := ParseLedger(appendLedger(nil, a))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -358,7 +358,7 @@ func TestLedgerCodecWithOddValues(t *testing.T) {
 	l.Add(Event{MS: 2, Kind: KindRegret, Session: "s1", Lesson: "lesson-a", W: math.Inf(-1)})
 	l.Add(Event{MS: 3, Kind: KindPassing, Src: "a", Dst: "b", W: math.Inf(1)})
 	l.Add(Event{ID: "not-hex", MS: 4, Kind: KindChanged, Session: "s1", Lesson: "lesson-a", W: math.Inf(1)})
-	if _, err := ParseLedger(AppendLedger(nil, l)); err != nil {
+	if _, err := ParseLedger(appendLedger(nil, l)); err != nil {
 		t.Fatalf("ledger not encodable: %v", err)
 	}
 }
@@ -370,7 +370,7 @@ func TestLedgerZeroValue(t *testing.T) {
 		t.Fatalf("memories of the zero ledger: %+v", ms)
 	}
 	var empty Ledger
-	if got, err := ParseLedger(AppendLedger(nil, &empty)); err != nil || len(got.Memories([]LessonInfo{{ID: "x"}}, "", DefaultWeights)) != 1 {
+	if got, err := ParseLedger(appendLedger(nil, &empty)); err != nil || len(got.Memories([]LessonInfo{{ID: "x"}}, "", DefaultWeights)) != 1 {
 		t.Fatalf("the zero ledger round trip: %v", err)
 	}
 }

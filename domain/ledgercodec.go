@@ -19,12 +19,12 @@ import (
 
 const ledgerMagic = "BLG3"
 
-// ErrLedgerCodec is the error of ParseLedger on bytes AppendLedger did not
+// ErrLedgerCodec is the error of ParseLedger on bytes WriteLedger did not
 // write.
 var ErrLedgerCodec = errors.New("corrupt ledger encoding")
 
-// AppendLedger appends l's binary form to b.
-func AppendLedger(b []byte, l *Ledger) []byte {
+// appendLedger appends l's binary form to b (WriteLedger, in memory).
+func appendLedger(b []byte, l *Ledger) []byte {
 	w := ledgerWriter{b: b}
 	w.ledger(l)
 	return w.b
@@ -187,7 +187,7 @@ func (w *ledgerWriter) mark(m mark) {
 	w.flush(ledgerChunk)
 }
 
-// ParseLedger reads what AppendLedger wrote; anything else is
+// ParseLedger reads what WriteLedger wrote; anything else is
 // ErrLedgerCodec.
 func ParseLedger(data []byte) (*Ledger, error) {
 	if len(data) < len(ledgerMagic) || string(data[:len(ledgerMagic)]) != ledgerMagic {

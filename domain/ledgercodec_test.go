@@ -40,7 +40,7 @@ func TestLedgerCodecRoundTrip(t *testing.T) {
 	}
 	for name, l := range map[string]*Ledger{"empty": NewLedger(), "zero": {}, "sample": sample} {
 		t.Run(name, func(t *testing.T) {
-			data := AppendLedger(nil, l)
+			data := appendLedger(nil, l)
 			got, err := ParseLedger(data)
 			if err != nil {
 				t.Fatal(err)
@@ -49,12 +49,12 @@ func TestLedgerCodecRoundTrip(t *testing.T) {
 			if !reflect.DeepEqual(got, l) {
 				t.Fatalf("round trip differs")
 			}
-			if again := AppendLedger(nil, got); !bytes.Equal(again, data) {
+			if again := appendLedger(nil, got); !bytes.Equal(again, data) {
 				t.Fatalf("encoding is not deterministic")
 			}
 			var streamed bytes.Buffer
 			if err := WriteLedger(&streamed, l); err != nil || !bytes.Equal(streamed.Bytes(), data) {
-				t.Fatalf("WriteLedger wrote %d bytes (%v), AppendLedger %d", streamed.Len(), err, len(data))
+				t.Fatalf("WriteLedger wrote %d bytes (%v), appendLedger %d", streamed.Len(), err, len(data))
 			}
 			// Every truncation is refused, never a panic or a wrong ledger.
 			for i := 0; i < len(data); i += 1 + len(data)/300 {
@@ -78,11 +78,11 @@ func TestLedgerCodecOrderInsensitive(t *testing.T) {
 	for _, i := range r.Perm(len(events)) {
 		b.Add(events[i])
 	}
-	pa, err := ParseLedger(AppendLedger(nil, a))
+	pa, err := ParseLedger(appendLedger(nil, a))
 	if err != nil {
 		t.Fatal(err)
 	}
-	pb, err := ParseLedger(AppendLedger(nil, b))
+	pb, err := ParseLedger(appendLedger(nil, b))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,14 +94,14 @@ func TestLedgerCodecOrderInsensitive(t *testing.T) {
 }
 
 func FuzzParseLedger(f *testing.F) {
-	f.Add(AppendLedger(nil, codecSample(1, 40)))
+	f.Add(appendLedger(nil, codecSample(1, 40)))
 	f.Add([]byte(ledgerMagic))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got, err := ParseLedger(data)
 		if err != nil {
 			return
 		}
-		back, err := ParseLedger(AppendLedger(nil, got))
+		back, err := ParseLedger(appendLedger(nil, got))
 		if err != nil || !reflect.DeepEqual(back, got) {
 			t.Fatalf("re-encoded ledger does not round trip: %v", err)
 		}
@@ -119,7 +119,7 @@ func TestLedgerCodecRefusesNonFiniteWeights(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			l := NewLedger()
 			l.regrets["e1"] = RegretMark{Session: "s", Lesson: "a", W: w}
-			if _, err := ParseLedger(AppendLedger(nil, l)); err == nil {
+			if _, err := ParseLedger(appendLedger(nil, l)); err == nil {
 				t.Fatalf("a %s weight was decoded", name)
 			}
 			l = NewLedger()
@@ -128,7 +128,7 @@ func TestLedgerCodecRefusesNonFiniteWeights(t *testing.T) {
 				m.w = w
 				l.results[p] = m
 			}
-			if _, err := ParseLedger(AppendLedger(nil, l)); err == nil {
+			if _, err := ParseLedger(appendLedger(nil, l)); err == nil {
 				t.Fatalf("a %s credit was decoded", name)
 			}
 		})
@@ -150,7 +150,7 @@ func TestWriteLedgerInChunks(t *testing.T) {
 		l.Add(Event{MS: int64(i), Kind: KindSession, Session: s, Repo: "api", Author: "e-1"}.WithID())
 		l.Add(Event{MS: int64(i), Kind: KindChanged, Session: s, Lesson: fmt.Sprintf("lesson-%d", i%50)}.WithID())
 	}
-	want := AppendLedger(nil, l)
+	want := appendLedger(nil, l)
 	var c chunks
 	if err := WriteLedger(&c, l); err != nil {
 		t.Fatal(err)

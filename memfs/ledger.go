@@ -40,7 +40,7 @@ const rewriteAfter = 256 << 10
 
 // ledgerCache is the incremental state of LoadLedger. On disk it is a JSON
 // header line (version, files) followed by the ledger's binary form
-// (domain.AppendLedger).
+// (domain.WriteLedger).
 type ledgerCache struct {
 	Version int                   `json:"version"`
 	Files   map[string]foldedFile `json:"files"`
