@@ -377,11 +377,6 @@ func (s *Store) unchanged(memo map[string]string, name, stamp string) bool {
 	return now == stamp
 }
 
-// scanAheadFrom is the least unread part of a file that foldFile decodes
-// on a goroutine of its own (scanEventsAhead): worth it for the segments of
-// a build from the whole log, not for the few lines a command folds in.
-const scanAheadFrom = 64 << 10
-
 // foldFile passes the events of the whole lines of name past ff.Offset to add
 // and advances ff. It reports whether the offset moved.
 func (s *Store) foldFile(add func(domain.Event), name string, ff *foldedFile, a *attributor, at func(off int64)) (bool, error) {
@@ -396,11 +391,7 @@ func (s *Store) foldFile(add func(domain.Event), name string, ff *foldedFile, a 
 	if _, err := f.Seek(ff.Offset, io.SeekStart); err != nil {
 		return false, err
 	}
-	scan := scanEvents
-	if fi, err := f.Stat(); err == nil && fi.Size()-ff.Offset >= scanAheadFrom {
-		scan = scanEventsAhead
-	}
-	end, err := scan(f, ff.Offset, func(_ int, off int64, e domain.Event, reason string) {
+	end, err := scanEvents(f, ff.Offset, func(_ int, off int64, e domain.Event, reason string) {
 		if reason == "" {
 			if by := s.label(a, name, off); counted(by) {
 				add(attribute(e, by))

@@ -391,64 +391,6 @@ func scanEvents(r io.Reader, start int64, fn func(n int, off int64, e domain.Eve
 	}
 }
 
-// scannedLine is one call scanEvents would make.
-type scannedLine struct {
-	n      int
-	off    int64
-	e      domain.Event
-	reason string
-}
-
-// scanEventsAhead is scanEvents with the reading and decoding on a
-// goroutine of its own, a few batches ahead of fn: a build from a long log
-// decodes on one core while the caller folds on another. fn sees the same
-// calls in the same order.
-func scanEventsAhead(r io.Reader, start int64, fn func(n int, off int64, e domain.Event, reason string), partial bool) (int64, error) {
-	const batch = 1024
-	type result struct {
-		end int64
-		err error
-	}
-	lines := make(chan []scannedLine, 4)
-	done := make(chan result, 1)
-	stop := make(chan struct{})
-	defer close(stop) // should fn panic, the reader stops too
-	go func() {
-		defer close(lines)
-		buf := make([]scannedLine, 0, batch)
-		send := func() bool {
-			select {
-			case lines <- buf:
-				buf = make([]scannedLine, 0, batch)
-				return true
-			case <-stop:
-				return false
-			}
-		}
-		stopped := false
-		end, err := scanEvents(r, start, func(n int, off int64, e domain.Event, reason string) {
-			if stopped {
-				return
-			}
-			buf = append(buf, scannedLine{n, off, e, reason})
-			if len(buf) == batch {
-				stopped = !send()
-			}
-		}, partial)
-		if len(buf) > 0 && !stopped {
-			send()
-		}
-		done <- result{end, err}
-	}()
-	for b := range lines {
-		for _, l := range b {
-			fn(l.n, l.off, l.e, l.reason)
-		}
-	}
-	res := <-done
-	return res.end, res.err
-}
-
 // decodeLine parses one log line into an event, or says why it cannot.
 func decodeLine(line []byte) (domain.Event, string) { return decodeLineIn(line, nil) }
 
