@@ -274,17 +274,20 @@ func (s *Store) refreshAttribution(ctx context.Context) error {
 			lines = nil
 		}
 	}
+	var logSize int64 // of the files now, for a walk from scratch
 	if lines == nil {
 		// From scratch: every line of the log will be put, and a table
 		// sized for them up front is not rehashed as it grows.
+		logSize = s.logBytes(files)
 		lines = newLineTable()
-		lines.added = make(map[lineKey]uint32, s.logBytes(files)/avgLineBytes)
+		lines.added = make(map[lineKey]uint32, logSize/avgLineBytes)
 	}
 	defer lines.close()
-	// A walk of the whole history is the first phase of a cold build.
+	// A walk of the whole history (from == "": the table is new) is the
+	// first phase of a cold build.
 	report := func(int64) {}
 	if from == "" && s.progress != nil {
-		total := s.logBytes(files)
+		total := logSize
 		var done, last int64
 		report = func(n int64) {
 			if n < 0 {

@@ -47,13 +47,6 @@ type ledgerCache struct {
 	Ledger  *domain.Ledger        `json:"-"`
 }
 
-// encodeCache writes the cache's bytes.
-func encodeCache(c *ledgerCache) ([]byte, error) {
-	var b bytes.Buffer
-	err := writeCache(&b, c)
-	return b.Bytes(), err
-}
-
 // writeCache writes the cache to w.
 func writeCache(w io.Writer, c *ledgerCache) error {
 	head, err := json.Marshal(c)

@@ -446,10 +446,11 @@ func TestLoadLedgerUsesCache(t *testing.T) {
 	planted := func(l *domain.Ledger) bool {
 		return l.Memories([]domain.LessonInfo{{ID: "planted-marker"}}, "", domain.DefaultWeights)[0].Changed == 1
 	}
-	plantedCache, err := encodeCache(c)
-	if err != nil {
+	var buf bytes.Buffer
+	if err := writeCache(&buf, c); err != nil {
 		t.Fatal(err)
 	}
+	plantedCache := buf.Bytes()
 	if err := os.WriteFile(cache, plantedCache, 0o644); err != nil {
 		t.Fatal(err)
 	}
