@@ -44,11 +44,22 @@ func TestTuneGC(t *testing.T) {
 	if !raisedTo(n + n/4) {
 		t.Errorf("limit = %d after collections with %d bytes live; want a quarter above that or more", debug.SetMemoryLimit(-1), n)
 	}
-	buildGC()
-	if got := debug.SetMemoryLimit(-1); got > buildHeapLimit {
-		t.Errorf("limit in a build = %d; want at most %d", got, buildHeapLimit)
-	}
 	runtime.KeepAlive(hold)
+	restore()
+
+	// A build lowers a limit above buildHeapLimit to it, and keeps an
+	// eighth of headroom from then on.
+	restore = tuneGC(2 * buildHeapLimit)
+	buildGC()
+	if got := debug.SetMemoryLimit(-1); got != buildHeapLimit {
+		t.Errorf("limit in a build = %d; want %d", got, buildHeapLimit)
+	}
+	gcTune.Lock()
+	headroom := gcTune.headroom
+	gcTune.Unlock()
+	if headroom != 8 {
+		t.Errorf("headroom in a build = 1/%d of the live heap; want 1/8", headroom)
+	}
 	restore()
 	if got := debug.SetGCPercent(100); got != 100 {
 		t.Errorf("GOGC after the reindex = %d; want 100", got)
