@@ -641,28 +641,38 @@ func (sb *summaryBuilder) finish() *Summary {
 	return s
 }
 
-// sortKeyRecs sorts records by key: a counting sort on the top 16 bits of
-// the (uniformly distributed) hash, then each small bucket.
-func sortKeyRecs(recs []keyRec) []keyRec {
+// sortKeyRecs sorts records by key in place: the (uniformly distributed)
+// hash's top 16 bits place each record in its bucket by swaps (an
+// American flag sort, which needs no second copy of the records: a big
+// team's table is tens of megabytes), then each small bucket is sorted.
+func sortKeyRecs(recs []keyRec) {
 	const bits = 16
+	bucket := func(r keyRec) uint64 { return r.hi >> (64 - bits) }
 	start := make([]int, 1<<bits+1)
 	for _, r := range recs {
-		start[r.k.hi>>(64-bits)+1]++
+		start[bucket(r)+1]++
 	}
 	for i := 1; i < len(start); i++ {
 		start[i] += start[i-1]
 	}
 	next := slices.Clone(start[:1<<bits])
-	out := make([]keyRec, len(recs))
-	for _, r := range recs {
-		b := r.k.hi >> (64 - bits)
-		out[next[b]] = r
-		next[b]++
+	for b := range 1 << bits {
+		for next[b] < start[b+1] {
+			r := recs[next[b]]
+			d := bucket(r)
+			if d == uint64(b) {
+				next[b]++
+				continue
+			}
+			// r belongs further on: it takes the next free place of its
+			// own bucket, and what was there is placed in turn.
+			recs[next[b]], recs[next[d]] = recs[next[d]], r
+			next[d]++
+		}
 	}
 	for b := range 1 << bits {
-		slices.SortFunc(out[start[b]:start[b+1]], func(x, y keyRec) int { return compareKeys(x.k, y.k) })
+		slices.SortFunc(recs[start[b]:start[b+1]], func(x, y keyRec) int { return compareKeys(x.key(), y.key()) })
 	}
-	return out
 }
 
 // keySpec is a key before hashing, its strings as the ledger's ids.
@@ -683,7 +693,7 @@ func hashKeys(specs []keySpec, strs []string) []keyRec {
 			defer wg.Done()
 			for i := k * len(specs) / parts; i < (k+1)*len(specs)/parts; i++ {
 				sp := specs[i]
-				out[i] = keyRec{keyOf(sp.kind, strs[sp.a], strs[sp.b]), sp.v}
+				out[i] = newKeyRec(keyOf(sp.kind, strs[sp.a], strs[sp.b]), sp.v)
 			}
 		}()
 	}
@@ -691,21 +701,27 @@ func hashKeys(specs []keySpec, strs []string) []keyRec {
 	return out
 }
 
+// keyRec is a key and its value in 16 bytes (a sumKey beside a value
+// would take 24): a build holds millions of them.
 type keyRec struct {
-	k sumKey
-	v uint32
+	hi    uint64
+	lo, v uint32
 }
+
+func newKeyRec(k sumKey, v uint32) keyRec { return keyRec{k.hi, k.lo, v} }
+
+func (r keyRec) key() sumKey { return sumKey{r.hi, r.lo} }
 
 // sortedKeyTable sorts and encodes records; of duplicate keys (only free
 // markers repeat, all with the same value) one is kept.
 func sortedKeyTable(recs []keyRec) keyTable {
-	recs = sortKeyRecs(recs)
+	sortKeyRecs(recs)
 	out := make([]byte, 0, len(recs)*keyRecord)
 	for i, r := range recs {
-		if i > 0 && recs[i-1].k == r.k {
+		if i > 0 && recs[i-1].key() == r.key() {
 			continue
 		}
-		out = appendKeyRecord(out, r.k, r.v)
+		out = appendKeyRecord(out, r.key(), r.v)
 	}
 	return out
 }

@@ -581,3 +581,60 @@ func TestSummaryLessonLinks(t *testing.T) {
 		t.Fatalf("want two lesson links, got %+v", want)
 	}
 }
+
+// TestSortKeyRecs: the in-place bucket sort orders records as a plain sort
+// does, whether the keys spread over every bucket, crowd into a few or
+// repeat.
+func TestSortKeyRecs(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 11))
+	spread := func(n int) []keyRec {
+		recs := make([]keyRec, n)
+		for i := range recs {
+			recs[i] = keyRec{r.Uint64(), r.Uint32(), uint32(i)}
+		}
+		return recs
+	}
+	crowded := func(n int) []keyRec {
+		recs := make([]keyRec, n)
+		for i := range recs {
+			// Three buckets, and keys that differ only in lo.
+			recs[i] = keyRec{uint64(r.IntN(3))<<48 | uint64(r.IntN(4)), r.Uint32() % 50, uint32(i)}
+		}
+		return recs
+	}
+	for _, tc := range []struct {
+		name string
+		recs []keyRec
+	}{
+		{"empty", nil},
+		{"one", spread(1)},
+		{"spread", spread(200_000)},
+		{"crowded", crowded(5_000)},
+		{"descending", func() []keyRec {
+			recs := spread(10_000)
+			slices.SortFunc(recs, func(a, b keyRec) int { return compareKeys(b.key(), a.key()) })
+			return recs
+		}()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := slices.Clone(tc.recs)
+			sortKeyRecs(got)
+			if !slices.IsSortedFunc(got, func(a, b keyRec) int { return compareKeys(a.key(), b.key()) }) {
+				t.Fatal("not sorted")
+			}
+			// The same records, each once: sort both by value too and compare.
+			want := slices.Clone(tc.recs)
+			byAll := func(a, b keyRec) int {
+				if c := compareKeys(a.key(), b.key()); c != 0 {
+					return c
+				}
+				return int(a.v) - int(b.v)
+			}
+			slices.SortFunc(want, byAll)
+			slices.SortFunc(got, byAll)
+			if !slices.Equal(got, want) {
+				t.Fatal("records lost or changed")
+			}
+		})
+	}
+}

@@ -229,22 +229,22 @@ func (s *Summary) mergedKeys() []byte {
 	}
 	more := make([]keyRec, 0, len(s.more))
 	for k, v := range s.more {
-		more = append(more, keyRec{k, v})
+		more = append(more, newKeyRec(k, v))
 	}
-	slices.SortFunc(more, func(a, b keyRec) int { return compareKeys(a.k, b.k) })
+	slices.SortFunc(more, func(a, b keyRec) int { return compareKeys(a.key(), b.key()) })
 	// Each added key's place is found by binary search and the run of old
 	// keys before it copied whole (a few added keys among a million).
 	nb := s.keys.len()
 	out := make([]byte, 0, len(s.keys)+keyRecord*len(more))
 	i := 0
 	for _, r := range more {
-		at := s.keys.search(r.k, i)
+		at := s.keys.search(r.key(), i)
 		out = append(out, s.keys[i*keyRecord:at*keyRecord]...)
 		i = at
-		if i < nb && s.keys.key(i) == r.k {
+		if i < nb && s.keys.key(i) == r.key() {
 			i++
 		}
-		out = appendKeyRecord(out, r.k, r.v)
+		out = appendKeyRecord(out, r.key(), r.v)
 	}
 	return append(out, s.keys[i*keyRecord:]...)
 }
