@@ -280,7 +280,7 @@ func (s *Store) refreshAttribution(ctx context.Context) error {
 		// sized for them up front is not rehashed as it grows.
 		logSize = s.logBytes(files)
 		lines = newLineTable()
-		lines.added = make(map[lineKey]uint32, logSize/avgLineBytes)
+		lines.added = newLineSet(int(logSize / avgLineBytes))
 	}
 	defer lines.close()
 	// A walk of the whole history (from == "": the table is new) is the
@@ -373,7 +373,12 @@ func (s *Store) lineAdder(st *attribState, lines *lineTable, touched map[string]
 		read(int64(len(a.Line)) + 1)
 		touched[a.File] = true
 		k := keyOfLine(a.Line)
-		if _, ok := lines.get(k); ok {
+		if _, ok := lines.stored(k); ok {
+			return
+		}
+		// One look in the set finds the line or its place.
+		pos, found := lines.added.find(k)
+		if found {
 			return
 		}
 		c, ok := index[a.Commit]
@@ -382,7 +387,7 @@ func (s *Store) lineAdder(st *attribState, lines *lineTable, touched map[string]
 			st.Commits = append(st.Commits, CommitInfo{Hash: a.Commit, Author: commitAuthor(a.Email), MS: a.MS})
 			index[a.Commit] = c
 		}
-		lines.put(k, c)
+		lines.added.insertAt(pos, k, c)
 	}
 }
 

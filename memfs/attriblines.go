@@ -1,15 +1,15 @@
 package memfs
 
 import (
+	"bufio"
 	"bytes"
-	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strconv"
 	"sync/atomic"
@@ -50,8 +50,8 @@ type lineTable struct {
 	base  string
 	main  []byte // the base's records
 	unmap func()
-	tail  []byte // the tail's records
-	added map[lineKey]uint32
+	tail  []byte   // the tail's records
+	added *lineSet // the lines this refresh added
 	// commits bounds the indexes of the records read from the files: a
 	// record past it (a corrupt base: checking each of millions of
 	// records on every read would cost what a refresh should not) is
@@ -61,7 +61,7 @@ type lineTable struct {
 }
 
 func newLineTable() *lineTable {
-	return &lineTable{unmap: func() {}, added: map[lineKey]uint32{}}
+	return &lineTable{unmap: func() {}, added: newLineSet(0)}
 }
 
 // close unmaps the base.
@@ -84,9 +84,14 @@ func findRecord(recs []byte, k lineKey) (uint32, bool) {
 
 // get is the commit index of the line with key k.
 func (t *lineTable) get(k lineKey) (uint32, bool) {
-	if c, ok := t.added[k]; ok {
+	if c, ok := t.added.get(k); ok {
 		return c, true
 	}
+	return t.stored(k)
+}
+
+// stored is the commit index of the line with key k in the table's files.
+func (t *lineTable) stored(k lineKey) (uint32, bool) {
 	c, ok := findRecord(t.tail, k)
 	if !ok {
 		c, ok = findRecord(t.main, k)
@@ -97,9 +102,6 @@ func (t *lineTable) get(k lineKey) (uint32, bool) {
 	}
 	return c, ok
 }
-
-// put records a line the table does not hold yet.
-func (t *lineTable) put(k lineKey, c uint32) { t.added[k] = c }
 
 // each calls fn with every line (in no useful order).
 func (t *lineTable) each(fn func(lineKey, uint32)) {
@@ -112,9 +114,7 @@ func (t *lineTable) each(fn func(lineKey, uint32)) {
 			}
 		}
 	}
-	for k, c := range t.added {
-		fn(k, c)
-	}
+	t.added.each(fn)
 }
 
 // lineHeaders are the JSON header lines of the two files.
@@ -174,7 +174,7 @@ func (s *Store) readAttribLines(commit string) ([]CommitInfo, *lineTable) {
 		unmap()
 		return nil, nil
 	}
-	return th.Commits, &lineTable{base: bh.Base, main: recs, unmap: unmap, tail: tail, added: map[lineKey]uint32{}, commits: len(th.Commits)}
+	return th.Commits, &lineTable{base: bh.Base, main: recs, unmap: unmap, tail: tail, added: newLineSet(0), commits: len(th.Commits)}
 }
 
 // readLegacyLines reads the line table as borg wrote it before the tail
@@ -192,7 +192,7 @@ func (s *Store) readLegacyLines(commit string) ([]CommitInfo, *lineTable) {
 		unmap()
 		return nil, nil
 	}
-	return h.Commits, &lineTable{main: recs, unmap: unmap, added: map[lineKey]uint32{}, commits: len(h.Commits)}
+	return h.Commits, &lineTable{main: recs, unmap: unmap, added: newLineSet(0), commits: len(h.Commits)}
 }
 
 // mergeRecords merges two sorted record lists (no key in both).
@@ -214,55 +214,44 @@ func mergeRecords(a, b []byte) []byte {
 	return append(append(out, a...), b...)
 }
 
-// addedRecords is the table's new lines as sorted records.
-func (t *lineTable) addedRecords() []byte {
-	// A key's bytes order as its two big-endian halves do.
-	type rec struct {
-		hi, lo uint64
-		c      uint32
-	}
-	recs := make([]rec, 0, len(t.added))
-	for k, c := range t.added {
-		recs = append(recs, rec{binary.BigEndian.Uint64(k[:8]), binary.BigEndian.Uint64(k[8:]), c})
-	}
-	slices.SortFunc(recs, func(a, b rec) int {
-		if c := cmp.Compare(a.hi, b.hi); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.lo, b.lo)
-	})
-	out := make([]byte, 0, attribRecord*len(recs))
-	for _, r := range recs {
-		out = binary.BigEndian.AppendUint64(out, r.hi)
-		out = binary.BigEndian.AppendUint64(out, r.lo)
-		out = binary.LittleEndian.AppendUint32(out, r.c)
-	}
-	return out
-}
-
 // writeLines writes the table as of the refresh st: the new lines merged
 // into the tail, and the tail into a new base once it has outgrown it.
 func (s *Store) writeLines(st *attribState, t *lineTable) error {
-	tail := mergeRecords(t.tail, t.addedRecords())
 	base := t.base
-	if n := len(tail) / attribRecord; base == "" || n >= tailMergeAt && n >= len(t.main)/attribRecord/16 {
-		recs := mergeRecords(t.main, tail)
+	n := len(t.tail)/attribRecord + t.added.len()
+	var tail []byte // the new tail's records, when it stays a tail
+	if base == "" || n >= tailMergeAt && n >= len(t.main)/attribRecord/16 {
+		// A new base: the three sorted sources merged, or, for a table
+		// built from scratch, the added lines alone, written from the
+		// set a chunk at a time (a big team's table is hundreds of
+		// megabytes, which need not be copied).
+		write := func(w io.Writer) error { return t.added.writeRecords(w) }
+		recs := t.added.len()
+		if len(t.main) > 0 || len(t.tail) > 0 {
+			merged := mergeRecords(t.main, mergeRecords(t.tail, t.added.records()))
+			write = func(w io.Writer) error { _, err := w.Write(merged); return err }
+			recs = len(merged) / attribRecord
+		}
 		base = st.Commit + "-" + strconv.FormatInt(time.Now().UnixNano(), 36)
-		head, err := json.Marshal(baseHeader{Base: base, N: len(recs) / attribRecord})
+		head, err := json.Marshal(baseHeader{Base: base, N: recs})
 		if err != nil {
 			return err
 		}
-		write := func(f *os.File) error {
-			if _, err := f.Write(append(head, '\n')); err != nil {
+		err = writeAtomicFunc(s, filepath.Join(s.dir, filepath.FromSlash(attribLinesFile)), func(f *os.File) error {
+			w := bufio.NewWriterSize(f, 1<<20)
+			if _, err := w.Write(append(head, '\n')); err != nil {
 				return err
 			}
-			_, err := f.Write(recs)
-			return err
-		}
-		if err := writeAtomicFunc(s, filepath.Join(s.dir, filepath.FromSlash(attribLinesFile)), write); err != nil {
+			if err := write(w); err != nil {
+				return err
+			}
+			return w.Flush()
+		})
+		if err != nil {
 			return fmt.Errorf("write %s: %w", attribLinesFile, err)
 		}
-		tail = nil
+	} else {
+		tail = mergeRecords(t.tail, t.added.records())
 	}
 	head, err := json.Marshal(tailHeader{Commit: st.Commit, Base: base, Commits: st.Commits})
 	if err != nil {
