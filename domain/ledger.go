@@ -300,6 +300,14 @@ func (l *Ledger) init() {
 	l.passings = map[string]Event{}
 }
 
+// Intern is b as a string, the one copy the ledger keeps of it (added when
+// new): a reader that decodes events to fold here shares the ledger's
+// strings instead of making its own for every line.
+func (l *Ledger) Intern(b []byte) string {
+	l.init()
+	return l.strs.bytes(b)
+}
+
 // Add folds one event into the ledger. Kinds that carry no usefulness
 // (censored, unclear, placebo) and events missing the keys their kind needs
 // are ignored; passing events are kept for Links. Add is idempotent and

@@ -41,6 +41,19 @@ func (t *strtab) id(s string) uint32 {
 	return i
 }
 
+// bytes is b's interned string, added when new: a reader that hands its
+// bytes here gets the one copy the table keeps, with no string made for a
+// repeat.
+func (t *strtab) bytes(b []byte) string {
+	if i, ok := t.idx[string(b)]; ok {
+		return t.strs[i]
+	}
+	s := string(b) // a copy of its own
+	t.idx[s] = uint32(len(t.strs))
+	t.strs = append(t.strs, s)
+	return s
+}
+
 // lookup is s's id, if the table holds it.
 func (t *strtab) lookup(s string) (uint32, bool) {
 	i, ok := t.idx[s]

@@ -202,7 +202,12 @@ func jsonNumber(s []byte) bool {
 // interner hands out one string for equal bytes, up to a bound (past it,
 // new strings are no longer kept: the memory it saves must not turn into
 // memory it holds).
-type interner struct{ m map[string]string }
+type interner struct {
+	m map[string]string
+	// table, when set, interns instead: a ledger's own string table
+	// (domain.Ledger.Intern), which keeps every string once anyway.
+	table func([]byte) string
+}
 
 const internMax = 1 << 16
 
@@ -213,6 +218,9 @@ func newInterner() *interner { return &interner{m: map[string]string{}} }
 func (in *interner) str(b []byte) string {
 	if in == nil {
 		return string(b)
+	}
+	if in.table != nil {
+		return in.table(b)
 	}
 	if v, ok := in.m[string(b)]; ok {
 		return v

@@ -169,10 +169,12 @@ func (s *Store) foldLedger(files []string, locked bool) (_ *ledgerCache, save fu
 	}
 	var folded int64
 	tick := s.buildTicker(fresh, files)
+	// The events' strings are the ledger's own: it keeps each once.
+	in := &interner{table: cache.Ledger.Intern}
 	for _, name := range files {
 		ff := cache.Files[name]
 		before := ff.Offset
-		moved, err := s.foldFile(cache.Ledger.Add, name, &ff, a, tick.file(ff.Offset))
+		moved, err := s.foldFile(cache.Ledger.Add, in, name, &ff, a, tick.file(ff.Offset))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -285,7 +287,7 @@ func (s *Store) allWrittenBy(name string, from, to int64, by string) bool {
 	}
 	defer func() { _ = f.Close() }()
 	ok := true
-	_, err = scanEvents(io.NewSectionReader(f, from, to-from), from, func(_ int, _ int64, e domain.Event, reason string) {
+	_, err = scanEvents(io.NewSectionReader(f, from, to-from), from, nil, func(_ int, _ int64, e domain.Event, reason string) {
 		if reason == "" && e.Author != by {
 			ok = false
 		}
@@ -372,7 +374,7 @@ func (s *Store) unchanged(memo map[string]string, name, stamp string) bool {
 
 // foldFile passes the events of the whole lines of name past ff.Offset to add
 // and advances ff. It reports whether the offset moved.
-func (s *Store) foldFile(add func(domain.Event), name string, ff *foldedFile, a *attributor, at func(off int64)) (bool, error) {
+func (s *Store) foldFile(add func(domain.Event), in *interner, name string, ff *foldedFile, a *attributor, at func(off int64)) (bool, error) {
 	if s.unchanged(a.stamps, name, ff.Stamp) {
 		return false, nil // every byte folded, none since
 	}
@@ -384,7 +386,7 @@ func (s *Store) foldFile(add func(domain.Event), name string, ff *foldedFile, a 
 	if _, err := f.Seek(ff.Offset, io.SeekStart); err != nil {
 		return false, err
 	}
-	end, err := scanEvents(f, ff.Offset, func(_ int, off int64, e domain.Event, reason string) {
+	end, err := scanEvents(f, ff.Offset, in, func(_ int, off int64, e domain.Event, reason string) {
 		if reason == "" {
 			if by := s.label(a, name, off); counted(by) {
 				add(attribute(e, by))
@@ -557,7 +559,7 @@ func (s *Store) cachedSummary(files []string) (*domain.Summary, error) {
 		for _, name := range files {
 			ff := head.Files[name]
 			before := ff.Offset
-			ok, err := s.foldFile(func(e domain.Event) { tail = append(tail, e) }, name, &ff, a, nil)
+			ok, err := s.foldFile(func(e domain.Event) { tail = append(tail, e) }, nil, name, &ff, a, nil)
 			if err != nil {
 				return nil, err
 			}

@@ -308,7 +308,7 @@ func (s *Store) ReadEvents() ([]domain.Event, LogReport, error) {
 			return nil, rep, fmt.Errorf("read events: %w", err)
 		}
 		rep.Files++
-		_, err = scanEvents(f, 0, func(n int, off int64, e domain.Event, reason string) {
+		_, err = scanEvents(f, 0, nil, func(n int, off int64, e domain.Event, reason string) {
 			rep.Lines++
 			if reason != "" {
 				rep.Skipped = append(rep.Skipped, SkippedLine{File: name, Line: n, Reason: reason})
@@ -340,17 +340,20 @@ func (s *Store) ReadEvents() ([]domain.Event, LogReport, error) {
 
 // scanEvents reads r line by line, calling fn with each non-blank line's
 // 1-based number, its offset (from start) and its event, or the reason it
-// is skipped. With partial
+// is skipped. The events share repeated strings through in (nil: through
+// an interner of this read's own). With partial
 // true a last line without a newline is read too (skipped as torn unless it
 // is a whole event); without, it is left unread. It returns the offset just
 // past the last line it consumed.
-func scanEvents(r io.Reader, start int64, fn func(n int, off int64, e domain.Event, reason string), partial bool) (int64, error) {
+func scanEvents(r io.Reader, start int64, in *interner, fn func(n int, off int64, e domain.Event, reason string), partial bool) (int64, error) {
 	br := bufio.NewReaderSize(r, 256<<10)
 	off := start
 	var long []byte // the start of a line longer than the buffer
 	var longLen int64
 	n := 0
-	in := newInterner()
+	if in == nil {
+		in = newInterner()
+	}
 	for {
 		chunk, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {

@@ -378,7 +378,7 @@ func FuzzReadEvents(f *testing.F) {
 		var events []domain.Event
 		var lines, skipped int
 		var reasons []string
-		end, err := scanEvents(bytes.NewReader(data), 0, func(n int, _ int64, e domain.Event, reason string) {
+		end, err := scanEvents(bytes.NewReader(data), 0, nil, func(n int, _ int64, e domain.Event, reason string) {
 			lines++
 			if reason != "" {
 				skipped++
@@ -402,7 +402,7 @@ func FuzzReadEvents(f *testing.F) {
 			}
 		}
 		// Without the partial last line, the reader stops after the last newline.
-		whole, err := scanEvents(bytes.NewReader(data), 0, func(int, int64, domain.Event, string) {}, false)
+		whole, err := scanEvents(bytes.NewReader(data), 0, nil, func(int, int64, domain.Event, string) {}, false)
 		if err != nil || whole != int64(bytes.LastIndexByte(data, '\n')+1) {
 			t.Fatalf("whole-line offset %d, %v; want %d", whole, err, bytes.LastIndexByte(data, '\n')+1)
 		}
