@@ -15,6 +15,7 @@ import (
 	"io"
 	"sort"
 	"strconv"
+	"sync"
 )
 
 // Type is an object's type, numbered as a pack numbers it.
@@ -73,14 +74,19 @@ func Hash(t Type, data []byte) [20]byte {
 }
 
 // looseObject is the content of a loose object file: the zlib stream of the
-// header and data, stored for a large object, compressed otherwise.
+// header and data, stored for a large object, compressed otherwise, at
+// zlib's fastest level (a loose object lives until git packs it, which
+// compresses it again) by a writer used again: making one costs more
+// than compressing a small object with it.
 func looseObject(t Type, data []byte) ([]byte, error) {
 	hdr := append(Header(t, len(data)), 0)
 	if len(data) > StoreRawAbove {
 		return zlibStored(hdr, data), nil
 	}
 	var buf bytes.Buffer
-	w := zlib.NewWriter(&buf)
+	w := looseWriters.Get().(*zlib.Writer)
+	defer looseWriters.Put(w)
+	w.Reset(&buf)
 	_, _ = w.Write(hdr)
 	_, _ = w.Write(data)
 	if err := w.Close(); err != nil {
@@ -88,6 +94,11 @@ func looseObject(t Type, data []byte) ([]byte, error) {
 	}
 	return buf.Bytes(), nil
 }
+
+var looseWriters = sync.Pool{New: func() any {
+	w, _ := zlib.NewWriterLevel(nil, zlib.BestSpeed)
+	return w
+}}
 
 // zlibStored is a zlib stream of parts in stored (uncompressed) deflate
 // blocks: RFC 1950's header and Adler-32 trailer around RFC 1951's
