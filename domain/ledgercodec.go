@@ -196,14 +196,17 @@ func ParseLedger(data []byte) (*Ledger, error) {
 	r := &ledgerReader{b: data, i: len(ledgerMagic)}
 	l := NewLedger()
 	n := r.count()
-	l.strs.strs = slices.Grow(l.strs.strs, n)
+	l.strs.reserve(n)
 	for range n {
 		s := r.str()
-		if _, dup := l.strs.idx[s]; dup || r.err != nil {
+		if r.err != nil || s == "" {
 			return nil, ErrLedgerCodec
 		}
-		l.strs.idx[s] = uint32(len(l.strs.strs))
-		l.strs.strs = append(l.strs.strs, s)
+		id, free := l.strs.find(s)
+		if id != 0 {
+			return nil, ErrLedgerCodec // a string twice
+		}
+		l.strs.add(s, free)
 	}
 	r.nstrs = uint64(len(l.strs.strs))
 	for _, c := range []struct {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -157,5 +158,44 @@ func TestWriteLedgerInChunks(t *testing.T) {
 	}
 	if !bytes.Equal(c.Bytes(), want) || c.n < 2 || len(want) < 2*ledgerChunk {
 		t.Fatalf("%d bytes in %d writes, want %d bytes in several", c.Len(), c.n, len(want))
+	}
+}
+
+// TestStrtab: every string gets one id, found again by string or by
+// bytes, through growth and a reservation, and "" is always id 0.
+func TestStrtab(t *testing.T) {
+	for _, reserve := range []int{0, 10, 50_000} {
+		var tab strtab
+		tab.init()
+		tab.reserve(reserve)
+		want := map[string]uint32{"": 0}
+		r := rand.New(rand.NewPCG(9, uint64(reserve)))
+		for i := range 40_000 {
+			s := fmt.Sprintf("s-%x", r.IntN(30_000))
+			if i%7 == 0 {
+				s = strings.Repeat("x", r.IntN(3)) // "", "x", "xx"
+			}
+			var id uint32
+			if i%2 == 0 {
+				id = tab.id(s)
+			} else {
+				id, _ = tab.lookup(tab.bytes([]byte(s)))
+			}
+			if w, ok := want[s]; ok && w != id {
+				t.Fatalf("%q: id %d, then %d", s, w, id)
+			}
+			want[s] = id
+		}
+		if len(tab.strs) != len(want) {
+			t.Fatalf("%d strings, want %d", len(tab.strs), len(want))
+		}
+		for s, id := range want {
+			if got, ok := tab.lookup(s); !ok || got != id || tab.strs[id] != s {
+				t.Fatalf("lookup(%q) = %d, %v; want %d", s, got, ok, id)
+			}
+		}
+		if _, ok := tab.lookup("never-added"); ok {
+			t.Fatal("found a string never added")
+		}
 	}
 }

@@ -2,6 +2,8 @@ package domain
 
 import (
 	"cmp"
+	"math/bits"
+	"slices"
 	"strings"
 )
 
@@ -14,50 +16,146 @@ import (
 // maps of strings took several times the memory and the collector's time.
 
 // strtab interns a ledger's strings: strs[i] is the string of id i, and
-// id 0 is always "".
+// id 0 is always "". Its index is an open-addressing table of ids (4 bytes
+// a slot, found by a string's hash and compared through strs): a big
+// team's log holds millions of session ids, and a map of strings would
+// keep a second 16-byte header for each beside its slot.
 type strtab struct {
-	idx  map[string]uint32
-	strs []string
+	strs  []string
+	slots []uint32 // ids; 0 is a free slot ("" is never in the table)
+	shift uint     // 64 - log2(len(slots))
 }
 
 func (t *strtab) init() {
-	if t.idx == nil {
-		t.idx = map[string]uint32{"": 0}
+	if t.strs == nil {
 		t.strs = []string{""}
+		t.slots = make([]uint32, 16)
+		t.shift = 64 - 4
+	}
+}
+
+// strHash is FNV-1a over s's bytes.
+func strHash[S ~string | ~[]byte](s S) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
+}
+
+// home is the first slot to look at for hash h: its top bits after a
+// multiplicative mix.
+func (t *strtab) home(h uint64) int { return int((h * 0x9e3779b97f4a7c15) >> t.shift) }
+
+// find returns s's id, or 0 and the free slot where it goes.
+func (t *strtab) find(s string) (id uint32, free int) {
+	mask := len(t.slots) - 1
+	for i := t.home(strHash(s)); ; i = (i + 1) & mask {
+		id := t.slots[i]
+		if id == 0 {
+			return 0, i
+		}
+		if t.strs[id] == s {
+			return id, i
+		}
+	}
+}
+
+// findBytes is find for b's bytes, with no string made.
+func (t *strtab) findBytes(b []byte) (id uint32, free int) {
+	mask := len(t.slots) - 1
+	for i := t.home(strHash(b)); ; i = (i + 1) & mask {
+		id := t.slots[i]
+		if id == 0 {
+			return 0, i
+		}
+		if t.strs[id] == string(b) {
+			return id, i
+		}
+	}
+}
+
+// add puts s, which the table does not hold, at the free slot find gave
+// for it, and returns its id.
+func (t *strtab) add(s string, free int) uint32 {
+	id := uint32(len(t.strs))
+	t.strs = append(t.strs, s)
+	t.slots[free] = id
+	if 4*len(t.strs) > 3*len(t.slots) {
+		t.grow()
+	}
+	return id
+}
+
+// grow doubles the slots.
+func (t *strtab) grow() { t.rehash(2 * len(t.slots)) }
+
+// reserve makes room for n more strings, so that adding them grows
+// nothing.
+func (t *strtab) reserve(n int) {
+	t.strs = slices.Grow(t.strs, n)
+	size := len(t.slots)
+	for 4*(len(t.strs)+n) > 3*size {
+		size *= 2
+	}
+	if size > len(t.slots) {
+		t.rehash(size)
+	}
+}
+
+// rehash places every id again in size slots (a power of two).
+func (t *strtab) rehash(size int) {
+	t.slots = make([]uint32, size)
+	t.shift = uint(64 - bits.TrailingZeros(uint(size)))
+	mask := size - 1
+	for id := 1; id < len(t.strs); id++ {
+		i := t.home(strHash(t.strs[id]))
+		for t.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		t.slots[i] = uint32(id)
 	}
 }
 
 // id interns s.
 func (t *strtab) id(s string) uint32 {
-	if i, ok := t.idx[s]; ok {
-		return i
+	if s == "" {
+		return 0
+	}
+	id, free := t.find(s)
+	if id != 0 {
+		return id
 	}
 	// The caller's string may be a slice of a larger buffer (a log read);
 	// the table keeps a copy of its own.
-	s = strings.Clone(s)
-	i := uint32(len(t.strs))
-	t.strs = append(t.strs, s)
-	t.idx[s] = i
-	return i
+	return t.add(strings.Clone(s), free)
 }
 
 // bytes is b's interned string, added when new: a reader that hands its
 // bytes here gets the one copy the table keeps, with no string made for a
 // repeat.
 func (t *strtab) bytes(b []byte) string {
-	if i, ok := t.idx[string(b)]; ok {
-		return t.strs[i]
+	if len(b) == 0 {
+		return ""
 	}
-	s := string(b) // a copy of its own
-	t.idx[s] = uint32(len(t.strs))
-	t.strs = append(t.strs, s)
-	return s
+	id, free := t.findBytes(b)
+	if id == 0 {
+		id = t.add(string(b), free)
+	}
+	return t.strs[id]
 }
 
 // lookup is s's id, if the table holds it.
 func (t *strtab) lookup(s string) (uint32, bool) {
-	i, ok := t.idx[s]
-	return i, ok
+	if s == "" {
+		return 0, true
+	}
+	if t.slots == nil {
+		return 0, false
+	}
+	id, _ := t.find(s)
+	return id, id != 0
 }
 
 // pair is a (session, lesson) key by string ids.
