@@ -262,7 +262,7 @@ type Ledger struct {
 	strs strtab
 	// sessions maps a session to the least mark of its session events: its
 	// first ms, repo and author.
-	sessions map[uint32]mark
+	sessions sessionMarks
 	// created maps a lesson to the least mark of its created events.
 	created map[uint32]mark
 	// results maps (session, lesson) to the strongest result.
@@ -286,11 +286,10 @@ func NewLedger() *Ledger {
 }
 
 func (l *Ledger) init() {
-	if l.sessions != nil {
+	if l.created != nil {
 		return
 	}
 	l.strs.init()
-	l.sessions = map[uint32]mark{}
 	l.created = map[uint32]mark{}
 	l.results = map[pair]mark{}
 	l.tested = map[pair]struct{}{}
@@ -321,8 +320,8 @@ func (l *Ledger) Add(e Event) {
 			return
 		}
 		m := t.pack(markOf(e))
-		if old, ok := l.sessions[m.session]; !ok || t.compare(m, old) < 0 {
-			l.sessions[m.session] = m
+		if old, ok := l.sessions.get(m.session); !ok || t.compare(m, old) < 0 {
+			l.sessions.set(m.session, m)
 		}
 	case KindCreated:
 		if e.Lesson == "" {
@@ -455,10 +454,8 @@ type clock struct {
 
 func (l *Ledger) newClock() *clock {
 	t := &l.strs
-	marks := make([]sessionAt, 0, len(l.sessions))
-	for s, m := range l.sessions {
-		marks = append(marks, sessionAt{s, m})
-	}
+	marks := make([]sessionAt, 0, l.sessions.len())
+	l.sessions.each(func(s uint32, m mark) { marks = append(marks, sessionAt{s, m}) })
 	slices.SortFunc(marks, func(a, b sessionAt) int {
 		if c := cmp.Compare(a.ms, b.ms); c != 0 {
 			return c
@@ -618,7 +615,7 @@ func (l *Ledger) gatherResults(aggs map[uint32]*lessonAgg, c *clock) {
 		case KindChanged:
 			// A session that ticks the clock places the use; one without
 			// a session event places it by its ms.
-			sm, known := l.sessions[p.s]
+			sm, known := l.sessions.get(p.s)
 			a.addChanged(&l.strs, m, sm, known, c.pos(p.s, m.ms))
 		case KindIgnored:
 			a.ignored++

@@ -47,13 +47,16 @@ func (w *ledgerWriter) ledger(l *Ledger) {
 	for _, s := range l.strs.strs[1:] {
 		w.str(s)
 	}
-	for _, m := range []map[uint32]mark{l.sessions, l.created} {
-		keys := slices.Sorted(maps.Keys(m))
-		w.uint(uint64(len(keys)))
-		for _, k := range keys {
-			w.uint(uint64(k))
-			w.mark(m[k])
-		}
+	w.uint(uint64(l.sessions.len()))
+	l.sessions.each(func(k uint32, m mark) {
+		w.uint(uint64(k))
+		w.mark(m)
+	})
+	keys := slices.Sorted(maps.Keys(l.created))
+	w.uint(uint64(len(keys)))
+	for _, k := range keys {
+		w.uint(uint64(k))
+		w.mark(l.created[k])
 	}
 	results := slices.SortedFunc(maps.Keys(l.results), comparePairs)
 	w.uint(uint64(len(results)))
@@ -209,21 +212,27 @@ func ParseLedger(data []byte) (*Ledger, error) {
 		l.strs.add(s, free)
 	}
 	r.nstrs = uint64(len(l.strs.strs))
-	for _, c := range []struct {
-		m    map[uint32]mark
-		kind EventKind
-	}{{l.sessions, KindSession}, {l.created, KindCreated}} {
-		for range r.count() {
-			k := r.ref()
-			if _, dup := c.m[k]; dup || k == 0 {
-				return nil, ErrLedgerCodec
-			}
-			m := r.mark()
-			if markKinds[m.kind] != c.kind || (c.kind == KindSession && m.session != k) {
-				return nil, ErrLedgerCodec
-			}
-			c.m[k] = m
+	for range r.count() {
+		k := r.ref()
+		if _, dup := l.sessions.get(k); dup || k == 0 {
+			return nil, ErrLedgerCodec
 		}
+		m := r.mark()
+		if markKinds[m.kind] != KindSession || m.session != k {
+			return nil, ErrLedgerCodec
+		}
+		l.sessions.set(k, m)
+	}
+	for range r.count() {
+		k := r.ref()
+		if _, dup := l.created[k]; dup || k == 0 {
+			return nil, ErrLedgerCodec
+		}
+		m := r.mark()
+		if markKinds[m.kind] != KindCreated {
+			return nil, ErrLedgerCodec
+		}
+		l.created[k] = m
 	}
 	for range r.count() {
 		p := r.pair()

@@ -158,6 +158,59 @@ func (t *strtab) lookup(s string) (uint32, bool) {
 	return id, id != 0
 }
 
+// sessionMarks holds a mark for some ids of a string table, densely by id
+// in chunks of a fixed size: a log holds a session for about every fifth
+// event and session ids are most of the table's strings, so a flat array
+// costs a mark a string where a map costs a slot of key and mark, twice
+// over while it grows. A chunk is allocated when an id in it is set, and
+// growing copies chunk headers, never marks. A session's mark names its
+// session, so a zero mark is an empty place.
+type sessionMarks struct {
+	chunks [][]mark
+	n      int
+}
+
+const sessionChunkBits = 12
+
+// get is id's mark.
+func (sm *sessionMarks) get(id uint32) (mark, bool) {
+	c := int(id >> sessionChunkBits)
+	if c >= len(sm.chunks) || sm.chunks[c] == nil {
+		return mark{}, false
+	}
+	m := sm.chunks[c][id&(1<<sessionChunkBits-1)]
+	return m, m.session != 0
+}
+
+// set makes m id's mark; m.session is id.
+func (sm *sessionMarks) set(id uint32, m mark) {
+	c := int(id >> sessionChunkBits)
+	for c >= len(sm.chunks) {
+		sm.chunks = append(sm.chunks, nil)
+	}
+	if sm.chunks[c] == nil {
+		sm.chunks[c] = make([]mark, 1<<sessionChunkBits)
+	}
+	p := &sm.chunks[c][id&(1<<sessionChunkBits-1)]
+	if p.session == 0 {
+		sm.n++
+	}
+	*p = m
+}
+
+func (sm *sessionMarks) len() int { return sm.n }
+
+// each calls fn with every id and its mark, in id order.
+func (sm *sessionMarks) each(fn func(uint32, mark)) {
+	for c, chunk := range sm.chunks {
+		for i, m := range chunk {
+			if m.session != 0 {
+				fn(uint32(c<<sessionChunkBits+i), m)
+			}
+		}
+	}
+}
+
 // pair is a (session, lesson) key by string ids.
 type pair struct{ s, l uint32 }
 

@@ -576,7 +576,7 @@ func (sb *summaryBuilder) results() {
 		ls.uses = append(ls.uses, pos)
 		repo, author := s.val(t.strs[m.repo]), s.val(t.strs[m.author])
 		v := resultValue(st, effUnknown, effUnknown)
-		if sm, known := sb.l.sessions[p.s]; known {
+		if sm, known := sb.l.sessions.get(p.s); known {
 			repo, author = s.val(t.strs[cmp.Or(sm.repo, m.repo)]), s.val(t.strs[cmp.Or(m.author, sm.author)])
 			v = resultValue(st, repo, author)
 		}
