@@ -233,8 +233,22 @@ func openIndex(s *memfs.Store, o openOptions) (*retrieval, error) {
 		return nil, err
 	}
 	synced(s, o, fs, skipped, len(fs.Read) == len(stamps))
+	if len(fs.Read) >= reopenAfterBuild {
+		// A build holds what it embedded and analysed in memory; the
+		// index opened again reads the files it wrote, mapped, as any
+		// later command does, and what the build held goes. On a fresh
+		// clone the build runs beside the log's, whose peak comes later.
+		_ = ix.Close()
+		if r.ix, err = index.Open(indexDir(s), emb, opts); err != nil {
+			return nil, fmt.Errorf("%w (delete %s to rebuild it)", err, indexDir(s))
+		}
+	}
 	return r, nil
 }
+
+// reopenAfterBuild is the fewest lessons read by a sync after which the
+// index is opened again from its files.
+const reopenAfterBuild = 2000
 
 // lessonReader reads lesson files for a sync, counting those it skips.
 func lessonReader(s *memfs.Store, skipped *int) func(ids []string) []domain.Lesson {
