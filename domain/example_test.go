@@ -32,7 +32,7 @@ func ExampleSameSlot() {
 }
 
 func ExampleRewrites() {
-	older := domain.ReadClaim("The visibility timeout on the export SQS queue is 45 seconds.")
+	older := domain.ReadClaim("The visibility timeout on the export message queue is 45 seconds.")
 	newer := domain.ReadClaim("Export queue visibility timeout was raised to 90s, since retries pile up.")
 	m, ok := domain.Rewrites(newer, older)
 	fmt.Printf("%v %q: %q replaces %q\n", ok, m.Frame, m.A, m.B)

@@ -37,11 +37,20 @@ import (
 //     predicate reworded without one ("is run on" against "is failing on")
 //     is another relation;
 //   - the two do not each hold a name the other lacks (a capitalised word
-//     or an id): that is a second subject however the rest reads;
+//     or an id), and the older's subject (before its boundary and its
+//     value) holds no name the newer lacks: that is a second subject
+//     however the rest reads;
+//   - the two predicates, between boundary and value, do not each hold a
+//     word the other lacks: "are verified at" and "now run at" are two
+//     relations of one subject;
 //   - neither is negated.
 //
-// The older claim may hold words the newer lacks (a qualifier, its own
-// verb): a rewrite is often terser than the fact it replaces. The rule
+// Otherwise the older claim may hold words the newer lacks (a qualifier,
+// its own verb): a rewrite is often terser than the fact it replaces. So a
+// newer claim about a whole ("the orders database was moved to …") does
+// rewrite an older one about a lowercase part of it ("the orders database
+// replica is hosted in …"): the words cannot tell a part from a
+// qualifier. The rule
 // uses no word frequencies and no list of verbs or nouns of any domain;
 // its word lists are closed classes (function words, units, weekdays,
 // change markers, role nouns, time zones).
@@ -571,11 +580,23 @@ func restates(newer, older Fact, typ string, cn, co []string) (SlotMatch, bool) 
 	if len(subject) < RestateMinSubject {
 		return SlotMatch{}, false
 	}
-	if onlyNewerName {
-		for i, t := range older.toks {
-			if t.content && t.name && !inO[i] && !newerWords[t.stem] {
-				return SlotMatch{}, false
-			}
+	// The older's words only it holds: a name in its subject is a subject
+	// the newer does not name; a word in its predicate, before its value,
+	// when the newer's predicate has one of its own, is a second relation
+	// ("are verified at" against "now run at").
+	valueN, valueO := slices.Index(inN, true), slices.Index(inO, true)
+	newerRelation := slices.ContainsFunc(newer.toks[newer.boundary:valueN], func(t factToken) bool {
+		return t.content && !olderWords[t.stem]
+	})
+	for i, t := range older.toks {
+		if !t.content || inO[i] || newerWords[t.stem] {
+			continue
+		}
+		switch {
+		case t.name && (onlyNewerName || i < min(older.boundary, valueO)):
+			return SlotMatch{}, false
+		case newerRelation && i >= older.boundary && i < valueO:
+			return SlotMatch{}, false
 		}
 	}
 	return SlotMatch{Frame: strings.Join(frame, " "), A: newer.valueText(typ, cn), B: older.valueText(typ, co)}, true

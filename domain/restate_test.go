@@ -40,7 +40,7 @@ func TestRestates(t *testing.T) {
 	}{
 		// The fact rewritten in other words: newer subject within the
 		// older's, another value of one type after the newer's predicate.
-		{"duration, shorter subject", "The visibility timeout on the export SQS queue is 45 seconds.", "Export queue visibility timeout was raised to 90s, since retries pile up.", true},
+		{"duration, shorter subject", "The visibility timeout on the export message queue is 45 seconds.", "Export queue visibility timeout was raised to 90s, since retries pile up.", true},
 		{"weekdays, relation reworded with a marker", "Vendor invoices go out in one run on Tuesdays at 07:00 CET.", "Vendor invoice runs now happen Monday and Thursday at 07:00 CET.", true},
 		{"version after a product", "The kiosk app's minimum Android version is Android 12.", "Minimum Android version for the kiosk app is now Android 13.", true},
 		{"version, relation dropped", "Java services are pinned to Java 17.", "Java services are now on Java 21 after the audit.", true},
@@ -63,6 +63,9 @@ func TestRestates(t *testing.T) {
 		{"one subject word", "Payouts run on Mondays.", "Payouts now run on Fridays.", false},
 		{"a name each", "The Kestrel dashboard refresh runs at 01:00 UTC.", "The dashboard refresh is now at 02:00 UTC for Osprey.", false},
 		{"two value types", "The backup window is 02:00 UTC.", "The backup window is now 4 hours.", false},
+		{"older names more", "The visibility timeout on the export SQS queue is 45 seconds.", "Export queue visibility timeout was raised to 90s.", false},
+		{"older id in the subject", "The production cluster kx-prod-eu is in eu-west-1.", "The production cluster is now in eu-central-1.", false},
+		{"two relations", "Staging database backups are verified at 05:00 UTC.", "Staging database backups now run at 03:00 UTC.", false},
 		{"two different approvers", "Schema changes to the ledger database are approved by Noor Haddad.", "Ranking experiments in search are now approved by Tomas Lind.", false},
 	}
 	for _, tt := range tests {
