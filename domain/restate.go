@@ -27,9 +27,10 @@ import (
 //
 //   - the newer has a boundary: without one its subject cannot be told
 //     from its predicate;
-//   - every content word the newer holds before its boundary is a word of
-//     the older, and there are at least RestateMinSubject of them: the
-//     newer names no subject the older does not;
+//   - every content word the newer holds before its boundary is a word the
+//     older holds before its value, and there are at least
+//     RestateMinSubject of them: the newer names no subject the older does
+//     not;
 //   - the newer's changed value comes after its boundary, in the
 //     predicate, not in the subject ("the Node 20 image" is another image);
 //   - any other word only the newer holds comes after its boundary, and
@@ -43,6 +44,9 @@ import (
 //   - the two predicates, between boundary and value, do not each hold a
 //     word the other lacks: "are verified at" and "now run at" are two
 //     relations of one subject;
+//   - no word is the head of one subject and the owner of the other
+//     ("the backup of the orders database" against "the orders table of
+//     the backup");
 //   - neither is negated.
 //
 // Otherwise the older claim may hold words the newer lacks (a qualifier,
@@ -552,10 +556,15 @@ func restates(newer, older Fact, typ string, cn, co []string) (SlotMatch, bool) 
 	if slices.Contains(inN[:newer.boundary], true) {
 		return SlotMatch{}, false
 	}
-	olderWords := map[string]bool{}
+	// olderWords are the older's words; olderLead those before its value,
+	// where the newer's subject must be found (a word after it, a unit
+	// or a qualifier of the value, names no subject).
+	valueN, valueO := slices.Index(inN, true), slices.Index(inO, true)
+	olderWords, olderLead := map[string]bool{}, map[string]bool{}
 	for i, t := range older.toks {
 		if t.content && !inO[i] {
 			olderWords[t.stem] = true
+			olderLead[t.stem] = olderLead[t.stem] || i < valueO
 		}
 	}
 	newerWords := map[string]bool{}
@@ -566,8 +575,11 @@ func restates(newer, older Fact, typ string, cn, co []string) (SlotMatch, bool) 
 			continue
 		}
 		newerWords[t.stem] = true
+		if i < newer.boundary && !olderLead[t.stem] {
+			return SlotMatch{}, false
+		}
 		if !olderWords[t.stem] {
-			if i < newer.boundary || !newer.changed {
+			if !newer.changed {
 				return SlotMatch{}, false
 			}
 			onlyNewerName = onlyNewerName || t.name
@@ -577,14 +589,13 @@ func restates(newer, older Fact, typ string, cn, co []string) (SlotMatch, bool) 
 			subject, frame = append(subject, t.stem), append(frame, t.word)
 		}
 	}
-	if len(subject) < RestateMinSubject {
+	if len(subject) < RestateMinSubject || swapsRoles(newer.roles(newer.boundary), older.roles(min(older.boundary, valueO))) {
 		return SlotMatch{}, false
 	}
 	// The older's words only it holds: a name in its subject is a subject
 	// the newer does not name; a word in its predicate, before its value,
 	// when the newer's predicate has one of its own, is a second relation
 	// ("are verified at" against "now run at").
-	valueN, valueO := slices.Index(inN, true), slices.Index(inO, true)
 	newerRelation := slices.ContainsFunc(newer.toks[newer.boundary:valueN], func(t factToken) bool {
 		return t.content && !olderWords[t.stem]
 	})
@@ -600,6 +611,57 @@ func restates(newer, older Fact, typ string, cn, co []string) (SlotMatch, bool) 
 		}
 	}
 	return SlotMatch{Frame: strings.Join(frame, " "), A: newer.valueText(typ, cn), B: older.valueText(typ, co)}, true
+}
+
+// subjectRoles is a subject read around its first preposition: the head
+// before it ("the retry limit") and the owner after it ("of the webhook
+// sender").
+type subjectRoles struct {
+	head, owner map[string]bool
+}
+
+// restatePrepositions open the owner of a subject's head.
+var restatePrepositions = map[string]bool{"of": true, "for": true, "on": true, "in": true, "at": true, "from": true, "to": true}
+
+// roles reads the fact's tokens before end as a subject's roles; both
+// maps are empty when no preposition parts them.
+func (f Fact) roles(end int) subjectRoles {
+	r := subjectRoles{head: map[string]bool{}, owner: map[string]bool{}}
+	at := slices.IndexFunc(f.toks[:end], func(t factToken) bool { return restatePrepositions[t.word] })
+	if at < 0 {
+		return r
+	}
+	for i, t := range f.toks[:end] {
+		if t.content {
+			if i < at {
+				r.head[t.stem] = true
+			} else {
+				r.owner[t.stem] = true
+			}
+		}
+	}
+	return r
+}
+
+// swapsRoles reports two subjects that each have a head and an owner and
+// a word that is the head in one and the owner in the other: "the backup
+// of the orders database" and "the orders table of the backup" name two
+// things.
+func swapsRoles(a, b subjectRoles) bool {
+	if len(a.head) == 0 || len(a.owner) == 0 || len(b.head) == 0 || len(b.owner) == 0 {
+		return false
+	}
+	for w := range a.head {
+		if b.owner[w] && !b.head[w] {
+			return true
+		}
+	}
+	for w := range a.owner {
+		if b.head[w] && !b.owner[w] {
+			return true
+		}
+	}
+	return false
 }
 
 // types is the value types the fact holds, in order of first appearance.

@@ -66,6 +66,8 @@ func TestRestates(t *testing.T) {
 		{"older names more", "The visibility timeout on the export SQS queue is 45 seconds.", "Export queue visibility timeout was raised to 90s.", false},
 		{"older id in the subject", "The production cluster kx-prod-eu is in eu-west-1.", "The production cluster is now in eu-central-1.", false},
 		{"two relations", "Staging database backups are verified at 05:00 UTC.", "Staging database backups now run at 03:00 UTC.", false},
+		{"roles swapped", "The backup window of the orders database is 02:00 UTC.", "The orders window of the backup database is now 04:00 UTC.", false},
+		{"subject word only after the older value", "The retry budget of the mailer is 5 per webhook.", "Webhook retry budget is now 8.", false},
 		{"two different approvers", "Schema changes to the ledger database are approved by Noor Haddad.", "Ranking experiments in search are now approved by Tomas Lind.", false},
 	}
 	for _, tt := range tests {
