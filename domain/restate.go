@@ -8,8 +8,8 @@ import (
 )
 
 // Teams rewrite a fact in other words: "The visibility timeout on the
-// order-events queue is 30 seconds" becomes "order-events visibility
-// timeout was raised to 120s". SameSlot, which needs the frame repeated
+// export queue is 45 seconds" becomes "Export queue visibility timeout
+// was raised to 90s". SameSlot, which needs the frame repeated
 // word for word, cannot see that; Restates can, for values it can type.
 //
 // A Fact is a gist's first sentence read as words and typed values:
@@ -54,10 +54,9 @@ import (
 // newer claim about a whole ("the orders database was moved to …") does
 // rewrite an older one about a lowercase part of it ("the orders database
 // replica is hosted in …"): the words cannot tell a part from a
-// qualifier. The rule
-// uses no word frequencies and no list of verbs or nouns of any domain;
-// its word lists are closed classes (function words, units, weekdays,
-// change markers, role nouns, time zones).
+// qualifier. The rule uses no word frequencies and no list of verbs or
+// nouns of any domain; its word lists are closed classes (function words,
+// units, weekdays, change markers, role nouns, time zones).
 
 // RestateMinSubject is the fewest words the newer claim's subject must
 // share with the older: one word ("payouts") does not pin a subject down.
