@@ -12,7 +12,9 @@
 //     TopNeighborPairs, RankCandidatePairs, RRFScore,
 //     RRFContribution, FuseArms, RankFused, FuseLateral, ApplyMMR.
 //   - Graph: Pagerank, LabelPropagation, BridgeCounts.
-//   - Sleep math: ReadClaim and SameSlot (one slot, a newer value); the retention scorer (ComputeSignals,
+//   - Sleep math: ReadClaim, SameSlot (one slot, a newer value), ReadFact and
+//     Restates (the fact rewritten in other words), Rewrites and
+//     SlotCandidates (either rule, over a set of claims); the retention scorer (ComputeSignals,
 //     CompositeScore, BandFor, ScoreRetention) and the reprieve gate
 //     (ReprieveScore, ShouldReprieve); the fixed-point confidence decay
 //     (ToFp, EWMAStepFp, DecayConfidence, …); the reinforcement

@@ -31,6 +31,14 @@ func ExampleSameSlot() {
 	// Output: true "staging database of the payments service is": "pay-db-stage-2" replaces "pay-db-stage-1"
 }
 
+func ExampleRewrites() {
+	older := domain.ReadClaim("The visibility timeout on the export message queue is 45 seconds.")
+	newer := domain.ReadClaim("Export queue visibility timeout was raised to 90s, since retries pile up.")
+	m, ok := domain.Rewrites(newer, older)
+	fmt.Printf("%v %q: %q replaces %q\n", ok, m.Frame, m.A, m.B)
+	// Output: true "export queue visibility timeout": "90s" replaces "45 seconds"
+}
+
 func ExampleMergeOutcomes() {
 	pairs := []domain.MergePair{
 		{KeepPath: "gf", DropPath: "a", Similarity: 0.97},

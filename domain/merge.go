@@ -122,8 +122,9 @@ const (
 	VetoNegation MergeVetoReason = "negation"
 	VetoNumeric  MergeVetoReason = "numeric"
 	VetoVariant  MergeVetoReason = "variant"
-	// VetoValue: the gists write two values into one slot (SameSlot): a
-	// rewrite, which the frame phase resolves, not a duplicate.
+	// VetoValue: the gists write two values into one slot (Rewrites, in
+	// either order): a rewrite, which the frame phase resolves, not a
+	// duplicate.
 	VetoValue MergeVetoReason = "value"
 )
 
@@ -143,7 +144,10 @@ func MergeVetoReasons(a, b MergeText) []MergeVetoReason {
 	if VariantQualifierDivergent(ja, jb) {
 		out = append(out, VetoVariant)
 	}
-	if _, same := SameSlot(ReadClaim(a.Gist), ReadClaim(b.Gist)); same {
+	ca, cb := ReadClaim(a.Gist), ReadClaim(b.Gist)
+	_, ab := Rewrites(ca, cb)
+	_, ba := Rewrites(cb, ca)
+	if ab || ba {
 		out = append(out, VetoValue)
 	}
 	return out

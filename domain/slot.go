@@ -107,6 +107,7 @@ func init() {
 // relations made one word. The zero Claim states nothing.
 type Claim struct {
 	words []string
+	fact  Fact // the gist's first sentence read for Restates
 }
 
 // ReadClaim reads a gist's first clause (up to the first period, semicolon,
@@ -133,7 +134,7 @@ func ReadClaim(gist string) Claim {
 	for len(words) > 0 && slotArticles[words[0]] {
 		words = words[1:]
 	}
-	return Claim{words: canonRelations(words)}
+	return Claim{words: canonRelations(words), fact: ReadFact(gist)}
 }
 
 // endsClause reports a word that closes a clause.
@@ -336,12 +337,12 @@ func hasDigit(words []string) bool {
 }
 
 // EarnedSupersedes reports whether a lesson whose gist is by may take the
-// place of one whose gist is of, as a supersedes link claims: only when the
-// two state one slot (SameSlot). A link is a claim anyone who can commit a
+// place of one whose gist is of, as a supersedes link claims: only when by
+// rewrites of's slot (Rewrites). A link is a claim anyone who can commit a
 // file can write, whatever author or flag it names; letting it rank would
 // let one lesson silence another on any subject. An unearned link stays a
 // link between the two, and doctor names it.
 func EarnedSupersedes(by, of string) bool {
-	_, ok := SameSlot(ReadClaim(by), ReadClaim(of))
+	_, ok := Rewrites(ReadClaim(by), ReadClaim(of))
 	return ok
 }

@@ -104,8 +104,8 @@
 //     over the floor says nothing; a listing keeps it, marked.
 //   - supersession: a lesson is superseded by the lessons that declare or
 //     were given (sleep) a supersedes link to it, and, at query time, by a
-//     strictly newer hit that writes another value into its slot
-//     (domain.SameSlot, supersedeBySlot). A successor among the hits takes
+//     strictly newer hit that writes another value into its slot, in the
+//     same words or in others (domain.Rewrites, supersedeBySlot). A successor among the hits takes
 //     the score of a lesson it supersedes when that one matched better, and
 //     the superseded one goes just under it (capSuperseded), before MMR.
 //   - MMR (domain.ApplyMMR, λ 0.5) over the hits over the bar, relevance

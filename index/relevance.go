@@ -165,42 +165,39 @@ func termSet(terms []string) map[string]bool {
 	return set
 }
 
-// supersedeBySlot marks, among hits, each lesson whose gist states a slot a
-// strictly newer hit rewrites (domain.SameSlot): the newer one supersedes
+// supersedeBySlot marks, among hits, each lesson whose gist states a fact
+// a strictly newer hit rewrites (domain.Rewrites: the slot restated with
+// another value, in the same words or in others): the newer one supersedes
 // it for this query, as a declared or sleep-derived supersedes would, so
 // the current value of a fact wins at once, before any sleep makes the
 // link durable. Lessons of unknown created time are left alone.
 func (ix *Index) supersedeBySlot(hits []Hit) {
-	type claimed struct {
-		i       int
-		claim   domain.Claim
-		created int64
-	}
-	blocks := map[string][]claimed{}
+	var (
+		at      []int // hit index of each claim
+		claims  []domain.Claim
+		created []int64
+	)
 	for i, h := range hits {
 		o, ok := ix.cat.find(h.ID)
 		if !ok {
 			continue
 		}
-		created := ix.cat.created(o)
-		if created == 0 {
+		c := ix.cat.created(o)
+		if c == 0 {
 			continue
 		}
-		c := domain.ReadClaim(h.Gist)
-		if b := c.Block(); b != "" {
-			blocks[b] = append(blocks[b], claimed{i, c, created})
-		}
+		at, claims, created = append(at, i), append(claims, domain.ReadClaim(h.Gist)), append(created, c)
 	}
-	for _, g := range blocks {
-		for _, old := range g {
-			for _, n := range g {
-				if n.created <= old.created {
-					continue
-				}
-				if _, same := domain.SameSlot(n.claim, old.claim); same && !slices.Contains(hits[old.i].SupersededBy, hits[n.i].ID) {
-					hits[old.i].SupersededBy = append(hits[old.i].SupersededBy, hits[n.i].ID)
-				}
-			}
+	for _, p := range domain.SlotCandidates(claims) {
+		n, old := p[0], p[1]
+		if created[n] < created[old] {
+			n, old = old, n
+		}
+		if created[n] == created[old] {
+			continue
+		}
+		if _, same := domain.Rewrites(claims[n], claims[old]); same && !slices.Contains(hits[at[old]].SupersededBy, hits[at[n]].ID) {
+			hits[at[old]].SupersededBy = append(hits[at[old]].SupersededBy, hits[at[n]].ID)
 		}
 	}
 	for i := range hits {

@@ -208,8 +208,9 @@ func viewOf(l domain.Lesson) edgeView {
 // typeEdge decides whether two lessons that name a common entity are one
 // subject's facts, and how they relate: a derived link needs the two to be
 // about the same subject, not merely to share a value. Two facts must have
-// one frame; any two lessons must share a subject entity (viewOf: a fact's
-// are its frame's). Then
+// one frame, and two facts that each name a subject word the other lacks
+// are two subjects (domain.DistinctSubjects); any two lessons must share a
+// subject entity (viewOf: a fact's are its frame's). Then
 // contradicts when the gists diverge in negation or numbers, supports
 // otherwise.
 func typeEdge(s, d edgeView) (rel, why string, ok bool) {
@@ -219,7 +220,7 @@ func typeEdge(s, d edgeView) (rel, why string, ok bool) {
 		// two things.
 		return "", "", false
 	}
-	if len(shared(s.subjects, d.subjects, 1)) == 0 {
+	if len(shared(s.subjects, d.subjects, 1)) == 0 || domain.DistinctSubjects(domain.ReadFact(s.gist), domain.ReadFact(d.gist)) {
 		return "", "", false
 	}
 	switch {

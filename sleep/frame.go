@@ -8,81 +8,78 @@ import (
 	"github.com/borg-memory/borg/domain"
 )
 
-// frameClaim is an active lesson's gist read as a claim (domain.ReadClaim).
-type frameClaim struct {
-	id    string
-	claim domain.Claim
-}
-
 // frames is phase 4: lessons whose gists write different values into the
-// same slot of the same subject (domain.SameSlot). The newest claim of a
-// slot supersedes every older one it rewrites: it gains a derived
-// supersedes link (the relation retrieval demotes by) and the older one's
-// confidence is capped at FrameConfidenceCap. A pair already resolved that
-// way is left alone.
+// same slot of the same subject (domain.Rewrites: the slot restated in the
+// same words or the fact in others). The newest claim of a slot supersedes
+// every older one it rewrites: it gains a derived supersedes link (the
+// relation retrieval demotes by) and the older one's confidence is capped
+// at FrameConfidenceCap. A pair already resolved that way is left alone.
+// Older lessons are visited by their claim's Block, then newest first.
 func (p *planner) frames() PhasePlan {
 	var ph PhasePlan
-	blocks := map[string][]frameClaim{}
-	var keys []string
-	for _, id := range p.active() {
-		c := domain.ReadClaim(p.cur[id].l.Gist)
-		b := c.Block()
-		if b == "" {
-			continue
-		}
-		if _, seen := blocks[b]; !seen {
-			keys = append(keys, b)
-		}
-		blocks[b] = append(blocks[b], frameClaim{id: id, claim: c})
+	ids := p.active()
+	claims := make([]domain.Claim, len(ids))
+	for i, id := range ids {
+		claims[i] = domain.ReadClaim(p.cur[id].l.Gist)
 	}
-	slices.Sort(keys)
+	// successors[o] are the claims strictly newer than o's that rewrite it.
+	successors := map[int][]int{}
+	for _, pr := range domain.SlotCandidates(claims) {
+		for _, d := range [][2]int{{pr[0], pr[1]}, {pr[1], pr[0]}} {
+			n, o := d[0], d[1]
+			if !p.cur[ids[n]].l.Created.After(p.cur[ids[o]].l.Created) {
+				continue
+			}
+			if _, same := domain.Rewrites(claims[n], claims[o]); same {
+				successors[o] = append(successors[o], n)
+			}
+		}
+	}
+	olds := make([]int, 0, len(successors))
+	for o := range successors {
+		olds = append(olds, o)
+	}
+	newestFirst := func(a, b int) int {
+		if p.olderFirst(ids[a], ids[b]) {
+			return 1
+		}
+		return -1
+	}
+	slices.SortFunc(olds, func(a, b int) int {
+		if c := strings.Compare(claims[a].Block(), claims[b].Block()); c != 0 {
+			return c
+		}
+		return newestFirst(a, b)
+	})
 	conflicts, resolved := 0, 0
-	for _, key := range keys {
-		g := blocks[key]
-		if len(g) < 2 {
+	for _, oi := range olds {
+		// The newest claim that rewrites old's slot supersedes it; one of
+		// the same time does not (which came last is unknown).
+		ni := slices.MinFunc(successors[oi], newestFirst)
+		newest, old := ids[ni], ids[oi]
+		m, _ := domain.Rewrites(claims[ni], claims[oi])
+		n, o := p.cur[newest].l, p.cur[old].l
+		linked := slices.ContainsFunc(n.Links, func(k domain.LessonLink) bool {
+			return k.Rel == domain.RelSupersedes && k.Target == old
+		})
+		capped := o.Confidence <= p.opts.FrameConfidenceCap
+		if linked && capped {
+			resolved++
 			continue
 		}
-		slices.SortFunc(g, func(a, b frameClaim) int {
-			if p.olderFirst(a.id, b.id) {
-				return 1
-			}
-			return -1
-		}) // newest first
-		for i, old := range g {
-			// The newest claim that rewrites old's slot supersedes it; one
-			// of the same time does not (which came last is unknown).
-			j := slices.IndexFunc(g[:i], func(n frameClaim) bool {
-				_, same := domain.SameSlot(n.claim, old.claim)
-				return same && p.cur[n.id].l.Created.After(p.cur[old.id].l.Created)
-			})
-			if j < 0 {
-				continue
-			}
-			newest := g[j]
-			m, _ := domain.SameSlot(newest.claim, old.claim)
-			n, o := p.cur[newest.id].l, p.cur[old.id].l
-			linked := slices.ContainsFunc(n.Links, func(k domain.LessonLink) bool {
-				return k.Rel == domain.RelSupersedes && k.Target == old.id
-			})
-			capped := o.Confidence <= p.opts.FrameConfidenceCap
-			if linked && capped {
-				resolved++
-				continue
-			}
-			conflicts++
-			if !linked {
-				n.Links = append(slices.Clone(n.Links), domain.LessonLink{Rel: domain.RelSupersedes, Target: old.id, Derived: true})
-				p.update(n)
-			}
-			before := o.Confidence
-			if !capped {
-				o.Confidence = p.opts.FrameConfidenceCap
-				p.update(o)
-			}
-			ph.Items = append(ph.Items, Item{Lesson: newest.id, Action: "supersedes", Other: old.id,
-				Why: fmt.Sprintf("frame %q: %q is newer than %q; %s confidence %s -> %s",
-					m.Frame, strings.TrimSpace(m.A+" "+m.Suffix), strings.TrimSpace(m.B+" "+m.Suffix), old.id, fp4(before), fp4(o.Confidence))})
+		conflicts++
+		if !linked {
+			n.Links = append(slices.Clone(n.Links), domain.LessonLink{Rel: domain.RelSupersedes, Target: old, Derived: true})
+			p.update(n)
 		}
+		before := o.Confidence
+		if !capped {
+			o.Confidence = p.opts.FrameConfidenceCap
+			p.update(o)
+		}
+		ph.Items = append(ph.Items, Item{Lesson: newest, Action: "supersedes", Other: old,
+			Why: fmt.Sprintf("frame %q: %q is newer than %q; %s confidence %s -> %s",
+				m.Frame, strings.TrimSpace(m.A+" "+m.Suffix), strings.TrimSpace(m.B+" "+m.Suffix), old, fp4(before), fp4(o.Confidence))})
 	}
 	ph.Counts = []Count{{"superseded", conflicts}, {"already resolved", resolved}}
 	return ph

@@ -28,9 +28,10 @@ func TestAskSets(t *testing.T) {
 	}{
 		{"lumen", 0.91, 0.63, 0.65, 0},
 		{"harbor", 0.94, 0.59, 0.72, 0},
-		// Quarry's rewrites are paraphrased; SameSlot reads only a slot
-		// restated in the same words, so its old facts can still be asked.
-		{"quarry", 0.91, 0.80, 0.76, 8},
+		// Quarry's rewrites are paraphrased; Restates reads some of them
+		// (never tuned on this set), and the old facts of the others can
+		// still be asked.
+		{"quarry", 0.91, 0.80, 0.80, 3},
 	}
 	for _, tt := range tests {
 		t.Run(tt.set, func(t *testing.T) {

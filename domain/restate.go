@@ -1,0 +1,862 @@
+package domain
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// Teams rewrite a fact in other words: "The visibility timeout on the
+// export queue is 45 seconds" becomes "Export queue visibility timeout
+// was raised to 90s". SameSlot, which needs the frame repeated
+// word for word, cannot see that; Restates can, for values it can type.
+//
+// A Fact is a gist's first sentence read as words and typed values:
+// durations and sizes with their units, clock times, weekdays, versions
+// ("Node 18.19", "iOS 15", "v1.4"), hosts and ids (words with digits, dots
+// or several dashes) and the people or teams after "by" or after a role
+// ("owner", "approver"). Its boundary is the first word that opens the
+// predicate: a copula or auxiliary, a change marker ("now", "moved",
+// "raised", "decommissioned") or a colon. What comes before it names the
+// subject.
+//
+// Restates(newer, older) holds when the two write different values of one
+// type (exactly one value each that the other does not hold) and the
+// newer's subject is the older's:
+//
+//   - the newer has a boundary: without one its subject cannot be told
+//     from its predicate;
+//   - every content word the newer holds before its boundary is a word the
+//     older holds before its value, and there are at least
+//     RestateMinSubject of them: the newer names no subject the older does
+//     not;
+//   - the newer's changed value comes after its boundary, in the
+//     predicate, not in the subject ("the Node 20 image" is another image);
+//   - any other word only the newer holds comes after its boundary, and
+//     then only when the newer says something changed (a change marker): a
+//     predicate reworded without one ("is run on" against "is failing on")
+//     is another relation;
+//   - the two do not each hold a name the other lacks (a capitalised word
+//     or an id), and the older's subject (before its boundary and its
+//     value) holds no name the newer lacks: that is a second subject
+//     however the rest reads;
+//   - the two predicates, between boundary and value, do not each hold a
+//     word the other lacks: "are verified at" and "now run at" are two
+//     relations of one subject;
+//   - no word is the head of one subject and the owner of the other
+//     ("the backup of the orders database" against "the orders table of
+//     the backup");
+//   - neither is negated.
+//
+// Otherwise the older claim may hold words the newer lacks (a qualifier,
+// its own verb): a rewrite is often terser than the fact it replaces. So a
+// newer claim about a whole ("the orders database was moved to …") does
+// rewrite an older one about a lowercase part of it ("the orders database
+// replica is hosted in …"): the words cannot tell a part from a
+// qualifier. The rule uses no word frequencies and no list of verbs or
+// nouns of any domain; its word lists are closed classes (function words,
+// units, weekdays, change markers, role nouns, time zones).
+
+// RestateMinSubject is the fewest words the newer claim's subject must
+// share with the older: one word ("payouts") does not pin a subject down.
+const RestateMinSubject = 2
+
+// Fact is a gist read for Restates; the zero Fact states nothing.
+type Fact struct {
+	toks     []factToken
+	values   []factValue
+	boundary int  // index of the first predicate token; len(toks) when none
+	changed  bool // holds a change marker
+	negated  bool
+}
+
+type factToken struct {
+	word    string // lowercase, trimmed of end punctuation
+	stem    string // word with a plural or possessive ending dropped
+	name    bool   // capitalised past the first word, or an id
+	content bool   // not a function word, change marker, negation or time zone
+	value   int    // index in Fact.values + 1; 0 when in no value
+}
+
+type factValue struct {
+	typ, norm  string
+	start, end int // token span
+}
+
+// restateFunction are words that carry no subject.
+var restateFunction = map[string]bool{
+	"it": true, "its": true, "our": true, "their": true, "we": true, "they": true, "you": true, "your": true,
+	"this": true, "that": true, "these": true, "those": true, "which": true, "who": true, "whose": true,
+	"than": true, "as": true, "so": true, "then": true, "also": true, "only": true, "just": true,
+	"all": true, "each": true, "every": true, "any": true, "both": true, "either": true, "there": true,
+	"up": true, "about": true, "after": true, "before": true, "since": true, "until": true,
+	"while": true, "between": true, "within": true, "without": true, "against": true,
+	"get": true, "gets": true, "got": true, "being": true,
+}
+
+// restateAux open a predicate.
+var restateAux = map[string]bool{
+	"is": true, "are": true, "was": true, "were": true, "be": true, "been": true,
+	"has": true, "have": true, "had": true, "will": true, "would": true, "can": true, "could": true,
+	"should": true, "must": true, "may": true, "might": true, "shall": true, "do": true, "does": true, "did": true,
+}
+
+// restateChange are the words a rewrite uses to say a value changed.
+var restateChange = map[string]bool{
+	"now": true, "moved": true, "raised": true, "lowered": true, "bumped": true, "increased": true,
+	"decreased": true, "reduced": true, "changed": true, "switched": true, "migrated": true,
+	"upgraded": true, "downgraded": true, "replaced": true, "updated": true, "extended": true,
+	"shortened": true, "shifted": true, "rescheduled": true, "transferred": true, "handed": true,
+	"reassigned": true, "became": true, "becomes": true, "decommissioned": true, "retired": true,
+	"instead": true, "anymore": true,
+}
+
+// restateNegation turns a claim around.
+var restateNegation = map[string]bool{"not": true, "never": true, "no": true, "nor": true, "without": true, "isn't": true, "aren't": true, "doesn't": true, "don't": true, "won't": true}
+
+// restateRoles are nouns naming who answers for something; a capitalised
+// name after them (and a copula) is a person or a team.
+var restateRoles = map[string]bool{
+	"owner": true, "owners": true, "ownership": true, "approver": true, "approvers": true,
+	"reviewer": true, "reviewers": true, "lead": true, "maintainer": true, "maintainers": true,
+	"contact": true, "dri": true, "on-call": true, "oncall": true, "steward": true, "manager": true,
+	"sign-off": true, "signoff": true,
+}
+
+// restateTeamNouns close a team's name ("the Anchor squad").
+var restateTeamNouns = map[string]bool{"team": true, "squad": true, "group": true, "guild": true, "crew": true, "pod": true, "tribe": true, "chapter": true}
+
+var restateWeekdays = map[string]string{
+	"monday": "1", "tuesday": "2", "wednesday": "3", "thursday": "4", "friday": "5", "saturday": "6", "sunday": "7",
+}
+
+// restateDurations are duration units in seconds.
+var restateDurations = map[string]float64{
+	"ms": 0.001, "millisecond": 0.001, "milliseconds": 0.001,
+	"s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1,
+	"m": 60, "min": 60, "mins": 60, "minute": 60, "minutes": 60,
+	"h": 3600, "hr": 3600, "hrs": 3600, "hour": 3600, "hours": 3600,
+	"d": 86400, "day": 86400, "days": 86400,
+	"w": 604800, "wk": 604800, "wks": 604800, "week": 604800, "weeks": 604800,
+	"month": 2592000, "months": 2592000, "year": 31536000, "years": 31536000,
+}
+
+// restateSizes are size units in bytes.
+var restateSizes = map[string]float64{
+	"b": 1, "byte": 1, "bytes": 1, "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12,
+	"kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40,
+}
+
+// restateZones follow a clock time.
+var restateZones = map[string]bool{
+	"utc": true, "gmt": true, "cet": true, "cest": true, "eet": true, "est": true, "edt": true,
+	"cst": true, "cdt": true, "mst": true, "pst": true, "pdt": true, "bst": true, "ist": true, "jst": true, "z": true,
+}
+
+// ReadFact reads a gist's first sentence for Restates: up to a period,
+// semicolon, question or exclamation mark at a word's end or a lone dash,
+// skipping asides in parentheses. Commas do not end it: a rewrite often
+// lists its values after one ("twice a week, Tuesday and Friday").
+func ReadFact(gist string) Fact {
+	var f Fact
+	colon := -1
+	depth := 0
+	for i, raw := range strings.Fields(gist) {
+		if depth > 0 || strings.HasPrefix(raw, "(") {
+			depth += strings.Count(raw, "(") - strings.Count(raw, ")")
+			depth = max(depth, 0)
+			continue
+		}
+		if raw == "-" || raw == "—" || raw == "–" {
+			break
+		}
+		t := strings.TrimRight(raw, ")\"'”’")
+		end := strings.HasSuffix(t, ".") || strings.HasSuffix(t, ";") || strings.HasSuffix(t, "!") || strings.HasSuffix(t, "?")
+		for _, part := range splitSlash(raw) {
+			w := strings.TrimFunc(part, func(r rune) bool { return unicode.IsPunct(r) && r != '%' })
+			w = strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s")
+			if w == "" {
+				continue
+			}
+			lw := strings.ToLower(w)
+			f.toks = append(f.toks, factToken{word: lw, stem: restateStem(lw), name: isName(w, i == 0) || isID(lw)})
+		}
+		if end && len(f.toks) > 0 {
+			break
+		}
+		if colon < 0 && strings.HasSuffix(t, ":") {
+			colon = len(f.toks)
+		}
+	}
+	f.boundary = len(f.toks)
+	if colon >= 0 && colon < len(f.toks) {
+		f.boundary = colon
+	}
+	for i, t := range f.toks {
+		switch {
+		case restateNegation[t.word]:
+			f.negated = true
+		case restateChange[t.word]:
+			f.changed = true
+		}
+		if (restateAux[t.word] || restateChange[t.word]) && i < f.boundary {
+			f.boundary = i
+		}
+	}
+	f.readValues()
+	for i := range f.toks {
+		t := &f.toks[i]
+		t.content = !slotFunction[t.word] && !restateFunction[t.word] && !restateChange[t.word] &&
+			!restateNegation[t.word] && !restateZones[t.word]
+	}
+	return f
+}
+
+// splitSlash splits "macOS/iOS" into its words; a path, a URL or a ratio
+// ("24/7") stays one token.
+func splitSlash(raw string) []string {
+	if !strings.Contains(raw, "/") || strings.ContainsAny(raw, ".:0123456789") {
+		return []string{raw}
+	}
+	return strings.Split(raw, "/")
+}
+
+// isName reports a word written with a capital: a name ("GitLab",
+// "iOS"), unless the capital only opens the sentence.
+func isName(w string, first bool) bool {
+	for i, r := range w {
+		if unicode.IsUpper(r) && (i > 0 || !first) {
+			return true
+		}
+	}
+	return false
+}
+
+// isID reports a word that names one thing by its shape: letters with
+// digits (eu-west-1, pay-db-stage-2), a dotted host or a URL, or a word of
+// three or more dashed parts (redis-sessions-a).
+func isID(w string) bool {
+	letters, digits := false, false
+	for _, r := range w {
+		switch {
+		case unicode.IsLetter(r):
+			letters = true
+		case unicode.IsDigit(r):
+			digits = true
+		}
+	}
+	if !letters {
+		return false
+	}
+	if digits || strings.Contains(w, "://") || strings.Count(w, "-") >= 2 {
+		return true
+	}
+	i := strings.Index(w, ".")
+	return i > 0 && i < len(w)-1
+}
+
+// restateStem is a word without its inflection: a plural ("payouts",
+// "batches", "deliveries"), then, for a word of letters only, one
+// derivational or verbal ending ("owner", "owned" and "ownership" are
+// "own"; "deployed" and "deployment" are "deploy"), as long as three
+// letters stay.
+func restateStem(w string) string {
+	switch {
+	case len(w) > 4 && strings.HasSuffix(w, "ies"):
+		w = w[:len(w)-3] + "y"
+	case len(w) > 4 && (strings.HasSuffix(w, "ches") || strings.HasSuffix(w, "shes") || strings.HasSuffix(w, "sses") || strings.HasSuffix(w, "xes")):
+		w = w[:len(w)-2]
+	case len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
+		w = w[:len(w)-1]
+	}
+	if strings.IndexFunc(w, func(r rune) bool { return r < 'a' || r > 'z' }) >= 0 {
+		return w
+	}
+	for _, suf := range restateSuffixes {
+		if len(w)-len(suf) >= 3 && strings.HasSuffix(w, suf) {
+			return w[:len(w)-len(suf)]
+		}
+	}
+	return w
+}
+
+// restateSuffixes are the endings restateStem drops, longest first.
+var restateSuffixes = []string{"ership", "ment", "ing", "er", "ed", "al"}
+
+// readValues finds the typed values, left to right, each token in at most
+// one.
+func (f *Fact) readValues() {
+	toks := f.toks
+	add := func(typ, norm string, start, end int) {
+		f.values = append(f.values, factValue{typ: typ, norm: norm, start: start, end: end})
+		for k := start; k < end; k++ {
+			toks[k].value = len(f.values)
+		}
+	}
+	for i := 0; i < len(toks); i++ {
+		w := toks[i].word
+		next := ""
+		if i+1 < len(toks) {
+			next = toks[i+1].word
+		}
+		// A weekday, or a list of them.
+		if d, ok := weekday(w); ok {
+			days := []string{d}
+			j := i + 1
+			for j+1 < len(toks) && (toks[j].word == "and" || toks[j].word == "or" || toks[j].word == "&") {
+				d, ok := weekday(toks[j+1].word)
+				if !ok {
+					break
+				}
+				days = append(days, d)
+				j += 2
+			}
+			for j < len(toks) {
+				d, ok := weekday(toks[j].word)
+				if !ok {
+					break
+				}
+				days = append(days, d)
+				j++
+			}
+			slices.Sort(days)
+			add("weekday", strings.Join(slices.Compact(days), ","), i, j)
+			i = j - 1
+			continue
+		}
+		// A clock time with its zone.
+		if hm, ok := clockTime(w, next); ok {
+			j := i + 1
+			if next == "am" || next == "pm" {
+				j++
+			}
+			for j < len(toks) && (restateZones[toks[j].word] || (toks[j].word == "local" && j+1 < len(toks) && toks[j+1].word == "time")) {
+				if toks[j].word == "local" {
+					j++
+				}
+				j++
+			}
+			add("time", hm, i, j)
+			i = j - 1
+			continue
+		}
+		// A number with a unit: a duration, a size, a share.
+		if n, unit, ok := numberUnit(w); ok {
+			if unit == "" && next != "" {
+				if _, d := restateDurations[next]; d || restateSizes[next] != 0 || next == "percent" {
+					unit = next
+				}
+			}
+			j := i + 1
+			if unit != "" && !strings.HasSuffix(w, unit) {
+				j++
+			}
+			switch {
+			case restateDurations[unit] != 0:
+				add("duration", strconv.FormatFloat(n*restateDurations[unit], 'g', -1, 64), i, j)
+				i = j - 1
+				continue
+			case restateSizes[unit] != 0:
+				add("size", strconv.FormatFloat(n*restateSizes[unit], 'g', -1, 64), i, j)
+				i = j - 1
+				continue
+			case unit == "%" || unit == "percent":
+				add("share", strconv.FormatFloat(n, 'g', -1, 64), i, j)
+				i = j - 1
+				continue
+			}
+		}
+		// A version: v1.4, 18.19, or a number after a product's name
+		// ("iOS 15", "Node 20.11 LTS"), the name being part of its type.
+		if v, ok := version(w); ok {
+			product, start := "", i
+			if i > 0 && toks[i-1].value == 0 && !slotFunction[toks[i-1].word] && !restateFunction[toks[i-1].word] &&
+				!restateAux[toks[i-1].word] && !restateChange[toks[i-1].word] && (toks[i-1].name || strings.HasPrefix(w, "v") || strings.Contains(w, ".")) {
+				product, start = toks[i-1].stem, i-1
+			}
+			if product != "" || strings.HasPrefix(w, "v") || strings.Contains(w, ".") {
+				j := i + 1
+				if next == "lts" {
+					j++
+				}
+				add("version:"+product, v, start, j)
+				i = j - 1
+				continue
+			}
+			add("number", v, i, i+1)
+			continue
+		}
+		if toks[i].name && isID(w) {
+			add("id", w, i, i+1)
+			continue
+		}
+		if party, j := f.party(i); j > i {
+			add("party", party, i, j)
+			i = j - 1
+		}
+	}
+}
+
+func weekday(w string) (string, bool) {
+	d, ok := restateWeekdays[strings.TrimSuffix(w, "s")]
+	return d, ok
+}
+
+// clockTime reads "02:00", "6am", "6:30pm" or "6" before "am"/"pm" as a 24-hour
+// "HH:MM".
+func clockTime(w, next string) (string, bool) {
+	pm := strings.HasSuffix(w, "pm") || next == "pm"
+	am := strings.HasSuffix(w, "am") || next == "am"
+	s := strings.TrimSuffix(strings.TrimSuffix(w, "am"), "pm")
+	h, m, colon := strings.Cut(s, ":")
+	if !colon && !am && !pm {
+		return "", false
+	}
+	if !colon {
+		m = "00"
+	}
+	hh, err1 := strconv.Atoi(h)
+	mm, err2 := strconv.Atoi(m)
+	if err1 != nil || err2 != nil || len(m) != 2 || len(h) > 2 || hh > 24 || mm > 59 {
+		return "", false
+	}
+	if pm && hh < 12 {
+		hh += 12
+	}
+	if am && hh == 12 {
+		hh = 0
+	}
+	return strconv.Itoa(hh/10) + strconv.Itoa(hh%10) + ":" + m, true
+}
+
+// numberUnit reads a number with an optional unit glued to it ("120s",
+// "512mb", "5%").
+func numberUnit(w string) (float64, string, bool) {
+	i := strings.IndexFunc(w, func(r rune) bool { return !unicode.IsDigit(r) && r != '.' })
+	if i == 0 {
+		return 0, "", false
+	}
+	num, unit := w, ""
+	if i > 0 {
+		num, unit = w[:i], w[i:]
+		if _, d := restateDurations[unit]; !d && restateSizes[unit] == 0 && unit != "%" {
+			return 0, "", false
+		}
+	}
+	n, err := strconv.ParseFloat(num, 64)
+	if err != nil {
+		return 0, "", false
+	}
+	return n, unit, true
+}
+
+// version reads "v1.4", "18.19" or "15" as a version's digits.
+func version(w string) (string, bool) {
+	s := strings.TrimPrefix(w, "v")
+	if s == "" || s[0] == '.' || s[len(s)-1] == '.' {
+		return "", false
+	}
+	for _, r := range s {
+		if !unicode.IsDigit(r) && r != '.' {
+			return "", false
+		}
+	}
+	return s, true
+}
+
+// party reads a person or a team at token i: a run of capitalised words
+// (a leading "the" or "team" and a closing team noun kept out of its
+// value) after "by", or after a copula, a colon or "to" that follows a
+// role noun ("the approver is Dana Reyes", "ownership moved to Payments
+// Platform"). It returns the value and the token after it; i when none.
+func (f *Fact) party(i int) (string, int) {
+	toks := f.toks
+	start := i
+	for start < len(toks) && (toks[start].word == "the" || toks[start].word == "team") {
+		start++
+	}
+	if start >= len(toks) || !toks[start].name || isID(toks[start].word) || i == 0 {
+		return "", i
+	}
+	prev := toks[i-1].word
+	ok := prev == "by"
+	if !ok && (restateAux[prev] || prev == "to" || restateChange[prev] || i == f.boundary) {
+		ok = slices.ContainsFunc(toks[:i], func(t factToken) bool { return restateRoles[t.word] })
+	}
+	if !ok {
+		return "", i
+	}
+	j := start
+	var words []string
+	for j < len(toks) && toks[j].name && !isID(toks[j].word) && toks[j].value == 0 {
+		words = append(words, toks[j].word)
+		j++
+	}
+	if len(words) == 0 {
+		return "", i
+	}
+	if j < len(toks) && restateTeamNouns[toks[j].word] {
+		j++
+	}
+	return strings.Join(words, " "), j
+}
+
+// String is the fact as Restates reads it: its words, each value marked
+// with its type, and a bar at the boundary.
+func (f Fact) String() string {
+	var b strings.Builder
+	for i, t := range f.toks {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if i == f.boundary {
+			b.WriteString("| ")
+		}
+		b.WriteString(t.word)
+		if t.value > 0 && f.values[t.value-1].end == i+1 {
+			b.WriteString("<" + f.values[t.value-1].typ + ">")
+		}
+	}
+	return b.String()
+}
+
+// Restates reports whether newer rewrites, in other words, a fact older
+// states: another value of one type, for the same subject (the rule is
+// above). The match's Frame is the newer claim's subject, A its value and
+// B the older's. It is never true of a fact and itself.
+func Restates(newer, older Fact) (SlotMatch, bool) {
+	if newer.negated || older.negated || newer.boundary == len(newer.toks) {
+		return SlotMatch{}, false
+	}
+	for _, typ := range newer.types() {
+		vn, vo := newer.valuesOf(typ), older.valuesOf(typ)
+		if len(vo) == 0 {
+			continue
+		}
+		cn, co := without(vn, vo), without(vo, vn)
+		if len(cn) == 0 || len(co) == 0 {
+			continue
+		}
+		if m, ok := restates(newer, older, typ, cn, co); ok {
+			return m, true
+		}
+	}
+	return SlotMatch{}, false
+}
+
+// restates checks the subject of a pair whose values of typ differ: cn
+// and co are the newer's and the older's changed values.
+func restates(newer, older Fact, typ string, cn, co []string) (SlotMatch, bool) {
+	if newer.spans(typ, cn) != 1 || older.spans(typ, co) != 1 {
+		return SlotMatch{}, false
+	}
+	inN, inO := newer.spanned(typ, cn), older.spanned(typ, co)
+	if slices.Contains(inN[:newer.boundary], true) {
+		return SlotMatch{}, false
+	}
+	// olderWords are the older's words; olderLead those before its value,
+	// where the newer's subject must be found (a word after it, a unit
+	// or a qualifier of the value, names no subject).
+	valueN, valueO := slices.Index(inN, true), slices.Index(inO, true)
+	olderWords, olderLead := map[string]bool{}, map[string]bool{}
+	for i, t := range older.toks {
+		if t.content && !inO[i] {
+			olderWords[t.stem] = true
+			olderLead[t.stem] = olderLead[t.stem] || i < valueO
+		}
+	}
+	newerWords := map[string]bool{}
+	var subject, frame []string
+	onlyNewerName := false
+	for i, t := range newer.toks {
+		if !t.content || inN[i] {
+			continue
+		}
+		newerWords[t.stem] = true
+		if i < newer.boundary && !olderLead[t.stem] {
+			return SlotMatch{}, false
+		}
+		if !olderWords[t.stem] {
+			if !newer.changed {
+				return SlotMatch{}, false
+			}
+			onlyNewerName = onlyNewerName || t.name
+			continue
+		}
+		if i < newer.boundary && !slices.Contains(subject, t.stem) {
+			subject, frame = append(subject, t.stem), append(frame, t.word)
+		}
+	}
+	if len(subject) < RestateMinSubject || swapsRoles(newer.roles(newer.boundary), older.roles(min(older.boundary, valueO))) {
+		return SlotMatch{}, false
+	}
+	// The older's words only it holds: a name in its subject is a subject
+	// the newer does not name; a word in its predicate, before its value,
+	// when the newer's predicate has one of its own, is a second relation
+	// ("are verified at" against "now run at").
+	newerRelation := slices.ContainsFunc(newer.toks[newer.boundary:valueN], func(t factToken) bool {
+		return t.content && !olderWords[t.stem]
+	})
+	for i, t := range older.toks {
+		if !t.content || inO[i] || newerWords[t.stem] {
+			continue
+		}
+		switch {
+		case t.name && (onlyNewerName || i < min(older.boundary, valueO)):
+			return SlotMatch{}, false
+		case newerRelation && i >= older.boundary && i < valueO:
+			return SlotMatch{}, false
+		}
+	}
+	return SlotMatch{Frame: strings.Join(frame, " "), A: newer.valueText(typ, cn), B: older.valueText(typ, co)}, true
+}
+
+// subjectRoles is a subject read around its first preposition: the head
+// before it ("the retry limit") and the owner after it ("of the webhook
+// sender").
+type subjectRoles struct {
+	head, owner map[string]bool
+}
+
+// restatePrepositions open the owner of a subject's head.
+var restatePrepositions = map[string]bool{"of": true, "for": true, "on": true, "in": true, "at": true, "from": true, "to": true}
+
+// roles reads the fact's tokens before end as a subject's roles; both
+// maps are empty when no preposition parts them.
+func (f Fact) roles(end int) subjectRoles {
+	r := subjectRoles{head: map[string]bool{}, owner: map[string]bool{}}
+	at := slices.IndexFunc(f.toks[:end], func(t factToken) bool { return restatePrepositions[t.word] })
+	if at < 0 {
+		return r
+	}
+	for i, t := range f.toks[:end] {
+		if t.content {
+			if i < at {
+				r.head[t.stem] = true
+			} else {
+				r.owner[t.stem] = true
+			}
+		}
+	}
+	return r
+}
+
+// swapsRoles reports two subjects that each have a head and an owner and
+// a word that is the head in one and the owner in the other: "the backup
+// of the orders database" and "the orders table of the backup" name two
+// things.
+func swapsRoles(a, b subjectRoles) bool {
+	if len(a.head) == 0 || len(a.owner) == 0 || len(b.head) == 0 || len(b.owner) == 0 {
+		return false
+	}
+	for w := range a.head {
+		if b.owner[w] && !b.head[w] {
+			return true
+		}
+	}
+	for w := range a.owner {
+		if b.head[w] && !b.owner[w] {
+			return true
+		}
+	}
+	return false
+}
+
+// types is the value types the fact holds, in order of first appearance.
+func (f Fact) types() []string {
+	var out []string
+	for _, v := range f.values {
+		if !slices.Contains(out, v.typ) {
+			out = append(out, v.typ)
+		}
+	}
+	return out
+}
+
+// valuesOf is the fact's values of typ.
+func (f Fact) valuesOf(typ string) []string {
+	var out []string
+	for _, v := range f.values {
+		if v.typ == typ {
+			out = append(out, v.norm)
+		}
+	}
+	return out
+}
+
+func without(a, b []string) []string {
+	var out []string
+	for _, x := range a {
+		if !slices.Contains(b, x) && !slices.Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// spans counts the fact's values of typ that are in norms.
+func (f Fact) spans(typ string, norms []string) int {
+	n := 0
+	for _, v := range f.values {
+		if v.typ == typ && slices.Contains(norms, v.norm) {
+			n++
+		}
+	}
+	return n
+}
+
+// spanned marks the tokens of the fact's values of typ that are in norms.
+func (f Fact) spanned(typ string, norms []string) []bool {
+	in := make([]bool, len(f.toks))
+	for _, v := range f.values {
+		if v.typ == typ && slices.Contains(norms, v.norm) {
+			for k := v.start; k < v.end; k++ {
+				in[k] = true
+			}
+		}
+	}
+	return in
+}
+
+// valueText is the words of the fact's values of typ in norms.
+func (f Fact) valueText(typ string, norms []string) string {
+	var parts []string
+	for _, v := range f.values {
+		if v.typ == typ && slices.Contains(norms, v.norm) {
+			var ws []string
+			for _, t := range f.toks[v.start:v.end] {
+				ws = append(ws, t.word)
+			}
+			parts = append(parts, strings.Join(ws, " "))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Rewrites reports whether the claim newer writes another value into a
+// slot the claim older states: the slot restated in the same words
+// (SameSlot) or the fact restated in other words (Restates). Which of two
+// lessons is newer is the caller's to know.
+func Rewrites(newer, older Claim) (SlotMatch, bool) {
+	if m, ok := SameSlot(newer, older); ok {
+		return m, true
+	}
+	return Restates(newer.fact, older.fact)
+}
+
+// SlotCandidates lists the pairs of claims (i < j) that Rewrites could
+// accept in either order, without comparing every claim with every other:
+// the pairs of one Block, and the pairs where one claim holds, with a value
+// of the other's type, a word the other must share. Every pair Rewrites
+// accepts is listed; most listed pairs are not rewrites.
+func SlotCandidates(claims []Claim) [][2]int {
+	seen := map[[2]int]bool{}
+	var out [][2]int
+	pair := func(i, j int) {
+		if i == j {
+			return
+		}
+		p := [2]int{min(i, j), max(i, j)}
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	blocks := map[string][]int{}
+	holds := map[string][]int{} // value type and word → claims holding both
+	for i, c := range claims {
+		if b := c.Block(); b != "" {
+			for _, j := range blocks[b] {
+				pair(j, i)
+			}
+			blocks[b] = append(blocks[b], i)
+		}
+		for _, k := range c.fact.olderKeys() {
+			holds[k] = append(holds[k], i)
+		}
+	}
+	for i, c := range claims {
+		for _, probe := range c.fact.newerProbes() {
+			var best []int
+			for n, k := range probe {
+				if l := holds[k]; n == 0 || len(l) < len(best) {
+					best = l
+				}
+			}
+			for _, j := range best {
+				pair(i, j)
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b [2]int) int {
+		if a[0] != b[0] {
+			return a[0] - b[0]
+		}
+		return a[1] - b[1]
+	})
+	return out
+}
+
+// olderKeys are the keys under which a fact can be found as the older of
+// a pair: each of its value types with each of its content words.
+func (f Fact) olderKeys() []string {
+	var out []string
+	for _, typ := range f.types() {
+		for _, t := range f.toks {
+			if t.content {
+				k := typ + "|" + t.stem
+				if !slices.Contains(out, k) {
+					out = append(out, k)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// newerProbes are, for each value type of the fact, the keys an older fact
+// must all hold for Restates(f, older): the type with each word of f's
+// subject (the content words before its boundary).
+func (f Fact) newerProbes() [][]string {
+	var out [][]string
+	if f.boundary == len(f.toks) {
+		return nil
+	}
+	for _, typ := range f.types() {
+		var keys []string
+		for _, t := range f.toks[:f.boundary] {
+			if t.content {
+				keys = append(keys, typ+"|"+t.stem)
+			}
+		}
+		if len(keys) >= RestateMinSubject {
+			out = append(out, keys)
+		}
+	}
+	return out
+}
+
+// DistinctSubjects reports whether two gists that each state a fact (a
+// typed value) are about two subjects: each names, before its predicate
+// (or anywhere outside its values, without a boundary), a word the other
+// does not hold at all ("The Android app targets API level 33" and "The
+// Wear OS app targets API level 30"). It is false when either states no
+// typed value. Symmetric.
+func DistinctSubjects(a, b Fact) bool {
+	return len(a.values) > 0 && len(b.values) > 0 && a.namesOutside(b) && b.namesOutside(a)
+}
+
+// namesOutside reports whether f's subject holds a word other lacks.
+func (f Fact) namesOutside(other Fact) bool {
+	holds := map[string]bool{}
+	for _, t := range other.toks {
+		holds[t.stem] = true
+	}
+	for _, t := range f.toks[:f.boundary] {
+		if t.content && t.value == 0 && !holds[t.stem] {
+			return true
+		}
+	}
+	return false
+}

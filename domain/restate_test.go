@@ -1,0 +1,219 @@
+package domain
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"testing/quick"
+)
+
+func TestReadFact(t *testing.T) {
+	tests := []struct{ gist, want string }{
+		{"The export queue visibility timeout is 45 seconds.", "the export queue visibility timeout | is 45 seconds<duration>"},
+		{"Export queue timeout was raised to 90s, since retries pile up.", "export queue timeout | was raised to 90s<duration> since retries pile up"},
+		{"Invoices go out on Tuesday and Thursday at 7am CET.", "invoices go out on tuesday and thursday<weekday> at 7am cet<time>"},
+		{"The kiosk app's minimum Android version is Android 12.", "the kiosk app minimum android version | is android 12<version:android>"},
+		{"Workers are pinned to v2.3 (see the runbook) until March.", "workers | are pinned to v2.3<version:> until march"},
+		{"Metrics ship to graphite-02.ops.internal; the old box is gone.", "metrics ship to graphite-02.ops.internal<id>"},
+		{"The billing dashboards are owned by the Kestrel team.", "the billing dashboards | are owned by the kestrel team<party>"},
+		{"The approver for firewall changes is Noor Haddad.", "the approver for firewall changes | is noor haddad<party>"},
+		{"Cache entries are capped at 512 MB.", "cache entries | are capped at 512 mb<size>"},
+		{"Approver for payouts: Lena Fischer.", "approver for payouts | lena fischer<party>"},
+		{"macOS/iOS builds use Xcode 15.4.", "macos ios builds use xcode 15.4<version:xcode>"},
+		{"Retries give up after 5 attempts.", "retries give up after 5<number> attempts"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.want, func(t *testing.T) {
+			if got := ReadFact(tt.gist).String(); got != tt.want {
+				t.Errorf("ReadFact(%q)\n got %s\nwant %s", tt.gist, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestRestates(t *testing.T) {
+	tests := []struct {
+		name         string
+		older, newer string
+		want         bool
+	}{
+		// The fact rewritten in other words: newer subject within the
+		// older's, another value of one type after the newer's predicate.
+		{"duration, shorter subject", "The visibility timeout on the export message queue is 45 seconds.", "Export queue visibility timeout was raised to 90s, since retries pile up.", true},
+		{"weekdays, relation reworded with a marker", "Vendor invoices go out in one run on Tuesdays at 07:00 CET.", "Vendor invoice runs now happen Monday and Thursday at 07:00 CET.", true},
+		{"version after a product", "The kiosk app's minimum Android version is Android 12.", "Minimum Android version for the kiosk app is now Android 13.", true},
+		{"version, relation dropped", "Java services are pinned to Java 17.", "Java services are now on Java 21 after the audit.", true},
+		{"time, older has its own verb", "The weekly catalogue export kicks off at 01:00 UTC.", "The weekly catalogue export was moved to 02:15 UTC.", true},
+		{"host", "Node metrics ship to graphite-02.ops.internal from every host.", "Node metrics now ship to victoria-01.ops.internal.", true},
+		{"team", "The billing dashboards are owned by the Kestrel team.", "Billing dashboard ownership has moved to the Osprey squad.", true},
+		{"person after a role", "The approver for firewall changes is Noor Haddad.", "Firewall change approver is now Tomas Lind.", true},
+		{"size", "Cache entries are capped at 512 MB.", "Cache entries are now capped at 2 GB per shard.", true},
+		{"colon", "Approver for payouts: Lena Fischer.", "Approver for payouts is now Ravi Menon.", true},
+
+		// Two subjects, or not a rewrite.
+		{"another subject in the newer", "The nightly catalogue export starts at 01:00 UTC.", "The nightly invoice export was moved to 03:00 UTC.", false},
+		{"same value", "The kiosk app is owned by the Kestrel team.", "The vendor portal is now owned by the Kestrel team.", false},
+		{"newer narrows the subject", "Nightly jobs start at 01:00 UTC.", "Nightly billing jobs now start at 02:30 UTC.", false},
+		{"changed value in the subject", "The Java 17 base image is pulled from registry-01.ops.internal.", "The Java 21 base image is pulled from registry-01.ops.internal.", false},
+		{"two values of the type changed", "The cluster kx-prod-eu runs in eu-west-1.", "The cluster kx-prod-us is now in us-east-2.", false},
+		{"relation reworded without a marker", "The deploy job is run on build-07.", "The deploy job is failing on build-09.", false},
+		{"no predicate in the newer", "The deploy job runs on build-07.", "The deploy job runs on build-09.", false},
+		{"negated", "Deploys are frozen on Fridays.", "Deploys are no longer frozen on Mondays.", false},
+		{"one subject word", "Payouts run on Mondays.", "Payouts now run on Fridays.", false},
+		{"a name each", "The Kestrel dashboard refresh runs at 01:00 UTC.", "The dashboard refresh is now at 02:00 UTC for Osprey.", false},
+		{"two value types", "The backup window is 02:00 UTC.", "The backup window is now 4 hours.", false},
+		{"older names more", "The visibility timeout on the export SQS queue is 45 seconds.", "Export queue visibility timeout was raised to 90s.", false},
+		{"older id in the subject", "The production cluster kx-prod-eu is in eu-west-1.", "The production cluster is now in eu-central-1.", false},
+		{"two relations", "Staging database backups are verified at 05:00 UTC.", "Staging database backups now run at 03:00 UTC.", false},
+		{"roles swapped", "The backup window of the orders database is 02:00 UTC.", "The orders window of the backup database is now 04:00 UTC.", false},
+		{"subject word only after the older value", "The retry budget of the mailer is 5 per webhook.", "Webhook retry budget is now 8.", false},
+		{"two different approvers", "Schema changes to the ledger database are approved by Noor Haddad.", "Ranking experiments in search are now approved by Tomas Lind.", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n, o := ReadFact(tt.newer), ReadFact(tt.older)
+			m, got := Restates(n, o)
+			if got != tt.want {
+				t.Errorf("Restates = %v (%+v), want %v\n  newer %s\n  older %s", got, m, tt.want, n, o)
+			}
+			if got && (m.A == "" || m.B == "" || m.Frame == "") {
+				t.Errorf("a match without its values or subject: %+v", m)
+			}
+			_, viaClaims := Rewrites(ReadClaim(tt.newer), ReadClaim(tt.older))
+			if got && !viaClaims {
+				t.Error("Rewrites misses a pair Restates accepts")
+			}
+		})
+	}
+}
+
+func TestDistinctSubjects(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want bool
+	}{
+		{"The kiosk app targets API level 33.", "The watch app targets API level 30.", true},
+		{"The web backend runs Python 3.12.", "The data pipeline workers run Python 3.10.", true},
+		{"The kiosk app targets API level 33.", "Kiosk app target API level was bumped to 34.", false},
+		{"Enable idempotence in the Kafka producer.", "Enable retries in the HTTP client.", false},
+	}
+	for _, tt := range tests {
+		a, b := ReadFact(tt.a), ReadFact(tt.b)
+		if got, back := DistinctSubjects(a, b), DistinctSubjects(b, a); got != tt.want || back != tt.want {
+			t.Errorf("DistinctSubjects(%q, %q) = %v, reversed %v; want %v", tt.a, tt.b, got, back, tt.want)
+		}
+	}
+}
+
+// FuzzReadFact holds the reader's invariants on any gist: values are
+// disjoint spans inside the sentence, the boundary is inside it, and a fact
+// never restates itself.
+func FuzzReadFact(f *testing.F) {
+	f.Add("Export queue timeout was raised to 90s, since retries pile up.")
+	f.Add("Invoices go out on Tuesday and Thursday at 7am CET.")
+	f.Add("Approver for payouts: Lena Fischer (interim).")
+	f.Add("macOS/iOS builds use Xcode 15.4 — see the wiki")
+	f.Add("12:99 25:00 v. v1. 1.2.3 5% 10 percent 3 mins by The")
+	f.Fuzz(func(t *testing.T, gist string) {
+		fa := ReadFact(gist)
+		if fa.boundary < 0 || fa.boundary > len(fa.toks) {
+			t.Fatalf("boundary %d of %d tokens", fa.boundary, len(fa.toks))
+		}
+		last := 0
+		for i, v := range fa.values {
+			if v.start < last || v.end <= v.start || v.end > len(fa.toks) {
+				t.Fatalf("value %d spans [%d,%d) after %d of %d tokens", i, v.start, v.end, last, len(fa.toks))
+			}
+			last = v.end
+		}
+		if _, ok := Restates(fa, fa); ok {
+			t.Fatalf("a fact restates itself: %q", gist)
+		}
+		_ = fa.String()
+	})
+}
+
+// factWords are the words the property test builds gists from: subjects,
+// relations, markers and values of every type.
+var factWords = strings.Fields(`the the kiosk vendor ledger export queue invoice dashboard app service nightly weekly
+	is are was now moved raised to on at by in for of runs starts owned approver
+	Monday Tuesday and Friday 02:00 03:30 UTC 45 seconds 90s 2 GB 512 MB v1.4 v2.0 Node 18 Node 20
+	build-07 build-09 eu-west-1 us-east-2 Kestrel Osprey team Noor Haddad not . , ;`)
+
+func randomGist(r *rand.Rand) string {
+	n := 3 + r.IntN(12)
+	w := make([]string, n)
+	for i := range w {
+		w[i] = factWords[r.IntN(len(factWords))]
+	}
+	return strings.Join(w, " ")
+}
+
+// TestRewritesProperties checks, on random gists (the seed is printed),
+// that no claim rewrites itself, that the merge veto is symmetric, that
+// SlotCandidates lists every pair Rewrites accepts in either order, and
+// that it lists the same pairs whatever order the claims come in.
+func TestRewritesProperties(t *testing.T) {
+	seed := rand.Uint64()
+	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	prop := func() bool {
+		gists := make([]string, 24)
+		for i := range gists {
+			gists[i] = randomGist(r)
+		}
+		claims := make([]Claim, len(gists))
+		for i, g := range gists {
+			claims[i] = ReadClaim(g)
+			if _, ok := Rewrites(claims[i], claims[i]); ok {
+				t.Logf("rewrites itself: %q", g)
+				return false
+			}
+		}
+		listed := map[[2]string]bool{}
+		for _, p := range SlotCandidates(claims) {
+			listed[[2]string{min(gists[p[0]], gists[p[1]]), max(gists[p[0]], gists[p[1]])}] = true
+		}
+		for i := range claims {
+			for j := range claims {
+				if i == j || gists[i] == gists[j] {
+					continue
+				}
+				a, b := MergeText{Gist: gists[i]}, MergeText{Gist: gists[j]}
+				if !slices.Equal(MergeVetoReasons(a, b), MergeVetoReasons(b, a)) {
+					t.Logf("veto not symmetric: %q %q", gists[i], gists[j])
+					return false
+				}
+				if _, ok := Rewrites(claims[i], claims[j]); ok && !listed[[2]string{min(gists[i], gists[j]), max(gists[i], gists[j])}] {
+					t.Logf("candidates miss a rewrite: %q of %q", gists[i], gists[j])
+					return false
+				}
+			}
+		}
+		perm := r.Perm(len(claims))
+		shuffled := make([]Claim, len(claims))
+		for k, i := range perm {
+			shuffled[k] = claims[i]
+		}
+		again := map[[2]string]bool{}
+		for _, p := range SlotCandidates(shuffled) {
+			a, b := gists[perm[p[0]]], gists[perm[p[1]]]
+			again[[2]string{min(a, b), max(a, b)}] = true
+		}
+		if len(again) != len(listed) {
+			t.Logf("candidates depend on order: %d pairs, %d shuffled", len(listed), len(again))
+			return false
+		}
+		for p := range listed {
+			if !again[p] {
+				t.Logf("candidates depend on order: %q", p)
+				return false
+			}
+		}
+		return true
+	}
+	if err := quick.Check(prop, &quick.Config{MaxCount: 300}); err != nil {
+		t.Fatalf("seed %d: %v", seed, err)
+	}
+}
