@@ -58,18 +58,15 @@ func (w *ledgerWriter) ledger(l *Ledger) {
 		w.uint(uint64(k))
 		w.mark(l.created[k])
 	}
-	results := slices.SortedFunc(maps.Keys(l.results), comparePairs)
-	w.uint(uint64(len(results)))
-	for _, p := range results {
+	nstrs := len(l.strs.strs)
+	w.uint(uint64(len(l.results)))
+	eachPairSorted(l.results, nstrs, func(p pair) {
 		w.pair(p)
 		w.mark(l.results[p])
-	}
+	})
 	for _, set := range []map[pair]struct{}{l.tested, l.asked} {
-		keys := slices.SortedFunc(maps.Keys(set), comparePairs)
-		w.uint(uint64(len(keys)))
-		for _, p := range keys {
-			w.pair(p)
-		}
+		w.uint(uint64(len(set)))
+		eachPairSorted(set, nstrs, w.pair)
 	}
 	sessions := slices.Sorted(maps.Keys(l.corrections))
 	w.uint(uint64(len(sessions)))
@@ -106,6 +103,40 @@ func (w *ledgerWriter) ledger(l *Ledger) {
 		}
 	}
 }
+
+// eachPairSorted calls fn with m's keys in comparePairs order, sorting
+// the pairs of one range of session ids at a time: a big team's map holds
+// millions of pairs, whose sorted copy need not exist whole while the
+// summary is built beside the write.
+func eachPairSorted[V any](m map[pair]V, nstrs int, fn func(pair)) {
+	parts := 1
+	if len(m) >= pairPartAt {
+		parts = pairParts
+	}
+	keys := make([]pair, 0, len(m)/parts+len(m)/(4*parts))
+	for i := range parts {
+		lo, hi := uint64(i*nstrs/parts), uint64((i+1)*nstrs/parts)
+		if i == parts-1 {
+			hi = math.MaxUint64 // every pair is written, whatever its ids
+		}
+		keys = keys[:0]
+		for p := range m {
+			if s := uint64(p.s); s >= lo && s < hi {
+				keys = append(keys, p)
+			}
+		}
+		slices.SortFunc(keys, comparePairs)
+		for _, p := range keys {
+			fn(p)
+		}
+	}
+}
+
+// A map of at least pairPartAt pairs is written in pairParts ranges.
+const (
+	pairPartAt = 1 << 16
+	pairParts  = 8
+)
 
 func comparePairs(a, b pair) int {
 	if a.s != b.s {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -196,6 +197,30 @@ func TestStrtab(t *testing.T) {
 		}
 		if _, ok := tab.lookup("never-added"); ok {
 			t.Fatal("found a string never added")
+		}
+	}
+}
+
+// TestEachPairSorted: a map written a range of sessions at a time comes
+// out in the order of one sort, every pair once, ids past the table's
+// size included.
+func TestEachPairSorted(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 4))
+	for _, n := range []int{0, 10, pairPartAt + 5000} {
+		const nstrs = 50_000
+		m := map[pair]struct{}{}
+		for len(m) < n {
+			m[pair{uint32(r.IntN(nstrs + 10)), uint32(r.IntN(nstrs))}] = struct{}{}
+		}
+		var got []pair
+		eachPairSorted(m, nstrs, func(p pair) { got = append(got, p) })
+		want := make([]pair, 0, len(m))
+		for p := range m {
+			want = append(want, p)
+		}
+		slices.SortFunc(want, comparePairs)
+		if !slices.Equal(got, want) {
+			t.Fatalf("%d pairs: %d written, out of order or lost", n, len(got))
 		}
 	}
 }

@@ -477,7 +477,7 @@ func (l *Ledger) Summary() *Summary {
 			sb.s.passings[e.ID] = e
 		}
 	}
-	sb.recs = make([]keySpec, 0, sb.size())
+	sb.recs = make([]keyRec, 0, sb.size())
 	sb.clock()
 	sb.created()
 	sb.results()
@@ -494,7 +494,7 @@ type summaryBuilder struct {
 	t       *strtab
 	c       *clock
 	s       *Summary
-	recs    []keySpec
+	recs    []keyRec // keys as specs until finish hashes them, in place
 	lessons map[string]*lessonSum
 }
 
@@ -518,7 +518,7 @@ func (sb *summaryBuilder) get(id string) *lessonSum {
 func (sb *summaryBuilder) free(session uint32, ms int64) int32 {
 	sb.s.freeMS = max(sb.s.freeMS, ms)
 	if session != 0 {
-		sb.recs = append(sb.recs, keySpec{keyFree, session, 0, 1})
+		sb.recs = append(sb.recs, keySpec(keyFree, session, 0, 1))
 	}
 	return int32(sb.c.pos(0, ms))
 }
@@ -532,7 +532,7 @@ func (sb *summaryBuilder) clock() {
 	s.clockBy.x = make([]uint32, n)
 	for i, id := range c.ids {
 		s.clockMS.x[i], s.clockRepo.x[i], s.clockBy.x[i] = c.firstMS[i], s.val(t.strs[c.repos[i]]), s.val(t.strs[c.authors[i]])
-		sb.recs = append(sb.recs, keySpec{keySession, id, 0, uint32(i)})
+		sb.recs = append(sb.recs, keySpec(keySession, id, 0, uint32(i)))
 	}
 	if n > 0 {
 		s.last = t.strs[c.ids[n-1]]
@@ -564,7 +564,7 @@ func (sb *summaryBuilder) results() {
 		st := uint32(resultStrength(kind))
 		ls.count(kind, 1)
 		if kind != KindChanged {
-			sb.recs = append(sb.recs, keySpec{keyResult, p.s, p.l, st})
+			sb.recs = append(sb.recs, keySpec(keyResult, p.s, p.l, st))
 			continue
 		}
 		ls.vouched += creditMilli(m.w)
@@ -580,7 +580,7 @@ func (sb *summaryBuilder) results() {
 			repo, author = s.val(t.strs[cmp.Or(sm.repo, m.repo)]), s.val(t.strs[cmp.Or(m.author, sm.author)])
 			v = resultValue(st, repo, author)
 		}
-		sb.recs = append(sb.recs, keySpec{keyResult, p.s, p.l, v})
+		sb.recs = append(sb.recs, keySpec(keyResult, p.s, p.l, v))
 		ls.repos.add(repo, 1)
 		ls.authors.addMilli(author, 1, int32(creditMilli(m.w)))
 	}
@@ -592,14 +592,14 @@ func (sb *summaryBuilder) testedAndAsked() {
 	l, t := sb.l, sb.t
 	for p := range l.tested {
 		lesson := t.strs[p.l]
-		sb.recs = append(sb.recs, keySpec{keyTested, p.s, p.l, 1})
+		sb.recs = append(sb.recs, keySpec(keyTested, p.s, p.l, 1))
 		if ls := sb.get(lesson); !l.severe(p) {
 			ls.tested++
 		}
 	}
 	for p := range l.asked {
 		lesson := t.strs[p.l]
-		sb.recs = append(sb.recs, keySpec{keyAsked, p.s, p.l, 1})
+		sb.recs = append(sb.recs, keySpec(keyAsked, p.s, p.l, 1))
 		sb.get(lesson).asked++
 	}
 }
@@ -635,9 +635,9 @@ func (sb *summaryBuilder) finish() *Summary {
 		s.lessons = append(s.lessons, ls)
 	}
 	slices.SortFunc(s.lessons, func(a, b *lessonSum) int { return strings.Compare(a.id, b.id) })
-	recs := hashKeys(sb.recs, sb.t.strs)
-	sb.recs = nil // the strings' copies go before the table is sorted
-	s.keys = sortedKeyTable(recs)
+	hashKeys(sb.recs, sb.t.strs)
+	s.keys = sortedKeyTable(sb.recs)
+	sb.recs = nil
 	return s
 }
 
@@ -675,30 +675,28 @@ func sortKeyRecs(recs []keyRec) {
 	}
 }
 
-// keySpec is a key before hashing, its strings as the ledger's ids.
-type keySpec struct {
-	kind byte
-	a, b uint32
-	v    uint32
+// keySpec is a key before hashing, as a keyRec: its strings as the
+// ledger's ids in hi, its kind in lo. A build holds millions of keys; the
+// same records take the hashes in place.
+func keySpec(kind byte, a, b, v uint32) keyRec {
+	return keyRec{hi: uint64(a)<<32 | uint64(b), lo: uint32(kind), v: v}
 }
 
-// hashKeys hashes the keys, in parallel.
-func hashKeys(specs []keySpec, strs []string) []keyRec {
-	out := make([]keyRec, len(specs))
+// hashKeys hashes the keys of specs (keySpec's records) in place, in
+// parallel.
+func hashKeys(specs []keyRec, strs []string) {
 	parts := min(runtime.GOMAXPROCS(0), 4, 1+len(specs)/4096)
 	var wg sync.WaitGroup
 	for k := range parts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for i := k * len(specs) / parts; i < (k+1)*len(specs)/parts; i++ {
-				sp := specs[i]
-				out[i] = newKeyRec(keyOf(sp.kind, strs[sp.a], strs[sp.b]), sp.v)
+				sp := &specs[i]
+				a, b := uint32(sp.hi>>32), uint32(sp.hi)
+				*sp = newKeyRec(keyOf(byte(sp.lo), strs[a], strs[b]), sp.v)
 			}
-		}()
+		})
 	}
 	wg.Wait()
-	return out
 }
 
 // keyRec is a key and its value in 16 bytes (a sumKey beside a value
