@@ -469,7 +469,17 @@ func severeStrength(st uint32) bool { return st >= 3 }
 
 // Summary returns the ledger's summary: a Summary whose Memories are the
 // ledger's.
-func (l *Ledger) Summary() *Summary {
+func (l *Ledger) Summary() *Summary { return l.StartSummary().Finish() }
+
+// A SummaryBuild is a ledger's summary with its keys listed, not yet
+// hashed, sorted and encoded (Finish). It holds the ledger's strings but
+// none of its maps: a caller that lets go of the ledger before Finish
+// does not hold both the ledger and the summary's key table, the two
+// largest things a build of a big team's log makes.
+type SummaryBuild struct{ sb *summaryBuilder }
+
+// StartSummary lists the ledger's summary; Finish completes it.
+func (l *Ledger) StartSummary() *SummaryBuild {
 	l.init()
 	sb := &summaryBuilder{l: l, t: &l.strs, c: l.newClock(), s: newSummary(), lessons: map[string]*lessonSum{}}
 	for _, e := range l.passings {
@@ -483,7 +493,18 @@ func (l *Ledger) Summary() *Summary {
 	sb.results()
 	sb.testedAndAsked()
 	sb.regrets()
-	return sb.finish()
+	// What finish needs of the ledger is its strings.
+	sb.strs = l.strs.strs
+	sb.l, sb.t = nil, nil
+	return &SummaryBuild{sb}
+}
+
+// Finish hashes, sorts and encodes the summary's keys and returns it; a
+// build finishes once.
+func (b *SummaryBuild) Finish() *Summary {
+	s := b.sb.finish()
+	b.sb = nil
+	return s
 }
 
 // summaryBuilder carries Ledger.Summary's state through its steps: the
@@ -496,6 +517,7 @@ type summaryBuilder struct {
 	s       *Summary
 	recs    []keyRec // keys as specs until finish hashes them, in place
 	lessons map[string]*lessonSum
+	strs    []string // the ledger's strings, for finish
 }
 
 // size is how many keys the summary will hold.
@@ -635,7 +657,7 @@ func (sb *summaryBuilder) finish() *Summary {
 		s.lessons = append(s.lessons, ls)
 	}
 	slices.SortFunc(s.lessons, func(a, b *lessonSum) int { return strings.Compare(a.id, b.id) })
-	hashKeys(sb.recs, sb.t.strs)
+	hashKeys(sb.recs, sb.strs)
 	s.keys = sortedKeyTable(sb.recs)
 	sb.recs = nil
 	return s

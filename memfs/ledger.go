@@ -188,11 +188,14 @@ func (s *Store) foldLedger(files []string, locked bool) (_ *ledgerCache, save fu
 	save = func() {}
 	if fresh || relabelled || folded >= rewriteAfter {
 		// A cache that cannot be written costs time, not correctness.
+		// save writes the cache as it is now: its caller may let go of
+		// the ledger meanwhile.
+		snap := *cache
 		save = func() {
 			p := filepath.Join(s.dir, filepath.FromSlash(ledgerCacheFile))
 			tmp := filepath.Join(s.dir, tmpDir)
 			if os.MkdirAll(filepath.Dir(p), 0o755) == nil && os.MkdirAll(tmp, 0o755) == nil {
-				_ = fsutil.WriteFileAtomicFunc(p, 0o644, func(f *os.File) error { return writeCache(f, cache) }, fsutil.TempDir(tmp))
+				_ = fsutil.WriteFileAtomicFunc(p, 0o644, func(f *os.File) error { return writeCache(f, &snap) }, fsutil.TempDir(tmp))
 			}
 		}
 	}
@@ -526,14 +529,16 @@ func (s *Store) summary(rebuildBytes int64) (*domain.Summary, error) {
 		return nil, err
 	}
 	// The ledger's cache is written while the summary is made from it:
-	// both only read the ledger.
+	// both only read the ledger. The ledger, the largest thing a build
+	// holds, is let go of once the summary's keys are listed: the key
+	// table, the summary's largest part, is made without it (once the
+	// write is done).
 	var wg sync.WaitGroup
 	wg.Go(save)
-	sum := cache.Ledger.Summary()
-	wg.Wait()
-	// The ledger, the largest thing a build holds, is not needed to
-	// write the summary: it goes first.
+	build := cache.Ledger.StartSummary()
 	cache.Ledger = nil
+	sum := build.Finish()
+	wg.Wait()
 	s.writeSummaryCache(cache.Files, sum)
 	return sum, nil
 }
