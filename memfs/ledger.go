@@ -657,13 +657,18 @@ func (s *Store) writeSummaryCache(files map[string]foldedFile, sum *domain.Summa
 	if err != nil {
 		return
 	}
-	data, err := AppendSummary(append(head, '\n'), sum)
-	if err != nil {
-		return
-	}
 	p := filepath.Join(s.dir, filepath.FromSlash(summaryCacheFile))
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return
 	}
-	_ = writeAtomic(s, p, data)
+	_ = writeAtomicFunc(s, p, func(f *os.File) error {
+		w := bufio.NewWriterSize(f, 1<<20)
+		if _, err := w.Write(append(head, '\n')); err != nil {
+			return err
+		}
+		if err := WriteSummary(w, sum); err != nil {
+			return err
+		}
+		return w.Flush()
+	})
 }

@@ -20,7 +20,7 @@ import (
 //     taken slots in order are the records sorted as the table's files
 //     hold them: writing the table sorts nothing.
 //   - A record is 20 bytes in a flat slice, with no per-entry overhead: at
-//     most 4/3 of the records' size, against twice that for a map.
+//     about 8/7 of the records' size, against twice that for a map.
 type lineSet struct {
 	recs []lineRec
 	// slots is the home range: keys are homed in recs[:slots], and the
@@ -36,10 +36,12 @@ type lineRec struct {
 	c uint32
 }
 
-// lineSetLoad bounds the share of home slots taken (3/4: runs stay a few
-// slots long); lineSetSpill is the room past the home range.
+// lineSetLoad bounds the share of home slots taken: at 7/8 a run is a few
+// records, and a look that misses stops at the first larger key, so
+// finding a line reads a cache line or two. lineSetSpill is the room past
+// the home range.
 const (
-	lineSetLoadNum, lineSetLoadDen = 3, 4
+	lineSetLoadNum, lineSetLoadDen = 7, 8
 	lineSetSpill                   = 64
 )
 

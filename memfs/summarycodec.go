@@ -3,6 +3,7 @@ package memfs
 import (
 	"encoding/binary"
 	"errors"
+	"io"
 	"maps"
 	"math"
 	"slices"
@@ -18,11 +19,11 @@ import (
 // summaryMagic starts an encoded summary; it changes with the layout.
 const summaryMagic = "BSM6"
 
-// ErrSummaryCorrupt is returned by ParseSummary for bytes AppendSummary did
-// not write (and by AppendSummary for a parsed summary found corrupt since).
+// ErrSummaryCorrupt is returned by ParseSummary for bytes WriteSummary did
+// not write (and by WriteSummary for a parsed summary found corrupt since).
 var ErrSummaryCorrupt = errors.New("corrupt summary")
 
-// errSummaryTooLarge is returned by AppendSummary for a summary whose ids or
+// errSummaryTooLarge is returned by WriteSummary for a summary whose ids or
 // records pass the 4 GiB its offsets can address.
 var errSummaryTooLarge = errors.New("summary too large to encode")
 
@@ -123,20 +124,38 @@ func appendEvidence(w *sumWriter, regrets map[string]domain.RegretMark, correcti
 	}
 }
 
-// AppendSummary appends the summary's encoding to b. The layout: the values
+// WriteSummary writes the summary's encoding to w. The layout: the values
 // as varints; the lessons as a table of offsets into their ids and one into
 // their records (each record varints), so that ParseSummary decodes neither;
 // then the evidence block, the clock's columns and the key table at fixed
 // widths, which ParseSummary reads in place. It decodes every lesson of a
-// parsed summary, and returns ErrSummaryCorrupt when one is corrupt.
-func AppendSummary(b []byte, s *domain.Summary) ([]byte, error) {
+// parsed summary, and returns ErrSummaryCorrupt when one is corrupt. The
+// key table, most of a big team's summary, goes to w as it is, not copied
+// into the encoding.
+func WriteSummary(w io.Writer, s *domain.Summary) error {
+	pre, keys, post, err := encodeSummary(s)
+	if err != nil {
+		return err
+	}
+	for _, b := range [][]byte{pre, keys, post} {
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// encodeSummary is WriteSummary's encoding in three parts: what comes
+// before the key table, the key table, and what follows it.
+func encodeSummary(s *domain.Summary) (pre, keys, post []byte, _ error) {
 	p, ok := s.Parts()
 	if !ok {
-		return nil, ErrSummaryCorrupt
+		return nil, nil, nil, ErrSummaryCorrupt
 	}
+	b := []byte(nil)
 	// The encoding is about as large as what it was parsed from: sized once,
 	// the buffer is not copied over and over as it grows.
-	size := len(p.Keys) + len(p.ClockMS) + len(p.ClockRepo) + len(p.ClockBy) + len(p.EvidenceRaw) + 4096
+	size := len(p.ClockMS) + len(p.ClockRepo) + len(p.ClockBy) + len(p.EvidenceRaw) + 4096
 	if t, ok := p.Source.(*lessonTable); ok {
 		size += len(t.idOff) + len(t.ids) + len(t.recOff) + len(t.recs)
 	} else {
@@ -156,7 +175,7 @@ func AppendSummary(b []byte, s *domain.Summary) ([]byte, error) {
 	for i := range p.Lessons {
 		w.b = append(w.b, p.Lessons[i].ID...)
 		if !w.setOffset(tab, i+1, start) {
-			return nil, errSummaryTooLarge
+			return nil, nil, nil, errSummaryTooLarge
 		}
 	}
 	tab, start = w.offsets(len(p.Lessons)), len(w.b)
@@ -164,7 +183,7 @@ func AppendSummary(b []byte, s *domain.Summary) ([]byte, error) {
 	for i := range p.Lessons {
 		appendRecord(w, &p.Lessons[i], &mark)
 		if !w.setOffset(tab, i+1, start) {
-			return nil, errSummaryTooLarge
+			return nil, nil, nil, errSummaryTooLarge
 		}
 	}
 
@@ -181,8 +200,9 @@ func AppendSummary(b []byte, s *domain.Summary) ([]byte, error) {
 	w.uint(uint64(len(p.ClockMS) / 8))
 	w.b = append(append(append(w.b, p.ClockMS...), p.ClockRepo...), p.ClockBy...)
 	w.uint(uint64(len(p.Keys) / domain.SummaryKeyRecord))
-	w.b = append(w.b, p.Keys...)
+	pre = w.b
 
+	w = &sumWriter{}
 	w.uint(uint64(len(p.Passings)))
 	for _, e := range p.Passings {
 		w.str(e.ID)
@@ -193,7 +213,7 @@ func AppendSummary(b []byte, s *domain.Summary) ([]byte, error) {
 		w.str(e.Dst)
 		w.str(e.DstV)
 	}
-	return w.b, nil
+	return pre, p.Keys, w.b, nil
 }
 
 type sumReader struct {
@@ -275,7 +295,7 @@ func (r *sumReader) float() float64 {
 	return f
 }
 
-// ParseSummary reads a summary AppendSummary wrote. The summary keeps
+// ParseSummary reads a summary WriteSummary wrote. The summary keeps
 // referring to data (its clock, key table and lesson table are read in
 // place), so data must neither change nor go away while the summary is
 // reachable (see domain.FromParts).

@@ -31,9 +31,9 @@ func codecEvents(r *rand.Rand, n int, disorder float64) ([]domain.Event, []strin
 	return events, slices.Compact(ids)
 }
 
-func encodeSummary(t testing.TB, s *domain.Summary) []byte {
+func mustEncodeSummary(t testing.TB, s *domain.Summary) []byte {
 	t.Helper()
-	data, err := AppendSummary(nil, s)
+	data, err := summaryBytes(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestSummaryCodecRoundTrip(t *testing.T) {
 			l.Add(e)
 		}
 		mem := l.Summary()
-		data := encodeSummary(t, mem)
+		data := mustEncodeSummary(t, mem)
 		p := mustParseSummary(t, data)
 		if tail := events[cut:]; len(tail) > 0 && r.IntN(2) == 0 {
 			okMem, okP := mem.Fold(tail), p.Fold(tail)
@@ -77,7 +77,7 @@ func TestSummaryCodecRoundTrip(t *testing.T) {
 				// Rebuilt (and encoded again: a ledger's summary holds
 				// its tallies in map order).
 				mem = l.Summary()
-				data = encodeSummary(t, mem)
+				data = mustEncodeSummary(t, mem)
 				p = mustParseSummary(t, data)
 			}
 		}
@@ -101,7 +101,7 @@ func TestSummaryCodecRoundTrip(t *testing.T) {
 				t.Fatalf("round %d query %d: parsed summary memories\n%+v\nwant\n%+v", round, q, got, want)
 			}
 		}
-		if got, want := encodeSummary(t, p), encodeSummary(t, mem); !bytes.Equal(got, want) {
+		if got, want := mustEncodeSummary(t, p), mustEncodeSummary(t, mem); !bytes.Equal(got, want) {
 			t.Fatalf("round %d: a partially decoded summary encodes other bytes than its source", round)
 		}
 		// Untouched, a parsed summary encodes the bytes it was parsed from;
@@ -109,10 +109,10 @@ func TestSummaryCodecRoundTrip(t *testing.T) {
 		some, all := mustParseSummary(t, data), mustParseSummary(t, data)
 		some.Memories(asked[:min(len(asked), 3)], "", domain.DefaultWeights)
 		if _, ok := all.Parts(); !ok {
-			t.Fatalf("round %d: a summary AppendSummary wrote reads as corrupt", round)
+			t.Fatalf("round %d: a summary WriteSummary wrote reads as corrupt", round)
 		}
 		for _, s := range []*domain.Summary{mustParseSummary(t, data), some, all} {
-			if b, err := AppendSummary(nil, s); err != nil || !bytes.Equal(b, data) {
+			if b, err := summaryBytes(s); err != nil || !bytes.Equal(b, data) {
 				t.Fatalf("round %d: a parsed summary does not encode the bytes it was parsed from (%v)", round, err)
 			}
 		}
@@ -134,7 +134,7 @@ func seedFor(t *testing.T) int {
 // TestParsedSummaryCorrupt: a parsed summary checks a lesson's record, and
 // the order of the ids, when it decodes them (the other lessons read the
 // same); a corrupt record reads as a lesson without evidence, Fold then
-// reports false and AppendSummary ErrSummaryCorrupt, so that the caller
+// reports false and WriteSummary ErrSummaryCorrupt, so that the caller
 // rebuilds rather than keeps it.
 func TestParsedSummaryCorrupt(t *testing.T) {
 	events, _ := codecEvents(rand.New(rand.NewPCG(5, 6)), 400, 0.05)
@@ -142,7 +142,7 @@ func TestParsedSummaryCorrupt(t *testing.T) {
 	for _, e := range events {
 		l.Add(e)
 	}
-	data := encodeSummary(t, l.Summary())
+	data := mustEncodeSummary(t, l.Summary())
 	clean := mustParseSummary(t, data)
 	const bad = 2
 	// corrupted parses a copy of data and corrupts lesson bad in place (the
@@ -168,8 +168,8 @@ func TestParsedSummaryCorrupt(t *testing.T) {
 		if s.Fold(nil) {
 			t.Fatal("Fold folded into a corrupt summary")
 		}
-		if _, err := AppendSummary(nil, s); !errors.Is(err, ErrSummaryCorrupt) {
-			t.Fatalf("AppendSummary: %v, want ErrSummaryCorrupt", err)
+		if _, err := summaryBytes(s); !errors.Is(err, ErrSummaryCorrupt) {
+			t.Fatalf("WriteSummary: %v, want ErrSummaryCorrupt", err)
 		}
 	}
 
@@ -205,7 +205,7 @@ func TestParseSummaryRejectsJunk(t *testing.T) {
 	for _, e := range events {
 		l.Add(e)
 	}
-	data := encodeSummary(t, l.Summary())
+	data := mustEncodeSummary(t, l.Summary())
 	tests := []struct {
 		name string
 		data []byte
@@ -231,9 +231,9 @@ func FuzzParseSummary(f *testing.F) {
 	for _, e := range events {
 		l.Add(e)
 	}
-	f.Add(encodeSummary(f, l.Summary()))
+	f.Add(mustEncodeSummary(f, l.Summary()))
 	f.Add([]byte(summaryMagic))
-	f.Add(encodeSummary(f, domain.NewSummary()))
+	f.Add(mustEncodeSummary(f, domain.NewSummary()))
 	// Queried for some of its lessons (the others stay undecoded).
 	var infos []domain.LessonInfo
 	for i, id := range ids {
@@ -254,7 +254,7 @@ func FuzzParseSummary(f *testing.F) {
 			{MS: 1 << 40, Kind: domain.KindChanged, Session: "s-new", Lesson: ids[len(ids)/2]},
 			{MS: 5, Kind: domain.KindCreated, Lesson: ids[len(ids)/3]},
 		})
-		out, err := AppendSummary(nil, s)
+		out, err := summaryBytes(s)
 		if err != nil {
 			// Only what is checked when decoded, a lesson's record and the
 			// ids' order, may turn out corrupt after parsing (Fold then
@@ -278,7 +278,7 @@ func FuzzParseSummary(f *testing.F) {
 		if fmt.Sprint(got) != fmt.Sprint(want) { // NaN-proof
 			t.Fatalf("lazily decoded memories\n%+v\nwant\n%+v", got, want)
 		}
-		if again, err := AppendSummary(nil, lazy); err != nil || !bytes.Equal(again, out) {
+		if again, err := summaryBytes(lazy); err != nil || !bytes.Equal(again, out) {
 			t.Fatalf("an encoded summary encodes other bytes (%v)", err)
 		}
 	})
@@ -337,7 +337,7 @@ func benchSummaryBytes(b *testing.B) ([]byte, []domain.LessonInfo) {
 			lessons[i].ID = fmt.Sprintf("lesson-x%05d", i)
 		}
 	}
-	return encodeSummary(b, l.Summary()), lessons
+	return mustEncodeSummary(b, l.Summary()), lessons
 }
 
 func BenchmarkParseSummary1M(b *testing.B) {
@@ -390,4 +390,11 @@ func BenchmarkParseSummaryMemories(b *testing.B) {
 			}
 		})
 	}
+}
+
+// summaryBytes is WriteSummary's encoding of s.
+func summaryBytes(s *domain.Summary) ([]byte, error) {
+	var b bytes.Buffer
+	err := WriteSummary(&b, s)
+	return b.Bytes(), err
 }
