@@ -528,6 +528,13 @@ func (s *Store) summary(rebuildBytes int64) (*domain.Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	report := func(float64) {}
+	if s.progress != nil {
+		total := s.logBytes(files)
+		report = func(part float64) { s.progress(PhaseSummary, int64(part*float64(total)), total) }
+		report(0)
+		defer report(1)
+	}
 	// The ledger's cache is written while the summary is made from it:
 	// both only read the ledger. The ledger, the largest thing a build
 	// holds, is let go of once the summary's keys are listed: the key
@@ -537,6 +544,7 @@ func (s *Store) summary(rebuildBytes int64) (*domain.Summary, error) {
 	wg.Go(save)
 	build := cache.Ledger.StartSummary()
 	cache.Ledger = nil
+	report(0.5) // the summary's keys are listed: the ledger is let go of
 	sum := build.Finish()
 	wg.Wait()
 	s.writeSummaryCache(cache.Files, sum)

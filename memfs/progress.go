@@ -17,10 +17,16 @@ type Progress func(phase string, done, total int64)
 func WithProgress(p Progress) Option { return func(s *Store) { s.progress = p } }
 
 // The phases of a build from the whole log: the walk of git history that
-// finds who committed each line (attrib.go), then the fold of the logs.
+// finds who committed each line (attrib.go), the fold of the logs, then
+// the summary made from the ledger and the caches written. The summary
+// phase reports the log's size as its total three times: when it starts
+// (done 0), halfway, when the build has let go of the ledger, the largest
+// thing it holds (done half the total), and when it ends (done the total):
+// what the build held is garbage then.
 const (
-	PhaseAttrib = "finding who committed the team's log"
-	PhaseLog    = "reading the team's log"
+	PhaseAttrib  = "finding who committed the team's log"
+	PhaseLog     = "reading the team's log"
+	PhaseSummary = "summing up the team's log"
 )
 
 // progressStep is the most log a build folds between two reports.

@@ -33,6 +33,16 @@ func buildProgress(e *env) memfs.Progress {
 			current, start = phase, time.Now()
 		}
 		took := time.Since(start)
+		if phase == memfs.PhaseSummary && done > 0 {
+			// The build let go of the ledger (halfway), or is over: what
+			// it held is collected now, not when the heap reaches the
+			// limit the ledger raised.
+			if done >= total {
+				defer endBuildGC()
+			} else {
+				collectBuild()
+			}
+		}
 		mb := func(n int64) string { return fmt.Sprintf("%.0f", float64(n)/(1<<20)) }
 		if term {
 			rate := float64(done) / (1 << 20) / max(took.Seconds(), 0.001)

@@ -139,7 +139,7 @@ func tuneGC(limit int64) (restore func()) {
 	gcTune.Lock()
 	defer gcTune.Unlock()
 	oldPercent, oldLimit := debug.SetGCPercent(-1), debug.SetMemoryLimit(limit)
-	gcTune.on, gcTune.limit, gcTune.headroom = true, limit, 4
+	gcTune.on, gcTune.limit, gcTune.headroom, gcTune.building = true, limit, 4, false
 	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	var watch func()
 	watch = func() {
@@ -164,7 +164,7 @@ func tuneGC(limit int64) (restore func()) {
 	return func() {
 		gcTune.Lock()
 		defer gcTune.Unlock()
-		gcTune.on = false
+		gcTune.on, gcTune.building = false, false
 		debug.SetGCPercent(oldPercent)
 		debug.SetMemoryLimit(oldLimit)
 	}
@@ -177,6 +177,10 @@ var gcTune struct {
 	on       bool
 	limit    int64
 	headroom int64
+	// building: buildGC tuned a build from the whole log, and before is
+	// the limit and headroom endBuildGC puts back.
+	building bool
+	before   [2]int64
 }
 
 // buildHeapLimit is where a cold build of a big team's log starts
@@ -184,6 +188,34 @@ var gcTune struct {
 // live heap, and under a short command's limit it would hold hundreds of
 // megabytes of it before the first collection.
 const buildHeapLimit = 256 << 20
+
+// endBuildGC ends buildGC's tuning when the build is over: the limit and
+// headroom go back to what they were before it (the next collection
+// raises the limit to the live heap and its headroom), so that the ledger
+// the build let go of is collected and its memory returned at once, not
+// kept under the build's raised limit while the command goes on.
+func endBuildGC() {
+	gcTune.Lock()
+	defer gcTune.Unlock()
+	if gcTune.on && gcTune.building {
+		gcTune.building = false
+		gcTune.limit, gcTune.headroom = gcTune.before[0], gcTune.before[1]
+		debug.SetMemoryLimit(gcTune.limit)
+	}
+}
+
+// collectBuild has a build's collector start over from buildHeapLimit:
+// the limit, raised to an eighth above the largest live heap so far, is
+// set back, which collects now what the build let go of (its ledger), and
+// the next collections raise it again to what is live.
+func collectBuild() {
+	gcTune.Lock()
+	defer gcTune.Unlock()
+	if gcTune.on && gcTune.building {
+		gcTune.limit = buildHeapLimit
+		debug.SetMemoryLimit(gcTune.limit)
+	}
+}
 
 // buildGC tunes the collector for a build from the whole log: tuneGC's
 // limit lowered to buildHeapLimit, or tuneGC at that limit in a command
@@ -200,7 +232,9 @@ func buildGC() {
 	}
 	gcTune.Lock()
 	defer gcTune.Unlock()
-	if gcTune.on {
+	if gcTune.on && !gcTune.building {
+		gcTune.building = true
+		gcTune.before = [2]int64{gcTune.limit, gcTune.headroom}
 		gcTune.limit = min(gcTune.limit, buildHeapLimit)
 		gcTune.headroom = 8
 		debug.SetMemoryLimit(gcTune.limit)

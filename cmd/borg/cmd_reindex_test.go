@@ -60,6 +60,14 @@ func TestTuneGC(t *testing.T) {
 	if headroom != 8 {
 		t.Errorf("headroom in a build = 1/%d of the live heap; want 1/8", headroom)
 	}
+	// The build's end puts back the limit and the headroom it found.
+	endBuildGC()
+	gcTune.Lock()
+	headroom = gcTune.headroom
+	gcTune.Unlock()
+	if got := debug.SetMemoryLimit(-1); got < 2*buildHeapLimit || headroom != 4 {
+		t.Errorf("after the build: limit %d, headroom 1/%d; want %d or more and 1/4", got, headroom, 2*buildHeapLimit)
+	}
 	restore()
 	if got := debug.SetGCPercent(100); got != 100 {
 		t.Errorf("GOGC after the reindex = %d; want 100", got)
