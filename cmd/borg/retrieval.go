@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -194,6 +195,13 @@ func openIndex(s *memfs.Store, o openOptions) (*retrieval, error) {
 	// A hook's sync costs what changed: merging the index's segments is
 	// left to a background reindex.
 	opts.DeferMerge = b != nil
+	if _, err := os.Stat(filepath.Join(indexDir(s), "catalog.bin")); b == nil && errors.Is(err, fs.ErrNotExist) {
+		// A first build (a fresh clone): a command that finds another
+		// building it waits for that build and reads it, rather than
+		// build the whole index again in memory beside it. A hook never
+		// waits: it answers from what exists.
+		opts.LockWait = max(opts.LockWait, firstIndexWait)
+	}
 	t0 := time.Now()
 	ix, err := index.Open(indexDir(s), emb, opts)
 	if err != nil {
@@ -226,6 +234,12 @@ func openIndex(s *memfs.Store, o openOptions) (*retrieval, error) {
 			return r, nil
 		}
 	}
+	if n, _ := ix.Pending(stamps); n >= reopenAfterBuild {
+		// An index built from many lessons is a build: its garbage is
+		// many times what it keeps, and a short command's collector,
+		// off below learnHeapLimit, would hold all of it.
+		buildGC()
+	}
 	skipped := 0
 	fs, err := ix.SyncFiles(stamps, lessonReader(s, &skipped), stamp, force)
 	if err != nil {
@@ -245,6 +259,10 @@ func openIndex(s *memfs.Store, o openOptions) (*retrieval, error) {
 	}
 	return r, nil
 }
+
+// firstIndexWait bounds a command's wait for another process's first
+// build of the index (memfs's wait for the log's build is as long).
+const firstIndexWait = 10 * time.Minute
 
 // reopenAfterBuild is the fewest lessons read by a sync after which the
 // index is opened again from its files.
