@@ -230,7 +230,14 @@ func (s *Store) writeAttrib(st *attribState, lines *lineTable) error {
 // history was rewritten) with git log, and re-reads the log files they
 // touched. It is cheap when HEAD has not moved. Commands reach it through
 // Summary and LoadLedger; hooks do not.
-func (s *Store) refreshAttribution(ctx context.Context) error {
+func (s *Store) refreshAttribution(ctx context.Context) error { return s.refresh(ctx, false) }
+
+// refresh is refreshAttribution; locked says the caller holds the build
+// lock. A walk from scratch (a fresh clone: the first phase of a cold
+// build, tens of seconds on a big team's log) takes it: two commands
+// started together walk the history once, and the second, once it has the
+// lock, finds the first's attribution current.
+func (s *Store) refresh(ctx context.Context, locked bool) error {
 	head := s.headCommit()
 	old := s.readAttribState()
 	files, err := s.sharedLogFiles()
@@ -275,6 +282,11 @@ func (s *Store) refreshAttribution(ctx context.Context) error {
 		}
 	}
 	var logSize int64 // of the files now, for a walk from scratch
+	if lines == nil && head != "" && !locked {
+		unlock := s.lockBuild()
+		defer unlock()
+		return s.refresh(ctx, true)
+	}
 	if lines == nil {
 		// From scratch: every line of the log will be put, and a table
 		// sized for them up front is not rehashed as it grows.
@@ -351,7 +363,7 @@ func (s *Store) refreshAttribution(ctx context.Context) error {
 		st.Files[name] = fas[i]
 	}
 	if lines.bad.Load() {
-		return s.reattribute(ctx)
+		return s.reattribute(ctx, locked)
 	}
 	if !signed {
 		// Verified signers are keys the team allowed, not names anyone
@@ -414,11 +426,11 @@ func (s *Store) verifyCommits(ctx context.Context, commits []CommitInfo) error {
 
 // reattribute computes the attribution again from scratch: the line
 // table was found corrupt.
-func (s *Store) reattribute(ctx context.Context) error {
+func (s *Store) reattribute(ctx context.Context, locked bool) error {
 	if err := os.Remove(filepath.Join(s.dir, filepath.FromSlash(attribFile))); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("remove %s (a corrupt line table beside it): %w", attribFile, err)
 	}
-	return s.refreshAttribution(ctx)
+	return s.refresh(ctx, locked)
 }
 
 // commitAuthor is the engineer id a commit's author email stands for.

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -609,6 +610,9 @@ const buildWait = 10 * time.Minute
 // release. A lock that cannot be taken (a store this user cannot write, a
 // file system without locks) is no reason not to build: it returns a no-op.
 func (s *Store) lockBuild() func() {
+	if s.building.Load() {
+		return func() {} // held for this whole process (HoldBuild)
+	}
 	p := filepath.Join(s.dir, filepath.FromSlash(buildLockFile))
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return func() {}
@@ -618,6 +622,30 @@ func (s *Store) lockBuild() func() {
 		return func() {}
 	}
 	return unlock
+}
+
+// HoldBuild takes the build lock for this process until release is
+// called: the store's own builds here (the walk of history, the ledger,
+// the summary) run under it, and a process waiting for the lock waits
+// for everything this one builds meanwhile, its search index included. A
+// command that finds a fresh clone holds it across its whole build, so
+// that a second command started beside it builds nothing and holds
+// little. It waits as a build does (buildWait).
+func (s *Store) HoldBuild() (release func()) {
+	unlock := s.lockBuild()
+	s.building.Store(true)
+	return func() {
+		s.building.Store(false)
+		unlock()
+	}
+}
+
+// Cold reports whether the log has no summary cache: the store is a fresh
+// clone (or its caches were deleted), and the first command that needs the
+// log's derived state builds it from the whole log.
+func (s *Store) Cold() bool {
+	_, err := os.Stat(filepath.Join(s.dir, filepath.FromSlash(summaryCacheFile)))
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // logBytes is the size of the named log files (a file that cannot be

@@ -63,6 +63,9 @@ type Store struct {
 	// progress hears the advance of a build from the whole log
 	// (WithProgress); nil for none.
 	progress Progress
+	// building: this process holds the build lock (HoldBuild), and the
+	// store's own builds take it no more.
+	building atomic.Bool
 	// held is the store's write lock file while this process holds it
 	// (writes.go); the git commands run meanwhile keep it open
 	// (GitCLI).

@@ -131,6 +131,14 @@ func openRetrieval(ctx context.Context, s *memfs.Store, o openOptions) (*retriev
 		sum *domain.Summary
 		err error
 	}
+	if b == nil && (s.Cold() || !indexBuilt(s)) {
+		// A fresh clone: this command builds the log's derived state and
+		// the index, at once, and holds the build lock across both, so
+		// that another command started beside it waits for them and
+		// builds nothing (a hook never waits: it has a budget).
+		release := s.HoldBuild()
+		defer release()
+	}
 	summary := make(chan loaded, 1)
 	start := time.Now()
 	go func() {
@@ -195,7 +203,7 @@ func openIndex(s *memfs.Store, o openOptions) (*retrieval, error) {
 	// A hook's sync costs what changed: merging the index's segments is
 	// left to a background reindex.
 	opts.DeferMerge = b != nil
-	if _, err := os.Stat(filepath.Join(indexDir(s), "catalog.bin")); b == nil && errors.Is(err, fs.ErrNotExist) {
+	if b == nil && !indexBuilt(s) {
 		// A first build (a fresh clone): a command that finds another
 		// building it waits for that build and reads it, rather than
 		// build the whole index again in memory beside it. A hook never
@@ -258,6 +266,13 @@ func openIndex(s *memfs.Store, o openOptions) (*retrieval, error) {
 		}
 	}
 	return r, nil
+}
+
+// indexBuilt reports whether the index has been built once (its catalog
+// exists).
+func indexBuilt(s *memfs.Store) bool {
+	_, err := os.Stat(filepath.Join(indexDir(s), "catalog.bin"))
+	return !errors.Is(err, fs.ErrNotExist)
 }
 
 // firstIndexWait bounds a command's wait for another process's first
