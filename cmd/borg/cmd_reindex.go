@@ -187,7 +187,7 @@ var gcTune struct {
 // collecting: its garbage (decoded lines, git's output) is many times its
 // live heap, and under a short command's limit it would hold hundreds of
 // megabytes of it before the first collection.
-const buildHeapLimit = 128 << 20
+const buildHeapLimit = 256 << 20
 
 // endBuildGC ends buildGC's tuning when the build is over: the limit and
 // headroom go back to what they were before it (the next collection
