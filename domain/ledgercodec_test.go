@@ -109,7 +109,7 @@ func FuzzParseLedger(f *testing.F) {
 		}
 		// A parsed ledger serves every query without a panic.
 		got.Memories(propLessons(), "s1", DefaultWeights)
-		got.Summary()
+		got.StartSummary().Finish()
 	})
 }
 

@@ -76,7 +76,7 @@ func TestReinforceCooldownUses(t *testing.T) {
 			for _, e := range events {
 				l.Add(e)
 			}
-			for _, s := range []*Summary{l.Summary(), reparse(t, l.Summary())} {
+			for _, s := range []*Summary{l.StartSummary().Finish(), reparse(t, l.StartSummary().Finish())} {
 				if got := s.Memories(info, "", DefaultWeights)[0]; !reflect.DeepEqual(got, m) {
 					t.Fatalf("summary memory\n%+v\nwant the ledger's\n%+v", got, m)
 				}

@@ -467,10 +467,6 @@ var kindOfStrength = [...]EventKind{1: KindIgnored, 2: KindChanged, 3: KindCorre
 
 func severeStrength(st uint32) bool { return st >= 3 }
 
-// Summary returns the ledger's summary: a Summary whose Memories are the
-// ledger's.
-func (l *Ledger) Summary() *Summary { return l.StartSummary().Finish() }
-
 // A SummaryBuild is a ledger's summary with its keys listed, not yet
 // hashed, sorted and encoded (Finish). It holds the ledger's strings but
 // none of its maps: a caller that lets go of the ledger before Finish
@@ -478,7 +474,8 @@ func (l *Ledger) Summary() *Summary { return l.StartSummary().Finish() }
 // largest things a build of a big team's log makes.
 type SummaryBuild struct{ sb *summaryBuilder }
 
-// StartSummary lists the ledger's summary; Finish completes it.
+// StartSummary lists the ledger's summary, a Summary whose Memories are
+// the ledger's; Finish completes it.
 func (l *Ledger) StartSummary() *SummaryBuild {
 	l.init()
 	sb := &summaryBuilder{l: l, t: &l.strs, c: l.newClock(), s: newSummary(), lessons: map[string]*lessonSum{}}
@@ -507,7 +504,7 @@ func (b *SummaryBuild) Finish() *Summary {
 	return s
 }
 
-// summaryBuilder carries Ledger.Summary's state through its steps: the
+// summaryBuilder carries Ledger.StartSummary's state through its steps: the
 // clock, the summary being filled, its lessons and the keys, which are
 // listed as the steps go and hashed at the end, in parallel.
 type summaryBuilder struct {
@@ -749,7 +746,7 @@ func sortedKeyTable(recs []keyRec) keyTable {
 // Fold adds newly appended events (in any order, duplicates allowed) to the
 // summary. It reports false when one of them cannot be folded without the
 // full ledger, or the summary turned out corrupt (see at); the summary is
-// then unusable and must be rebuilt with Ledger.Summary.
+// then unusable and must be rebuilt with Ledger.StartSummary.
 func (s *Summary) Fold(events []Event) bool {
 	defer runtime.KeepAlive(s) // see FromParts
 	return !s.corrupt && s.fold(events) && !s.corrupt

@@ -172,7 +172,7 @@ func TestSummaryFoldMatchesDerive(t *testing.T) {
 		disorder := []float64{0, 0.02, 0.1, 0.5}[round%4]
 		events := streamEvents(r, 20+r.IntN(150), disorder)
 		l := NewLedger()
-		s := l.Summary()
+		s := l.StartSummary().Finish()
 		for done := 0; done < len(events); {
 			chunk := events[done:min(len(events), done+1+r.IntN(12))]
 			done += len(chunk)
@@ -182,7 +182,7 @@ func TestSummaryFoldMatchesDerive(t *testing.T) {
 			if s.Fold(chunk) {
 				folded++
 			} else {
-				s = l.Summary()
+				s = l.StartSummary().Finish()
 				rebuilt++
 			}
 			if r.IntN(3) == 0 {
@@ -212,7 +212,7 @@ func TestSummaryFromShuffledLedger(t *testing.T) {
 		for _, e := range shuffled {
 			l.Add(e)
 		}
-		checkSummary(t, l.Summary(), events, fmt.Sprintf("round %d", round))
+		checkSummary(t, l.StartSummary().Finish(), events, fmt.Sprintf("round %d", round))
 	}
 }
 
@@ -249,7 +249,7 @@ func TestParsedSummaryLazy(t *testing.T) {
 		for _, e := range events[:cut] {
 			l.Add(e)
 		}
-		mem := l.Summary()
+		mem := l.StartSummary().Finish()
 		data, ok := partsOf(mem)
 		if !ok {
 			t.Fatal("Parts: corrupt")
@@ -284,7 +284,7 @@ func TestParsedSummaryLazy(t *testing.T) {
 			} else {
 				// Rebuilt (and encoded again: a ledger's summary holds
 				// its tallies in map order).
-				mem = l.Summary()
+				mem = l.StartSummary().Finish()
 				if data, ok = partsOf(mem); !ok {
 					t.Fatal("Parts: corrupt")
 				}
@@ -360,7 +360,7 @@ func TestParsedSummaryCorrupt(t *testing.T) {
 	for _, e := range streamEvents(rand.New(rand.NewPCG(5, 6)), 300, 0.05) {
 		l.Add(e)
 	}
-	clean := l.Summary()
+	clean := l.StartSummary().Finish()
 	infos := propLessons()
 	// corrupted puts the summary together over a source that corrupt
 	// spoils at lesson-2's index.
@@ -460,7 +460,7 @@ func TestSummaryFoldCases(t *testing.T) {
 			for _, e := range base {
 				l.Add(e)
 			}
-			s := l.Summary()
+			s := l.StartSummary().Finish()
 			if got := s.Fold(tt.tail); got != tt.folded {
 				t.Fatalf("Fold = %v, want %v", got, tt.folded)
 			}
@@ -486,13 +486,13 @@ func TestSummaryFoldLateSession(t *testing.T) {
 	for _, e := range []Event{ev(KindSession, 100, "s1", "", "api", "e-1"), ev(KindChanged, 250, "s-x", "lesson-a", "", "")} {
 		l.Add(e)
 	}
-	if l.Summary().Fold([]Event{ev(KindSession, 260, "s-x", "", "", "")}) {
+	if l.StartSummary().Finish().Fold([]Event{ev(KindSession, 260, "s-x", "", "", "")}) {
 		t.Fatal("Fold accepted a session whose uses were placed by ms")
 	}
-	if l.Summary().Fold([]Event{ev(KindSession, 240, "s-y", "", "", "")}) {
+	if l.StartSummary().Finish().Fold([]Event{ev(KindSession, 240, "s-y", "", "", "")}) {
 		t.Fatal("Fold accepted a session starting before a use placed by ms")
 	}
-	if !l.Summary().Fold([]Event{ev(KindSession, 251, "s-y", "", "", "")}) {
+	if !l.StartSummary().Finish().Fold([]Event{ev(KindSession, 251, "s-y", "", "", "")}) {
 		t.Fatal("Fold refused a session starting after every use")
 	}
 }
@@ -512,7 +512,7 @@ func benchSummary(b *testing.B) (*Summary, []LessonInfo) {
 			lessons[i].ID = fmt.Sprintf("lesson-x%05d", i)
 		}
 	}
-	return reparse(b, l.Summary()), lessons
+	return reparse(b, l.StartSummary().Finish()), lessons
 }
 
 func BenchmarkSummaryMemories10kLessons1M(b *testing.B) {
@@ -533,7 +533,7 @@ func TestSummaryManyLessons(t *testing.T) {
 	for _, e := range events {
 		l.Add(e)
 	}
-	s := l.Summary()
+	s := l.StartSummary().Finish()
 	for _, session := range []string{"", "s-0000000000000010"} {
 		if got, want := s.Memories(lessons, session, DefaultWeights), l.Memories(lessons, session, DefaultWeights); !reflect.DeepEqual(got, want) {
 			t.Fatalf("session %q: memories differ from the ledger's", session)
@@ -564,7 +564,7 @@ func TestSummaryLessonLinks(t *testing.T) {
 	for _, e := range events {
 		l.Add(e)
 	}
-	fromLedger := l.Summary()
+	fromLedger := l.StartSummary().Finish()
 	folded := NewSummary()
 	for _, e := range events {
 		if !folded.Fold([]Event{e}) {

@@ -64,7 +64,7 @@ func TestEarlyTrusted(t *testing.T) {
 				t.Fatalf("EarlyTrusted(%q) = %v, want %v (top %+v)", tt.engineer, got, tt.trusted, m.TopVouchers)
 			}
 			// The summary, taken apart and put together, says the same.
-			p := reparse(t, l.Summary())
+			p := reparse(t, l.StartSummary().Finish())
 			if sm := p.Memories([]LessonInfo{info}, "", DefaultWeights)[0]; !reflect.DeepEqual(sm, m) {
 				t.Fatalf("summary memory\n%+v\nwant\n%+v", sm, m)
 			}
