@@ -3,12 +3,12 @@ package memfs
 import (
 	"bytes"
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/borg-memory/borg/memfs/gitobj"
+	"github.com/borg-memory/borg/memfs/memfstest"
 )
 
 // TestCommitOnRefTreeOrder: trees borg edits keep git's order (a
@@ -40,22 +40,8 @@ func TestCommitOnRefTreeOrder(t *testing.T) {
 		}
 		parent, old = h, h
 		gitCLI(t, s.Dir(), "fsck", "--strict", "--no-dangling")
-		var got []string
-		for _, line := range strings.Split(strings.TrimSpace(gitCLI(t, s.Dir(), "ls-tree", "-r", "--name-only", h)), "\n") {
-			got = append(got, line)
-			if c := gitCLI(t, s.Dir(), "cat-file", "blob", h+":"+line); c != want[line] {
-				t.Errorf("step %d: %s holds %q, want %q", i, line, c, want[line])
-			}
-		}
-		var paths []string
-		for p := range want {
-			paths = append(paths, p)
-		}
-		slices.Sort(paths)
-		slices.Sort(got)
-		if !slices.Equal(got, paths) {
-			t.Fatalf("step %d: tree holds %q, want %q", i, got, paths)
-		}
+		t.Logf("step %d", i)
+		memfstest.TreeHolds(t, func(args ...string) string { return gitCLI(t, s.Dir(), args...) }, h, want)
 	}
 }
 

@@ -9,9 +9,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
+
+	"github.com/borg-memory/borg/memfs/memfstest"
 )
 
 // gitT runs git in dir, isolated from the user's configuration, and
@@ -115,22 +116,8 @@ func TestWriterMatchesGit(t *testing.T) {
 		if got := gitT(t, dir, "rev-parse", h+"^{tree}"); got != hex.EncodeToString(tree[:]) {
 			t.Fatalf("step %d: git reads tree %s, the writer wrote %x", i, got, tree)
 		}
-		var got []string
-		for _, line := range strings.Split(gitT(t, dir, "ls-tree", "-r", "--name-only", h), "\n") {
-			got = append(got, line)
-			if c := gitT(t, dir, "cat-file", "blob", h+":"+line); c != want[line] {
-				t.Errorf("step %d: %s holds %q, want %q", i, line, c, want[line])
-			}
-		}
-		var paths []string
-		for p := range want {
-			paths = append(paths, p)
-		}
-		slices.Sort(paths)
-		slices.Sort(got)
-		if !slices.Equal(got, paths) {
-			t.Fatalf("step %d: tree holds %q, want %q", i, got, paths)
-		}
+		t.Logf("step %d", i)
+		memfstest.TreeHolds(t, func(args ...string) string { return gitT(t, dir, args...) }, h, want)
 	}
 	if packs := gitT(t, dir, "count-objects", "-v"); !strings.Contains(packs, "packs: 1") {
 		t.Errorf("want one pack:\n%s", packs)
