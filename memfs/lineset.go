@@ -112,26 +112,13 @@ func (t *lineSet) insertAt(pos int, k lineKey, c uint32) {
 	if free == len(t.recs) {
 		// The run spills past the room after the home range.
 		t.grow()
-		t.insertAt(t.findFree(k), k, c)
+		pos, _ = t.find(k)
+		t.insertAt(pos, k, c)
 		return
 	}
 	copy(t.recs[pos+1:free+1], t.recs[pos:free])
 	t.recs[pos] = lineRec{k, c + 1}
 	t.n++
-}
-
-// findFree is find's place for a key the set does not hold.
-func (t *lineSet) findFree(k lineKey) int {
-	pos, _ := t.find(k)
-	return pos
-}
-
-// put records k under c unless the set holds it: the first commit to add
-// a line keeps it.
-func (t *lineSet) put(k lineKey, c uint32) {
-	if pos, found := t.find(k); !found {
-		t.insertAt(pos, k, c)
-	}
 }
 
 // grow doubles the home range. The records go over in key order, so each

@@ -203,13 +203,6 @@ func openIndex(s *memfs.Store, o openOptions) (*retrieval, error) {
 	// A hook's sync costs what changed: merging the index's segments is
 	// left to a background reindex.
 	opts.DeferMerge = b != nil
-	if b == nil && !indexBuilt(s) {
-		// A first build (a fresh clone): a command that finds another
-		// building it waits for that build and reads it, rather than
-		// build the whole index again in memory beside it. A hook never
-		// waits: it answers from what exists.
-		opts.LockWait = max(opts.LockWait, firstIndexWait)
-	}
 	t0 := time.Now()
 	ix, err := index.Open(indexDir(s), emb, opts)
 	if err != nil {
@@ -236,13 +229,15 @@ func openIndex(s *memfs.Store, o openOptions) (*retrieval, error) {
 		_ = ix.Close()
 		return nil, err
 	}
-	if b != nil && !force {
-		if n, _ := ix.Pending(stamps); n > b.Lessons {
-			r.behind = append(r.behind, fmt.Sprintf("%d lesson(s) to index, over the hook's budget of %d (BORG_SYNC_BUDGET)", n, b.Lessons))
-			return r, nil
-		}
+	n := len(stamps) // a forced sync reads every lesson
+	if !force {
+		n, _ = ix.Pending(stamps)
 	}
-	if n, _ := ix.Pending(stamps); n >= reopenAfterBuild {
+	if b != nil && !force && n > b.Lessons {
+		r.behind = append(r.behind, fmt.Sprintf("%d lesson(s) to index, over the hook's budget of %d (BORG_SYNC_BUDGET)", n, b.Lessons))
+		return r, nil
+	}
+	if n >= reopenAfterBuild {
 		// An index built from many lessons is a build: its garbage is
 		// many times what it keeps, and a short command's collector,
 		// off below learnHeapLimit, would hold all of it.
@@ -269,15 +264,13 @@ func openIndex(s *memfs.Store, o openOptions) (*retrieval, error) {
 }
 
 // indexBuilt reports whether the index has been built once (its catalog
-// exists).
+// exists). A command that finds it not built holds the store's build lock
+// across its builds (openRetrieval): another command waits for that lock,
+// not for the index's own write lock, which a sync waits for only briefly.
 func indexBuilt(s *memfs.Store) bool {
 	_, err := os.Stat(filepath.Join(indexDir(s), "catalog.bin"))
 	return !errors.Is(err, fs.ErrNotExist)
 }
-
-// firstIndexWait bounds a command's wait for another process's first
-// build of the index (memfs's wait for the log's build is as long).
-const firstIndexWait = 10 * time.Minute
 
 // reopenAfterBuild is the fewest lessons read by a sync after which the
 // index is opened again from its files.
