@@ -288,13 +288,8 @@ func (s *Store) refresh(ctx context.Context, locked bool) error {
 		return s.refresh(ctx, true)
 	}
 	if lines == nil {
-		// From scratch: every line of the log will be put, and a table
-		// sized for them up front is not rehashed as it grows.
 		logSize = s.logBytes(files)
-		lines = newLineTable()
-		lines.added = newLineSet(int(logSize / avgLineBytes))
 	}
-	defer lines.close()
 	// A walk of the whole history (from == "": the table is new) is the
 	// first phase of a cold build.
 	report := func(int64) {}
@@ -315,6 +310,25 @@ func (s *Store) refresh(ctx context.Context, locked bool) error {
 		}
 		defer report(-1)
 	}
+	if lines == nil && head != "" && !attribSlowOnly {
+		cst, table, err := s.coldAttrib(ctx, head, files, signed, report)
+		if err == nil {
+			if !signed {
+				cst.Groups = burstGroups(presentCommits(cst))
+			}
+			return s.writeAttrib(cst, table)
+		}
+		if !errors.Is(err, errSlowPath) {
+			return err
+		}
+	}
+	if lines == nil {
+		// From scratch: every line of the log will be put, and a table
+		// sized for them up front is not rehashed as it grows.
+		lines = newLineTable()
+		lines.added = newLineSet(int(logSize / avgLineBytes))
+	}
+	defer lines.close()
 	if head != "" && from != head {
 		add := s.lineAdder(st, lines, touched, report)
 		if from != "" && fastErr == nil {
@@ -539,13 +553,19 @@ func (s *Store) attribFile(name string, prev *fileAttrib, touched bool, commits 
 // the end; a torn last line is left out) and the offset it ends at, and
 // returns where the last whole line ends. The line is valid only during fn.
 func scanLines(f *os.File, from, to int64, fn func(line []byte, end int64)) (int64, error) {
+	return scanLinesWith(bufio.NewReaderSize(nil, 256<<10), f, from, to, fn)
+}
+
+// scanLinesWith is scanLines reading through br (reset to f): a caller
+// that reads many files keeps one buffer.
+func scanLinesWith(br *bufio.Reader, f *os.File, from, to int64, fn func(line []byte, end int64)) (int64, error) {
 	var r io.Reader = f
 	if to >= 0 {
 		r = io.NewSectionReader(f, from, to-from)
 	} else if _, err := f.Seek(from, io.SeekStart); err != nil {
 		return 0, err
 	}
-	br := bufio.NewReaderSize(r, 256<<10)
+	br.Reset(r)
 	off := from
 	var long []byte
 	for {
