@@ -140,7 +140,17 @@ func tuneGC(limit int64) (restore func()) {
 	defer gcTune.Unlock()
 	oldPercent, oldLimit := debug.SetGCPercent(-1), debug.SetMemoryLimit(limit)
 	gcTune.on, gcTune.limit, gcTune.headroom, gcTune.building = true, limit, 4, false
-	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	// The limit counts all the memory the runtime holds (less what it gave
+	// back), which is more than the live heap: the spans' unused ends and
+	// the runtime's own books. A limit of the live heap and its headroom
+	// alone lands below that, and the collector then runs back to back.
+	samples := []metrics.Sample{
+		{Name: "/gc/heap/live:bytes"},
+		{Name: "/memory/classes/total:bytes"},
+		{Name: "/memory/classes/heap/released:bytes"},
+		{Name: "/memory/classes/heap/objects:bytes"},
+		{Name: "/memory/classes/heap/free:bytes"},
+	}
 	var watch func()
 	watch = func() {
 		// A cleanup runs once per collection that finds its sentinel gone.
@@ -150,12 +160,19 @@ func tuneGC(limit int64) (restore func()) {
 			if !gcTune.on {
 				return
 			}
-			metrics.Read(live)
-			if live[0].Value.Kind() == metrics.KindUint64 {
-				if n := int64(live[0].Value.Uint64()); n+n/gcTune.headroom > gcTune.limit {
-					gcTune.limit = n + n/gcTune.headroom
-					debug.SetMemoryLimit(gcTune.limit)
+			metrics.Read(samples)
+			var v [5]int64
+			for i, s := range samples {
+				if s.Value.Kind() != metrics.KindUint64 {
+					watch()
+					return
 				}
+				v[i] = int64(s.Value.Uint64())
+			}
+			live, overhead := v[0], max(v[1]-v[2]-v[3]-v[4], 0)
+			if want := live + live/gcTune.headroom + overhead; want > gcTune.limit {
+				gcTune.limit = want
+				debug.SetMemoryLimit(gcTune.limit)
 			}
 			watch()
 		}, struct{}{})
