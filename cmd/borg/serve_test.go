@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -575,5 +576,48 @@ func TestServeRankingFactor(t *testing.T) {
 	}
 	if m := regexp.MustCompile(`\b0\.0\d{3,}\b`).FindString(body); m != "" {
 		t.Errorf("the search shows %s, a raw fusion score:\n%s", m, body)
+	}
+}
+
+// TestParagraphsHoldNoMarkup: whatever a lesson's body holds, its rendered
+// paragraphs carry no markup but the <p> and <br> paragraphs adds, and
+// unescaped they give back the body's text.
+func TestParagraphsHoldNoMarkup(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 2))
+	pieces := []string{"<script>alert(1)</script>", "<img src=x onerror=alert(1)>", "\"", "'", "&amp;", "&", "<", ">",
+		"\n", "\n\n", "<p>", "</p>", "<br>", "javascript:", "plain words", "é", "\u2028", "<!--", "]]>", "`"}
+	bodies := []string{"", "one", "a\n\nb", "<b>bold</b>\nnext"}
+	for range 500 {
+		var b strings.Builder
+		for range 1 + r.IntN(12) {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		bodies = append(bodies, b.String())
+	}
+	for _, body := range bodies {
+		var want []string
+		for _, para := range strings.Split(body, "\n\n") {
+			if strings.TrimSpace(para) != "" {
+				want = append(want, para)
+			}
+		}
+		got := paragraphs(body)
+		if len(got) != len(want) {
+			t.Fatalf("%q: %d paragraphs, want %d", body, len(got), len(want))
+		}
+		for i, p := range got {
+			s := string(p)
+			if !strings.HasPrefix(s, "<p>") || !strings.HasSuffix(s, "</p>") {
+				t.Fatalf("%q: paragraph %q is not one <p>", body, s)
+			}
+			inner := strings.TrimSuffix(strings.TrimPrefix(s, "<p>"), "</p>")
+			bare := strings.ReplaceAll(inner, "<br>", "")
+			if strings.ContainsAny(bare, "<>\"'") {
+				t.Fatalf("%q: paragraph %q holds markup", body, s)
+			}
+			if back := html.UnescapeString(strings.ReplaceAll(inner, "<br>", "\n")); back != want[i] {
+				t.Fatalf("%q: paragraph %q reads back as %q, want %q", body, s, back, want[i])
+			}
+		}
 	}
 }
