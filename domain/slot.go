@@ -111,16 +111,26 @@ type Claim struct {
 }
 
 // ReadClaim reads a gist's first clause (up to the first period, semicolon,
-// comma, colon, question or exclamation mark at a word's end, a lone dash,
-// or an opening parenthesis: an aside is not the claim). A possessive is
+// comma, colon, question or exclamation mark at a word's end, or a lone
+// dash), its parenthesised asides left out: an aside is not the claim. A possessive is
 // its noun ("storefront-web's release train" names what "the storefront-web
 // release train" does), and "now", which a rewrite adds to say the value
 // changed, is not a word of the claim.
 func ReadClaim(gist string) Claim {
 	var words []string
-	for _, raw := range strings.Fields(strings.ToLower(gist)) {
+	fields := strings.Fields(strings.ToLower(gist))
+	for i := 0; i < len(fields); i++ {
+		raw := fields[i]
 		if strings.HasPrefix(raw, "(") && len(words) > 0 {
-			break
+			// An aside: skipped to its close, where the clause may go on
+			// ("linesman (the field app) release train cuts on …").
+			for i < len(fields) && !strings.Contains(fields[i], ")") {
+				i++
+			}
+			if i == len(fields) || endsClause(fields[i]) {
+				break
+			}
+			continue
 		}
 		w := strings.TrimFunc(raw, func(r rune) bool { return unicode.IsPunct(r) && r != '%' && r != '/' })
 		w = strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s")

@@ -28,6 +28,9 @@ func TestSameSlot(t *testing.T) {
 		{"value refined by a phrase", "Staging deploys are triggered by merging to develop.", "Staging deploys are triggered by merging to main with the deploy-staging label.", true},
 		{"a possessive and now", "storefront-web's release train leaves on Tuesdays.", "The storefront-web release train now leaves on Wednesdays, with the cut at 10:00 UTC.", true},
 		{"an aside in parentheses", "Our fallback card processor is Adyen (primary stays Stripe).", "Fallback card processor is now Checkout.com; Adyen was retired at contract end.", true},
+		{"an aside inside the subject", "The mobile (iOS and Android) release branch is cut on Tuesdays.", "The mobile release branch is cut on Thursdays.", true},
+		{"an aside inside the subject, two subjects", "The mobile (iOS) release branch is cut on Tuesdays.", "The web release branch is cut on Thursdays.", false},
+		{"an aside never closed", "The mobile (iOS release branch is cut on Tuesdays.", "The mobile release branch is cut on Thursdays.", false},
 		{"owned by the team", "The frontdesk web app is owned by the Lighthouse squad.", "The frontdesk web app is owned by the Anchor squad.", true},
 
 		// Two subjects, one relation: never a rewrite.
