@@ -33,9 +33,9 @@ import (
 // with the commit its offset falls under, are then sorted: a key held by
 // several lines counts under the earliest of their commits, as git log -p
 // read oldest first would have it count. The result is what the walk of
-// git log -p caches, byte for byte (TestColdAttributionMatchesGit), in one
-// sort instead of ten million lookups in a table hundreds of megabytes
-// wide.
+// git log -p caches, the same runs, commits and line table
+// (TestColdAttributionMatchesGit), from one sort where the walk looked
+// every line up in a table as large as the log's lines.
 //
 // Anything else goes to git log -p: a log file history deleted or changed
 // into something other than a plain file, a version that is not a prefix
