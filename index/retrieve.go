@@ -53,6 +53,17 @@ func DefaultArmWeights() ArmWeights {
 	return ArmWeights{Lexical: 1, Vector: 0.1, Salience: 0, Lateral: 0.5}
 }
 
+// HookArmWeights are the arms a hook's recall fuses: the default ones but
+// the vector arm. A hook hands out only lessons over the relevance floor,
+// and relevance is the lexical match (Relevance): a lesson the vector arm
+// alone finds never clears it, and the arm's order among the lessons that
+// do changed no figure of the labelled ask sets (BENCHMARKS.md), while
+// embedding the query and scanning every lesson's vector are a quarter of
+// a Stop's time on a large store.
+func HookArmWeights() ArmWeights {
+	return ArmWeights{Lexical: 1, Vector: 0, Salience: 0, Lateral: 0.5}
+}
+
 func (a ArmWeights) isZero() bool { return a == ArmWeights{} }
 
 // ArmNames lists the arms in fusion order, as ParseArms accepts them.

@@ -107,8 +107,8 @@ func topBy(candidates []string, slots int, cmp func(a, b string) int) []string {
 	return out[:min(slots, len(out))]
 }
 
-// chooseBorg is the product: index.Search with the ledger's memories, the
-// relative bar and the session's Thompson draw.
+// chooseBorg is the product's Stop: index.Search with the hooks' arms, the
+// ledger's memories, the relative bar and the session's Thompson draw.
 func (p *policy) chooseBorg(ctx context.Context, c sessionCtx) ([]string, error) {
 	mems := p.ledger.Memories(c.infos, c.t.session, c.opts.Weights)
 	p.noteConsolidated(mems)
@@ -116,7 +116,7 @@ func (p *policy) chooseBorg(ctx context.Context, c sessionCtx) ([]string, error)
 	for _, m := range mems {
 		useful[m.ID] = index.UsefulnessOf(m)
 	}
-	hits, err := c.ix.Search(ctx, index.Query{Text: c.t.text, K: c.opts.Slots, Repo: c.w.repos[c.t.repo],
+	hits, err := c.ix.Search(ctx, index.Query{Text: c.t.text, K: c.opts.Slots, Repo: c.w.repos[c.t.repo], Arms: index.HookArmWeights(),
 		Session: c.t.session, Useful: useful, OnlyOverBar: true, Floor: c.opts.Floor, Explore: true, Bar: c.opts.Bar, MMRLambda: c.opts.MMRLambda})
 	if err != nil {
 		return nil, fmt.Errorf("borg policy: %w", err)

@@ -151,7 +151,8 @@ func buildProductStore(ctx context.Context, e *env, dir string, docs []domain.Le
 
 // replay plays each query as one agent session, as the hooks record it:
 // the session starts, the Stop hook asks the lessons its recall puts over
-// the bar (up to the hooks' slots, in the session's draw), and an honest
+// the bar (with the hooks' arms, up to their slots, in the session's
+// draw, whatever arms the evaluation ranks with), and an honest
 // judge records each asked lesson as changed when it was learned from a
 // document judged relevant to the query, ignored otherwise. Later sessions
 // see the evidence of earlier ones, as a team's do.
@@ -162,7 +163,7 @@ func (p *productSearcher) replay(ctx context.Context, queries []index.EvalQuery)
 		session := memfs.HashSession(fmt.Sprintf("eval-replay-%d-%s", i, q.ID))
 		ms += 60_000
 		events := []domain.Event{{MS: ms, Kind: domain.KindSession, Session: session}}
-		hits, err := p.r.ix.Search(ctx, index.Query{Text: q.Text, K: slots, Session: session, Arms: p.arms,
+		hits, err := p.r.ix.Search(ctx, index.Query{Text: q.Text, K: slots, Session: session, Arms: index.HookArmWeights(),
 			UsefulFunc: p.r.usefulFunc(session), OnlyOverBar: true, Explore: true, Links: p.r.lessonLinks(ms)})
 		if err != nil {
 			return fmt.Errorf("replay %s: %w", q.ID, err)

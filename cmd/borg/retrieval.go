@@ -525,7 +525,7 @@ func (sr *storeRecaller) Recall(ctx context.Context, q hooks.RecallQuery) ([]hoo
 	}
 	// The Stop hook's asks explore (a lesson no session has asked may take
 	// the last slot); early delivery wants consolidated lessons only.
-	hits, err := sr.r.ix.Search(ctx, index.Query{Text: q.Text, K: q.K, Repo: q.Repo, Session: q.Session,
+	hits, err := sr.r.ix.Search(ctx, index.Query{Text: q.Text, K: q.K, Repo: q.Repo, Session: q.Session, Arms: index.HookArmWeights(),
 		UsefulFunc: sr.r.usefulFunc(q.Session), OnlyOverBar: true, Floor: sr.floor, Explore: !q.ConsolidatedOnly, Exclude: q.Exclude,
 		Links: sr.r.lessonLinks(time.Now().UnixMilli())})
 	if err != nil {
