@@ -127,7 +127,8 @@ const reindexHeapLimit = 1024 << 20
 // tuneGC turns the collector off below limit (for a reindex, a learn, a
 // hook: commands that allocate much and live briefly) and returns what
 // puts the settings back. After each collection the limit is raised to
-// a quarter above the live heap when that is more: a store whose live heap
+// a quarter above the live heap, plus what the runtime holds beside its
+// objects, when that is more: a store whose live heap
 // nears the limit would otherwise be collected over and over, and the
 // default's doubling would let a cold build of a big team's log (whose
 // live heap is mostly the ledger it keeps) take twice the memory it needs.
