@@ -12,12 +12,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/borg-memory/borg/domain"
 )
@@ -348,30 +345,20 @@ func (s *Store) refresh(ctx context.Context, locked bool) error {
 	// Each file is read and labelled on its own, a worker per core: the
 	// line table is only read here.
 	fas := make([]*fileAttrib, len(files))
-	var next atomic.Int64
-	var firstErr error
-	var errOnce sync.Once
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(files)) {
-		wg.Go(func() {
-			for i := int(next.Add(1)) - 1; i < len(files); i = int(next.Add(1)) - 1 {
-				name := files[i]
-				var prev *fileAttrib
-				if old != nil && (from != "" || old.Commit == head) {
-					prev = old.Files[name]
-				}
-				fa, err := s.attribFile(name, prev, touched[name], st.Commits, lines, signed)
-				if err != nil {
-					errOnce.Do(func() { firstErr = err })
-					return
-				}
-				fas[i] = fa
+	err = perCore(len(files), func() func(int) error {
+		return func(i int) error {
+			name := files[i]
+			var prev *fileAttrib
+			if old != nil && (from != "" || old.Commit == head) {
+				prev = old.Files[name]
 			}
-		})
-	}
-	wg.Wait()
-	if firstErr != nil {
-		return firstErr
+			fa, err := s.attribFile(name, prev, touched[name], st.Commits, lines, signed)
+			fas[i] = fa
+			return err
+		}
+	})
+	if err != nil {
+		return err
 	}
 	for i, name := range files {
 		st.Files[name] = fas[i]

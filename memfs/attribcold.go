@@ -13,7 +13,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -336,30 +335,23 @@ func (s *Store) coldRead(files []string, h *rawHistory, read func(int64)) ([]byt
 		read(n)
 		mu.Unlock()
 	}
-	var next atomic.Int64
-	var firstErr error
-	var errOnce sync.Once
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(files)) {
-		wg.Go(func() {
-			var mine []byte
-			br := bufio.NewReaderSize(nil, 256<<10)
-			for i := int(next.Add(1)) - 1; i < len(files); i = int(next.Add(1)) - 1 {
-				var err error
-				mine, err = s.coldFile(br, files[i], h.versions[files[i]], &cfs[i], mine[:0], tell)
-				if err != nil {
-					errOnce.Do(func() { firstErr = err })
-					return
-				}
-				mu.Lock()
-				recs = append(recs, mine...)
-				mu.Unlock()
+	err := perCore(len(files), func() func(int) error {
+		var mine []byte
+		br := bufio.NewReaderSize(nil, 256<<10)
+		return func(i int) error {
+			var err error
+			mine, err = s.coldFile(br, files[i], h.versions[files[i]], &cfs[i], mine[:0], tell)
+			if err != nil {
+				return err
 			}
-		})
-	}
-	wg.Wait()
-	if firstErr != nil {
-		return nil, nil, firstErr
+			mu.Lock()
+			recs = append(recs, mine...)
+			mu.Unlock()
+			return nil
+		}
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	return recs, cfs, nil
 }

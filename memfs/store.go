@@ -8,10 +8,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -513,22 +511,12 @@ func (s *Store) ReadLessons(ids []string) ([]domain.Lesson, []error) {
 	// the results in order.
 	lessons := make([]domain.Lesson, len(ids))
 	errs := make([]error, len(ids))
-	var wg sync.WaitGroup
-	next := atomic.Int64{}
-	for w := 0; w < min(runtime.GOMAXPROCS(0), len(ids)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(ids) {
-					return
-				}
-				lessons[i], errs[i] = s.readLesson(LessonsDir, ids[i])
-			}
-		}()
-	}
-	wg.Wait()
+	_ = perCore(len(ids), func() func(int) error {
+		return func(i int) error {
+			lessons[i], errs[i] = s.readLesson(LessonsDir, ids[i])
+			return nil
+		}
+	})
 	var out []domain.Lesson
 	var bad []error
 	for i := range ids {
