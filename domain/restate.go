@@ -69,6 +69,7 @@ type Fact struct {
 	boundary int  // index of the first predicate token; len(toks) when none
 	changed  bool // holds a change marker
 	negated  bool
+	aside    map[string]bool // stems of the words of its asides in parentheses
 }
 
 type factToken struct {
@@ -109,8 +110,11 @@ var restateChange = map[string]bool{
 	"upgraded": true, "downgraded": true, "replaced": true, "updated": true, "extended": true,
 	"shortened": true, "shifted": true, "rescheduled": true, "transferred": true, "handed": true,
 	"reassigned": true, "became": true, "becomes": true, "decommissioned": true, "retired": true,
-	"instead": true, "anymore": true,
+	"instead": true, "anymore": true, "cut": true, "trimmed": true, "halved": true, "doubled": true,
 }
+
+// restateReason open a clause that says why or since when a value holds.
+var restateReason = map[string]bool{"since": true, "because": true, "after": true, "following": true}
 
 // restateNegation turns a claim around.
 var restateNegation = map[string]bool{"not": true, "never": true, "no": true, "nor": true, "without": true, "isn't": true, "aren't": true, "doesn't": true, "don't": true, "won't": true}
@@ -166,6 +170,12 @@ func ReadFact(gist string) Fact {
 		if depth > 0 || strings.HasPrefix(raw, "(") {
 			depth += strings.Count(raw, "(") - strings.Count(raw, ")")
 			depth = max(depth, 0)
+			if w := strings.ToLower(strings.TrimFunc(raw, unicode.IsPunct)); w != "" {
+				if f.aside == nil {
+					f.aside = map[string]bool{}
+				}
+				f.aside[restateStem(w)] = true
+			}
 			continue
 		}
 		if raw == "-" || raw == "—" || raw == "–" {
@@ -558,7 +568,19 @@ func restates(newer, older Fact, typ string, cn, co []string) (SlotMatch, bool) 
 	// olderWords are the older's words; olderLead those before its value,
 	// where the newer's subject must be found (a word after it, a unit
 	// or a qualifier of the value, names no subject).
+	// The words of an "of" phrase right after the older's value name what
+	// the value measures ("keeps 72 hours of retention"): they are the
+	// slot's, as if before it.
 	valueN, valueO := slices.Index(inN, true), slices.Index(inO, true)
+	measured := valueO
+	for measured < len(inO) && inO[measured] {
+		measured++
+	}
+	if measured < len(inO) && older.toks[measured].word == "of" {
+		measured++
+	} else {
+		measured = len(inO)
+	}
 	olderWords, olderLead := map[string]bool{}, map[string]bool{}
 	for i, t := range older.toks {
 		if t.content && !inO[i] {
@@ -566,10 +588,23 @@ func restates(newer, older Fact, typ string, cn, co []string) (SlotMatch, bool) 
 			olderLead[t.stem] = olderLead[t.stem] || i < valueO
 		}
 	}
+	for i := measured; i < len(older.toks) && older.toks[i].content && older.toks[i].value == 0; i++ {
+		olderLead[older.toks[i].stem] = true
+	}
+	// A clause after the newer's value that gives the change a reason or
+	// a time ("since the March upgrade", "because retries pile up") is not
+	// its relation: its words are left out.
+	reason := len(newer.toks)
+	for i := valueN + 1; i < len(newer.toks); i++ {
+		if restateReason[newer.toks[i].word] {
+			reason = i
+			break
+		}
+	}
 	newerWords := map[string]bool{}
 	var subject, frame []string
 	onlyNewerName := false
-	for i, t := range newer.toks {
+	for i, t := range newer.toks[:reason] {
 		if !t.content || inN[i] {
 			continue
 		}
@@ -588,7 +623,13 @@ func restates(newer, older Fact, typ string, cn, co []string) (SlotMatch, bool) 
 			subject, frame = append(subject, t.stem), append(frame, t.word)
 		}
 	}
-	if len(subject) < RestateMinSubject || swapsRoles(newer.roles(newer.boundary), older.roles(min(older.boundary, valueO))) {
+	// A version's product is a word of the slot: "gridstore is on Postgres
+	// 16" names the store and what runs on it.
+	need := RestateMinSubject
+	if strings.HasPrefix(typ, "version:") && typ != "version:" {
+		need--
+	}
+	if len(subject) < need || swapsRoles(newer.roles(newer.boundary), older.roles(min(older.boundary, valueO))) {
 		return SlotMatch{}, false
 	}
 	// The older's words only it holds: a name in its subject is a subject
@@ -598,12 +639,18 @@ func restates(newer, older Fact, typ string, cn, co []string) (SlotMatch, bool) 
 	newerRelation := slices.ContainsFunc(newer.toks[newer.boundary:valueN], func(t factToken) bool {
 		return t.content && !olderWords[t.stem]
 	})
+	// An id the two subjects share ("telemetry.raw") pins the subject: the
+	// older's other names beside it qualify it. A name the newer holds in
+	// an aside is one it names.
+	pinned := slices.ContainsFunc(newer.toks[:newer.boundary], func(t factToken) bool {
+		return t.content && isID(t.word) && olderLead[t.stem]
+	})
 	for i, t := range older.toks {
-		if !t.content || inO[i] || newerWords[t.stem] {
+		if !t.content || inO[i] || newerWords[t.stem] || newer.aside[t.stem] {
 			continue
 		}
 		switch {
-		case t.name && (onlyNewerName || i < min(older.boundary, valueO)):
+		case t.name && (onlyNewerName || (i < min(older.boundary, valueO) && !pinned)):
 			return SlotMatch{}, false
 		case newerRelation && i >= older.boundary && i < valueO:
 			return SlotMatch{}, false
@@ -736,13 +783,109 @@ func (f Fact) valueText(typ string, norms []string) string {
 
 // Rewrites reports whether the claim newer writes another value into a
 // slot the claim older states: the slot restated in the same words
-// (SameSlot) or the fact restated in other words (Restates). Which of two
-// lessons is newer is the caller's to know.
+// (SameSlot), the fact restated in other words (Restates), or the older's
+// value said to be gone (Retires). Which of two lessons is newer is the
+// caller's to know.
 func Rewrites(newer, older Claim) (SlotMatch, bool) {
 	if m, ok := SameSlot(newer, older); ok {
 		return m, true
 	}
-	return Restates(newer.fact, older.fact)
+	if m, ok := Restates(newer.fact, older.fact); ok {
+		return m, true
+	}
+	return Retires(newer, older)
+}
+
+// A rewrite often says what became of the old value rather than restating
+// the slot: "Staging access now goes through jump-stg; bastion-stg-01 is
+// decommissioned". Whatever an older fact's subject, a value its newer
+// neighbour says is gone is no longer current.
+//
+// Retires(newer, older) holds when a clause of newer's gist holds exactly
+// one id (isID: a host, a runner, a bucket) and a word saying it is gone
+// ("decommissioned", "retired", "deprecated", "removed", "no longer",
+// "shut down"), without a negation; and older's first sentence, not
+// negated and not itself saying so, holds that id as one of its values, or
+// a host whose first label it is ("bastion-stg-01" of
+// "bastion-stg-01.example.internal").
+
+// restateGone say a thing is gone; "no longer", "shut down" and "turned
+// off" are read as pairs.
+var restateGone = map[string]bool{
+	"decommissioned": true, "retired": true, "deprecated": true, "removed": true, "gone": true,
+	"sunset": true, "sunsetted": true, "shutdown": true, "dismantled": true, "deleted": true,
+}
+
+// goneIDs reads the ids a gist says are gone, one per clause at most.
+func goneIDs(gist string) []string {
+	var out []string
+	var ids []string
+	gone, negated := false, false
+	flush := func() {
+		if gone && !negated && len(ids) == 1 && !slices.Contains(out, ids[0]) {
+			out = append(out, ids[0])
+		}
+		ids, gone, negated = ids[:0], false, false
+	}
+	fields := strings.Fields(gist)
+	for i, raw := range fields {
+		w := strings.ToLower(strings.TrimFunc(raw, func(r rune) bool { return unicode.IsPunct(r) && r != '%' }))
+		next := ""
+		if i+1 < len(fields) {
+			next = strings.ToLower(strings.TrimFunc(fields[i+1], unicode.IsPunct))
+		}
+		switch {
+		case restateGone[w], w == "no" && next == "longer", (w == "shut" || w == "turned") && (next == "down" || next == "off"):
+			gone = true
+		case restateNegation[w]:
+			negated = true
+		case isID(w) && !slices.Contains(ids, w):
+			ids = append(ids, w)
+		}
+		if endsClause(raw) {
+			flush()
+		}
+	}
+	flush()
+	return out
+}
+
+// Retires reports whether newer says a value of older is gone (the rule is
+// above). The match's Frame is the older's words before that value, A
+// what the newer says of it and B the value.
+func Retires(newer, older Claim) (SlotMatch, bool) {
+	if len(newer.gone) == 0 || older.fact.negated {
+		return SlotMatch{}, false
+	}
+	for _, v := range older.fact.values {
+		if v.typ != "id" {
+			continue
+		}
+		for _, g := range newer.gone {
+			if (v.norm != g && hostLabel(v.norm) != g) || slices.Contains(older.gone, g) {
+				continue
+			}
+			var frame []string
+			for _, t := range older.fact.toks[:v.start] {
+				frame = append(frame, t.word)
+			}
+			return SlotMatch{Frame: strings.Join(frame, " "), A: g + " gone", B: v.norm}, true
+		}
+	}
+	return SlotMatch{}, false
+}
+
+// hostLabel is a dotted host's first label ("" for a word without dots or
+// a URL).
+func hostLabel(id string) string {
+	if strings.Contains(id, "://") {
+		return ""
+	}
+	label, _, ok := strings.Cut(id, ".")
+	if !ok {
+		return ""
+	}
+	return label
 }
 
 // SlotCandidates lists the pairs of claims (i < j) that Rewrites could
@@ -765,7 +908,16 @@ func SlotCandidates(claims []Claim) [][2]int {
 	}
 	blocks := map[string][]int{}
 	holds := map[string][]int{} // value type and word → claims holding both
+	ids := map[string][]int{}   // an id value, and a host's first label → claims holding it
 	for i, c := range claims {
+		for _, v := range c.fact.values {
+			if v.typ == "id" {
+				ids[v.norm] = append(ids[v.norm], i)
+				if l := hostLabel(v.norm); l != "" {
+					ids[l] = append(ids[l], i)
+				}
+			}
+		}
 		if b := c.Block(); b != "" {
 			for _, j := range blocks[b] {
 				pair(j, i)
@@ -777,6 +929,11 @@ func SlotCandidates(claims []Claim) [][2]int {
 		}
 	}
 	for i, c := range claims {
+		for _, g := range c.gone {
+			for _, j := range ids[g] {
+				pair(i, j)
+			}
+		}
 		for _, probe := range c.fact.newerProbes() {
 			var best []int
 			for n, k := range probe {

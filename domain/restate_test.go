@@ -50,6 +50,10 @@ func TestRestates(t *testing.T) {
 		{"person after a role", "The approver for firewall changes is Noor Haddad.", "Firewall change approver is now Tomas Lind.", true},
 		{"size", "Cache entries are capped at 512 MB.", "Cache entries are now capped at 2 GB per shard.", true},
 		{"colon", "Approver for payouts: Lena Fischer.", "Approver for payouts is now Ravi Menon.", true},
+		{"what the value measures after it", "The audit topic ledger.events keeps 14 days of retention.", "ledger.events retention was trimmed to 3 days.", true},
+		{"a version's product names the slot", "scheduler runs Quartz on Java 17.", "scheduler is on Java 21 since the spring upgrade (Quartz 2.5).", true},
+		{"a reason after the value", "The nightly ledger export starts at 01:00 UTC.", "The nightly ledger export was moved to 02:30 UTC because the Finance team reads it later.", true},
+		{"a shared id pins the subject", "The Kafka topic orders.v2 keeps 7 days of retention.", "orders.v2 retention is now 2 days.", true},
 
 		// Two subjects, or not a rewrite.
 		{"another subject in the newer", "The nightly catalogue export starts at 01:00 UTC.", "The nightly invoice export was moved to 03:00 UTC.", false},
@@ -68,6 +72,9 @@ func TestRestates(t *testing.T) {
 		{"two relations", "Staging database backups are verified at 05:00 UTC.", "Staging database backups now run at 03:00 UTC.", false},
 		{"roles swapped", "The backup window of the orders database is 02:00 UTC.", "The orders window of the backup database is now 04:00 UTC.", false},
 		{"subject word only after the older value", "The retry budget of the mailer is 5 per webhook.", "Webhook retry budget is now 8.", false},
+		{"a name only the older holds, no shared id", "The Kafka topic orders keeps 7 days of retention.", "orders retention is now 2 days.", false},
+		{"another version product", "scheduler runs Quartz on Java 17.", "scheduler is on Quartz 2.5 now.", false},
+		{"a reason does not make a relation", "The nightly ledger export starts at 01:00 UTC.", "The nightly ledger archive was moved to 02:30 UTC because of the export.", false},
 		{"two different approvers", "Schema changes to the ledger database are approved by Noor Haddad.", "Ranking experiments in search are now approved by Tomas Lind.", false},
 	}
 	for _, tt := range tests {
@@ -115,6 +122,7 @@ func FuzzReadFact(f *testing.F) {
 	f.Add("Approver for payouts: Lena Fischer (interim).")
 	f.Add("macOS/iOS builds use Xcode 15.4 — see the wiki")
 	f.Add("12:99 25:00 v. v1. 1.2.3 5% 10 percent 3 mins by The")
+	f.Add("Jobs run on hosted runners; mac-ci-07 was decommissioned, db-01.x.internal is no longer used.")
 	f.Fuzz(func(t *testing.T, gist string) {
 		fa := ReadFact(gist)
 		if fa.boundary < 0 || fa.boundary > len(fa.toks) {
@@ -131,6 +139,15 @@ func FuzzReadFact(f *testing.F) {
 			t.Fatalf("a fact restates itself: %q", gist)
 		}
 		_ = fa.String()
+		c := ReadClaim(gist)
+		if _, ok := Rewrites(c, c); ok {
+			t.Fatalf("a claim rewrites itself: %q", gist)
+		}
+		for _, g := range c.gone {
+			if !strings.Contains(strings.ToLower(gist), g) {
+				t.Fatalf("gone id %q is not in %q", g, gist)
+			}
+		}
 	})
 }
 
@@ -215,5 +232,45 @@ func TestRewritesProperties(t *testing.T) {
 	}
 	if err := quick.Check(prop, &quick.Config{MaxCount: 300}); err != nil {
 		t.Fatalf("seed %d: %v", seed, err)
+	}
+}
+
+func TestRetires(t *testing.T) {
+	tests := []struct {
+		name         string
+		older, newer string
+		want         string // the value retired; "" when none
+	}{
+		{"host named gone after a semicolon", "iOS builds run on the self-hosted runner mac-ci-07.", "Mobile CI jobs now run on hosted runners; mac-ci-07 was decommissioned.", "mac-ci-07"},
+		{"a host's first label", "The staging bastion is bastion-stg-02.corp.internal.", "Staging access goes through jump-stg.corp.internal; bastion-stg-02 is retired.", "bastion-stg-02.corp.internal"},
+		{"no longer", "Exports are written to bucket exp-archive-01.", "exp-archive-01 is no longer used, exports go to the data lake.", "exp-archive-01"},
+		{"shut down", "Grafana for ops is grafana-ops-1.corp.internal.", "grafana-ops-1 was shut down in May.", "grafana-ops-1.corp.internal"},
+
+		{"negated", "iOS builds run on the self-hosted runner mac-ci-07.", "mac-ci-07 is not decommissioned yet.", ""},
+		{"two ids in the clause", "iOS builds run on the self-hosted runner mac-ci-07.", "mac-ci-07 and mac-ci-08 were retired.", ""},
+		{"no word saying gone", "iOS builds run on the self-hosted runner mac-ci-07.", "mac-ci-07 now also runs Android builds.", ""},
+		{"another id", "iOS builds run on the self-hosted runner mac-ci-07.", "mac-ci-09 was decommissioned.", ""},
+		{"a label is not a prefix", "The staging bastion is bastion-stg-02b.corp.internal.", "bastion-stg-02 is retired.", ""},
+		{"the older says it too", "mac-ci-07 is retired; iOS builds moved to hosted runners.", "mac-ci-07 was decommissioned last week.", ""},
+		{"older negated", "Never route exports through exp-archive-01.", "exp-archive-01 is decommissioned.", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, got := Retires(ReadClaim(tt.newer), ReadClaim(tt.older))
+			if got != (tt.want != "") || got && m.B != tt.want {
+				t.Errorf("Retires = %v (%+v), want %q", got, m, tt.want)
+			}
+			if _, viaRewrites := Rewrites(ReadClaim(tt.newer), ReadClaim(tt.older)); tt.want != "" && !viaRewrites {
+				t.Error("Rewrites misses a pair Retires accepts")
+			}
+			if tt.want == "" {
+				return
+			}
+			// SlotCandidates must list the pair for Rewrites to see it.
+			pairs := SlotCandidates([]Claim{ReadClaim(tt.older), ReadClaim("Unrelated: the wiki is on Confluence."), ReadClaim(tt.newer)})
+			if !slices.Contains(pairs, [2]int{0, 2}) {
+				t.Errorf("SlotCandidates %v misses the pair", pairs)
+			}
+		})
 	}
 }
