@@ -1,6 +1,7 @@
 package index
 
 import (
+	"context"
 	"math"
 	"slices"
 	"sort"
@@ -203,4 +204,101 @@ func (ix *Index) supersedeBySlot(hits []Hit) {
 	for i := range hits {
 		slices.Sort(hits[i].SupersededBy)
 	}
+}
+
+// successorDepth is how many of the lexical arm's best matches for a hit's
+// own gist supersedeFromStore reads for a newer lesson that rewrites it.
+const successorDepth = 10
+
+// supersedeFromStore gives the current value of a fact the relevance its
+// old value has: a session written in a fact's old words asks for the slot
+// its rewrite now fills, before any sleep links the two.
+//
+// For each hit that clears the floor (one a hook could hand out) and that
+// nothing supersedes yet, it looks through the whole store for a newer
+// lesson that rewrites its fact (domain.Rewrites), among the lexical arm's
+// best matches for the hit's own gist; one found supersedes the hit, and,
+// when the query may see it and it is not a hit already, joins the hits
+// with the old fact's fused score. Then each successor among the hits of a
+// hit that clears the floor gets at least that hit's match (capSuperseded
+// later gives it the old fact's place in the order). Only the few hits over
+// the floor are looked up, with one short search each.
+func (ix *Index) supersedeFromStore(ctx context.Context, all []Hit, q Query, floor float64, useful func(string) Usefulness) []Hit {
+	if floor <= 0 {
+		return all
+	}
+	top := 0.0
+	at := make(map[string]int, len(all))
+	for i, h := range all {
+		at[h.ID] = i
+		top = max(top, h.Relevance)
+	}
+	// A successor the query may not see (refused by the screen, another
+	// repository's) supersedes nothing here; one it excludes (asked
+	// already) still does, but does not join the hits.
+	visible := ix.allowedOrd(Query{Repo: q.Repo})
+	joins := ix.allowedOrd(q)
+	for i, n := 0, len(all); i < n; i++ {
+		h := all[i]
+		if h.Relevance < floor || h.Relevance < RelativeCut*top {
+			continue
+		}
+		if len(h.SupersededBy) == 0 {
+			all = ix.successorsInStore(ctx, all, i, at, visible, joins, useful)
+		}
+		for _, id := range all[i].SupersededBy {
+			if j, ok := at[id]; ok && all[j].Match < h.Match {
+				all[j].Match = h.Match
+				all[j].Relevance = min(h.Match*all[j].MeanWeight, 1)
+			}
+		}
+	}
+	return all
+}
+
+// successorsInStore marks the lessons of the store that rewrite hit i's
+// fact as superseding it, and appends to all each of them visible to the
+// query (joins) that is not a hit yet (at: each hit's index).
+func (ix *Index) successorsInStore(ctx context.Context, all []Hit, i int, at map[string]int, visible, joins func(int) bool, useful func(string) Usefulness) []Hit {
+	cat := ix.cat
+	h := all[i]
+	o, ok := cat.find(h.ID)
+	if !ok {
+		return all
+	}
+	created := cat.created(o)
+	if created == 0 {
+		return all
+	}
+	found, err := cat.lexicalSearchTerms(ctx, analyze(h.Gist), successorDepth, func(s int) bool {
+		return s != o && cat.created(s) > created && visible(s)
+	})
+	if err != nil {
+		return all // a cancelled search: the hits as they were
+	}
+	claim := domain.ReadClaim(h.Gist)
+	for _, f := range found {
+		if _, same := domain.Rewrites(domain.ReadClaim(cat.str(f.ord, slotGist)), claim); !same {
+			continue
+		}
+		id := cat.id(f.ord)
+		if !slices.Contains(all[i].SupersededBy, id) {
+			all[i].SupersededBy = append(all[i].SupersededBy, id)
+			slices.Sort(all[i].SupersededBy)
+		}
+		if _, ok := at[id]; ok || !joins(f.ord) {
+			continue
+		}
+		at[id] = len(all)
+		u := useful(id)
+		weight, meanWeight := u.ranking()
+		s := Hit{ID: id, Title: cat.str(f.ord, slotTitle), Gist: cat.str(f.ord, slotGist),
+			Type: cat.str(f.ord, slotType), Reach: cat.reach(f.ord),
+			Fused: h.Fused, Weight: weight, MeanWeight: meanWeight, Dormant: u.Dormant}
+		for _, by := range cat.supersededBy(f.ord) {
+			s.SupersededBy = append(s.SupersededBy, cat.id(by))
+		}
+		all = append(all, s)
+	}
+	return all
 }

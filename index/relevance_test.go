@@ -143,6 +143,61 @@ func TestSupersedeBySlot(t *testing.T) {
 	}
 }
 
+// TestSupersedeFromStore: a session written in a fact's old words, which
+// its rewrite does not share, still gets the current value: the old fact
+// that clears the floor is superseded by a rewrite found in the store, and
+// the rewrite takes its place in a hook's slots. A rewrite the session has
+// been asked already supersedes without joining; a newer fact of another
+// subject supersedes nothing.
+func TestSupersedeFromStore(t *testing.T) {
+	at := func(l domain.Lesson, day int) domain.Lesson {
+		l.Created = time.Date(2026, 9, day, 9, 0, 0, 0, time.UTC)
+		return l
+	}
+	old := at(lesson("bastion-old", "", "SSH to staging through the bastion host bastion-stg-01.corp.internal with your Vault-signed key.", ""), 1)
+	cur := at(lesson("bastion-new", "", "Staging access goes through jump-stg.corp.internal now; bastion-stg-01 is decommissioned.", ""), 20)
+	decoy := at(lesson("bastion-prod", "", "SSH to production through the bastion host bastion-prd-01.corp.internal with your Vault-signed key.", ""), 25)
+	ix := newTestIndex(t, append(filler(40), old, cur, decoy))
+	session := "I could not ssh to the staging box: the bastion host bastion-stg-01.corp.internal refused my Vault-signed key, so I re-signed it."
+	search := func(exclude ...string) []Hit {
+		t.Helper()
+		hits, err := ix.Search(context.Background(), Query{Text: session, K: 3, OnlyOverBar: true, Exclude: exclude})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return hits
+	}
+	var ids []string
+	hits := search()
+	for _, h := range hits {
+		ids = append(ids, h.ID)
+		if h.ID == "bastion-old" && !slices.Equal(h.SupersededBy, []string{"bastion-new"}) {
+			t.Errorf("old bastion superseded by %v, want the rewrite", h.SupersededBy)
+		}
+		if h.ID != "bastion-old" && len(h.SupersededBy) > 0 {
+			t.Errorf("%s superseded by %v, want left alone", h.ID, h.SupersededBy)
+		}
+	}
+	if p := slices.Index(ids, "bastion-new"); p < 0 || slices.Index(ids, "bastion-old") >= 0 && slices.Index(ids, "bastion-old") < p {
+		t.Fatalf("the rewrite does not take the old fact's place: %v", ids)
+	}
+	// A successor that is no candidate of the query joins the hits with the
+	// old fact's match.
+	alone := []Hit{{ID: "bastion-old", Gist: old.Gist, Fused: 0.5, Weight: 1, MeanWeight: 1, Match: 0.8, Relevance: 0.8}}
+	got := ix.supersedeFromStore(context.Background(), alone, Query{}, DefaultFloor, func(string) Usefulness { return neutral })
+	if len(got) != 2 || got[1].ID != "bastion-new" || got[1].Relevance != 0.8 || got[1].Fused != 0.5 || !slices.Equal(got[0].SupersededBy, []string{"bastion-new"}) {
+		t.Errorf("the store's rewrite did not join the hits in the old fact's place: %+v", got)
+	}
+	for _, h := range search("bastion-new") {
+		if h.ID == "bastion-new" {
+			t.Errorf("an excluded rewrite joined the hits")
+		}
+		if h.ID == "bastion-old" && len(h.SupersededBy) == 0 {
+			t.Errorf("an excluded rewrite no longer supersedes the old fact")
+		}
+	}
+}
+
 // TestAdversarialDeclaredSupersedes: a lesson that declares supersedes of
 // another takes its place only when the two state one slot. A lesson on
 // another subject that claims to supersede a fact (as anyone who can

@@ -327,7 +327,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 			match[h.id] = ix.cat.relevance(o, rq)
 		}
 	}
-	hits := ix.applyUsefulness(ranked, q, uc.get, match)
+	hits := ix.applyUsefulness(ctx, ranked, q, uc.get, match)
 	q.trace("hits")
 	if q.Explain {
 		explainRanks(hits, lexArm, vecArm, salArm, latOrder)
@@ -515,7 +515,7 @@ func keepBestFirst(before, after map[string]float64) map[string]float64 {
 // fused × MeanWeight, and a superseded lesson (declared, derived, or
 // rewritten in its slot by a newer hit) is moved below its successor.
 // match is each lexical candidate's text share (Relevance).
-func (ix *Index) applyUsefulness(ranked []domain.Scored, q Query, useful func(string) Usefulness, match map[string]float64) []Hit {
+func (ix *Index) applyUsefulness(ctx context.Context, ranked []domain.Scored, q Query, useful func(string) Usefulness, match map[string]float64) []Hit {
 	all := make([]Hit, 0, len(ranked))
 	best := 0.0
 	cat := ix.cat
@@ -542,7 +542,6 @@ func (ix *Index) applyUsefulness(ranked []domain.Scored, q Query, useful func(st
 		best = max(best, r.Score*meanWeight)
 		all = append(all, h)
 	}
-	ix.supersedeBySlot(all)
 	bar, floor := q.Bar, q.Floor
 	if bar == 0 {
 		bar = DefaultBar
@@ -550,6 +549,8 @@ func (ix *Index) applyUsefulness(ranked []domain.Scored, q Query, useful func(st
 	if floor == 0 {
 		floor = DefaultFloor
 	}
+	ix.supersedeBySlot(all)
+	all = ix.supersedeFromStore(ctx, all, q, floor, useful)
 	top := 0.0
 	for _, h := range all {
 		if len(h.SupersededBy) == 0 {
