@@ -28,19 +28,24 @@ import (
 //   - the newer has a boundary: without one its subject cannot be told
 //     from its predicate;
 //   - every content word the newer holds before its boundary is a word the
-//     older holds before its value, and there are at least
-//     RestateMinSubject of them: the newer names no subject the older does
+//     older holds before its value (or in an "of" phrase right after it,
+//     which says what the value measures: "keeps 72 hours of retention"),
+//     and there are at least RestateMinSubject of them, a version's
+//     product counting as one: the newer names no subject the older does
 //     not;
 //   - the newer's changed value comes after its boundary, in the
 //     predicate, not in the subject ("the Node 20 image" is another image);
 //   - any other word only the newer holds comes after its boundary, and
 //     then only when the newer says something changed (a change marker): a
 //     predicate reworded without one ("is run on" against "is failing on")
-//     is another relation;
+//     is another relation; a clause after the newer's value that gives a
+//     reason or a time ("since the March upgrade") is left out;
 //   - the two do not each hold a name the other lacks (a capitalised word
 //     or an id), and the older's subject (before its boundary and its
 //     value) holds no name the newer lacks: that is a second subject
-//     however the rest reads;
+//     however the rest reads, unless the two subjects share an id, which
+//     pins the subject ("the Redpanda topic telemetry.raw"); a name the
+//     newer holds in an aside is one it holds;
 //   - the two predicates, between boundary and value, do not each hold a
 //     word the other lacks: "are verified at" and "now run at" are two
 //     relations of one subject;

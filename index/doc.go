@@ -105,9 +105,13 @@
 //   - supersession: a lesson is superseded by the lessons that declare or
 //     were given (sleep) a supersedes link to it, and, at query time, by a
 //     strictly newer hit that writes another value into its slot, in the
-//     same words or in others (domain.Rewrites, supersedeBySlot). A successor among the hits takes
-//     the score of a lesson it supersedes when that one matched better, and
-//     the superseded one goes just under it (capSuperseded), before MMR.
+//     same words or in others (domain.Rewrites, supersedeBySlot). A hit
+//     over the floor that no hit supersedes is looked up in the whole
+//     store too, among the lexical matches of its own gist, and a newer
+//     lesson rewriting it found there joins the hits (supersedeFromStore).
+//     A successor among the hits takes the match of a lesson over the
+//     floor it supersedes, and its score when that one matched better; the
+//     superseded one goes just under it (capSuperseded), before MMR.
 //   - MMR (domain.ApplyMMR, λ 0.5) over the hits over the bar, relevance
 //     min-max scaled; a superseded lesson is then moved below the lesson
 //     that supersedes it.
