@@ -999,6 +999,33 @@ func (f Fact) newerProbes() [][]string {
 	return out
 }
 
+// restateOwnership say who owns a thing.
+var restateOwnership = map[string]bool{
+	"owned": true, "owns": true, "owner": true, "owners": true, "ownership": true,
+	"maintained": true, "maintains": true, "maintainer": true, "maintainers": true,
+}
+
+// Ownership reads a gist whose first sentence says who owns something:
+// "The routing service is owned by team Waypoint", "Ownership of relay-gw
+// moved to the Platform team". It returns the owners' words (each person or
+// team the sentence names), the sentence's other words, and whether it is
+// such a fact. Who owns a service bears on work about who answers for it
+// (its reviewers, its alerts, its pages), not on every change to it.
+func Ownership(gist string) (owners, rest []string, ok bool) {
+	f := ReadFact(gist)
+	if !slices.ContainsFunc(f.toks, func(t factToken) bool { return restateOwnership[t.word] }) {
+		return nil, nil, false
+	}
+	for _, t := range f.toks {
+		if t.value > 0 && f.values[t.value-1].typ == "party" {
+			owners = append(owners, t.word)
+		} else {
+			rest = append(rest, t.word)
+		}
+	}
+	return owners, rest, len(owners) > 0
+}
+
 // DistinctSubjects reports whether two gists that each state a fact (a
 // typed value) are about two subjects: each names, before its predicate
 // (or anywhere outside its values, without a boundary), a word the other

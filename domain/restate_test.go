@@ -274,3 +274,28 @@ func TestRetires(t *testing.T) {
 		})
 	}
 }
+
+func TestOwnership(t *testing.T) {
+	tests := []struct {
+		gist   string
+		owners string // "" when the gist says nothing of who owns what
+	}{
+		{"The routing service is owned by team Waypoint.", "team waypoint"},
+		{"forecast (Dagster pipelines) is owned by the Forecasting team.", "the forecasting team"},
+		{"Ownership of relay-gw moved to the Platform team.", "the platform team"},
+		{"payments-core is owned by the Ledger team; Ines Okafor is the lead to ping.", "the ledger team"},
+		{"The billing exporter is maintained by Dana Reyes.", "dana reyes"},
+		{"Terraform changes to the prod root are approved by Marcus Bell.", ""},
+		{"Each service owns its database; never read another service's tables.", ""},
+		{"The owner field of a lesson is optional.", ""},
+	}
+	for _, tt := range tests {
+		owners, rest, ok := Ownership(tt.gist)
+		if got := strings.Join(owners, " "); got != tt.owners || ok != (tt.owners != "") {
+			t.Errorf("Ownership(%q) = %q, %v; want %q", tt.gist, got, ok, tt.owners)
+		}
+		if ok && len(rest) == 0 {
+			t.Errorf("Ownership(%q): no words beside the owners", tt.gist)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/borg-memory/borg/domain"
 )
@@ -30,6 +31,11 @@ import (
 // score (RRF) says only that a lesson came first, not how well it matched:
 // a hook can tell "shares one common word" from "is about this work" only
 // on this scale.
+//
+// A fact that says who owns a service (domain.Ownership) bears on work
+// about who answers for it, not on every change to it: its relevance is 0
+// for a query holding no word of such work and no word of the owner's name
+// (touchesOwner).
 //
 // A lesson's usefulness moves its relevance within bounds (MeanWeight, in
 // (0.5, 1.5)): Hit.Relevance is the text's share times that factor, so a
@@ -144,10 +150,50 @@ func (v *view) relevance(o int, q *relevanceQuery) float64 {
 			shared += restWeight * r.w
 		}
 	}
-	if shared == 0 {
+	if shared == 0 || !q.touchesOwner(v.str(o, slotGist)) {
 		return 0
 	}
 	return min(1, shared/(own+RelevancePrior*v.rareWeight()))
+}
+
+// ownershipWork are the words of work about who answers for a service: its
+// owners, its reviewers, where its alerts and pages go, whom to call. A
+// fact saying who owns a service bears on such work, or on work that names
+// the owner; a change to the service itself does not need it.
+const ownershipWork = "own owns owned owner owners ownership codeowners maintainer maintainers " +
+	"review reviews reviewer reviewers alert alerts alerting alertmanager pager pagerduty " +
+	"on-call oncall escalation escalate contact ping team squad"
+
+// ownershipTerms is ownershipWork analysed as a query is.
+var ownershipTerms = sync.OnceValue(func() []string { return analyze(ownershipWork) })
+
+// touchesOwner reports whether the query may bear on a lesson with this
+// gist as far as ownership goes: true unless the gist says who owns
+// something (domain.Ownership) and the query holds neither a word of
+// ownershipWork nor a word of the owner's name that the rest of the gist
+// does not hold ("forecast is owned by the Forecasting team": "forecast"
+// names the service, not its owner).
+func (q *relevanceQuery) touchesOwner(gist string) bool {
+	low := strings.ToLower(gist)
+	if !strings.Contains(low, "own") && !strings.Contains(low, "maintain") {
+		return true
+	}
+	owners, rest, ok := domain.Ownership(gist)
+	if !ok {
+		return true
+	}
+	for _, t := range ownershipTerms() {
+		if q.terms[t] {
+			return true
+		}
+	}
+	other := termSet(analyze(strings.Join(rest, " ")))
+	for _, t := range analyze(strings.Join(owners, " ")) {
+		if q.terms[t] && !other[t] {
+			return true
+		}
+	}
+	return false
 }
 
 // holds reports whether postings post (in ordinal order) hold ordinal o.

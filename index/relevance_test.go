@@ -93,6 +93,42 @@ func TestFloorAbstains(t *testing.T) {
 	}
 }
 
+// TestOwnershipFactRelevance: who owns a service bears on work about who
+// answers for it (reviewers, alerts) or that names the owner, not on every
+// change to the service: a session about the forecast pipelines alone gets
+// no relevance from "forecast is owned by the Forecasting team", however
+// much of it its words cover.
+func TestOwnershipFactRelevance(t *testing.T) {
+	owner := lesson("forecast-owner", "", "forecast (Dagster pipelines) is owned by the Forecasting team.", "")
+	ix := newTestIndex(t, append(filler(30), owner))
+	rel := func(q string) float64 {
+		t.Helper()
+		hits, err := ix.Search(context.Background(), Query{Text: q, K: 50, Floor: -1, Bar: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range hits {
+			if h.ID == owner.ID {
+				return h.Relevance
+			}
+		}
+		return 0
+	}
+	for _, tt := range []struct {
+		session string
+		want    bool // over the floor
+	}{
+		{"Speed up the forecast Dagster pipelines: cache the weather features between runs.", false},
+		{"Add CODEOWNERS entries for the forecast Dagster pipelines so the right reviewers are asked.", true},
+		{"Route the forecast pipelines' Dagster alerts to the owning team.", true},
+		{"Ask the Forecasting people whether the Dagster pipelines can move.", false},
+	} {
+		if r := rel(tt.session); (r >= DefaultFloor) != tt.want {
+			t.Errorf("%q: relevance %.3f, want over the floor %v", tt.session, r, tt.want)
+		}
+	}
+}
+
 // TestSupersedeBySlot: of two facts in one slot, the newer supersedes the
 // older at query time (the older is marked and demoted below it, and the
 // hooks skip what is marked); two subjects sharing a relation and a value, or two facts of the
