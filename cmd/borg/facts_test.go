@@ -212,7 +212,7 @@ func TestSlotPairsOnLabelledSets(t *testing.T) {
 			}
 		}
 	}
-	for _, name := range []string{"lumen", "harbor", "quarry", "ampercove"} {
+	for _, name := range []string{"lumen", "harbor", "quarry", "ampercove", "tidewright"} {
 		set, err := loadAskSet(filepath.Join("testdata", "asks", name))
 		if err != nil {
 			t.Fatal(err)
@@ -245,10 +245,10 @@ func TestSlotPairsOnLabelledSets(t *testing.T) {
 			}
 		}
 		t.Logf("%s: %d of %d labelled rewrites found, no false pair", name, found, len(rewrites[name]))
-		// Quarry and ampercove rewrite their facts in other words, only
-		// some of which the rule reads (it was not written from them); they
-		// still hold the rule to no false pair.
-		if want := len(rewrites[name]) * 9 / 10; name != "quarry" && name != "ampercove" && found < want {
+		// Quarry, ampercove and tidewright rewrite their facts in other
+		// words, only some of which the rule reads; they still hold it to
+		// no false pair.
+		if want := len(rewrites[name]) * 9 / 10; name != "quarry" && name != "ampercove" && name != "tidewright" && found < want {
 			t.Errorf("%s: Rewrites finds %d of %d labelled rewrites, want at least %d", name, found, len(rewrites[name]), want)
 		}
 	}
