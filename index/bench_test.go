@@ -279,3 +279,39 @@ func benchSyncOneChange(b *testing.B, ls []domain.Lesson, changed bool) {
 		sync(k)
 	}
 }
+
+// BenchmarkSuccessorLookup measures supersedeFromStore for one hit over the
+// floor: the search of the store for a newer lesson rewriting it, which a
+// hook pays for each lesson it is about to hand out.
+func BenchmarkSuccessorLookup(b *testing.B) {
+	for _, n := range benchSizes(b) {
+		g := newLessonGen(1, 20_000)
+		ls := g.lessons(n)
+		base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		for i := range ls {
+			ls[i].Created = base.Add(time.Duration(i) * time.Minute)
+		}
+		ix, err := Open(b.TempDir(), NewNGramEmbedder(NGramOptions{}), Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := ix.Sync(ls); err != nil {
+			b.Fatal(err)
+		}
+		neutralOf := func(string) Usefulness { return neutral }
+		b.Run(fmt.Sprintf("lessons=%d", n), func(b *testing.B) {
+			var lat []time.Duration
+			i := 0
+			for b.Loop() {
+				l := ls[(i*7919)%len(ls)]
+				hit := []Hit{{ID: l.ID, Gist: l.Gist, Weight: 1, MeanWeight: 1, Match: 0.8, Relevance: 0.8}}
+				start := time.Now()
+				ix.supersedeFromStore(context.Background(), hit, Query{}, DefaultFloor, neutralOf)
+				lat = append(lat, time.Since(start))
+				i++
+			}
+			reportLatency(b, lat)
+		})
+		ix.Close()
+	}
+}

@@ -253,8 +253,45 @@ func (ix *Index) supersedeBySlot(hits []Hit) {
 }
 
 // successorDepth is how many of the lexical arm's best matches for a hit's
-// own gist supersedeFromStore reads for a newer lesson that rewrites it.
-const successorDepth = 10
+// own gist supersedeFromStore reads for a newer lesson that rewrites it, and
+// successorTerms how many of the gist's rarest terms it searches with: a
+// rewrite shares the fact's subject, whose names and ids are its rarest
+// words, and a search over common words would read long postings for
+// nothing.
+const (
+	successorDepth = 10
+	successorTerms = 6
+)
+
+// successorMaxShare is the largest share of the store's lessons (past the
+// first successorMinDF) a term searched for a successor may be in.
+const (
+	successorMaxShare = 0.01
+	successorMinDF    = 20
+)
+
+// rarestTerms is up to n distinct terms of text, the rarest in v first,
+// leaving out those more than successorMaxShare of the lessons hold.
+func rarestTerms(v *view, text string, n int) []string {
+	terms := analyze(text)
+	slices.Sort(terms)
+	terms = slices.Compact(terms)
+	idf := make(map[string]float64, len(terms))
+	N := float64(v.len())
+	df := max(successorMinDF, successorMaxShare*N)
+	rare := math.Log(1 + (N-df+0.5)/(df+0.5))
+	terms = slices.DeleteFunc(terms, func(t string) bool { return v.termIDF(t, idf) < rare })
+	slices.SortStableFunc(terms, func(a, b string) int {
+		switch {
+		case idf[a] > idf[b]:
+			return -1
+		case idf[a] < idf[b]:
+			return 1
+		}
+		return 0
+	})
+	return terms[:min(n, len(terms))]
+}
 
 // supersedeFromStore gives the current value of a fact the relevance its
 // old value has: a session written in a fact's old words asks for the slot
@@ -316,7 +353,7 @@ func (ix *Index) successorsInStore(ctx context.Context, all []Hit, i int, at map
 	if created == 0 {
 		return all
 	}
-	found, err := cat.lexicalSearchTerms(ctx, analyze(h.Gist), successorDepth, func(s int) bool {
+	found, err := cat.lexicalSearchTerms(ctx, rarestTerms(cat, h.Gist, successorTerms), successorDepth, func(s int) bool {
 		return s != o && cat.created(s) > created && visible(s)
 	})
 	if err != nil {
