@@ -191,9 +191,11 @@ func (s *Store) commitAppends(c chainCommit) ([]addedLine, error) {
 		var oldID plumbing.Hash
 		var oldSize int64
 		if had {
-			if oldSize, err = s.git.st.EncodedObjectSize(old.Hash); err != nil {
+			n, found, err := s.git.objs.Size(old.Hash)
+			if err != nil || !found {
 				return nil, errSlowPath
 			}
+			oldSize = n
 			oldID = old.Hash
 		}
 		tail, err := s.blobTail(e.Hash, oldID, oldSize)

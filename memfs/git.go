@@ -1,10 +1,10 @@
 package memfs
 
 // git.go is the store's git layer. With gitrepo.go, changes.go and
-// attribfast.go it is one of the files that import go-git (its storage,
-// config and plumbing packages: gitrepo.go says why not its root package),
-// which it uses for the reads borg's own reader (the gitobj package) leaves
-// to it. borg writes blobs, trees and commits itself through gitobj
+// attribfast.go it is one of the files that import go-git (its config
+// and plumbing packages: gitrepo.go says why not the rest). borg reads
+// objects with its own reader (the gitobj package), and what that one
+// cannot read through git cat-file. borg writes blobs, trees and commits itself through gitobj
 // (immutable and content-addressed), and leaves git's shared state to
 // git: a ref moves with git update-ref (compare-and-swap, reflog), the
 // index is written by git update-index for the paths borg committed, and
@@ -22,17 +22,15 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/borg-memory/borg/memfs/gitcli"
 	"github.com/borg-memory/borg/memfs/gitobj"
-	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
 // defaultBranch is the branch a new store starts on.
@@ -48,15 +46,13 @@ type FileChange struct {
 
 // gitRepo is the repository of a store.
 type gitRepo struct {
-	// st is go-git's storage of the common git directory, which reads
-	// what gitobj does not (an index of another version, alternates).
-	st *filesystem.Storage
+	dir string // the worktree
 	// gitDir is the worktree's own git directory (HEAD, the index,
 	// MERGE_HEAD); commonDir the repository's (objects, refs, config,
 	// info). They differ only in a linked worktree (git worktree add),
 	// whose gitDir is <commonDir>/worktrees/<name>.
 	gitDir, commonDir string
-	objs              *gitobj.Objects // read before st, and written to
+	objs              *gitobj.Objects // read first, and written to
 }
 
 // openGit opens the repository of the worktree dir, after checking that
@@ -73,8 +69,7 @@ func openGit(dir string) (*gitRepo, error) {
 	if _, err := repoConfig(dirs); err != nil {
 		return nil, err
 	}
-	st := filesystem.NewStorage(osfs.New(commonDir), cache.NewObjectLRUDefault())
-	return &gitRepo{st: st, gitDir: gitDir, commonDir: commonDir, objs: gitobj.Open(filepath.Join(commonDir, "objects"))}, nil
+	return &gitRepo{dir: dir, gitDir: gitDir, commonDir: commonDir, objs: gitobj.Open(filepath.Join(commonDir, "objects"))}, nil
 }
 
 // checkRepoFormat refuses a repository whose config declares a format
@@ -456,12 +451,7 @@ func (s *Store) ReadDirAt(rev, dir string) ([]File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read %s at %s: %w", dir, rev, err)
 	}
-	// A storage of its own that keeps the pack files open for the whole
-	// directory: the store's reopens a pack for every object it reads
-	// from it.
-	st := filesystem.NewStorageWithOptions(osfs.New(s.git.commonDir), cache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true})
-	defer func() { _ = st.Close() }()
-	g := &gitRepo{st: st, gitDir: s.git.gitDir, commonDir: s.git.commonDir, objs: s.git.objs}
+	g := s.git
 	var out []File
 	err = g.walkTree(raw, dir, func(p string, e gitobj.TreeEntry) error {
 		data, err := g.readObject(gitobj.Blob, e.ID)
@@ -619,13 +609,13 @@ func checkRepoPath(p string) error {
 
 // readObject returns the content of object h, of type t: borg's own
 // reader (gitobj) reads it from its loose file or a pack; an object that
-// reader cannot read is read through go-git.
+// reader cannot read is read through git (readStored).
 func (g *gitRepo) readObject(t gitobj.Type, h [20]byte) ([]byte, error) {
 	data, found, err := g.objs.Read(t, h)
 	if err != nil || found {
 		return data, err
 	}
-	return g.readStored(plumbingType(t), h)
+	return g.readStored(t, h)
 }
 
 // commitTree is the tree of commit h, read as readObject reads (go-git's
@@ -643,35 +633,36 @@ func (g *gitRepo) commitTree(h plumbing.Hash) (plumbing.Hash, error) {
 	return plumbing.NewHash(string(hexTree)), nil
 }
 
-// readStored reads an object through go-git's storage, which looks in the
-// packs' indexes (in memory) before the loose objects: the order for blobs,
-// which are packed once fetched or gc'd.
-func (g *gitRepo) readStored(t plumbing.ObjectType, h plumbing.Hash) ([]byte, error) {
-	obj, err := g.st.EncodedObject(t, h)
+// readStored reads object h through git cat-file, for what gitobj leaves:
+// an object of an alternate object directory, or of a pack whose index is
+// of another version. An object that is missing, or is not a t, is
+// plumbing.ErrObjectNotFound.
+func (g *gitRepo) readStored(t gitobj.Type, h plumbing.Hash) ([]byte, error) {
+	out, err := storeGit(g.dir).Run(context.Background(), strings.NewReader(h.String()+"\n"), "cat-file", "--batch")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("read object %s: %w", h, err)
 	}
-	rd, err := obj.Reader()
-	if err != nil {
-		return nil, err
+	// "<id> <type> <size>\n<content>\n", or "<id> missing\n".
+	head, data, _ := bytes.Cut(out, []byte("\n"))
+	f := strings.Fields(string(head))
+	if len(f) == 2 && f[1] == "missing" {
+		return nil, plumbing.ErrObjectNotFound
 	}
-	defer func() { _ = rd.Close() }()
-	return io.ReadAll(rd)
+	n := -1
+	if len(f) == 3 {
+		n, _ = strconv.Atoi(f[2])
+	}
+	if n < 0 || n > len(data) {
+		return nil, fmt.Errorf("read object %s: git cat-file printed %q", h, head)
+	}
+	if f[1] != t.String() {
+		return nil, plumbing.ErrObjectNotFound
+	}
+	return data[:n], nil
 }
 
 // loosePath is where the loose object h lives.
 func (g *gitRepo) loosePath(h plumbing.Hash) string { return g.objs.LoosePath(h) }
-
-func plumbingType(t gitobj.Type) plumbing.ObjectType {
-	switch t {
-	case gitobj.Commit:
-		return plumbing.CommitObject
-	case gitobj.Tree:
-		return plumbing.TreeObject
-	default:
-		return plumbing.BlobObject
-	}
-}
 
 // blobHash is the object id of a blob with data, without writing it.
 func (g *gitRepo) blobHash(data []byte) (plumbing.Hash, error) {
@@ -687,13 +678,10 @@ func treeChanges(changes []FileChange) []gitobj.Change {
 	return out
 }
 
-// flush writes the objects w holds; when they went into a new pack,
-// go-git lists the packs again so this process reads them.
+// flush writes the objects w holds (gitobj lists the packs again when it
+// misses an object, so a new pack is read).
 func (g *gitRepo) flush(w *gitobj.Writer) error {
-	packed, err := w.Flush()
-	if packed {
-		g.st.Reindex()
-	}
+	_, err := w.Flush()
 	return err
 }
 
@@ -960,7 +948,7 @@ func (s *Store) ResetIndex(paths []string) error {
 // else borg <borg@localhost>.
 func (s *Store) signatures(when time.Time) (author, committer signature) {
 	name, email := "borg", "borg@localhost"
-	cfg, err := s.git.st.Config()
+	cfg, err := readConfigFile(filepath.Join(s.git.commonDir, "config"))
 	if err == nil {
 		cfg, err = userConfig(cfg)
 	}

@@ -1,14 +1,15 @@
 package memfs
 
 // gitrepo.go finds a repository's git directories, checks its format,
-// reads and writes commit objects and resolves revisions, with go-git's
-// storage and config packages and borg's own object reader (gitobj), but
-// not go-git's root package: that one links every transport (http, ssh,
-// with their crypto and configuration parsers) and OpenPGP, whose package
-// initialisers every borg process, every hook included, would pay at
-// start-up. What it does here follows what git.PlainOpenWithOptions,
-// Repository.ConfigScoped and Repository.ResolveRevision do, or, for a
-// revision expression beyond a name and ~/^ steps, asks git rev-parse.
+// reads and writes commit objects and resolves revisions, with borg's own
+// object reader (gitobj) and go-git's config and plumbing packages only.
+// go-git's root package links every transport (http, ssh, with their
+// crypto and configuration parsers) and OpenPGP, and its storage package
+// a second object reader; their package initialisers would run in every
+// borg process, every hook included, at start-up. What it does here
+// follows what git.PlainOpenWithOptions, Repository.ConfigScoped and
+// Repository.ResolveRevision do, or, for a revision expression beyond a
+// name and ~/^ steps, asks git rev-parse.
 
 import (
 	"bytes"

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/borg-memory/borg/memfs/gitobj"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -262,5 +263,44 @@ func TestReadFileAtPaths(t *testing.T) {
 		if _, ok := s.resolveName(name); ok != native {
 			t.Errorf("resolveName(%q) resolved from the files: %v, want %v", name, ok, native)
 		}
+	}
+}
+
+// TestReadStoredFromAlternates: an object gitobj does not find (here, in
+// an alternate object directory) is read through git; a missing one, or
+// one of another type, is ErrObjectNotFound; ReadFileAt reads through it.
+func TestReadStoredFromAlternates(t *testing.T) {
+	s := newTestStore(t)
+	other := filepath.Join(t.TempDir(), "other")
+	gitCLI(t, filepath.Dir(other), "init", "-q", other)
+	if err := os.WriteFile(filepath.Join(other, "f.txt"), []byte("from the alternate\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitCLI(t, other, "add", "f.txt")
+	gitCLI(t, other, "commit", "-q", "-m", "alt")
+	gitCLI(t, other, "gc", "-q")
+	alt := filepath.Join(s.Dir(), ".git", "objects", "info", "alternates")
+	if err := os.WriteFile(alt, []byte(filepath.Join(other, ".git", "objects")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	blob := plumbing.NewHash(strings.TrimSpace(gitCLI(t, other, "rev-parse", "HEAD:f.txt")))
+	commit := strings.TrimSpace(gitCLI(t, other, "rev-parse", "HEAD"))
+	if _, found, _ := s.git.objs.Read(gitobj.Blob, blob); found {
+		t.Fatal("gitobj found the alternate's object: the test proves nothing")
+	}
+	if data, err := s.git.readObject(gitobj.Blob, blob); err != nil || string(data) != "from the alternate\n" {
+		t.Errorf("readObject = %q, %v", data, err)
+	}
+	if _, err := s.git.readObject(gitobj.Tree, blob); !errors.Is(err, plumbing.ErrObjectNotFound) {
+		t.Errorf("a blob read as a tree: %v, want ErrObjectNotFound", err)
+	}
+	if _, err := s.git.readObject(gitobj.Blob, plumbing.NewHash("0123456789abcdef0123456789abcdef01234567")); !errors.Is(err, plumbing.ErrObjectNotFound) {
+		t.Errorf("a missing object: %v, want ErrObjectNotFound", err)
+	}
+	if data, err := s.ReadFileAt(commit, "f.txt"); err != nil || string(data) != "from the alternate\n" {
+		t.Errorf("ReadFileAt through the alternate = %q, %v", data, err)
+	}
+	if files, err := s.ReadDirAt(commit, ""); err != nil || len(files) != 1 {
+		t.Errorf("ReadDirAt through the alternate = %v, %v", files, err)
 	}
 }
