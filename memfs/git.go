@@ -4,13 +4,14 @@ package memfs
 // attribfast.go it is one of the files that import go-git (its config
 // and plumbing packages: gitrepo.go says why not the rest). borg reads
 // objects with its own reader (the gitobj package), and what that one
-// cannot read through git cat-file. borg writes blobs, trees and commits itself through gitobj
-// (immutable and content-addressed), and leaves git's shared state to
-// git: a ref moves with git update-ref (compare-and-swap, reflog), the
-// index is written by git update-index for the paths borg committed, and
-// git takes and removes its own locks (gitlock.go; docs/git.md). Nothing
-// here calls the worktree's Status (slow on large trees, and never needed:
-// borg knows which files it wrote).
+// cannot read through git cat-file. borg writes blobs, trees and commits
+// itself through gitobj (immutable and content-addressed), and leaves
+// git's shared state to git: a ref moves with git update-ref
+// (compare-and-swap, reflog), the index is written by git update-index
+// for the paths borg committed, and git takes and removes its own locks
+// (gitlock.go; docs/git.md). Nothing here calls the worktree's Status
+// (slow on large trees, and never needed: borg knows which files it
+// wrote).
 
 import (
 	"bytes"
