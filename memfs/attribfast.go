@@ -13,7 +13,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/borg-memory/borg/memfs/fsutil"
 	"github.com/borg-memory/borg/memfs/gitobj"
@@ -70,17 +69,17 @@ func (s *Store) fastAdded(from, head string) ([]addedLine, error) {
 	if !isHash(from) || !isHash(head) || s.git == nil {
 		return nil, errSlowPath
 	}
-	var chain []*object.Commit
+	var chain []chainCommit
 	for at := plumbing.NewHash(head); at.String() != from; {
 		if len(chain) == fastAttribMax {
 			return nil, errSlowPath
 		}
-		c, err := s.git.r.CommitObject(at)
-		if err != nil || len(c.ParentHashes) != 1 {
+		c, err := s.git.readCommit(at)
+		if err != nil || len(c.Parents) != 1 {
 			return nil, errSlowPath
 		}
-		chain = append(chain, c)
-		at = c.ParentHashes[0]
+		chain = append(chain, chainCommit{at, c})
+		at = c.Parents[0]
 	}
 	var out []addedLine
 	held := 0
@@ -99,47 +98,78 @@ func (s *Store) fastAdded(from, head string) ([]addedLine, error) {
 	return out, nil
 }
 
+// chainCommit is a commit of the chain fastAdded walks, and its id.
+type chainCommit struct {
+	id plumbing.Hash
+	gitCommit
+}
+
+// treeEntry is an entry of a tree object.
+type treeEntry struct {
+	Name string
+	Mode filemode.FileMode
+	Hash plumbing.Hash
+}
+
+// treeEntries is the entries of tree h, in the tree's order.
+func (s *Store) treeEntries(h plumbing.Hash) ([]treeEntry, error) {
+	raw, err := s.git.readObject(gitobj.Tree, h)
+	if err != nil {
+		return nil, err
+	}
+	var out []treeEntry
+	for i := 0; i < len(raw); {
+		e, err := gitobj.NextTreeEntry(raw, i)
+		if err != nil {
+			return nil, err
+		}
+		i = e.End
+		out = append(out, treeEntry{Name: string(e.Name), Mode: filemode.FileMode(e.Mode), Hash: e.ID})
+	}
+	return out, nil
+}
+
 // logEntries is the log/ tree of a commit's tree: nil without one.
-func (s *Store) logEntries(tree plumbing.Hash) (map[string]object.TreeEntry, []object.TreeEntry, error) {
-	root, err := s.git.r.TreeObject(tree)
+func (s *Store) logEntries(tree plumbing.Hash) (map[string]treeEntry, []treeEntry, error) {
+	root, err := s.treeEntries(tree)
 	if err != nil {
 		return nil, nil, errSlowPath
 	}
-	for _, e := range root.Entries {
+	for _, e := range root {
 		if e.Name != LogDir {
 			continue
 		}
 		if e.Mode != filemode.Dir {
 			return nil, nil, errSlowPath
 		}
-		t, err := s.git.r.TreeObject(e.Hash)
+		entries, err := s.treeEntries(e.Hash)
 		if err != nil {
 			return nil, nil, errSlowPath
 		}
-		m := make(map[string]object.TreeEntry, len(t.Entries))
-		for _, te := range t.Entries {
+		m := make(map[string]treeEntry, len(entries))
+		for _, te := range entries {
 			m[te.Name] = te
 		}
-		return m, t.Entries, nil
+		return m, entries, nil
 	}
 	return nil, nil, nil
 }
 
 // commitAppends is the lines commit c added to log/*.jsonl against its
 // one parent, when each changed file only grew.
-func (s *Store) commitAppends(c *object.Commit) ([]addedLine, error) {
-	parent, err := s.git.r.CommitObject(c.ParentHashes[0])
+func (s *Store) commitAppends(c chainCommit) ([]addedLine, error) {
+	parent, err := s.git.readCommit(c.Parents[0])
 	if err != nil {
 		return nil, errSlowPath
 	}
-	if parent.TreeHash == c.TreeHash {
+	if parent.Tree == c.Tree {
 		return nil, nil
 	}
-	before, _, err := s.logEntries(parent.TreeHash)
+	before, _, err := s.logEntries(parent.Tree)
 	if err != nil {
 		return nil, err
 	}
-	_, after, err := s.logEntries(c.TreeHash)
+	_, after, err := s.logEntries(c.Tree)
 	if err != nil {
 		return nil, err
 	}
@@ -161,22 +191,18 @@ func (s *Store) commitAppends(c *object.Commit) ([]addedLine, error) {
 		var oldID plumbing.Hash
 		var oldSize int64
 		if had {
-			sizer, ok := s.git.r.Storer.(interface {
-				EncodedObjectSize(plumbing.Hash) (int64, error)
-			})
-			if !ok {
+			n, found, err := s.git.objs.Size(old.Hash)
+			if err != nil || !found {
 				return nil, errSlowPath
 			}
-			if oldSize, err = sizer.EncodedObjectSize(old.Hash); err != nil {
-				return nil, errSlowPath
-			}
+			oldSize = n
 			oldID = old.Hash
 		}
 		tail, err := s.blobTail(e.Hash, oldID, oldSize)
 		if err != nil {
 			return nil, err
 		}
-		a := addedLine{Commit: c.Hash.String(), Email: c.Author.Email, MS: c.Author.When.Unix() * 1000, File: LogDir + "/" + e.Name}
+		a := addedLine{Commit: c.id.String(), Email: c.Author.Email, MS: c.Author.When.Unix() * 1000, File: LogDir + "/" + e.Name}
 		for len(tail) > 0 {
 			line, rest, _ := bytes.Cut(tail, []byte{'\n'})
 			a.Line, tail = line, rest

@@ -47,15 +47,17 @@ var (
 	relPattern    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z-]{1,31}$`) })
 )
 
-// The elements Parse reads, as selectors compiled once (goquery compiles a
-// selector string on every call). goquery.Single is goquery's one way to hand
-// out a compiled selector, and it changes only what Find collects (the first
+// htmlTags are the elements Parse reads, as selectors compiled once, on the
+// first parse rather than at every start-up (goquery compiles a selector
+// string on every call). goquery.Single is goquery's one way to hand out a
+// compiled selector, and it changes only what Find collects (the first
 // match under each child of the selection): Parse filters with these, and
 // follows a Find with First.
-var (
-	metaTag, linkTag, titleTag   = goquery.Single("meta"), goquery.Single("link"), goquery.Single("title")
-	articleTag, bodyTag, markTag = goquery.Single("article"), goquery.Single("body"), goquery.Single("mark")
-)
+var htmlTags = sync.OnceValue(func() (t struct{ meta, link, title, article, body, mark goquery.Matcher }) {
+	t.meta, t.link, t.title = goquery.Single("meta"), goquery.Single("link"), goquery.Single("title")
+	t.article, t.body, t.mark = goquery.Single("article"), goquery.Single("body"), goquery.Single("mark")
+	return t
+})
 
 // forbiddenElements can run code, load content or restyle the page; the codec
 // refuses them on read and never writes them.
@@ -127,7 +129,7 @@ func parseHTML(data []byte) (l domain.Lesson, err error) {
 	if err := checkMarkup(all); err != nil {
 		return domain.Lesson{}, err
 	}
-	metas, err := readMetas(all.FilterMatcher(metaTag))
+	metas, err := readMetas(all.FilterMatcher(htmlTags().meta))
 	if err != nil {
 		return domain.Lesson{}, err
 	}
@@ -135,8 +137,8 @@ func parseHTML(data []byte) (l domain.Lesson, err error) {
 	if err != nil {
 		return domain.Lesson{}, err
 	}
-	l.Title = collapse(all.FilterMatcher(titleTag).First().Text())
-	if l.Links, err = readLinks(all.FilterMatcher(linkTag)); err != nil {
+	l.Title = collapse(all.FilterMatcher(htmlTags().title).First().Text())
+	if l.Links, err = readLinks(all.FilterMatcher(htmlTags().link)); err != nil {
 		return domain.Lesson{}, err
 	}
 	l.Gist, l.Body = readText(all)
@@ -303,12 +305,13 @@ func readLinks(sel *goquery.Selection) ([]domain.LessonLink, error) {
 // body without an article) and the body (every other paragraph); all is
 // every element of the document.
 func readText(all *goquery.Selection) (gist, body string) {
-	root := all.FilterMatcher(articleTag).First()
+	t := htmlTags()
+	root := all.FilterMatcher(t.article).First()
 	if root.Length() == 0 {
-		root = all.FilterMatcher(bodyTag).First()
+		root = all.FilterMatcher(t.body).First()
 	}
 	w := &textWalker{}
-	if mark := root.FindMatcher(markTag).First(); mark.Length() > 0 {
+	if mark := root.FindMatcher(t.mark).First(); mark.Length() > 0 {
 		w.mark, gist = mark.Get(0), collapse(mark.Text())
 	}
 	w.walk(root, false)

@@ -73,8 +73,9 @@
 // rule or phrase and the field, never the text. borg learn refuses such
 // lessons; the index keeps each lesson's verdict.
 //
-// Only git.go, changes.go and attribfast.go import go-git and only codec.go
-// imports goquery. No non-test file imports gitleaks: secretdetect.go runs
+// Only git.go, gitrepo.go, changes.go and attribfast.go import go-git
+// (never its root package, which links its transports and OpenPGP:
+// gitrepo.go) and only codec.go imports goquery. No non-test file imports gitleaks: secretdetect.go runs
 // gitleaks' rule data with gitleaks' semantics, and tests hold it to
 // gitleaks' own detector.
 package memfs

@@ -2,19 +2,20 @@ package memfs
 
 import (
 	"html"
+	"sort"
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/mtibben/confusables"
 	"golang.org/x/text/unicode/norm"
 )
 
-// This file is the only importer of golang.org/x/text/unicode/norm and of
-// github.com/mtibben/confusables (Unicode's confusables table, UTS #39
-// skeletons): the screen matches text as a reader sees it, not as its
-// code points spell it.
+//go:generate go run ../scripts/genlookalikes -o lookalikes.go
+
+// This file is the only importer of golang.org/x/text/unicode/norm, and
+// with lookalikes.go (Unicode's confusables table reduced to the letters
+// whose UTS #39 skeleton is ASCII) holds what the screen needs to match
+// text as a reader sees it, not as its code points spell it.
 
 // Fold returns the form of text the screen matches rules against: HTML
 // entities decoded, compatibility forms folded (NFKC: fullwidth letters,
@@ -103,22 +104,13 @@ func foldWord(b *strings.Builder, word string) {
 
 // lookAlike is the ASCII that r looks like by Unicode's confusables table
 // (its UTS #39 skeleton), or r itself when it has no ASCII look-alike.
-// Answers are kept: a text in a non-Latin script asks about the same few
-// dozen letters again and again.
 func lookAlike(r rune) string {
-	if v, ok := lookAlikes.Load(r); ok {
-		return v.(string)
+	i := sort.Search(len(lookAlikeTable), func(i int) bool { return lookAlikeTable[i].r >= r })
+	if i < len(lookAlikeTable) && lookAlikeTable[i].r == r {
+		return lookAlikeTable[i].to
 	}
-	v := string(r)
-	if sk := confusables.Skeleton(v); sk != v && asciiOnly(sk) {
-		v = sk
-	}
-	lookAlikes.Store(r, v)
-	return v
+	return string(r)
 }
-
-// lookAlikes caches lookAlike (rune → string).
-var lookAlikes sync.Map
 
 // plainASCII reports whether text is ASCII without an entity, the form Fold
 // leaves as it is.
@@ -129,15 +121,6 @@ func plainASCII(text string) bool {
 		}
 	}
 	return true
-}
-
-func asciiOnly(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return s != ""
 }
 
 // NormalGist is the form of a gist two lessons must not share: the gist

@@ -1,15 +1,17 @@
 package memfs
 
-// git.go is the store's git layer. With changes.go and attribfast.go it is
-// one of the three files that import go-git, which it uses to open the
-// repository and for the reads borg's own reader (the gitobj package)
-// leaves to it. borg writes blobs, trees and commits itself through gitobj
-// (immutable and content-addressed), and leaves git's shared state to
-// git: a ref moves with git update-ref (compare-and-swap, reflog), the
-// index is written by git update-index for the paths borg committed, and
-// git takes and removes its own locks (gitlock.go; docs/git.md). Nothing
-// here calls the worktree's Status (slow on large trees, and never needed:
-// borg knows which files it wrote).
+// git.go is the store's git layer. With gitrepo.go, changes.go and
+// attribfast.go it is one of the files that import go-git (its config
+// and plumbing packages: gitrepo.go says why not the rest). borg reads
+// objects with its own reader (the gitobj package), and what that one
+// cannot read through git cat-file. borg writes blobs, trees and commits
+// itself through gitobj (immutable and content-addressed), and leaves
+// git's shared state to git: a ref moves with git update-ref
+// (compare-and-swap, reflog), the index is written by git update-index
+// for the paths borg committed, and git takes and removes its own locks
+// (gitlock.go; docs/git.md). Nothing here calls the worktree's Status
+// (slow on large trees, and never needed: borg knows which files it
+// wrote).
 
 import (
 	"bytes"
@@ -21,19 +23,15 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/borg-memory/borg/memfs/gitcli"
 	"github.com/borg-memory/borg/memfs/gitobj"
-	"github.com/go-git/go-billy/v5/osfs"
-	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
 // defaultBranch is the branch a new store starts on.
@@ -47,15 +45,15 @@ type FileChange struct {
 	Delete bool
 }
 
-// gitRepo wraps the go-git repository of a store.
+// gitRepo is the repository of a store.
 type gitRepo struct {
-	r *git.Repository
+	dir string // the worktree
 	// gitDir is the worktree's own git directory (HEAD, the index,
 	// MERGE_HEAD); commonDir the repository's (objects, refs, config,
 	// info). They differ only in a linked worktree (git worktree add),
 	// whose gitDir is <commonDir>/worktrees/<name>.
 	gitDir, commonDir string
-	objs              *gitobj.Objects // read before go-git, and written to
+	objs              *gitobj.Objects // read first, and written to
 }
 
 // openGit opens the repository of the worktree dir, after checking that
@@ -69,11 +67,10 @@ func openGit(dir string) (*gitRepo, error) {
 	if err := checkRepoFormat(commonDir); err != nil {
 		return nil, err
 	}
-	r, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{EnableDotGitCommonDir: true})
-	if err != nil {
+	if _, err := repoConfig(dirs); err != nil {
 		return nil, err
 	}
-	return &gitRepo{r: r, gitDir: gitDir, commonDir: commonDir, objs: gitobj.Open(filepath.Join(commonDir, "objects"))}, nil
+	return &gitRepo{dir: dir, gitDir: gitDir, commonDir: commonDir, objs: gitobj.Open(filepath.Join(commonDir, "objects"))}, nil
 }
 
 // checkRepoFormat refuses a repository whose config declares a format
@@ -299,8 +296,8 @@ func (s *Store) ResolveRef(name string) (string, error) {
 		return h, nil
 	}
 	// A branch name, a hash or any other revision git accepts.
-	h, err := s.git.r.ResolveRevision(plumbing.Revision(name))
-	if errors.Is(err, plumbing.ErrReferenceNotFound) || errors.Is(err, plumbing.ErrObjectNotFound) {
+	h, err := s.resolveRevision(name)
+	if errors.Is(err, ErrNotFound) || errors.Is(err, plumbing.ErrObjectNotFound) {
 		return "", fmt.Errorf("resolve %s: %w", name, ErrNotFound)
 	}
 	if err != nil {
@@ -309,40 +306,37 @@ func (s *Store) ResolveRef(name string) (string, error) {
 	return h.String(), nil
 }
 
-// treeAt is the root tree of the commit rev names.
-func (s *Store) treeAt(rev string) (*object.Tree, error) {
-	h, err := s.ResolveRef(rev)
-	if err != nil {
-		return nil, err
-	}
-	c, err := s.git.r.CommitObject(plumbing.NewHash(h))
-	if err != nil {
-		return nil, fmt.Errorf("read commit %s: %w", h, err)
-	}
-	return c.Tree()
-}
-
 // ReadFileAt returns the bytes of path (slash-separated, from the store's
 // root) in the commit rev names, without touching the worktree. It returns an
 // error wrapping ErrNotFound when the file is not in that commit.
 func (s *Store) ReadFileAt(rev, p string) ([]byte, error) {
-	t, err := s.treeAt(rev)
-	if err != nil {
-		return nil, fmt.Errorf("read %s at %s: %w", p, rev, err)
-	}
-	f, err := t.File(p)
-	if errors.Is(err, object.ErrFileNotFound) || errors.Is(err, object.ErrDirectoryNotFound) {
+	dir, name := path.Split(p)
+	if name == "" || strings.Contains(p, "//") || strings.HasPrefix(p, "/") {
 		return nil, fmt.Errorf("read %s at %s: %w", p, rev, ErrNotFound)
 	}
+	raw, _, err := s.rawDirAt(rev, dir)
 	if err != nil {
 		return nil, fmt.Errorf("read %s at %s: %w", p, rev, err)
 	}
-	rd, err := f.Reader()
-	if err != nil {
-		return nil, fmt.Errorf("read %s at %s: %w", p, rev, err)
+	for i := 0; i < len(raw); {
+		e, err := gitobj.NextTreeEntry(raw, i)
+		if err != nil {
+			return nil, fmt.Errorf("read %s at %s: %w", p, rev, err)
+		}
+		i = e.End
+		if string(e.Name) != name {
+			continue
+		}
+		if !isFileMode(e.Mode) {
+			break // a directory or a submodule
+		}
+		data, err := s.git.readObject(gitobj.Blob, e.ID)
+		if err != nil {
+			return nil, fmt.Errorf("read %s at %s: %w", p, rev, err)
+		}
+		return data, nil
 	}
-	defer func() { _ = rd.Close() }()
-	return io.ReadAll(rd)
+	return nil, fmt.Errorf("read %s at %s: %w", p, rev, ErrNotFound)
 }
 
 // rawDirAt returns the raw tree of directory dir (slash-separated, "" for
@@ -458,12 +452,7 @@ func (s *Store) ReadDirAt(rev, dir string) ([]File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read %s at %s: %w", dir, rev, err)
 	}
-	// A storage of its own that keeps the pack files open for the whole
-	// directory: the store's reopens a pack for every object it reads
-	// from it.
-	st := filesystem.NewStorageWithOptions(osfs.New(s.git.commonDir), cache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true})
-	defer func() { _ = st.Close() }()
-	g := &gitRepo{r: &git.Repository{Storer: st}, gitDir: s.git.gitDir, commonDir: s.git.commonDir, objs: s.git.objs}
+	g := s.git
 	var out []File
 	err = g.walkTree(raw, dir, func(p string, e gitobj.TreeEntry) error {
 		data, err := g.readObject(gitobj.Blob, e.ID)
@@ -550,10 +539,7 @@ func (s *Store) commitOnRef(name plumbing.ReferenceName, old, parent plumbing.Ha
 		return plumbing.ZeroHash, ErrNoChanges
 	}
 	author, committer := s.signatures(when)
-	c := &object.Commit{
-		Author: author, Committer: committer, Message: msg,
-		TreeHash: treeHash, ParentHashes: parents,
-	}
+	c := &gitCommit{Author: author, Committer: committer, Message: msg, Tree: treeHash, Parents: parents}
 	var h plumbing.Hash
 	if s.evidence().sign {
 		// A signed commit is written by git, which signs it through the
@@ -565,19 +551,7 @@ func (s *Store) commitOnRef(name plumbing.ReferenceName, old, parent plumbing.Ha
 			return plumbing.ZeroHash, err
 		}
 	} else {
-		obj := &plumbing.MemoryObject{}
-		if err := c.Encode(obj); err != nil {
-			return plumbing.ZeroHash, err
-		}
-		rd, err := obj.Reader()
-		if err != nil {
-			return plumbing.ZeroHash, err
-		}
-		data, err := io.ReadAll(rd)
-		if err != nil {
-			return plumbing.ZeroHash, err
-		}
-		h = w.Add(gitobj.Commit, data)
+		h = w.Add(gitobj.Commit, c.encode())
 		if err := s.git.flush(w); err != nil {
 			return plumbing.ZeroHash, err
 		}
@@ -592,9 +566,9 @@ func (s *Store) commitOnRef(name plumbing.ReferenceName, old, parent plumbing.Ha
 // signedCommit has git write c, signed with the user's signing setup
 // (user.signingKey, gpg.format), and returns its id. Its tree and parents
 // must be written already.
-func (s *Store) signedCommit(c *object.Commit) (plumbing.Hash, error) {
-	args := []string{"commit-tree", "-S", c.TreeHash.String()}
-	for _, p := range c.ParentHashes {
+func (s *Store) signedCommit(c *gitCommit) (plumbing.Hash, error) {
+	args := []string{"commit-tree", "-S", c.Tree.String()}
+	for _, p := range c.Parents {
 		args = append(args, "-p", p.String())
 	}
 	date := func(t time.Time) string { return fmt.Sprintf("%d %s", t.Unix(), t.Format("-0700")) }
@@ -636,13 +610,13 @@ func checkRepoPath(p string) error {
 
 // readObject returns the content of object h, of type t: borg's own
 // reader (gitobj) reads it from its loose file or a pack; an object that
-// reader cannot read is read through go-git.
+// reader cannot read is read through git (readStored).
 func (g *gitRepo) readObject(t gitobj.Type, h [20]byte) ([]byte, error) {
 	data, found, err := g.objs.Read(t, h)
 	if err != nil || found {
 		return data, err
 	}
-	return g.readStored(plumbingType(t), h)
+	return g.readStored(t, h)
 }
 
 // commitTree is the tree of commit h, read as readObject reads (go-git's
@@ -660,35 +634,36 @@ func (g *gitRepo) commitTree(h plumbing.Hash) (plumbing.Hash, error) {
 	return plumbing.NewHash(string(hexTree)), nil
 }
 
-// readStored reads an object through go-git, which looks in the packs'
-// indexes (in memory) before the loose objects: the order for blobs, which
-// are packed once fetched or gc'd.
-func (g *gitRepo) readStored(t plumbing.ObjectType, h plumbing.Hash) ([]byte, error) {
-	obj, err := g.r.Storer.EncodedObject(t, h)
+// readStored reads object h through git cat-file, for what gitobj leaves:
+// an object of an alternate object directory, or of a pack whose index is
+// of another version. An object that is missing, or is not a t, is
+// plumbing.ErrObjectNotFound.
+func (g *gitRepo) readStored(t gitobj.Type, h plumbing.Hash) ([]byte, error) {
+	out, err := storeGit(g.dir).Run(context.Background(), strings.NewReader(h.String()+"\n"), "cat-file", "--batch")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("read object %s: %w", h, err)
 	}
-	rd, err := obj.Reader()
-	if err != nil {
-		return nil, err
+	// "<id> <type> <size>\n<content>\n", or "<id> missing\n".
+	head, data, _ := bytes.Cut(out, []byte("\n"))
+	f := strings.Fields(string(head))
+	if len(f) == 2 && f[1] == "missing" {
+		return nil, plumbing.ErrObjectNotFound
 	}
-	defer func() { _ = rd.Close() }()
-	return io.ReadAll(rd)
+	n := -1
+	if len(f) == 3 {
+		n, _ = strconv.Atoi(f[2])
+	}
+	if n < 0 || n > len(data) {
+		return nil, fmt.Errorf("read object %s: git cat-file printed %q", h, head)
+	}
+	if f[1] != t.String() {
+		return nil, plumbing.ErrObjectNotFound
+	}
+	return data[:n], nil
 }
 
 // loosePath is where the loose object h lives.
 func (g *gitRepo) loosePath(h plumbing.Hash) string { return g.objs.LoosePath(h) }
-
-func plumbingType(t gitobj.Type) plumbing.ObjectType {
-	switch t {
-	case gitobj.Commit:
-		return plumbing.CommitObject
-	case gitobj.Tree:
-		return plumbing.TreeObject
-	default:
-		return plumbing.BlobObject
-	}
-}
 
 // blobHash is the object id of a blob with data, without writing it.
 func (g *gitRepo) blobHash(data []byte) (plumbing.Hash, error) {
@@ -704,15 +679,10 @@ func treeChanges(changes []FileChange) []gitobj.Change {
 	return out
 }
 
-// flush writes the objects w holds; when they went into a new pack,
-// go-git lists the packs again so this process reads them.
+// flush writes the objects w holds (gitobj lists the packs again when it
+// misses an object, so a new pack is read).
 func (g *gitRepo) flush(w *gitobj.Writer) error {
-	packed, err := w.Flush()
-	if packed {
-		if fs, ok := g.r.Storer.(*filesystem.Storage); ok {
-			fs.Reindex()
-		}
-	}
+	_, err := w.Flush()
 	return err
 }
 
@@ -977,9 +947,13 @@ func (s *Store) ResetIndex(paths []string) error {
 // signatures returns the author and committer for a commit at when: from
 // GIT_AUTHOR_* / GIT_COMMITTER_*, else git config user.name and user.email,
 // else borg <borg@localhost>.
-func (s *Store) signatures(when time.Time) (author, committer object.Signature) {
+func (s *Store) signatures(when time.Time) (author, committer signature) {
 	name, email := "borg", "borg@localhost"
-	if cfg, err := s.git.r.ConfigScoped(config.GlobalScope); err == nil {
+	cfg, err := readConfigFile(filepath.Join(s.git.commonDir, "config"))
+	if err == nil {
+		cfg, err = userConfig(cfg)
+	}
+	if err == nil {
 		if cfg.User.Name != "" {
 			name = cfg.User.Name
 		}
@@ -999,12 +973,12 @@ func (s *Store) signatures(when time.Time) (author, committer object.Signature) 
 		}
 		return def
 	}
-	author = object.Signature{
+	author = signature{
 		Name:  pick(s.getenv("GIT_AUTHOR_NAME"), name),
 		Email: pick(s.getenv("GIT_AUTHOR_EMAIL"), email),
 		When:  when,
 	}
-	committer = object.Signature{
+	committer = signature{
 		Name:  pick(s.getenv("GIT_COMMITTER_NAME"), name),
 		Email: pick(s.getenv("GIT_COMMITTER_EMAIL"), email),
 		When:  when,
@@ -1016,19 +990,18 @@ func (s *Store) signatures(when time.Time) (author, committer object.Signature) 
 // contains dir (its local config merged over the global one), or "" when
 // there is none.
 func GitUserEmail(dir string) string {
-	// EnableDotGitCommonDir: in a linked worktree, the repository's own
-	// config lives in the common git directory. (go-git does not follow
-	// include/includeIf, so an email set only through them is not seen:
-	// set BORG_ENGINEER then.)
-	r, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
-	if err != nil {
-		cfg, err := config.LoadConfig(config.GlobalScope)
-		if err != nil {
-			return ""
-		}
-		return cfg.User.Email
+	// In a linked worktree, the repository's own config lives in the
+	// common git directory. (include and includeIf are not followed, so
+	// an email set only through them is not seen: set BORG_ENGINEER then.)
+	var local *config.Config
+	r, err := findRepo(dir, true, true)
+	if err == nil {
+		local, err = repoConfig(r.Dirs)
 	}
-	cfg, err := r.ConfigScoped(config.GlobalScope)
+	if err != nil {
+		local = nil // outside a repository that opens: the global config alone
+	}
+	cfg, err := userConfig(local)
 	if err != nil {
 		return ""
 	}
@@ -1038,30 +1011,32 @@ func GitUserEmail(dir string) string {
 // GitToplevel is the root of the git worktree that contains dir, or "" when
 // dir is in none.
 func GitToplevel(dir string) string {
-	r, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true})
+	r, err := findRepo(dir, true, false)
 	if err != nil {
 		return ""
 	}
-	wt, err := r.Worktree()
-	if err != nil {
+	if _, err := repoConfig(r.Dirs); err != nil {
 		return ""
 	}
-	return wt.Filesystem.Root()
+	return r.root
 }
 
 // RootCommitMS is the author time of the store's first commit (unix ms),
 // 0 when unknown: no shared log line can honestly be older than the store.
 func (s *Store) RootCommitMS() int64 {
-	h, err := s.git.r.Head()
+	id, err := s.git.dirs().ReadRef("HEAD")
 	if err != nil {
 		return 0
 	}
-	c, err := s.git.r.CommitObject(h.Hash())
-	for err == nil && c.NumParents() > 0 {
-		c, err = c.Parent(0)
+	h := plumbing.NewHash(id)
+	for {
+		c, err := s.git.readCommit(h)
+		if err != nil {
+			return 0
+		}
+		if len(c.Parents) == 0 {
+			return c.Author.When.UnixMilli()
+		}
+		h = c.Parents[0]
 	}
-	if err != nil {
-		return 0
-	}
-	return c.Author.When.UnixMilli()
 }

@@ -161,7 +161,8 @@ func runHook(ctx context.Context, e *env, verb, storeFlag string) int {
 // hookEngineer is the engineer's hashed id from the environment
 // (BORG_ENGINEER, GIT_AUTHOR_EMAIL); without either, a session resolves it
 // once from its repository's git configuration (hooks.Deps.ResolveEngineer),
-// read by go-git rather than a git process: hooks run on every agent turn.
+// read from its files rather than by a git process: hooks run on every
+// agent turn.
 func hookEngineer(e *env) string {
 	if v := e.getenv("BORG_ENGINEER"); v != "" {
 		return memfs.HashEngineer(v)

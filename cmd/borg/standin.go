@@ -89,7 +89,7 @@ func Do(call func() error, idempotent bool) error {
 
 // borgAsked finds borg's question in a conversation: a user message quoting
 // lessons as "N. <id> (by …)".
-var borgAsked = regexp.MustCompile(`(?m)^\s*\d+\. ([a-z0-9][a-z0-9-]*[a-z0-9]) \(by `)
+var borgAsked = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^\s*\d+\. ([a-z0-9][a-z0-9-]*[a-z0-9]) \(by `) })
 
 func (m *standIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(r.Body)
@@ -194,7 +194,7 @@ func (m *standIn) reply(req standInRequest) ([]map[string]any, string) {
 				reads++
 			}
 			if msg.Role == "user" {
-				if ids := borgAsked.FindAllStringSubmatch(b.Text+string(b.Content), -1); len(ids) > 0 && askedAt < 0 {
+				if ids := borgAsked().FindAllStringSubmatch(b.Text+string(b.Content), -1); len(ids) > 0 && askedAt < 0 {
 					askedAt = i
 					for _, id := range ids {
 						asked = append(asked, id[1])

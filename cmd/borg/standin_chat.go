@@ -119,7 +119,7 @@ func (m chatStandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	m.mu.Unlock()
 
 	blocks, _ := m.reply(req)
-	if m.lookFirst && turnOpens(req) && !borgAsked.MatchString(req.Text) {
+	if m.lookFirst && turnOpens(req) && !borgAsked().MatchString(req.Text) {
 		blocks = []map[string]any{{"type": "tool_use", "id": "call_look", "name": "Read",
 			"input": map[string]any{"file_path": m.dir + "/client.go"}}}
 	}

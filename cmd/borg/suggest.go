@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/urfave/cli/v2"
 )
@@ -83,12 +84,12 @@ func unknownCommand(parent, word string, cmds []*cli.Command) error {
 
 // undefinedFlag finds the flag name in the flag package's error for an
 // unknown flag ("flag provided but not defined: -explian").
-var undefinedFlag = regexp.MustCompile(`^flag provided but not defined: -+(.+)$`)
+var undefinedFlag = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^flag provided but not defined: -+(.+)$`) })
 
 // flagUsageError is the usage error for a command's flags: the parser's
 // message, and the closest flag when the flag given is unknown.
 func flagUsageError(cmd string, err error, flags []cli.Flag) error {
-	m := undefinedFlag.FindStringSubmatch(err.Error())
+	m := undefinedFlag().FindStringSubmatch(err.Error())
 	if m == nil {
 		return usageErr("%s: %v (%s --help lists the flags)", cmd, err, cmd)
 	}

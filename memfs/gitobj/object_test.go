@@ -130,6 +130,22 @@ func TestWriterMatchesGit(t *testing.T) {
 		if _, _, err := o.Read(Tree, id); err == nil {
 			t.Errorf("Read %s as a tree: no error", p)
 		}
+		if n, found, err := o.Size(id); err != nil || !found || n != int64(len(want[p])) {
+			t.Errorf("Size %s: %d, %v, %v; want %d", p, n, found, err, len(want[p]))
+		}
+	}
+	// A loose object large enough to be stored uncompressed.
+	big := bytes.Repeat([]byte("0123456789\n"), StoreRawAbove/10)
+	w := o.NewWriter(readAll(t, o))
+	id := w.Add(Blob, big)
+	if _, err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if n, found, err := o.Size(id); err != nil || !found || n != int64(len(big)) {
+		t.Errorf("Size of a stored loose blob: %d, %v, %v; want %d", n, found, err, len(big))
+	}
+	if _, found, err := o.Size([20]byte{9}); found || err != nil {
+		t.Errorf("Size of a missing object: found %v, %v", found, err)
 	}
 }
 

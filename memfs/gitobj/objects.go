@@ -1,10 +1,16 @@
 package gitobj
 
 import (
+	"bufio"
+	"bytes"
+	"compress/zlib"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 )
 
 // Objects is a repository's object directory (.git/objects; in a linked
@@ -58,4 +64,32 @@ func (o *Objects) has(id [20]byte) bool {
 		return true
 	}
 	return o.packs.has(id)
+}
+
+// Size returns the size of object id's content, of whatever type, read
+// from its loose file's header or from its pack entry without inflating
+// the object; found is false as Read reports it.
+func (o *Objects) Size(id [20]byte) (size int64, found bool, err error) {
+	f, err := os.Open(o.LoosePath(id))
+	if err == nil {
+		defer func() { _ = f.Close() }()
+		zr, err := zlib.NewReader(bufio.NewReaderSize(f, 512))
+		if err != nil {
+			return 0, false, fmt.Errorf("read object %x: %w", id, err)
+		}
+		var hdr [32]byte
+		n, _ := io.ReadFull(zr, hdr[:])
+		nul := bytes.IndexByte(hdr[:n], 0)
+		if nul < 0 {
+			return 0, false, fmt.Errorf("read object %x: %w", id, errors.New("corrupt object header"))
+		}
+		_, sz, _ := bytes.Cut(hdr[:nul], []byte(" "))
+		v, err := strconv.ParseInt(string(sz), 10, 64)
+		if err != nil || v < 0 {
+			return 0, false, fmt.Errorf("read object %x: %w", id, errors.New("corrupt object size"))
+		}
+		return v, true, nil
+	}
+	n, found, err := o.packs.size(id)
+	return int64(n), found, err
 }

@@ -203,85 +203,145 @@ func (p *packFile) find(h [20]byte) (int64, bool) {
 	return int64(binary.BigEndian.Uint64(p.idx[large:])), true
 }
 
+// entry is the header of a pack entry: its type (a delta's own), the
+// size of its (inflated) data, where that data starts, and a delta's base,
+// by offset in the same pack (baseOff > 0) or by id.
+type entry struct {
+	typ     Type
+	size    uint64
+	dataOff int64
+	baseOff int64
+	baseID  [20]byte
+}
+
+// entryAt reads the header of the entry at off in p.
+func entryAt(p *packFile, off int64) (entry, error) {
+	var hdr [32]byte
+	n, err := p.pack.ReadAt(hdr[:], off)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return entry{}, err
+	}
+	b := hdr[:n]
+	if len(b) == 0 {
+		return entry{}, errors.New("offset past the pack's end")
+	}
+	e := entry{typ: Type(b[0] >> 4 & 7), size: uint64(b[0] & 15)}
+	i, shift := 1, 4
+	for c := b[0]; c&0x80 != 0; shift += 7 {
+		if i >= len(b) || shift > 56 {
+			return entry{}, errors.New("corrupt object header")
+		}
+		c = b[i]
+		e.size |= uint64(c&0x7f) << shift
+		i++
+	}
+	switch e.typ {
+	case Commit, Tree, Blob, packTag:
+	case packOfsDelta:
+		if i >= len(b) {
+			return entry{}, errors.New("corrupt delta offset")
+		}
+		c := b[i]
+		back := uint64(c & 0x7f)
+		for i++; c&0x80 != 0; i++ {
+			if i >= len(b) {
+				return entry{}, errors.New("corrupt delta offset")
+			}
+			c = b[i]
+			back = (back+1)<<7 | uint64(c&0x7f)
+		}
+		if back == 0 || back > uint64(off) {
+			return entry{}, errors.New("corrupt delta offset")
+		}
+		e.baseOff = off - int64(back)
+	case packRefDelta:
+		if i+20 > len(b) {
+			return entry{}, errors.New("corrupt delta base")
+		}
+		copy(e.baseID[:], b[i:i+20])
+		i += 20
+	default:
+		return entry{}, fmt.Errorf("unknown object type %d", e.typ)
+	}
+	e.dataOff = off + int64(i)
+	return e, nil
+}
+
 // readAt reads the object at off in p, resolving deltas (depth is the
 // chain's length so far).
 func (ps *packSet) readAt(p *packFile, off int64, depth int) (Type, []byte, error) {
 	if depth > maxDeltaDepth {
 		return 0, nil, errors.New("delta chain too deep")
 	}
-	var hdr [32]byte
-	n, err := p.pack.ReadAt(hdr[:], off)
-	if err != nil && !errors.Is(err, io.EOF) {
+	e, err := entryAt(p, off)
+	if err != nil {
 		return 0, nil, err
 	}
-	b := hdr[:n]
-	if len(b) == 0 {
-		return 0, nil, errors.New("offset past the pack's end")
+	data, err := inflateAt(p.pack, e.dataOff, e.size)
+	if err != nil || (e.typ != packOfsDelta && e.typ != packRefDelta) {
+		return e.typ, data, err
 	}
-	typ := Type(b[0] >> 4 & 7)
-	size := uint64(b[0] & 15)
-	i, shift := 1, 4
-	for c := b[0]; c&0x80 != 0; shift += 7 {
-		if i >= len(b) || shift > 56 {
-			return 0, nil, errors.New("corrupt object header")
-		}
-		c = b[i]
-		size |= uint64(c&0x7f) << shift
-		i++
-	}
-	switch typ {
-	case Commit, Tree, Blob, packTag:
-		data, err := inflateAt(p.pack, off+int64(i), size)
-		return typ, data, err
-	case packOfsDelta:
-		if i >= len(b) {
-			return 0, nil, errors.New("corrupt delta offset")
-		}
-		c := b[i]
-		back := uint64(c & 0x7f)
-		for i++; c&0x80 != 0; i++ {
-			if i >= len(b) {
-				return 0, nil, errors.New("corrupt delta offset")
-			}
-			c = b[i]
-			back = (back+1)<<7 | uint64(c&0x7f)
-		}
-		if back == 0 || back > uint64(off) {
-			return 0, nil, errors.New("corrupt delta offset")
-		}
-		delta, err := inflateAt(p.pack, off+int64(i), size)
-		if err != nil {
-			return 0, nil, err
-		}
-		bt, base, err := ps.readAt(p, off-int64(back), depth+1)
-		if err != nil {
-			return 0, nil, err
-		}
-		data, err := applyDelta(base, delta)
-		return bt, data, err
-	case packRefDelta:
-		if i+20 > len(b) {
-			return 0, nil, errors.New("corrupt delta base")
-		}
-		var base [20]byte
-		copy(base[:], b[i:i+20])
-		delta, err := inflateAt(p.pack, off+int64(i)+20, size)
-		if err != nil {
-			return 0, nil, err
-		}
+	bp, boff := p, e.baseOff
+	if e.typ == packRefDelta {
+		bp = nil
 		for _, q := range ps.packs {
-			if boff, ok := q.find(base); ok {
-				bt, bdata, err := ps.readAt(q, boff, depth+1)
-				if err != nil {
-					return 0, nil, err
-				}
-				data, err := applyDelta(bdata, delta)
-				return bt, data, err
+			if o, ok := q.find(e.baseID); ok {
+				bp, boff = q, o
+				break
 			}
 		}
-		return 0, nil, fmt.Errorf("delta base %s is not in a pack", hexID(base))
+		if bp == nil {
+			return 0, nil, fmt.Errorf("delta base %s is not in a pack", hexID(e.baseID))
+		}
 	}
-	return 0, nil, fmt.Errorf("unknown object type %d", typ)
+	bt, base, err := ps.readAt(bp, boff, depth+1)
+	if err != nil {
+		return 0, nil, err
+	}
+	data, err = applyDelta(base, data)
+	return bt, data, err
+}
+
+// size returns the size of object h's content and found false when no
+// pack this reader can read holds it: a whole object's size from its
+// header, a delta's from the result size the delta declares.
+func (ps *packSet) size(h [20]byte) (uint64, bool, error) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	for round := 0; round < 2; round++ {
+		if round == 1 || ps.packs == nil {
+			if !ps.relist() {
+				return 0, false, nil
+			}
+		}
+		for _, p := range ps.packs {
+			off, ok := p.find(h)
+			if !ok {
+				continue
+			}
+			e, err := entryAt(p, off)
+			if err != nil {
+				return 0, false, fmt.Errorf("read %s from %s: %w", hexID(h), p.name, err)
+			}
+			if e.typ != packOfsDelta && e.typ != packRefDelta {
+				return e.size, true, nil
+			}
+			delta, err := inflateAt(p.pack, e.dataOff, e.size)
+			if err != nil {
+				return 0, false, fmt.Errorf("read %s from %s: %w", hexID(h), p.name, err)
+			}
+			_, rest, ok := deltaSize(delta)
+			var n uint64
+			if ok {
+				n, _, ok = deltaSize(rest)
+			}
+			if !ok {
+				return 0, false, fmt.Errorf("read %s from %s: corrupt delta size", hexID(h), p.name)
+			}
+			return n, true, nil
+		}
+	}
+	return 0, false, nil
 }
 
 // inflaters keeps zlib readers for reuse: a decompressor's window and

@@ -54,6 +54,9 @@ func TestPackReader(t *testing.T) {
 				if typ.String() != obj.typ || !bytes.Equal(data, obj.data) {
 					t.Fatalf("%x: a %s of %d bytes, want a %s of %d", h, typ, len(data), obj.typ, len(obj.data))
 				}
+				if n, found, err := ps.size(h); err != nil || !found || n != uint64(len(obj.data)) {
+					t.Fatalf("%x: size %d, %v, %v; want %d", h, n, found, err, len(obj.data))
+				}
 				deltas += obj.delta
 			}
 			if deltas == 0 {
@@ -70,6 +73,9 @@ func TestPackReader(t *testing.T) {
 			}
 			if _, _, found, err := ps.read([20]byte{1, 2, 3}); found || err != nil {
 				t.Errorf("a missing object: found %v, %v", found, err)
+			}
+			if _, found, err := ps.size([20]byte{1, 2, 3}); found || err != nil {
+				t.Errorf("the size of a missing object: found %v, %v", found, err)
 			}
 		})
 	}
