@@ -90,7 +90,7 @@ func findRepo(dir string, detect, common bool) (repoDirs, error) {
 		}
 		line, _, _ := strings.Cut(rest, "\n")
 		if gitDir = strings.TrimSpace(line); !filepath.IsAbs(gitDir) {
-			gitDir = filepath.Join(p, gitDir)
+			gitDir = filepath.Join(root, gitDir)
 		}
 	}
 	if _, err := os.Stat(gitDir); err != nil {

@@ -304,3 +304,33 @@ func TestReadStoredFromAlternates(t *testing.T) {
 		t.Errorf("ReadDirAt through the alternate = %v, %v", files, err)
 	}
 }
+
+// TestFindRepoRelativeGitFileFromAFile: a .git file's relative gitdir is
+// read from the directory that holds the .git file, also when the search
+// starts at a file inside it.
+func TestFindRepoRelativeGitFileFromAFile(t *testing.T) {
+	base := t.TempDir()
+	real := filepath.Join(base, "real.git")
+	work := filepath.Join(base, "work")
+	for _, d := range []string{real, work} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(work, ".git"), []byte("gitdir: ../real.git\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(work, "notes.txt")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, start := range []string{work, file} {
+		r, err := findRepo(start, true, true)
+		if err != nil {
+			t.Fatalf("findRepo(%s): %v", start, err)
+		}
+		if r.Git != real || r.root != work {
+			t.Errorf("findRepo(%s) = git %s, root %s; want %s, %s", start, r.Git, r.root, real, work)
+		}
+	}
+}
