@@ -468,8 +468,17 @@ func (v *view) lexicalSearchTerms(ctx context.Context, terms []string, n int, ke
 	}
 	N := float64(v.len())
 	sums := make([]float64, v.span())
-	var touched []int
 	segs := [2]*catalog{v.base, v.delta}
+	// The lessons a term is in, in any field, are its postings of the
+	// whole text: their count bounds the lessons touched, which would
+	// otherwise be grown into, a hundred thousand at a time.
+	most := 0
+	for _, t := range order {
+		for _, c := range segs {
+			most += len(c.postings(fieldAll, t)) / postingSize
+		}
+	}
+	touched := make([]int, 0, min(most, len(sums)))
 	for f := textField(0); f < numFields; f++ {
 		avg := v.avgLen[f]
 		if fieldBoost[f] <= 0 || !(avg > 0) {
