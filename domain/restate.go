@@ -118,6 +118,16 @@ var restateChange = map[string]bool{
 	"instead": true, "anymore": true, "cut": true, "trimmed": true, "halved": true, "doubled": true,
 }
 
+// subjectWordsNeeded is how many words the newer's subject must share
+// with the older's for a value of typ: RestateMinSubject, one fewer for a
+// version of a named product, whose name is a word of the slot.
+func subjectWordsNeeded(typ string) int {
+	if strings.HasPrefix(typ, "version:") && typ != "version:" {
+		return RestateMinSubject - 1
+	}
+	return RestateMinSubject
+}
+
 // restateReason open a clause that says why or since when a value holds.
 var restateReason = map[string]bool{"since": true, "because": true, "after": true, "following": true}
 
@@ -630,11 +640,7 @@ func restates(newer, older Fact, typ string, cn, co []string) (SlotMatch, bool) 
 	}
 	// A version's product is a word of the slot: "gridstore is on Postgres
 	// 16" names the store and what runs on it.
-	need := RestateMinSubject
-	if strings.HasPrefix(typ, "version:") && typ != "version:" {
-		need--
-	}
-	if len(subject) < need || swapsRoles(newer.roles(newer.boundary), older.roles(min(older.boundary, valueO))) {
+	if len(subject) < subjectWordsNeeded(typ) || swapsRoles(newer.roles(newer.boundary), older.roles(min(older.boundary, valueO))) {
 		return SlotMatch{}, false
 	}
 	// The older's words only it holds: a name in its subject is a subject
@@ -992,7 +998,7 @@ func (f Fact) newerProbes() [][]string {
 				keys = append(keys, typ+"|"+t.stem)
 			}
 		}
-		if len(keys) >= RestateMinSubject {
+		if len(keys) >= subjectWordsNeeded(typ) {
 			out = append(out, keys)
 		}
 	}
