@@ -64,35 +64,29 @@ func openGit(dir string) (*gitRepo, error) {
 		return nil, err
 	}
 	gitDir, commonDir := dirs.Git, dirs.Common
-	if err := checkRepoFormat(commonDir); err != nil {
+	path := filepath.Join(commonDir, "config")
+	cfg, err := readConfigFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if err := checkRepoFormat(cfg, path); err != nil {
 		return nil, err
 	}
-	if _, err := repoConfig(dirs); err != nil {
+	if err := checkRepo(dirs, cfg); err != nil {
 		return nil, err
 	}
 	return &gitRepo{dir: dir, gitDir: gitDir, commonDir: commonDir, objs: gitobj.Open(filepath.Join(commonDir, "objects"))}, nil
 }
 
-// checkRepoFormat refuses a repository whose config declares a format
-// borg's object and ref code does not speak: SHA-256 object names, or refs
-// in a reftable. It names the format, before anything is written.
-func checkRepoFormat(commonDir string) error {
-	f, err := os.Open(filepath.Join(commonDir, "config"))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	defer func() { _ = f.Close() }()
-	cfg, err := config.ReadConfig(f)
-	if err != nil {
-		return fmt.Errorf("read %s: %w", filepath.Join(commonDir, "config"), err)
-	}
+// checkRepoFormat refuses a repository whose config (cfg, read from
+// path) declares a format borg's object and ref code does not speak:
+// SHA-256 object names, or refs in a reftable. It names the format, before
+// anything is written.
+func checkRepoFormat(cfg *config.Config, path string) error {
 	ext := cfg.Raw.Section("extensions")
 	for _, c := range []struct{ key, ok string }{{"objectFormat", "sha1"}, {"refStorage", "files"}} {
 		if v := ext.Option(c.key); v != "" && !strings.EqualFold(v, c.ok) {
-			return fmt.Errorf("%w: the repository has extensions.%s=%s, and borg reads and writes only %s repositories (%s); make the store a new repository with git's defaults (borg init in an empty directory) and push the lessons into it", ErrUnsupportedRepo, c.key, v, c.ok, filepath.Join(commonDir, "config"))
+			return fmt.Errorf("%w: the repository has extensions.%s=%s, and borg reads and writes only %s repositories (%s); make the store a new repository with git's defaults (borg init in an empty directory) and push the lessons into it", ErrUnsupportedRepo, c.key, v, c.ok, path)
 		}
 	}
 	return nil

@@ -42,10 +42,10 @@ type repoDirs struct {
 
 // findRepo finds the repository of dir: dir/.git, or with detect the .git
 // of the nearest directory above dir that has one (dir itself may be a
-// file); a .git file names the git directory ("gitdir: …", a linked
-// worktree or a submodule), and with common that directory's commondir
-// file names the common one (otherwise Common is the git directory too).
-// A leading ~ or ~user is the home directory.
+// file); its git directories are gitcli.FindDirs', and without common the
+// common directory is taken to be the git directory. A git directory that
+// does not exist is no repository; a common directory that does not exist
+// is an incomplete one. A leading ~ or ~user is the home directory.
 func findRepo(dir string, detect, common bool) (repoDirs, error) {
 	p, err := expandTilde(dir)
 	if err != nil {
@@ -55,7 +55,6 @@ func findRepo(dir string, detect, common bool) (repoDirs, error) {
 		return repoDirs{}, err
 	}
 	var root string
-	var fi os.FileInfo
 	for {
 		root = p
 		if st, err := os.Stat(p); err == nil {
@@ -65,7 +64,7 @@ func findRepo(dir string, detect, common bool) (repoDirs, error) {
 		} else if !os.IsNotExist(err) {
 			return repoDirs{}, err
 		}
-		fi, err = os.Stat(filepath.Join(root, ".git"))
+		_, err := os.Stat(filepath.Join(root, ".git"))
 		if err == nil {
 			break
 		}
@@ -78,52 +77,25 @@ func findRepo(dir string, detect, common bool) (repoDirs, error) {
 		}
 		return repoDirs{}, errNoRepository
 	}
-	gitDir := filepath.Join(root, ".git")
-	if !fi.IsDir() {
-		b, err := os.ReadFile(gitDir)
-		if err != nil {
-			return repoDirs{}, err
-		}
-		rest, ok := strings.CutPrefix(string(b), "gitdir: ")
-		if !ok {
-			return repoDirs{}, errors.New(".git file has no gitdir: prefix")
-		}
-		line, _, _ := strings.Cut(rest, "\n")
-		if gitDir = strings.TrimSpace(line); !filepath.IsAbs(gitDir) {
-			gitDir = filepath.Join(root, gitDir)
-		}
+	d, err := gitcli.FindDirs(root)
+	if err != nil {
+		return repoDirs{}, err
 	}
-	if _, err := os.Stat(gitDir); err != nil {
+	if _, err := os.Stat(d.Git); err != nil {
 		if os.IsNotExist(err) {
 			return repoDirs{}, errNoRepository
 		}
 		return repoDirs{}, err
 	}
-	r := repoDirs{root: root, Dirs: gitcli.Dirs{Git: gitDir, Common: gitDir}}
 	if !common {
-		return r, nil
-	}
-	b, err := os.ReadFile(filepath.Join(gitDir, "commondir"))
-	if os.IsNotExist(err) {
-		return r, nil
-	}
-	if err != nil {
+		d.Common = d.Git
+	} else if _, err := os.Stat(d.Common); err != nil {
+		if os.IsNotExist(err) {
+			return repoDirs{}, errors.New("repository incomplete")
+		}
 		return repoDirs{}, err
 	}
-	if len(b) > 0 {
-		c := strings.TrimSpace(string(b))
-		if !filepath.IsAbs(c) {
-			c = filepath.Join(gitDir, c)
-		}
-		if _, err := os.Stat(c); err != nil {
-			if os.IsNotExist(err) {
-				return repoDirs{}, errors.New("repository incomplete")
-			}
-			return repoDirs{}, err
-		}
-		r.Common = c
-	}
-	return r, nil
+	return repoDirs{root: root, Dirs: d}, nil
 }
 
 // expandTilde replaces a leading ~/ with the home directory and ~user/
@@ -150,20 +122,26 @@ func expandTilde(p string) (string, error) {
 }
 
 // repoConfig checks that the repository r has a HEAD and a format it can
-// be read in (checkExtensions), and returns its own config (that of its
-// common directory; empty when it has none).
+// be read in (checkRepo), and returns its own config (that of its common
+// directory; empty when it has none).
 func repoConfig(r gitcli.Dirs) (*config.Config, error) {
-	if _, err := os.Lstat(filepath.Join(r.Git, "HEAD")); os.IsNotExist(err) {
-		return nil, errNoRepository
-	}
 	cfg, err := readConfigFile(filepath.Join(r.Common, "config"))
 	if err != nil {
 		return nil, err
 	}
-	if err := checkExtensions(cfg); err != nil {
+	if err := checkRepo(r, cfg); err != nil {
 		return nil, err
 	}
 	return cfg, nil
+}
+
+// checkRepo checks that the repository r, whose config is cfg, has a HEAD
+// and a format it can be read in (checkExtensions).
+func checkRepo(r gitcli.Dirs, cfg *config.Config) error {
+	if _, err := os.Lstat(filepath.Join(r.Git, "HEAD")); os.IsNotExist(err) {
+		return errNoRepository
+	}
+	return checkExtensions(cfg)
 }
 
 // readConfigFile parses the git config file p; a missing file is an empty

@@ -6,9 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 
 	"github.com/borg-memory/borg/memfs"
+	"github.com/borg-memory/borg/memfs/gitcli"
 )
 
 // borg writes each learn, veto and sleep phase as loose objects (a blob,
@@ -45,38 +45,10 @@ func looseObjects(dir string) int {
 }
 
 // gitCommonDir is the store's common git directory: .git itself, or for a
-// linked worktree the main repository's, named by the gitdir file's
-// commondir.
+// linked worktree the main repository's (gitcli.FindDirs).
 func gitCommonDir(store string) (string, error) {
-	dotgit := filepath.Join(store, ".git")
-	fi, err := os.Stat(dotgit)
-	if err != nil {
-		return "", err
-	}
-	if fi.IsDir() {
-		return dotgit, nil
-	}
-	raw, err := os.ReadFile(dotgit)
-	if err != nil {
-		return "", err
-	}
-	gitdir, ok := strings.CutPrefix(strings.TrimSpace(string(raw)), "gitdir:")
-	if !ok {
-		return "", fmt.Errorf("%s: not a gitdir file", dotgit)
-	}
-	gitdir = strings.TrimSpace(gitdir)
-	if !filepath.IsAbs(gitdir) {
-		gitdir = filepath.Join(store, gitdir)
-	}
-	common, err := os.ReadFile(filepath.Join(gitdir, "commondir"))
-	if err != nil {
-		return gitdir, nil
-	}
-	c := strings.TrimSpace(string(common))
-	if !filepath.IsAbs(c) {
-		c = filepath.Join(gitdir, c)
-	}
-	return filepath.Clean(c), nil
+	d, err := gitcli.FindDirs(store)
+	return d.Common, err
 }
 
 // housekeepingDue reports whether s has gathered enough loose objects to
