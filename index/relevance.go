@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"slices"
@@ -258,14 +259,11 @@ func (ix *Index) supersedeBySlot(hits []Hit) {
 // rewrite shares the fact's subject, whose names and ids are its rarest
 // words, and a search over common words would read long postings for
 // nothing.
+// A term more than successorMaxShare of the lessons hold (past the first
+// successorMinDF) is not searched at all.
 const (
-	successorDepth = 10
-	successorTerms = 6
-)
-
-// successorMaxShare is the largest share of the store's lessons (past the
-// first successorMinDF) a term searched for a successor may be in.
-const (
+	successorDepth    = 10
+	successorTerms    = 6
 	successorMaxShare = 0.01
 	successorMinDF    = 20
 )
@@ -281,15 +279,7 @@ func rarestTerms(v *view, text string, n int) []string {
 	df := max(successorMinDF, successorMaxShare*N)
 	rare := math.Log(1 + (N-df+0.5)/(df+0.5))
 	terms = slices.DeleteFunc(terms, func(t string) bool { return v.termIDF(t, idf) < rare })
-	slices.SortStableFunc(terms, func(a, b string) int {
-		switch {
-		case idf[a] > idf[b]:
-			return -1
-		case idf[a] < idf[b]:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(terms, func(a, b string) int { return cmp.Compare(idf[b], idf[a]) })
 	return terms[:min(n, len(terms))]
 }
 
@@ -373,15 +363,7 @@ func (ix *Index) successorsInStore(ctx context.Context, all []Hit, i int, at map
 			continue
 		}
 		at[id] = len(all)
-		u := useful(id)
-		weight, meanWeight := u.ranking()
-		s := Hit{ID: id, Title: cat.str(f.ord, slotTitle), Gist: cat.str(f.ord, slotGist),
-			Type: cat.str(f.ord, slotType), Reach: cat.reach(f.ord),
-			Fused: h.Fused, Weight: weight, MeanWeight: meanWeight, Dormant: u.Dormant}
-		for _, by := range cat.supersededBy(f.ord) {
-			s.SupersededBy = append(s.SupersededBy, cat.id(by))
-		}
-		all = append(all, s)
+		all = append(all, ix.hitAt(f.ord, h.Fused, 0, useful(id))) // its match is lifted by the caller
 	}
 	return all
 }

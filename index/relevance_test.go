@@ -25,6 +25,22 @@ func filler(n int) []domain.Lesson {
 	return out
 }
 
+// relevanceOf is lesson id's relevance for query q in ix (0 when it is no
+// hit), with no floor or bar leaving it out.
+func relevanceOf(t *testing.T, ix *Index, id, q string) float64 {
+	t.Helper()
+	hits, err := ix.Search(context.Background(), Query{Text: q, K: 50, Floor: -1, Bar: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hits {
+		if h.ID == id {
+			return h.Relevance
+		}
+	}
+	return 0
+}
+
 // TestRelevanceScale: a session about a lesson's subject clears the floor,
 // one that shares only ordinary words with it does not, and both hold in a
 // store of ten lessons and in one of a thousand: the scale does not move
@@ -36,18 +52,7 @@ func TestRelevanceScale(t *testing.T) {
 	long := about + " " + ordinary + " " + ordinary
 	for _, n := range []int{10, 1000} {
 		ix := newTestIndex(t, append(filler(n), target))
-		rel := func(q string) float64 {
-			hits, err := ix.Search(context.Background(), Query{Text: q, K: 50, Floor: -1, Bar: -1})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, h := range hits {
-				if h.ID == target.ID {
-					return h.Relevance
-				}
-			}
-			return 0
-		}
+		rel := func(q string) float64 { return relevanceOf(t, ix, target.ID, q) }
 		t.Logf("%d lessons: about %.3f, longer %.3f, ordinary %.3f", n, rel(about), rel(long), rel(ordinary))
 		if r := rel(about); r < DefaultFloor {
 			t.Errorf("%d lessons: relevance of a session about the lesson %.3f, want ≥ the floor %.2f", n, r, DefaultFloor)
@@ -101,19 +106,7 @@ func TestFloorAbstains(t *testing.T) {
 func TestOwnershipFactRelevance(t *testing.T) {
 	owner := lesson("forecast-owner", "", "forecast (Dagster pipelines) is owned by the Forecasting team.", "")
 	ix := newTestIndex(t, append(filler(30), owner))
-	rel := func(q string) float64 {
-		t.Helper()
-		hits, err := ix.Search(context.Background(), Query{Text: q, K: 50, Floor: -1, Bar: -1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, h := range hits {
-			if h.ID == owner.ID {
-				return h.Relevance
-			}
-		}
-		return 0
-	}
+	rel := func(q string) float64 { return relevanceOf(t, ix, owner.ID, q) }
 	for _, tt := range []struct {
 		session string
 		want    bool // over the floor

@@ -529,17 +529,8 @@ func (ix *Index) applyUsefulness(ctx context.Context, ranked []domain.Scored, q 
 		if u.Results == 0 && u.Asked == 0 {
 			untried[r.Path] = true
 		}
-		weight, meanWeight := u.ranking()
-		// Hits outlive the index: the view's strings are copies, not views
-		// of the catalog's mapping.
-		h := Hit{ID: cat.id(o), Title: cat.str(o, slotTitle), Gist: cat.str(o, slotGist),
-			Type: cat.str(o, slotType), Reach: cat.reach(o),
-			Fused: r.Score, Weight: weight, MeanWeight: meanWeight, Dormant: u.Dormant,
-			Match: match[r.Path], Relevance: min(match[r.Path]*meanWeight, 1)}
-		for _, s := range cat.supersededBy(o) {
-			h.SupersededBy = append(h.SupersededBy, cat.id(s))
-		}
-		best = max(best, r.Score*meanWeight)
+		h := ix.hitAt(o, r.Score, match[r.Path], u)
+		best = max(best, r.Score*h.MeanWeight)
 		all = append(all, h)
 	}
 	bar, floor := q.Bar, q.Floor
@@ -603,6 +594,22 @@ func (ix *Index) applyUsefulness(ctx context.Context, ranked []domain.Scored, q 
 		out = out[:q.K]
 	}
 	return out
+}
+
+// hitAt is the hit of ordinal o at fused score fused, text share match and
+// usefulness u. Hits outlive the index: the view's strings are copies, not
+// views of the catalog's mapping.
+func (ix *Index) hitAt(o int, fused, match float64, u Usefulness) Hit {
+	cat := ix.cat
+	weight, meanWeight := u.ranking()
+	h := Hit{ID: cat.id(o), Title: cat.str(o, slotTitle), Gist: cat.str(o, slotGist),
+		Type: cat.str(o, slotType), Reach: cat.reach(o),
+		Fused: fused, Weight: weight, MeanWeight: meanWeight, Dormant: u.Dormant,
+		Match: match, Relevance: min(match*meanWeight, 1)}
+	for _, s := range cat.supersededBy(o) {
+		h.SupersededBy = append(h.SupersededBy, cat.id(s))
+	}
+	return h
 }
 
 // exploreSlot gives the last of k slots to the best untried lesson over the
