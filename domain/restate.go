@@ -827,23 +827,19 @@ var restateGone = map[string]bool{
 	"sunset": true, "sunsetted": true, "shutdown": true, "dismantled": true, "deleted": true,
 }
 
-// goneIDs reads the ids a gist says are gone, one per clause at most.
-func goneIDs(gist string) []string {
-	var out []string
-	var ids []string
+// goneIDs reads the ids a gist says are gone, one per clause at most, from
+// its lowercase words (fields).
+func goneIDs(fields []string) []string {
+	var out, ids []string
 	gone, negated := false, false
-	flush := func() {
-		if gone && !negated && len(ids) == 1 && !slices.Contains(out, ids[0]) {
-			out = append(out, ids[0])
-		}
-		ids, gone, negated = ids[:0], false, false
-	}
-	fields := strings.Fields(gist)
+	words := make([]string, len(fields))
 	for i, raw := range fields {
-		w := strings.ToLower(strings.TrimFunc(raw, func(r rune) bool { return unicode.IsPunct(r) && r != '%' }))
+		words[i] = strings.TrimFunc(raw, func(r rune) bool { return unicode.IsPunct(r) && r != '%' })
+	}
+	for i, w := range words {
 		next := ""
-		if i+1 < len(fields) {
-			next = strings.ToLower(strings.TrimFunc(fields[i+1], unicode.IsPunct))
+		if i+1 < len(words) {
+			next = words[i+1]
 		}
 		switch {
 		case restateGone[w], w == "no" && next == "longer", (w == "shut" || w == "turned") && (next == "down" || next == "off"):
@@ -853,11 +849,13 @@ func goneIDs(gist string) []string {
 		case isID(w) && !slices.Contains(ids, w):
 			ids = append(ids, w)
 		}
-		if endsClause(raw) {
-			flush()
+		if endsClause(fields[i]) || i == len(words)-1 {
+			if gone && !negated && len(ids) == 1 && !slices.Contains(out, ids[0]) {
+				out = append(out, ids[0])
+			}
+			ids, gone, negated = ids[:0], false, false
 		}
 	}
-	flush()
 	return out
 }
 
@@ -1005,12 +1003,6 @@ func (f Fact) newerProbes() [][]string {
 	return out
 }
 
-// restateOwnership say who owns a thing.
-var restateOwnership = map[string]bool{
-	"owned": true, "owns": true, "owner": true, "owners": true, "ownership": true,
-	"maintained": true, "maintains": true, "maintainer": true, "maintainers": true,
-}
-
 // Ownership reads a gist whose first sentence says who owns something:
 // "The routing service is owned by team Waypoint", "Ownership of relay-gw
 // moved to the Platform team". It returns the owners' words (each person or
@@ -1019,7 +1011,8 @@ var restateOwnership = map[string]bool{
 // (its reviewers, its alerts, its pages), not on every change to it.
 func Ownership(gist string) (owners, rest []string, ok bool) {
 	f := ReadFact(gist)
-	if !slices.ContainsFunc(f.toks, func(t factToken) bool { return restateOwnership[t.word] }) {
+	// "owned", "owner", "ownership", "maintained", "maintainers", …
+	if !slices.ContainsFunc(f.toks, func(t factToken) bool { return t.stem == "own" || t.stem == "maintain" }) {
 		return nil, nil, false
 	}
 	for _, t := range f.toks {

@@ -145,7 +145,7 @@ func ReadClaim(gist string) Claim {
 	for len(words) > 0 && slotArticles[words[0]] {
 		words = words[1:]
 	}
-	return Claim{words: canonRelations(words), fact: ReadFact(gist), gone: goneIDs(gist)}
+	return Claim{words: canonRelations(words), fact: ReadFact(gist), gone: goneIDs(fields)}
 }
 
 // endsClause reports a word that closes a clause.
