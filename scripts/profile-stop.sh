@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# profile-stop.sh: CPU-profile the first Stop hook after a `borg learn`, as
+# BenchmarkStopAfterLearnProcess times it (the same lesson, session message
+# and environment), and print pprof's top functions over all the Stops.
+# Usage: scripts/profile-stop.sh [runs] store
+#   runs   default 15
+#   store  copied first (the original is untouched), e.g.
+#          /tmp/borg-bench-store-v4-100000-1000000
+#          (BORG_BENCH_LESSONS=100000 go test -run '^$' -bench StopAfterLearnProcess
+#          -benchtime 1x ./cmd/borg makes it)
+set -euo pipefail
+runs=${1:-15}
+from=${2:?usage: scripts/profile-stop.sh [runs] store}
+cd "$(dirname "$0")/.."
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+go build -o "$work/borg" ./cmd/borg
+cp -a "$from" "$work/store"
+mkdir -p "$work/prof" "$work/proj" "$work/home"
+export BORG_STORE="$work/store" HOME="$work/home"
+export BORG_ENGINEER=bench@example.com BORG_PLACEBO_RATE=0 BORG_FLOOR=0
+export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com
+export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
+"$work/borg" recall "warm up the index and the caches" >/dev/null
+for i in $(seq 1 "$runs"); do
+  stamp="$i-$(date +%s%N)"
+  "$work/borg" learn "Payments gateway retries need backoff and jitter, case $stamp" \
+    --body "Seen in run $stamp: the client retried without a pause." >/dev/null
+  printf '{"session_id":"profile-%s","cwd":"%s","last_assistant_message":"I added a retry with backoff to the payments gateway client."}' \
+    "$stamp" "$work/proj" | BORG_CPUPROFILE="$work/prof/$i.prof" "$work/borg" hook stop >/dev/null
+done
+go tool pprof -top "$work/borg" "$work/prof"/*.prof 2>/dev/null | head -30
+echo "--- by caller"
+go tool pprof -top -cum "$work/borg" "$work/prof"/*.prof 2>/dev/null | grep -E 'Duration|index\.|main\.' | head -20
