@@ -151,7 +151,7 @@ func (v *view) relevance(o int, q *relevanceQuery) float64 {
 			shared += restWeight * r.w
 		}
 	}
-	if shared == 0 || !q.touchesOwner(v.str(o, slotGist)) {
+	if shared == 0 || !q.touchesOwner(v.str(o, slotGist), terms) {
 		return 0
 	}
 	return min(1, shared/(own+RelevancePrior*v.rareWeight()))
@@ -169,14 +169,15 @@ const ownershipWork = "own owns owned owner owners ownership codeowners maintain
 var ownershipTerms = sync.OnceValue(func() []string { return analyze(ownershipWork) })
 
 // touchesOwner reports whether the query may bear on a lesson with this
-// gist as far as ownership goes: true unless the gist says who owns
-// something (domain.Ownership) and the query holds neither a word of
-// ownershipWork nor a word of the owner's name that the rest of the gist
-// does not hold ("forecast is owned by the Forecasting team": "forecast"
-// names the service, not its owner).
-func (q *relevanceQuery) touchesOwner(gist string) bool {
-	low := strings.ToLower(gist)
-	if !strings.Contains(low, "own") && !strings.Contains(low, "maintain") {
+// gist (whose title and gist analyse to terms) as far as ownership goes:
+// true unless the gist says who owns something (domain.Ownership) and the
+// query holds neither a word of ownershipWork nor a word of the owner's
+// name that the rest of the gist does not hold ("forecast is owned by the
+// Forecasting team": "forecast" names the service, not its owner).
+func (q *relevanceQuery) touchesOwner(gist string, terms []string) bool {
+	if !slices.ContainsFunc(terms, func(t string) bool {
+		return strings.HasPrefix(t, "own") || strings.HasPrefix(t, "maintain")
+	}) {
 		return true
 	}
 	owners, rest, ok := domain.Ownership(gist)
