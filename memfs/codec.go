@@ -447,6 +447,12 @@ func canonical(l domain.Lesson) domain.Lesson {
 	l.Created = canonicalTime(l.Created)
 	l.ValidUntil = canonicalTime(l.ValidUntil)
 	l.Tags = splitList(strings.Join(l.Tags, ","))
+	for i, t := range l.Tags {
+		// A tag is a word or a phrase: whitespace inside it, a line
+		// break included, is one space, so the tags meta stays on its
+		// line and the line reader takes it.
+		l.Tags[i] = collapse(t)
+	}
 	l.Anchors = splitList(strings.Join(l.Anchors, ","))
 	if len(l.Links) == 0 {
 		l.Links = nil
@@ -607,6 +613,11 @@ func validateCanonical(l domain.Lesson) error {
 	fields := []struct{ name, text string }{
 		{"gist", l.Gist}, {"body", l.Body}, {"title", l.Title}, {"reach", l.Reach},
 		{"tags", strings.Join(l.Tags, ",")}, {"anchors", strings.Join(l.Anchors, ",")},
+	}
+	for _, a := range l.Anchors {
+		if strings.ContainsAny(a, "\n\r") {
+			return invalid("anchor %q holds a line break (want path@symbol on one line)", a)
+		}
 	}
 	for _, f := range fields {
 		if !utf8.ValidString(f.text) {
