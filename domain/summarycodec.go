@@ -79,6 +79,9 @@ type SummaryParts struct {
 	// other). Parts sets Source to the summary's own, if any.
 	Lessons []SummaryRecord
 	Source  SummarySource
+	// Kept are lessons of Source by index, ascending, whose records are
+	// the source's as they are (PartsKeeping); Lessons are the others.
+	Kept []int
 	// The regrets and corrections: EvidenceRaw, the source's encoding of
 	// them when set (decoded by Source.Evidence when needed), else Regrets
 	// and Corrections.
@@ -103,7 +106,7 @@ type SummaryParts struct {
 // fit together; the lessons' records, and the order of their ids, are
 // checked when decoded (see Summary.at and loadAll).
 func FromParts(p SummaryParts) (*Summary, bool) {
-	if (p.Source != nil && len(p.Lessons) > 0) || len(p.Vals) == 0 || p.Vals[0] != "" || len(p.ClockMS)%8 != 0 ||
+	if (p.Source != nil && len(p.Lessons) > 0) || len(p.Kept) > 0 || len(p.Vals) == 0 || p.Vals[0] != "" || len(p.ClockMS)%8 != 0 ||
 		len(p.ClockRepo) != len(p.ClockMS)/2 || len(p.ClockBy) != len(p.ClockMS)/2 || len(p.Keys)%keyRecord != 0 {
 		return nil, false
 	}
@@ -174,17 +177,37 @@ func (ls *lessonSum) record() SummaryRecord {
 // since merged into the key table. False when the summary turned out
 // corrupt (see at). The parts share the summary's memory: they are to be
 // encoded, not changed, nor handed to FromParts while the summary is used.
-func (s *Summary) Parts() (SummaryParts, bool) {
+func (s *Summary) Parts() (SummaryParts, bool) { return s.parts(false) }
+
+// PartsKeeping is Parts for a codec that copies a record of its own source
+// as it is: the lessons this summary never decoded, and so never changed,
+// are listed by their index in Source in Kept (ascending) and left
+// undecoded, and Lessons holds the others. Rewriting a big team's summary
+// after a few events then decodes the few lessons they touched, not every
+// lesson. The codec checks what Parts would have: each kept record, and
+// the order of all the ids.
+func (s *Summary) PartsKeeping() (SummaryParts, bool) { return s.parts(true) }
+
+func (s *Summary) parts(keep bool) (SummaryParts, bool) {
 	defer runtime.KeepAlive(s) // see FromParts
-	if !s.loadAll() {
+	keep = keep && s.src != nil && !s.loaded
+	if keep && s.corrupt || !keep && !s.loadAll() {
 		return SummaryParts{}, false
 	}
 	if _, ok := s.refreshRegrets(Weights{RegretMax: s.regretMax}); !ok {
 		return SummaryParts{}, false
 	}
 	p := SummaryParts{Vals: s.vals, Last: s.last, FreeMS: s.freeMS, RegretMax: s.regretMax, Source: s.src}
-	p.Lessons = make([]SummaryRecord, 0, len(s.lessons)+len(s.fresh))
-	for _, ls := range s.lessons {
+	n := len(s.lessons)
+	if keep {
+		n = 0 // the few decoded ones
+	}
+	p.Lessons = make([]SummaryRecord, 0, n+len(s.fresh))
+	for i, ls := range s.lessons {
+		if ls == nil {
+			p.Kept = append(p.Kept, i) // only when keeping: loadAll decoded all
+			continue
+		}
 		p.Lessons = append(p.Lessons, ls.record())
 	}
 	for _, ls := range s.fresh {

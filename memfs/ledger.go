@@ -558,13 +558,10 @@ func (s *Store) summary(rebuildBytes int64) (*domain.Summary, error) {
 func (s *Store) cachedSummary(files []string) (*domain.Summary, error) {
 	a := s.newAttributor()
 	head, sum := s.readSummaryCache()
-	relabelled := false
 	if sum != nil {
-		ok, changed := s.cacheStillValid(head.Files, files, a)
-		if !ok {
+		if ok, _ := s.cacheStillValid(head.Files, files, a); !ok {
 			sum = nil
 		}
-		relabelled = changed
 	}
 	if sum != nil {
 		var tail []domain.Event
@@ -583,7 +580,13 @@ func (s *Store) cachedSummary(files []string) (*domain.Summary, error) {
 			}
 		}
 		if sum.Fold(tail) {
-			if relabelled || folded >= summaryRewriteAfter {
+			// A relabelling (a commit attributed lines this cache counted
+			// as written, or a file got old enough to be stamped) leaves
+			// every count as it was: the next reader finds the same by the
+			// same checks (cacheStillValid), so it alone rewrites nothing.
+			// Rewriting a big team's summary for it cost the first hook
+			// after each commit more than those checks cost every reader.
+			if folded >= summaryRewriteAfter {
 				for name, ff := range moved {
 					head.Files[name] = ff
 				}

@@ -1,6 +1,7 @@
 package memfs
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -62,6 +63,53 @@ func appendMark(w *sumWriter, m domain.Mark) {
 	w.str(m.Session)
 	w.str(m.Repo)
 	w.str(m.Author)
+}
+
+// lessonRef is a lesson to encode: p.Kept[i]'s record of the source as it
+// is (kept), or p.Lessons[i].
+type lessonRef struct {
+	kept bool
+	i    int
+}
+
+// lessonOrder merges p's kept and decoded lessons by id, and checks what
+// Parts checks when it decodes every lesson: the ids strictly ascending and
+// each kept record whole (decoded into a scratch record, and dropped). A
+// kept record that does not decode, or two lessons out of order, make the
+// summary corrupt, as they would make Parts say.
+func lessonOrder(p domain.SummaryParts, t *lessonTable) ([]lessonRef, bool) {
+	order := make([]lessonRef, 0, len(p.Kept)+len(p.Lessons))
+	var prev []byte
+	add := func(ref lessonRef, id []byte) bool {
+		if len(order) > 0 && bytes.Compare(prev, id) >= 0 {
+			return false
+		}
+		order, prev = append(order, ref), id
+		return true
+	}
+	var scratch domain.SummaryRecord
+	k, j := 0, 0
+	for k < len(p.Kept) || j < len(p.Lessons) {
+		var kid []byte
+		if k < len(p.Kept) {
+			if kid = t.ID(p.Kept[k]); kid == nil {
+				return nil, false
+			}
+		}
+		if k < len(p.Kept) && (j == len(p.Lessons) || string(kid) < p.Lessons[j].ID) {
+			scratch = domain.SummaryRecord{}
+			if !t.Record(p.Kept[k], &scratch) || !add(lessonRef{kept: true, i: p.Kept[k]}, kid) {
+				return nil, false
+			}
+			k++
+			continue
+		}
+		if !add(lessonRef{i: j}, []byte(p.Lessons[j].ID)) {
+			return nil, false
+		}
+		j++
+	}
+	return order, true
 }
 
 // appendRecord appends a lesson's record (lessonTable.Record reads it):
@@ -128,8 +176,10 @@ func appendEvidence(w *sumWriter, regrets map[string]domain.RegretMark, correcti
 // as varints; the lessons as a table of offsets into their ids and one into
 // their records (each record varints), so that ParseSummary decodes neither;
 // then the evidence block, the clock's columns and the key table at fixed
-// widths, which ParseSummary reads in place. It decodes every lesson of a
-// parsed summary, and returns ErrSummaryCorrupt when one is corrupt. The
+// widths, which ParseSummary reads in place. A lesson of a parsed summary
+// that was never decoded is written as its record was read (checked, not
+// kept decoded: domain.Summary.PartsKeeping), and ErrSummaryCorrupt says
+// one is corrupt or the ids are out of order. The
 // key table, most of a big team's summary, goes to w as it is, not copied
 // into the encoding.
 func WriteSummary(w io.Writer, s *domain.Summary) error {
@@ -148,7 +198,15 @@ func WriteSummary(w io.Writer, s *domain.Summary) error {
 // encodeSummary is WriteSummary's encoding in three parts: what comes
 // before the key table, the key table, and what follows it.
 func encodeSummary(s *domain.Summary) (pre, keys, post []byte, _ error) {
-	p, ok := s.Parts()
+	p, ok := s.PartsKeeping()
+	t, _ := p.Source.(*lessonTable)
+	if ok && len(p.Kept) > 0 && t == nil {
+		p, ok = s.Parts() // a source this codec cannot copy from
+	}
+	if !ok {
+		return nil, nil, nil, ErrSummaryCorrupt
+	}
+	order, ok := lessonOrder(p, t)
 	if !ok {
 		return nil, nil, nil, ErrSummaryCorrupt
 	}
@@ -156,7 +214,7 @@ func encodeSummary(s *domain.Summary) (pre, keys, post []byte, _ error) {
 	// The encoding is about as large as what it was parsed from: sized once,
 	// the buffer is not copied over and over as it grows.
 	size := len(p.ClockMS) + len(p.ClockRepo) + len(p.ClockBy) + len(p.EvidenceRaw) + 4096
-	if t, ok := p.Source.(*lessonTable); ok {
+	if t != nil {
 		size += len(t.idOff) + len(t.ids) + len(t.recOff) + len(t.recs)
 	} else {
 		size += 64 * len(p.Lessons)
@@ -170,18 +228,27 @@ func encodeSummary(s *domain.Summary) (pre, keys, post []byte, _ error) {
 	w.int(p.FreeMS)
 	w.b = binary.LittleEndian.AppendUint64(w.b, math.Float64bits(p.RegretMax))
 
-	w.uint(uint64(len(p.Lessons)))
-	tab, start := w.offsets(len(p.Lessons)), len(w.b)
-	for i := range p.Lessons {
-		w.b = append(w.b, p.Lessons[i].ID...)
+	w.uint(uint64(len(order)))
+	tab, start := w.offsets(len(order)), len(w.b)
+	for i, o := range order {
+		if o.kept {
+			w.b = append(w.b, t.ID(o.i)...)
+		} else {
+			w.b = append(w.b, p.Lessons[o.i].ID...)
+		}
 		if !w.setOffset(tab, i+1, start) {
 			return nil, nil, nil, errSummaryTooLarge
 		}
 	}
-	tab, start = w.offsets(len(p.Lessons)), len(w.b)
+	tab, start = w.offsets(len(order)), len(w.b)
 	var mark sumWriter
-	for i := range p.Lessons {
-		appendRecord(w, &p.Lessons[i], &mark)
+	for i, o := range order {
+		if o.kept {
+			rec, _ := span(t.recOff, t.recs, o.i) // checked by lessonOrder
+			w.b = append(w.b, rec...)
+		} else {
+			appendRecord(w, &p.Lessons[o.i], &mark)
+		}
 		if !w.setOffset(tab, i+1, start) {
 			return nil, nil, nil, errSummaryTooLarge
 		}

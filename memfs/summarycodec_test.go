@@ -197,6 +197,31 @@ func TestParsedSummaryCorrupt(t *testing.T) {
 		s.Memories(infos[bad:bad+1], "", domain.DefaultWeights)
 		check(t, s)
 	})
+	// Never decoded, the corrupt lesson is copied as it is when the summary
+	// is written (PartsKeeping): the copy checks it as a decode would.
+	for _, tc := range []struct {
+		name    string
+		corrupt func(tab *lessonTable)
+	}{
+		{"record never decoded", func(tab *lessonTable) {
+			rec, _ := span(tab.recOff, tab.recs, bad)
+			for k := range rec {
+				rec[k] = 0xff
+			}
+		}},
+		{"ids out of order never decoded", func(tab *lessonTable) {
+			id := tab.ID(bad)
+			copy(id, bytes.Repeat([]byte{'z'}, len(id)))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, infos := corrupted(tc.corrupt)
+			s.Memories(infos[bad+2:bad+3], "", domain.DefaultWeights) // another lesson only
+			if _, err := summaryBytes(s); !errors.Is(err, ErrSummaryCorrupt) {
+				t.Fatalf("WriteSummary: %v, want ErrSummaryCorrupt", err)
+			}
+		})
+	}
 }
 
 func TestParseSummaryRejectsJunk(t *testing.T) {
