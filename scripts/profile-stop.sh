@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # profile-stop.sh: CPU-profile the first Stop hook after a `borg learn`, as
 # BenchmarkStopAfterLearnProcess times it (the same lesson, session message
-# and environment), and print pprof's top functions over all the Stops.
+# and environment), and print each Stop's wall and CPU time and pprof's top
+# functions over all the Stops.
 # Usage: scripts/profile-stop.sh [runs] store
 #   runs   default 15
 #   store  copied first (the original is untouched), e.g.
@@ -29,6 +30,11 @@ for i in $(seq 1 "$runs"); do
   printf '{"session_id":"profile-%s","cwd":"%s","last_assistant_message":"I added a retry with backoff to the payments gateway client."}' \
     "$stamp" "$work/proj" | BORG_CPUPROFILE="$work/prof/$i.prof" "$work/borg" hook stop >/dev/null
 done
+echo "--- each Stop (the one whose log tail crossed 16 KiB also rewrote the summary cache)"
+for i in $(seq 1 "$runs"); do
+  printf 'stop %2d: %s\n' "$i" "$(go tool pprof -top "$work/borg" "$work/prof/$i.prof" 2>/dev/null | sed -n 's/^Duration: \(.*\), Total samples = \([^ ]*\).*/\1 wall, \2 CPU/p')"
+done
+echo "--- all Stops"
 go tool pprof -top "$work/borg" "$work/prof"/*.prof 2>/dev/null | head -30
 echo "--- by caller"
 go tool pprof -top -cum "$work/borg" "$work/prof"/*.prof 2>/dev/null | grep -E 'Duration|index\.|main\.' | head -20
