@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/borg-memory/borg/domain"
@@ -40,13 +41,21 @@ func FuzzDecodeSidecar(f *testing.F) {
 		if len(got.cols) != 3 {
 			t.Fatalf("inconsistent store: %d rows, %d columns", got.len(), len(got.cols))
 		}
-		for i, id := range got.ids {
+		// Read in place (fileKeys), then decoded whole: the same rows.
+		var inPlace []string
+		for i := range got.len() {
+			id := got.idAt(i)
+			inPlace = append(inPlace, id)
 			if j, ok := got.find(id); !ok || j != i {
 				t.Fatalf("row %d (%q) found at %d, %v", i, id, j, ok)
 			}
 			if v := got.vector(id); len(v) != 3 {
 				t.Fatalf("row %d's vector has %d components", i, len(v))
 			}
+		}
+		got.keys()
+		if !slices.Equal(got.ids, inPlace) {
+			t.Fatalf("decoded ids %q, read in place %q", got.ids, inPlace)
 		}
 		for _, col := range got.cols {
 			if len(col) != got.len() {

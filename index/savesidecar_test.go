@@ -18,6 +18,7 @@ import (
 // refEncode is the sidecar encoding save streamed before, kept as its
 // specification: the whole file written through w in order.
 func refEncode(s *vectorStore, w io.Writer) error {
+	s.keys()
 	var hdr bytes.Buffer
 	hdr.WriteString(sidecarMagic)
 	le := binary.LittleEndian
@@ -35,16 +36,21 @@ func refEncode(s *vectorStore, w io.Writer) error {
 		perm[i] = i
 	}
 	slices.SortFunc(perm, func(a, b int) int { return strings.Compare(s.ids[a], s.ids[b]) })
+	var keys bytes.Buffer
+	offsets := []byte(nil)
 	for _, i := range perm {
 		id := s.ids[i]
 		if len(id) > math.MaxUint16 || len(s.hashes[i]) > math.MaxUint16 {
 			return fmt.Errorf("encode vector sidecar: id %q too long", id)
 		}
-		hdr.Write(le.AppendUint16(nil, uint16(len(id))))
-		hdr.WriteString(id)
-		hdr.Write(le.AppendUint16(nil, uint16(len(s.hashes[i]))))
-		hdr.WriteString(s.hashes[i])
+		offsets = le.AppendUint32(offsets, uint32(keys.Len()))
+		keys.Write(le.AppendUint16(nil, uint16(len(id))))
+		keys.WriteString(id)
+		keys.Write(le.AppendUint16(nil, uint16(len(s.hashes[i]))))
+		keys.WriteString(s.hashes[i])
 	}
+	hdr.Write(le.AppendUint32(offsets, uint32(keys.Len())))
+	hdr.Write(keys.Bytes())
 	for hdr.Len()%4 != 0 {
 		hdr.WriteByte(0)
 	}
@@ -181,5 +187,105 @@ func TestSaveSameAsReference(t *testing.T) {
 				t.Fatalf("the directory holds %d files after save, want the sidecar alone", len(entries))
 			}
 		})
+	}
+}
+
+// TestSidecarKeysInPlace: a sidecar read from its file finds a row's id,
+// hash and vector through the key offsets, as the store it was saved from
+// does, without decoding the keys; ids before, between and after the rows
+// are not found; decoding the keys whole gives the same rows.
+func TestSidecarKeysInPlace(t *testing.T) {
+	s := newVectorStore("emb", 2)
+	for i := range 300 {
+		s.put(fmt.Sprintf("lesson-%04d", 2*i+1), fmt.Sprintf("hash-%d", i), []float32{float32(i), 1})
+	}
+	path := filepath.Join(t.TempDir(), sidecarName)
+	if err := s.save(path); err != nil {
+		t.Fatal(err)
+	}
+	got, err := loadSidecar(path, "emb", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer got.close()
+	if got.file == nil || got.ids != nil {
+		t.Fatal("the keys were decoded on load")
+	}
+	if got.len() != s.len() {
+		t.Fatalf("%d rows, want %d", got.len(), s.len())
+	}
+	for i := range 300 {
+		id := fmt.Sprintf("lesson-%04d", 2*i+1)
+		if h, ok := got.hash(id); !ok || h != fmt.Sprintf("hash-%d", i) {
+			t.Fatalf("hash(%s) = %q, %v", id, h, ok)
+		}
+		if v := got.vector(id); len(v) != 2 || v[1] != 1 {
+			t.Fatalf("vector(%s) = %v", id, v)
+		}
+		if _, ok := got.find(fmt.Sprintf("lesson-%04d", 2*i)); ok {
+			t.Fatalf("found lesson-%04d, which has no row", 2*i)
+		}
+	}
+	for _, absent := range []string{"", "a", "lesson-9999", "zz"} {
+		if _, ok := got.find(absent); ok {
+			t.Fatalf("found %q", absent)
+		}
+	}
+	if got.file == nil {
+		t.Fatal("a lookup decoded the keys")
+	}
+	got.keys()
+	if got.file != nil || !slices.Equal(got.ids, s.ids) || !slices.Equal(got.hashes, s.hashes) {
+		t.Fatal("the keys decoded whole differ from the saved store's")
+	}
+}
+
+// TestSidecarFormatWithoutOffsets: a sidecar of the format before the key
+// offsets still reads, its keys decoded at once; the next save writes the
+// current format.
+func TestSidecarFormatWithoutOffsets(t *testing.T) {
+	s := newVectorStore("emb", 2)
+	s.state = []byte("st")
+	for i := range 50 {
+		s.put(fmt.Sprintf("l-%03d", i), fmt.Sprintf("h%d", i), []float32{1, float32(i)})
+	}
+	path := filepath.Join(t.TempDir(), sidecarName)
+	if err := s.save(path); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same file in format 1: no offset table, the padding and the
+	// checksum again.
+	le := binary.LittleEndian
+	at := len(sidecarMagic) + 12 + 4 + len("emb") + 4 + len(s.state)
+	table := 4 * (s.len() + 1)
+	keysLen := int(le.Uint32(raw[at+table-4:]))
+	old := append([]byte(nil), raw[:at]...)
+	le.PutUint32(old[len(sidecarMagic):], sidecarFormatNoOffsets)
+	old = append(old, raw[at+table:at+table+keysLen]...)
+	for len(old)%4 != 0 {
+		old = append(old, 0)
+	}
+	old = le.AppendUint32(old, crc32.ChecksumIEEE(old))
+	vecAt := (at+table+keysLen+3)&^3 + 4
+	old = append(old, raw[vecAt:]...)
+	got, err := decodeSidecar(old, "emb", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.file != nil || !slices.Equal(got.ids, s.ids) || !slices.Equal(got.hashes, s.hashes) {
+		t.Fatal("a format 1 sidecar read other keys")
+	}
+	if v := got.vector("l-007"); len(v) != 2 || v[1] != 7 {
+		t.Fatalf("vector(l-007) = %v", v)
+	}
+	// Offsets that go back are refused, not read.
+	bad := append([]byte(nil), raw...)
+	le.PutUint32(bad[at+4:], 1<<20)
+	if _, err := decodeSidecar(bad, "emb", 2); err == nil {
+		t.Fatal("decoded a sidecar whose key offsets go past the keys")
 	}
 }

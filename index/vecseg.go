@@ -75,6 +75,7 @@ func (v *vecView) vector(id string) []float32 {
 func (v *vecView) join(ids []string) (hashes, gone []string) {
 	hashes = make([]string, len(ids))
 	b := v.base
+	b.keys()
 	if b.pos == nil {
 		k := 0
 		for i, id := range ids {
@@ -124,6 +125,7 @@ func (v *vecView) join(ids []string) (hashes, gone []string) {
 // ids lists the live rows' lesson ids.
 func (v *vecView) ids() []string {
 	out := make([]string, 0, v.len())
+	v.base.keys()
 	for i, id := range v.base.ids {
 		if !v.base.isDead(i) {
 			out = append(out, id)
@@ -161,7 +163,7 @@ func (v *vecView) close() {
 }
 
 // baseID names a decoded base sidecar.
-func (s *vectorStore) baseID() uint64 { return uint64(s.headSum)<<32 | uint64(len(s.ids)) }
+func (s *vectorStore) baseID() uint64 { return uint64(s.headSum)<<32 | uint64(s.len()) }
 
 // deadRows lists the tombstoned rows.
 func (s *vectorStore) deadRows() []int {
@@ -177,10 +179,11 @@ func (s *vectorStore) deadRows() []int {
 func (s *vectorStore) isDead(row int) bool { return s.dead != nil && s.dead[row] }
 
 // live is the number of rows not tombstoned.
-func (s *vectorStore) live() int { return len(s.ids) - s.ndead }
+func (s *vectorStore) live() int { return s.len() - s.ndead }
 
 // fold makes s a mutable store of its live rows plus delta's (a merge).
 func (s *vectorStore) fold(delta *vectorStore) {
+	s.keys()
 	if s.ndead > 0 {
 		var gone []string
 		for i, id := range s.ids {
@@ -237,7 +240,7 @@ var errVecOtherBase = errors.New("decode vector delta: another base")
 func (s *vectorStore) setDead(rows []int) {
 	s.dead, s.ndead = nil, len(rows)
 	if len(rows) > 0 {
-		s.dead = make([]bool, len(s.ids))
+		s.dead = make([]bool, s.len())
 		for _, r := range rows {
 			s.dead[r] = true
 		}
@@ -285,6 +288,7 @@ func decodeVecDelta(raw []byte, base *vectorStore) (*vectorStore, []int, error) 
 
 // encodeVecDelta builds the delta file of d over base with dead base rows.
 func encodeVecDelta(base, d *vectorStore, dead []int) ([]byte, error) {
+	d.keys()
 	le := binary.LittleEndian
 	out := append([]byte(nil), vecDeltaMagic...)
 	out = le.AppendUint32(out, vecDeltaFormat)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"unsafe"
@@ -21,6 +22,9 @@ import (
 //
 //	magic "BORGVEC1" | u32 format | u32 dim | u32 count
 //	u32 len + embedder id | u32 len + embedder corpus state
+//	(count+1) × u32: where each row's key starts in the keys that follow,
+//	ascending from 0; the last is the keys' length (format 2; format 1 has
+//	no table)
 //	count × (u16 len + lesson id, u16 len + content hash), ids strictly increasing
 //	zero padding to a multiple of 4 | u32 CRC-32 (IEEE) of all before
 //	dim × count float32 (column-major: all rows' first component, then all
@@ -31,16 +35,23 @@ import (
 // The checksum covers the header and keys, not the vectors, so a process
 // can map the file and read only the columns its queries touch; the file is
 // replaced by rename, never rewritten in place, and its exact length is
-// checked.
+// checked. The key offsets let a reader find a row's id and hash without
+// decoding the 100,000 keys of a big store (a hook asks for a few rows'
+// vectors, for MMR, and the hash of the lessons it re-embeds); they are
+// decoded whole only when something needs them all (fileKeys).
 //
 // A file whose magic, format, embedder id, dim or checksum does not match is
 // ignored whole and rebuilt: vectors of two embedders never mix.
 const (
-	sidecarMagic   = "BORGVEC4"
-	sidecarFormat  = 1
-	sidecarName    = "vectors.bin"
-	maxSidecarID   = 1 << 12
-	maxSidecarBlob = 1 << 30
+	sidecarMagic  = "BORGVEC4"
+	sidecarFormat = 2
+	// sidecarFormatNoOffsets is the format before the key offsets: still
+	// read (its keys decoded at once), rewritten in sidecarFormat at the
+	// next merge.
+	sidecarFormatNoOffsets = 1
+	sidecarName            = "vectors.bin"
+	maxSidecarID           = 1 << 12
+	maxSidecarBlob         = 1 << 30
 )
 
 // vectorStore holds one embedder's vectors column-major (cols[c][row]),
@@ -52,8 +63,11 @@ type vectorStore struct {
 	embedderID string
 	dim        int
 	state      []byte
-	ids        []string
-	hashes     []string
+	// ids and hashes key the rows; a store read from a file of the
+	// current format leaves them in it (file) until keys is called.
+	ids    []string
+	hashes []string
+	file   *fileKeys
 	// pos maps ids to rows once the store changes; a store as decoded has
 	// its ids in order and finds them by binary search instead, so a query
 	// does not build a map of every lesson.
@@ -74,15 +88,70 @@ func newVectorStore(embedderID string, dim int) *vectorStore {
 	return &vectorStore{embedderID: embedderID, dim: dim, pos: make(map[string]int), cols: make([][]float32, dim)}
 }
 
-func (s *vectorStore) len() int { return len(s.ids) }
+func (s *vectorStore) len() int {
+	if s.file != nil {
+		return s.file.n
+	}
+	return len(s.ids)
+}
+
+// fileKeys are the keys of a sidecar read in place: rows' entries found
+// through the file's offsets. Its methods never fail on corrupt bytes (a
+// row whose entry is out of bounds reads as ""), though the whole keys'
+// checksum was checked when the file was read.
+type fileKeys struct {
+	n         int
+	keys, off []byte // the entries; n+1 u32 offsets into keys
+}
+
+// entry is row i's id and hash.
+func (k *fileKeys) entry(i int) (id, hash string) {
+	a, b := binary.LittleEndian.Uint32(k.off[4*i:]), binary.LittleEndian.Uint32(k.off[4*i+4:])
+	if a > b || uint64(b) > uint64(len(k.keys)) {
+		return "", ""
+	}
+	r := &sliceReader{b: k.keys[a:b]}
+	idb, hb := r.blob16(), r.blob16()
+	if r.err != nil || r.off != len(r.b) {
+		return "", ""
+	}
+	return aliasString(idb), aliasString(hb)
+}
+
+// keys decodes every row's id and hash (once): for the callers that walk
+// or change the rows.
+func (s *vectorStore) keys() {
+	k := s.file
+	if k == nil {
+		return
+	}
+	s.file = nil
+	s.ids, s.hashes = make([]string, k.n), make([]string, k.n)
+	for i := range k.n {
+		s.ids[i], s.hashes[i] = k.entry(i)
+	}
+}
+
+// idAt is row i's id.
+func (s *vectorStore) idAt(i int) string {
+	if s.file != nil {
+		id, _ := s.file.entry(i)
+		return id
+	}
+	return s.ids[i]
+}
 
 // find is the row of id.
 func (s *vectorStore) find(id string) (int, bool) {
 	var i int
 	var ok bool
-	if s.pos != nil {
+	switch {
+	case s.pos != nil:
 		i, ok = s.pos[id]
-	} else {
+	case s.file != nil:
+		i = sort.Search(s.file.n, func(r int) bool { return s.idAt(r) >= id })
+		ok = i < s.file.n && s.idAt(i) == id
+	default:
 		i, ok = slices.BinarySearch(s.ids, id)
 	}
 	return i, ok && !s.isDead(i)
@@ -90,6 +159,7 @@ func (s *vectorStore) find(id string) (int, bool) {
 
 // mutable builds pos before the rows change order.
 func (s *vectorStore) mutable() {
+	s.keys()
 	s.rows = nil
 	if s.pos == nil {
 		s.pos = make(map[string]int, len(s.ids))
@@ -104,6 +174,10 @@ func (s *vectorStore) hash(id string) (string, bool) {
 	i, ok := s.find(id)
 	if !ok {
 		return "", false
+	}
+	if s.file != nil {
+		_, h := s.file.entry(i)
+		return h, true
 	}
 	return s.hashes[i], true
 }
@@ -210,7 +284,7 @@ func (s *vectorStore) remove(id string) {
 
 // reset drops every row (a corpus refit re-embeds everything).
 func (s *vectorStore) reset() {
-	s.ids, s.hashes, s.rows = nil, nil, nil
+	s.ids, s.hashes, s.rows, s.file = nil, nil, nil, nil
 	s.cols = make([][]float32, s.dim)
 	s.pos = make(map[string]int)
 }
@@ -228,7 +302,7 @@ type scored struct {
 // on large stores; allow is asked only about rows that would enter the
 // current top n.
 func (s *vectorStore) search(q []float32, n int, allow func(id string) bool) []scored {
-	rows := len(s.ids)
+	rows := s.len()
 	if n <= 0 || len(q) != s.dim || rows == 0 {
 		return nil
 	}
@@ -264,16 +338,16 @@ func (s *vectorStore) search(q []float32, n int, allow func(id string) bool) []s
 		if scores[a] != scores[b] {
 			return scores[a] > scores[b]
 		}
-		return s.ids[a] < s.ids[b]
+		return s.idAt(a) < s.idAt(b)
 	}
 	var keep func(int) bool
 	if allow != nil {
-		keep = func(r int) bool { return allow(s.ids[r]) }
+		keep = func(r int) bool { return allow(s.idAt(r)) }
 	}
 	top := bestKept(cands, n, better, keep)
 	out := make([]scored, len(top))
 	for i, r := range top {
-		out[i] = scored{id: s.ids[r], score: float64(scores[r])}
+		out[i] = scored{id: s.idAt(r), score: float64(scores[r])}
 	}
 	return out
 }
@@ -340,7 +414,7 @@ func decodeSidecar(raw []byte, embedderID string, dim int) (*vectorStore, error)
 	r := &sliceReader{b: body, off: len(sidecarMagic)}
 	format, fdim, count := r.u32(), r.u32(), r.u32()
 	gotID := string(r.blob32(maxSidecarID))
-	if r.err == nil && (format != sidecarFormat || gotID != embedderID || int(fdim) != dim) {
+	if r.err == nil && (format != sidecarFormat && format != sidecarFormatNoOffsets || gotID != embedderID || int(fdim) != dim) {
 		return nil, fmt.Errorf("decode vector sidecar (format %d, embedder %q, dim %d): %w",
 			format, gotID, fdim, errSidecarMismatch)
 	}
@@ -355,18 +429,42 @@ func decodeSidecar(raw []byte, embedderID string, dim int) (*vectorStore, error)
 	if uint64(count)*uint64(dim)*4 > uint64(len(body)) || uint64(count)*4 > uint64(len(body)) {
 		return nil, errors.New("decode vector sidecar: count exceeds file")
 	}
-	s.ids = make([]string, 0, count)
-	s.hashes = make([]string, 0, count)
 	s.pos = nil
-	for i := 0; i < int(count) && r.err == nil; i++ {
-		id, h := aliasString(r.blob16()), aliasString(r.blob16())
-		if i > 0 && s.ids[i-1] >= id {
-			return nil, fmt.Errorf("decode vector sidecar: id %q out of order", id)
+	if format == sidecarFormatNoOffsets {
+		s.ids = make([]string, 0, count)
+		s.hashes = make([]string, 0, count)
+		for i := 0; i < int(count) && r.err == nil; i++ {
+			id, h := aliasString(r.blob16()), aliasString(r.blob16())
+			if i > 0 && s.ids[i-1] >= id {
+				return nil, fmt.Errorf("decode vector sidecar: id %q out of order", id)
+			}
+			s.ids = append(s.ids, id)
+			s.hashes = append(s.hashes, h)
 		}
-		s.ids = append(s.ids, id)
-		s.hashes = append(s.hashes, h)
+		r.off = (r.off + 3) &^ 3
+	} else {
+		// The keys stay in the file, found by their offsets (checked
+		// here to ascend within the keys; each entry is checked when
+		// read, fileKeys.entry); the ids' order is the writer's, and the
+		// checksum below covers it.
+		if uint64(count+1)*4 > uint64(len(body)) {
+			return nil, errors.New("decode vector sidecar: count exceeds file")
+		}
+		k := &fileKeys{n: int(count), off: r.take(4 * (int(count) + 1))}
+		if r.err == nil {
+			k.keys = r.take(int(binary.LittleEndian.Uint32(k.off[4*count:])))
+		}
+		prev := uint32(0)
+		for i := 0; r.err == nil && i <= int(count); i++ {
+			o := binary.LittleEndian.Uint32(k.off[4*i:])
+			if (i == 0 && o != 0) || o < prev {
+				return nil, errors.New("decode vector sidecar: key offsets out of order")
+			}
+			prev = o
+		}
+		r.off = (r.off + 3) &^ 3
+		s.file = k
 	}
-	r.off = (r.off + 3) &^ 3
 	headerEnd := r.off
 	sum := r.u32()
 	if r.err != nil {
@@ -440,7 +538,8 @@ func (s *vectorStore) save(path string) error {
 // state, keys in id order, padding and checksum. perm lists the rows in id
 // order, nil when they are in it already.
 func (s *vectorStore) encodeHeader() (hdr []byte, perm []int, err error) {
-	size := 64 + len(s.embedderID) + len(s.state) + 4*len(s.ids)
+	s.keys()
+	size := 68 + len(s.embedderID) + len(s.state) + 8*len(s.ids)
 	for i, id := range s.ids {
 		size += len(id) + len(s.hashes[i])
 	}
@@ -463,6 +562,10 @@ func (s *vectorStore) encodeHeader() (hdr []byte, perm []int, err error) {
 		}
 		slices.SortFunc(perm, func(a, b int) int { return strings.Compare(s.ids[a], s.ids[b]) })
 	}
+	// The keys' offsets, then the keys.
+	table := len(hdr)
+	hdr = append(hdr, make([]byte, 4*(len(s.ids)+1))...)
+	keysAt := len(hdr)
 	for k := range s.ids {
 		i := k
 		if perm != nil {
@@ -472,11 +575,16 @@ func (s *vectorStore) encodeHeader() (hdr []byte, perm []int, err error) {
 		if len(id) > math.MaxUint16 || len(s.hashes[i]) > math.MaxUint16 {
 			return nil, nil, fmt.Errorf("encode vector sidecar: id %q too long", id)
 		}
+		le.PutUint32(hdr[table+4*k:], uint32(len(hdr)-keysAt))
 		hdr = le.AppendUint16(hdr, uint16(len(id)))
 		hdr = append(hdr, id...)
 		hdr = le.AppendUint16(hdr, uint16(len(s.hashes[i])))
 		hdr = append(hdr, s.hashes[i]...)
 	}
+	if len(hdr)-keysAt > math.MaxUint32 {
+		return nil, nil, errors.New("encode vector sidecar: keys over 4 GiB")
+	}
+	le.PutUint32(hdr[table+4*len(s.ids):], uint32(len(hdr)-keysAt))
 	for len(hdr)%4 != 0 {
 		hdr = append(hdr, 0)
 	}
