@@ -36,7 +36,9 @@
 //     Options.DeferMerge (a hook) leaves the merge to a background reindex.
 //   - vectors.bin and vectors.delta: the vector sidecar's base and delta
 //     (vector.go, vecseg.go), keyed by (lesson id, content hash, embedder
-//     id); another embedder id drops them whole.
+//     id); another embedder id drops them whole. The base's keys are read
+//     in place through their offsets: a hook wants the vectors of a few
+//     hits (MMR) and the hash of what it re-embeds, not 100,000 keys.
 //   - lock: taken by Sync only.
 //
 // Every file is written whole with memfs.WriteFileAtomic (the sidecar's
