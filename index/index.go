@@ -800,6 +800,14 @@ func Verify(dir string, emb Embedder) error {
 		return fmt.Errorf("%s: %w", spath, err)
 	}
 	defer vec.close()
+	// A hook reads the base's keys in place, trusting their order to the
+	// writer and the checksum: here it is checked.
+	vec.base.keys()
+	for i := 1; i < len(vec.base.ids); i++ {
+		if vec.base.ids[i-1] >= vec.base.ids[i] {
+			return fmt.Errorf("%s: vectors out of order at %q (delete %s to rebuild the index)", spath, vec.base.ids[i], dir)
+		}
+	}
 	for _, id := range vec.ids() {
 		if _, ok := v.find(id); !ok {
 			return fmt.Errorf("%s: vector of %q, a lesson the catalog does not hold (delete %s to rebuild the index)", spath, id, dir)

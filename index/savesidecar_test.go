@@ -289,3 +289,42 @@ func TestSidecarFormatWithoutOffsets(t *testing.T) {
 		t.Fatal("decoded a sidecar whose key offsets go past the keys")
 	}
 }
+
+// TestVerifyChecksVectorOrder: a hook trusts the order of the sidecar's
+// keys, which it reads in place; borg doctor (Verify) checks it, even in a
+// file whose checksum was made to match.
+func TestVerifyChecksVectorOrder(t *testing.T) {
+	dir := t.TempDir()
+	emb := NewNGramEmbedder(NGramOptions{})
+	ix, err := Open(dir, emb, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.Sync(corpus()); err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+	path := filepath.Join(dir, sidecarName)
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := bytes.Index(raw, []byte("docker-layer-cache")) // the first id
+	if first < 0 {
+		t.Fatal("no docker-layer-cache key in the sidecar")
+	}
+	raw[first] = 'z' // now after every other id
+	le := binary.LittleEndian
+	at := len(sidecarMagic) + 12
+	at += 4 + int(le.Uint32(raw[at:]))
+	at += 4 + int(le.Uint32(raw[at:]))
+	table := 4 * (int(le.Uint32(raw[len(sidecarMagic)+8:])) + 1)
+	sumAt := (at + table + int(le.Uint32(raw[at+table-4:])) + 3) &^ 3
+	le.PutUint32(raw[sumAt:], crc32.ChecksumIEEE(raw[:sumAt]))
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Verify(dir, NewNGramEmbedder(NGramOptions{})); err == nil || !strings.Contains(err.Error(), "out of order") {
+		t.Fatalf("Verify of a sidecar out of order: %v", err)
+	}
+}
