@@ -805,6 +805,19 @@ func TestStale(t *testing.T) {
 	}
 }
 
+// writeCorpusIndex builds the index of corpus() in dir and closes it.
+func writeCorpusIndex(t *testing.T, dir string) {
+	t.Helper()
+	ix, err := Open(dir, NewNGramEmbedder(NGramOptions{}), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if _, err := ix.Sync(corpus()); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestVerifyAndSelfHeal: a flipped byte in the postings goes unnoticed by
 // Open and Search (they read a few pages) but not by Verify, and the next
 // Sync analyses every lesson again instead of reusing what is corrupt.
@@ -814,14 +827,7 @@ func TestVerifyAndSelfHeal(t *testing.T) {
 	if err := Verify(dir, emb); err != nil {
 		t.Fatalf("a missing index: %v", err)
 	}
-	ix, err := Open(dir, emb, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ix.Sync(corpus()); err != nil {
-		t.Fatal(err)
-	}
-	ix.Close()
+	writeCorpusIndex(t, dir)
 	if err := Verify(dir, NewNGramEmbedder(NGramOptions{})); err != nil {
 		t.Fatalf("a fresh index: %v", err)
 	}
@@ -837,7 +843,7 @@ func TestVerifyAndSelfHeal(t *testing.T) {
 	if err := Verify(dir, NewNGramEmbedder(NGramOptions{})); err == nil || !strings.Contains(err.Error(), "checksum") {
 		t.Fatalf("Verify of a corrupt catalog: %v", err)
 	}
-	ix, err = Open(dir, NewNGramEmbedder(NGramOptions{}), Options{})
+	ix, err := Open(dir, NewNGramEmbedder(NGramOptions{}), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

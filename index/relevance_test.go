@@ -122,21 +122,23 @@ func TestOwnershipFactRelevance(t *testing.T) {
 	}
 }
 
+// createdOn is l created on the given day of September 2026.
+func createdOn(l domain.Lesson, day int) domain.Lesson {
+	l.Created = time.Date(2026, 9, day, 9, 0, 0, 0, time.UTC)
+	return l
+}
+
 // TestSupersedeBySlot: of two facts in one slot, the newer supersedes the
 // older at query time (the older is marked and demoted below it, and the
 // hooks skip what is marked); two subjects sharing a relation and a value, or two facts of the
 // same time, are left alone.
 func TestSupersedeBySlot(t *testing.T) {
-	at := func(l domain.Lesson, day int) domain.Lesson {
-		l.Created = time.Date(2026, 9, day, 9, 0, 0, 0, time.UTC)
-		return l
-	}
-	old := at(lesson("staging-db-old", "", "The staging database of the payments service is pay-db-stage-1.", ""), 1)
-	cur := at(lesson("staging-db-new", "", "The staging database of the payments service is pay-db-stage-2.", ""), 20)
-	billing := at(lesson("export-billing", "", "The nightly export of Billing runs at 02:00 UTC.", ""), 2)
-	search := at(lesson("export-search", "", "The nightly export of Search runs at 02:00 UTC.", ""), 25)
-	tieA := at(lesson("rotation-a", "", "The on-call rotation changes on Monday.", ""), 3)
-	tieB := at(lesson("rotation-b", "", "The on-call rotation changes on Friday.", ""), 3)
+	old := createdOn(lesson("staging-db-old", "", "The staging database of the payments service is pay-db-stage-1.", ""), 1)
+	cur := createdOn(lesson("staging-db-new", "", "The staging database of the payments service is pay-db-stage-2.", ""), 20)
+	billing := createdOn(lesson("export-billing", "", "The nightly export of Billing runs at 02:00 UTC.", ""), 2)
+	search := createdOn(lesson("export-search", "", "The nightly export of Search runs at 02:00 UTC.", ""), 25)
+	tieA := createdOn(lesson("rotation-a", "", "The on-call rotation changes on Monday.", ""), 3)
+	tieB := createdOn(lesson("rotation-b", "", "The on-call rotation changes on Friday.", ""), 3)
 	ix := newTestIndex(t, append(filler(20), old, cur, billing, search, tieA, tieB))
 	search1 := func(q string, hook bool) []Hit {
 		t.Helper()
@@ -145,13 +147,6 @@ func TestSupersedeBySlot(t *testing.T) {
 			t.Fatal(err)
 		}
 		return hits
-	}
-	ids := func(hits []Hit) []string {
-		var out []string
-		for _, h := range hits {
-			out = append(out, h.ID)
-		}
-		return out
 	}
 	hits := search1("Which host is the staging database of the payments service? pay-db-stage-1", false)
 	pos := func(id string) int { return slices.Index(ids(hits), id) }
@@ -179,13 +174,9 @@ func TestSupersedeBySlot(t *testing.T) {
 // been asked already supersedes without joining; a newer fact of another
 // subject supersedes nothing.
 func TestSupersedeFromStore(t *testing.T) {
-	at := func(l domain.Lesson, day int) domain.Lesson {
-		l.Created = time.Date(2026, 9, day, 9, 0, 0, 0, time.UTC)
-		return l
-	}
-	old := at(lesson("bastion-old", "", "SSH to staging through the bastion host bastion-stg-01.corp.internal with your Vault-signed key.", ""), 1)
-	cur := at(lesson("bastion-new", "", "Staging access goes through jump-stg.corp.internal now; bastion-stg-01 is decommissioned.", ""), 20)
-	decoy := at(lesson("bastion-prod", "", "SSH to production through the bastion host bastion-prd-01.corp.internal with your Vault-signed key.", ""), 25)
+	old := createdOn(lesson("bastion-old", "", "SSH to staging through the bastion host bastion-stg-01.corp.internal with your Vault-signed key.", ""), 1)
+	cur := createdOn(lesson("bastion-new", "", "Staging access goes through jump-stg.corp.internal now; bastion-stg-01 is decommissioned.", ""), 20)
+	decoy := createdOn(lesson("bastion-prod", "", "SSH to production through the bastion host bastion-prd-01.corp.internal with your Vault-signed key.", ""), 25)
 	ix := newTestIndex(t, append(filler(40), old, cur, decoy))
 	session := "I could not ssh to the staging box: the bastion host bastion-stg-01.corp.internal refused my Vault-signed key, so I re-signed it."
 	search := func(exclude ...string) []Hit {

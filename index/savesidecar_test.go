@@ -260,18 +260,15 @@ func TestSidecarFormatWithoutOffsets(t *testing.T) {
 	// The same file in format 1: no offset table, the padding and the
 	// checksum again.
 	le := binary.LittleEndian
-	at := len(sidecarMagic) + 12 + 4 + len("emb") + 4 + len(s.state)
-	table := 4 * (s.len() + 1)
-	keysLen := int(le.Uint32(raw[at+table-4:]))
-	old := append([]byte(nil), raw[:at]...)
+	table, keys, sum := sidecarLayout(raw)
+	old := append([]byte(nil), raw[:table]...)
 	le.PutUint32(old[len(sidecarMagic):], sidecarFormatNoOffsets)
-	old = append(old, raw[at+table:at+table+keysLen]...)
+	old = append(old, raw[keys:keys+int(le.Uint32(raw[keys-4:]))]...)
 	for len(old)%4 != 0 {
 		old = append(old, 0)
 	}
 	old = le.AppendUint32(old, crc32.ChecksumIEEE(old))
-	vecAt := (at+table+keysLen+3)&^3 + 4
-	old = append(old, raw[vecAt:]...)
+	old = append(old, raw[sum+4:]...)
 	got, err := decodeSidecar(old, "emb", 2)
 	if err != nil {
 		t.Fatal(err)
@@ -284,10 +281,22 @@ func TestSidecarFormatWithoutOffsets(t *testing.T) {
 	}
 	// Offsets that go back are refused, not read.
 	bad := append([]byte(nil), raw...)
-	le.PutUint32(bad[at+4:], 1<<20)
+	le.PutUint32(bad[table+4:], 1<<20)
 	if _, err := decodeSidecar(bad, "emb", 2); err == nil {
-		t.Fatal("decoded a sidecar whose key offsets go past the keys")
+		t.Fatal("decoded a sidecar whose key offsets go back")
 	}
+}
+
+// sidecarLayout reads where a format 2 sidecar's parts start: the key
+// offset table, the keys, and the checksum after the keys' padding.
+func sidecarLayout(raw []byte) (table, keys, sum int) {
+	le := binary.LittleEndian
+	table = len(sidecarMagic) + 12
+	table += 4 + int(le.Uint32(raw[table:])) // the embedder id
+	table += 4 + int(le.Uint32(raw[table:])) // the corpus state
+	keys = table + 4*(int(le.Uint32(raw[len(sidecarMagic)+8:]))+1)
+	sum = (keys + int(le.Uint32(raw[keys-4:])) + 3) &^ 3
+	return table, keys, sum
 }
 
 // TestVerifyChecksVectorOrder: a hook trusts the order of the sidecar's
@@ -295,15 +304,7 @@ func TestSidecarFormatWithoutOffsets(t *testing.T) {
 // file whose checksum was made to match.
 func TestVerifyChecksVectorOrder(t *testing.T) {
 	dir := t.TempDir()
-	emb := NewNGramEmbedder(NGramOptions{})
-	ix, err := Open(dir, emb, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ix.Sync(corpus()); err != nil {
-		t.Fatal(err)
-	}
-	ix.Close()
+	writeCorpusIndex(t, dir)
 	path := filepath.Join(dir, sidecarName)
 	raw, err := os.ReadFile(path)
 	if err != nil {
@@ -314,13 +315,8 @@ func TestVerifyChecksVectorOrder(t *testing.T) {
 		t.Fatal("no docker-layer-cache key in the sidecar")
 	}
 	raw[first] = 'z' // now after every other id
-	le := binary.LittleEndian
-	at := len(sidecarMagic) + 12
-	at += 4 + int(le.Uint32(raw[at:]))
-	at += 4 + int(le.Uint32(raw[at:]))
-	table := 4 * (int(le.Uint32(raw[len(sidecarMagic)+8:])) + 1)
-	sumAt := (at + table + int(le.Uint32(raw[at+table-4:])) + 3) &^ 3
-	le.PutUint32(raw[sumAt:], crc32.ChecksumIEEE(raw[:sumAt]))
+	_, _, sum := sidecarLayout(raw)
+	binary.LittleEndian.PutUint32(raw[sum:], crc32.ChecksumIEEE(raw[:sum]))
 	if err := os.WriteFile(path, raw, 0o644); err != nil {
 		t.Fatal(err)
 	}
