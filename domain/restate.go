@@ -128,7 +128,7 @@ func subjectWordsNeeded(typ string) int {
 	return RestateMinSubject
 }
 
-// restateReason open a clause that says why or since when a value holds.
+// restateReason opens a clause that says why or since when a value holds.
 var restateReason = map[string]bool{"since": true, "because": true, "after": true, "following": true}
 
 // restateNegation turns a claim around.
@@ -807,20 +807,7 @@ func Rewrites(newer, older Claim) (SlotMatch, bool) {
 	return Retires(newer, older)
 }
 
-// A rewrite often says what became of the old value rather than restating
-// the slot: "Staging access now goes through jump-stg; bastion-stg-01 is
-// decommissioned". Whatever an older fact's subject, a value its newer
-// neighbour says is gone is no longer current.
-//
-// Retires(newer, older) holds when a clause of newer's gist holds exactly
-// one id (isID: a host, a runner, a bucket) and a word saying it is gone
-// ("decommissioned", "retired", "deprecated", "removed", "no longer",
-// "shut down"), without a negation; and older's first sentence, not
-// negated and not itself saying so, holds that id as one of its values, or
-// a host whose first label it is ("bastion-stg-01" of
-// "bastion-stg-01.example.internal").
-
-// restateGone say a thing is gone; "no longer", "shut down" and "turned
+// restateGone says a thing is gone; "no longer", "shut down" and "turned
 // off" are read as pairs.
 var restateGone = map[string]bool{
 	"decommissioned": true, "retired": true, "deprecated": true, "removed": true, "gone": true,
@@ -859,9 +846,20 @@ func goneIDs(fields []string) []string {
 	return out
 }
 
-// Retires reports whether newer says a value of older is gone (the rule is
-// above). The match's Frame is the older's words before that value, A
-// what the newer says of it and B the value.
+// Retires reports whether newer says a value of older is gone. A rewrite
+// often says what became of the old value rather than restating the slot
+// ("Staging access now goes through jump-stg; bastion-stg-01 is
+// decommissioned"): whatever an older fact's subject, a value its newer
+// neighbour says is gone is no longer current.
+//
+// It holds when a clause of newer's gist holds exactly one id (isID: a
+// host, a runner, a bucket) and a word saying it is gone
+// ("decommissioned", "retired", "deprecated", "removed", "no longer",
+// "shut down"), without a negation; and older's first sentence, not
+// negated and not itself saying so, holds that id as one of its values, or
+// a host whose first label it is ("bastion-stg-01" of
+// "bastion-stg-01.example.internal"). The match's Frame is the older's
+// words before that value, A what the newer says of it and B the value.
 func Retires(newer, older Claim) (SlotMatch, bool) {
 	if len(newer.gone) == 0 || older.fact.negated {
 		return SlotMatch{}, false

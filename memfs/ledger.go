@@ -582,10 +582,10 @@ func (s *Store) cachedSummary(files []string) (*domain.Summary, error) {
 		if sum.Fold(tail) {
 			// A relabelling (a commit attributed lines this cache counted
 			// as written, or a file got old enough to be stamped) leaves
-			// every count as it was: the next reader finds the same by the
-			// same checks (cacheStillValid), so it alone rewrites nothing.
-			// Rewriting a big team's summary for it cost the first hook
-			// after each commit more than those checks cost every reader.
+			// every count as it was, and the next reader finds the same by
+			// the same checks (cacheStillValid): it alone rewrites nothing.
+			// A rewrite of a big team's summary is a hook's slowest step
+			// (BENCHMARKS.md), so it waits for the tail.
 			if folded >= summaryRewriteAfter {
 				for name, ff := range moved {
 					head.Files[name] = ff
