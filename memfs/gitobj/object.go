@@ -154,11 +154,11 @@ func readLooseBytes(z []byte, t Type) ([]byte, error) {
 	if nul < 0 {
 		return nil, errors.New("corrupt object header")
 	}
-	typ, size, _ := bytes.Cut(data[:nul], []byte(" "))
-	if string(typ) != t.String() {
+	typ, sz, err := parseLooseHeader(data[:nul])
+	if typ != t.String() {
 		return nil, fmt.Errorf("object is a %q, not a %s", typ, t.String())
 	}
-	if sz, err := strconv.Atoi(string(size)); err != nil || sz != len(data)-nul-1 {
+	if err != nil || sz != len(data)-nul-1 {
 		return nil, errors.New("corrupt object size")
 	}
 	return data[nul+1:], nil
@@ -243,33 +243,48 @@ func readLoose(r io.Reader, t Type) ([]byte, error) {
 		return nil, err
 	}
 	defer func() { _ = zr.Close() }()
-	var hdr [32]byte
-	n := 0
-	for {
-		if n == len(hdr) {
-			return nil, errors.New("corrupt object header")
-		}
-		if _, err := io.ReadFull(zr, hdr[n:n+1]); err != nil {
-			return nil, fmt.Errorf("corrupt object header: %w", err)
-		}
-		if hdr[n] == 0 {
-			break
-		}
-		n++
-	}
-	typ, size, ok := bytes.Cut(hdr[:n], []byte(" "))
-	if !ok || string(typ) != t.String() {
+	typ, sz, err := readLooseHeader(zr)
+	if typ != t.String() {
 		return nil, fmt.Errorf("object is a %q, not a %s", typ, t.String())
 	}
-	sz, err := strconv.Atoi(string(size))
-	if err != nil || sz < 0 {
-		return nil, errors.New("corrupt object size")
+	if err != nil {
+		return nil, err
 	}
 	data := make([]byte, sz)
 	if _, err := io.ReadFull(zr, data); err != nil {
 		return nil, fmt.Errorf("read object: %w", err)
 	}
 	return data, nil
+}
+
+// readLooseHeader reads a loose object's header from its inflated content
+// r, up to its NUL, and parses it (parseLooseHeader).
+func readLooseHeader(r io.Reader) (typ string, size int, err error) {
+	var hdr [32]byte
+	n := 0
+	for {
+		if n == len(hdr) {
+			return "", 0, errors.New("corrupt object header")
+		}
+		if _, err := io.ReadFull(r, hdr[n:n+1]); err != nil {
+			return "", 0, fmt.Errorf("corrupt object header: %w", err)
+		}
+		if hdr[n] == 0 {
+			return parseLooseHeader(hdr[:n])
+		}
+		n++
+	}
+}
+
+// parseLooseHeader parses a loose object's header h, "<type> <size>"
+// before its NUL. typ is set whatever err says, for the caller's message.
+func parseLooseHeader(h []byte) (typ string, size int, err error) {
+	t, s, ok := bytes.Cut(h, []byte(" "))
+	size, err = strconv.Atoi(string(s))
+	if !ok || err != nil || size < 0 {
+		return string(t), 0, errors.New("corrupt object size")
+	}
+	return string(t), size, nil
 }
 
 // encodePack renders objs as a version 2 pack of whole (undeltified)

@@ -2,15 +2,11 @@ package gitobj
 
 import (
 	"bufio"
-	"bytes"
 	"compress/zlib"
 	"encoding/hex"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 )
 
 // Objects is a repository's object directory (.git/objects; in a linked
@@ -77,18 +73,11 @@ func (o *Objects) Size(id [20]byte) (size int64, found bool, err error) {
 		if err != nil {
 			return 0, false, fmt.Errorf("read object %x: %w", id, err)
 		}
-		var hdr [32]byte
-		n, _ := io.ReadFull(zr, hdr[:])
-		nul := bytes.IndexByte(hdr[:n], 0)
-		if nul < 0 {
-			return 0, false, fmt.Errorf("read object %x: %w", id, errors.New("corrupt object header"))
+		_, n, err := readLooseHeader(zr)
+		if err != nil {
+			return 0, false, fmt.Errorf("read object %x: %w", id, err)
 		}
-		_, sz, _ := bytes.Cut(hdr[:nul], []byte(" "))
-		v, err := strconv.ParseInt(string(sz), 10, 64)
-		if err != nil || v < 0 {
-			return 0, false, fmt.Errorf("read object %x: %w", id, errors.New("corrupt object size"))
-		}
-		return v, true, nil
+		return int64(n), true, nil
 	}
 	n, found, err := o.packs.size(id)
 	return int64(n), found, err
