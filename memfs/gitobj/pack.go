@@ -60,25 +60,39 @@ func newPackSet(dir string) *packSet {
 // read returns the content and type of object h, and found false when no
 // pack this reader can read holds it.
 func (ps *packSet) read(h [20]byte) (typ Type, data []byte, found bool, err error) {
+	found, err = ps.at(h, func(p *packFile, off int64) (err error) {
+		typ, data, err = ps.readAt(p, off, 0)
+		return err
+	})
+	if !found || err != nil {
+		return 0, nil, found, err
+	}
+	return typ, data, true, nil
+}
+
+// at calls f, under the set's lock, with the pack that holds h and h's
+// offset in it, listing the packs again once when none does (a pack made
+// since the last listing); found is false when none holds it, and f's
+// error names h and the pack.
+func (ps *packSet) at(h [20]byte, f func(p *packFile, off int64) error) (found bool, err error) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	for round := 0; round < 2; round++ {
 		if round == 1 || ps.packs == nil {
 			if !ps.relist() {
-				return 0, nil, false, nil
+				return false, nil
 			}
 		}
 		for _, p := range ps.packs {
 			if off, ok := p.find(h); ok {
-				typ, data, err := ps.readAt(p, off, 0)
-				if err != nil {
-					return 0, nil, false, fmt.Errorf("read %s from %s: %w", hexID(h), p.name, err)
+				if err := f(p, off); err != nil {
+					return false, fmt.Errorf("read %s from %s: %w", hexID(h), p.name, err)
 				}
-				return typ, data, true, nil
+				return true, nil
 			}
 		}
 	}
-	return 0, nil, false, nil
+	return false, nil
 }
 
 // has reports whether a pack holds h (listing the packs when first asked;
@@ -305,43 +319,33 @@ func (ps *packSet) readAt(p *packFile, off int64, depth int) (Type, []byte, erro
 // size returns the size of object h's content and found false when no
 // pack this reader can read holds it: a whole object's size from its
 // header, a delta's from the result size the delta declares.
-func (ps *packSet) size(h [20]byte) (uint64, bool, error) {
-	ps.mu.Lock()
-	defer ps.mu.Unlock()
-	for round := 0; round < 2; round++ {
-		if round == 1 || ps.packs == nil {
-			if !ps.relist() {
-				return 0, false, nil
-			}
+func (ps *packSet) size(h [20]byte) (n uint64, found bool, err error) {
+	found, err = ps.at(h, func(p *packFile, off int64) error {
+		e, err := entryAt(p, off)
+		if err != nil {
+			return err
 		}
-		for _, p := range ps.packs {
-			off, ok := p.find(h)
-			if !ok {
-				continue
-			}
-			e, err := entryAt(p, off)
-			if err != nil {
-				return 0, false, fmt.Errorf("read %s from %s: %w", hexID(h), p.name, err)
-			}
-			if e.typ != packOfsDelta && e.typ != packRefDelta {
-				return e.size, true, nil
-			}
-			delta, err := inflateAt(p.pack, e.dataOff, e.size)
-			if err != nil {
-				return 0, false, fmt.Errorf("read %s from %s: %w", hexID(h), p.name, err)
-			}
-			_, rest, ok := deltaSize(delta)
-			var n uint64
-			if ok {
-				n, _, ok = deltaSize(rest)
-			}
-			if !ok {
-				return 0, false, fmt.Errorf("read %s from %s: corrupt delta size", hexID(h), p.name)
-			}
-			return n, true, nil
+		if e.typ != packOfsDelta && e.typ != packRefDelta {
+			n = e.size
+			return nil
 		}
+		delta, err := inflateAt(p.pack, e.dataOff, e.size)
+		if err != nil {
+			return err
+		}
+		_, rest, ok := deltaSize(delta) // the base's size, then the result's
+		if ok {
+			n, _, ok = deltaSize(rest)
+		}
+		if !ok {
+			return errors.New("corrupt delta size")
+		}
+		return nil
+	})
+	if !found || err != nil {
+		return 0, found, err
 	}
-	return 0, false, nil
+	return n, true, nil
 }
 
 // inflaters keeps zlib readers for reuse: a decompressor's window and
