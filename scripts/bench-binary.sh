@@ -9,7 +9,8 @@
 # modules linked into it (`dep` lines of `go version -m`).
 #
 # Usage: scripts/bench-binary.sh [runs] [borg binary...]
-# (default 201 runs; without a binary, ./cmd/borg is built).
+# (default 201 runs; without a binary, ./cmd/borg is built as the README
+# installs it, by scripts/build-borg.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-201}
@@ -17,7 +18,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 bins=("${@:2}")
 if ((${#bins[@]} == 0)); then
-	go build -o "$tmp/borg" ./cmd/borg
+	scripts/build-borg.sh "$tmp/borg"
 	bins=("$tmp/borg")
 fi
 mkdir -p "$tmp/hello" "$tmp/home" "$tmp/work"

@@ -14,7 +14,7 @@ mode=${2:-alone}
 cd "$(dirname "$0")/.."
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-go build -o "$work/borg" ./cmd/borg
+scripts/build-borg.sh "$work/borg"
 git clone -q "$store" "$work/clone"
 sync
 export BORG_STORE="$work/clone"

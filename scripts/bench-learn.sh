@@ -13,7 +13,7 @@ from=${2:-}
 cd "$(dirname "$0")/.."
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-go build -o "$work/borg" ./cmd/borg
+scripts/build-borg.sh "$work/borg"
 export BORG_STORE="$work/store" HOME="$work/home"
 export BORG_ENGINEER=bench@example.com BORG_PLACEBO_RATE=0
 export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com

@@ -18,7 +18,7 @@ store=$(cd "${1:?usage: scripts/bench-sync-bytes.sh STORE [N]}" && pwd)
 n=${2:-1000}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-go build -o "$work/borg" ./cmd/borg
+scripts/build-borg.sh "$work/borg"
 go build -o "$work/genstore" ./scripts/genstore
 git clone -q --bare "$store" "$work/remote.git"
 git clone -q "$work/remote.git" "$work/clone"

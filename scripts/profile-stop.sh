@@ -15,7 +15,7 @@ from=${2:?usage: scripts/profile-stop.sh [runs] store}
 cd "$(dirname "$0")/.."
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-go build -o "$work/borg" ./cmd/borg
+scripts/build-borg.sh "$work/borg"
 cp -a "$from" "$work/store"
 mkdir -p "$work/prof" "$work/proj" "$work/home"
 export BORG_STORE="$work/store" HOME="$work/home"

@@ -16,9 +16,18 @@ var testBinary struct {
 	err       error
 }
 
+// installEnv and installTags are how the README installs borg, and so how
+// the tests and scripts/build-borg.sh build the binary they time: static
+// (no dynamic loader at each start) and without urfave/cli's man-page and
+// markdown generator, which borg never calls but whose initialisers would
+// run at every start. TestReadmeInstallsAsTestsBuild holds the README to it.
+const (
+	installEnv  = "CGO_ENABLED=0"
+	installTags = "urfave_cli_no_docs"
+)
+
 // borgBinary is borg built from this package, once per test process,
-// static as the README installs it (CGO_ENABLED=0: no dynamic loader at
-// each start), in a directory anyone can read and run it from (a test runs
+// as the README installs it, in a directory anyone can read and run it from (a test runs
 // it as user nobody). It is the one way the tests get a borg binary;
 // testscript's scripts run the test binary itself as borg. TestMain removes
 // it after the tests.
@@ -34,8 +43,8 @@ func borgBinary(tb testing.TB) string {
 			return
 		}
 		b.path = filepath.Join(b.dir, "borg")
-		cmd := exec.Command("go", "build", "-o", b.path, ".")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		cmd := exec.Command("go", "build", "-tags", installTags, "-o", b.path, ".")
+		cmd.Env = append(os.Environ(), installEnv)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			b.err = fmt.Errorf("go build: %v\n%s", err, out)
 		}

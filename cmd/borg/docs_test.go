@@ -324,3 +324,24 @@ func goComments(t *testing.T, name string, src []byte) string {
 	}
 	return b.String()
 }
+
+// TestReadmeInstallsAsTestsBuild: the README's install command builds borg
+// as the tests and scripts/build-borg.sh do, so that the start-up and hook
+// figures in BENCHMARKS.md are those of the binary a user installs.
+func TestReadmeInstallsAsTestsBuild(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := installEnv + " go install -tags " + installTags + " ./cmd/borg"
+	if !strings.Contains(string(readme), want) {
+		t.Errorf("README.md: no install line %q; it must build borg as binary_test.go's installEnv and installTags say", want)
+	}
+	script, err := os.ReadFile(filepath.Join(repoRoot, "scripts", "build-borg.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := installEnv + " go build -tags " + installTags + " "; !strings.Contains(string(script), want) {
+		t.Errorf("scripts/build-borg.sh: no %q; it must build borg as binary_test.go's installEnv and installTags say", want)
+	}
+}
