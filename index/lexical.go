@@ -451,7 +451,20 @@ func (v *view) lexicalSearch(ctx context.Context, text string, n int, keep func(
 }
 
 // lexicalSearchTerms is lexicalSearch of a text analysed into terms.
+//
+// The scores are summed a block of lexicalBlock lessons at a time: each
+// (field, term) list's postings are sorted by ordinal, so one cursor per
+// list walks them once in all, and a lesson's score is added up in the
+// same (field, term) order however the blocks fall. The block's best join
+// a heap of the 2n+16 best; keep is asked of those in order, and only
+// when it rejects too many are the scores summed again with keep asked of
+// each lesson that would enter a heap of n (bestKept's rule, streamed).
 func (v *view) lexicalSearchTerms(ctx context.Context, terms []string, n int, keep func(ord int) bool) ([]scoredOrd, error) {
+	return v.lexicalSearchBlocks(ctx, terms, n, keep, lexicalBlock)
+}
+
+// lexicalSearchBlocks is lexicalSearchTerms summing block lessons at a time.
+func (v *view) lexicalSearchBlocks(ctx context.Context, terms []string, n int, keep func(ord int) bool, block int) ([]scoredOrd, error) {
 	if n <= 0 || v.len() == 0 {
 		return nil, nil
 	}
@@ -467,18 +480,8 @@ func (v *view) lexicalSearchTerms(ctx context.Context, terms []string, n int, ke
 		qtf[t]++
 	}
 	N := float64(v.len())
-	sums := make([]float64, v.span())
 	segs := [2]*catalog{v.base, v.delta}
-	// The lessons a term is in, in any field, are its postings of the
-	// whole text: their count bounds the lessons touched, which would
-	// otherwise be grown into, a hundred thousand at a time.
-	most := 0
-	for _, t := range order {
-		for _, c := range segs {
-			most += len(c.postings(fieldAll, t)) / postingSize
-		}
-	}
-	touched := make([]int, 0, min(most, len(sums)))
+	var lists []termList
 	for f := textField(0); f < numFields; f++ {
 		avg := v.avgLen[f]
 		if fieldBoost[f] <= 0 || !(avg > 0) {
@@ -488,39 +491,112 @@ func (v *view) lexicalSearchTerms(ctx context.Context, terms []string, n int, ke
 			if err := ctx.Err(); err != nil {
 				return nil, fmt.Errorf("lexical search: %w", err)
 			}
-			var post [2][]byte
+			l := termList{f: f, avg: avg}
 			df := 0
 			for i, c := range segs {
-				post[i] = c.postings(f, t)
-				df += v.livePostings(i, post[i])
+				l.post[i] = c.postings(f, t)
+				df += v.livePostings(i, l.post[i])
 			}
 			if df == 0 {
 				continue
 			}
 			idf := math.Log(1 + (N-float64(df)+0.5)/(float64(df)+0.5))
-			w := fieldBoost[f] * idf * float64(qtf[t])
-			for i, c := range segs {
-				first, dead := 0, v.dead
-				if i == 1 {
-					first, dead = v.base.len(), nil
-				}
-				touched = scorePostings(sums[first:first+c.len()], c.lens[f], post[i], dead, w, avg, first, touched)
-			}
+			l.w = fieldBoost[f] * idf * float64(qtf[t])
+			lists = append(lists, l)
 		}
+	}
+	if len(lists) == 0 {
+		return nil, nil
 	}
 	// Higher score first, then id.
-	better := func(a, b int) bool {
-		if sums[a] != sums[b] {
-			return sums[a] > sums[b]
+	better := func(a, b scoredOrd) bool {
+		if a.score != b.score {
+			return a.score > b.score
 		}
-		return v.idLess(a, b)
+		return v.idLess(a.ord, b.ord)
 	}
-	ords := bestKept(touched, n, better, keep)
-	out := make([]scoredOrd, len(ords))
-	for i, o := range ords {
-		out[i] = scoredOrd{ord: o, score: sums[o]}
+	want := 2*n + 16
+	top := newTopK(want, better)
+	touched, err := v.sumBlocks(ctx, lists, block, top.offer)
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
+	ranked := top.sorted()
+	out := make([]scoredOrd, 0, min(n, len(ranked)))
+	for _, c := range ranked {
+		if keep != nil && !keep(c.ord) {
+			continue
+		}
+		if out = append(out, c); len(out) == n {
+			return out, nil
+		}
+	}
+	if touched <= want { // every lesson touched was ranked
+		return out, nil
+	}
+	kept := newTopK(n, better)
+	if _, err := v.sumBlocks(ctx, lists, block, func(c scoredOrd) {
+		if len(kept.h) < n || better(c, kept.h[0]) {
+			if keep(c.ord) {
+				kept.offer(c)
+			}
+		}
+	}); err != nil {
+		return nil, err
+	}
+	return kept.sorted(), nil
+}
+
+// termList is one (field, term) of a query: its BM25 weight (field boost ×
+// IDF × the term's count in the query), the field's mean length, and its
+// postings in each segment (base, delta).
+type termList struct {
+	f    textField
+	w    float64
+	avg  float64
+	post [2][]byte
+}
+
+// lexicalBlock is how many lessons' scores sumBlocks adds up at once. A
+// dense array of every lesson's score (800 KB at 100,000 lessons) is fresh
+// memory a short-lived hook process faults in a page at a time, each fault
+// dearer than the additions on it; a block's stays in the cache.
+const lexicalBlock = 4096
+
+// sumBlocks sums lists' BM25 scores of every live lesson in them, block
+// lessons at a time, and offers each lesson touched with its score (in
+// ordinal order); it returns how many it offered.
+func (v *view) sumBlocks(ctx context.Context, lists []termList, block int, offer func(scoredOrd)) (int, error) {
+	sums := make([]float64, block)
+	hit := make([]bool, block)
+	touched := make([]int32, 0, block)
+	rest := make([][]byte, len(lists))
+	offered := 0
+	for i, c := range [2]*catalog{v.base, v.delta} {
+		first, dead := 0, v.dead
+		if i == 1 {
+			first, dead = v.base.len(), nil
+		}
+		for li := range lists {
+			rest[li] = lists[li].post[i]
+		}
+		for lo := 0; lo < c.len(); lo += block {
+			if err := ctx.Err(); err != nil {
+				return offered, fmt.Errorf("lexical search: %w", err)
+			}
+			hi := min(lo+block, c.len())
+			for li, l := range lists {
+				rest[li], touched = scorePostings(sums, hit, touched, c.lens[l.f], rest[li], dead, l.w, l.avg, lo, hi)
+			}
+			for _, j := range touched {
+				offer(scoredOrd{ord: first + lo + int(j), score: sums[j]})
+				sums[j], hit[j] = 0, false
+			}
+			offered += len(touched)
+			touched = touched[:0]
+		}
+	}
+	return offered, nil
 }
 
 // livePostings counts the postings of segment i (0 base, 1 delta) whose
@@ -538,26 +614,33 @@ func (v *view) livePostings(i int, post []byte) int {
 	return n
 }
 
-// scorePostings adds one term's BM25 over post (a segment's postings) to
-// sums (the segment's part of them), skipping dead lessons; first is the
-// segment's first global ordinal, for touched.
-func scorePostings(sums []float64, lens, post []byte, dead []bool, w, avg float64, first int, touched []int) []int {
-	for p := 0; p+postingSize <= len(post); p += postingSize {
-		d := int(le32(post[p:]))
-		if d >= len(sums) || (dead != nil && dead[d]) {
-			continue // corrupt posting, or a tombstoned lesson
+// scorePostings adds one term's BM25 over the postings of post whose
+// ordinals lie in [lo, hi) to sums (the block's, from lo), marking in hit
+// and appending to touched (block offsets) each lesson it adds to first,
+// and returns the postings from hi on. A tombstoned lesson is skipped; so
+// is an ordinal out of order (a corrupt file: its postings are sorted).
+func scorePostings(sums []float64, hit []bool, touched []int32, lens, post []byte, dead []bool, w, avg float64, lo, hi int) ([]byte, []int32) {
+	for ; len(post) >= postingSize; post = post[postingSize:] {
+		d := int(le32(post))
+		if d >= hi {
+			break
 		}
-		tf := float64(le32(post[p+4:]))
+		if d < lo || (dead != nil && dead[d]) {
+			continue
+		}
+		tf := float64(le32(post[4:]))
 		dl := avg
 		if 4*d+4 <= len(lens) {
 			if l := le32(lens[4*d:]); l > 0 {
 				dl = float64(l)
 			}
 		}
-		if sums[d] == 0 {
-			touched = append(touched, first+d)
+		j := d - lo
+		if !hit[j] {
+			hit[j] = true
+			touched = append(touched, int32(j))
 		}
-		sums[d] += w * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*dl/avg))
+		sums[j] += w * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*dl/avg))
 	}
-	return touched
+	return post, touched
 }

@@ -28,46 +28,70 @@ func bestKept(cands []int, n int, better func(a, b int) bool, keep func(int) boo
 	}
 }
 
-// best returns the m best of cands, best first, in O(len(cands) · log m)
-// with a min-heap on the worst kept.
+// best returns the m best of cands, best first, in O(len(cands) · log m).
 func best(cands []int, m int, better func(a, b int) bool) []int {
-	m = min(m, len(cands))
-	if m <= 0 {
-		return nil
-	}
-	h := make([]int, 0, m)
+	t := newTopK(min(m, len(cands)), better)
 	for _, c := range cands {
-		if len(h) < m {
-			h = append(h, c)
-			for i := len(h) - 1; i > 0; {
-				p := (i - 1) / 2
-				if !better(h[p], h[i]) {
-					break
-				}
-				h[i], h[p] = h[p], h[i]
-				i = p
-			}
-			continue
-		}
-		if !better(c, h[0]) {
-			continue
-		}
-		h[0] = c
-		for i := 0; ; {
-			l, w := 2*i+1, i
-			if l < len(h) && better(h[w], h[l]) {
-				w = l
-			}
-			if r := l + 1; r < len(h) && better(h[w], h[r]) {
-				w = r
-			}
-			if w == i {
+		t.offer(c)
+	}
+	return t.sorted()
+}
+
+// topK keeps the m best of the values offered to it, by better (a strict
+// total order), in a min-heap on the worst kept: O(log m) an offer that
+// enters, one comparison one that does not.
+type topK[T any] struct {
+	h      []T
+	m      int
+	better func(a, b T) bool
+}
+
+func newTopK[T any](m int, better func(a, b T) bool) *topK[T] {
+	return &topK[T]{h: make([]T, 0, max(m, 0)), m: m, better: better}
+}
+
+// offer keeps c if it is among the m best offered so far.
+func (t *topK[T]) offer(c T) {
+	h, better := t.h, t.better
+	if len(h) < t.m {
+		h = append(h, c)
+		for i := len(h) - 1; i > 0; {
+			p := (i - 1) / 2
+			if !better(h[p], h[i]) {
 				break
 			}
-			h[i], h[w] = h[w], h[i]
-			i = w
+			h[i], h[p] = h[p], h[i]
+			i = p
 		}
+		t.h = h
+		return
 	}
-	sort.Slice(h, func(i, j int) bool { return better(h[i], h[j]) })
+	if len(h) == 0 || !better(c, h[0]) {
+		return
+	}
+	h[0] = c
+	for i := 0; ; {
+		l, w := 2*i+1, i
+		if l < len(h) && better(h[w], h[l]) {
+			w = l
+		}
+		if r := l + 1; r < len(h) && better(h[w], h[r]) {
+			w = r
+		}
+		if w == i {
+			break
+		}
+		h[i], h[w] = h[w], h[i]
+		i = w
+	}
+}
+
+// sorted returns what t kept, best first; t is spent.
+func (t *topK[T]) sorted() []T {
+	h := t.h
+	if len(h) == 0 {
+		return nil
+	}
+	sort.Slice(h, func(i, j int) bool { return t.better(h[i], h[j]) })
 	return h
 }
