@@ -47,12 +47,17 @@ type Summary struct {
 	// A session appended at or before it would move such a use.
 	freeMS int64
 
-	// lessons are the lessons with evidence, sorted by id. Those of a
-	// summary put together over a source start nil, each decoded from src
-	// on first access (at) into slab; loaded says every one is (always, for
-	// a summary made in memory).
+	// lessons are the lessons with evidence, sorted by id. A summary put
+	// together over a source decodes each from src on first access (at),
+	// into slab, and keeps it in decoded by its index until loadAll fills
+	// lessons with every one: a hook reads a few lessons of a big team's
+	// summary, and a dense table of them all (800 KB at 100,000 lessons)
+	// would be fresh memory faulted in a page at a time by its lookups.
+	// loaded says every one is decoded (always, for a summary made in
+	// memory).
 	lessons []*lessonSum
 	src     SummarySource
+	decoded map[int]*lessonSum
 	loaded  bool
 	slab    []lessonSum
 	fresh   map[string]*lessonSum
@@ -297,7 +302,7 @@ func (s *Summary) place(session string, ms int64) int {
 
 // lesson finds a lesson's evidence, adding an empty one when add is set.
 func (s *Summary) lesson(id string, add bool) *lessonSum {
-	if i := s.seek(id, 0); i < len(s.lessons) && s.compareID(i, id) == 0 {
+	if i := s.seek(id, 0); i < s.count() && s.compareID(i, id) == 0 {
 		return s.at(i)
 	}
 	if ls := s.fresh[id]; ls != nil || !add {
@@ -316,7 +321,7 @@ func (s *Summary) lesson(id string, add bool) *lessonSum {
 // from the full ledger) and Parts reports false. Not safe
 // for concurrent use: Memories decodes before going parallel.
 func (s *Summary) at(i int) *lessonSum {
-	ls := s.lessons[i]
+	ls := s.get(i)
 	if ls == nil {
 		if cap(s.slab)-len(s.slab) < 1 {
 			s.slab = make([]lessonSum, 0, 64)
@@ -330,15 +335,37 @@ func (s *Summary) at(i int) *lessonSum {
 			s.corrupt = true
 		}
 		ls.id = string(s.src.ID(i))
-		s.lessons[i] = ls
+		if s.lessons != nil {
+			s.lessons[i] = ls
+		} else {
+			s.decoded[i] = ls
+		}
 	}
 	return ls
 }
 
-// compareID compares lesson i's id with id, without decoding the lesson.
+// count is how many lessons with evidence the summary holds (fresh ones
+// aside).
+func (s *Summary) count() int {
+	if s.src != nil {
+		return s.src.Len()
+	}
+	return len(s.lessons)
+}
+
+// get is lesson i if it is decoded, else nil.
+func (s *Summary) get(i int) *lessonSum {
+	if s.lessons != nil {
+		return s.lessons[i]
+	}
+	return s.decoded[i]
+}
+
+// compareID compares lesson i's id with id, without decoding the lesson
+// (a decoded lesson's id is its source's).
 func (s *Summary) compareID(i int, id string) int {
-	if ls := s.lessons[i]; ls != nil {
-		return strings.Compare(ls.id, id)
+	if s.src == nil {
+		return strings.Compare(s.lessons[i].id, id)
 	}
 	b := s.src.ID(i)
 	switch {
@@ -351,14 +378,14 @@ func (s *Summary) compareID(i int, id string) int {
 }
 
 // seek is the index of the first lesson at or after from whose id is not
-// less than id (len(s.lessons) when none is): a galloping search, so that
+// less than id (count when none is): a galloping search, so that
 // seeking a sorted list of ids in turn costs O(k log(n/k)) comparisons.
 //
 // The ids of a parsed summary are not checked to be in order when parsed:
 // seek checks those next to where it lands (a corrupt order marks the
 // summary corrupt, see at), and loadAll all of them.
 func (s *Summary) seek(id string, from int) int {
-	lo, hi := from, len(s.lessons)
+	lo, hi := from, s.count()
 	for step := 1; lo+step-1 < hi; step *= 2 {
 		k := lo + step - 1
 		if s.compareID(k, id) >= 0 {
@@ -376,7 +403,7 @@ func (s *Summary) seek(id string, from int) int {
 		}
 	}
 	if s.src != nil && !s.loaded {
-		for k := max(lo-1, 0); k < min(lo+1, len(s.lessons)-1); k++ {
+		for k := max(lo-1, 0); k < min(lo+1, s.count()-1); k++ {
 			if bytes.Compare(s.src.ID(k), s.src.ID(k+1)) >= 0 {
 				s.corrupt = true
 			}
@@ -389,6 +416,11 @@ func (s *Summary) seek(id string, from int) int {
 // false when the summary is corrupt.
 func (s *Summary) loadAll() bool {
 	if s.src != nil && !s.loaded {
+		s.lessons = make([]*lessonSum, s.count())
+		for i, ls := range s.decoded {
+			s.lessons[i] = ls
+		}
+		s.decoded = nil
 		for i := range s.lessons {
 			s.at(i)
 		}
@@ -1057,7 +1089,7 @@ func (s *Summary) Memories(lessons []LessonInfo, session string, w Weights) []Me
 	found := make([]*lessonSum, len(list))
 	j := 0
 	for i, info := range list {
-		if j = s.seek(info.ID, j); j < len(s.lessons) && s.compareID(j, info.ID) == 0 {
+		if j = s.seek(info.ID, j); j < s.count() && s.compareID(j, info.ID) == 0 {
 			found[i] = s.at(j)
 		} else {
 			found[i] = s.fresh[info.ID]

@@ -311,8 +311,8 @@ func TestParsedSummaryLazy(t *testing.T) {
 				t.Fatalf("round %d query %d: parsed summary memories\n%+v\nwant\n%+v", round, q, got, want)
 			}
 		}
-		for _, ls := range p.lessons {
-			if ls == nil {
+		for i := range p.count() {
+			if p.get(i) == nil {
 				untouched++
 			}
 		}
@@ -332,8 +332,8 @@ func TestParsedSummaryLazy(t *testing.T) {
 		// together from; a few lessons touched or all, the same.
 		some, all := parse(), parse()
 		for range r.IntN(4) {
-			if len(some.lessons) > 0 {
-				some.at(r.IntN(len(some.lessons)))
+			if some.count() > 0 {
+				some.at(r.IntN(some.count()))
 			}
 		}
 		if !all.loadAll() {

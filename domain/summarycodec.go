@@ -131,7 +131,7 @@ func FromParts(p SummaryParts) (*Summary, bool) {
 	s.keys = keyTable(p.Keys)
 	if p.Source != nil {
 		s.src = p.Source
-		s.lessons = make([]*lessonSum, p.Source.Len())
+		s.decoded = map[int]*lessonSum{}
 	}
 	for _, r := range p.Lessons {
 		if r.CreatedRaw != nil && p.Source == nil {
@@ -198,17 +198,26 @@ func (s *Summary) parts(keep bool) (SummaryParts, bool) {
 		return SummaryParts{}, false
 	}
 	p := SummaryParts{Vals: s.vals, Last: s.last, FreeMS: s.freeMS, RegretMax: s.regretMax, Source: s.src}
-	n := len(s.lessons)
 	if keep {
-		n = 0 // the few decoded ones
-	}
-	p.Lessons = make([]SummaryRecord, 0, n+len(s.fresh))
-	for i, ls := range s.lessons {
-		if ls == nil {
-			p.Kept = append(p.Kept, i) // only when keeping: loadAll decoded all
-			continue
+		// The few decoded lessons; the others are kept as they are.
+		p.Lessons = make([]SummaryRecord, 0, len(s.decoded)+len(s.fresh))
+		p.Kept = make([]int, 0, s.count()-len(s.decoded))
+		next := 0
+		for _, i := range slices.Sorted(maps.Keys(s.decoded)) {
+			for ; next < i; next++ {
+				p.Kept = append(p.Kept, next)
+			}
+			p.Lessons = append(p.Lessons, s.decoded[i].record())
+			next = i + 1
 		}
-		p.Lessons = append(p.Lessons, ls.record())
+		for ; next < s.count(); next++ {
+			p.Kept = append(p.Kept, next)
+		}
+	} else {
+		p.Lessons = make([]SummaryRecord, 0, len(s.lessons)+len(s.fresh))
+		for _, ls := range s.lessons { // loadAll decoded them all
+			p.Lessons = append(p.Lessons, ls.record())
+		}
 	}
 	for _, ls := range s.fresh {
 		p.Lessons = append(p.Lessons, ls.record())
