@@ -901,16 +901,13 @@ func hostLabel(id string) string {
 // of the other's type, a word the other must share. Every pair Rewrites
 // accepts is listed; most listed pairs are not rewrites.
 func SlotCandidates(claims []Claim) [][2]int {
-	seen := map[[2]int]bool{}
+	// The pairs are listed with repeats, then sorted and the repeats
+	// dropped: a set of them was a map as big as the list, grown a pair at
+	// a time, in every hook.
 	var out [][2]int
 	pair := func(i, j int) {
-		if i == j {
-			return
-		}
-		p := [2]int{min(i, j), max(i, j)}
-		if !seen[p] {
-			seen[p] = true
-			out = append(out, p)
+		if i != j {
+			out = append(out, [2]int{min(i, j), max(i, j)})
 		}
 	}
 	blocks := map[string][]int{}
@@ -959,7 +956,7 @@ func SlotCandidates(claims []Claim) [][2]int {
 		}
 		return a[1] - b[1]
 	})
-	return out
+	return slices.Compact(out)
 }
 
 // olderKeys are the keys under which a fact can be found as the older of

@@ -324,3 +324,47 @@ func TestVerifyChecksVectorOrder(t *testing.T) {
 		t.Fatalf("Verify of a sidecar out of order: %v", err)
 	}
 }
+
+// TestVectorColumnsGrowApart: rows put one at a time, in batches and after
+// a reserve, into a store whose columns share one block each time they
+// grow, read back as put: growing one column never writes into the next.
+func TestVectorColumnsGrowApart(t *testing.T) {
+	const dim = 5
+	s := newVectorStore("test", dim)
+	want := map[string][]float32{}
+	row := func(i int) []float32 {
+		v := make([]float32, dim)
+		for c := range v {
+			v[c] = float32(i*dim + c)
+		}
+		return v
+	}
+	id := func(i int) string { return fmt.Sprintf("l%04d", i) }
+	for i := range 300 {
+		switch {
+		case i%50 == 7:
+			s.reserve(3)
+			fallthrough
+		case i%3 == 0:
+			s.put(id(i), "h", row(i))
+		default:
+			s.putRows([]string{id(i)}, []string{"h"}, [][]float32{row(i)})
+		}
+		want[id(i)] = row(i)
+		if i%37 == 0 { // an existing row rewritten in place
+			s.put(id(i/2), "h2", row(i/2+1000))
+			want[id(i/2)] = row(i/2 + 1000)
+		}
+	}
+	for k, v := range want {
+		i, ok := s.find(k)
+		if !ok {
+			t.Fatalf("%s: not found", k)
+		}
+		for c := range dim {
+			if got := s.cols[c][i]; got != v[c] {
+				t.Fatalf("%s column %d: %v, want %v", k, c, got, v[c])
+			}
+		}
+	}
+}

@@ -276,6 +276,8 @@ func decodeVecDelta(raw []byte, base *vectorStore) (*vectorStore, []int, error) 
 		crc32.ChecksumIEEE(raw[r.off:len(raw)-4]) != binary.LittleEndian.Uint32(raw[len(raw)-4:]) {
 		return nil, nil, errors.New("decode vector delta: checksum mismatch or truncated")
 	}
+	// One block for the rows, with room for the few a hook's sync adds.
+	d.reserve(count + 8)
 	vec := make([]float32, dim)
 	for i := range ids {
 		for c := range vec {
@@ -290,7 +292,14 @@ func decodeVecDelta(raw []byte, base *vectorStore) (*vectorStore, []int, error) 
 func encodeVecDelta(base, d *vectorStore, dead []int) ([]byte, error) {
 	d.keys()
 	le := binary.LittleEndian
-	out := append([]byte(nil), vecDeltaMagic...)
+	// Sized to its bound: grown by appending, a hook's delta was copied
+	// over and over into fresh memory.
+	size := len(vecDeltaMagic) + 24 + 4*len(dead) + 3 + 4 + 4*d.len()*len(d.cols) + 4
+	for i := range d.ids {
+		size += 4 + len(d.ids[i]) + len(d.hashes[i])
+	}
+	out := make([]byte, 0, size)
+	out = append(out, vecDeltaMagic...)
 	out = le.AppendUint32(out, vecDeltaFormat)
 	out = le.AppendUint64(out, base.baseID())
 	out = le.AppendUint32(out, uint32(base.dim))

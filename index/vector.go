@@ -215,8 +215,34 @@ func (s *vectorStore) put(id, hash string, v []float32) {
 	s.pos[id] = len(s.ids)
 	s.ids = append(s.ids, id)
 	s.hashes = append(s.hashes, hash)
+	s.growCols(1)
 	for c := range s.cols {
 		s.cols[c] = append(s.cols[c], v[c])
+	}
+}
+
+// growCols makes room for n more rows in every column, all in one new
+// block when any column lacks it (with room for a quarter more rows, at
+// least 8): a column grown by append alone is dim allocations a row, and
+// a hook puts its few rows into a delta whose columns are the file's
+// (no room after them).
+func (s *vectorStore) growCols(n int) {
+	short := false
+	for _, col := range s.cols {
+		if cap(col)-len(col) < n {
+			short = true
+			break
+		}
+	}
+	if !short || len(s.cols) == 0 {
+		return
+	}
+	rows := len(s.cols[0])
+	c := rows + max(n, rows/4, 8)
+	block := make([]float32, len(s.cols)*c)
+	for i, col := range s.cols {
+		// Full slice expressions: appending to one column never overwrites the next.
+		s.cols[i] = append(block[i*c:i*c:(i+1)*c], col...)
 	}
 }
 
@@ -240,8 +266,9 @@ func (s *vectorStore) putRows(ids, hashes []string, vecs [][]float32) {
 		s.ids = append(s.ids, id)
 		s.hashes = append(s.hashes, hashes[i])
 	}
+	s.growCols(len(vecs))
 	for c := range s.cols {
-		col := slices.Grow(s.cols[c], len(vecs))
+		col := s.cols[c]
 		for _, v := range vecs {
 			col = append(col, v[c])
 		}
@@ -255,9 +282,7 @@ func (s *vectorStore) putRows(ids, hashes []string, vecs [][]float32) {
 func (s *vectorStore) reserve(n int) {
 	s.mutable()
 	s.ids, s.hashes = slices.Grow(s.ids, n), slices.Grow(s.hashes, n)
-	for c := range s.cols {
-		s.cols[c] = slices.Grow(s.cols[c], n)
-	}
+	s.growCols(n)
 }
 
 // remove deletes the id's row by moving the last row into its place.
