@@ -56,16 +56,21 @@ func TestUsefulFuncAskedOncePerCandidate(t *testing.T) {
 	for i, g := range []string{"payments retry backoff jitter", "payments gateway timeout", "stylesheet colour tokens", "kafka consumer lag alert", "database migration schema"} {
 		lessons = append(lessons, domain.Lesson{ID: "lesson-" + string(rune('a'+i)) + "-0000", Type: "semantic", Gist: g})
 	}
+	lessons[1].Reach = "repo:payments" // handed to UsefulFunc as the index holds it
 	if _, err := ix.Sync(lessons); err != nil {
 		t.Fatal(err)
 	}
 	calls := map[string]int{}
 	batches := 0
-	q := Query{Text: "payments retry", K: 3, UsefulFunc: func(ids []string) []Usefulness {
+	q := Query{Text: "payments retry", K: 3, Repo: "payments", UsefulFunc: func(lessons []domain.LessonInfo) []Usefulness {
 		batches++
-		out := make([]Usefulness, len(ids))
-		for i, id := range ids {
+		out := make([]Usefulness, len(lessons))
+		for i, l := range lessons {
+			id := l.ID
 			calls[id]++
+			if want := map[bool]string{true: "repo:payments"}[id == "lesson-b-0000"]; l.Reach != want {
+				t.Errorf("UsefulFunc got %s with reach %q; want %q", id, l.Reach, want)
+			}
 			out[i] = neutral
 			if id == "lesson-b-0000" {
 				out[i] = Usefulness{Results: 40, Mean: 0.02, Draw: 0.02}
@@ -76,6 +81,9 @@ func TestUsefulFuncAskedOncePerCandidate(t *testing.T) {
 	hits, err := ix.Search(t.Context(), q)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if calls["lesson-b-0000"] == 0 {
+		t.Fatalf("UsefulFunc never asked about lesson-b-0000 (of reach repo:payments): %v", calls)
 	}
 	if len(calls) == 0 || batches > 3 {
 		t.Fatalf("UsefulFunc calls: %v in %d batches", calls, batches)

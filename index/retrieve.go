@@ -191,11 +191,13 @@ type Query struct {
 	// Useful holds each lesson's usefulness; absent lessons are neutral.
 	Useful map[string]Usefulness `json:"-"`
 	// UsefulFunc, when set, gives the usefulness of lessons absent from
-	// Useful, one result per id, in order. Search asks it only about its
-	// candidates, each once and in a few batches, so a caller can derive
-	// memory for those alone instead of every lesson. It is called from one
-	// goroutine at a time, not always the caller's.
-	UsefulFunc func(ids []string) []Usefulness `json:"-"`
+	// Useful, one result per lesson, in order; each comes with its reach,
+	// as the index holds it. Search asks it only about its candidates, each
+	// once and in a few batches, so a caller can derive memory for those
+	// alone instead of every lesson. It is called from one goroutine at a
+	// time, not always the caller's, while the search holds the index: it
+	// must not call the index back.
+	UsefulFunc func(lessons []domain.LessonInfo) []Usefulness `json:"-"`
 	// Bar is the relative usefulness bar as a fraction of the best
 	// candidate's fused × MeanWeight (0: DefaultBar; negative: no bar, every
 	// candidate is over it).
@@ -287,7 +289,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if arms.isZero() {
 		arms = DefaultArmWeights()
 	}
-	uc := &usefulCache{q: &q, asked: map[string]Usefulness{}}
+	uc := &usefulCache{q: &q, cat: ix.cat, asked: map[string]Usefulness{}}
 	terms := analyze(q.Text)
 	lexHits, vecHits, err := ix.runArms(ctx, q, terms, arms, uc)
 	if err != nil {
@@ -345,31 +347,56 @@ func (q *Query) trace(step string) {
 // in batches, once each.
 type usefulCache struct {
 	q     *Query
+	cat   *view
 	asked map[string]Usefulness
 }
 
-// prefetch asks UsefulFunc, in one batch, about the ids not known yet.
+// prefetch asks UsefulFunc, in one batch, about the ids not known yet,
+// each found in the catalog for its reach (one the catalog does not hold
+// stays neutral).
 func (uc *usefulCache) prefetch(ids []string) {
+	uc.ask(len(ids), func(i int) (string, int, bool) {
+		o, ok := uc.cat.find(ids[i])
+		return ids[i], o, ok
+	})
+}
+
+// prefetchOrds is prefetch of lessons the search holds by ordinal, which
+// it need not find again.
+func (uc *usefulCache) prefetchOrds(ords []int) {
+	uc.ask(len(ords), func(i int) (string, int, bool) {
+		return uc.cat.id(ords[i]), ords[i], true
+	})
+}
+
+// ask asks UsefulFunc about the n lessons lesson(i) names (id, ordinal,
+// whether the catalog holds it) that it was not asked about yet.
+func (uc *usefulCache) ask(n int, lesson func(i int) (id string, ord int, ok bool)) {
 	if uc.q.UsefulFunc == nil {
 		return
 	}
-	var todo []string
-	for _, id := range ids {
-		if _, ok := uc.q.Useful[id]; ok {
+	var todo []domain.LessonInfo
+	for i := range n {
+		id, o, ok := lesson(i)
+		if _, known := uc.q.Useful[id]; known {
 			continue
 		}
-		if _, ok := uc.asked[id]; !ok {
-			uc.asked[id] = neutral
-			todo = append(todo, strings.Clone(id)) // id may alias the catalog's mapping
+		if _, asked := uc.asked[id]; asked {
+			continue
+		}
+		id = strings.Clone(id) // it may alias the catalog's mapping
+		uc.asked[id] = neutral
+		if ok {
+			todo = append(todo, domain.LessonInfo{ID: id, Reach: strings.Clone(uc.cat.reach(o))})
 		}
 	}
 	if len(todo) == 0 {
 		return
 	}
 	got := uc.q.UsefulFunc(todo)
-	for i, id := range todo {
+	for i, l := range todo {
 		if i < len(got) {
-			uc.asked[id] = got[i]
+			uc.asked[l.ID] = got[i]
 		}
 	}
 }
@@ -438,12 +465,12 @@ func (ix *Index) runArms(ctx context.Context, q Query, terms []string, arms ArmW
 				return
 			}
 			lexHits = make([]scored, len(found))
-			ids := make([]string, len(found))
+			ords := make([]int, len(found))
 			for i, f := range found {
 				lexHits[i] = scored{id: cat.id(f.ord), score: f.score}
-				ids[i] = lexHits[i].id
+				ords[i] = f.ord
 			}
-			uc.prefetch(ids)
+			uc.prefetchOrds(ords)
 			q.trace("lexical arm and its usefulness")
 		}()
 	}

@@ -418,22 +418,16 @@ func (r *retrieval) memory(id, session string) (domain.Memory, bool) {
 
 // usefulFunc is Query.UsefulFunc for session (hashed): a search derives the
 // memory of its candidates only, not of every lesson, in one pass each time.
-func (r *retrieval) usefulFunc(session string) func(ids []string) []index.Usefulness {
-	return func(ids []string) []index.Usefulness {
-		infos := make([]domain.LessonInfo, 0, len(ids))
-		for _, id := range ids {
-			if info, ok := r.ix.Info(id); ok {
-				infos = append(infos, info)
-			}
-		}
-		mems := r.summary.Memories(infos, session, domain.DefaultWeights)
+func (r *retrieval) usefulFunc(session string) func(lessons []domain.LessonInfo) []index.Usefulness {
+	return func(lessons []domain.LessonInfo) []index.Usefulness {
+		mems := r.summary.Memories(lessons, session, domain.DefaultWeights)
 		byID := make(map[string]domain.Memory, len(mems))
 		for _, m := range mems {
 			byID[m.ID] = m
 		}
-		out := make([]index.Usefulness, len(ids))
-		for i, id := range ids {
-			m, ok := byID[id]
+		out := make([]index.Usefulness, len(lessons))
+		for i, l := range lessons {
+			m, ok := byID[l.ID]
 			if !ok {
 				out[i] = index.NeutralUsefulness()
 				continue
