@@ -495,6 +495,7 @@ func decodeSidecar(raw []byte, embedderID string, dim int) (*vectorStore, error)
 	if r.err != nil {
 		return nil, errors.New("decode vector sidecar: truncated")
 	}
+	fsutil.Prefault(body[:headerEnd]) // the checksum reads every page of the keys
 	if crc32.ChecksumIEEE(body[:headerEnd]) != sum {
 		return nil, errors.New("decode vector sidecar: checksum mismatch")
 	}
