@@ -355,39 +355,34 @@ type usefulCache struct {
 // each found in the catalog for its reach (one the catalog does not hold
 // stays neutral).
 func (uc *usefulCache) prefetch(ids []string) {
-	uc.ask(len(ids), func(i int) (string, int, bool) {
-		o, ok := uc.cat.find(ids[i])
-		return ids[i], o, ok
-	})
+	uc.ask(len(ids), func(i int) string { return ids[i] }, func(i int) (int, bool) { return uc.cat.find(ids[i]) })
 }
 
 // prefetchOrds is prefetch of lessons the search holds by ordinal, which
 // it need not find again.
 func (uc *usefulCache) prefetchOrds(ords []int) {
-	uc.ask(len(ords), func(i int) (string, int, bool) {
-		return uc.cat.id(ords[i]), ords[i], true
-	})
+	uc.ask(len(ords), func(i int) string { return uc.cat.id(ords[i]) }, func(i int) (int, bool) { return ords[i], true })
 }
 
-// ask asks UsefulFunc about the n lessons lesson(i) names (id, ordinal,
-// whether the catalog holds it) that it was not asked about yet.
-func (uc *usefulCache) ask(n int, lesson func(i int) (id string, ord int, ok bool)) {
+// ask asks UsefulFunc about those of n lessons (lesson i's id, and its
+// ordinal when the catalog holds it) that it was not asked about yet.
+func (uc *usefulCache) ask(n int, id func(i int) string, ord func(i int) (int, bool)) {
 	if uc.q.UsefulFunc == nil {
 		return
 	}
 	var todo []domain.LessonInfo
 	for i := range n {
-		id, o, ok := lesson(i)
-		if _, known := uc.q.Useful[id]; known {
+		l := id(i)
+		if _, known := uc.q.Useful[l]; known {
 			continue
 		}
-		if _, asked := uc.asked[id]; asked {
+		if _, asked := uc.asked[l]; asked {
 			continue
 		}
-		id = strings.Clone(id) // it may alias the catalog's mapping
-		uc.asked[id] = neutral
-		if ok {
-			todo = append(todo, domain.LessonInfo{ID: id, Reach: strings.Clone(uc.cat.reach(o))})
+		l = strings.Clone(l) // it may alias the catalog's mapping
+		uc.asked[l] = neutral
+		if o, ok := ord(i); ok {
+			todo = append(todo, domain.LessonInfo{ID: l, Reach: strings.Clone(uc.cat.reach(o))})
 		}
 	}
 	if len(todo) == 0 {

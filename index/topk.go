@@ -5,7 +5,8 @@ import "sort"
 // bestKept returns the (at most) n best of cands, best first by better,
 // that keep accepts (nil keeps all). It ranks the 2n+16 best first and asks
 // keep about those in order; only when keep rejects too many does it rank
-// them all. Both arms use it: keep (reach) is asked of few candidates.
+// them all: keep (reach) is asked of few candidates. The vector arm uses
+// it; the lexical arm streams the same rule (lexicalSearchBlocks).
 func bestKept(cands []int, n int, better func(a, b int) bool, keep func(int) bool) []int {
 	if n <= 0 {
 		return nil
