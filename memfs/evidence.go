@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -42,11 +43,14 @@ import (
 // it on keeps its own evidence.
 
 // evidenceSettings are the git settings that decide how evidence counts
-// and whether borg's commits are signed.
+// and whether borg's commits are signed, and gc.auto, which a write asks
+// after (GitGCOff) as it may start git's housekeeping: read with them, it
+// costs a write no git process of its own.
 type evidenceSettings struct {
 	signed bool  // borg.evidence = signed
 	sign   bool  // borg's commits are signed: signed, or commit.gpgSign
 	err    error // borg.evidence holds a value borg does not know
+	gcOff  bool  // gc.auto = 0: the user turned git's automatic gc off
 }
 
 // settingsOnce caches a Store's evidence settings for its life (a command).
@@ -67,7 +71,12 @@ type settingsCache struct {
 	Signed bool     `json:"signed"`
 	Sign   bool     `json:"sign"`
 	Err    string   `json:"err,omitempty"`
+	GCOff  bool     `json:"gc_off"`
 }
+
+// settingsFormat is part of the cache's stamp: a cache written before a
+// setting was kept in it does not hold, and is read again from git.
+const settingsFormat = "2"
 
 // evidence reads borg.evidence and commit.gpgSign as git does (include
 // files, the system config and GIT_CONFIG_* count, as for any git command
@@ -77,7 +86,7 @@ func (s *Store) evidence() evidenceSettings {
 		p := filepath.Join(s.dir, filepath.FromSlash(settingsFile))
 		var c settingsCache
 		if data, err := os.ReadFile(p); err == nil && json.Unmarshal(data, &c) == nil && c.Stamp != "" && c.Stamp == configStamp(c.Files) {
-			s.settings.v = evidenceSettings{signed: c.Signed, sign: c.Sign}
+			s.settings.v = evidenceSettings{signed: c.Signed, sign: c.Sign, gcOff: c.GCOff}
 			if c.Err != "" {
 				s.settings.v.err = errors.New(c.Err)
 			}
@@ -90,7 +99,7 @@ func (s *Store) evidence() evidenceSettings {
 			return
 		}
 		s.settings.v = v
-		c = settingsCache{Stamp: configStamp(files), Files: files, Signed: v.signed, Sign: v.sign}
+		c = settingsCache{Stamp: configStamp(files), Files: files, Signed: v.signed, Sign: v.sign, GCOff: v.gcOff}
 		if v.err != nil {
 			c.Err = v.err.Error()
 		}
@@ -169,6 +178,7 @@ func (s *Store) defaultConfigFiles() []string {
 // reads.
 func configStamp(files []string) string {
 	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00", settingsFormat)
 	for _, f := range files {
 		fmt.Fprintf(h, "%s\x00", f)
 		if fi, err := os.Stat(f); err == nil {
@@ -212,11 +222,19 @@ func settingsFrom(pairs [][2]string) evidenceSettings {
 			default:
 				gpgsign = false
 			}
+		case "gc.auto":
+			n, err := strconv.Atoi(val)
+			v.gcOff = err == nil && n == 0
 		}
 	}
 	v.sign = v.signed || gpgsign
 	return v
 }
+
+// GitGCOff reports whether git's automatic gc is off in the store (git
+// config gc.auto 0, the user's way of saying "never gc on your own"), from
+// the settings borg caches between commands.
+func (s *Store) GitGCOff() bool { return s.evidence().gcOff }
 
 // SignedEvidence reports whether the store counts only evidence from
 // signed commits (git config borg.evidence signed), and an error when the

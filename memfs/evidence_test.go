@@ -26,22 +26,26 @@ func TestSettingsFrom(t *testing.T) {
 		pairs        [][2]string
 		signed, sign bool
 		bad          bool
+		gcOff        bool
 	}{
-		{"nothing set", nil, false, false, false},
-		{"signed", kv("borg.evidence", "signed"), true, true, false},
-		{"any", kv("borg.evidence", "any"), false, false, false},
-		{"case folded", kv("borg.evidence", "Signed"), true, true, false},
-		{"gpgsign only", kv("commit.gpgsign", "true"), false, true, false},
-		{"gpgsign off", kv("commit.gpgsign", "false"), false, false, false},
-		{"the last value wins", kv("borg.evidence", "signed", "borg.evidence", "any"), false, false, false},
-		{"a typo fails closed", kv("borg.evidence", "sigend"), true, true, true},
-		{"a typo then a good value", kv("borg.evidence", "sigend", "borg.evidence", "any"), false, false, false},
+		{"nothing set", nil, false, false, false, false},
+		{"signed", kv("borg.evidence", "signed"), true, true, false, false},
+		{"any", kv("borg.evidence", "any"), false, false, false, false},
+		{"case folded", kv("borg.evidence", "Signed"), true, true, false, false},
+		{"gpgsign only", kv("commit.gpgsign", "true"), false, true, false, false},
+		{"gpgsign off", kv("commit.gpgsign", "false"), false, false, false, false},
+		{"the last value wins", kv("borg.evidence", "signed", "borg.evidence", "any"), false, false, false, false},
+		{"a typo fails closed", kv("borg.evidence", "sigend"), true, true, true, false},
+		{"a typo then a good value", kv("borg.evidence", "sigend", "borg.evidence", "any"), false, false, false, false},
+		{"gc off", kv("gc.auto", "0"), false, false, false, true},
+		{"gc on again", kv("gc.auto", "0", "gc.auto", "6700"), false, false, false, false},
+		{"gc key case folded", kv("GC.Auto", " 0 "), false, false, false, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			v := settingsFrom(tt.pairs)
-			if v.signed != tt.signed || v.sign != tt.sign || (v.err != nil) != tt.bad {
-				t.Fatalf("got signed=%v sign=%v err=%v", v.signed, v.sign, v.err)
+			if v.signed != tt.signed || v.sign != tt.sign || (v.err != nil) != tt.bad || v.gcOff != tt.gcOff {
+				t.Fatalf("got signed=%v sign=%v err=%v gcOff=%v", v.signed, v.sign, v.err, v.gcOff)
 			}
 		})
 	}

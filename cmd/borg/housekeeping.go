@@ -53,17 +53,17 @@ func gitCommonDir(store string) (string, error) {
 
 // housekeepingDue reports whether s has gathered enough loose objects to
 // start git's housekeeping, and git's gc.auto has not been set to 0 (the
-// user's way of saying "never gc on your own").
-func housekeepingDue(ctx context.Context, s *memfs.Store) bool {
+// user's way of saying "never gc on your own"; read from the git settings
+// borg caches, so that a write past packDueAt starts no git to ask).
+func housekeepingDue(s *memfs.Store) bool {
 	dir, err := gitCommonDir(s.Dir())
-	if err != nil || looseObjects(dir) < packDueAt {
+	// Due as git's gc --auto counts it: more objects in objects/17 than
+	// packDueAt/256, rounded up. A gc started at the bound itself would
+	// find nothing to do.
+	if err != nil || looseObjects(dir)/256 <= (packDueAt+255)/256 {
 		return false
 	}
-	v, err := s.GitCLI().Line(ctx, "config", "--get", "gc.auto")
-	if n, perr := strconv.Atoi(v); err == nil && perr == nil && n == 0 {
-		return false
-	}
-	return true
+	return !s.GitGCOff()
 }
 
 // gcArgs is git's housekeeping as borg starts it: git's own gc, which
@@ -78,7 +78,7 @@ func gcArgs() []string {
 // while borg holds it would keep the store locked until it ended.
 func startHousekeeping(s *memfs.Store) error {
 	ctx := context.Background()
-	if !housekeepingDue(ctx, s) {
+	if !housekeepingDue(s) {
 		return nil
 	}
 	cmd := s.GitCLI().Command(ctx, gcArgs()...)
