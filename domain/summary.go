@@ -53,12 +53,10 @@ type Summary struct {
 	// lessons with every one: a hook reads a few lessons of a big team's
 	// summary, and a dense table of them all (800 KB at 100,000 lessons)
 	// would be fresh memory faulted in a page at a time by its lookups.
-	// loaded says every one is decoded (always, for a summary made in
-	// memory).
+	// Until then it is lazy (see lazy).
 	lessons []*lessonSum
 	src     SummarySource
 	decoded map[int]*lessonSum
-	loaded  bool
 	slab    []lessonSum
 	fresh   map[string]*lessonSum
 	// corrupt says that a parsed summary turned out corrupt where it is
@@ -344,6 +342,11 @@ func (s *Summary) at(i int) *lessonSum {
 	return ls
 }
 
+// lazy reports whether some lessons of the summary's source may not be
+// decoded yet: a summary over a source before loadAll (one made in memory
+// has every lesson decoded).
+func (s *Summary) lazy() bool { return s.src != nil && s.lessons == nil }
+
 // count is how many lessons with evidence the summary holds (fresh ones
 // aside).
 func (s *Summary) count() int {
@@ -402,7 +405,7 @@ func (s *Summary) seek(id string, from int) int {
 			hi = m
 		}
 	}
-	if s.src != nil && !s.loaded {
+	if s.lazy() {
 		for k := max(lo-1, 0); k < min(lo+1, s.count()-1); k++ {
 			if bytes.Compare(s.src.ID(k), s.src.ID(k+1)) >= 0 {
 				s.corrupt = true
@@ -415,7 +418,7 @@ func (s *Summary) seek(id string, from int) int {
 // loadAll decodes every lesson not decoded yet and checks the ids' order;
 // false when the summary is corrupt.
 func (s *Summary) loadAll() bool {
-	if s.src != nil && !s.loaded {
+	if s.lazy() {
 		s.lessons = make([]*lessonSum, s.count())
 		for i, ls := range s.decoded {
 			s.lessons[i] = ls
@@ -430,7 +433,6 @@ func (s *Summary) loadAll() bool {
 				break
 			}
 		}
-		s.loaded = true
 	}
 	return !s.corrupt
 }

@@ -190,7 +190,7 @@ func (s *Summary) PartsKeeping() (SummaryParts, bool) { return s.parts(true) }
 
 func (s *Summary) parts(keep bool) (SummaryParts, bool) {
 	defer runtime.KeepAlive(s) // see FromParts
-	keep = keep && s.src != nil && !s.loaded
+	keep = keep && s.lazy()
 	if keep && s.corrupt || !keep && !s.loadAll() {
 		return SummaryParts{}, false
 	}
