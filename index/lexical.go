@@ -471,14 +471,7 @@ func (v *view) lexicalSearchBlocks(ctx context.Context, terms []string, n int, k
 	if len(terms) == 0 {
 		return nil, nil
 	}
-	qtf := map[string]int{}
-	var order []string
-	for _, t := range terms {
-		if qtf[t] == 0 {
-			order = append(order, t)
-		}
-		qtf[t]++
-	}
+	order, qtf := queryTerms(terms)
 	N := float64(v.len())
 	segs := [2]*catalog{v.base, v.delta}
 	var lists []termList
@@ -536,15 +529,26 @@ func (v *view) lexicalSearchBlocks(ctx context.Context, terms []string, n int, k
 	}
 	kept := newTopK(n, better)
 	if _, err := v.sumBlocks(ctx, lists, block, func(c scoredOrd) {
-		if len(kept.h) < n || better(c, kept.h[0]) {
-			if keep(c.ord) {
-				kept.offer(c)
-			}
+		if kept.wouldKeep(c) && keep(c.ord) {
+			kept.offer(c)
 		}
 	}); err != nil {
 		return nil, err
 	}
 	return kept.sorted(), nil
+}
+
+// queryTerms are a query's distinct terms in their first order, and how
+// many times the query holds each.
+func queryTerms(terms []string) (order []string, count map[string]int) {
+	count = make(map[string]int, len(terms))
+	for _, t := range terms {
+		if count[t] == 0 {
+			order = append(order, t)
+		}
+		count[t]++
+	}
+	return order, count
 }
 
 // termList is one (field, term) of a query: its BM25 weight (field boost ×

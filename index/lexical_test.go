@@ -8,8 +8,6 @@ import (
 	"slices"
 	"testing"
 	"time"
-
-	"github.com/borg-memory/borg/domain"
 )
 
 // TestLexicalBlocksMatchDense: the lexical arm summed a block at a time,
@@ -23,15 +21,11 @@ func TestLexicalBlocksMatchDense(t *testing.T) {
 	t.Logf("seed %d", seed)
 	c := newSegCorpus(seed)
 	const n = 300
-	current := map[string]domain.Lesson{}
-	for i := range n {
-		l := c.lesson(i, n)
-		current[l.ID] = l
-		if i%25 == 0 { // a twin: the same text under another id ties
-			twin := l
-			twin.ID = fmt.Sprintf("twin-%03d", i)
-			current[twin.ID] = twin
-		}
+	current := c.lessons(n)
+	for i := 0; i < n; i += 25 { // a twin: the same text under another id ties
+		twin := current[fmt.Sprintf("lesson-%03d", i)]
+		twin.ID = fmt.Sprintf("twin-%03d", i)
+		current[twin.ID] = twin
 	}
 	ix, err := Open(filepath.Join(t.TempDir(), "ix"), NewNGramEmbedder(NGramOptions{NoIDF: true}), Options{DeferMerge: true})
 	if err != nil {
@@ -87,14 +81,7 @@ func TestLexicalBlocksMatchDense(t *testing.T) {
 // lesson's BM25 summed over the query's (field, term) lists in their order,
 // all ranked (score, then id), those keep accepts, the n first.
 func denseLexical(v *view, terms []string, n int, keep func(int) bool) []scoredOrd {
-	qtf := map[string]int{}
-	var order []string
-	for _, t := range terms {
-		if qtf[t] == 0 {
-			order = append(order, t)
-		}
-		qtf[t]++
-	}
+	order, qtf := queryTerms(terms)
 	sums := make([]float64, v.span())
 	touched := make([]bool, v.span())
 	for f := textField(0); f < numFields; f++ {

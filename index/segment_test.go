@@ -135,6 +135,16 @@ func (c *segCorpus) lesson(i, n int) domain.Lesson {
 	return l
 }
 
+// lessons are the corpus's lessons 0 to n-1, by id.
+func (c *segCorpus) lessons(n int) map[string]domain.Lesson {
+	out := make(map[string]domain.Lesson, n)
+	for i := range n {
+		l := c.lesson(i, n)
+		out[l.ID] = l
+	}
+	return out
+}
+
 func sortedLessons(m map[string]domain.Lesson) []domain.Lesson {
 	out := make([]domain.Lesson, 0, len(m))
 	for _, l := range m {
@@ -169,11 +179,7 @@ func TestSegmentsMatchRebuild(t *testing.T) {
 	t.Logf("seed %d", seed)
 	c := newSegCorpus(seed)
 	const n = 80
-	current := map[string]domain.Lesson{}
-	for i := range n {
-		l := c.lesson(i, n)
-		current[l.ID] = l
-	}
+	current := c.lessons(n)
 	dir := t.TempDir()
 	open := func() *Index {
 		ix, err := Open(dir, NewNGramEmbedder(NGramOptions{NoIDF: true}), Options{DeferMerge: true})

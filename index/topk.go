@@ -51,8 +51,16 @@ func newTopK[T any](m int, better func(a, b T) bool) *topK[T] {
 	return &topK[T]{h: make([]T, 0, max(m, 0)), m: m, better: better}
 }
 
+// wouldKeep reports whether offering c now would keep it.
+func (t *topK[T]) wouldKeep(c T) bool {
+	return len(t.h) < t.m || (len(t.h) > 0 && t.better(c, t.h[0]))
+}
+
 // offer keeps c if it is among the m best offered so far.
 func (t *topK[T]) offer(c T) {
+	if !t.wouldKeep(c) {
+		return
+	}
 	h, better := t.h, t.better
 	if len(h) < t.m {
 		h = append(h, c)
@@ -65,9 +73,6 @@ func (t *topK[T]) offer(c T) {
 			i = p
 		}
 		t.h = h
-		return
-	}
-	if len(h) == 0 || !better(c, h[0]) {
 		return
 	}
 	h[0] = c
