@@ -2,14 +2,22 @@
 # profile-stop.sh: CPU-profile the first Stop hook after a `borg learn`, as
 # BenchmarkStopAfterLearnProcess times it (the same lesson, session message
 # and environment), and print each Stop's wall and CPU time and pprof's top
-# functions over all the Stops.
-# Usage: scripts/profile-stop.sh [runs] store
+# functions over all the Stops. With --faults, the Stops run unprofiled and
+# each one's wall time (ms) and minor page faults (GNU time's %R) are
+# printed, then their medians: in a short-lived process each fault of fresh
+# memory is dear (BENCHMARKS.md).
+# Usage: scripts/profile-stop.sh [--faults] [runs] store
 #   runs   default 15
 #   store  copied first (the original is untouched), e.g.
 #          /tmp/borg-bench-store-v4-100000-1000000
 #          (BORG_BENCH_LESSONS=100000 go test -run '^$' -bench StopAfterLearnProcess
 #          -benchtime 1x ./cmd/borg makes it)
 set -euo pipefail
+faults=
+if [ "${1:-}" = --faults ]; then
+  faults=1
+  shift
+fi
 runs=${1:-15}
 from=${2:?usage: scripts/profile-stop.sh [runs] store}
 cd "$(dirname "$0")/.."
@@ -27,9 +35,27 @@ for i in $(seq 1 "$runs"); do
   stamp="$i-$(date +%s%N)"
   "$work/borg" learn "Payments gateway retries need backoff and jitter, case $stamp" \
     --body "Seen in run $stamp: the client retried without a pause." >/dev/null
-  printf '{"session_id":"profile-%s","cwd":"%s","last_assistant_message":"I added a retry with backoff to the payments gateway client."}' \
-    "$stamp" "$work/proj" | BORG_CPUPROFILE="$work/prof/$i.prof" "$work/borg" hook stop >/dev/null
+  in=$(printf '{"session_id":"profile-%s","cwd":"%s","last_assistant_message":"I added a retry with backoff to the payments gateway client."}' \
+    "$stamp" "$work/proj")
+  if [ -n "$faults" ]; then
+    t0=$EPOCHREALTIME
+    echo "$in" | /usr/bin/time -f '%R' -o "$work/prof/$i.faults" "$work/borg" hook stop >/dev/null
+    t1=$EPOCHREALTIME
+    echo "$(((${t1/./} - ${t0/./}) / 1000)) $(cat "$work/prof/$i.faults")" >"$work/prof/$i.time"
+  else
+    echo "$in" | BORG_CPUPROFILE="$work/prof/$i.prof" "$work/borg" hook stop >/dev/null
+  fi
 done
+if [ -n "$faults" ]; then
+  echo "--- each Stop: wall, minor page faults (the one whose log tail crossed 16 KiB also rewrote the summary cache)"
+  for i in $(seq 1 "$runs"); do
+    read -r wall minflt <"$work/prof/$i.time"
+    printf 'stop %2d: %s ms, %s faults\n' "$i" "$wall" "$minflt"
+  done
+  median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+  echo "median: $(cat "$work"/prof/*.time | awk '{print $1}' | median) ms, $(cat "$work"/prof/*.time | awk '{print $2}' | median) faults"
+  exit 0
+fi
 echo "--- each Stop (the one whose log tail crossed 16 KiB also rewrote the summary cache)"
 for i in $(seq 1 "$runs"); do
   printf 'stop %2d: %s\n' "$i" "$(go tool pprof -top "$work/borg" "$work/prof/$i.prof" 2>/dev/null | sed -n 's/^Duration: \(.*\), Total samples = \([^ ]*\).*/\1 wall, \2 CPU/p')"
