@@ -207,6 +207,15 @@ func encodeSummary(s *domain.Summary) (pre, keys, post []byte, _ error) {
 		return nil, nil, nil, ErrSummaryCorrupt
 	}
 	order, ok := lessonOrder(p, t)
+	if !ok && len(p.Kept) > 0 {
+		// A corrupt record or id order among those it would copy: the
+		// summary decodes and checks every lesson itself, so that it
+		// knows it is corrupt too (Fold reports it, and its caller
+		// rebuilds it from the ledger).
+		if p, ok = s.Parts(); ok {
+			order, ok = lessonOrder(p, t)
+		}
+	}
 	if !ok {
 		return nil, nil, nil, ErrSummaryCorrupt
 	}
