@@ -548,7 +548,7 @@ func (s *Store) summary(rebuildBytes int64) (*domain.Summary, error) {
 	report(0.5) // the summary's keys are listed: the ledger is let go of
 	sum := build.Finish()
 	wg.Wait()
-	s.writeSummaryCache(cache.Files, sum)
+	_ = s.writeSummaryCache(cache.Files, sum) // a cache: one not written costs time only
 	return sum, nil
 }
 
@@ -590,7 +590,11 @@ func (s *Store) cachedSummary(files []string) (*domain.Summary, error) {
 				for name, ff := range moved {
 					head.Files[name] = ff
 				}
-				s.writeSummaryCache(head.Files, sum)
+				if err := s.writeSummaryCache(head.Files, sum); errors.Is(err, ErrSummaryCorrupt) {
+					// A lesson the fold never read turned out corrupt
+					// when copied: built again from the log.
+					return nil, nil
+				}
 			}
 			return sum, nil
 		}
@@ -690,17 +694,18 @@ func (s *Store) readSummaryCache() (*summaryHead, *domain.Summary) {
 }
 
 // writeSummaryCache writes sum as the summary of files up to their offsets.
-// A cache that cannot be written costs time, not correctness.
-func (s *Store) writeSummaryCache(files map[string]foldedFile, sum *domain.Summary) {
+// A cache that cannot be written costs time, not correctness; the error
+// says why, and ErrSummaryCorrupt that sum itself is corrupt.
+func (s *Store) writeSummaryCache(files map[string]foldedFile, sum *domain.Summary) error {
 	head, err := json.Marshal(summaryHead{Version: summaryCacheVersion, Files: files})
 	if err != nil {
-		return
+		return err
 	}
 	p := filepath.Join(s.dir, filepath.FromSlash(summaryCacheFile))
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return
+		return err
 	}
-	_ = writeAtomicFunc(s, p, func(f *os.File) error {
+	return writeAtomicFunc(s, p, func(f *os.File) error {
 		w := bufio.NewWriterSize(f, 1<<20)
 		if _, err := w.Write(append(head, '\n')); err != nil {
 			return err

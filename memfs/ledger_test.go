@@ -1,6 +1,7 @@
 package memfs
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -242,6 +243,45 @@ func TestSummaryCacheIsACache(t *testing.T) {
 				t.Fatalf("no cache written: %v", err)
 			}
 		})
+	}
+}
+
+// TestSummaryCacheCorruptRecordUnread: a corrupt lesson record in the
+// summary cache that the new lines do not touch is found when the cache is
+// rewritten (its record copied as it is), and the summary is built again
+// from the log rather than served: its memories are still the log's.
+func TestSummaryCacheCorruptRecordUnread(t *testing.T) {
+	s := newTestStore(t)
+	appendLog(t, s, "log/node-a.jsonl", hookStream(rand.New(rand.NewPCG(7, 8)), "node-a", 1_000_000, 300, 0.05))
+	checkSummaryMemories(t, s, "first read")
+	p := filepath.Join(s.Dir(), filepath.FromSlash(summaryCacheFile))
+	data := readFile(t, p)
+	nl := bytes.IndexByte(data, '\n')
+	_, tab, err := parseSummary(data[nl+1:]) // aliases data: corrupted in place
+	if err != nil || tab == nil || tab.Len() < 2 {
+		t.Fatalf("parse the cache: %v", err)
+	}
+	bad := string(tab.ID(1))
+	rec, _ := span(tab.recOff, tab.recs, 1)
+	for k := range rec {
+		rec[k] = 0xff // a varint that never ends
+	}
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// More than summaryRewriteAfter of new lines, none about the lesson,
+	// of sessions the cache has not seen (the fold takes them).
+	var tail []domain.Event
+	for _, e := range hookStream(rand.New(rand.NewPCG(9, 10)), "node-c", 3_000_000, 600, 0) {
+		if e.Lesson != bad {
+			tail = append(tail, e)
+		}
+	}
+	appendLog(t, s, "log/node-a.jsonl", tail)
+	before := summaryRebuilds.Load()
+	checkSummaryMemories(t, s, "after the tail")
+	if summaryRebuilds.Load() == before {
+		t.Fatal("the summary was not rebuilt")
 	}
 }
 
