@@ -220,6 +220,10 @@ func TestParsedSummaryCorrupt(t *testing.T) {
 			if _, err := summaryBytes(s); !errors.Is(err, ErrSummaryCorrupt) {
 				t.Fatalf("WriteSummary: %v, want ErrSummaryCorrupt", err)
 			}
+			// What the copy found, the summary knows too.
+			if s.Fold(nil) {
+				t.Fatal("Fold folded into a summary WriteSummary found corrupt")
+			}
 		})
 	}
 }
