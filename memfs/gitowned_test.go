@@ -16,7 +16,8 @@ import (
 // and fails when one writes git's shared state itself (docs/git.md): the
 // index (.git/index, .git/sharedindex.*), a ref or git's lock files. It
 // looks for two things. Text that only a hand-written index needs (the
-// index's signature, the shared index's name). And any call that creates,
+// index's signature anywhere, the shared index's name in a file that
+// writes files). And any call that creates,
 // writes, renames or removes a file whose path is built from the git
 // directory (gitDir, commonDir or a ".git" element), followed through the
 // function's local assignments, unless the path is under objects/: borg
@@ -53,15 +54,21 @@ func TestNoDirectGitStateWrites(t *testing.T) {
 		}
 		rel, _ := filepath.Rel(root, p)
 		checked++
-		for _, bad := range []string{"sharedindex", `"DIRC"`} {
-			if strings.Contains(strings.ToLower(string(src)), strings.ToLower(bad)) {
-				t.Errorf("%s mentions %s: git writes its own index (docs/git.md)", rel, bad)
-			}
-		}
 		fset := token.NewFileSet()
 		f, err := parser.ParseFile(fset, p, src, 0)
 		if err != nil {
 			return err
+		}
+		// The index's signature is for writing an index. The shared index's
+		// name may be read (its size, say) by a file that writes nothing.
+		bad := []string{`"DIRC"`}
+		if writesFiles(f, writers) {
+			bad = append(bad, "sharedindex")
+		}
+		for _, b := range bad {
+			if strings.Contains(strings.ToLower(string(src)), strings.ToLower(b)) {
+				t.Errorf("%s mentions %s: git writes its own index (docs/git.md)", rel, b)
+			}
 		}
 		for _, decl := range f.Decls {
 			fn, ok := decl.(*ast.FuncDecl)
@@ -95,6 +102,18 @@ func TestNoDirectGitStateWrites(t *testing.T) {
 	if checked < 20 {
 		t.Fatalf("checked %d files: the walk missed the module", checked)
 	}
+}
+
+// writesFiles reports whether f calls any of writers.
+func writesFiles(f *ast.File, writers map[string]bool) bool {
+	found := false
+	ast.Inspect(f, func(n ast.Node) bool {
+		if call, ok := n.(*ast.CallExpr); ok && writers[callName(call.Fun)] {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 // localAssigns maps each local name to the expressions assigned to it.

@@ -14,11 +14,17 @@ func dieWithParent(cmd *exec.Cmd) {
 
 // hugeMalloc asks glibc's malloc in git to back its heap with transparent
 // huge pages (GLIBC_TUNABLES glibc.malloc.hugetlb=1, glibc 2.35 on; other
-// C libraries ignore it). git reading an index of 100,000 entries
-// allocates about 10 MB, and faulting that in 4 KiB at a time is about half
-// of a `git update-index` in a big store (BENCHMARKS.md). A hugetlb setting
-// of the user's own is kept, and so are its other tunables.
-func hugeMalloc(env []string) []string {
+// C libraries ignore it) when git is about to read a big index
+// (bigIndexRead). git reading an index of 100,000 entries allocates about
+// 10 MB, and faulting that in 4 KiB at a time is about half of a
+// `git update-index` in a big store; a git that allocates little pays for
+// zeroing a 2 MiB page instead (BENCHMARKS.md), so the others are left
+// alone. A hugetlb setting of the user's own is kept, and so are its other
+// tunables.
+func hugeMalloc(env []string, dir string, args []string) []string {
+	if !bigIndexRead(dir, args) {
+		return env
+	}
 	tunable := "glibc.malloc.hugetlb=1"
 	for i := len(env) - 1; i >= 0; i-- { // the last one is the one git gets
 		v, ok := strings.CutPrefix(env[i], "GLIBC_TUNABLES=")

@@ -2,15 +2,19 @@ package gitcli
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 )
 
-// TestHugeMalloc: git gets glibc's huge-page tunable added to the
-// environment, beside the user's other tunables, and a hugetlb setting of
-// the user's own wins.
+// TestHugeMalloc: a git that reads a big index gets glibc's huge-page
+// tunable added to the environment, beside the user's other tunables, and
+// a hugetlb setting of the user's own wins.
 func TestHugeMalloc(t *testing.T) {
+	big := t.TempDir()
+	sizedFile(t, filepath.Join(big, ".git", "index"), hugeIndexBytes)
 	for _, tc := range []struct {
 		name    string
 		env     []string
@@ -25,7 +29,7 @@ func TestHugeMalloc(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			orig := slices.Clone(tc.env)
-			got := hugeMalloc(tc.env)
+			got := hugeMalloc(tc.env, big, []string{"update-index", "--refresh"})
 			if !slices.Equal(tc.env, orig) {
 				t.Errorf("the caller's environment changed: %q", tc.env)
 			}
@@ -35,9 +39,76 @@ func TestHugeMalloc(t *testing.T) {
 		})
 	}
 	t.Setenv("GLIBC_TUNABLES", "glibc.malloc.arena_max=2")
-	cmd := Git{Isolate: true}.Command(context.Background(), "version")
+	cmd := Git{Dir: big, Isolate: true}.Command(context.Background(), "diff", "HEAD")
 	if got := lastTunables(cmd.Env); got != "glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1" {
 		t.Errorf("git's GLIBC_TUNABLES = %q", got)
+	}
+	cmd = Git{Dir: big, Isolate: true}.Command(context.Background(), "rev-parse", "HEAD")
+	if got := lastTunables(cmd.Env); got != "glibc.malloc.arena_max=2" {
+		t.Errorf("rev-parse's GLIBC_TUNABLES = %q, want the user's alone", got)
+	}
+}
+
+// TestBigIndexRead: huge pages go to the commands that read the index, and
+// only where the index (or the shared index of a split one) is big: in a
+// work tree, a bare repository and a linked worktree's git directory.
+func TestBigIndexRead(t *testing.T) {
+	root := t.TempDir()
+	at := func(p string) string { return filepath.Join(root, p) }
+	sizedFile(t, at("small/.git/index"), 4096)
+	sizedFile(t, at("big/.git/index"), hugeIndexBytes)
+	sizedFile(t, at("split/.git/index"), 4096)
+	sizedFile(t, at("split/.git/sharedindex.0123"), hugeIndexBytes+1)
+	sizedFile(t, at("split/.git/sharedindex.4567"), 100)
+	sizedFile(t, at("bare.git/index"), hugeIndexBytes)
+	sizedFile(t, at("main/.git/worktrees/wt/index"), hugeIndexBytes)
+	sizedFile(t, at("wt/.git"), 0)
+	if err := os.WriteFile(at("wt/.git"), []byte("gitdir: "+at("main/.git/worktrees/wt")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sizedFile(t, at("rel/.git"), 0)
+	if err := os.WriteFile(at("rel/.git"), []byte("gitdir: ../main/.git/worktrees/wt\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		dir  string
+		args []string
+		want bool
+	}{
+		{"small", []string{"diff", "HEAD"}, false},
+		{"big", []string{"diff", "HEAD"}, true},
+		{"big", []string{"update-index", "-q", "--refresh"}, true},
+		{"big", []string{"ls-files", "--others"}, true},
+		{"big", []string{"update-ref", "refs/heads/main", "HEAD"}, false},
+		{"big", []string{"cat-file", "--batch-check"}, false},
+		{"big", nil, false},
+		{"split", []string{"status"}, true},
+		{"bare.git", []string{"read-tree", "HEAD"}, true},
+		{"wt", []string{"diff"}, true},
+		{"rel", []string{"diff"}, true},
+		{"none", []string{"diff"}, false},
+	} {
+		if got := bigIndexRead(at(tc.dir), tc.args); got != tc.want {
+			t.Errorf("bigIndexRead(%s, %q) = %v, want %v", tc.dir, tc.args, got, tc.want)
+		}
+	}
+}
+
+// sizedFile makes a file of n bytes (sparse) at path, with its folders.
+func sizedFile(t *testing.T, path string, n int64) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(n); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -9,4 +9,4 @@ import "os/exec"
 func dieWithParent(*exec.Cmd) {}
 
 // hugeMalloc leaves env as it is: glibc's malloc tunables are Linux's.
-func hugeMalloc(env []string) []string { return env }
+func hugeMalloc(env []string, _ string, _ []string) []string { return env }

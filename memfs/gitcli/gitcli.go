@@ -104,7 +104,7 @@ func (g Git) Command(ctx context.Context, args ...string) *exec.Cmd {
 	if g.Isolate {
 		env = append(isolatedEnviron(env), "GIT_ATTR_NOSYSTEM=1")
 	}
-	cmd.Env = hugeMalloc(append(env, g.Env...))
+	cmd.Env = hugeMalloc(append(env, g.Env...), g.Dir, args)
 	if g.DieWithParent {
 		dieWithParent(cmd)
 	}
