@@ -65,8 +65,8 @@
 // # Screening
 //
 // Screen says why a lesson must never be quoted to an agent: a secret
-// (FindSecret: gitleaks' maintained default rules, read from
-// gitleaks-rules.json — a test holds it to gitleaks' own parse — and each
+// (FindSecret: gitleaks' maintained default rules, held as static data in
+// gitleaks_rules.go — a test holds it to gitleaks' own parse — and each
 // compiled on the first text that holds one of its keywords, plus the few
 // formats secret.go adds and documents) in any field, its
 // id included, or text addressed to the agent (FindInstruction: a short

@@ -8,16 +8,16 @@ import (
 	"strings"
 )
 
-// The detector here runs gitleaks' rule data (gitleaks-rules.json) with the
+// The detector here runs gitleaks' rule data (gitleaks_rules.go) with the
 // semantics of gitleaks' own detector on a string (Detector.DetectString:
 // no file path, no commit, no decoding pass, "gitleaks:allow" ignored), so
 // borg finds the rule ids gitleaks finds without linking gitleaks' engine
 // and its dependencies. TestDetectorMatchesGitleaks and FuzzDetectorMatchesGitleaks
 // hold the two to the same findings.
 
-// rulesSpec is gitleaks' parsed configuration, as gitleaks-rules.json
-// stores it (the field names of gitleaks' config.ViperConfig; a field
-// this type lacks fails TestRulesSpecComplete).
+// rulesSpec is gitleaks' parsed configuration, as gitleaks_rules.go holds
+// it (the field names of gitleaks' config.ViperConfig; a field this type
+// lacks fails TestRulesSpecComplete).
 type rulesSpec struct {
 	Title       string
 	Description string

@@ -1,6 +1,7 @@
 package memfs
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -466,18 +467,18 @@ func TestLocate(t *testing.T) {
 	}
 }
 
-// TestRulesSpecComplete: gitleaks-rules.json holds no field rulesSpec
-// lacks (a field gitleaks adds would otherwise be ignored in silence), and
-// extends no other configuration.
+// TestRulesSpecComplete: gitleaks' parse of its default config holds no
+// field rulesSpec lacks (a field gitleaks adds would otherwise be left out
+// of gitleaks_rules.go in silence), and extends no other configuration.
 func TestRulesSpecComplete(t *testing.T) {
-	dec := json.NewDecoder(strings.NewReader(string(gitleaksRulesJSON)))
+	dec := json.NewDecoder(bytes.NewReader(gitleaksParse(t)))
 	dec.DisallowUnknownFields()
 	var spec rulesSpec
 	if err := dec.Decode(&spec); err != nil {
-		t.Fatalf("gitleaks-rules.json: %v", err)
+		t.Fatalf("gitleaks' default config: %v", err)
 	}
 	if e := spec.Extend; e.Path != "" || e.URL != "" || e.UseDefault || len(e.DisabledRules) > 0 {
-		t.Fatalf("gitleaks-rules.json extends another configuration: %+v", e)
+		t.Fatalf("gitleaks' default config extends another configuration: %+v", e)
 	}
 }
 

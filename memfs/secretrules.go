@@ -1,8 +1,6 @@
 package memfs
 
 import (
-	_ "embed"
-	"encoding/json"
 	"fmt"
 	"math/bits"
 	"regexp"
@@ -14,10 +12,12 @@ import (
 // decoding, then compiling every rule's expressions) costs more than a
 // whole hook may spend, and gitleaks' engine links some 150 packages into
 // the binary. A screen here pays for what it screens instead: the rule set
-// is read from a JSON copy of gitleaks' parsed default config
-// (gitleaks-rules.json, checked against gitleaks' own by
-// TestGitleaksRulesCurrent; regenerate it with `go test ./memfs/ -run
-// TestGitleaksRulesCurrent -update-gitleaks`), a rule's expressions are
+// is gitleaks' parsed default config as a Go literal (gitleaks_rules.go,
+// checked against gitleaks' own by TestGitleaksRulesCurrent; regenerate it
+// with `go test ./memfs/ -run TestGitleaksRulesCurrent -update-gitleaks`),
+// which the compiler lays out as static data, so that reading it costs no
+// parse and no allocation in a short-lived process (BENCHMARKS.md), a
+// rule's expressions are
 // compiled the first time a text holds one of its keywords, and our own
 // detector (secretdetect.go) runs them with gitleaks' semantics.
 //
@@ -25,9 +25,6 @@ import (
 // (gitleaks' own prefilter; a rule without keywords always runs). The
 // keywords are found in one pass over the text (keywordIndex), and most
 // lesson text holds none, so most texts run no rule at all.
-
-//go:embed gitleaks-rules.json
-var gitleaksRulesJSON []byte
 
 // ruleSet is the parsed rule set and its rules, each compiled on first
 // use. It is safe for concurrent use.
@@ -46,13 +43,7 @@ type ruleSet struct {
 	maybe map[int]*regexp.Regexp
 }
 
-var rules = sync.OnceValues(func() (*ruleSet, error) {
-	var spec rulesSpec
-	if err := json.Unmarshal(gitleaksRulesJSON, &spec); err != nil {
-		return nil, fmt.Errorf("load secret rules: %w", err)
-	}
-	return newRuleSet(spec)
-})
+var rules = sync.OnceValues(func() (*ruleSet, error) { return newRuleSet(gitleaksRules) })
 
 // newRuleSet prepares spec's rules for screening, compiling none of their
 // content expressions yet.

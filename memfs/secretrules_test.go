@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -19,33 +20,31 @@ import (
 	"github.com/borg-memory/borg/memfs/memfstest"
 )
 
-var updateGitleaks = flag.Bool("update-gitleaks", false, "rewrite gitleaks-rules.json from gitleaks' default config")
+var updateGitleaks = flag.Bool("update-gitleaks", false, "rewrite gitleaks_rules.go from gitleaks' default config")
 
-// TestGitleaksRulesCurrent: gitleaks-rules.json is gitleaks' default config
-// as gitleaks parses it, and the rules compiled from it are gitleaks' own.
+// TestGitleaksRulesCurrent: gitleaks_rules.go holds gitleaks' default
+// config as gitleaks parses it, and the rules compiled from it are
+// gitleaks' own.
 func TestGitleaksRulesCurrent(t *testing.T) {
-	v := viper.New()
-	v.SetConfigType("toml")
-	if err := v.ReadConfig(strings.NewReader(config.DefaultConfig)); err != nil {
+	var spec rulesSpec
+	if err := json.Unmarshal(gitleaksParse(t), &spec); err != nil {
 		t.Fatal(err)
 	}
-	var vc config.ViperConfig
-	if err := v.Unmarshal(&vc); err != nil {
-		t.Fatal(err)
-	}
-	want, err := json.MarshalIndent(vc, "", " ")
+	src, err := gitleaksRulesSource(spec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = append(want, '\n')
 	if *updateGitleaks {
-		if err := os.WriteFile("gitleaks-rules.json", want, 0o644); err != nil {
+		if err := os.WriteFile("gitleaks_rules.go", src, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	if !bytes.Equal(gitleaksRulesJSON, want) {
-		t.Fatalf("gitleaks-rules.json is not gitleaks' default config: go test ./memfs/ -run TestGitleaksRulesCurrent -update-gitleaks")
+	if !reflect.DeepEqual(gitleaksRules, spec) {
+		t.Fatalf("gitleaks_rules.go is not gitleaks' default config: go test ./memfs/ -run TestGitleaksRulesCurrent -update-gitleaks")
+	}
+	if have, err := os.ReadFile("gitleaks_rules.go"); err != nil || !bytes.Equal(have, src) {
+		t.Fatalf("gitleaks_rules.go is not as generated (%v): go test ./memfs/ -run TestGitleaksRulesCurrent -update-gitleaks", err)
 	}
 	d := gitleaksOracle(t)
 	rs, err := rules()
@@ -81,6 +80,27 @@ func TestGitleaksRulesCurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameAllowlists(t, "global", global, d.Config.Allowlists)
+}
+
+// gitleaksParse is gitleaks' default config as gitleaks parses it (viper's
+// TOML decoding into its ViperConfig), as JSON: the field names are
+// gitleaks' own and rulesSpec's.
+func gitleaksParse(t *testing.T) []byte {
+	t.Helper()
+	v := viper.New()
+	v.SetConfigType("toml")
+	if err := v.ReadConfig(strings.NewReader(config.DefaultConfig)); err != nil {
+		t.Fatal(err)
+	}
+	var vc config.ViperConfig
+	if err := v.Unmarshal(&vc); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := json.Marshal(vc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
 }
 
 // sameAllowlists fails t unless ours are gitleaks' allowlists as they
