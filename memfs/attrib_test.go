@@ -3,6 +3,7 @@ package memfs
 import (
 	"context"
 	"maps"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -172,7 +173,7 @@ func TestAttributionWithoutRefresh(t *testing.T) {
 	if err := s.Append(domain.Event{MS: 2, Kind: domain.KindChanged, Session: "s2", Lesson: "retry-lesson", Author: ada}); err != nil {
 		t.Fatal(err)
 	}
-	sum, err := s.SummaryWithin(1 << 20) // no refresh
+	sum, _, err := s.SummaryWithin(1<<20, math.MaxInt64) // no refresh
 	if err != nil || sum == nil {
 		t.Fatal(sum, err)
 	}
@@ -187,7 +188,7 @@ func TestAttributionWithoutRefresh(t *testing.T) {
 	if _, err := s.Summary(); err != nil {
 		t.Fatal(err)
 	}
-	sum, err = s.SummaryWithin(-1)
+	sum, _, err = s.SummaryWithin(-1, math.MaxInt64)
 	if err != nil || sum == nil {
 		t.Fatal(sum, err)
 	}

@@ -458,6 +458,10 @@ const (
 	// hook folds at most 16 KiB (about 140 events) and only the odd hook
 	// pays for a rewrite (BenchmarkSummaryRewrite1M measures it).
 	summaryRewriteAfter = 16 << 10
+	// summaryRewriteLagMax bounds the tail a deferred rewrite may leave:
+	// past it the caller rewrites whatever it asked, so a background
+	// process that never comes cannot let every hook fold more and more.
+	summaryRewriteLagMax = 4 * summaryRewriteAfter
 )
 
 // summaryRebuilds counts the summaries made from the full ledger (tests
@@ -467,6 +471,7 @@ var summaryRebuilds atomic.Int64
 type summaryHead struct {
 	Version int                   `json:"version"`
 	Files   map[string]foldedFile `json:"files"`
+	size    int64                 // the cache file's, as read
 }
 
 // Summary returns the summary (domain.Summary) of every event in the logs:
@@ -477,7 +482,7 @@ type summaryHead struct {
 // reads the logs; the cache can be deleted at any time.
 func (s *Store) Summary() (*domain.Summary, error) {
 	_ = s.refreshAttribution(context.Background()) // as in loadLedger
-	sum, err := s.summary(math.MaxInt64)
+	sum, _, err := s.summary(math.MaxInt64, math.MaxInt64)
 	if err != nil {
 		return nil, fmt.Errorf("load summary: %w", err)
 	}
@@ -489,12 +494,20 @@ func (s *Store) Summary() (*domain.Summary, error) {
 // maxBytes; otherwise it returns nil without an error: a rebuild from a
 // large log takes seconds, and a hook asks for this and leaves that
 // rebuild to a background process. A negative maxBytes never rebuilds.
-func (s *Store) SummaryWithin(maxBytes int64) (*domain.Summary, error) {
-	sum, err := s.summary(maxBytes)
+//
+// Once enough lines were appended, Summary rewrites the cache with them,
+// which copies it whole (a 10,000-lesson team with 1,000,000 events:
+// 19 MB, a hook's slowest step by far, BENCHMARKS.md). SummaryWithin does
+// so only for a cache of at most rewriteBytes; for a larger one it folds
+// the lines and reports the rewrite due, for the caller to leave to a
+// background process too (Summary in another process rewrites it), until
+// the appended lines reach summaryRewriteLagMax.
+func (s *Store) SummaryWithin(maxBytes, rewriteBytes int64) (sum *domain.Summary, rewriteDue bool, err error) {
+	sum, rewriteDue, err = s.summary(maxBytes, rewriteBytes)
 	if err != nil {
-		return nil, fmt.Errorf("load summary: %w", err)
+		return nil, false, fmt.Errorf("load summary: %w", err)
 	}
-	return sum, nil
+	return sum, rewriteDue, nil
 }
 
 // LastSummary is the summary cache as it was last written, whether or not
@@ -507,27 +520,28 @@ func (s *Store) LastSummary() *domain.Summary {
 }
 
 // summary serves the cache, or rebuilds it when the logs hold at most
-// rebuildBytes, or returns nil.
-func (s *Store) summary(rebuildBytes int64) (*domain.Summary, error) {
+// rebuildBytes, or returns nil. A due rewrite of a cache larger than
+// rewriteBytes is reported instead of done (SummaryWithin).
+func (s *Store) summary(rebuildBytes, rewriteBytes int64) (*domain.Summary, bool, error) {
 	files, err := s.logFiles()
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	if sum, err := s.cachedSummary(files); sum != nil || err != nil {
-		return sum, err
+	if sum, due, err := s.cachedSummary(files, rewriteBytes); sum != nil || err != nil {
+		return sum, due, err
 	}
 	if rebuildBytes < 0 || s.logBytes(files) > rebuildBytes {
-		return nil, nil
+		return nil, false, nil
 	}
 	unlock := s.lockBuild()
 	defer unlock()
-	if sum, err := s.cachedSummary(files); sum != nil || err != nil {
-		return sum, err // another process built it while this one waited
+	if sum, due, err := s.cachedSummary(files, rewriteBytes); sum != nil || err != nil {
+		return sum, due, err // another process built it while this one waited
 	}
 	summaryRebuilds.Add(1)
 	cache, save, err := s.foldLedger(files, true)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	report := func(float64) {}
 	if s.progress != nil {
@@ -549,13 +563,14 @@ func (s *Store) summary(rebuildBytes int64) (*domain.Summary, error) {
 	sum := build.Finish()
 	wg.Wait()
 	_ = s.writeSummaryCache(cache.Files, sum) // a cache: one not written costs time only
-	return sum, nil
+	return sum, false, nil
 }
 
 // cachedSummary is the summary cache with the lines appended since folded
 // in, or nil when the cache is missing, stale, or the new lines need the
-// full ledger.
-func (s *Store) cachedSummary(files []string) (*domain.Summary, error) {
+// full ledger. A due rewrite of a cache larger than rewriteBytes is left
+// undone and reported (due), short of summaryRewriteLagMax.
+func (s *Store) cachedSummary(files []string, rewriteBytes int64) (sum *domain.Summary, due bool, err error) {
 	a := s.newAttributor()
 	head, sum := s.readSummaryCache()
 	if sum != nil {
@@ -572,7 +587,7 @@ func (s *Store) cachedSummary(files []string) (*domain.Summary, error) {
 			before := ff.Offset
 			ok, err := s.foldFile(func(e domain.Event) { tail = append(tail, e) }, nil, name, &ff, a, nil)
 			if err != nil {
-				return nil, err
+				return nil, false, err
 			}
 			if ok {
 				moved[name] = ff
@@ -587,19 +602,22 @@ func (s *Store) cachedSummary(files []string) (*domain.Summary, error) {
 			// A rewrite of a big team's summary is a hook's slowest step
 			// (BENCHMARKS.md), so it waits for the tail.
 			if folded >= summaryRewriteAfter {
+				if head.size > rewriteBytes && folded < summaryRewriteLagMax {
+					return sum, true, nil
+				}
 				for name, ff := range moved {
 					head.Files[name] = ff
 				}
 				if err := s.writeSummaryCache(head.Files, sum); errors.Is(err, ErrSummaryCorrupt) {
 					// A lesson the fold never read turned out corrupt
 					// when copied: built again from the log.
-					return nil, nil
+					return nil, false, nil
 				}
 			}
-			return sum, nil
+			return sum, false, nil
 		}
 	}
-	return nil, nil
+	return nil, false, nil
 }
 
 // buildLockFile serialises the builds of the logs' derived state (the
@@ -690,6 +708,7 @@ func (s *Store) readSummaryCache() (*summaryHead, *domain.Summary) {
 	if head.Files == nil {
 		head.Files = map[string]foldedFile{}
 	}
+	head.size = int64(len(data))
 	return &head, sum
 }
 

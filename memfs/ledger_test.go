@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -298,14 +299,14 @@ func TestSummaryWithin(t *testing.T) {
 	}
 	before := summaryRebuilds.Load()
 	for _, budget := range []int64{-1, 0, fi.Size() - 1} {
-		if sum, err := s.SummaryWithin(budget); err != nil || sum != nil {
+		if sum, _, err := s.SummaryWithin(budget, math.MaxInt64); err != nil || sum != nil {
 			t.Fatalf("budget %d without a cache: %v %v", budget, sum, err)
 		}
 	}
 	if summaryRebuilds.Load() != before {
 		t.Fatal("SummaryWithin rebuilt the summary over its budget")
 	}
-	if sum, err := s.SummaryWithin(fi.Size()); err != nil || sum == nil {
+	if sum, _, err := s.SummaryWithin(fi.Size(), math.MaxInt64); err != nil || sum == nil {
 		t.Fatalf("budget of the log's size: %v %v", sum, err)
 	}
 	if summaryRebuilds.Load() != before+1 {
@@ -318,7 +319,7 @@ func TestSummaryWithin(t *testing.T) {
 		t.Fatal(err)
 	}
 	appendLog(t, s, "log/node-a.jsonl", hookStream(rand.New(rand.NewPCG(5, 6)), "node-a", 2_000_000, 5, 0.05))
-	sum, err := s.SummaryWithin(0)
+	sum, _, err := s.SummaryWithin(0, math.MaxInt64)
 	if err != nil || sum == nil {
 		t.Fatalf("with a cache and new lines: %v %v", sum, err)
 	}
@@ -334,6 +335,102 @@ func TestSummaryWithin(t *testing.T) {
 	if got[0].Asked == 0 || !reflect.DeepEqual(got, want.Memories(infos, "", domain.DefaultWeights)) {
 		t.Fatal("the cached summary and the summary disagree")
 	}
+}
+
+// TestSummaryRewriteDeferred: once enough lines were appended to a summary
+// cache larger than the caller's bound, SummaryWithin folds them and reports the rewrite due
+// instead of rewriting the cache (a hook leaves that to a background
+// process), serving the same summary; Summary rewrites it; and past
+// summaryRewriteLagMax SummaryWithin rewrites it itself. A cache within
+// the caller's bound is rewritten at once.
+func TestSummaryRewriteDeferred(t *testing.T) {
+	s := newTestStore(t)
+	log := filepath.Join(s.Dir(), "log", "node-a.jsonl")
+	cache := filepath.Join(s.Dir(), filepath.FromSlash(summaryCacheFile))
+	appendLog(t, s, "log/node-a.jsonl", hookStream(rand.New(rand.NewPCG(3, 4)), "node-a", 1_000_000, 200, 0.05))
+	if _, err := s.Summary(); err != nil {
+		t.Fatal(err)
+	}
+	var infos []domain.LessonInfo
+	for _, id := range []string{"alpha-one", "beta-two", "gamma-three", "delta-four", "epsilon-five"} {
+		infos = append(infos, domain.LessonInfo{ID: id})
+	}
+	// grow appends new sessions' lines until the log grew by at least n
+	// bytes since the cache was written.
+	start := int64(2_000_000)
+	grow := func(n int64) {
+		t.Helper()
+		base := readFile(t, cache)
+		var covered int64
+		var head summaryHead
+		if err := json.Unmarshal(base[:bytes.IndexByte(base, '\n')], &head); err != nil {
+			t.Fatal(err)
+		}
+		covered = head.Files["log/node-a.jsonl"].Offset
+		for {
+			fi, err := os.Stat(log)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fi.Size()-covered >= n {
+				return
+			}
+			// New sessions asking and changing: lines Fold takes without
+			// the full ledger.
+			var evs []domain.Event
+			for i := range 10 {
+				sess := HashSession(fmt.Sprintf("grow-%d-%d", start, i))
+				ms := start + int64(i)*10
+				evs = append(evs,
+					domain.Event{MS: ms, Kind: domain.KindSession, Session: sess, Repo: "api"}.WithID(),
+					domain.Event{MS: ms + 1, Kind: domain.KindAsked, Session: sess, Lesson: infos[i%len(infos)].ID, Repo: "api"}.WithID(),
+					domain.Event{MS: ms + 2, Kind: domain.KindChanged, Session: sess, Lesson: infos[i%len(infos)].ID, Repo: "api"}.WithID())
+			}
+			appendLog(t, s, "log/node-a.jsonl", evs)
+			start += 1_000
+		}
+	}
+	rewriteBytes := int64(math.MaxInt64)
+	check := func(step string, wantDue, wantRewritten bool) {
+		t.Helper()
+		before := readFile(t, cache)
+		sum, due, err := s.SummaryWithin(0, rewriteBytes)
+		if err != nil || sum == nil {
+			t.Fatalf("%s: SummaryWithin: %v %v", step, sum, err)
+		}
+		if due != wantDue {
+			t.Errorf("%s: rewrite due %v, want %v", step, due, wantDue)
+		}
+		if rewritten := !bytes.Equal(before, readFile(t, cache)); rewritten != wantRewritten {
+			t.Errorf("%s: cache rewritten %v, want %v", step, rewritten, wantRewritten)
+		}
+		all, _, err := s.ReadEvents()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := sum.Memories(infos, "", domain.DefaultWeights), domain.Derive(all, infos, "", domain.DefaultWeights); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: the served summary and a derive over the log disagree\n got %+v\nwant %+v", step, got, want)
+		}
+	}
+	grow(summaryRewriteAfter)
+	check("a cache within the bound", false, true)
+
+	rewriteBytes = 0 // every cache is large
+	grow(summaryRewriteAfter / 2)
+	check("under the rewrite mark", false, false)
+	grow(summaryRewriteAfter)
+	check("a large cache, the rewrite due", true, false)
+	check("due again", true, false)
+	before := readFile(t, cache)
+	if _, err := s.Summary(); err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Equal(before, readFile(t, cache)) {
+		t.Fatal("Summary did not rewrite the due cache")
+	}
+	check("after Summary's rewrite", false, false)
+	grow(summaryRewriteLagMax)
+	check("past the lag bound", false, true)
 }
 
 // TestLastSummary: the last summary written serves while the cache cannot
@@ -354,7 +451,7 @@ func TestLastSummary(t *testing.T) {
 		t.Fatal(err)
 	}
 	appendLog(t, s, "log/node-a.jsonl", hookStream(rand.New(rand.NewPCG(9, 10)), "node-a", 1_000_000, 50, 0.05))
-	if sum, err := s.SummaryWithin(0); err != nil || sum != nil {
+	if sum, _, err := s.SummaryWithin(0, math.MaxInt64); err != nil || sum != nil {
 		t.Fatalf("SummaryWithin(0) over a rewritten log: %v %v", sum, err)
 	}
 	last := s.LastSummary()

@@ -47,7 +47,7 @@ for i in $(seq 1 "$runs"); do
   fi
 done
 if [ -n "$faults" ]; then
-  echo "--- each Stop: wall, minor page faults (the one whose log tail crossed 16 KiB also rewrote the summary cache)"
+  echo "--- each Stop: wall, minor page faults (the one whose log tail crossed 16 KiB found the summary cache due for a rewrite: above BORG_SUMMARY_BUDGET it starts a background reindex for it, below it rewrites the cache itself)"
   for i in $(seq 1 "$runs"); do
     read -r wall minflt <"$work/prof/$i.time"
     printf 'stop %2d: %s ms, %s faults\n' "$i" "$wall" "$minflt"
@@ -56,7 +56,7 @@ if [ -n "$faults" ]; then
   echo "median: $(cat "$work"/prof/*.time | awk '{print $1}' | median) ms, $(cat "$work"/prof/*.time | awk '{print $2}' | median) faults"
   exit 0
 fi
-echo "--- each Stop (the one whose log tail crossed 16 KiB also rewrote the summary cache)"
+echo "--- each Stop (the one whose log tail crossed 16 KiB found the summary cache due for a rewrite: above BORG_SUMMARY_BUDGET it starts a background reindex for it, below it rewrites the cache itself)"
 for i in $(seq 1 "$runs"); do
   printf 'stop %2d: %s\n' "$i" "$(go tool pprof -top "$work/borg" "$work/prof/$i.prof" 2>/dev/null | sed -n 's/^Duration: \(.*\), Total samples = \([^ ]*\).*/\1 wall, \2 CPU/p')"
 done
