@@ -299,6 +299,42 @@ func TestConformanceGitLockKept(t *testing.T) {
 	checkClean(t, s)
 }
 
+// TestConformanceRefLockUnstages checks that a commit whose ref does not
+// move (a lock git holds on the branch) leaves nothing staged, though git
+// stages the paths while the ref is moved: a user's own git commit must
+// not take the lesson with it. The journal's next writer then commits it.
+func TestConformanceRefLockUnstages(t *testing.T) {
+	s := newTestStore(t)
+	branch := strings.TrimSpace(gitCLI(t, s.Dir(), "symbolic-ref", "HEAD"))
+	lock := filepath.Join(s.Dir(), ".git", filepath.FromSlash(branch)+".lock")
+	if err := os.WriteFile(lock, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour) // stale: borg fails at once, naming it
+	if err := os.Chtimes(lock, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.WriteLesson(sampleLesson("conformance-ref-locked")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Commit("learn", LessonPath("conformance-ref-locked")); err == nil || !strings.Contains(err.Error(), ".lock") {
+		t.Fatalf("commit under git's ref lock = %v, want an error naming the lock", err)
+	}
+	if out := gitCLI(t, s.Dir(), "diff", "--cached", "--name-only"); out != "" {
+		t.Errorf("a commit whose ref did not move left paths staged:\n%s", out)
+	}
+	if err := os.Remove(lock); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Commit("next"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ReadFileAt("HEAD", LessonPath("conformance-ref-locked")); err != nil {
+		t.Errorf("the lesson was not committed once the lock went: %v", err)
+	}
+	checkClean(t, s)
+}
+
 // TestConformanceSplitIndexIsGits checks that borg leaves the choice of a
 // split index to git's config: in a repository git made, where
 // core.splitIndex is unset, a store of a few thousand files is not split;

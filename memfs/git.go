@@ -766,17 +766,46 @@ func (s *Store) commit(msg string, paths []string) (string, error) {
 		defer unlock()
 		changes = append(changes, FileChange{Path: p, Data: data})
 	}
+	// git stages the paths while borg writes the commit and moves the
+	// ref: the two git processes write different files (the index, the
+	// ref and its log), and in a big store the index update is the longer
+	// one (it reads the whole index). Both write the paths' blobs, which
+	// are content-addressed: whichever lands second finds the first.
+	staged := make(chan error, 1)
+	go func() { staged <- s.stage(ctx, paths) }()
 	h, err := s.commitOnRef(branch, cur, cur, changes, msg, s.now())
+	serr := <-staged
 	if errors.Is(err, ErrNoChanges) {
 		h, err = cur, nil
 	}
 	if err != nil {
+		if serr == nil {
+			// The ref did not move: the index goes back to what HEAD
+			// holds for the paths, so that a failed commit leaves nothing
+			// staged for a user's own git commit to take (the journal's
+			// next writer commits and stages them).
+			s.unstage(ctx, paths)
+		}
 		return "", err
 	}
-	if err := s.stage(ctx, paths); err != nil {
-		return "", err
+	if serr != nil {
+		return "", serr
 	}
 	return h.String(), nil
+}
+
+// unstage puts the index entries of paths back as HEAD holds them (none
+// for a path HEAD lacks), through git; a failure is left to the journal's
+// next writer, which stages them again.
+func (s *Store) unstage(ctx context.Context, paths []string) {
+	var in bytes.Buffer
+	for _, p := range paths {
+		in.WriteString(p)
+		in.WriteByte(0)
+	}
+	g := s.GitCLI()
+	g.Env = append(g.Env, "GIT_LITERAL_PATHSPECS=1") // a path, not a pattern
+	_, _ = g.Run(ctx, &in, "reset", "-q", "--pathspec-from-file=-", "--pathspec-file-nul")
 }
 
 // readForCommit reads a file to commit. A log file is read under its
