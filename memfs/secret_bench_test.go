@@ -52,3 +52,16 @@ func BenchmarkFindSecret(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRuleSetLoad is what the first screen of a process pays before
+// any rule runs: the rule set made ready from gitleaks_rules.go (its
+// keyword index, the generic rule's prefilter, the path-only rules). The
+// rule data itself is static: reading it allocates nothing.
+func BenchmarkRuleSetLoad(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := newRuleSet(gitleaksRules); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
