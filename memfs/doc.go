@@ -31,7 +31,7 @@
 // lost. Store.Commit commits the named paths only, building the tree from
 // the last commit and the files borg wrote (never scanning the worktree),
 // moves the branch with git update-ref and stages the paths with git
-// update-index. Store.CommitOnRef does the same on any ref without touching
+// update-index, the two at once. Store.CommitOnRef does the same on any ref without touching
 // the worktree or the index, with a compare-and-swap on the ref
 // (ErrRefMoved).
 //

@@ -9,9 +9,9 @@ package memfs
 //  2. write the journal (.borg/journal.json: pid, start, message, ref and
 //     the paths the commit stages), atomically;
 //  3. write the files (a lesson, a log line: the caller's prepare step);
-//  4. write the objects, move the ref with git update-ref, stage the
-//     journaled paths with git update-index (git takes its own locks:
-//     gitlock.go);
+//  4. stage the journaled paths with git update-index while writing the
+//     objects and moving the ref with git update-ref (git takes its own
+//     locks: gitlock.go); a ref that did not move unstages them;
 //  5. remove the journal; release the write lock.
 //
 // A kill anywhere leaves either no journal (nothing was written) or a
