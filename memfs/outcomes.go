@@ -338,6 +338,26 @@ func (s *Store) ReadEvents() ([]domain.Event, LogReport, error) {
 	return events, rep, nil
 }
 
+// scanBuffer is the read buffer scanEvents gives r: 256 KiB for a long
+// read, only as much as is left of a file read from start (a hook folds a
+// tail of a few KiB, and each page of a fresh buffer is a page fault in a
+// short-lived process), never under bufio's own minimum.
+func scanBuffer(r io.Reader, start int64) int {
+	const most = 256 << 10
+	left := int64(most)
+	switch f := r.(type) {
+	case *os.File:
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			left = fi.Size() - start
+		}
+	case *io.SectionReader:
+		left = f.Size()
+	}
+	// One byte past what is left, so that reading the last line finds
+	// the end of the file without filling the buffer.
+	return int(min(max(left+1, 4<<10), most))
+}
+
 // scanEvents reads r line by line, calling fn with each non-blank line's
 // 1-based number, its offset (from start) and its event, or the reason it
 // is skipped. The events share repeated strings through in (nil: through
@@ -346,7 +366,7 @@ func (s *Store) ReadEvents() ([]domain.Event, LogReport, error) {
 // is a whole event); without, it is left unread. It returns the offset just
 // past the last line it consumed.
 func scanEvents(r io.Reader, start int64, in *interner, fn func(n int, off int64, e domain.Event, reason string), partial bool) (int64, error) {
-	br := bufio.NewReaderSize(r, 256<<10)
+	br := bufio.NewReaderSize(r, scanBuffer(r, start))
 	off := start
 	var long []byte // the start of a line longer than the buffer
 	var longLen int64

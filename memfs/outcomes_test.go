@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	mathrand "math/rand"
 	"math/rand/v2"
 	"os"
@@ -365,6 +366,86 @@ func TestMergeLinesProperties(t *testing.T) {
 	}
 	if got := string(MergeLines([]byte("b\na"), []byte("c\r\n\nb\n"))); got != "a\nb\nc\n" {
 		t.Errorf("MergeLines = %q", got)
+	}
+}
+
+// TestScanEventsFromFile: reading a log file from an offset, with a buffer
+// sized to what is left of it (scanBuffer), gives what reading the same
+// bytes from memory with the full buffer gives, long lines and a torn last
+// line included.
+func TestScanEventsFromFile(t *testing.T) {
+	var data []byte
+	for i := range 40 {
+		e := domain.Event{MS: int64(i + 1), Kind: domain.KindAsked, Session: "s-1", Lesson: "lesson-" + strings.Repeat("x", i%7)}
+		if i == 17 {
+			e.Lesson = "lesson-" + strings.Repeat("y", 9<<10) // a line longer than the smallest buffer
+		}
+		line, _ := json.Marshal(e.WithID())
+		data = append(append(data, line...), '\n')
+	}
+	data = append(data, `{"ms":99,"kind":"ask`...) // torn
+	p := filepath.Join(t.TempDir(), "log.jsonl")
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	type read struct {
+		offs  []int64
+		kinds []string
+		end   int64
+	}
+	scan := func(r io.Reader, start int64, partial bool) read {
+		var got read
+		end, err := scanEvents(r, start, nil, func(_ int, off int64, e domain.Event, reason string) {
+			got.offs = append(got.offs, off)
+			got.kinds = append(got.kinds, string(e.Kind)+reason)
+		}, partial)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got.end = end
+		return got
+	}
+	for _, start := range []int64{0, int64(bytes.IndexByte(data, '\n') + 1), int64(len(data)) - 200, int64(len(data)) - 20, int64(len(data))} {
+		start = int64(bytes.LastIndexByte(data[:start], '\n') + 1) // a line's start
+		for _, partial := range []bool{false, true} {
+			f, err := os.Open(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := f.Seek(start, io.SeekStart); err != nil {
+				t.Fatal(err)
+			}
+			got := scan(f, start, partial)
+			f.Close()
+			if want := scan(bytes.NewReader(data[start:]), start, partial); !reflect.DeepEqual(got, want) {
+				t.Errorf("from %d (partial %v): the file read\n%+v\nthe bytes\n%+v", start, partial, got, want)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		r     io.Reader
+		start int64
+		want  int
+	}{
+		{bytes.NewReader(data), 0, 256 << 10},
+		{io.NewSectionReader(bytes.NewReader(data), 0, 100), 0, 4 << 10},
+		{io.NewSectionReader(bytes.NewReader(make([]byte, 1<<20)), 0, 1<<20), 0, 256 << 10},
+		{io.NewSectionReader(bytes.NewReader(data), 0, 10000), 0, 10001},
+	} {
+		if got := scanBuffer(tc.r, tc.start); got != tc.want {
+			t.Errorf("scanBuffer(%T, %d) = %d, want %d", tc.r, tc.start, got, tc.want)
+		}
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if got, want := scanBuffer(f, int64(len(data))-20), 4<<10; got != want {
+		t.Errorf("scanBuffer(a file, 20 bytes before its end) = %d, want %d", got, want)
+	}
+	if got, want := scanBuffer(f, 0), len(data)+1; got != want {
+		t.Errorf("scanBuffer(a file of %d bytes, 0) = %d, want %d", len(data), got, want)
 	}
 }
 
