@@ -116,6 +116,7 @@ func startReindex(s *memfs.Store) error {
 		return fmt.Errorf("record background reindex: %w", err)
 	}
 	cmd := exec.Command(exe, "reindex", "--store", s.Dir(), "--background", st.Token)
+	cmd.Env = backgroundEnv(os.Environ())
 	detach(cmd)
 	if err := cmd.Start(); err != nil {
 		st.FinishedMS, st.Failed, st.Result = time.Now().UnixMilli(), true, "could not start: "+err.Error()
@@ -123,6 +124,19 @@ func startReindex(s *memfs.Store) error {
 		return err
 	}
 	return cmd.Process.Release()
+}
+
+// backgroundEnv is env for a background borg a command starts: without
+// the developer's profile switches, whose file names the profile of the
+// command that was run (a background reindex would write over it).
+func backgroundEnv(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "BORG_CPUPROFILE=") && !strings.HasPrefix(kv, "BORG_MEMPROFILE=") {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // describeBackground is doctor's line on the last background reindex.

@@ -165,7 +165,7 @@ func maybeAutosync(e *env, s *memfs.Store) error {
 	}
 	cmd := exec.Command(exe, "sync", "--store", s.Dir(), "--background")
 	// Detached, no one can answer a prompt: ssh must not ask either.
-	cmd.Env = append(os.Environ(), "GIT_SSH_COMMAND="+batchSSH(), "GCM_INTERACTIVE=never", "SSH_ASKPASS_REQUIRE=never")
+	cmd.Env = append(backgroundEnv(os.Environ()), "GIT_SSH_COMMAND="+batchSSH(), "GCM_INTERACTIVE=never", "SSH_ASKPASS_REQUIRE=never")
 	detach(cmd)
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start background sync: %w", err)
