@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -297,5 +298,24 @@ func TestOwnership(t *testing.T) {
 		if ok && len(rest) == 0 {
 			t.Errorf("Ownership(%q): no words beside the owners", tt.gist)
 		}
+	}
+}
+
+// BenchmarkSlotCandidates lists the candidate pairs of a hook's hits: 200
+// claims, 60 of them near-duplicates (the same fact learned again with a
+// case number, as a team that has not slept on them yet holds).
+func BenchmarkSlotCandidates(b *testing.B) {
+	r := rand.New(rand.NewPCG(5, 6))
+	claims := make([]Claim, 200)
+	for i := range claims {
+		g := randomGist(r)
+		if i%10 < 3 {
+			g = fmt.Sprintf("Payments gateway retries need backoff and jitter, case %d-%d.", i, 1796512345678+i*7919)
+		}
+		claims[i] = ReadClaim(g)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		SlotCandidates(claims)
 	}
 }

@@ -221,11 +221,9 @@ func termSet(terms []string) map[string]bool {
 // the current value of a fact wins at once, before any sleep makes the
 // link durable. Lessons of unknown created time are left alone.
 func (ix *Index) supersedeBySlot(hits []Hit) {
-	var (
-		at      []int // hit index of each claim
-		claims  []domain.Claim
-		created []int64
-	)
+	at := make([]int, 0, len(hits)) // hit index of each claim
+	claims := make([]domain.Claim, 0, len(hits))
+	created := make([]int64, 0, len(hits))
 	for i, h := range hits {
 		o, ok := ix.cat.find(h.ID)
 		if !ok {
