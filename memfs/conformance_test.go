@@ -259,13 +259,7 @@ func checkClean(t *testing.T, s *Store) {
 func TestConformanceGitLockKept(t *testing.T) {
 	s := newTestStore(t)
 	lock := filepath.Join(s.Dir(), ".git", "index.lock")
-	if err := os.WriteFile(lock, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	old := time.Now().Add(-time.Hour)
-	if err := os.Chtimes(lock, old, old); err != nil {
-		t.Fatal(err)
-	}
+	staleLock(t, lock)
 	if err := s.WriteLesson(sampleLesson("conformance-locked")); err != nil {
 		t.Fatal(err)
 	}
@@ -286,14 +280,34 @@ func TestConformanceGitLockKept(t *testing.T) {
 	if _, err := os.Stat(lock); err != nil {
 		t.Fatalf("doctor removed git's lock: %v", err)
 	}
-	// Once git's lock is gone, the next write finishes the commit.
+	finishedOnceUnlocked(t, s, lock, "conformance-locked")
+}
+
+// staleLock makes a lock file of git's at path, an hour old: borg fails at
+// once on it, naming it, rather than waiting for it to go.
+func staleLock(t *testing.T, path string) {
+	t.Helper()
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(path, old, old); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// finishedOnceUnlocked removes git's lock and checks that the next write
+// finishes the commit it stopped (the journal's): lesson id is in HEAD,
+// and git sees a clean store.
+func finishedOnceUnlocked(t *testing.T, s *Store, lock, id string) {
+	t.Helper()
 	if err := os.Remove(lock); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Commit("next"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.ReadFileAt("HEAD", LessonPath("conformance-locked")); err != nil {
+	if _, err := s.ReadFileAt("HEAD", LessonPath(id)); err != nil {
 		t.Errorf("the lesson was not committed once the lock went: %v", err)
 	}
 	checkClean(t, s)
@@ -307,13 +321,7 @@ func TestConformanceRefLockUnstages(t *testing.T) {
 	s := newTestStore(t)
 	branch := strings.TrimSpace(gitCLI(t, s.Dir(), "symbolic-ref", "HEAD"))
 	lock := filepath.Join(s.Dir(), ".git", filepath.FromSlash(branch)+".lock")
-	if err := os.WriteFile(lock, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	old := time.Now().Add(-time.Hour) // stale: borg fails at once, naming it
-	if err := os.Chtimes(lock, old, old); err != nil {
-		t.Fatal(err)
-	}
+	staleLock(t, lock)
 	if err := s.WriteLesson(sampleLesson("conformance-ref-locked")); err != nil {
 		t.Fatal(err)
 	}
@@ -323,16 +331,7 @@ func TestConformanceRefLockUnstages(t *testing.T) {
 	if out := gitCLI(t, s.Dir(), "diff", "--cached", "--name-only"); out != "" {
 		t.Errorf("a commit whose ref did not move left paths staged:\n%s", out)
 	}
-	if err := os.Remove(lock); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Commit("next"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.ReadFileAt("HEAD", LessonPath("conformance-ref-locked")); err != nil {
-		t.Errorf("the lesson was not committed once the lock went: %v", err)
-	}
-	checkClean(t, s)
+	finishedOnceUnlocked(t, s, lock, "conformance-ref-locked")
 }
 
 // TestConformanceSplitIndexIsGits checks that borg leaves the choice of a

@@ -361,12 +361,11 @@ func TestSummaryRewriteDeferred(t *testing.T) {
 	grow := func(n int64) {
 		t.Helper()
 		base := readFile(t, cache)
-		var covered int64
 		var head summaryHead
 		if err := json.Unmarshal(base[:bytes.IndexByte(base, '\n')], &head); err != nil {
 			t.Fatal(err)
 		}
-		covered = head.Files["log/node-a.jsonl"].Offset
+		covered := head.Files["log/node-a.jsonl"].Offset
 		for {
 			fi, err := os.Stat(log)
 			if err != nil {
