@@ -2,6 +2,7 @@ package gitcli
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -95,7 +96,7 @@ func TestBigIndexRead(t *testing.T) {
 }
 
 // sizedFile makes a file of n bytes (sparse) at path, with its folders.
-func sizedFile(t *testing.T, path string, n int64) {
+func sizedFile(t testing.TB, path string, n int64) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
@@ -120,4 +121,21 @@ func lastTunables(env []string) string {
 		}
 	}
 	return v
+}
+
+// BenchmarkBigIndexRead is what deciding costs each git a hook runs in a
+// project (a work tree whose index is small, so the shared indexes are
+// looked for too).
+func BenchmarkBigIndexRead(b *testing.B) {
+	dir := b.TempDir()
+	sizedFile(b, filepath.Join(dir, ".git", "index"), 64<<10)
+	for i := range 12 { // a .git folder's usual entries
+		sizedFile(b, filepath.Join(dir, ".git", fmt.Sprintf("entry-%d", i)), 0)
+	}
+	args := []string{"diff", "--no-color", "HEAD"}
+	for b.Loop() {
+		if bigIndexRead(dir, args) {
+			b.Fatal("a 64 KiB index read as big")
+		}
+	}
 }
