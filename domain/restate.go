@@ -45,7 +45,8 @@ import (
 //     value) holds no name the newer lacks: that is a second subject
 //     however the rest reads, unless the two subjects share an id, which
 //     pins the subject ("the Redpanda topic telemetry.raw"); a name the
-//     newer holds in an aside is one it holds;
+//     newer holds in an aside, or among its lesson's tags (Claim.Holding),
+//     is one it holds;
 //   - the two predicates, between boundary and value, do not each hold a
 //     word the other lacks: "are verified at" and "now run at" are two
 //     relations of one subject;
@@ -75,6 +76,9 @@ type Fact struct {
 	changed  bool // holds a change marker
 	negated  bool
 	aside    map[string]bool // stems of the words of its asides in parentheses
+	// holds reports a word (lowercase) the lesson holds outside its gist:
+	// its tags (Claim.Holding); nil when none are known.
+	holds func(word string) bool
 }
 
 type factToken struct {
@@ -130,6 +134,11 @@ func subjectWordsNeeded(typ string) int {
 
 // restateReason opens a clause that says why or since when a value holds.
 var restateReason = map[string]bool{"since": true, "because": true, "after": true, "following": true}
+
+// restateRefiners open a phrase after a value that says how it is reached
+// ("os-listings.prod:443 behind the SigV4 signing proxy"): the value it
+// follows is the fact's, a value inside it is not.
+var restateRefiners = map[string]bool{"behind": true, "via": true, "through": true, "using": true}
 
 // restateNegation turns a claim around.
 var restateNegation = map[string]bool{"not": true, "never": true, "no": true, "nor": true, "without": true, "isn't": true, "aren't": true, "doesn't": true, "don't": true, "won't": true}
@@ -230,12 +239,36 @@ func ReadFact(gist string) Fact {
 		}
 	}
 	f.readValues()
+	f.dropAsideValues()
 	for i := range f.toks {
 		t := &f.toks[i]
 		t.content = !slotFunction[t.word] && !restateFunction[t.word] && !restateChange[t.word] &&
 			!restateNegation[t.word] && !restateZones[t.word]
 	}
 	return f
+}
+
+// dropAsideValues forgets the values after a clause that follows a value
+// and gives a reason or a way (restateReason, restateRefiners): "raised to
+// 120s since the 2.14 upgrade" writes one value, 120s, and "is now
+// host-2:443 behind the SigV4 proxy" one host. A fact's other values
+// would count as a second change of the slot.
+func (f *Fact) dropAsideValues() {
+	seen := false
+	for i, t := range f.toks {
+		if seen && t.value == 0 && (restateReason[t.word] || restateRefiners[t.word]) {
+			n := len(f.values)
+			for n > 0 && f.values[n-1].start > i {
+				n--
+			}
+			for k := i; k < len(f.toks); k++ {
+				f.toks[k].value = 0
+			}
+			f.values = f.values[:n]
+			return
+		}
+		seen = seen || t.value != 0
+	}
 }
 
 // splitSlash splits "macOS/iOS" into its words; a path, a URL or a ratio
@@ -464,7 +497,8 @@ func numberUnit(w string) (float64, string, bool) {
 	}
 	num, unit := w, ""
 	if i > 0 {
-		num, unit = w[:i], w[i:]
+		// "15-minute periods": a unit joined by a hyphen.
+		num, unit = w[:i], strings.TrimPrefix(w[i:], "-")
 		if _, d := restateDurations[unit]; !d && restateSizes[unit] == 0 && unit != "%" {
 			return 0, "", false
 		}
@@ -596,11 +630,21 @@ func restates(newer, older Fact, typ string, cn, co []string) (SlotMatch, bool) 
 	} else {
 		measured = len(inO)
 	}
+	// A compound of the older's ("load-forecast") holds its parts: a
+	// terser rewrite may name it by its head ("the forecast model").
 	olderWords, olderLead := map[string]bool{}, map[string]bool{}
 	for i, t := range older.toks {
-		if t.content && !inO[i] {
-			olderWords[t.stem] = true
-			olderLead[t.stem] = olderLead[t.stem] || i < valueO
+		if !t.content || inO[i] {
+			continue
+		}
+		stems := []string{t.stem}
+		if !t.name && strings.Count(t.word, "-") == 1 {
+			a, b, _ := strings.Cut(t.word, "-")
+			stems = append(stems, restateStem(a), restateStem(b))
+		}
+		for _, st := range stems {
+			olderWords[st] = true
+			olderLead[st] = olderLead[st] || i < valueO
 		}
 	}
 	for i := measured; i < len(older.toks) && older.toks[i].content && older.toks[i].value == 0; i++ {
@@ -652,7 +696,7 @@ func restates(newer, older Fact, typ string, cn, co []string) (SlotMatch, bool) 
 	})
 	// An id the two subjects share ("telemetry.raw") pins the subject: the
 	// older's other names beside it qualify it. A name the newer holds in
-	// an aside is one it names.
+	// an aside or in its lesson's tags is one it names.
 	pinned := slices.ContainsFunc(newer.toks[:newer.boundary], func(t factToken) bool {
 		return t.content && isID(t.word) && olderLead[t.stem]
 	})
@@ -661,6 +705,8 @@ func restates(newer, older Fact, typ string, cn, co []string) (SlotMatch, bool) 
 			continue
 		}
 		switch {
+		case t.name && newer.holds != nil && newer.holds(t.word):
+			// named by the newer lesson's tags: the subject it is about
 		case t.name && (onlyNewerName || (i < min(older.boundary, valueO) && !pinned)):
 			return SlotMatch{}, false
 		case newerRelation && i >= older.boundary && i < valueO:

@@ -23,6 +23,8 @@ func TestReadFact(t *testing.T) {
 		{"Approver for payouts: Lena Fischer.", "approver for payouts | lena fischer<party>"},
 		{"macOS/iOS builds use Xcode 15.4.", "macos ios builds use xcode 15.4<version:xcode>"},
 		{"Retries give up after 5 attempts.", "retries give up after 5<number> attempts"},
+		{"Settlements now run on 15-minute periods.", "settlements | now run on 15-minute<duration> periods"},
+		{"Search is now os-02.prod.internal:443, behind the SigV4 proxy.", "search | is now os-02.prod.internal:443<id> behind the sigv4 proxy"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
@@ -54,6 +56,8 @@ func TestRestates(t *testing.T) {
 		{"what the value measures after it", "The audit topic ledger.events keeps 14 days of retention.", "ledger.events retention was trimmed to 3 days.", true},
 		{"a version's product names the slot", "scheduler runs Quartz on Java 17.", "scheduler is on Java 21 since the spring upgrade (Quartz 2.5).", true},
 		{"a reason after the value", "The nightly ledger export starts at 01:00 UTC.", "The nightly ledger export was moved to 02:30 UTC because the Finance team reads it later.", true},
+		{"a way after the value holds no second value", "The search cluster endpoint is search-01.prod.internal:9200.", "Search cluster is now os-02.prod.internal:443, behind the SigV4 signing proxy.", true},
+		{"a compound's head", "Churn-score model retrain runs on Sundays.", "The score model retrain was switched to Wednesday nights.", true},
 		{"a shared id pins the subject", "The Kafka topic orders.v2 keeps 7 days of retention.", "orders.v2 retention is now 2 days.", true},
 
 		// Two subjects, or not a rewrite.
@@ -74,6 +78,7 @@ func TestRestates(t *testing.T) {
 		{"roles swapped", "The backup window of the orders database is 02:00 UTC.", "The orders window of the backup database is now 04:00 UTC.", false},
 		{"subject word only after the older value", "The retry budget of the mailer is 5 per webhook.", "Webhook retry budget is now 8.", false},
 		{"a name only the older holds, no shared id", "The Kafka topic orders keeps 7 days of retention.", "orders retention is now 2 days.", false},
+		{"a word the older's compound does not hold", "Churn-score model retrain runs on Sundays.", "The price model retrain was switched to Wednesday nights.", false},
 		{"another version product", "scheduler runs Quartz on Java 17.", "scheduler is on Quartz 2.5 now.", false},
 		{"a reason does not make a relation", "The nightly ledger export starts at 01:00 UTC.", "The nightly ledger archive was moved to 02:30 UTC because of the export.", false},
 		{"two different approvers", "Schema changes to the ledger database are approved by Noor Haddad.", "Ranking experiments in search are now approved by Tomas Lind.", false},
@@ -91,6 +96,37 @@ func TestRestates(t *testing.T) {
 			_, viaClaims := Rewrites(ReadClaim(tt.newer), ReadClaim(tt.older))
 			if got && !viaClaims {
 				t.Error("Rewrites misses a pair Restates accepts")
+			}
+		})
+	}
+}
+
+// TestRestatesHolding: a name of the older subject that the newer lesson's
+// tags hold (Claim.Holding) is one the newer names; one they do not hold
+// still parts the two subjects.
+func TestRestatesHolding(t *testing.T) {
+	older := "The visibility timeout on the export SQS queue is 45 seconds."
+	newer := "Export queue visibility timeout was raised to 90s."
+	tests := []struct {
+		tags []string
+		want bool
+	}{
+		{nil, false},
+		{[]string{"sqs", "limits"}, true},
+		{[]string{"SQS"}, true},
+		{[]string{"export-queue", "limits"}, false},
+		{[]string{"aws/sqs"}, true},
+		{[]string{"sqs-dlq"}, true},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.tags, ","), func(t *testing.T) {
+			_, got := Rewrites(ReadClaim(newer).Holding(TagHolds(tt.tags)), ReadClaim(older))
+			if got != tt.want {
+				t.Errorf("Rewrites with the newer tagged %q = %v, want %v", tt.tags, got, tt.want)
+			}
+			// Only the newer's tags count.
+			if _, rev := Rewrites(ReadClaim(newer), ReadClaim(older).Holding(TagHolds(tt.tags))); rev {
+				t.Error("the older lesson's tags named the newer's subject")
 			}
 		})
 	}

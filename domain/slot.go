@@ -214,6 +214,34 @@ func ClaimFrame(gist string) (frame string, ok bool) {
 	return strings.Join(words[:last+1], " "), true
 }
 
+// Holding is c with the words its lesson holds outside the gist: holds
+// reports whether a lowercase word is one of them (the lesson's tags,
+// which name what it is about). Restates counts a name of the older
+// subject that the newer lesson holds there as one the newer names: "The
+// visibility timeout on the order-events SQS queue is 30 seconds" is
+// rewritten by "order-events visibility timeout was raised to 120s"
+// tagged sqs. Only the newer claim's holds is read.
+func (c Claim) Holding(holds func(word string) bool) Claim {
+	c.fact.holds = holds
+	return c
+}
+
+// TagHolds is a Holding function for a lesson's tags: a word is held when
+// it is a word of a tag (letters and digits: the tag "order-events" holds
+// "order" and "events"), as the lexical index reads tags.
+func TagHolds(tags []string) func(word string) bool {
+	if len(tags) == 0 {
+		return nil
+	}
+	return func(word string) bool {
+		return slices.ContainsFunc(tags, func(tag string) bool {
+			return slices.ContainsFunc(strings.FieldsFunc(tag, func(r rune) bool {
+				return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+			}), func(w string) bool { return strings.EqualFold(w, word) })
+		})
+	}
+}
+
 // String is the claim as SameSlot reads it.
 func (c Claim) String() string { return strings.Join(c.words, " ") }
 

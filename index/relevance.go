@@ -198,6 +198,21 @@ func (q *relevanceQuery) touchesOwner(gist string, terms []string) bool {
 	return false
 }
 
+// tagHolds is domain.TagHolds for ordinal o, read from the tags field:
+// whether a word's analysed terms are all terms of o's tags.
+func (v *view) tagHolds(o int) func(word string) bool {
+	c, local := v.base, o
+	if b := v.base.len(); o >= b {
+		c, local = v.delta, o-b
+	}
+	return func(word string) bool {
+		terms := analyze(word)
+		return len(terms) > 0 && !slices.ContainsFunc(terms, func(t string) bool {
+			return !holds(c.postings(fieldTags, t), local)
+		})
+	}
+}
+
 // holds reports whether postings post (in ordinal order) hold ordinal o.
 func holds(post []byte, o int) bool {
 	n := len(post) / postingSize
@@ -233,7 +248,7 @@ func (ix *Index) supersedeBySlot(hits []Hit) {
 		if c == 0 {
 			continue
 		}
-		at, claims, created = append(at, i), append(claims, domain.ReadClaim(h.Gist)), append(created, c)
+		at, claims, created = append(at, i), append(claims, domain.ReadClaim(h.Gist).Holding(ix.cat.tagHolds(o))), append(created, c)
 	}
 	for _, p := range domain.SlotCandidates(claims) {
 		n, old := p[0], p[1]
@@ -350,7 +365,7 @@ func (ix *Index) successorsInStore(ctx context.Context, all []Hit, i int, at map
 	}
 	claim := domain.ReadClaim(h.Gist)
 	for _, f := range found {
-		if _, same := domain.Rewrites(domain.ReadClaim(cat.str(f.ord, slotGist)), claim); !same {
+		if _, same := domain.Rewrites(domain.ReadClaim(cat.str(f.ord, slotGist)).Holding(cat.tagHolds(f.ord)), claim); !same {
 			continue
 		}
 		id := cat.id(f.ord)

@@ -218,6 +218,38 @@ func TestSupersedeFromStore(t *testing.T) {
 	}
 }
 
+// TestSupersedeByTags: a rewrite that leaves out a name of the old fact's
+// subject ("SQS") supersedes it when its own tags hold the name, among the
+// hits and from the store, as sleep's frame phase reads it; the same
+// rewrite tagged otherwise is another subject and supersedes nothing.
+func TestSupersedeByTags(t *testing.T) {
+	tagged := func(l domain.Lesson, tags ...string) domain.Lesson {
+		l.Tags = tags
+		return l
+	}
+	old := tagged(createdOn(lesson("timeout-old", "", "The visibility timeout on the export SQS queue is 45 seconds.", ""), 1), "sqs", "limits")
+	cur := tagged(createdOn(lesson("timeout-new", "", "Export queue visibility timeout was raised to 90s.", ""), 20), "sqs", "limits")
+	other := tagged(createdOn(lesson("timeout-other", "", "The visibility timeout on the export Pulsar queue is 30 seconds.", ""), 2), "pulsar")
+	ix := newTestIndex(t, append(filler(30), old, cur, other))
+	hits, err := ix.Search(context.Background(), Query{Text: "visibility timeout of the export queue, SQS and Pulsar", K: 10, Bar: -1, MMRLambda: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sup := map[string][]string{}
+	for _, h := range hits {
+		sup[h.ID] = h.SupersededBy
+	}
+	if !slices.Equal(sup["timeout-old"], []string{"timeout-new"}) || len(sup["timeout-other"]) > 0 || len(sup["timeout-new"]) > 0 {
+		t.Errorf("superseded: %v; want timeout-old by timeout-new alone", sup)
+	}
+	alone := []Hit{{ID: "timeout-old", Gist: old.Gist, Fused: 0.5, Weight: 1, MeanWeight: 1, Match: 0.8, Relevance: 0.8},
+		{ID: "timeout-other", Gist: other.Gist, Fused: 0.5, Weight: 1, MeanWeight: 1, Match: 0.8, Relevance: 0.8}}
+	got := ix.supersedeFromStore(context.Background(), alone, Query{}, DefaultFloor, func(string) Usefulness { return neutral })
+	if !slices.Equal(got[0].SupersededBy, []string{"timeout-new"}) || len(got[1].SupersededBy) > 0 {
+		t.Errorf("from the store: %v superseded by %v, %v by %v; want the SQS fact by its rewrite alone", got[0].ID, got[0].SupersededBy, got[1].ID, got[1].SupersededBy)
+	}
+}
+
 // TestAdversarialDeclaredSupersedes: a lesson that declares supersedes of
 // another takes its place only when the two state one slot. A lesson on
 // another subject that claims to supersede a fact (as anyone who can

@@ -20,7 +20,7 @@ func (p *planner) frames() PhasePlan {
 	ids := p.active()
 	claims := make([]domain.Claim, len(ids))
 	for i, id := range ids {
-		claims[i] = domain.ReadClaim(p.cur[id].l.Gist)
+		claims[i] = domain.ReadClaim(p.cur[id].l.Gist).Holding(domain.TagHolds(p.cur[id].l.Tags))
 	}
 	// successors[o] are the claims strictly newer than o's that rewrite it.
 	successors := map[int][]int{}

@@ -17,6 +17,7 @@ type synth struct {
 	id, gist, body string
 	created        string // date
 	vec            []float32
+	tags           []string
 }
 
 // synthSnapshot builds a snapshot from synthetic lessons, their vectors set
@@ -29,7 +30,7 @@ func synthSnapshot(t *testing.T, ls []synth) Snapshot {
 		if err != nil {
 			t.Fatal(err)
 		}
-		l := domain.Lesson{ID: s.id, Type: domain.TypeSemantic, Confidence: 0.8, Created: created, Gist: s.gist, Body: s.body}
+		l := domain.Lesson{ID: s.id, Type: domain.TypeSemantic, Confidence: 0.8, Created: created, Gist: s.gist, Body: s.body, Tags: s.tags}
 		snap.Lessons = append(snap.Lessons, LessonFile{Lesson: l, Raw: memfs.Render(l)})
 		if s.vec != nil {
 			snap.Vectors = append(snap.Vectors, domain.KeyedVector{Key: s.id, Vec: s.vec})
@@ -279,10 +280,17 @@ func TestFrameConflicts(t *testing.T) {
 		{id: "region-new", gist: "The default region is us-east-1.", created: "2026-10-01"},
 		{id: "rotation-db", gist: "The platform team is responsible for the rotation of db-credentials", created: "2026-05-01"},
 		{id: "rotation-api", gist: "The platform team is responsible for the rotation of api-tokens", created: "2026-10-01"},
+		// A rewrite that leaves out a name of the old subject ("SQS")
+		// rewrites it only when its tags hold the name.
+		{id: "timeout-old", gist: "The visibility timeout on the export SQS queue is 45 seconds.", created: "2026-05-01", tags: []string{"sqs"}},
+		{id: "timeout-new", gist: "Export queue visibility timeout was raised to 90s.", created: "2026-10-01", tags: []string{"sqs"}},
+		{id: "retention-old", gist: "The retention of the audit Kafka topic is 7 days.", created: "2026-05-01", tags: []string{"kafka"}},
+		{id: "retention-new", gist: "Audit topic retention was cut to 3 days.", created: "2026-10-01", tags: []string{"pulsar"}},
 	})
 	plan := MakePlan(snap, PlanOptions{})
 	ph := phaseOf(t, plan, PhaseFrame)
-	if ph.count("superseded") != 1 || len(ph.Items) != 1 || ph.Items[0].Lesson != "region-new" || ph.Items[0].Other != "region-old" {
+	if ph.count("superseded") != 2 || len(ph.Items) != 2 || ph.Items[0].Lesson != "region-new" || ph.Items[0].Other != "region-old" ||
+		ph.Items[1].Lesson != "timeout-new" || ph.Items[1].Other != "timeout-old" {
 		t.Fatalf("frame phase: %+v", ph)
 	}
 	byPath := map[string]domain.Lesson{}
@@ -293,8 +301,8 @@ func TestFrameConflicts(t *testing.T) {
 		}
 		byPath[c.Path] = l
 	}
-	if len(byPath) != 2 {
-		t.Fatalf("changed %d files, want 2", len(byPath))
+	if len(byPath) != 4 {
+		t.Fatalf("changed %d files, want 4", len(byPath))
 	}
 	if c := byPath[memfs.LessonPath("region-old")].Confidence; c != DefaultFrameConfidenceCap {
 		t.Errorf("older claim confidence %v, want %v", c, DefaultFrameConfidenceCap)
@@ -310,7 +318,7 @@ func TestFrameConflicts(t *testing.T) {
 		}
 	}
 	again := phaseOf(t, MakePlan(snap, PlanOptions{}), PhaseFrame)
-	if again.Changed() || again.count("already resolved") != 1 {
+	if again.Changed() || again.count("already resolved") != 2 {
 		t.Errorf("resolved conflict replanned: %+v", again)
 	}
 }

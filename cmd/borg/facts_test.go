@@ -188,7 +188,10 @@ func TestSupersededFacts(t *testing.T) {
 // a labelled rewrite (precision first, no exception), and it must find
 // nearly all of them where a rewrite restates its slot in the same words.
 func TestSlotPairsOnLabelledSets(t *testing.T) {
-	type lesson struct{ key, gist, group string }
+	type lesson struct {
+		key, gist, group string
+		tags             []string
+	}
 	sets := map[string][]lesson{}
 	rewrites := map[string]map[[2]string]bool{} // set → unordered pairs labelled as one fact rewritten
 	pair := func(a, b string) [2]string {
@@ -203,7 +206,7 @@ func TestSlotPairsOnLabelledSets(t *testing.T) {
 	}
 	rewrites["facts"] = map[[2]string]bool{}
 	for i, f := range facts {
-		sets["facts"] = append(sets["facts"], lesson{fmt.Sprint(i), f.Gist, f.Group})
+		sets["facts"] = append(sets["facts"], lesson{key: fmt.Sprint(i), gist: f.Gist, group: f.Group})
 	}
 	for i, a := range facts {
 		for j, b := range facts[i+1:] {
@@ -219,7 +222,7 @@ func TestSlotPairsOnLabelledSets(t *testing.T) {
 		}
 		rewrites[name] = map[[2]string]bool{}
 		for _, l := range set.Lessons {
-			sets[name] = append(sets[name], lesson{key: l.Key, gist: l.Gist})
+			sets[name] = append(sets[name], lesson{key: l.Key, gist: l.Gist, tags: l.Tags})
 			if l.Replaces != "" {
 				rewrites[name][pair(l.Key, l.Replaces)] = true
 			}
@@ -229,7 +232,9 @@ func TestSlotPairsOnLabelledSets(t *testing.T) {
 		found := 0
 		for i, a := range ls {
 			for _, b := range ls[i+1:] {
-				ca, cb := domain.ReadClaim(a.gist), domain.ReadClaim(b.gist)
+				// Each claim holds its lesson's tags, as retrieval and sleep
+				// read them.
+				ca, cb := domain.ReadClaim(a.gist).Holding(domain.TagHolds(a.tags)), domain.ReadClaim(b.gist).Holding(domain.TagHolds(b.tags))
 				m, same := domain.Rewrites(ca, cb)
 				if !same {
 					m, same = domain.Rewrites(cb, ca)
