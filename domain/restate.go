@@ -968,7 +968,10 @@ func SlotCandidates(claims []Claim) [][2]int {
 				}
 			}
 		}
-		if b := c.Block(); b != "" {
+		for _, b := range c.blockKeys() {
+			if b == "" {
+				continue
+			}
 			for _, j := range blocks[b] {
 				pair(j, i)
 			}
@@ -1064,6 +1067,14 @@ func Ownership(gist string) (owners, rest []string, ok bool) {
 		}
 	}
 	return owners, rest, len(owners) > 0
+}
+
+// names reports whether every word of words (lowercase, as a Claim holds
+// them) is a name in f: capitalised past the first word, or an id.
+func (f Fact) names(words []string) bool {
+	return len(words) > 0 && !slices.ContainsFunc(words, func(w string) bool {
+		return !slices.ContainsFunc(f.toks, func(t factToken) bool { return t.name && t.word == w })
+	})
 }
 
 // DistinctSubjects reports whether two gists that each state a fact (a

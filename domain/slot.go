@@ -180,12 +180,35 @@ func canonRelations(words []string) []string {
 
 // Block is the key two claims must share to state one slot: the first
 // SlotMinFrame words ("" when the claim is too short to state a slot).
-// Grouping claims by it finds every pair SameSlot could accept.
+// Grouping claims by Blocks finds every pair SameSlot could accept.
 func (c Claim) Block() string {
 	if len(c.words) <= SlotMinFrame {
 		return ""
 	}
 	return strings.Join(c.words[:SlotMinFrame], " ")
+}
+
+// Blocks are the keys under which SameSlot may pair c: its Block, and,
+// for a claim that may end on a qualifying phrase of two or three words
+// (a pair on a short frame, shortFrame, shares one), its first
+// SlotMinFrame-1 words with its last two.
+func (c Claim) Blocks() []string {
+	var out []string
+	for _, k := range c.blockKeys() {
+		if k != "" {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// blockKeys is Blocks without the slice: "" for a key c has not.
+func (c Claim) blockKeys() [2]string {
+	keys := [2]string{c.Block()}
+	if n := len(c.words); n >= SlotMinFrame+2 && (slotQualifiers[c.words[n-2]] || slotQualifiers[c.words[n-3]]) {
+		keys[1] = strings.Join(c.words[:SlotMinFrame-1], " ") + " … " + strings.Join(c.words[n-2:], " ")
+	}
+	return keys
 }
 
 // ClaimFrame is a gist's first clause with its value taken out, as the
@@ -272,7 +295,7 @@ func SameSlot(a, b Claim) (SlotMatch, bool) {
 		s++
 	}
 	va, vb := valueWords(x[p:len(x)-s]), valueWords(y[p:len(y)-s])
-	if p < SlotMinFrame || !slotFrameEnd(x[:p]) || len(va) == 0 || len(vb) == 0 ||
+	if (p < SlotMinFrame && !shortFrame(p, x[len(x)-s:], a.fact.names(va), b.fact.names(vb))) || p == 0 || !slotFrameEnd(x[:p]) || len(va) == 0 || len(vb) == 0 ||
 		len(va) > SlotMaxValue || len(vb) > SlotMaxValue || !slotTail(x[len(x)-s:], va, vb) {
 		return SlotMatch{}, false
 	}
@@ -291,6 +314,17 @@ func SameSlot(a, b Claim) (SlotMatch, bool) {
 	}
 	return SlotMatch{Frame: strings.Join(x[:p], " "), A: strings.Join(va, " "), B: strings.Join(vb, " "),
 		Suffix: strings.Join(x[len(x)-s:], " ")}, true
+}
+
+// shortFrame reports whether a frame of p words, one short of
+// SlotMinFrame, still names a slot: the claims then share a qualifying
+// phrase after their values, of at least two words, which says what the
+// value is for, and each value is a name ("console uses Jest for unit
+// tests" and "… Vitest for unit tests"). Two words of plain English
+// there are the relation itself ("deploy pipeline runs on large runners"
+// against "… fails on …").
+func shortFrame(p int, tail []string, namedA, namedB bool) bool {
+	return p == SlotMinFrame-1 && len(tail) >= 2 && slotQualifiers[tail[0]] && namedA && namedB
 }
 
 // valueWords is a differing span without the article it may open with

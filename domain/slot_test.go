@@ -1,6 +1,9 @@
 package domain
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 func TestSameSlot(t *testing.T) {
 	tests := []struct {
@@ -57,6 +60,11 @@ func TestSameSlot(t *testing.T) {
 		{"refined value shares a word", "Deploys are triggered by merging to main.", "Deploys are triggered by merging to main with the deploy label.", false},
 		{"refining phrase with a verb", "The cache is backed by Redis.", "The cache is backed by Postgres with what was left of the old cluster.", false},
 		{"values share a word", "The runners are large ubuntu machines.", "The runners are small ubuntu boxes.", false},
+		{"short frame, named values, a shared purpose", "The console uses Jest for unit tests.", "The console uses Vitest for unit tests.", true},
+		{"short frame, the relation differs", "The deploy pipeline runs on large runners.", "The deploy pipeline fails on large runners.", false},
+		{"short frame, values not names", "The console uses snapshots for unit tests.", "The console uses mocks for unit tests.", false},
+		{"short frame, one word shared after", "The console uses Jest heavily.", "The console uses Vitest heavily.", false},
+		{"short frame, another subject", "Billing uses Jest for unit tests.", "Search uses Jest for unit tests.", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -66,11 +74,16 @@ func TestSameSlot(t *testing.T) {
 			if got != tt.want || back != tt.want {
 				t.Errorf("SameSlot(%q, %q) = %v, reversed %v; want %v", a, b, got, back, tt.want)
 			}
-			if got && a.Block() != b.Block() {
-				t.Errorf("a pair in two blocks: %q, %q", a.Block(), b.Block())
+			if got && !shareBlock(a, b) {
+				t.Errorf("a pair in no one block: %q, %q", a.Blocks(), b.Blocks())
 			}
 		})
 	}
+}
+
+// shareBlock reports whether a and b share one of their Blocks.
+func shareBlock(a, b Claim) bool {
+	return slices.ContainsFunc(a.Blocks(), func(k string) bool { return slices.Contains(b.Blocks(), k) })
 }
 
 // FuzzSameSlot holds the rule's invariants on any two gists: symmetric,
@@ -88,7 +101,7 @@ func FuzzSameSlot(f *testing.F) {
 		if _, self := SameSlot(a, a); self {
 			t.Fatalf("a claim rewrites itself: %q", x)
 		}
-		if ok && (a.Block() == "" || a.Block() != b.Block() || m.A == m.B) {
+		if ok && (!shareBlock(a, b) || m.A == m.B) {
 			t.Fatalf("pair outside one block or with one value: %q %q %+v", x, y, m)
 		}
 	})
