@@ -414,8 +414,9 @@ func hasDigit(words []string) bool {
 // rewrites of's slot (Rewrites). A link is a claim anyone who can commit a
 // file can write, whatever author or flag it names; letting it rank would
 // let one lesson silence another on any subject. An unearned link stays a
-// link between the two, and doctor names it.
-func EarnedSupersedes(by, of string) bool {
-	_, ok := Rewrites(ReadClaim(by), ReadClaim(of))
+// link between the two, and doctor names it. byHolds is the newer lesson's
+// Holding function (its tags: TagHolds), nil when none.
+func EarnedSupersedes(by, of string, byHolds func(word string) bool) bool {
+	_, ok := Rewrites(ReadClaim(by).Holding(byHolds), ReadClaim(of))
 	return ok
 }

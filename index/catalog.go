@@ -423,7 +423,7 @@ func encodeCatalog(docs []catalogDoc, stamp, screen string, base *catalog) ([]by
 		if secs[secMeta], err = encodeMeta(docs, stamp, screen, length); err != nil {
 			return err
 		}
-		if err := encodeRecords(&secs, docs, ord); err != nil {
+		if err := encodeRecords(&secs, docs, ord, base); err != nil {
 			return err
 		}
 		lens := make([]byte, 0, 4*len(docs)*int(numFields))
@@ -477,10 +477,25 @@ func encodeMeta(docs []catalogDoc, stamp, screen string, length func(*catalogDoc
 	return meta, nil
 }
 
+// tagHolds is domain.TagHolds for d, read from its analysed tags, or from
+// base's tags postings for a doc kept from base (from > 0).
+func (d *catalogDoc) tagHolds(base *catalog) func(word string) bool {
+	return func(word string) bool {
+		terms := analyze(word)
+		return len(terms) > 0 && !slices.ContainsFunc(terms, func(t string) bool {
+			if d.from > 0 {
+				return !holds(base.postings(fieldTags, t), d.from-1)
+			}
+			_, ok := slices.BinarySearchFunc(d.terms[fieldTags].terms, t, func(tf termFreq, t string) int { return strings.Compare(tf.term, t) })
+			return !ok
+		})
+	}
+}
+
 // linkGraph is supersededBy and neighbours by ordinal, from the links in id
-// order. A supersedes link counts toward supersededBy only when it is
+// order (base: the catalog the docs with from > 0 are kept from). A supersedes link counts toward supersededBy only when it is
 // earned (domain.EarnedSupersedes); every link is a neighbour.
-func linkGraph(docs []catalogDoc, ord map[string]int) (supBy, neighb [][]uint32) {
+func linkGraph(docs []catalogDoc, ord map[string]int, base *catalog) (supBy, neighb [][]uint32) {
 	supBy = make([][]uint32, len(docs))
 	neighb = make([][]uint32, len(docs))
 	for i, d := range docs {
@@ -489,7 +504,7 @@ func linkGraph(docs []catalogDoc, ord map[string]int) (supBy, neighb [][]uint32)
 			if !ok || j == i {
 				continue
 			}
-			if k.Rel == domain.RelSupersedes && domain.EarnedSupersedes(d.gist, docs[j].gist) {
+			if k.Rel == domain.RelSupersedes && domain.EarnedSupersedes(d.gist, docs[j].gist, docs[i].tagHolds(base)) {
 				supBy[j] = append(supBy[j], uint32(i))
 			}
 			neighb[i] = append(neighb[i], uint32(j))
@@ -500,10 +515,10 @@ func linkGraph(docs []catalogDoc, ord map[string]int) (supBy, neighb [][]uint32)
 }
 
 // encodeRecords fills the docs, strs, links and adj sections.
-func encodeRecords(secs *[numSections][]byte, docs []catalogDoc, ord map[string]int) error {
+func encodeRecords(secs *[numSections][]byte, docs []catalogDoc, ord map[string]int, base *catalog) error {
 	le := binary.LittleEndian
 	u32 := func(b []byte, v uint32) []byte { return le.AppendUint32(b, v) }
-	supBy, neighb := linkGraph(docs, ord)
+	supBy, neighb := linkGraph(docs, ord, base)
 	// The sections sized up front (grown by appending, they were copied
 	// over and over: 100 MB of garbage in a rebuild of 100,000 lessons).
 	nstrs, nlinks, nadj := 0, 0, 0

@@ -3,6 +3,8 @@ package index
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -285,6 +287,57 @@ func TestAdversarialDeclaredSupersedes(t *testing.T) {
 			}
 			if tc.want == nil && hits[0].ID != fact.ID {
 				t.Fatalf("the fact lost its place to %s", hits[0].ID)
+			}
+		})
+	}
+}
+
+// TestDeclaredSupersedesEarnedByTags: a supersedes link (as sleep derives
+// one) from a rewrite that names the old subject only in its tags is
+// earned, in the base catalog and in a delta over it; tags that name
+// something else leave it unearned.
+func TestDeclaredSupersedesEarnedByTags(t *testing.T) {
+	fact := lesson("timeout-old", "", "The visibility timeout on the export SQS queue is 45 seconds.", "")
+	rewrite := func(tags []string) domain.Lesson {
+		l := lesson("timeout-new", "", "Export queue visibility timeout was raised to 90s.", "")
+		l.Tags = tags
+		l.Links = []domain.LessonLink{{Rel: domain.RelSupersedes, Target: fact.ID, Derived: true}}
+		return l
+	}
+	for _, tc := range []struct {
+		name string
+		tags []string
+		want []string
+	}{
+		{"tags name it", []string{"sqs", "limits"}, []string{"timeout-new"}},
+		{"tags name another", []string{"pulsar"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			whole := append(filler(20), fact, rewrite(tc.tags))
+			dir := t.TempDir()
+			ix, err := Open(dir, NewNGramEmbedder(NGramOptions{}), Options{DeferMerge: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ix.Close()
+			for _, ls := range [][]domain.Lesson{whole[:len(whole)-1], whole} {
+				if _, err := ix.Sync(ls); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(dir, deltaName)); err != nil {
+				t.Fatalf("the rewrite is not in a delta: %v", err)
+			}
+			for name, x := range map[string]*Index{"base": newTestIndex(t, whole), "delta": ix} {
+				hits, err := x.Search(context.Background(), Query{Text: "visibility timeout of the export queue", K: 10, Bar: -1})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, h := range hits {
+					if h.ID == fact.ID && !slices.Equal(h.SupersededBy, tc.want) {
+						t.Errorf("%s: the fact is superseded by %v, want %v", name, h.SupersededBy, tc.want)
+					}
+				}
 			}
 		})
 	}

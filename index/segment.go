@@ -344,7 +344,7 @@ func (v *view) buildOverlay() {
 			if !ok || t == src || (onlyDelta && t < v.base.len()) {
 				continue
 			}
-			if k.Rel == domain.RelSupersedes && domain.EarnedSupersedes(v.str(src, slotGist), v.str(t, slotGist)) {
+			if k.Rel == domain.RelSupersedes && domain.EarnedSupersedes(v.str(src, slotGist), v.str(t, slotGist), v.tagHolds(src)) {
 				v.supBy[t] = append(v.supBy[t], src)
 			}
 			v.neighb[src] = append(v.neighb[src], t)

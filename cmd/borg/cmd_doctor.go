@@ -176,7 +176,7 @@ func unearnedSupersedes(s *memfs.Store, lessons []domain.Lesson) []string {
 	for _, l := range lessons {
 		for _, k := range l.Links {
 			old, ok := gist[k.Target]
-			if k.Rel != domain.RelSupersedes || !ok || domain.EarnedSupersedes(l.Gist, old) {
+			if k.Rel != domain.RelSupersedes || !ok || domain.EarnedSupersedes(l.Gist, old, domain.TagHolds(l.Tags)) {
 				continue
 			}
 			out = append(out, fmt.Sprintf("%s: declares that it supersedes %s, but the two do not state one fact with another value, so the link moves nothing in recall or the hooks: restate the newer gist as the older one's claim with the new value, or remove the link",
