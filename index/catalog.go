@@ -52,9 +52,14 @@ import (
 // is refused at Open and rebuilt. The rest is checksummed too, but checked
 // only by Sync (before it reuses the postings) and Verify (borg doctor): a
 // query reads a few pages, not the whole file.
+//
+// The format number also covers what the catalog derives by rule: each
+// lesson's earned supersedes (domain.EarnedSupersedes). A change to that
+// rule bumps it, so that a catalog built under the old rule is rebuilt, not
+// read with links the rule no longer grants or lacking ones it now does.
 const (
 	catalogMagic  = "BORGIDX1"
-	catalogFormat = 8
+	catalogFormat = 9
 	catalogName   = "catalog.bin"
 	maxCatalogStr = 1 << 24
 
