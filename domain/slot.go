@@ -180,7 +180,8 @@ func canonRelations(words []string) []string {
 
 // Block is the key two claims must share to state one slot: the first
 // SlotMinFrame words ("" when the claim is too short to state a slot).
-// Grouping claims by Blocks finds every pair SameSlot could accept.
+// Grouping claims by it and by blockKeys finds every pair SameSlot could
+// accept.
 func (c Claim) Block() string {
 	if len(c.words) <= SlotMinFrame {
 		return ""
@@ -188,21 +189,10 @@ func (c Claim) Block() string {
 	return strings.Join(c.words[:SlotMinFrame], " ")
 }
 
-// Blocks are the keys under which SameSlot may pair c: its Block, and,
-// for a claim that may end on a qualifying phrase of two or three words
-// (a pair on a short frame, shortFrame, shares one), its first
-// SlotMinFrame-1 words with its last two.
-func (c Claim) Blocks() []string {
-	var out []string
-	for _, k := range c.blockKeys() {
-		if k != "" {
-			out = append(out, k)
-		}
-	}
-	return out
-}
-
-// blockKeys is Blocks without the slice: "" for a key c has not.
+// blockKeys are the keys under which SameSlot may pair c ("" for one c
+// has not): its Block, and, for a claim that may end on a qualifying
+// phrase of two or three words (a pair on a short frame, shortFrame,
+// shares one), its first SlotMinFrame-1 words with its last two.
 func (c Claim) blockKeys() [2]string {
 	keys := [2]string{c.Block()}
 	if n := len(c.words); n >= SlotMinFrame+2 && (slotQualifiers[c.words[n-2]] || slotQualifiers[c.words[n-3]]) {
