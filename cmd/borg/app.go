@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/borg-memory/borg/hooks"
 	"github.com/urfave/cli/v2"
 )
 
@@ -61,6 +62,15 @@ func run(ctx context.Context, args []string, e *env) int {
 		safe := *e
 		safe.rawOut, safe.out, safe.err = e.out, termSafe(e.out), termSafe(e.err)
 		e = &safe
+	}
+	if len(args) == 3 && args[1] == "hook" && slices.Contains(hooks.Events, args[2]) {
+		// An agent's hook, as `borg install` writes it: it runs without
+		// building the command tree, which every hook would pay for.
+		shortLived()
+		if code := runHook(ctx, e, args[2], ""); code != 0 {
+			return code
+		}
+		return 0
 	}
 	app := newApp(e)
 	if n := len(args); n > 1 && args[n-1] == completionFlag && !slices.Contains(args[:n-1], "--") {
