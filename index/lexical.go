@@ -10,16 +10,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2/analysis"
-	"github.com/blevesearch/bleve/v2/analysis/lang/en"
-	"github.com/blevesearch/bleve/v2/analysis/token/length"
-	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
-	"github.com/blevesearch/bleve/v2/analysis/token/porter"
-	"github.com/blevesearch/bleve/v2/analysis/token/stop"
-	bleveunicode "github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
 )
 
-// This file is the only importer of bleve: its English analysis chain turns
-// lesson text into terms. The postings those terms make live in the
+// This file and analysis.go are the only importers of bleve: its English
+// analysis (analysis.go) turns lesson text into terms. The postings those terms make live in the
 // catalog (catalog.go), an immutable file a query maps and reads in place.
 //
 // bleve's own index (scorch) is deliberately not used: linking it slows
@@ -69,7 +63,7 @@ type lexDoc struct {
 // words dropped, Porter stemming.
 var englishAnalyzer = sync.OnceValue(func() analysis.Analyzer {
 	a := *unstemmedAnalyzer()
-	a.TokenFilters = append(slices.Clip(a.TokenFilters), porter.NewPorterStemmer())
+	a.TokenFilters = append(slices.Clip(a.TokenFilters), porterFilter{})
 	return &a
 })
 
@@ -77,13 +71,13 @@ var englishAnalyzer = sync.OnceValue(func() analysis.Analyzer {
 // stemmer, which a termCache applies once per distinct word.
 var unstemmedAnalyzer = sync.OnceValue(func() *analysis.DefaultAnalyzer {
 	return &analysis.DefaultAnalyzer{
-		Tokenizer: bleveunicode.NewUnicodeTokenizer(),
+		Tokenizer: unicodeTokenizer{},
 		TokenFilters: []analysis.TokenFilter{
-			length.NewLengthFilter(0, maxWordRunes),
-			en.NewPossessiveFilter(),
+			maxLengthFilter{maxWordRunes},
+			possessiveFilter{},
 			identFilter{},
-			lowercase.NewLowerCaseFilter(),
-			stop.NewStopTokensFilter(englishStops()),
+			lowerFilter{},
+			stopFilter{englishStops()},
 		},
 	}
 })
@@ -142,9 +136,7 @@ func analyze(text string) []string {
 // was most of what a rebuild allocated.
 type termCache struct {
 	stems  map[string]string // a word as the stemmer gets it → its term ("": a stop word)
-	stem   analysis.TokenFilter
-	one    analysis.TokenStream
-	stops  analysis.TokenMap
+	stops  map[string]bool
 	low    []byte   // a word lower-cased
 	parts  [][2]int // an identifier's words (identParts)
 	buf    []string // a doc's terms (analyzeDocWith)
@@ -157,14 +149,15 @@ type termCache struct {
 const maxCachedTerms = 1 << 20
 
 func newTermCache() *termCache {
-	return &termCache{stems: map[string]string{}, stem: porter.NewPorterStemmer(),
-		one: analysis.TokenStream{&analysis.Token{}}, stops: englishStops()}
+	return &termCache{stems: map[string]string{}, stops: englishStops()}
 }
 
-// englishStops is the English stop word list of the analyzers.
-var englishStops = sync.OnceValue(func() analysis.TokenMap {
-	stops := analysis.NewTokenMap()
-	_ = stops.LoadBytes(en.EnglishStopWords) // a compiled-in list: cannot fail
+// englishStops is the English stop word list of the analyzers, as a set.
+var englishStops = sync.OnceValue(func() map[string]bool {
+	stops := make(map[string]bool, len(englishStopWordList))
+	for _, w := range englishStopWordList {
+		stops[w] = true
+	}
 	return stops
 })
 
@@ -310,9 +303,8 @@ func (c *termCache) asciiTerm(out []string, word string) []string {
 func (c *termCache) stemWord(low []byte) string {
 	word := string(low)
 	term := ""
-	if _, stop := c.stops[word]; !stop && word != "" {
-		*c.one[0] = analysis.Token{Term: []byte(word)}
-		term = string(c.stem.Filter(c.one)[0].Term)
+	if !c.stops[word] && word != "" {
+		term = porterStem(word)
 	}
 	if len(c.stems) < maxCachedTerms {
 		c.stems[word] = term
