@@ -29,7 +29,8 @@ import (
 //     from its predicate;
 //   - every content word the newer holds before its boundary is a word the
 //     older holds before its value (or in an "of" phrase right after it,
-//     which says what the value measures: "keeps 72 hours of retention"),
+//     which says what the value measures: "keeps 72 hours of retention",
+//     or in one that names all of what holds it: "in every environment"),
 //     and there are at least RestateMinSubject of them, a version's
 //     product counting as one: the newer names no subject the older does
 //     not;
@@ -625,9 +626,14 @@ func restates(newer, older Fact, typ string, cn, co []string) (SlotMatch, bool) 
 	for measured < len(inO) && inO[measured] {
 		measured++
 	}
-	if measured < len(inO) && older.toks[measured].word == "of" {
+	switch {
+	case measured < len(inO) && older.toks[measured].word == "of":
 		measured++
-	} else {
+	case measured+1 < len(inO) && restateScopes[older.toks[measured].word] && restateEvery[older.toks[measured+1].word]:
+		// "OpenSearch 2.11 in every environment": what holds the value
+		// is named after it.
+		measured += 2
+	default:
 		measured = len(inO)
 	}
 	// A compound of the older's ("load-forecast") holds its parts: a
@@ -722,6 +728,13 @@ func restates(newer, older Fact, typ string, cn, co []string) (SlotMatch, bool) 
 type subjectRoles struct {
 	head, owner map[string]bool
 }
+
+// restateScopes and restateEvery open a phrase after a value that names
+// all of what holds it ("in every environment", "across all services").
+var (
+	restateScopes = map[string]bool{"in": true, "on": true, "across": true, "for": true}
+	restateEvery  = map[string]bool{"every": true, "all": true, "each": true}
+)
 
 // restatePrepositions open the owner of a subject's head.
 var restatePrepositions = map[string]bool{"of": true, "for": true, "on": true, "in": true, "at": true, "from": true, "to": true}

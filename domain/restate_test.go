@@ -57,6 +57,7 @@ func TestRestates(t *testing.T) {
 		{"a version's product names the slot", "scheduler runs Quartz on Java 17.", "scheduler is on Java 21 since the spring upgrade (Quartz 2.5).", true},
 		{"a reason after the value", "The nightly ledger export starts at 01:00 UTC.", "The nightly ledger export was moved to 02:30 UTC because the Finance team reads it later.", true},
 		{"a way after the value holds no second value", "The search cluster endpoint is search-01.prod.internal:9200.", "Search cluster is now os-02.prod.internal:443, behind the SigV4 signing proxy.", true},
+		{"what holds the value named after it", "We run Redis 6.2 in every region.", "All regions are on Redis 7.2 now.", true},
 		{"a compound's head", "Churn-score model retrain runs on Sundays.", "The score model retrain was switched to Wednesday nights.", true},
 		{"a shared id pins the subject", "The Kafka topic orders.v2 keeps 7 days of retention.", "orders.v2 retention is now 2 days.", true},
 
@@ -78,6 +79,7 @@ func TestRestates(t *testing.T) {
 		{"roles swapped", "The backup window of the orders database is 02:00 UTC.", "The orders window of the backup database is now 04:00 UTC.", false},
 		{"subject word only after the older value", "The retry budget of the mailer is 5 per webhook.", "Webhook retry budget is now 8.", false},
 		{"a name only the older holds, no shared id", "The Kafka topic orders keeps 7 days of retention.", "orders retention is now 2 days.", false},
+		{"a holder the older does not name", "We run Redis 6.2 in every region.", "All caches are on Redis 7.2 now.", false},
 		{"a word the older's compound does not hold", "Churn-score model retrain runs on Sundays.", "The price model retrain was switched to Wednesday nights.", false},
 		{"another version product", "scheduler runs Quartz on Java 17.", "scheduler is on Quartz 2.5 now.", false},
 		{"a reason does not make a relation", "The nightly ledger export starts at 01:00 UTC.", "The nightly ledger archive was moved to 02:30 UTC because of the export.", false},
