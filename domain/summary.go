@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"maps"
 	"math"
+	"math/bits"
 	"runtime"
 	"slices"
 	"sort"
@@ -151,8 +152,32 @@ func (t keyTable) key(i int) sumKey {
 func (t keyTable) value(i int) uint32 { return binary.LittleEndian.Uint32(t[i*keyRecord+12:]) }
 
 // search is the index of the first key in t[from:] not less than k.
+//
+// The keys are hashes, spread evenly over the key space, so a few steps
+// that split the range where k falls between the keys at its ends (an
+// interpolation search) bring it down to a few records before the binary
+// search: a lookup in a table of millions reads a few pages near k's
+// place, not one page per halving, each a fault in a hook's first read of
+// the mapped table. Every step keeps what a binary search keeps (the keys
+// before lo are less than k, those from hi on are not), so keys of any
+// spread give the same answer, only after more steps.
 func (t keyTable) search(k sumKey, from int) int {
 	lo, hi := from, t.len()
+	for step := 0; step < 4 && hi-lo > 32; step++ {
+		a, b := t.key(lo).hi, t.key(hi-1).hi
+		if k.hi <= a || k.hi > b {
+			break
+		}
+		// (k.hi − a) / (b − a) of the way from lo to hi−1; b > a here.
+		h, l := bits.Mul64(k.hi-a, uint64(hi-1-lo))
+		q, _ := bits.Div64(h, l, b-a)
+		m := lo + int(q)
+		if compareKeys(t.key(m), k) < 0 {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
 		if compareKeys(t.key(m), k) < 0 {

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -636,5 +637,83 @@ func TestSortKeyRecs(t *testing.T) {
 				t.Fatal("records lost or changed")
 			}
 		})
+	}
+}
+
+// BenchmarkSummaryKeyFind: one lookup in the key table of a 1M-event
+// summary, for keys it holds and keys it does not, as a fold of a log's
+// tail makes them (each event's session and (session, lesson) keys).
+func BenchmarkSummaryKeyFind(b *testing.B) {
+	s, _ := benchSummary(b)
+	r := rand.New(rand.NewPCG(5, 6))
+	keys := make([]sumKey, 4096)
+	for i := range keys {
+		if i%2 == 0 {
+			keys[i] = s.keys.key(r.IntN(s.keys.len()))
+		} else {
+			keys[i] = keyOf(keyAsked, fmt.Sprintf("s-%d", r.Int()), "lesson-0001")
+		}
+	}
+	b.ResetTimer()
+	i := 0
+	for b.Loop() {
+		_, ok := s.keys.find(keys[i%len(keys)])
+		if ok != (i%2 == 0) {
+			b.Fatalf("find %d: %v", i, ok)
+		}
+		i++
+	}
+}
+
+// TestKeyTableSearch: search (interpolation steps, then halving) finds the
+// place a plain binary search finds, from any start, in tables of hashed
+// keys as the summary makes them and in tables whose keys crowd into part
+// of the key space or repeat their high half, where interpolation guesses
+// badly.
+func TestKeyTableSearch(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for round := range 300 {
+		n := r.IntN(3000)
+		keys := make([]sumKey, n)
+		for i := range keys {
+			switch round % 3 {
+			case 0: // hashed
+				keys[i] = keyOf(keyAsked, fmt.Sprint(r.Int()), "")
+			case 1: // crowded: a narrow band and a few far outliers
+				keys[i] = sumKey{hi: 1<<40 + r.Uint64N(1<<20), lo: r.Uint32()}
+				if r.IntN(100) == 0 {
+					keys[i].hi = r.Uint64()
+				}
+			case 2: // few high halves, told apart by the low
+				keys[i] = sumKey{hi: uint64(r.IntN(3)) << 62, lo: r.Uint32()}
+			}
+		}
+		slices.SortFunc(keys, compareKeys)
+		keys = slices.Compact(keys)
+		var table keyTable
+		for i, k := range keys {
+			table = appendKeyRecord(table, k, uint32(i))
+		}
+		for range 200 {
+			k := keyOf(keyTested, fmt.Sprint(r.Int()), "")
+			if len(keys) > 0 && r.IntN(2) == 0 {
+				k = keys[r.IntN(len(keys))]
+				if r.IntN(3) == 0 {
+					k.lo++ // a neighbour that is not there
+				}
+			}
+			from := 0
+			if len(keys) > 0 {
+				from = r.IntN(len(keys) + 1)
+			}
+			want := from + sort.Search(len(keys)-from, func(i int) bool { return compareKeys(keys[from+i], k) >= 0 })
+			if got := table.search(k, from); got != want {
+				t.Fatalf("round %d: search(%v, %d) = %d, want %d (%d keys)", round, k, from, got, want, len(keys))
+			}
+			at, found := slices.BinarySearchFunc(keys, k, compareKeys)
+			if v, ok := table.find(k); ok != found || (ok && v != uint32(at)) {
+				t.Fatalf("round %d: find(%v) = %d, %v; want %d, %v", round, k, v, ok, at, found)
+			}
+		}
 	}
 }
