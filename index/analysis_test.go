@@ -77,28 +77,38 @@ func analysisTexts(rng *rand.Rand, n int) []string {
 	return out
 }
 
-// TestAnalyzerMatchesBleve: the chain written here gives bleve's terms, on
-// text built to exercise every rule of every filter.
-func TestAnalyzerMatchesBleve(t *testing.T) {
-	ref := bleveAnalyzer()
-	for _, text := range analysisTexts(rand.New(rand.NewPCG(41, 42)), 20000) {
-		if got, want := analyze(text), terms(ref, text); !slices.Equal(got, want) {
-			t.Fatalf("analyze(%q) = %q, bleve %q", text, got, want)
-		}
+// sameAsBleve fails t unless both of the product's analyses of text, the
+// chain (analyze) and the term cache's own splitting of ASCII (c), give
+// bleve's terms.
+func sameAsBleve(t *testing.T, ref analysis.Analyzer, c *termCache, text string) {
+	t.Helper()
+	want := terms(ref, text)
+	if got := analyze(text); !slices.Equal(got, want) {
+		t.Fatalf("analyze(%q) = %q, bleve %q", text, got, want)
+	}
+	if got := c.analyze(text); !slices.Equal(got, want) {
+		t.Fatalf("termCache.analyze(%q) = %q, bleve %q", text, got, want)
 	}
 }
 
-// FuzzAnalyzerMatchesBleve: any text gives bleve's terms.
+// TestAnalyzerMatchesBleve: the chain written here and the term cache give
+// bleve's terms, on text built to exercise every rule of every filter and
+// every rule the cache's ASCII splitting implements.
+func TestAnalyzerMatchesBleve(t *testing.T) {
+	ref, c := bleveAnalyzer(), newTermCache()
+	for _, text := range analysisTexts(rand.New(rand.NewPCG(41, 42)), 20000) {
+		sameAsBleve(t, ref, c, text)
+	}
+}
+
+// FuzzAnalyzerMatchesBleve: any text gives bleve's terms, by the chain and
+// by the term cache.
 func FuzzAnalyzerMatchesBleve(f *testing.F) {
 	for _, text := range analysisTexts(rand.New(rand.NewPCG(3, 4)), 30) {
 		f.Add(text)
 	}
-	ref := bleveAnalyzer()
-	f.Fuzz(func(t *testing.T, text string) {
-		if got, want := analyze(text), terms(ref, text); !slices.Equal(got, want) {
-			t.Fatalf("analyze(%q) = %q, bleve %q", text, got, want)
-		}
-	})
+	ref, c := bleveAnalyzer(), newTermCache()
+	f.Fuzz(func(t *testing.T, text string) { sameAsBleve(t, ref, c, text) })
 }
 
 // stopWordsSource is the Go source of stopwords.go for the words.

@@ -30,31 +30,6 @@ func termTexts(rng *rand.Rand, n int) []string {
 	return out
 }
 
-// TestTermCacheMatchesBleve: the cache's own splitting of ASCII gives
-// bleve's terms, on text built to exercise every rule it implements.
-func TestTermCacheMatchesBleve(t *testing.T) {
-	rng := rand.New(rand.NewPCG(21, 22))
-	c := newTermCache()
-	for _, text := range termTexts(rng, 20000) {
-		if got, want := c.analyze(text), analyze(text); !slices.Equal(got, want) {
-			t.Fatalf("termCache.analyze(%q) = %q, want %q", text, got, want)
-		}
-	}
-}
-
-// FuzzTermCache: any text gives the terms analyze gives.
-func FuzzTermCache(f *testing.F) {
-	for _, text := range termTexts(rand.New(rand.NewPCG(1, 1)), 30) {
-		f.Add(text)
-	}
-	c := newTermCache()
-	f.Fuzz(func(t *testing.T, text string) {
-		if got, want := c.analyze(text), analyze(text); !slices.Equal(got, want) {
-			t.Fatalf("termCache.analyze(%q) = %q, want %q", text, got, want)
-		}
-	})
-}
-
 // countTerms groups terms into sorted (term, count) pairs: the counting\n// analyzeDocWith did before it merged the fields' counts, kept as its\n// specification.
 func countTerms(terms []string) fieldTerms {
 	ft := fieldTerms{length: clampU32(len(terms))}
