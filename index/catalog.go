@@ -485,16 +485,13 @@ func encodeMeta(docs []catalogDoc, stamp, screen string, length func(*catalogDoc
 // tagHolds is domain.TagHolds for d, read from its analysed tags, or from
 // base's tags postings for a doc kept from base (from > 0).
 func (d *catalogDoc) tagHolds(base *catalog) func(word string) bool {
-	return func(word string) bool {
-		terms := analyze(word)
-		return len(terms) > 0 && !slices.ContainsFunc(terms, func(t string) bool {
-			if d.from > 0 {
-				return !holds(base.postings(fieldTags, t), d.from-1)
-			}
-			_, ok := slices.BinarySearchFunc(d.terms[fieldTags].terms, t, func(tf termFreq, t string) int { return strings.Compare(tf.term, t) })
-			return !ok
-		})
+	if d.from > 0 {
+		return tagWord(func(t string) bool { return holds(base.postings(fieldTags, t), d.from-1) })
 	}
+	return tagWord(func(t string) bool {
+		_, ok := slices.BinarySearchFunc(d.terms[fieldTags].terms, t, func(tf termFreq, t string) int { return strings.Compare(tf.term, t) })
+		return ok
+	})
 }
 
 // linkGraph is supersededBy and neighbours by ordinal, from the links in id

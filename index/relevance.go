@@ -198,18 +198,21 @@ func (q *relevanceQuery) touchesOwner(gist string, terms []string) bool {
 	return false
 }
 
-// tagHolds is domain.TagHolds for ordinal o, read from the tags field:
-// whether a word's analysed terms are all terms of o's tags.
+// tagHolds is domain.TagHolds for ordinal o, read from the tags field.
 func (v *view) tagHolds(o int) func(word string) bool {
 	c, local := v.base, o
 	if b := v.base.len(); o >= b {
 		c, local = v.delta, o-b
 	}
+	return tagWord(func(t string) bool { return holds(c.postings(fieldTags, t), local) })
+}
+
+// tagWord is a domain.TagHolds function over a lesson's tags field, which
+// has reports term by term: a word is held when all its analysed terms are.
+func tagWord(has func(term string) bool) func(word string) bool {
 	return func(word string) bool {
 		terms := analyze(word)
-		return len(terms) > 0 && !slices.ContainsFunc(terms, func(t string) bool {
-			return !holds(c.postings(fieldTags, t), local)
-		})
+		return len(terms) > 0 && !slices.ContainsFunc(terms, func(t string) bool { return !has(t) })
 	}
 }
 

@@ -67,10 +67,7 @@ func run(ctx context.Context, args []string, e *env) int {
 		// An agent's hook, as `borg install` writes it: it runs without
 		// building the command tree, which every hook would pay for.
 		shortLived()
-		if code := runHook(ctx, e, args[2], ""); code != 0 {
-			return code
-		}
-		return 0
+		return runHook(ctx, e, args[2], "")
 	}
 	app := newApp(e)
 	if n := len(args); n > 1 && args[n-1] == completionFlag && !slices.Contains(args[:n-1], "--") {
