@@ -25,6 +25,9 @@ const (
 // contradicts.
 type MergeText struct {
 	Gist, Body string
+	// Tags are the lesson's tags: they name its subject to the value
+	// guard as they do to the frame phase (Claim.Holding).
+	Tags []string
 }
 
 // JoinMergeText is the claim, a newline, and the article.
@@ -144,7 +147,7 @@ func MergeVetoReasons(a, b MergeText) []MergeVetoReason {
 	if VariantQualifierDivergent(ja, jb) {
 		out = append(out, VetoVariant)
 	}
-	ca, cb := ReadClaim(a.Gist), ReadClaim(b.Gist)
+	ca, cb := ReadClaim(a.Gist).Holding(TagHolds(a.Tags)), ReadClaim(b.Gist).Holding(TagHolds(b.Tags))
 	_, ab := Rewrites(ca, cb)
 	_, ba := Rewrites(cb, ca)
 	if ab || ba {

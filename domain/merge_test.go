@@ -52,13 +52,20 @@ func TestMergeVetoReasons(t *testing.T) {
 		a, b MergeText
 		want []MergeVetoReason
 	}{
-		{"true duplicate with different citations", MergeText{"Run the cutover off-hours", "Seen in PR 123 on 2026-01-02"},
-			MergeText{"Run the cutover off-hours", "See ticket 987, exit code 3"}, nil},
-		{"number in the claim", MergeText{"Retry 3 times", ""}, MergeText{"Retry 13 times", ""}, []MergeVetoReason{VetoNumeric}},
-		{"negation only in the body", MergeText{"Run the cutover during business hours", "Draining completes."},
-			MergeText{"Run the cutover during business hours", "Draining does NOT complete."}, []MergeVetoReason{VetoNegation}},
-		{"all three", MergeText{"M1 takes 3 s", ""}, MergeText{"M1 Pro takes 4 s", "not always"},
+		{"true duplicate with different citations", MergeText{Gist: "Run the cutover off-hours", Body: "Seen in PR 123 on 2026-01-02"},
+			MergeText{Gist: "Run the cutover off-hours", Body: "See ticket 987, exit code 3"}, nil},
+		{"number in the claim", MergeText{Gist: "Retry 3 times", Body: ""}, MergeText{Gist: "Retry 13 times", Body: ""}, []MergeVetoReason{VetoNumeric}},
+		{"negation only in the body", MergeText{Gist: "Run the cutover during business hours", Body: "Draining completes."},
+			MergeText{Gist: "Run the cutover during business hours", Body: "Draining does NOT complete."}, []MergeVetoReason{VetoNegation}},
+		{"all three", MergeText{Gist: "M1 takes 3 s", Body: ""}, MergeText{Gist: "M1 Pro takes 4 s", Body: "not always"},
 			[]MergeVetoReason{VetoNegation, VetoNumeric, VetoVariant}},
+		// A rewrite whose tags name the old subject's "Postgres" is one
+		// fact with two values, not a duplicate; without the tag, two
+		// subjects (left to the cosine).
+		{"a rewrite named by its tags", MergeText{Gist: "Schema changes to the ledger Postgres database are approved by Noor Haddad."},
+			MergeText{Gist: "Ledger database schema changes are now approved by Tomas Lind.", Tags: []string{"postgres"}}, []MergeVetoReason{VetoValue}},
+		{"the same rewrite untagged", MergeText{Gist: "Schema changes to the ledger Postgres database are approved by Noor Haddad."},
+			MergeText{Gist: "Ledger database schema changes are now approved by Tomas Lind."}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -71,7 +78,7 @@ func TestMergeVetoReasons(t *testing.T) {
 			}
 		})
 	}
-	if JoinMergeText(MergeText{"g", "b"}) != "g\nb" {
+	if JoinMergeText(MergeText{Gist: "g", Body: "b"}) != "g\nb" {
 		t.Fatal("JoinMergeText")
 	}
 }

@@ -163,7 +163,7 @@ func (p *planner) mergePairs(ids []string) []domain.MergePair {
 
 func (p *planner) mergeText(id string) domain.MergeText {
 	l := p.cur[id].l
-	return domain.MergeText{Gist: l.Gist, Body: l.Body}
+	return domain.MergeText{Gist: l.Gist, Body: l.Body, Tags: l.Tags}
 }
 
 // vectors returns the snapshot vectors of ids, in ids' order.
