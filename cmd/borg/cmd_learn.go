@@ -96,8 +96,6 @@ func runLearn(e *env, s *memfs.Store, o learnOptions) error {
 	if err != nil {
 		return err
 	}
-	// learnLesson screened it: the hook that first indexes it need not.
-	recordScreened(s, l)
 	housekeep(e, s)
 	if o.json {
 		return writeJSON(e, map[string]string{"id": l.ID, "path": memfs.LessonPath(l.ID), "commit": commit})
@@ -221,6 +219,12 @@ func learnLesson(e *env, s *memfs.Store, o learnOptions, commit bool) (domain.Le
 	hash, err := s.Update("borg learn: "+l.ID, paths, func() error {
 		err := write()
 		wrote = err == nil
+		if wrote {
+			// Screened above: the hook that first indexes the lesson
+			// need not screen it again. Recorded here, under the write
+			// lock, while git reads the index for the commit.
+			recordScreened(s, l)
+		}
 		return err
 	})
 	if err != nil && !wrote {
