@@ -36,11 +36,11 @@ for k in "${!bins[@]}"; do
 done
 for i in $(seq 1 "$runs"); do
   for k in "${!bins[@]}"; do
-    start=$(date +%s%N)
+    start=$EPOCHREALTIME
     BORG_STORE="$work/store-$k" "${bins[$k]}" learn "Lesson number $i-$k $$: run the migrations before test suite $i" \
       --body "Why: benchmark lesson $i." --tag bench >/dev/null
-    end=$(date +%s%N)
-    echo "$k $(( (end - start) / 1000 ))"
+    end=$EPOCHREALTIME
+    echo "$k $(( ${end/./} - ${start/./} ))"
   done
 done >"$work/times"
 for k in "${!bins[@]}"; do
