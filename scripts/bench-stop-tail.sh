@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# bench-stop-tail.sh: time Stop hooks as a team's sessions run them between
+# two rewrites of the log's summary cache: each Stop a new session's, with
+# the default relevance floor (most Stops ask nothing and append a line or
+# two to the log), so the tail of log lines every hook folds onto the cached
+# summary grows from Stop to Stop until a rewrite. Prints, per build, the
+# median wall time (ms) and minor page faults (GNU time's %R) of the Stops,
+# and those of the last tenth (the longest tails), beside `git status` in
+# the store timed the same way (the issue's yardstick).
+# Usage: scripts/bench-stop-tail.sh [runs] store [borg binary...]
+#   runs   default 100
+#   store  copied first for each build (the original is untouched), e.g.
+#          /tmp/borg-bench-store-v4-10000-1000000 (BORG_BENCH_LESSONS=10000
+#          go test -run '^$' -bench StopHookProcess -benchtime 1x ./cmd/borg
+#          makes it)
+#   binary without one, ./cmd/borg as scripts/build-borg.sh builds it; with
+#          several, they take turns (A, B, A, B…), each in its own copy.
+set -euo pipefail
+runs=${1:-100}
+from=${2:?usage: scripts/bench-stop-tail.sh [runs] store [borg binary...]}
+cd "$(dirname "$0")/.."
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+bins=("${@:3}")
+if ((${#bins[@]} == 0)); then
+  scripts/build-borg.sh "$work/borg"
+  bins=("$work/borg")
+fi
+export HOME="$work/home" BORG_ENGINEER=bench@example.com BORG_PLACEBO_RATE=0
+mkdir -p "$work/home" "$work/proj"
+for k in "${!bins[@]}"; do
+  cp -a "$from" "$work/store-$k"
+  BORG_STORE="$work/store-$k" "${bins[$k]}" recall "warm up the index and the caches" >/dev/null
+done
+msg="I added a retry with backoff to the payments gateway client and a timeout to the request context."
+for i in $(seq 1 "$runs"); do
+  for k in "${!bins[@]}"; do
+    in=$(printf '{"session_id":"tail-%s-%s","cwd":"%s","last_assistant_message":"%s"}' "$i" "$k" "$work/proj" "$msg")
+    t0=$EPOCHREALTIME
+    echo "$in" | BORG_STORE="$work/store-$k" /usr/bin/time -f '%R' -o "$work/faults" "${bins[$k]}" hook stop >/dev/null
+    t1=$EPOCHREALTIME
+    echo "$k $i $(((${t1/./} - ${t0/./}))) $(cat "$work/faults")"
+  done
+done >"$work/times"
+median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+for i in $(seq 1 21); do
+  t0=$EPOCHREALTIME
+  /usr/bin/time -f '%R' -o "$work/faults" git -C "$work/store-0" status --porcelain >/dev/null
+  t1=$EPOCHREALTIME
+  echo $(((${t1/./} - ${t0/./})))
+done >"$work/status"
+status=$(awk '{print $1 / 1000}' "$work/status" | median)
+echo "git status in the store: median $status ms"
+for k in "${!bins[@]}"; do
+  name=${bins[$k]}
+  ((${#bins[@]} == 1)) && name=borg
+  all=$(awk -v k="$k" '$1 == k' "$work/times")
+  last=$(awk -v k="$k" -v n="$runs" '$1 == k && $2 > n - n / 10' "$work/times")
+  med=$(echo "$all" | awk '{print $3 / 1000}' | median)
+  lastmed=$(echo "$last" | awk '{print $3 / 1000}' | median)
+  printf '%s: %d Stops, median %.1f ms (%.2fx git status), %s faults; last tenth %.1f ms (%.2fx), %s faults\n' "$name" "$runs" \
+    "$med" "$(awk -v a="$med" -v b="$status" 'BEGIN {print a / b}')" "$(echo "$all" | awk '{print $4}' | median)" \
+    "$lastmed" "$(awk -v a="$lastmed" -v b="$status" 'BEGIN {print a / b}')" "$(echo "$last" | awk '{print $4}' | median)"
+done
