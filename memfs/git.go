@@ -20,7 +20,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"sort"
@@ -726,27 +725,12 @@ func (s *Store) Commit(msg string, paths ...string) (string, error) {
 // paths are staged (stage); the journal (writes.go) finishes a commit
 // killed between.
 func (s *Store) commit(msg string, paths []string) (string, error) {
+	ctx := context.Background()
 	// A git command holding the index waits for it first, as git's own
 	// commands would fail on it; the branch must not move under a
 	// git commit that is writing its own.
 	if err := s.waitIndexLock(); err != nil {
 		return "", err
-	}
-	return s.commitStaging(msg, paths, nil)
-}
-
-// commitStaging is commit once index.lock was found free; st, when not
-// nil, is the update-index that stages the paths (startStage), started
-// after that check.
-func (s *Store) commitStaging(msg string, paths []string, st *stager) (string, error) {
-	ctx := context.Background()
-	if st != nil {
-		// Every return below has finished git: it holds index.lock.
-		defer func() {
-			if st != nil {
-				st.abandon()
-			}
-		}()
 	}
 	branch, err := s.git.headBranch()
 	if err != nil {
@@ -788,13 +772,7 @@ func (s *Store) commitStaging(msg string, paths []string, st *stager) (string, e
 	// one (it reads the whole index). Both write the paths' blobs, which
 	// are content-addressed: whichever lands second finds the first.
 	staged := make(chan error, 1)
-	if st != nil {
-		st0 := st
-		st = nil
-		go func() { staged <- st0.finish(ctx, s, paths) }()
-	} else {
-		go func() { staged <- s.stage(ctx, paths) }()
-	}
+	go func() { staged <- s.stage(ctx, paths) }()
 	h, err := s.commitOnRef(branch, cur, cur, changes, msg, s.now())
 	serr := <-staged
 	if errors.Is(err, ErrNoChanges) {
@@ -873,86 +851,10 @@ func (s *Store) stage(ctx context.Context, paths []string) error {
 		in.WriteString(p)
 		in.WriteByte(0)
 	}
-	if _, err := s.runGitWaiting(ctx, in.Bytes(), stageArgs...); err != nil {
+	if _, err := s.runGitWaiting(ctx, in.Bytes(), "update-index", "--add", "--remove", "-z", "--stdin"); err != nil {
 		return fmt.Errorf("stage %s in the git index: %w", describePaths(paths), err)
 	}
 	return nil
-}
-
-// stager is a git update-index started before the files it stages are
-// written. git reads the whole index before it reads a path from its
-// stdin, and in a big store that read is most of a commit's time
-// (100,000 entries: about 10 MB), so a writer starts it as soon as it
-// holds the write lock and has found index.lock free, and writes the
-// files and the commit's objects while git reads. The paths go to git's
-// stdin only once the files hold what the commit holds.
-type stager struct {
-	cmd    *exec.Cmd
-	in     io.WriteCloser
-	stderr bytes.Buffer
-	args   []string
-}
-
-// stageArgs is the update-index both stage and a stager run.
-var stageArgs = []string{"update-index", "--add", "--remove", "-z", "--stdin"}
-
-// startStage starts a stager; nil when git cannot be started, and the
-// commit then stages as stage does.
-func (s *Store) startStage(ctx context.Context) *stager {
-	st := &stager{args: stageArgs}
-	st.cmd = s.GitCLI().Command(ctx, stageArgs...)
-	st.cmd.Stderr = &st.stderr
-	in, err := st.cmd.StdinPipe()
-	if err != nil {
-		return nil
-	}
-	st.in = in
-	if err := st.cmd.Start(); err != nil {
-		return nil
-	}
-	return st
-}
-
-// finish stages paths through the started git and waits for it. A git
-// that found index.lock taken (another git took it between the check and
-// the start) stages nothing, and the paths are staged again as stage
-// does, waiting for the lock.
-func (st *stager) finish(ctx context.Context, s *Store, paths []string) error {
-	err := st.run(paths)
-	if err == nil {
-		return nil
-	}
-	if isLockBusy(err) {
-		return s.stage(ctx, paths)
-	}
-	return fmt.Errorf("stage %s in the git index: %w", describePaths(paths), err)
-}
-
-// run gives git paths and waits for it; a failure is a *GitError.
-func (st *stager) run(paths []string) error {
-	var in bytes.Buffer
-	for _, p := range paths {
-		in.WriteString(p)
-		in.WriteByte(0)
-	}
-	_, werr := st.in.Write(in.Bytes())
-	cerr := st.in.Close()
-	err := st.cmd.Wait()
-	if err == nil {
-		err = errors.Join(werr, cerr)
-	}
-	if err == nil {
-		return nil
-	}
-	return &GitError{Args: st.args, Err: err, Stderr: st.stderr.String()}
-}
-
-// abandon ends a stager with nothing to stage: git reads an empty stdin,
-// changes nothing and removes its index.lock itself (borg never removes a
-// lock git holds).
-func (st *stager) abandon() {
-	_ = st.in.Close()
-	_ = st.cmd.Wait()
 }
 
 // describePaths names paths in an error: the first, and how many more.

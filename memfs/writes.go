@@ -9,8 +9,7 @@ package memfs
 //  2. write the journal (.borg/journal.json: pid, start, message, ref and
 //     the paths the commit stages), atomically;
 //  3. write the files (a lesson, a log line: the caller's prepare step);
-//  4. stage the journaled paths with git update-index (started before
-//     step 2, so that git reads the index meanwhile) while writing the
+//  4. stage the journaled paths with git update-index while writing the
 //     objects and moving the ref with git update-ref (git takes its own
 //     locks: gitlock.go); a ref that did not move unstages them;
 //  5. remove the journal; release the write lock.
@@ -142,37 +141,17 @@ func (s *Store) Update(msg string, paths []string, prepare func() error) (string
 	if err != nil {
 		return "", fmt.Errorf("commit %s: %w", strings.Join(paths, " "), err)
 	}
-	// git reads the index while the journal and the files are written
-	// (startStage); it changes nothing before it is given the paths. A
-	// git command holding the index is waited for first, as git's own
-	// commands would fail on it; one that stays fails the commit after
-	// the files are written, and the journal's next writer finishes it.
-	var st *stager
-	lockErr := s.waitIndexLock()
-	if lockErr == nil {
-		st = s.startStage(context.Background())
-	}
-	abandon := func() {
-		if st != nil {
-			st.abandon()
-		}
-	}
 	j := journal{PID: os.Getpid(), StartMS: time.Now().UnixMilli(), Message: msg, Ref: branch.String(), Paths: paths}
 	if err := s.writeJournal(j); err != nil {
-		abandon()
 		return "", fmt.Errorf("commit %s: %w", strings.Join(paths, " "), err)
 	}
 	if prepare != nil {
 		if err := prepare(); err != nil {
-			abandon()
 			_ = s.removeJournal()
 			return "", err
 		}
 	}
-	h, err := "", lockErr
-	if err == nil {
-		h, err = s.commitStaging(msg, paths, st)
-	}
+	h, err := s.commit(msg, paths)
 	if err != nil {
 		// The journal stays: the next writer finishes the commit.
 		return "", fmt.Errorf("commit %s: %w", strings.Join(paths, " "), err)

@@ -1,11 +1,7 @@
 package memfs
 
 import (
-	"bytes"
-	"context"
-	"errors"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -171,75 +167,5 @@ func TestRecoveryUndoesTornMergeFiles(t *testing.T) {
 		if kept := err == nil; kept != (id == "edited") {
 			t.Errorf("%s: kept %v", id, kept)
 		}
-	}
-}
-
-// TestUpdatePrepareFails checks the write whose prepare step fails after
-// git's update-index was started (startStage): git is given nothing, so
-// it leaves the index as it was and removes its own index.lock, and
-// nothing is committed or journaled.
-func TestUpdatePrepareFails(t *testing.T) {
-	s := newTestStore(t)
-	learnLessonT(t, s, sampleLesson("before-the-failure"))
-	head, err := s.ResolveRef("HEAD")
-	if err != nil {
-		t.Fatal(err)
-	}
-	index, err := os.ReadFile(filepath.Join(s.Dir(), ".git", "index"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	refused := errors.New("refused by prepare")
-	p := LessonPath("never-written")
-	if _, err := s.Update("learn never-written", []string{p}, func() error {
-		writeLessonT(t, s, "never-written") // on disk, then refused
-		return refused
-	}); !errors.Is(err, refused) {
-		t.Fatalf("Update = %v, want prepare's error as it is", err)
-	}
-	if h, _ := s.ResolveRef("HEAD"); h != head {
-		t.Errorf("HEAD moved to %s", h)
-	}
-	if after, _ := os.ReadFile(filepath.Join(s.Dir(), ".git", "index")); !bytes.Equal(after, index) {
-		t.Error("the git index changed")
-	}
-	for _, f := range []string{".git/index.lock", journalFile} {
-		if _, err := os.Stat(filepath.Join(s.Dir(), filepath.FromSlash(f))); !errors.Is(err, os.ErrNotExist) {
-			t.Errorf("%s is left: %v", f, err)
-		}
-	}
-	if st := gitCLI(t, s.Dir(), "status", "--porcelain"); st != "?? "+path.Dir(p)+"/\n" && st != "?? "+p+"\n" {
-		t.Errorf("git status = %q, want only the file prepare wrote", st)
-	}
-}
-
-// TestStagerLockTaken checks a started update-index that could not take
-// index.lock (another git took it between borg's check and git's start):
-// it stages nothing and fails naming the lock, and finish then stages the
-// paths as stage does, once the lock is gone.
-func TestStagerLockTaken(t *testing.T) {
-	s := newTestStore(t)
-	lock := filepath.Join(s.Dir(), ".git", "index.lock")
-	if err := os.WriteFile(lock, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	writeLessonT(t, s, "staged-late")
-	p := LessonPath("staged-late")
-	st := s.startStage(context.Background())
-	if st == nil {
-		t.Fatal("startStage: git did not start")
-	}
-	// The lock is there from before git started to after it ended.
-	if err := st.run([]string{p}); !isLockBusy(err) {
-		t.Fatalf("update-index under another git's index.lock = %v, want it to fail on the lock", err)
-	}
-	if err := os.Remove(lock); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.stage(context.Background(), []string{p}); err != nil {
-		t.Fatal(err)
-	}
-	if out := gitCLI(t, s.Dir(), "ls-files", "--", p); out != p+"\n" {
-		t.Errorf("git ls-files %s = %q, want it staged", p, out)
 	}
 }
