@@ -1,7 +1,10 @@
 package memfs
 
 import (
+	"bytes"
+	"errors"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -167,5 +170,44 @@ func TestRecoveryUndoesTornMergeFiles(t *testing.T) {
 		if kept := err == nil; kept != (id == "edited") {
 			t.Errorf("%s: kept %v", id, kept)
 		}
+	}
+}
+
+// TestUpdatePrepareFails checks a write whose prepare step fails after it
+// wrote a file (a learn refused once it looked): nothing is committed or
+// journaled, the git index is left byte for byte as it was, and no lock of
+// git's is left.
+func TestUpdatePrepareFails(t *testing.T) {
+	s := newTestStore(t)
+	learnLessonT(t, s, sampleLesson("before-the-failure"))
+	head, err := s.ResolveRef("HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	index, err := os.ReadFile(filepath.Join(s.Dir(), ".git", "index"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := errors.New("refused by prepare")
+	p := LessonPath("never-committed")
+	if _, err := s.Update("learn never-committed", []string{p}, func() error {
+		writeLessonT(t, s, "never-committed") // on disk, then refused
+		return refused
+	}); !errors.Is(err, refused) {
+		t.Fatalf("Update = %v, want prepare's error as it is", err)
+	}
+	if h, _ := s.ResolveRef("HEAD"); h != head {
+		t.Errorf("HEAD moved to %s", h)
+	}
+	if after, _ := os.ReadFile(filepath.Join(s.Dir(), ".git", "index")); !bytes.Equal(after, index) {
+		t.Error("the git index changed")
+	}
+	for _, f := range []string{".git/index.lock", journalFile} {
+		if _, err := os.Stat(filepath.Join(s.Dir(), filepath.FromSlash(f))); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s is left: %v", f, err)
+		}
+	}
+	if st := gitCLI(t, s.Dir(), "status", "--porcelain"); st != "?? "+path.Dir(p)+"/\n" && st != "?? "+p+"\n" {
+		t.Errorf("git status = %q, want only the file prepare wrote", st)
 	}
 }
