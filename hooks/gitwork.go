@@ -149,7 +149,14 @@ func DiffSince(ctx context.Context, root, ref string, base Untracked) string {
 	if !many {
 		go func() { names <- untrackedNames(ctx, root) }()
 	}
-	out, _ := git(ctx, root, "diff", "--no-color", "--no-ext-diff", ref)
+	// git diff-index, the plumbing under git diff, with git diff's rename
+	// detection: git diff itself rewrites the index (taking index.lock)
+	// when a file's stat data is stale but its content matches ref, which
+	// is every file the agent changed since a snapshot of its own work
+	// (git ignores GIT_OPTIONAL_LOCKS there), and a hook must not lock the
+	// user's index nor change it. The plumbing also runs no textconv
+	// program of the user's.
+	out, _ := git(ctx, root, "diff-index", "-p", "-M", "--no-color", "--no-ext-diff", ref)
 	if many {
 		return out
 	}

@@ -809,6 +809,37 @@ func TestDiffSinceUntracked(t *testing.T) {
 	}
 }
 
+// TestDiffSinceLeavesTheIndex: reading the work never writes the user's
+// index (nor takes its lock, which a user's own git commit would then fail
+// on). git diff rewrites it when a tracked file's stat data is stale but
+// its content is unchanged, GIT_OPTIONAL_LOCKS or not.
+func TestDiffSinceLeavesTheIndex(t *testing.T) {
+	ctx := context.Background()
+	repo := newRepo(t)
+	writeFile(t, repo, "pay/client.go", "package pay\n")
+	writeFile(t, repo, "pay/doc.go", "// Package pay.\npackage pay\n")
+	gitRun(t, repo, "add", ".")
+	gitRun(t, repo, "commit", "-q", "-m", "init")
+	ref := Snapshot(ctx, repo)
+	writeFile(t, repo, "pay/client.go", "package pay\n// retry with backoff\n")
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(filepath.Join(repo, "pay", "doc.go"), later, later); err != nil {
+		t.Fatal(err) // its stat data stale, its content as committed
+	}
+	index := filepath.Join(repo, ".git", "index")
+	before, err := os.ReadFile(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := DiffSince(ctx, repo, ref, UntrackedNow(ctx, repo))
+	if !strings.Contains(d, "+// retry with backoff\n") || strings.Contains(d, "doc.go") {
+		t.Errorf("diff:\n%s", d)
+	}
+	if after, err := os.ReadFile(index); err != nil || !bytes.Equal(after, before) {
+		t.Errorf("reading the work rewrote the git index (%v)", err)
+	}
+}
+
 // TestEarlyLessonCorrected: an engineer's correction of the point of a
 // lesson delivered early is recorded as for an asked one.
 func TestEarlyLessonCorrected(t *testing.T) {
