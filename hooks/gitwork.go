@@ -151,11 +151,11 @@ func DiffSince(ctx context.Context, root, ref string, base Untracked) string {
 	}
 	// git diff-index, the plumbing under git diff, with git diff's rename
 	// detection: git diff itself rewrites the index (taking index.lock)
-	// when a file's stat data is stale but its content matches ref, which
-	// is every file the agent changed since a snapshot of its own work
-	// (git ignores GIT_OPTIONAL_LOCKS there), and a hook must not lock the
-	// user's index nor change it. The plumbing also runs no textconv
-	// program of the user's.
+	// when a file's content matches ref but its stat data in the index is
+	// stale, as for uncommitted changes from before the session, which ref
+	// holds (git ignores GIT_OPTIONAL_LOCKS there), and a hook must not
+	// lock the user's index nor change it. The plumbing also runs no
+	// textconv program of the user's.
 	out, _ := git(ctx, root, "diff-index", "-p", "-M", "--no-color", "--no-ext-diff", ref)
 	if many {
 		return out
