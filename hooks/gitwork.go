@@ -65,18 +65,72 @@ func git(ctx context.Context, dir string, args ...string) (string, error) {
 
 // Snapshot names the work tree's current state as a git object without
 // touching the index, the work tree or any ref: `git stash create` when
-// there are changes, else HEAD, else the empty tree.
+// there are changes, else HEAD, else the empty tree. git stash create
+// refreshes the index it reads and writes it back under index.lock, so it
+// runs over a private copy of the project's index (GIT_INDEX_FILE).
 func Snapshot(ctx context.Context, root string) string {
 	if root == "" {
 		return ""
 	}
-	if out, err := git(ctx, root, "stash", "create"); err == nil && strings.TrimSpace(out) != "" {
-		return strings.TrimSpace(out)
+	if out, err := stashCreate(ctx, root); err == nil && out != "" {
+		return out
 	}
 	if out, err := git(ctx, root, "rev-parse", "--verify", "-q", "HEAD"); err == nil && strings.TrimSpace(out) != "" {
 		return strings.TrimSpace(out)
 	}
 	return emptyTree
+}
+
+// stashCreate is `git stash create` in root over a copy of its index,
+// made in the system's temp directory and removed after; an error when
+// there is no index to copy (a repository without a commit has none).
+func stashCreate(ctx context.Context, root string) (string, error) {
+	src, err := os.Open(indexPath(root))
+	if err != nil {
+		return "", err
+	}
+	defer func() { _ = src.Close() }()
+	tmp, err := os.CreateTemp("", "borg-index-*")
+	if err != nil {
+		return "", err
+	}
+	defer func() { _ = os.Remove(tmp.Name()) }()
+	_, err = io.Copy(tmp, src)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", err
+	}
+	g := userGit(root)
+	g.Env = append(g.Env, "GIT_INDEX_FILE="+tmp.Name())
+	out, err := g.Run(ctx, nil, "stash", "create")
+	return strings.TrimSpace(string(out)), err
+}
+
+// indexPath is the index git reads in the work tree at root: the one
+// GIT_INDEX_FILE names, else the index in its git directory (.git, or
+// where a .git file points: a linked worktree's or a submodule's).
+func indexPath(root string) string {
+	if p := os.Getenv("GIT_INDEX_FILE"); p != "" {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(root, p)
+		}
+		return p
+	}
+	dot := filepath.Join(root, ".git")
+	data, err := os.ReadFile(dot)
+	if err != nil {
+		return filepath.Join(dot, "index") // a directory (or nothing)
+	}
+	dir, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
+	if !ok {
+		return filepath.Join(dot, "index")
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(root, dir)
+	}
+	return filepath.Join(dir, "index")
 }
 
 // Untracked records the untracked, unignored files of a work tree at one

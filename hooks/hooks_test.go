@@ -809,10 +809,11 @@ func TestDiffSinceUntracked(t *testing.T) {
 	}
 }
 
-// TestDiffSinceLeavesTheIndex: reading the work never writes the user's
-// index (nor takes its lock, which a user's own git commit would then fail
-// on). git diff rewrites it when a tracked file's stat data is stale but
-// its content is unchanged, GIT_OPTIONAL_LOCKS or not.
+// TestDiffSinceLeavesTheIndex: taking the session's snapshot and reading
+// the work never write the user's index (nor take its lock, which a user's
+// own git commit would then fail on). git stash create rewrites the index
+// it reads, and git diff the index when a file's content matches the base
+// but its stat data is stale, GIT_OPTIONAL_LOCKS or not.
 func TestDiffSinceLeavesTheIndex(t *testing.T) {
 	ctx := context.Background()
 	repo := newRepo(t)
@@ -820,23 +821,66 @@ func TestDiffSinceLeavesTheIndex(t *testing.T) {
 	writeFile(t, repo, "pay/doc.go", "// Package pay.\npackage pay\n")
 	gitRun(t, repo, "add", ".")
 	gitRun(t, repo, "commit", "-q", "-m", "init")
-	ref := Snapshot(ctx, repo)
-	writeFile(t, repo, "pay/client.go", "package pay\n// retry with backoff\n")
+	// Uncommitted work from before the session, and a file rewritten
+	// unchanged: its stat data stale, its content as committed.
+	writeFile(t, repo, "pay/doc.go", "// Package pay pays.\npackage pay\n")
 	later := time.Now().Add(time.Hour)
-	if err := os.Chtimes(filepath.Join(repo, "pay", "doc.go"), later, later); err != nil {
-		t.Fatal(err) // its stat data stale, its content as committed
+	touch := func(name string) {
+		t.Helper()
+		later = later.Add(time.Minute)
+		if err := os.Chtimes(filepath.Join(repo, filepath.FromSlash(name)), later, later); err != nil {
+			t.Fatal(err)
+		}
 	}
+	touch("pay/client.go")
 	index := filepath.Join(repo, ".git", "index")
 	before, err := os.ReadFile(index)
 	if err != nil {
 		t.Fatal(err)
 	}
+	ref := Snapshot(ctx, repo)
+	if got := gitRun(t, repo, "show", ref+":pay/doc.go"); got != "// Package pay pays.\npackage pay\n" {
+		t.Errorf("the snapshot holds doc.go as %q, not as the work tree has it", got)
+	}
+	writeFile(t, repo, "pay/client.go", "package pay\n// retry with backoff\n")
+	touch("pay/client.go")
 	d := DiffSince(ctx, repo, ref, UntrackedNow(ctx, repo))
 	if !strings.Contains(d, "+// retry with backoff\n") || strings.Contains(d, "doc.go") {
 		t.Errorf("diff:\n%s", d)
 	}
 	if after, err := os.ReadFile(index); err != nil || !bytes.Equal(after, before) {
 		t.Errorf("reading the work rewrote the git index (%v)", err)
+	}
+}
+
+// TestSnapshotInLinkedWorktree: the snapshot of a linked worktree (its
+// .git a file naming its git directory) holds its own work and leaves its
+// own index as it was.
+func TestSnapshotInLinkedWorktree(t *testing.T) {
+	ctx := context.Background()
+	repo := newRepo(t)
+	writeFile(t, repo, "pay/client.go", "package pay\n")
+	gitRun(t, repo, "add", ".")
+	gitRun(t, repo, "commit", "-q", "-m", "init")
+	wt := filepath.Join(t.TempDir(), "linked")
+	gitRun(t, repo, "worktree", "add", "-q", "-b", "linked", wt)
+	writeFile(t, wt, "pay/client.go", "package pay\n// retry with backoff\n")
+	index := strings.TrimSpace(gitRun(t, wt, "rev-parse", "--path-format=absolute", "--git-path", "index"))
+	gotFI, err1 := os.Stat(indexPath(wt))
+	wantFI, err2 := os.Stat(index)
+	if err1 != nil || err2 != nil || !os.SameFile(gotFI, wantFI) {
+		t.Fatalf("indexPath = %s, git reads %s (%v, %v)", indexPath(wt), index, err1, err2)
+	}
+	before, err := os.ReadFile(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := Snapshot(ctx, wt)
+	if got := gitRun(t, wt, "show", ref+":pay/client.go"); !strings.Contains(got, "retry with backoff") {
+		t.Errorf("the snapshot holds client.go as %q", got)
+	}
+	if after, err := os.ReadFile(index); err != nil || !bytes.Equal(after, before) {
+		t.Errorf("the snapshot rewrote the worktree's index (%v)", err)
 	}
 }
 
