@@ -860,11 +860,16 @@ func TestSnapshotInLinkedWorktree(t *testing.T) {
 	ctx := context.Background()
 	repo := newRepo(t)
 	writeFile(t, repo, "pay/client.go", "package pay\n")
+	writeFile(t, repo, "pay/doc.go", "// Package pay.\npackage pay\n")
 	gitRun(t, repo, "add", ".")
 	gitRun(t, repo, "commit", "-q", "-m", "init")
 	wt := filepath.Join(t.TempDir(), "linked")
 	gitRun(t, repo, "worktree", "add", "-q", "-b", "linked", wt)
 	writeFile(t, wt, "pay/client.go", "package pay\n// retry with backoff\n")
+	later := time.Now().Add(time.Hour) // doc.go rewritten unchanged: git stash create would refresh it
+	if err := os.Chtimes(filepath.Join(wt, "pay", "doc.go"), later, later); err != nil {
+		t.Fatal(err)
+	}
 	index := strings.TrimSpace(gitRun(t, wt, "rev-parse", "--path-format=absolute", "--git-path", "index"))
 	gotFI, err1 := os.Stat(indexPath(wt))
 	wantFI, err2 := os.Stat(index)
