@@ -221,8 +221,8 @@ func learnLesson(e *env, s *memfs.Store, o learnOptions, commit bool) (domain.Le
 		wrote = err == nil
 		if wrote {
 			// Screened above: the hook that first indexes the lesson
-			// need not screen it again. Recorded here, under the write
-			// lock, while git reads the index for the commit.
+			// need not screen it again. Recorded under the write lock,
+			// so that two learns do not race on the file.
 			recordScreened(s, l)
 		}
 		return err
