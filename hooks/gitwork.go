@@ -109,8 +109,8 @@ func stashCreate(ctx context.Context, root string) (string, error) {
 }
 
 // indexPath is the index git reads in the work tree at root: the one
-// GIT_INDEX_FILE names, else the index in its git directory (.git, or
-// where a .git file points: a linked worktree's or a submodule's).
+// GIT_INDEX_FILE names, else the index in the worktree's own git directory
+// (gitcli.FindDirs: .git, or where a .git file points).
 func indexPath(root string) string {
 	if p := os.Getenv("GIT_INDEX_FILE"); p != "" {
 		if !filepath.IsAbs(p) {
@@ -118,19 +118,11 @@ func indexPath(root string) string {
 		}
 		return p
 	}
-	dot := filepath.Join(root, ".git")
-	data, err := os.ReadFile(dot)
+	dirs, err := gitcli.FindDirs(root)
 	if err != nil {
-		return filepath.Join(dot, "index") // a directory (or nothing)
+		return filepath.Join(root, ".git", "index") // opened and failed on by the caller
 	}
-	dir, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
-	if !ok {
-		return filepath.Join(dot, "index")
-	}
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(root, dir)
-	}
-	return filepath.Join(dir, "index")
+	return filepath.Join(dirs.Git, "index")
 }
 
 // Untracked records the untracked, unignored files of a work tree at one
@@ -204,10 +196,11 @@ func DiffSince(ctx context.Context, root, ref string, base Untracked) string {
 		go func() { names <- untrackedNames(ctx, root) }()
 	}
 	// git diff-index, the plumbing under git diff, with git diff's rename
-	// detection: git diff itself rewrites the index (taking index.lock)
-	// when a file's content matches ref but its stat data in the index is
-	// stale, as for uncommitted changes from before the session, which ref
-	// holds (git ignores GIT_OPTIONAL_LOCKS there), and a hook must not
+	// detection: git diff itself takes index.lock to refresh the index
+	// when a file's content matches ref but its stat data there is stale
+	// (uncommitted changes from before the session, which ref holds), and
+	// rewrites the index when that refresh finds a file rewritten
+	// unchanged (git ignores GIT_OPTIONAL_LOCKS there); a hook must not
 	// lock the user's index nor change it. The plumbing also runs no
 	// textconv program of the user's.
 	out, _ := git(ctx, root, "diff-index", "-p", "-M", "--no-color", "--no-ext-diff", ref)

@@ -3,7 +3,6 @@ package gitcli
 import (
 	"os"
 	"path/filepath"
-	"strings"
 )
 
 // hugeIndexBytes is the index size from which git's heap is better on huge
@@ -30,21 +29,13 @@ func bigIndexRead(dir string, args []string) bool {
 	if len(args) == 0 || !readsIndex[args[0]] {
 		return false
 	}
-	gitDir := filepath.Join(dir, ".git")
-	fi, err := os.Stat(gitDir)
-	switch {
-	case err != nil:
-		gitDir = dir // a bare repository, a git directory itself, or none
-	case !fi.IsDir():
-		data, err := os.ReadFile(gitDir)
-		rest, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
-		if err != nil || !ok {
+	gitDir := dir // a bare repository, a git directory itself, or none
+	if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
+		dirs, err := FindDirs(dir)
+		if err != nil {
 			return false
 		}
-		if !filepath.IsAbs(rest) {
-			rest = filepath.Join(dir, rest)
-		}
-		gitDir = rest
+		gitDir = dirs.Git
 	}
 	if fi, err := os.Stat(filepath.Join(gitDir, "index")); err != nil {
 		return false
