@@ -816,40 +816,28 @@ func TestDiffSinceUntracked(t *testing.T) {
 // but its stat data is stale, GIT_OPTIONAL_LOCKS or not.
 func TestDiffSinceLeavesTheIndex(t *testing.T) {
 	ctx := context.Background()
-	repo := newRepo(t)
-	writeFile(t, repo, "pay/client.go", "package pay\n")
-	writeFile(t, repo, "pay/doc.go", "// Package pay.\npackage pay\n")
-	gitRun(t, repo, "add", ".")
-	gitRun(t, repo, "commit", "-q", "-m", "init")
+	repo := payRepo(t)
 	// Uncommitted work from before the session, and a file rewritten
 	// unchanged: its stat data stale, its content as committed.
 	writeFile(t, repo, "pay/doc.go", "// Package pay pays.\npackage pay\n")
-	later := time.Now().Add(time.Hour)
-	touch := func(name string) {
-		t.Helper()
-		later = later.Add(time.Minute)
-		if err := os.Chtimes(filepath.Join(repo, filepath.FromSlash(name)), later, later); err != nil {
-			t.Fatal(err)
-		}
-	}
-	touch("pay/client.go")
+	touchLater(t, filepath.Join(repo, "pay", "client.go"), time.Hour)
 	index := filepath.Join(repo, ".git", "index")
-	before, err := os.ReadFile(index)
-	if err != nil {
-		t.Fatal(err)
-	}
+	before := readIndex(t, index)
 	ref := Snapshot(ctx, repo)
 	if got := gitRun(t, repo, "show", ref+":pay/doc.go"); got != "// Package pay pays.\npackage pay\n" {
 		t.Errorf("the snapshot holds doc.go as %q, not as the work tree has it", got)
 	}
 	writeFile(t, repo, "pay/client.go", "package pay\n// retry with backoff\n")
-	touch("pay/client.go")
+	touchLater(t, filepath.Join(repo, "pay", "client.go"), 2*time.Hour)
+	// Rewritten unchanged during the session: git diff refreshes its
+	// stat data in the index, and writes the index.
+	touchLater(t, filepath.Join(repo, "pay", "pay_test.go"), 2*time.Hour)
 	d := DiffSince(ctx, repo, ref, UntrackedNow(ctx, repo))
-	if !strings.Contains(d, "+// retry with backoff\n") || strings.Contains(d, "doc.go") {
+	if !strings.Contains(d, "+// retry with backoff\n") || strings.Contains(d, "doc.go") || strings.Contains(d, "pay_test.go") {
 		t.Errorf("diff:\n%s", d)
 	}
-	if after, err := os.ReadFile(index); err != nil || !bytes.Equal(after, before) {
-		t.Errorf("reading the work rewrote the git index (%v)", err)
+	if !bytes.Equal(readIndex(t, index), before) {
+		t.Error("reading the work rewrote the git index")
 	}
 }
 
@@ -858,35 +846,58 @@ func TestDiffSinceLeavesTheIndex(t *testing.T) {
 // own index as it was.
 func TestSnapshotInLinkedWorktree(t *testing.T) {
 	ctx := context.Background()
-	repo := newRepo(t)
-	writeFile(t, repo, "pay/client.go", "package pay\n")
-	writeFile(t, repo, "pay/doc.go", "// Package pay.\npackage pay\n")
-	gitRun(t, repo, "add", ".")
-	gitRun(t, repo, "commit", "-q", "-m", "init")
+	repo := payRepo(t)
 	wt := filepath.Join(t.TempDir(), "linked")
 	gitRun(t, repo, "worktree", "add", "-q", "-b", "linked", wt)
 	writeFile(t, wt, "pay/client.go", "package pay\n// retry with backoff\n")
-	later := time.Now().Add(time.Hour) // doc.go rewritten unchanged: git stash create would refresh it
-	if err := os.Chtimes(filepath.Join(wt, "pay", "doc.go"), later, later); err != nil {
-		t.Fatal(err)
-	}
+	// doc.go rewritten unchanged: git stash create would refresh it.
+	touchLater(t, filepath.Join(wt, "pay", "doc.go"), time.Hour)
 	index := strings.TrimSpace(gitRun(t, wt, "rev-parse", "--path-format=absolute", "--git-path", "index"))
 	gotFI, err1 := os.Stat(indexPath(wt))
 	wantFI, err2 := os.Stat(index)
 	if err1 != nil || err2 != nil || !os.SameFile(gotFI, wantFI) {
 		t.Fatalf("indexPath = %s, git reads %s (%v, %v)", indexPath(wt), index, err1, err2)
 	}
-	before, err := os.ReadFile(index)
-	if err != nil {
-		t.Fatal(err)
-	}
+	before := readIndex(t, index)
 	ref := Snapshot(ctx, wt)
 	if got := gitRun(t, wt, "show", ref+":pay/client.go"); !strings.Contains(got, "retry with backoff") {
 		t.Errorf("the snapshot holds client.go as %q", got)
 	}
-	if after, err := os.ReadFile(index); err != nil || !bytes.Equal(after, before) {
-		t.Errorf("the snapshot rewrote the worktree's index (%v)", err)
+	if !bytes.Equal(readIndex(t, index), before) {
+		t.Error("the snapshot rewrote the worktree's index")
 	}
+}
+
+// payRepo is a repository with pay/client.go, doc.go and pay_test.go
+// committed.
+func payRepo(t *testing.T) string {
+	t.Helper()
+	repo := newRepo(t)
+	writeFile(t, repo, "pay/client.go", "package pay\n")
+	writeFile(t, repo, "pay/doc.go", "// Package pay.\npackage pay\n")
+	writeFile(t, repo, "pay/pay_test.go", "package pay\n")
+	gitRun(t, repo, "add", ".")
+	gitRun(t, repo, "commit", "-q", "-m", "init")
+	return repo
+}
+
+// touchLater sets a file's times d from now, leaving its content: the
+// index's stat data for it goes stale.
+func touchLater(t *testing.T, path string, d time.Duration) {
+	t.Helper()
+	later := time.Now().Add(d)
+	if err := os.Chtimes(path, later, later); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readIndex(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }
 
 // TestEarlyLessonCorrected: an engineer's correction of the point of a
