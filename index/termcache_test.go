@@ -30,7 +30,9 @@ func termTexts(rng *rand.Rand, n int) []string {
 	return out
 }
 
-// countTerms groups terms into sorted (term, count) pairs: the counting\n// analyzeDocWith did before it merged the fields' counts, kept as its\n// specification.
+// countTerms groups terms into sorted (term, count) pairs: the counting
+// analyzeDocWith did before it merged the fields' counts, kept as its
+// specification.
 func countTerms(terms []string) fieldTerms {
 	ft := fieldTerms{length: clampU32(len(terms))}
 	if len(terms) == 0 {
