@@ -1,6 +1,8 @@
 package memfs
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"strings"
 
@@ -78,6 +80,17 @@ func FindSecretFolded(text string) (string, bool) {
 		return FindSecret(f)
 	}
 	return "", false
+}
+
+// SafeID is a lesson id fit to print: the id, unless it carries a secret
+// itself (a hand-committed lesson's id is whatever its author wrote), then
+// its first letters and a hash that tells it apart.
+func SafeID(id string) string {
+	if _, found := FindSecretFolded(id); !found {
+		return id
+	}
+	sum := sha256.Sum256([]byte(id))
+	return fmt.Sprintf("%s…[id redacted: it carries a secret; sha256 %s]", id[:min(3, len(id))], hex.EncodeToString(sum[:4]))
 }
 
 // findInstructionFolded is FindInstruction of text and of its folded form,

@@ -2,10 +2,8 @@ package main
 
 import (
 	"encoding/json"
-	"io"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/text/unicode/norm"
@@ -130,20 +128,8 @@ func TestAdversarialEveryFieldEveryDoor(t *testing.T) {
 		}
 	}
 
-	e := &env{in: strings.NewReader(""), out: io.Discard, err: io.Discard, getenv: a.getenv, now: time.Now}
-	srv := newMCPServer(e, a.dir)
-	ct, st := mcp.NewInMemoryTransports()
 	ctx := t.Context()
-	ss, err := srv.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = ss.Close() }()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "v0"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = cs.Close() }()
+	cs := mcpClient(t, a.environ()...)
 	call := func(name string, args map[string]any) (bool, string) {
 		t.Helper()
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})

@@ -11,6 +11,14 @@ import (
 	"testing"
 )
 
+// borg-mcp's longest line read as one message, and JSON-RPC's error
+// codes for a line that is not a message (cmd/borg-mcp/transport.go).
+const (
+	mcpMaxLine            = 4 << 20
+	jsonrpcParseError     = -32700
+	jsonrpcInvalidRequest = -32600
+)
+
 // TestAdversarialMCPBadLines: a client sends `borg mcp` a line that is not
 // JSON, one over the size limit, one that is JSON but no message, and a
 // batch, between ordinary requests, and closes its end. Each bad line is
@@ -35,7 +43,7 @@ func TestAdversarialMCPBadLines(t *testing.T) {
 	}
 	defer func() { _ = cmd.Process.Kill() }()
 
-	big := `{"jsonrpc":"2.0","id":90,"method":"ping","params":{"pad":"` + strings.Repeat("a", maxMCPLine) + `"}}`
+	big := `{"jsonrpc":"2.0","id":90,"method":"ping","params":{"pad":"` + strings.Repeat("a", mcpMaxLine) + `"}}`
 	lines := []string{
 		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`,
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
@@ -83,12 +91,12 @@ func TestAdversarialMCPBadLines(t *testing.T) {
 		got[id]++
 		switch id {
 		case "null":
-			if r.Error == nil || r.Error.Code != rpcParseError && r.Error.Code != rpcInvalidRequest {
+			if r.Error == nil || r.Error.Code != jsonrpcParseError && r.Error.Code != jsonrpcInvalidRequest {
 				t.Errorf("bad line answered %s", sc.Text())
 			}
 			errs = append(errs, fmt.Sprint(r.Error.Code))
 		case `"x7"`:
-			if r.Error == nil || r.Error.Code != rpcInvalidRequest {
+			if r.Error == nil || r.Error.Code != jsonrpcInvalidRequest {
 				t.Errorf("a message with a bad method answered %s", sc.Text())
 			}
 		case "2":

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/borg-memory/borg/domain"
 	"github.com/borg-memory/borg/memfs"
 	"github.com/borg-memory/borg/memfs/memfstest"
@@ -50,6 +52,17 @@ func (a *advStore) getenv(k string) string {
 		return "0"
 	}
 	return storeGetenv(a.dir)(k)
+}
+
+// environ is getenv as a process's environment, for borg run as a process
+// (HOME and XDG's folders in the test's temporary directory).
+func (a *advStore) environ() []string {
+	home := a.t.TempDir()
+	env := []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "XDG_DATA_HOME=" + filepath.Join(home, ".local", "share")}
+	for _, k := range []string{"BORG_STORE", "BORG_FLOOR", "BORG_PLACEBO_RATE", "GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL"} {
+		env = append(env, k+"="+a.getenv(k))
+	}
+	return env
 }
 
 // borg runs borg with args (after "borg") and stdin, and returns its exit
@@ -368,12 +381,12 @@ func TestAdversarialSecretNotServed(t *testing.T) {
 	sec := memfstest.Secrets()[0]
 	l := domain.Lesson{ID: "deploy-with-the-key-0b1c", Gist: "Deploy the billing service with its key.", Body: sec.Text}
 	a.handCommit(l)
-	e := &env{in: strings.NewReader(""), out: io.Discard, err: io.Discard, getenv: a.getenv, now: time.Now}
-	if res, err := readLessonResource(e, a.dir, lessonURI(l.ID)); err == nil {
+	if res, err := mcpClient(t, a.environ()...).ReadResource(t.Context(), &mcp.ReadResourceParams{URI: lessonURI(l.ID)}); err == nil {
 		t.Fatalf("the MCP resource quoted a lesson with a secret: %+v", res.Contents)
 	} else if strings.Contains(err.Error(), sec.Token) {
 		t.Fatalf("the refusal carries the token: %v", err)
 	}
+	e := &env{in: strings.NewReader(""), out: io.Discard, err: io.Discard, getenv: a.getenv, now: time.Now}
 	srv, err := newServer(e, a.s, serveOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -26,9 +26,9 @@ const (
 	installTags = "urfave_cli_no_docs"
 )
 
-// borgBinary is borg built from this package, once per test process,
-// as the README installs it, in a directory anyone can read and run it from (a test runs
-// it as user nobody). It is the one way the tests get a borg binary;
+// borgBinary is borg built from this package (and borg-mcp beside it),
+// once per test process, as the README installs them, in a directory
+// anyone can read and run it from (a test runs it as user nobody). It is the one way the tests get a borg binary;
 // testscript's scripts run the test binary itself as borg. TestMain removes
 // it after the tests.
 func borgBinary(tb testing.TB) string {
@@ -43,7 +43,8 @@ func borgBinary(tb testing.TB) string {
 			return
 		}
 		b.path = filepath.Join(b.dir, "borg")
-		cmd := exec.Command("go", "build", "-tags", installTags, "-o", b.path, ".")
+		// borg-mcp beside it, as the README installs them: borg mcp runs it.
+		cmd := exec.Command("go", "build", "-tags", installTags, "-o", b.dir+string(filepath.Separator), ".", "../borg-mcp")
 		cmd.Env = append(os.Environ(), installEnv)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			b.err = fmt.Errorf("go build: %v\n%s", err, out)

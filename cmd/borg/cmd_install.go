@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -105,6 +106,13 @@ func runInstall(c *cli.Context, e *env, remove bool) error {
 	}
 	for _, t := range done {
 		fmt.Fprintf(e.out, "%-6s %-18s %s\n", t.Kind, t.Action, t.Path)
+	}
+	if pl.mcp && !remove {
+		// The server is a binary of its own: say so now, not when an
+		// agent first fails to start it.
+		if _, err := findMCPServer(); err != nil {
+			fmt.Fprintf(e.out, "note: %s\n", strings.TrimPrefix(err.Error(), "mcp: "))
+		}
 	}
 	if pl.codex && !remove {
 		// Codex's own rule, not borg's: say it where it is missed.

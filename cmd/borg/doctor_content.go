@@ -21,7 +21,7 @@ func refusedLessons(s *memfs.Store, lessons []domain.Lesson) []doctorProblem {
 			// The file where it is (its bucket, or the flat layout), its
 			// name masked when the id is the secret.
 			p := lessonPath(s, l.ID)
-			if safe := safeID(l.ID); safe != l.ID {
+			if safe := memfs.SafeID(l.ID); safe != l.ID {
 				p = path.Dir(p) + "/" + safe + ".html"
 			}
 			out = append(out, doctorProblem{Path: p, Reason: refusedAdvice(v)})

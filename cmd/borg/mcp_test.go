@@ -3,8 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -21,18 +24,9 @@ import (
 // the last left, read top to bottom.
 func TestMCPSession(t *testing.T) {
 	vars := adversarialStore(t)
-	bin := borgBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.Command(bin, "mcp")
-	cmd.Env = append(os.Environ(), "BORG_STORE="+vars["BORG_STORE"], "BORG_ENGINEER=ada@example.com")
-	cmd.Dir = t.TempDir()
-	client := mcp.NewClient(&mcp.Implementation{Name: "borg-test", Version: "v0"}, nil)
-	session, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatalf("connect to borg mcp: %v", err)
-	}
-	defer session.Close()
+	session := mcpClient(t, "BORG_STORE="+vars["BORG_STORE"], "BORG_ENGINEER=ada@example.com")
 
 	tools, err := session.ListTools(ctx, nil)
 	if err != nil {
@@ -132,5 +126,58 @@ func TestMCPSession(t *testing.T) {
 	}
 	if _, err := session.ReadResource(ctx, &mcp.ReadResourceParams{URI: "borg://lesson/nothing-here-0000"}); err == nil {
 		t.Error("a missing lesson read as a resource")
+	}
+}
+
+// mcpClient starts `borg mcp` as an agent does (borgBinary, which runs
+// borg-mcp beside it), with env over the test's environment, and connects
+// the SDK's client to it; the session is closed when the test ends.
+func mcpClient(t *testing.T, env ...string) *mcp.ClientSession {
+	t.Helper()
+	ctx := t.Context()
+	cmd := exec.Command(borgBinary(t), "mcp")
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Dir = t.TempDir()
+	client := mcp.NewClient(&mcp.Implementation{Name: "borg-test", Version: "v0"}, nil)
+	session, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect to borg mcp: %v", err)
+	}
+	t.Cleanup(func() { _ = session.Close() })
+	return session
+}
+
+// lessonURI is a lesson's resource URI, as borg-mcp names it.
+func lessonURI(id string) string { return "borg://lesson/" + url.PathEscape(id) }
+
+// TestMCPWithoutServer: borg mcp where borg-mcp is neither beside borg nor
+// on PATH fails at once, saying how to install it, and reads nothing of
+// its input.
+func TestMCPWithoutServer(t *testing.T) {
+	vars := adversarialStore(t)
+	alone := filepath.Join(t.TempDir(), "borg")
+	data, err := os.ReadFile(borgBinary(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(alone, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("no git")
+	}
+	cmd := exec.Command(alone, "mcp")
+	cmd.Env = append(os.Environ(), "BORG_STORE="+vars["BORG_STORE"], "PATH="+filepath.Dir(git))
+	cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n")
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Fatalf("borg mcp without borg-mcp: %v, want exit 1", err)
+	}
+	if stdout.Len() != 0 || !strings.Contains(stderr.String(), "borg-mcp") || !strings.Contains(stderr.String(), "go install") {
+		t.Errorf("stdout %q, stderr %q; want nothing, and the fix", stdout.String(), stderr.String())
 	}
 }

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -76,17 +74,6 @@ func recordScreened(s *memfs.Store, l domain.Lesson) {
 	_ = memfs.WriteFileAtomic(path, []byte(strings.TrimLeft(strings.Join(lines, "\n"), "\n")+"\n"), 0o644)
 }
 
-// safeID is a lesson id fit to print: the id, unless it carries a secret
-// itself (a hand-committed lesson's id is whatever its author wrote), then
-// its first letters and a hash that tells it apart.
-func safeID(id string) string {
-	if _, found := memfs.FindSecretFolded(id); !found {
-		return id
-	}
-	sum := sha256.Sum256([]byte(id))
-	return fmt.Sprintf("%s…[id redacted: it carries a secret; sha256 %s]", id[:min(3, len(id))], hex.EncodeToString(sum[:4]))
-}
-
 // redacted replaces each field of l that carries a secret (every field
 // memfs.Screen reads, the reach tag included) with a note naming the kind,
 // and returns the lesson's screen verdict: what borg show, borg list and
@@ -102,7 +89,7 @@ func redacted(l domain.Lesson) (domain.Lesson, string) {
 		}
 		return s
 	}
-	l.ID = safeID(l.ID)
+	l.ID = memfs.SafeID(l.ID)
 	l.Title, l.Gist, l.Body = red(l.Title), red(l.Gist), red(l.Body)
 	l.Type, l.Reach, l.Author = red(l.Type), red(l.Reach), red(l.Author)
 	l.Tags, l.Anchors, l.Links = slices.Clone(l.Tags), slices.Clone(l.Anchors), slices.Clone(l.Links)
@@ -112,7 +99,7 @@ func redacted(l domain.Lesson) (domain.Lesson, string) {
 		}
 	}
 	for i := range l.Links {
-		l.Links[i].Target = safeID(l.Links[i].Target)
+		l.Links[i].Target = memfs.SafeID(l.Links[i].Target)
 	}
 	return l, verdict
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// maxMCPLine is the longest line borg mcp reads as one message. A lesson
+// maxMCPLine is the longest line borg-mcp reads as one message. A lesson
 // is at most memfs.MaxLessonBytes; a request carrying one, JSON-escaped,
 // fits many times over.
 const maxMCPLine = 4 << 20
