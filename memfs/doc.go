@@ -3,10 +3,10 @@
 // the append-only outcome log (log/<node>.jsonl and .borg/local/), and the
 // store's git layer: borg reads loose objects and packs and writes blobs,
 // trees, commits and packs itself (its own git object reader and writer
-// is the package memfs/gitobj), opens the repository itself (gitrepo.go,
-// with go-git's config parser), reads what its own reader leaves through
-// git cat-file, and leaves refs, the index, git's locks, config and
-// transport to the git CLI.
+// is the package memfs/gitobj), opens the repository itself (gitrepo.go;
+// config files read by gitcli.ParseConfig), reads what its own reader
+// leaves through git cat-file, and leaves refs, the index, git's locks,
+// config and transport to the git CLI.
 //
 // # Layout
 //

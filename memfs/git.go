@@ -1,8 +1,8 @@
 package memfs
 
 // git.go is the store's git layer. With gitrepo.go, changes.go and
-// attribfast.go it is one of the files that import go-git (its config
-// and plumbing packages: gitrepo.go says why not the rest). borg reads
+// attribfast.go it is one of the files that import go-git (its plumbing
+// packages: gitrepo.go says why not the rest). borg reads
 // objects with its own reader (the gitobj package), and what that one
 // cannot read through git cat-file. borg writes blobs, trees and commits
 // itself through gitobj (immutable and content-addressed), and leaves
@@ -29,7 +29,6 @@ import (
 
 	"github.com/borg-memory/borg/memfs/gitcli"
 	"github.com/borg-memory/borg/memfs/gitobj"
-	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 )
@@ -65,9 +64,9 @@ func openGit(dir string) (*gitRepo, error) {
 	}
 	gitDir, commonDir := dirs.Git, dirs.Common
 	path := filepath.Join(commonDir, "config")
-	cfg, err := readConfigFile(path)
+	cfg, err := gitcli.ReadConfigFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, fmt.Errorf("read the store's git config: %w", err)
 	}
 	if err := checkRepoFormat(cfg, path); err != nil {
 		return nil, err
@@ -82,10 +81,9 @@ func openGit(dir string) (*gitRepo, error) {
 // path) declares a format borg's object and ref code does not speak:
 // SHA-256 object names, or refs in a reftable. It names the format, before
 // anything is written.
-func checkRepoFormat(cfg *config.Config, path string) error {
-	ext := cfg.Raw.Section("extensions")
+func checkRepoFormat(cfg *gitcli.Config, path string) error {
 	for _, c := range []struct{ key, ok string }{{"objectFormat", "sha1"}, {"refStorage", "files"}} {
-		if v := ext.Option(c.key); v != "" && !strings.EqualFold(v, c.ok) {
+		if v, _ := cfg.Get("extensions", "", c.key); v != "" && !strings.EqualFold(v, c.ok) {
 			return fmt.Errorf("%w: the repository has extensions.%s=%s, and borg reads and writes only %s repositories (%s); make the store a new repository with git's defaults (borg init in an empty directory) and push the lessons into it", ErrUnsupportedRepo, c.key, v, c.ok, path)
 		}
 	}
@@ -972,16 +970,14 @@ func (s *Store) ResetIndex(paths []string) error {
 // else borg <borg@localhost>.
 func (s *Store) signatures(when time.Time) (author, committer signature) {
 	name, email := "borg", "borg@localhost"
-	cfg, err := readConfigFile(filepath.Join(s.git.commonDir, "config"))
+	cfg, err := gitcli.ReadConfigFile(filepath.Join(s.git.commonDir, "config"))
 	if err == nil {
-		cfg, err = userConfig(cfg)
-	}
-	if err == nil {
-		if cfg.User.Name != "" {
-			name = cfg.User.Name
+		n, e, err := gitUser(cfg)
+		if err == nil && n != "" {
+			name = n
 		}
-		if cfg.User.Email != "" {
-			email = cfg.User.Email
+		if err == nil && e != "" {
+			email = e
 		}
 	}
 	// borg's events name the engineer BORG_ENGINEER says, and a log line
@@ -1016,7 +1012,7 @@ func GitUserEmail(dir string) string {
 	// In a linked worktree, the repository's own config lives in the
 	// common git directory. (include and includeIf are not followed, so
 	// an email set only through them is not seen: set BORG_ENGINEER then.)
-	var local *config.Config
+	var local *gitcli.Config
 	r, err := findRepo(dir, true, true)
 	if err == nil {
 		local, err = repoConfig(r.Dirs)
@@ -1024,11 +1020,11 @@ func GitUserEmail(dir string) string {
 	if err != nil {
 		local = nil // outside a repository that opens: the global config alone
 	}
-	cfg, err := userConfig(local)
+	_, email, err := gitUser(local)
 	if err != nil {
 		return ""
 	}
-	return cfg.User.Email
+	return email
 }
 
 // GitToplevel is the root of the git worktree that contains dir, or "" when

@@ -2,13 +2,15 @@ package memfs
 
 // gitrepo.go finds a repository's git directories, checks its format,
 // reads and writes commit objects and resolves revisions, with borg's own
-// object reader (gitobj) and go-git's config and plumbing packages only.
-// go-git's root package links every transport (http, ssh, with their
-// crypto and configuration parsers) and OpenPGP, and its storage package
-// a second object reader; their package initialisers would run in every
-// borg process, every hook included, at start-up. What it does here
-// follows what git.PlainOpenWithOptions, Repository.ConfigScoped and
-// Repository.ResolveRevision do, or, for a revision expression beyond a
+// object reader (gitobj), its own reader of git's config files
+// (gitcli.ParseConfig) and go-git's plumbing packages only. go-git's root
+// package links every transport (http, ssh, with their crypto and
+// configuration parsers) and OpenPGP, its storage package a second object
+// reader, and its config package a config parser that brings
+// encoding/gob; their package initialisers would run in every borg
+// process, every hook included, at start-up. What it does here follows
+// what git.PlainOpenWithOptions and Repository.ResolveRevision do, and
+// reads the config as git does, or, for a revision expression beyond a
 // name and ~/^ steps, asks git rev-parse.
 
 import (
@@ -26,7 +28,6 @@ import (
 
 	"github.com/borg-memory/borg/memfs/gitcli"
 	"github.com/borg-memory/borg/memfs/gitobj"
-	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
@@ -124,8 +125,8 @@ func expandTilde(p string) (string, error) {
 // repoConfig checks that the repository r has a HEAD and a format it can
 // be read in (checkRepo), and returns its own config (that of its common
 // directory; empty when it has none).
-func repoConfig(r gitcli.Dirs) (*config.Config, error) {
-	cfg, err := readConfigFile(filepath.Join(r.Common, "config"))
+func repoConfig(r gitcli.Dirs) (*gitcli.Config, error) {
+	cfg, err := gitcli.ReadConfigFile(filepath.Join(r.Common, "config"))
 	if err != nil {
 		return nil, err
 	}
@@ -137,44 +138,27 @@ func repoConfig(r gitcli.Dirs) (*config.Config, error) {
 
 // checkRepo checks that the repository r, whose config is cfg, has a HEAD
 // and a format it can be read in (checkExtensions).
-func checkRepo(r gitcli.Dirs, cfg *config.Config) error {
+func checkRepo(r gitcli.Dirs, cfg *gitcli.Config) error {
 	if _, err := os.Lstat(filepath.Join(r.Git, "HEAD")); os.IsNotExist(err) {
 		return errNoRepository
 	}
 	return checkExtensions(cfg)
 }
 
-// readConfigFile parses the git config file p; a missing file is an empty
-// config.
-func readConfigFile(p string) (*config.Config, error) {
-	f, err := os.Open(p)
-	if os.IsNotExist(err) {
-		return config.NewConfig(), nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = f.Close() }()
-	return config.ReadConfig(f)
-}
-
-// checkExtensions refuses, as go-git refuses to open it, a repository
-// whose core.repositoryFormatVersion is other than 0 or 1, or that names
-// an extension beyond noop (and noop-v1 in format 1): what such an
-// extension changes, borg's readers would not know.
-func checkExtensions(cfg *config.Config) error {
-	switch v := cfg.Core.RepositoryFormatVersion; v {
+// checkExtensions refuses, as git refuses to open it, a repository whose
+// core.repositoryFormatVersion is other than 0 or 1, or that names an
+// extension beyond noop (and noop-v1 in format 1): what such an extension
+// changes, borg's readers would not know.
+func checkExtensions(cfg *gitcli.Config) error {
+	version, _ := cfg.Get("core", "", "repositoryformatversion")
+	switch version {
 	case "", "0", "1":
 	default:
-		return fmt.Errorf("core.repositoryformatversion not supported: %q", v)
+		return fmt.Errorf("core.repositoryformatversion not supported: %q", version)
 	}
-	if cfg.Raw == nil || !cfg.Raw.HasSection("extensions") {
-		return nil
-	}
-	v0 := cfg.Core.RepositoryFormatVersion != "1"
+	v0 := version != "1"
 	var early, unknown []string
-	for _, o := range cfg.Raw.Section("extensions").Options {
-		name := strings.ToLower(o.Key)
+	for _, name := range cfg.Names("extensions") {
 		switch name {
 		case "noop", "partialclone", "preciousobjects", "worktreeconfig":
 		default:
@@ -195,25 +179,30 @@ func checkExtensions(cfg *config.Config) error {
 	return nil
 }
 
-// userConfig is the user's git config (the global files, as git config
-// --global reads them) with local's values over it: local's user name and
-// email when set, else the global ones.
-func userConfig(local *config.Config) (*config.Config, error) {
-	global, err := config.LoadConfig(config.GlobalScope)
-	if err != nil {
-		return nil, err
+// gitUser is user.name and user.email as git reads them for a repository
+// whose own config is local (nil outside one): local's values over those
+// of the user's global files (gitcli.GlobalConfigFiles).
+func gitUser(local *gitcli.Config) (name, email string, err error) {
+	configs := []*gitcli.Config{}
+	for _, p := range gitcli.GlobalConfigFiles(os.Getenv) {
+		c, err := gitcli.ReadConfigFile(p)
+		if err != nil {
+			return "", "", err
+		}
+		configs = append(configs, c)
 	}
-	if local == nil {
-		return global, nil
+	if local != nil {
+		configs = append(configs, local)
 	}
-	merged := *local
-	if merged.User.Name == "" {
-		merged.User.Name = global.User.Name
+	for _, c := range configs {
+		if v, ok := c.Get("user", "", "name"); ok {
+			name = v
+		}
+		if v, ok := c.Get("user", "", "email"); ok {
+			email = v
+		}
 	}
-	if merged.User.Email == "" {
-		merged.User.Email = global.User.Email
-	}
-	return &merged, nil
+	return name, email, nil
 }
 
 // signature is a commit's author or committer.

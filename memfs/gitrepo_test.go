@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -172,7 +173,6 @@ func TestRepoDiscoveryMatchesGoGit(t *testing.T) {
 		ext("v1noop", "core.repositoryFormatVersion", "1", "extensions.noop-v1", "true"),
 		ext("v0noop", "extensions.noop", "true"),
 		ext("v1partial", "core.repositoryFormatVersion", "1", "extensions.partialClone", "origin"),
-		ext("v2", "core.repositoryFormatVersion", "2"),
 		home, base, "/",
 	}
 	for _, d := range dirs {
@@ -182,6 +182,18 @@ func TestRepoDiscoveryMatchesGoGit(t *testing.T) {
 		if got, want := GitUserEmail(d), goGitUserEmail(d); got != want {
 			t.Errorf("GitUserEmail(%s) = %q, go-git reads %q", d, got, want)
 		}
+	}
+	// A format version git does not know (go-git opens it): refused, as
+	// git refuses it.
+	v2 := ext("v2", "core.repositoryFormatVersion", "2")
+	if got := GitToplevel(v2); got != "" {
+		t.Errorf("GitToplevel of a repository of format version 2 = %q, want none", got)
+	}
+	if got := GitUserEmail(v2); got != "global@example.com" {
+		t.Errorf("GitUserEmail in a repository of format version 2 = %q, want the global one", got)
+	}
+	if out, err := exec.Command("git", "-C", v2, "rev-parse", "--show-toplevel").CombinedOutput(); err == nil {
+		t.Errorf("git opens a repository of format version 2: %s", out)
 	}
 	if got := GitUserEmail(linked); got != "local@example.com" {
 		t.Errorf("GitUserEmail in a linked worktree = %q, want the repository's own", got)

@@ -7,7 +7,6 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
-	"runtime/metrics"
 	"sync"
 	"time"
 
@@ -145,13 +144,9 @@ func tuneGC(limit int64) (restore func()) {
 	// back), which is more than the live heap: the spans' unused ends and
 	// the runtime's own books. A limit of the live heap and its headroom
 	// alone lands below that, and the collector then runs back to back.
-	samples := []metrics.Sample{
-		{Name: "/gc/heap/live:bytes"},
-		{Name: "/memory/classes/total:bytes"},
-		{Name: "/memory/classes/heap/released:bytes"},
-		{Name: "/memory/classes/heap/objects:bytes"},
-		{Name: "/memory/classes/heap/free:bytes"},
-	}
+	// runtime.ReadMemStats, not runtime/metrics, reads them: that package's
+	// initialiser would run at the start of every borg process (hooks
+	// included) for a reading taken once per collection of a long build.
 	var watch func()
 	watch = func() {
 		// A cleanup runs once per collection that finds its sentinel gone.
@@ -161,16 +156,13 @@ func tuneGC(limit int64) (restore func()) {
 			if !gcTune.on {
 				return
 			}
-			metrics.Read(samples)
-			var v [5]int64
-			for i, s := range samples {
-				if s.Value.Kind() != metrics.KindUint64 {
-					watch()
-					return
-				}
-				v[i] = int64(s.Value.Uint64())
-			}
-			live, overhead := v[0], max(v[1]-v[2]-v[3]-v[4], 0)
+			// Just after a collection, the heap's objects are its live
+			// heap and little more; what the runtime holds beside the
+			// heap's objects and its free spans is its overhead.
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			live := int64(ms.HeapAlloc)
+			overhead := max(int64(ms.Sys)-int64(ms.HeapAlloc)-int64(ms.HeapIdle), 0)
 			if want := live + live/gcTune.headroom + overhead; want > gcTune.limit {
 				gcTune.limit = want
 				debug.SetMemoryLimit(gcTune.limit)

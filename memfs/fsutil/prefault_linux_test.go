@@ -11,8 +11,9 @@ import (
 )
 
 // TestPrefaultMapsThePages: after Prefault, reading every page of the
-// range takes no page fault on this thread, where reading a part mapped
-// afresh without it does (a kernel without MADV_POPULATE_READ skips).
+// range takes (next to) no page fault on this thread, where reading a part
+// mapped afresh without it takes one per few pages (a kernel without
+// MADV_POPULATE_READ skips).
 func TestPrefaultMapsThePages(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "f")
 	if err := os.WriteFile(path, bytes.Repeat([]byte{7}, 8<<20), 0o644); err != nil {
@@ -44,11 +45,15 @@ func TestPrefaultMapsThePages(t *testing.T) {
 		t.Skip("no MADV_POPULATE_READ in this kernel")
 	}
 	third := len(data) / 3
-	if n := faults(data[:third]); n == 0 {
+	fresh := faults(data[:third])
+	if fresh == 0 {
 		t.Fatalf("reading %d pages mapped afresh took no fault: the test cannot tell", third/page)
 	}
+	// A stray fault or two of the thread's own (a preemption signal's
+	// stack, say) may land in the window; a read that the prefault did not
+	// map takes as many as the fresh one.
 	Prefault(data[third : 2*third])
-	if n := faults(data[third : 2*third]); n != 0 {
-		t.Errorf("reading the prefaulted pages took %d faults", n)
+	if n := faults(data[third : 2*third]); n > fresh/8 {
+		t.Errorf("reading the prefaulted pages took %d faults, reading as many mapped afresh %d", n, fresh)
 	}
 }
