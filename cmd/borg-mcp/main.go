@@ -4,8 +4,8 @@
 //
 // It is a binary of its own so that the MCP SDK and what it brings (a JSON
 // schema library, an HTTP and OAuth stack) are not loaded by every other
-// borg process: each hook call pays the start of the binary it runs, and
-// the server's packages cost borg about 2.5 ms a start (BENCHMARKS.md).
+// borg process: each hook call pays the start of the binary it runs,
+// initialisers included (BENCHMARKS.md measures what this one saves).
 //
 // Each tool runs the borg command of the same name (with --json) as a
 // process, so it has the CLI's behaviour, validation and refusals exactly:
