@@ -89,6 +89,10 @@ type relevanceQuery struct {
 	terms map[string]bool
 	idf   map[string]float64
 	rest  []restTerm
+	// words analyses the candidates' claims (each distinct word stemmed
+	// once for all of them), into claim.
+	words *termCache
+	claim []string
 }
 
 type restTerm struct {
@@ -99,7 +103,7 @@ type restTerm struct {
 
 // newRelevanceQuery reads terms (a query's analysed terms) against v.
 func (v *view) newRelevanceQuery(terms []string) *relevanceQuery {
-	rq := &relevanceQuery{terms: termSet(terms), idf: map[string]float64{}}
+	rq := &relevanceQuery{terms: termSet(terms), idf: map[string]float64{}, words: newTermCache()}
 	floor := 0.01 * v.rareWeight() // a term weighing less adds nothing a floor could see
 	for t := range rq.terms {
 		w := v.termWeight(t, rq.idf)
@@ -131,9 +135,10 @@ func (v *view) rareWeight() float64 {
 
 // relevance is Relevance's text share for ordinal o against q.
 func (v *view) relevance(o int, q *relevanceQuery) float64 {
-	terms := analyze(v.str(o, slotTitle) + "\n" + v.str(o, slotGist))
+	terms := q.words.appendTerms(q.words.appendTerms(q.claim[:0], v.str(o, slotTitle)), v.str(o, slotGist))
 	slices.Sort(terms)
 	terms = slices.Compact(terms)
+	q.claim = terms
 	var own, shared float64
 	for _, t := range terms {
 		w := v.termWeight(t, q.idf)
