@@ -16,13 +16,8 @@ set -euo pipefail
 runs=${1:-50}
 from=${2:-}
 cd "$(dirname "$0")/.."
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-bins=("${@:3}")
-if ((${#bins[@]} == 0)); then
-  scripts/build-borg.sh "$work/borg"
-  bins=("$work/borg")
-fi
+. scripts/benchlib.sh
+bench_setup "${@:3}"
 export HOME="$work/home" BORG_ENGINEER=bench@example.com BORG_PLACEBO_RATE=0
 export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com
 export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com

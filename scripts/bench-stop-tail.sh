@@ -7,7 +7,10 @@
 # median wall time (ms) and minor page faults (GNU time's %R) of the Stops,
 # and those of the last tenth (the longest tails), beside `git status` in
 # the store timed the same way (the issue's yardstick).
-# Usage: scripts/bench-stop-tail.sh [runs] store [borg binary...]
+# With --after-learn, each Stop follows a `borg learn` by the same build
+# (untimed): the first Stop after a learn, which reads the new lesson into
+# the index before it searches.
+# Usage: scripts/bench-stop-tail.sh [--after-learn] [runs] store [borg binary...]
 #   runs   default 100
 #   store  copied first for each build (the original is untouched), e.g.
 #          /tmp/borg-bench-store-v4-10000-1000000 (BORG_BENCH_LESSONS=10000
@@ -16,17 +19,19 @@
 #   binary without one, ./cmd/borg as scripts/build-borg.sh builds it; with
 #          several, they take turns (A, B, A, B…), each in its own copy.
 set -euo pipefail
-runs=${1:-100}
-from=${2:?usage: scripts/bench-stop-tail.sh [runs] store [borg binary...]}
-cd "$(dirname "$0")/.."
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-bins=("${@:3}")
-if ((${#bins[@]} == 0)); then
-  scripts/build-borg.sh "$work/borg"
-  bins=("$work/borg")
+learn=
+if [ "${1:-}" = --after-learn ]; then
+  learn=1
+  shift
 fi
+runs=${1:-100}
+from=${2:?usage: scripts/bench-stop-tail.sh [--after-learn] [runs] store [borg binary...]}
+cd "$(dirname "$0")/.."
+. scripts/benchlib.sh
+bench_setup "${@:3}"
 export HOME="$work/home" BORG_ENGINEER=bench@example.com BORG_PLACEBO_RATE=0
+export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com
+export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
 mkdir -p "$work/home" "$work/proj"
 for k in "${!bins[@]}"; do
   cp -a "$from" "$work/store-$k"
@@ -35,6 +40,10 @@ done
 msg="I added a retry with backoff to the payments gateway client and a timeout to the request context."
 for i in $(seq 1 "$runs"); do
   for k in "${!bins[@]}"; do
+    if [ -n "$learn" ]; then
+      BORG_STORE="$work/store-$k" "${bins[$k]}" learn "Payments gateway retries need backoff and jitter, case $i-$k $$" \
+        --body "Seen in run $i: the client retried without a pause." >/dev/null
+    fi
     in=$(printf '{"session_id":"tail-%s-%s","cwd":"%s","last_assistant_message":"%s"}' "$i" "$k" "$work/proj" "$msg")
     t0=$EPOCHREALTIME
     echo "$in" | BORG_STORE="$work/store-$k" /usr/bin/time -f '%R' -o "$work/faults" "${bins[$k]}" hook stop >/dev/null
@@ -58,7 +67,7 @@ for k in "${!bins[@]}"; do
   last=$(awk -v k="$k" -v n="$runs" '$1 == k && $2 > n - n / 10' "$work/times")
   med=$(echo "$all" | awk '{print $3 / 1000}' | median)
   lastmed=$(echo "$last" | awk '{print $3 / 1000}' | median)
-  printf '%s: %d Stops, median %.1f ms (%.2fx git status), %s faults; last tenth %.1f ms (%.2fx), %s faults\n' "$name" "$runs" \
+  printf '%s: %d Stops%s, median %.1f ms (%.2fx git status), %s faults; last tenth %.1f ms (%.2fx), %s faults\n' "$name" "$runs" "${learn:+ each after a learn}" \
     "$med" "$(awk -v a="$med" -v b="$status" 'BEGIN {print a / b}')" "$(echo "$all" | awk '{print $4}' | median)" \
     "$lastmed" "$(awk -v a="$lastmed" -v b="$status" 'BEGIN {print a / b}')" "$(echo "$last" | awk '{print $4}' | median)"
 done

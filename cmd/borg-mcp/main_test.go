@@ -39,7 +39,8 @@ func TestRunRefuses(t *testing.T) {
 }
 
 // TestBorgBinary: the tools run $BORG_BIN when it is set (the borg that
-// started the server), else the borg beside borg-mcp, else borg on PATH.
+// started the server), else borg as fsutil.Sibling finds it (its test
+// covers a borg beside the binary): here, on PATH, or none, with the fix.
 func TestBorgBinary(t *testing.T) {
 	if got, err := borgBinary(func(k string) string {
 		if k == borgEnv {

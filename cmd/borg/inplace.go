@@ -15,8 +15,5 @@ func runChild(path string, argv, env []string, in io.Reader, out, errw io.Writer
 	if errors.As(err, &exit) {
 		return exit.ExitCode(), nil
 	}
-	if err != nil {
-		return 0, err
-	}
-	return 0, nil
+	return 0, err
 }
