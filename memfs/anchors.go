@@ -47,6 +47,11 @@ func (s *Store) UpdateAnchors(read []domain.Lesson, removed []string, complete b
 	}
 	if complete {
 		m = nil
+	} else if !anchorsMove(m, read, removed) {
+		// The usual sync (a learn's new lesson, anchored nowhere) leaves
+		// the cache as it is: a rewrite would cost a hook a file creation
+		// and a rename for the same bytes.
+		return nil
 	}
 	drop := make(map[string]bool, len(read)+len(removed))
 	for _, l := range read {
@@ -64,6 +69,35 @@ func (s *Store) UpdateAnchors(read []domain.Lesson, removed []string, complete b
 		}
 	}
 	return s.saveAnchors(anchorsOf(m, read))
+}
+
+// anchorsMove reports whether an update for read and removed would change
+// the cache m: a read lesson anchored on a file (or on a different set of
+// files), or one that m lists and the update drops.
+func anchorsMove(m map[string][]string, read []domain.Lesson, removed []string) bool {
+	listed := map[string]int{} // lesson id → files m lists it on
+	for _, ids := range m {
+		for _, id := range ids {
+			listed[id]++
+		}
+	}
+	for _, id := range removed {
+		if listed[id] > 0 {
+			return true
+		}
+	}
+	for _, l := range read {
+		files := anchorsOf(nil, []domain.Lesson{l})
+		if len(files) != listed[l.ID] {
+			return true
+		}
+		for path := range files {
+			if !slices.Contains(m[path], l.ID) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // anchorsOf adds lessons' anchored files to m (a new map when nil), each

@@ -45,6 +45,41 @@ func TestAnchors(t *testing.T) {
 		t.Fatalf("got %v, want %v", got, want)
 	}
 	p := filepath.Join(s.Dir(), filepath.FromSlash(anchorsFile))
+	// A new lesson anchored nowhere, and c read again as it was, change
+	// nothing: the file is not written again (a rename would give it a new
+	// inode).
+	before, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.UpdateAnchors([]domain.Lesson{sampleLesson("lesson-d"), c}, []string{"lesson-gone"}, false); err != nil {
+		t.Fatal(err)
+	}
+	if after, err := os.Stat(p); err != nil || !os.SameFile(before, after) {
+		t.Fatalf("an update that changes nothing rewrote the cache (%v)", err)
+	}
+	// c anchored on another file alone, the same count: written.
+	c.Anchors = []string{"api/other.go"}
+	if err := s.UpdateAnchors([]domain.Lesson{c}, nil, false); err != nil {
+		t.Fatal(err)
+	}
+	want = map[string][]string{"api/other.go": {"lesson-c"}, "web/ui.ts": {"lesson-b"}}
+	if got := s.Anchors(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	// b no longer anchored: dropped.
+	b.Anchors = nil
+	if err := s.UpdateAnchors([]domain.Lesson{b}, nil, false); err != nil {
+		t.Fatal(err)
+	}
+	want = map[string][]string{"api/other.go": {"lesson-c"}}
+	if got := s.Anchors(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	c.Anchors = []string{"api/db.go"}
+	if err := s.UpdateAnchors([]domain.Lesson{c}, nil, false); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(p, []byte("{torn"), 0o644); err != nil {
 		t.Fatal(err)
 	}
