@@ -109,6 +109,8 @@ func runHook(ctx context.Context, e *env, verb, storeFlag string) int {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	tr, traced := hookTracer(e.getenv("BORG_TRACE"), verb)
+	defer traced()
 	cfg, deadline := hookConfig(e.getenv)
 	cwd, _ := os.Getwd()
 	var opened *memfs.Store
@@ -132,6 +134,7 @@ func runHook(ctx context.Context, e *env, verb, storeFlag string) int {
 			return nil, err
 		}
 		opened = s
+		tr.step("store opened", time.Time{})
 		local := filepath.Join(s.Dir(), ".borg")
 		d := &hooks.Deps{
 			Store:           s,
@@ -146,7 +149,7 @@ func runHook(ctx context.Context, e *env, verb, storeFlag string) int {
 			Anchors:         s.Anchors,
 		}
 		if verb == "stop" || verb == "prompt" || (verb == "session-start" && cfg.Early) {
-			sr := &storeRecaller{store: s, budget: hookBudget(e.getenv), notice: e.err, floor: hookFloor(e.getenv)}
+			sr := &storeRecaller{store: s, budget: hookBudget(e.getenv), notice: e.err, floor: hookFloor(e.getenv), tr: tr}
 			d.Recall = sr
 			go func() {
 				// The index is released when the hook is done (or gives up).

@@ -473,6 +473,7 @@ type storeRecaller struct {
 	store   *memfs.Store
 	budget  *budget
 	floor   float64   // the relevance floor (0: index.DefaultFloor)
+	tr      *tracer   // BORG_TRACE's (nil: none)
 	notice  io.Writer // where the hook says that it answered from state behind
 	noticed sync.Once
 	once    sync.Once
@@ -492,7 +493,7 @@ func (sr *storeRecaller) warm() {
 		sr.done = make(chan struct{})
 		go func() {
 			defer close(sr.done)
-			sr.r, sr.err = openRetrieval(context.Background(), sr.store, openOptions{budget: sr.budget})
+			sr.r, sr.err = openRetrieval(context.Background(), sr.store, openOptions{budget: sr.budget, tr: sr.tr})
 		}()
 	})
 }
@@ -537,9 +538,14 @@ func (sr *storeRecaller) Recall(ctx context.Context, q hooks.RecallQuery) ([]hoo
 	}
 	// The Stop hook's asks explore (a lesson no session has asked may take
 	// the last slot); early delivery wants consolidated lessons only.
-	hits, err := sr.r.ix.Search(ctx, index.Query{Text: q.Text, K: q.K, Repo: q.Repo, Session: q.Session, Arms: index.HookArmWeights(),
+	start := time.Now()
+	query := index.Query{Text: q.Text, K: q.K, Repo: q.Repo, Session: q.Session, Arms: index.HookArmWeights(),
 		UsefulFunc: sr.r.usefulFunc(q.Session), OnlyOverBar: true, Floor: sr.floor, Explore: !q.ConsolidatedOnly, Exclude: q.Exclude,
-		Links: sr.r.lessonLinks(time.Now().UnixMilli())})
+		Links: sr.r.lessonLinks(time.Now().UnixMilli())}
+	if sr.tr != nil {
+		query.Trace = func(step string) { sr.tr.step("search: "+step, start) }
+	}
+	hits, err := sr.r.ix.Search(ctx, query)
 	if err != nil {
 		return nil, err
 	}

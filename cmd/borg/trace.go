@@ -3,12 +3,15 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"sync"
 	"time"
 )
 
 // tracer prints, with `borg recall --trace`, how long each step of a recall
-// took: the figures BENCHMARKS.md breaks a recall's time into. A nil tracer
+// took: the figures BENCHMARKS.md breaks a recall's time into. A hook, which
+// takes no flags and must keep stderr to one line, appends the same to the
+// file BORG_TRACE names (hookTracer). A nil tracer
 // prints nothing. Package initialisation, before any of this runs, is shown
 // by the Go runtime itself: GODEBUG=inittrace=1 borg version.
 type tracer struct {
@@ -36,3 +39,23 @@ func (t *tracer) step(what string, since time.Time) {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// hookTracer is the tracer of a hook run with BORG_TRACE set (a developer's
+// switch beside BORG_CPUPROFILE): its steps are appended to that file, the
+// hook's stdout and stderr untouched. A file that cannot be opened traces
+// nothing: the hook fails open as ever.
+func hookTracer(path, verb string) (tr *tracer, done func()) {
+	if path == "" {
+		return nil, func() {}
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, func() {}
+	}
+	tr = newTracer(f)
+	tr.step("hook "+verb+" started", time.Time{})
+	return tr, func() {
+		tr.step("hook "+verb+" done", time.Time{})
+		_ = f.Close()
+	}
+}
