@@ -103,7 +103,10 @@
 //     every store size and query length. A hit under Query.Floor (default
 //     DefaultFloor) or under RelativeCut of the best hit's relevance is
 //     Weak: a hook's query (OnlyOverBar) drops it, so a hook with nothing
-//     over the floor says nothing; a listing keeps it, marked.
+//     over the floor says nothing; a listing keeps it, marked. MeanWeight is
+//     under 1.5, so a hook's search whose best text share times 1.5 is under
+//     the floor ends after the lexical arm (noneCanClear): the usual Stop
+//     asks nothing, and reads no usefulness and no claim to know it.
 //   - supersession: a lesson is superseded by the lessons that declare or
 //     were given (sleep) a supersedes link to it, and, at query time, by a
 //     strictly newer hit that writes another value into its slot, in the

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -69,18 +70,27 @@ func TestRelevanceScale(t *testing.T) {
 }
 
 // TestFloorAbstains: a hook's query (OnlyOverBar) gets nothing when no
-// lesson clears the floor, and a listing marks the same hits weak.
+// lesson clears the floor, without asking about any lesson's usefulness,
+// and a listing marks the same hits weak.
 func TestFloorAbstains(t *testing.T) {
 	ix := newTestIndex(t, append(filler(50), corpus()...))
 	q := Query{Text: "Add a health check endpoint to the billing service and fix its test.", K: 3}
 	hook := q
 	hook.OnlyOverBar = true
+	asked := 0
+	hook.UsefulFunc = func(ls []domain.LessonInfo) []Usefulness {
+		asked += len(ls)
+		return make([]Usefulness, len(ls))
+	}
 	got, err := ix.Search(context.Background(), hook)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(got) != 0 {
 		t.Fatalf("a hook's query got %d lessons for work no lesson bears on: %+v", len(got), got[0])
+	}
+	if asked != 0 {
+		t.Errorf("a search nothing can clear the floor of asked about %d lessons' usefulness", asked)
 	}
 	listed, err := ix.Search(context.Background(), q)
 	if err != nil {
@@ -97,6 +107,56 @@ func TestFloorAbstains(t *testing.T) {
 	hook.Text = "The integration tests failed on missing tables: I ran make migrate before go test ./integration/..."
 	if got, _ := ix.Search(context.Background(), hook); len(got) == 0 || got[0].ID != "migrate-before-tests" {
 		t.Fatalf("a session about a lesson got %+v", got)
+	}
+	if asked == 0 {
+		t.Error("a search with a lesson over the floor asked nothing about usefulness")
+	}
+}
+
+// TestFloorAbstainsLosesNothing: a hook's search that stops early because
+// no candidate's text share could clear the floor (noneCanClear) never
+// leaves out a lesson that would have: over queries of every strength
+// (each lesson's gist, halves of it, a few of its words, unrelated work),
+// with every lesson's usefulness factor as high as it gets, a hook's query
+// gets a hit exactly when the listing holds one that is not weak.
+func TestFloorAbstainsLosesNothing(t *testing.T) {
+	lessons := append(filler(40), corpus()...)
+	ix := newTestIndex(t, lessons)
+	proven := map[string]Usefulness{}
+	for _, l := range lessons {
+		proven[l.ID] = Usefulness{Results: 1000, Mean: 1, Draw: 1}
+	}
+	var queries []string
+	for _, l := range lessons {
+		w := strings.Fields(l.Gist)
+		queries = append(queries, l.Gist, strings.Join(w[:len(w)/2], " "), strings.Join(w[len(w)/2:], " "))
+		if len(w) > 3 {
+			queries = append(queries, w[0]+" "+w[3])
+		}
+	}
+	queries = append(queries, "Add a health check endpoint to the billing service.", "Bump the kafka client.", "")
+	for _, useful := range []map[string]Usefulness{nil, proven} {
+		for _, text := range queries {
+			q := Query{Text: text, K: len(lessons), Useful: useful}
+			listed, err := ix.Search(context.Background(), q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			strong := 0
+			for _, h := range listed {
+				if !h.Weak {
+					strong++
+				}
+			}
+			q.OnlyOverBar, q.Bar = true, -1
+			got, err := ix.Search(context.Background(), q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (len(got) > 0) != (strong > 0) {
+				t.Errorf("%q (useful %v): the hook's query got %d hits, the listing %d not weak", text, useful != nil, len(got), strong)
+			}
+		}
 	}
 }
 

@@ -204,7 +204,9 @@ type Query struct {
 	Bar float64 `json:"bar"`
 	// OnlyOverBar drops the hits under the bar or under the relevance
 	// floor (a hook's limited slots); otherwise they follow the hits over
-	// it, those under the floor marked Weak.
+	// it, those under the floor marked Weak. A search for such hits that
+	// finds no lexical candidate able to clear the floor stops there: no
+	// usefulness asked, no hit.
 	OnlyOverBar bool `json:"only_over_bar"`
 	// Floor is the relevance a hit needs (Relevance; 0: DefaultFloor;
 	// negative: no floor).
@@ -229,7 +231,8 @@ type Query struct {
 	// Trace, when set, is called as each step of the search ends, with its
 	// name: "lexical arm and its usefulness" (from the goroutine that runs
 	// it, beside the vector arm), "vector arm", "arms joined", "fused"
-	// (salience, fusion, lateral arm) and "hits" (bar, MMR, hits).
+	// (salience, fusion, lateral arm) and "hits" (bar, MMR, hits); or,
+	// after the arms, "nothing clears the floor" (OnlyOverBar).
 	Trace func(step string) `json:"-"`
 }
 
@@ -291,9 +294,15 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	}
 	uc := &usefulCache{q: &q, cat: ix.cat, asked: map[string]Usefulness{}}
 	terms := analyze(q.Text)
-	lexHits, vecHits, err := ix.runArms(ctx, q, terms, arms, uc)
+	lexHits, vecHits, match, abstain, err := ix.runArms(ctx, q, terms, arms, uc)
 	if err != nil {
 		return nil, err
+	}
+	if abstain {
+		// Nothing can clear the floor, and a query for what clears it
+		// alone gets no hit (noneCanClear): a hook's usual answer.
+		q.trace("nothing clears the floor")
+		return nil, nil
 	}
 	cands := make([]string, 0, len(vecHits))
 	for _, h := range vecHits {
@@ -322,13 +331,6 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	}
 	ranked := domain.RankFused(fused)
 	q.trace("fused")
-	match := make(map[string]float64, len(lexHits))
-	rq := ix.cat.newRelevanceQuery(terms)
-	for _, h := range lexHits {
-		if o, ok := ix.cat.find(h.id); ok {
-			match[h.id] = ix.cat.relevance(o, rq)
-		}
-	}
 	hits := ix.applyUsefulness(ctx, ranked, q, uc.get, match)
 	q.trace("hits")
 	if q.Explain {
@@ -445,11 +447,17 @@ func (ix *Index) allowed(q Query) func(id string) bool {
 // runArms runs the lexical arm (and asks the usefulness of its
 // candidates) beside the vector arm: UsefulFunc is called from one
 // goroutine at a time.
-func (ix *Index) runArms(ctx context.Context, q Query, terms []string, arms ArmWeights, uc *usefulCache) (lexHits, vecHits []scored, err error) {
+//
+// match is each lexical candidate's text share (view.relevance). abstain
+// says that q asks for hits that clear the floor alone and that no
+// candidate's share could (noneCanClear): the lexical arm then asks nothing
+// about usefulness, and the search has no hit to give.
+func (ix *Index) runArms(ctx context.Context, q Query, terms []string, arms ArmWeights, uc *usefulCache) (lexHits, vecHits []scored, match map[string]float64, abstain bool, err error) {
 	cat := ix.cat
 	depth := max(q.K, MinArmDepth)
 	var lexErr error
 	var wg sync.WaitGroup
+	match = map[string]float64{}
 	if arms.Lexical > 0 {
 		wg.Add(1)
 		go func() {
@@ -459,12 +467,22 @@ func (ix *Index) runArms(ctx context.Context, q Query, terms []string, arms ArmW
 				lexErr = err
 				return
 			}
-			lexHits = make([]scored, len(found))
+			hits := make([]scored, len(found))
 			ords := make([]int, len(found))
+			rq := cat.newRelevanceQuery(terms)
+			best := 0.0
 			for i, f := range found {
-				lexHits[i] = scored{id: cat.id(f.ord), score: f.score}
+				hits[i] = scored{id: cat.id(f.ord), score: f.score}
 				ords[i] = f.ord
+				m := cat.relevance(f.ord, rq)
+				match[hits[i].id] = m
+				best = max(best, m)
 			}
+			if q.noneCanClear(best) {
+				abstain = true
+				return
+			}
+			lexHits = hits
 			uc.prefetchOrds(ords)
 			q.trace("lexical arm and its usefulness")
 		}()
@@ -480,13 +498,37 @@ func (ix *Index) runArms(ctx context.Context, q Query, terms []string, arms ArmW
 	}
 	wg.Wait()
 	if lexErr != nil {
-		return nil, nil, fmt.Errorf("search: %w", lexErr)
+		return nil, nil, nil, false, fmt.Errorf("search: %w", lexErr)
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, nil, fmt.Errorf("search: %w", err)
+		return nil, nil, nil, false, fmt.Errorf("search: %w", err)
 	}
-	return lexHits, vecHits, nil
+	return lexHits, vecHits, match, abstain, nil
 }
+
+// floor is the relevance a hit of q needs (Query.Floor); 0 or less: none.
+func (q *Query) floor() float64 {
+	if q.Floor == 0 {
+		return DefaultFloor
+	}
+	return q.Floor
+}
+
+// noneCanClear reports that q wants hits over the floor alone and that a
+// best text share of best leaves every candidate under it. A hit's
+// relevance is its share times its usefulness factor (hitAt), which is
+// under 1.5 (Usefulness.Factor); a successor found in the store takes the
+// relevance of a hit that cleared the floor (supersedeFromStore); and a
+// candidate of the other arms alone has no share. So no candidate of such
+// a search clears the floor, and every one would be dropped as weak.
+func (q *Query) noneCanClear(best float64) bool {
+	f := q.floor()
+	return q.OnlyOverBar && f > 0 && best*maxFactor < f
+}
+
+// maxFactor bounds Usefulness.Factor: 1 + (mean − ½) × trust, with the
+// mean in [0, 1] and the trust under 1.
+const maxFactor = 1.5
 
 // explainRanks records each hit's rank in each arm (Query.Explain).
 func explainRanks(hits []Hit, lexArm, vecArm, salArm []domain.ArmHit, latOrder []string) {
@@ -555,12 +597,9 @@ func (ix *Index) applyUsefulness(ctx context.Context, ranked []domain.Scored, q 
 		best = max(best, r.Score*h.MeanWeight)
 		all = append(all, h)
 	}
-	bar, floor := q.Bar, q.Floor
+	bar, floor := q.Bar, q.floor()
 	if bar == 0 {
 		bar = DefaultBar
-	}
-	if floor == 0 {
-		floor = DefaultFloor
 	}
 	ix.supersedeBySlot(all)
 	all = ix.supersedeFromStore(ctx, all, q, floor, useful)
