@@ -172,6 +172,21 @@ func learnLesson(e *env, s *memfs.Store, o learnOptions, commit bool) (domain.Le
 		// The fields passed one by one; together (the id) they did not.
 		return domain.Lesson{}, "", fail(exitRefused, "refusing to learn: %s; reword the gist and run borg learn again", v)
 	}
+	// The id: the claim's, unless another claim holds it (gistLesson); the
+	// write below checks it again under the store's write lock.
+	found, free, err := gistLesson(s, l.Gist)
+	switch {
+	case err != nil:
+		return domain.Lesson{}, "", err
+	case found != "":
+		return domain.Lesson{}, "", fail(exitRefused, "lesson %s already says this (see borg show %s); change the gist to write another", found, found)
+	case free != l.ID:
+		// A longer hash, screened as the first id was.
+		l.ID = free
+		if v := memfs.Screen(l); v != "" {
+			return domain.Lesson{}, "", fail(exitRefused, "refusing to learn: %s; reword the gist and run borg learn again", v)
+		}
+	}
 	ev := domain.Event{
 		MS: now.UnixMilli(), Kind: domain.KindCreated, Lesson: l.ID, Repo: repo,
 		Author: l.Author, Session: e.getenv("BORG_SESSION"),
@@ -187,7 +202,11 @@ func learnLesson(e *env, s *memfs.Store, o learnOptions, commit bool) (domain.Le
 		if _, err := s.Node(); err != nil {
 			return fail(exitFail, "%v", err)
 		}
-		if _, err := s.Lesson(l.ID); err == nil {
+		if other, err := s.Lesson(l.ID); err == nil {
+			if memfs.NormalGist(other.Gist) != memfs.NormalGist(l.Gist) {
+				// Taken by another claim since the id was chosen.
+				return fail(exitFail, "lesson %s was written by another borg meanwhile with another claim; run borg learn again", l.ID)
+			}
 			return fail(exitRefused, "lesson %s already says this (see borg show %s); change the gist to write another", l.ID, l.ID)
 		} else if !errors.Is(err, memfs.ErrNotFound) {
 			return fail(exitFail, "lesson %s exists but cannot be read: %v (run borg doctor)", l.ID, err)
@@ -246,8 +265,17 @@ var stopWords = map[string]bool{
 // a hash of the gist, so the same claim always gets the same id. Both come
 // from the gist's normal form (memfs.NormalGist), the text the screen read:
 // the same claim in another Unicode normal form or spacing is the same
-// lesson, and is refused as a duplicate.
-func lessonID(gist string) string {
+// lesson, and is refused as a duplicate. Claims that open with the same
+// words share the slug, and one in 65,536 pairs the hash too: the second
+// such claim takes a longer hash (lessonIDs, gistLesson).
+func lessonID(gist string) string { return lessonIDs(gist)[0] }
+
+// idHashLens are the lengths, in bytes, of the hash an id may end with:
+// the shortest that no other claim holds (gistLesson).
+var idHashLens = []int{2, 4, 8}
+
+// lessonIDs is the ids a gist may have, shortest hash first.
+func lessonIDs(gist string) []string {
 	norm := memfs.NormalGist(gist)
 	words := strings.FieldsFunc(norm, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
@@ -266,7 +294,32 @@ func lessonID(gist string) string {
 		slug = strings.TrimSuffix("lesson-"+slug, "-")
 	}
 	sum := sha256.Sum256([]byte(norm))
-	return slug + "-" + hex.EncodeToString(sum[:2])
+	ids := make([]string, len(idHashLens))
+	for i, n := range idHashLens {
+		ids[i] = slug + "-" + hex.EncodeToString(sum[:n])
+	}
+	return ids
+}
+
+// gistLesson finds where the store holds gist's claim: found is the id of
+// the lesson that says it (its gist has the same normal form), or "" with
+// free, the id a new lesson of it takes: the first of lessonIDs that no
+// lesson holds. Another claim's lesson at an id is passed over.
+func gistLesson(s *memfs.Store, gist string) (found, free string, err error) {
+	norm := memfs.NormalGist(gist)
+	for _, id := range lessonIDs(gist) {
+		l, err := s.Lesson(id)
+		switch {
+		case errors.Is(err, memfs.ErrNotFound):
+			return "", id, nil
+		case err != nil:
+			return "", "", fail(exitFail, "lesson %s exists but cannot be read: %v (run borg doctor)", id, err)
+		case memfs.NormalGist(l.Gist) == norm:
+			return id, "", nil
+		}
+	}
+	ids := lessonIDs(gist)
+	return "", "", fail(exitFail, "lessons %s hold other claims under every id this gist may take; reword the gist", strings.Join(ids, ", "))
 }
 
 // tokenLike reports whether a word of the gist may be a fragment of a

@@ -116,7 +116,7 @@ func buildProductStore(ctx context.Context, e *env, dir string, docs []domain.Le
 			// Learned already (the same gist), or refused (a secret, text
 			// addressed to the agent, a hidden character): the
 			// document goes with the lesson of its gist, if there is one.
-			if id := lessonID(gist); len(ps.docs[id]) > 0 {
+			if id, _, _ := gistLesson(s, gist); id != "" && len(ps.docs[id]) > 0 {
 				ps.docs[id] = append(ps.docs[id], d.ID)
 			} else {
 				refused++
