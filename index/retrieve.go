@@ -223,6 +223,10 @@ type Query struct {
 	// lateral arm walks them beside the links lessons write, as strong as
 	// they earned. Edges between anything but two lessons are ignored.
 	Links []domain.GraphEdge `json:"-"`
+	// LinksFunc, when set and Links is nil, gives Links: called once, by
+	// the lateral arm, so that a search that ends before it (no candidate
+	// clears the floor) need not have them.
+	LinksFunc func() []domain.GraphEdge `json:"-"`
 	// MMRLambda is MMR's relevance share (0: domain.MMRLambda; ≥ 1: no
 	// diversification).
 	MMRLambda float64 `json:"mmr_lambda"`
@@ -325,7 +329,11 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	var latOrder []string
 	if arms.Lateral > 0 {
 		var strength map[string]float64
-		latOrder, strength = ix.lateralOrder(fused, q.Links, ix.allowed(q))
+		links := q.Links
+		if links == nil && q.LinksFunc != nil {
+			links = q.LinksFunc()
+		}
+		latOrder, strength = ix.lateralOrder(fused, links, ix.allowed(q))
 		uc.prefetch(latOrder)
 		fused = keepBestFirst(fused, domain.FuseLateral(fused, latOrder, strength, arms.Lateral, domain.RRFK))
 	}

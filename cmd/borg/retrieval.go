@@ -24,12 +24,18 @@ import (
 // with the lessons, and the log's summary the usefulness weights come from.
 type retrieval struct {
 	ix      *index.Index
-	summary *domain.Summary
+	summary *domain.Summary // nil until summarized has run
 	// behind lists what a budget left to the background (empty when the
 	// search state is up to date), and background is the error of starting
 	// that reindex, if it failed.
 	behind     []string
 	background error
+
+	// summaryLoaded is closed once the log's summary, loaded beside the
+	// index, is in; summarized waits for it and settles what follows from
+	// it, once (openIndexFirst).
+	summaryLoaded chan struct{}
+	summarized    func() error
 }
 
 // indexDir is where a store keeps its index (derived, gitignored).
@@ -137,23 +143,43 @@ type openOptions struct {
 // With a budget, what does not fit is left to a background `borg reindex`
 // and r.behind says what was left.
 func openRetrieval(ctx context.Context, s *memfs.Store, o openOptions) (*retrieval, error) {
+	r, err := openIndexFirst(ctx, s, o)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.summarized(); err != nil {
+		_ = r.ix.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// openIndexFirst is openRetrieval returning as soon as the index is open
+// and synced, the log's summary still loading: r.summarized waits for it
+// (a hook's lexical search needs none of it, and runs meanwhile). The
+// caller must call r.summarized before it reads r.summary, and before the
+// process ends: what the summary leaves behind starts the background
+// reindex there.
+func openIndexFirst(ctx context.Context, s *memfs.Store, o openOptions) (*retrieval, error) {
 	b, tr := o.budget, o.tr
 	type loaded struct {
 		sum *domain.Summary
 		due bool // a rewrite of the summary cache left to the background
 		err error
 	}
+	release := func() {}
 	if b == nil && (s.Cold() || !indexBuilt(s)) {
 		// A fresh clone: this command builds the log's derived state and
 		// the index, at once, and holds the build lock across both, so
 		// that another command started beside it waits for them and
 		// builds nothing (a hook never waits: it has a budget).
-		release := s.HoldBuild()
-		defer release()
+		release = s.HoldBuild()
 	}
 	summary := make(chan loaded, 1)
+	summaryLoaded := make(chan struct{})
 	start := time.Now()
 	go func() {
+		defer close(summaryLoaded)
 		var sum *domain.Summary
 		var due bool
 		var err error
@@ -169,38 +195,44 @@ func openRetrieval(ctx context.Context, s *memfs.Store, o openOptions) (*retriev
 	}()
 	r, err := openIndex(s, o)
 	tr.step("index opened", start)
-	got := <-summary
 	if err != nil {
+		<-summary
+		release()
 		return nil, err
 	}
-	if got.err != nil {
-		_ = r.ix.Close()
-		return nil, got.err
-	}
-	r.summary = got.sum
-	if r.summary == nil {
-		// The summary needs a rebuild from more log than the budget: a
-		// background reindex does it, and this search weighs lessons by the
-		// last summary written (without the newest events), or, when there
-		// is none, every lesson as one without evidence.
-		r.behind = append(r.behind, "the log's summary needs a rebuild")
-		if r.summary = s.LastSummary(); r.summary == nil {
-			r.summary = domain.NewSummary()
+	r.summaryLoaded = summaryLoaded
+	r.summarized = sync.OnceValue(func() error {
+		defer release()
+		got := <-summary
+		if got.err != nil {
+			return got.err
 		}
-	}
-	if b != nil && s.AttributionBehind() {
-		// Lines pulled since the last walk of git history count as no
-		// one's (memfs attribution) until a command walks it.
-		r.behind = append(r.behind, "log lines committed since the last attribution")
-	}
-	if len(r.behind) > 0 {
-		r.background = startBackgroundReindex(s)
-	} else if got.due {
-		// Routine upkeep, not a state behind: nothing to tell the user,
-		// and a start that failed is tried again by the next hook (a
-		// rewrite left undone too long is done in a hook, memfs).
-		_ = startBackgroundReindex(s)
-	}
+		r.summary = got.sum
+		if r.summary == nil {
+			// The summary needs a rebuild from more log than the budget: a
+			// background reindex does it, and this search weighs lessons by the
+			// last summary written (without the newest events), or, when there
+			// is none, every lesson as one without evidence.
+			r.behind = append(r.behind, "the log's summary needs a rebuild")
+			if r.summary = s.LastSummary(); r.summary == nil {
+				r.summary = domain.NewSummary()
+			}
+		}
+		if b != nil && s.AttributionBehind() {
+			// Lines pulled since the last walk of git history count as no
+			// one's (memfs attribution) until a command walks it.
+			r.behind = append(r.behind, "log lines committed since the last attribution")
+		}
+		if len(r.behind) > 0 {
+			r.background = startBackgroundReindex(s)
+		} else if got.due {
+			// Routine upkeep, not a state behind: nothing to tell the user,
+			// and a start that failed is tried again by the next hook (a
+			// rewrite left undone too long is done in a hook, memfs).
+			_ = startBackgroundReindex(s)
+		}
+		return nil
+	})
 	return r, nil
 }
 
@@ -493,27 +525,45 @@ func (sr *storeRecaller) warm() {
 		sr.done = make(chan struct{})
 		go func() {
 			defer close(sr.done)
-			sr.r, sr.err = openRetrieval(context.Background(), sr.store, openOptions{budget: sr.budget, tr: sr.tr})
+			sr.r, sr.err = openIndexFirst(context.Background(), sr.store, openOptions{budget: sr.budget, tr: sr.tr})
 		}()
 	})
 }
 
-// open waits for the index, starting to open it if warm did not.
+// open waits for the index, starting to open it if warm did not; the
+// log's summary may still be loading (summarized waits for it).
 func (sr *storeRecaller) open(ctx context.Context) error {
 	sr.warm()
 	select {
 	case <-sr.done:
-		if sr.err == nil && sr.notice != nil {
-			sr.noticed.Do(func() {
-				if line := sr.r.notice(); line != "" {
-					fmt.Fprintln(sr.notice, line)
-				}
-			})
-		}
 		return sr.err
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// summarized waits for the log's summary, once the index is open, and says
+// what the answer left behind (retrieval.notice), once.
+func (sr *storeRecaller) summarized(ctx context.Context) error {
+	if err := sr.open(ctx); err != nil {
+		return err
+	}
+	select {
+	case <-sr.r.summaryLoaded:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if err := sr.r.summarized(); err != nil {
+		return err
+	}
+	if sr.notice != nil {
+		sr.noticed.Do(func() {
+			if line := sr.r.notice(); line != "" {
+				fmt.Fprintln(sr.notice, line)
+			}
+		})
+	}
+	return nil
 }
 
 // Close releases the index once it has been opened (waiting for an open
@@ -527,6 +577,8 @@ func (sr *storeRecaller) Close() {
 	<-sr.done
 	sr.closed = true
 	if sr.r != nil {
+		// What the summary leaves behind starts the background reindex.
+		_ = sr.r.summarized()
 		_ = sr.r.Close()
 	}
 }
@@ -538,15 +590,35 @@ func (sr *storeRecaller) Recall(ctx context.Context, q hooks.RecallQuery) ([]hoo
 	}
 	// The Stop hook's asks explore (a lesson no session has asked may take
 	// the last slot); early delivery wants consolidated lessons only.
-	start := time.Now()
+	// The search starts on the index alone: usefulness and the links wait
+	// for the log's summary, which a search with no candidate able to clear
+	// the floor never needs.
+	// (A summary that fails fails the recall below, whatever the search
+	// made of its absence.)
+	start, now := time.Now(), time.Now().UnixMilli()
+	useful := sr.r.usefulFunc(q.Session)
 	query := index.Query{Text: q.Text, K: q.K, Repo: q.Repo, Session: q.Session, Arms: index.HookArmWeights(),
-		UsefulFunc: sr.r.usefulFunc(q.Session), OnlyOverBar: true, Floor: sr.floor, Explore: !q.ConsolidatedOnly, Exclude: q.Exclude,
-		Links: sr.r.lessonLinks(time.Now().UnixMilli())}
+		UsefulFunc: func(ls []domain.LessonInfo) []index.Usefulness {
+			if sr.summarized(ctx) != nil {
+				return nil // neutral
+			}
+			return useful(ls)
+		},
+		LinksFunc: func() []domain.GraphEdge {
+			if sr.summarized(ctx) != nil {
+				return nil
+			}
+			return sr.r.lessonLinks(now)
+		},
+		OnlyOverBar: true, Floor: sr.floor, Explore: !q.ConsolidatedOnly, Exclude: q.Exclude}
 	if sr.tr != nil {
 		query.Trace = func(step string) { sr.tr.step("search: "+step, start) }
 	}
 	hits, err := sr.r.ix.Search(ctx, query)
 	if err != nil {
+		return nil, err
+	}
+	if err := sr.summarized(ctx); err != nil {
 		return nil, err
 	}
 	var out []hooks.Recalled
@@ -575,7 +647,7 @@ func (sr *storeRecaller) Recall(ctx context.Context, q hooks.RecallQuery) ([]hoo
 // Placebo implements hooks.Recaller: a lesson drawn at random (seeded by the
 // session) from those outside the query's top matches.
 func (sr *storeRecaller) Placebo(ctx context.Context, q hooks.RecallQuery) (domain.Lesson, bool, error) {
-	if err := sr.open(ctx); err != nil {
+	if err := sr.summarized(ctx); err != nil {
 		return domain.Lesson{}, false, err
 	}
 	hits, err := sr.r.ix.Search(ctx, index.Query{Text: q.Text, K: 50, Repo: q.Repo, Bar: -1})
