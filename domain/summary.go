@@ -74,8 +74,9 @@ type Summary struct {
 	regretMax   float64
 	stale       map[string]bool
 
-	keys keyTable
-	more map[sumKey]uint32
+	keys  keyTable
+	fence []byte // keyFence of keys, when read in place (nil: none)
+	more  map[sumKey]uint32
 
 	// passings are the lesson → lesson passing events by id (LessonLinks).
 	passings map[string]Event
@@ -197,6 +198,129 @@ func (t keyTable) find(k sumKey) (uint32, bool) {
 	return 0, false
 }
 
+// KeyFenceRun is how many records of the key table one entry of its fence
+// stands for: 4 KiB of records.
+const KeyFenceRun = 4096 / keyRecord
+
+// keyFence is the high half of every KeyFenceRun-th key of t, from the
+// first (little-endian, 8 bytes each): in a table read in place, where
+// each page first touched is a fault, a lookup finds in the fence (a 512th
+// of the table, its pages soon all touched) the 4 KiB of records that may
+// hold its key, and reads the table there alone. Without it, the steps of
+// search land on two or three pages of the table per lookup.
+func keyFence(t keyTable) []byte {
+	n := t.len()
+	f := make([]byte, 0, 8*((n+KeyFenceRun-1)/KeyFenceRun))
+	for i := 0; i < n; i += KeyFenceRun {
+		f = binary.LittleEndian.AppendUint64(f, t.key(i).hi)
+	}
+	return f
+}
+
+// fenceFits reports whether f can be t's fence: one entry per run, in
+// order, its ends those of the keys (the pages of the first and the last
+// record only are read).
+func fenceFits(t keyTable, f []byte) bool {
+	n := t.len()
+	nf := (n + KeyFenceRun - 1) / KeyFenceRun
+	if len(f) != 8*nf {
+		return false
+	}
+	for i := 1; i < nf; i++ {
+		if binary.LittleEndian.Uint64(f[8*i:]) < binary.LittleEndian.Uint64(f[8*i-8:]) {
+			return false
+		}
+	}
+	return nf == 0 || (t.key(0).hi == binary.LittleEndian.Uint64(f) &&
+		t.key((nf-1)*KeyFenceRun).hi == binary.LittleEndian.Uint64(f[8*(nf-1):]))
+}
+
+// findFenced is find through fence (keyFence of t; nil: find).
+func (t keyTable) findFenced(k sumKey, fence []byte) (uint32, bool) {
+	if len(fence) == 0 {
+		return t.find(k)
+	}
+	lo := t.searchFenced(k, fence)
+	if lo < t.len() && t.key(lo) == k {
+		return t.value(lo), true
+	}
+	return 0, false
+}
+
+// searchFenced is search(k, 0) through fence: the run whose first key's
+// high half is the last below k's bounds the place (the records before the
+// run are less than k, those from the next run on greater), the fence's
+// two entries place k by interpolation within the run without reading it,
+// and a search out from there by doubling steps, then halving, finds it,
+// reading a few neighbouring records. A k whose high half equals a run's
+// first (two keys' 64-bit hashes agreeing) is searched as search does.
+func (t keyTable) searchFenced(k sumKey, fence []byte) int {
+	n, nf := t.len(), len(fence)/8
+	fh := func(i int) uint64 { return binary.LittleEndian.Uint64(fence[8*i:]) }
+	c := sort.Search(nf, func(i int) bool { return fh(i) >= k.hi })
+	if c == 0 {
+		if nf > 0 && fh(0) == k.hi {
+			return t.search(k, 0)
+		}
+		return 0 // under the first key
+	}
+	lo, hi := (c-1)*KeyFenceRun, n
+	a, b := fh(c-1), uint64(math.MaxUint64)
+	if c < nf {
+		if fh(c) == k.hi {
+			return t.search(k, lo)
+		}
+		hi, b = c*KeyFenceRun, fh(c)
+	}
+	// k.hi in [a, b): (k.hi − a) / (b − a) of the way from lo to hi.
+	m := lo
+	if b > a {
+		h, l := bits.Mul64(k.hi-a, uint64(hi-lo))
+		q, _ := bits.Div64(h, l, b-a)
+		m = min(lo+int(q), hi-1)
+	}
+	// The place is in (below, above]: the last record known less than k,
+	// the first known not less (hi when none is).
+	below, above := lo-1, hi
+	if compareKeys(t.key(m), k) < 0 {
+		below = m
+		for step := 1; ; step *= 2 {
+			q := m + step
+			if q >= hi {
+				break
+			}
+			if compareKeys(t.key(q), k) >= 0 {
+				above = q
+				break
+			}
+			below = q
+		}
+	} else {
+		above = m
+		for step := 1; ; step *= 2 {
+			q := m - step
+			if q < lo {
+				break
+			}
+			if compareKeys(t.key(q), k) < 0 {
+				below = q
+				break
+			}
+			above = q
+		}
+	}
+	l, h := below+1, above
+	for l < h {
+		mid := int(uint(l+h) >> 1)
+		if compareKeys(t.key(mid), k) < 0 {
+			l = mid + 1
+		} else {
+			h = mid
+		}
+	}
+	return l
+}
+
 func appendKeyRecord(b []byte, k sumKey, v uint32) []byte {
 	b = binary.LittleEndian.AppendUint64(b, k.hi)
 	b = binary.LittleEndian.AppendUint32(b, k.lo)
@@ -274,7 +398,7 @@ func (s *Summary) lookup(k sumKey) (uint32, bool) {
 	if v, ok := s.more[k]; ok {
 		return v, true
 	}
-	return s.keys.find(k)
+	return s.keys.findFenced(k, s.fence)
 }
 
 func (s *Summary) set(k sumKey, v uint32) { s.more[k] = v }

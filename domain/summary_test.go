@@ -654,14 +654,22 @@ func BenchmarkSummaryKeyFind(b *testing.B) {
 			keys[i] = keyOf(keyAsked, fmt.Sprintf("s-%d", r.Int()), "lesson-0001")
 		}
 	}
-	b.ResetTimer()
-	i := 0
-	for b.Loop() {
-		_, ok := s.keys.find(keys[i%len(keys)])
-		if ok != (i%2 == 0) {
-			b.Fatalf("find %d: %v", i, ok)
-		}
-		i++
+	fence := keyFence(s.keys)
+	for _, fenced := range []bool{false, true} {
+		b.Run(fmt.Sprintf("fence=%v", fenced), func(b *testing.B) {
+			f := fence
+			if !fenced {
+				f = nil
+			}
+			i := 0
+			for b.Loop() {
+				_, ok := s.keys.findFenced(keys[i%len(keys)], f)
+				if ok != (i%2 == 0) {
+					b.Fatalf("find %d: %v", i, ok)
+				}
+				i++
+			}
+		})
 	}
 }
 
@@ -669,7 +677,7 @@ func BenchmarkSummaryKeyFind(b *testing.B) {
 // place a plain binary search finds, from any start, in tables of hashed
 // keys as the summary makes them and in tables whose keys crowd into part
 // of the key space or repeat their high half, where interpolation guesses
-// badly.
+// badly; so does searchFenced, through the table's fence.
 func TestKeyTableSearch(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	for round := range 300 {
@@ -694,6 +702,10 @@ func TestKeyTableSearch(t *testing.T) {
 		for i, k := range keys {
 			table = appendKeyRecord(table, k, uint32(i))
 		}
+		fence := keyFence(table)
+		if !fenceFits(table, fence) {
+			t.Fatalf("round %d: the table's own fence does not fit it", round)
+		}
 		for range 200 {
 			k := keyOf(keyTested, fmt.Sprint(r.Int()), "")
 			if len(keys) > 0 && r.IntN(2) == 0 {
@@ -713,6 +725,12 @@ func TestKeyTableSearch(t *testing.T) {
 			at, found := slices.BinarySearchFunc(keys, k, compareKeys)
 			if v, ok := table.find(k); ok != found || (ok && v != uint32(at)) {
 				t.Fatalf("round %d: find(%v) = %d, %v; want %d, %v", round, k, v, ok, at, found)
+			}
+			if got := table.searchFenced(k, fence); got != at {
+				t.Fatalf("round %d: searchFenced(%v) = %d, want %d (%d keys)", round, k, got, at, len(keys))
+			}
+			if v, ok := table.findFenced(k, fence); ok != found || (ok && v != uint32(at)) {
+				t.Fatalf("round %d: findFenced(%v) = %d, %v; want %d, %v", round, k, v, ok, at, found)
 			}
 		}
 	}

@@ -93,6 +93,11 @@ type SummaryParts struct {
 	ClockMS, ClockRepo, ClockBy []byte
 	// Keys is the key table: sorted records of SummaryKeyRecord bytes.
 	Keys []byte
+	// KeyFence is the high half of every KeyFenceRun-th key (8 bytes each,
+	// little-endian), for a key table read in place: a lookup reads it to
+	// find the 4 KiB of records that may hold its key. Parts sets it;
+	// FromParts checks that it fits Keys, and does without it when nil.
+	KeyFence []byte
 	// Passings are the lesson → lesson passings, sorted by id.
 	Passings []Event
 }
@@ -129,6 +134,12 @@ func FromParts(p SummaryParts) (*Summary, bool) {
 	}
 	s.clockMS.b, s.clockRepo.b, s.clockBy.b = p.ClockMS, p.ClockRepo, p.ClockBy
 	s.keys = keyTable(p.Keys)
+	if p.KeyFence != nil {
+		if !fenceFits(s.keys, p.KeyFence) {
+			return nil, false
+		}
+		s.fence = p.KeyFence
+	}
 	if p.Source != nil {
 		s.src = p.Source
 		s.decoded = map[int]*lessonSum{}
@@ -230,6 +241,7 @@ func (s *Summary) parts(keep bool) (SummaryParts, bool) {
 	}
 	p.ClockMS, p.ClockRepo, p.ClockBy = s.clockBytes()
 	p.Keys = s.mergedKeys()
+	p.KeyFence = keyFence(p.Keys)
 	p.Passings = make([]Event, 0, len(s.passings))
 	for _, id := range slices.Sorted(maps.Keys(s.passings)) {
 		p.Passings = append(p.Passings, s.passings[id])

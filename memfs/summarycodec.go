@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"io"
 	"maps"
 	"math"
@@ -12,13 +13,13 @@ import (
 	"github.com/borg-memory/borg/domain"
 )
 
-// The log summary's binary format (codec BSM6), the body of
+// The log summary's binary format (codec BSM7), the body of
 // .borg/cache/summary.bin: a domain.Summary taken apart (Summary.Parts),
 // and read back in place (domain.FromParts over a lessonTable) so that a
 // hook's parse decodes no lesson it does not ask for.
 
 // summaryMagic starts an encoded summary; it changes with the layout.
-const summaryMagic = "BSM6"
+const summaryMagic = "BSM7"
 
 // ErrSummaryCorrupt is returned by ParseSummary for bytes WriteSummary did
 // not write (and by WriteSummary for a parsed summary found corrupt since).
@@ -175,8 +176,9 @@ func appendEvidence(w *sumWriter, regrets map[string]domain.RegretMark, correcti
 // WriteSummary writes the summary's encoding to w. The layout: the values
 // as varints; the lessons as a table of offsets into their ids and one into
 // their records (each record varints), so that ParseSummary decodes neither;
-// then the evidence block, the clock's columns and the key table at fixed
-// widths, which ParseSummary reads in place. A lesson of a parsed summary
+// then the evidence block, the clock's columns, the key table and its
+// fence (domain.SummaryParts.KeyFence, with a checksum) at fixed widths,
+// which ParseSummary reads in place. A lesson of a parsed summary
 // that was never decoded is written as its record was read (checked, not
 // kept decoded: domain.Summary.PartsKeeping), and ErrSummaryCorrupt says
 // one is corrupt or the ids are out of order. The
@@ -279,6 +281,9 @@ func encodeSummary(s *domain.Summary) (pre, keys, post []byte, _ error) {
 	pre = w.b
 
 	w = &sumWriter{}
+	w.uint(uint64(len(p.KeyFence) / 8))
+	w.b = append(w.b, p.KeyFence...)
+	w.b = binary.LittleEndian.AppendUint32(w.b, crc32.ChecksumIEEE(p.KeyFence))
 	w.uint(uint64(len(p.Passings)))
 	for _, e := range p.Passings {
 		w.str(e.ID)
@@ -427,6 +432,13 @@ func parseSummary(data []byte) (*domain.Summary, *lessonTable, error) {
 	p.ClockRepo = r.bytes(4 * n)
 	p.ClockBy = r.bytes(4 * n)
 	p.Keys = r.bytes(domain.SummaryKeyRecord * r.count(domain.SummaryKeyRecord))
+	// The fence is read in place, and its checksum kept the fence from
+	// sending lookups to the wrong records (domain.FromParts checks that it
+	// fits the table at its ends).
+	p.KeyFence = r.bytes(8 * r.count(8))
+	if sum := r.bytes(4); sum != nil && binary.LittleEndian.Uint32(sum) != crc32.ChecksumIEEE(p.KeyFence) {
+		r.fail()
+	}
 	np := r.count(7)
 	p.Passings = make([]domain.Event, 0, np)
 	for range np {

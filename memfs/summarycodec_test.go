@@ -2,8 +2,10 @@ package memfs
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -245,12 +247,45 @@ func TestParseSummaryRejectsJunk(t *testing.T) {
 		{"trailing bytes", append(append([]byte(nil), data...), 0)},
 		{"half", data[:len(data)/2]},
 	}
+	// The key table's fence: a byte of it changed (its checksum fails),
+	// and a fence that passes its checksum but not the table's keys.
+	sum := l.StartSummary().Finish()
+	pre, keys, post, err := encodeSummary(sum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nf, n := binary.Uvarint(post)
+	if nf == 0 || n <= 0 {
+		t.Fatalf("no fence after a key table of %d bytes", len(keys))
+	}
+	fence := post[n : n+8*int(nf)]
+	withPost := func(edit func(post []byte)) []byte {
+		p := append([]byte(nil), post...)
+		edit(p)
+		return append(append(append([]byte(nil), pre...), keys...), p...)
+	}
+	tests = append(tests,
+		struct {
+			name string
+			data []byte
+		}{"fence byte changed", withPost(func(p []byte) { p[n] ^= 1 })},
+		struct {
+			name string
+			data []byte
+		}{"fence not the table's", withPost(func(p []byte) {
+			f := p[n : n+len(fence)]
+			f[0] ^= 1
+			binary.LittleEndian.PutUint32(p[n+len(fence):], crc32.ChecksumIEEE(f))
+		})})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if _, err := ParseSummary(tt.data); err == nil {
 				t.Fatal("ParseSummary accepted junk")
 			}
 		})
+	}
+	if _, err := ParseSummary(withPost(func([]byte) {})); err != nil {
+		t.Fatalf("the summary as written: %v", err)
 	}
 }
 
