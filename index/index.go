@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/borg-memory/borg/domain"
@@ -51,6 +53,13 @@ type Options struct {
 	// SyncStats.MergeDue tells it to leave the merge to a background
 	// process). Without it a sync merges when the deltas pass their bound.
 	DeferMerge bool
+	// LazyVectors leaves the vector sidecar unread at Open when its header
+	// says it is this embedder's and not empty (a hook: its search has no
+	// vector arm, and one that asks nothing needs no vectors at all). It is
+	// read by the first call that needs it: a sync, a search with the
+	// vector arm or one that diversifies, MergeDue, Pending. Stale then
+	// knows the sidecar by its header alone.
+	LazyVectors bool
 }
 
 // SyncStats says what a Sync changed.
@@ -91,6 +100,11 @@ type Index struct {
 	catBad   bool  // the catalog was missing or unreadable at Open
 	vec      *vecView
 	vecBad   bool // the sidecar was dropped at Open
+	// vecPending says that Open left the sidecar unread (LazyVectors);
+	// ensureVectors reads it, under vecMu. Whatever reads vec or vecBad,
+	// or embeds, calls ensureVectors first.
+	vecPending atomic.Bool
+	vecMu      sync.Mutex
 
 	forceMerge bool   // tests: the next sync merges whatever its deltas hold
 	noFastSync bool   // tests: SyncChanged never takes syncDelta
@@ -127,11 +141,51 @@ func Open(dir string, emb Embedder, opts Options) (*Index, error) {
 	ix.cat, ok = readView(dir)
 	ix.catBad = !ok || ix.cat.screen != opts.ScreenID
 	ix.vec = newVecView(newVectorStore(emb.ID(), max(emb.Dim(), 0)))
-	if emb.Dim() > 0 {
+	switch {
+	case emb.Dim() <= 0:
 		// (An unavailable embedder keeps whatever sidecar is on disk for later.)
+	case opts.LazyVectors && sidecarLooksFit(dir, emb, ix.cat.len()):
+		ix.vecPending.Store(true)
+	default:
 		ix.loadVectors()
 	}
 	return ix, nil
+}
+
+// ensureVectors reads the sidecar Open left unread (Options.LazyVectors).
+// It may be called with ix.mu held, for reading or writing.
+func (ix *Index) ensureVectors() {
+	if !ix.vecPending.Load() {
+		return
+	}
+	ix.vecMu.Lock()
+	defer ix.vecMu.Unlock()
+	if ix.vecPending.Load() {
+		ix.loadVectors()
+		ix.vecPending.Store(false)
+	}
+}
+
+// sidecarLooksFit reports whether the sidecar in dir starts as one of emb
+// that loadVectors would keep: its magic, format, dimension and embedder,
+// and a vector at least when the catalog holds lessons. What only a full
+// read finds (a checksum, a torn delta) is found when it is read.
+func sidecarLooksFit(dir string, emb Embedder, lessons int) bool {
+	f, err := os.Open(filepath.Join(dir, sidecarName))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, len(sidecarMagic)+16+maxSidecarID)
+	n, _ := io.ReadFull(f, head)
+	r := &sliceReader{b: head[:n], off: len(sidecarMagic)}
+	if n < len(sidecarMagic) || string(head[:len(sidecarMagic)]) != sidecarMagic {
+		return false
+	}
+	format, dim, count := r.u32(), r.u32(), r.u32()
+	id := string(r.blob32(maxSidecarID))
+	return r.err == nil && (format == sidecarFormat || format == sidecarFormatNoOffsets) &&
+		int(dim) == emb.Dim() && id == emb.ID() && (count > 0 || lessons == 0)
 }
 
 // loadVectors (re)reads the sidecar's segments and hands the embedder the
@@ -174,10 +228,13 @@ func (o Options) withDefaults() Options {
 
 // Stale reports whether the index must be synced before it can answer
 // fully, whatever the caller's stamp says: the catalog or the sidecar was
-// missing, of another version or embedder, or corrupt at Open.
+// missing, of another version or embedder, or corrupt at Open (with
+// LazyVectors, as far as the sidecar's header tells, until it is read).
 func (ix *Index) Stale() bool {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
+	ix.vecMu.Lock() // a read of the sidecar may be under way (LazyVectors)
+	defer ix.vecMu.Unlock()
 	return ix.catBad || ix.vecBad
 }
 
@@ -186,6 +243,7 @@ func (ix *Index) Stale() bool {
 // a caller that may merge syncs even when its stamp says the index is up
 // to date.
 func (ix *Index) MergeDue() bool {
+	ix.ensureVectors()
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	c, v := ix.cat, ix.vec
@@ -202,6 +260,9 @@ func (ix *Index) Close() error {
 		return nil
 	}
 	ix.closed = true
+	ix.vecMu.Lock() // a read under way ends first; none starts after
+	ix.vecPending.Store(false)
+	ix.vecMu.Unlock()
 	ix.cat.close()
 	if f, ok := ix.emb.(CorpusFitter); ok && ix.vec.base.release != nil && len(ix.vec.base.state) > 0 {
 		// The embedder may read the corpus state in place, in the mapping
@@ -528,6 +589,7 @@ func (ix *Index) syncFiles(fs FileSync, files []FileStamp, read func(ids []strin
 // unreadable catalog, an embedder due for a refit on the corpus). A hook
 // asks before it syncs, to leave large syncs to a background process.
 func (ix *Index) Pending(files []FileStamp) (read int, full bool) {
+	ix.ensureVectors() // a refit is due by the embedder's state
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	if ix.catBad {
@@ -548,6 +610,7 @@ func (ix *Index) Pending(files []FileStamp) (read int, full bool) {
 // PendingChanged is Pending for SyncChanged's change set: how many of the
 // changed files it would read, and whether it would redo every lesson.
 func (ix *Index) PendingChanged(changed []FileStamp, removed []string) (read int, full bool) {
+	ix.ensureVectors()
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	n := ix.cat.len()
@@ -642,6 +705,7 @@ func (ix *Index) begin(n int) (SyncStats, func(), error) {
 	if ix.closed {
 		return SyncStats{}, nil, errors.New("sync index: closed")
 	}
+	ix.ensureVectors()
 	st := SyncStats{Lessons: n, InMemory: ix.dir == "", LexicalRebuilt: ix.catBad, SidecarRebuilt: ix.vecBad}
 	if ix.dir == "" {
 		return st, func() {}, nil

@@ -495,6 +495,9 @@ func (ix *Index) runArms(ctx context.Context, q Query, terms []string, arms ArmW
 			q.trace("lexical arm and its usefulness")
 		}()
 	}
+	if arms.Vector > 0 {
+		ix.ensureVectors()
+	}
 	if arms.Vector > 0 && ix.vec.len() > 0 {
 		// An embedder that fails (an endpoint down) leaves the vector arm
 		// silent for this query rather than failing the search.
@@ -725,6 +728,7 @@ func (ix *Index) diversify(hits []Hit, q Query) []Hit {
 	if !(hi > lo) {
 		return hits
 	}
+	ix.ensureVectors()
 	cands := make([]domain.MMRCandidate, len(hits))
 	byID := make(map[string]Hit, len(hits))
 	for i, h := range hits {

@@ -253,6 +253,8 @@ func openIndex(s *memfs.Store, o openOptions) (*retrieval, error) {
 	// A hook's sync costs what changed: merging the index's segments is
 	// left to a background reindex.
 	opts.DeferMerge = b != nil
+	// Nor does a hook read the vectors unless it syncs or asks.
+	opts.LazyVectors = b != nil
 	t0 := time.Now()
 	ix, err := index.Open(indexDir(s), emb, opts)
 	if err != nil {
