@@ -48,7 +48,9 @@
 // which cover it whole and are checked at open, and the index falls back
 // to its base and older stamp, which the next sync brings up to date. A query maps the files and reads only
 // what it touches: a process searches right after Open without decoding
-// them, and any number of processes search while one syncs. A second
+// them (with Options.LazyVectors, a hook's, the sidecar is not even mapped
+// until a call needs vectors), and any number of processes search while
+// one syncs. A second
 // writer waits Options.LockWait for the lock, then keeps its sync in
 // memory (SyncStats.FallbackLexical), so a hook never hangs on another
 // process.

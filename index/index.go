@@ -116,10 +116,10 @@ type Index struct {
 }
 
 // Open opens the index stored in dir (created when missing), using emb for
-// the vector arm. It reads nothing but the files' headers: the catalog and
-// the sidecar are mapped and read where a query touches them. A catalog of
-// another version is rebuilt by the next Sync; a sidecar of another embedder
-// is dropped.
+// the vector arm. The catalog is mapped and read where a query touches it;
+// the sidecar is read whole, or, with Options.LazyVectors and a header that
+// fits, when first needed. A catalog of another version is rebuilt by the
+// next Sync; a sidecar of another embedder is dropped.
 func Open(dir string, emb Embedder, opts Options) (*Index, error) {
 	if dir == "" {
 		return nil, errors.New("open index: empty directory (use NewMemory)")
