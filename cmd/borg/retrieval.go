@@ -594,10 +594,10 @@ func (sr *storeRecaller) Recall(ctx context.Context, q hooks.RecallQuery) ([]hoo
 	// the last slot); early delivery wants consolidated lessons only.
 	// The search starts on the index alone: usefulness and the links wait
 	// for the log's summary, which a search with no candidate able to clear
-	// the floor never needs.
-	// (A summary that fails fails the recall below, whatever the search
-	// made of its absence.)
-	start, now := time.Now(), time.Now().UnixMilli()
+	// the floor never needs. (A summary that fails fails the recall below,
+	// whatever the search made of its absence.)
+	start := time.Now()
+	now := start.UnixMilli()
 	useful := sr.r.usefulFunc(q.Session)
 	query := index.Query{Text: q.Text, K: q.K, Repo: q.Repo, Session: q.Session, Arms: index.HookArmWeights(),
 		UsefulFunc: func(ls []domain.LessonInfo) []index.Usefulness {
