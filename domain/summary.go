@@ -179,6 +179,12 @@ func (t keyTable) search(k sumKey, from int) int {
 			hi = m
 		}
 	}
+	return t.lowerIn(k, lo, hi)
+}
+
+// lowerIn is the index of the first key in t[lo:hi] not less than k, hi
+// when none is, by halving.
+func (t keyTable) lowerIn(k sumKey, lo, hi int) int {
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
 		if compareKeys(t.key(m), k) < 0 {
@@ -309,16 +315,7 @@ func (t keyTable) searchFenced(k sumKey, fence []byte) int {
 			above = q
 		}
 	}
-	l, h := below+1, above
-	for l < h {
-		mid := int(uint(l+h) >> 1)
-		if compareKeys(t.key(mid), k) < 0 {
-			l = mid + 1
-		} else {
-			h = mid
-		}
-	}
-	return l
+	return t.lowerIn(k, below+1, above)
 }
 
 func appendKeyRecord(b []byte, k sumKey, v uint32) []byte {
