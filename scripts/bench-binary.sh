@@ -14,24 +14,19 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-201}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-bins=("${@:2}")
-if ((${#bins[@]} == 0)); then
-	scripts/build-borg.sh "$tmp/borg"
-	bins=("$tmp/borg")
-fi
-mkdir -p "$tmp/hello" "$tmp/home" "$tmp/work"
-cat >"$tmp/hello/main.go" <<'EOF'
+. scripts/benchlib.sh
+bench_setup "${@:2}"
+mkdir -p "$work/hello" "$work/home" "$work/work"
+cat >"$work/hello/main.go" <<'EOF'
 package main
 
 import "fmt"
 
 func main() { fmt.Println("hello") }
 EOF
-printf 'module hello\n\ngo 1.22\n' >"$tmp/hello/go.mod"
-(cd "$tmp/hello" && go build -o "$tmp/hello-bin" .)
-hello=$tmp/hello-bin
+printf 'module hello\n\ngo 1.22\n' >"$work/hello/go.mod"
+(cd "$work/hello" && go build -o "$work/hello-bin" .)
+hello=$work/hello-bin
 
 # us runs its arguments once and prints the wall time in microseconds.
 us() {
@@ -40,7 +35,7 @@ us() {
 	local e=$EPOCHREALTIME
 	echo $(((${e/./} - ${s/./})))
 }
-hook() { echo '{}' | HOME=$tmp/home "$1" hook stop; }
+hook() { echo '{}' | HOME=$work/home "$1" hook stop; }
 version() { "$1" version; }
 helloPlain() { "$hello"; }
 helloHook() { echo '{}' | "$hello"; }
@@ -52,23 +47,23 @@ median() { sort -n | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1
 # binary's ratio to hello's.
 round() {
 	local label=$1 hfn=$2 fn=$3 i j
-	for ((j = 0; j <= ${#bins[@]}; j++)); do : >"$tmp/t$j"; done
+	for ((j = 0; j <= ${#bins[@]}; j++)); do : >"$work/t$j"; done
 	for ((i = 0; i < n; i++)); do
-		us $hfn >>"$tmp/t0"
+		us $hfn >>"$work/t0"
 		for ((j = 0; j < ${#bins[@]}; j++)); do
-			us $fn "${bins[j]}" >>"$tmp/t$((j + 1))"
+			us $fn "${bins[j]}" >>"$work/t$((j + 1))"
 		done
 	done
 	local h m
-	h=$(median <"$tmp/t0")
+	h=$(median <"$work/t0")
 	printf '%s: hello-world %s ms\n' "$label" "$h"
 	for ((j = 0; j < ${#bins[@]}; j++)); do
-		m=$(median <"$tmp/t$((j + 1))")
+		m=$(median <"$work/t$((j + 1))")
 		printf '  %-40s %6s ms  %5.2fx\n' "${bins[j]}" "$m" "$(awk "BEGIN {print $m/$h}")"
 	done
 }
 
-cd "$tmp/work"
+cd "$work/work"
 printf 'hello-world %d bytes; %d alternating runs each; load %s\n' "$(stat -c %s "$hello")" "$n" \
 	"$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')"
 for b in "${bins[@]}"; do
