@@ -10,7 +10,11 @@
 # With --after-learn, each Stop follows a `borg learn` by the same build
 # (untimed): the first Stop after a learn, which reads the new lesson into
 # the index before it searches.
-# Usage: scripts/bench-stop-tail.sh [--after-learn] [runs] store [borg binary...]
+# With --trace, each Stop also appends its steps to a file (BORG_TRACE), and
+# the script prints, per build, the medians of two of them, in the process
+# and without its start: when the log's summary was in, and when the hook
+# was done (builds from before BORG_TRACE print nothing for it).
+# Usage: scripts/bench-stop-tail.sh [--after-learn] [--trace] [runs] store [borg binary...]
 #   runs   default 100
 #   store  copied first for each build (the original is untouched), e.g.
 #          /tmp/borg-bench-store-v4-10000-1000000 (BORG_BENCH_LESSONS=10000
@@ -19,13 +23,17 @@
 #   binary without one, ./cmd/borg as scripts/build-borg.sh builds it; with
 #          several, they take turns (A, B, A, B…), each in its own copy.
 set -euo pipefail
-learn=
-if [ "${1:-}" = --after-learn ]; then
-  learn=1
+learn= trace=
+while true; do
+  case "${1:-}" in
+  --after-learn) learn=1 ;;
+  --trace) trace=1 ;;
+  *) break ;;
+  esac
   shift
-fi
+done
 runs=${1:-100}
-from=${2:?usage: scripts/bench-stop-tail.sh [--after-learn] [runs] store [borg binary...]}
+from=${2:?usage: scripts/bench-stop-tail.sh [--after-learn] [--trace] [runs] store [borg binary...]}
 cd "$(dirname "$0")/.."
 . scripts/benchlib.sh
 bench_setup "${@:3}"
@@ -46,7 +54,9 @@ for i in $(seq 1 "$runs"); do
     fi
     in=$(printf '{"session_id":"tail-%s-%s","cwd":"%s","last_assistant_message":"%s"}' "$i" "$k" "$work/proj" "$msg")
     t0=$EPOCHREALTIME
-    echo "$in" | BORG_STORE="$work/store-$k" /usr/bin/time -f '%R' -o "$work/faults" "${bins[$k]}" hook stop >/dev/null
+    tr=
+    [ -n "$trace" ] && tr="$work/trace-$k"
+    echo "$in" | BORG_STORE="$work/store-$k" BORG_TRACE=$tr /usr/bin/time -f '%R' -o "$work/faults" "${bins[$k]}" hook stop >/dev/null
     t1=$EPOCHREALTIME
     echo "$k $i $(((${t1/./} - ${t0/./}))) $(cat "$work/faults")"
   done
@@ -70,4 +80,9 @@ for k in "${!bins[@]}"; do
   printf '%s: %d Stops%s, median %.1f ms (%.2fx git status), %s faults; last tenth %.1f ms (%.2fx), %s faults\n' "$name" "$runs" "${learn:+ each after a learn}" \
     "$med" "$(awk -v a="$med" -v b="$status" 'BEGIN {print a / b}')" "$(echo "$all" | awk '{print $4}' | median)" \
     "$lastmed" "$(awk -v a="$lastmed" -v b="$status" 'BEGIN {print a / b}')" "$(echo "$last" | awk '{print $4}' | median)"
+  if [ -n "$trace" ] && [ -s "$work/trace-$k" ]; then
+    summary=$(awk '/log summary loaded/ {print $2}' "$work/trace-$k" | median)
+    done_=$(awk '/hook stop done/ {print $2}' "$work/trace-$k" | median)
+    printf '  in the process (BORG_TRACE), medians: the summary in at %s ms, the hook done at %s ms\n' "$summary" "$done_"
+  fi
 done
