@@ -237,10 +237,11 @@ func TestParseSummaryRejectsJunk(t *testing.T) {
 		l.Add(e)
 	}
 	data := mustEncodeSummary(t, l.StartSummary().Finish())
-	tests := []struct {
+	type junk struct {
 		name string
 		data []byte
-	}{
+	}
+	tests := []junk{
 		{"empty", nil},
 		{"wrong magic", append([]byte("XXXX"), data[4:]...)},
 		{"truncated", data[:len(data)-5]},
@@ -265,14 +266,8 @@ func TestParseSummaryRejectsJunk(t *testing.T) {
 		return append(append(append([]byte(nil), pre...), keys...), p...)
 	}
 	tests = append(tests,
-		struct {
-			name string
-			data []byte
-		}{"fence byte changed", withPost(func(p []byte) { p[n] ^= 1 })},
-		struct {
-			name string
-			data []byte
-		}{"fence not the table's", withPost(func(p []byte) {
+		junk{"fence byte changed", withPost(func(p []byte) { p[n] ^= 1 })},
+		junk{"fence not the table's", withPost(func(p []byte) {
 			f := p[n : n+len(fence)]
 			f[0] ^= 1
 			binary.LittleEndian.PutUint32(p[n+len(fence):], crc32.ChecksumIEEE(f))

@@ -143,7 +143,7 @@ type openOptions struct {
 // With a budget, what does not fit is left to a background `borg reindex`
 // and r.behind says what was left.
 func openRetrieval(ctx context.Context, s *memfs.Store, o openOptions) (*retrieval, error) {
-	r, err := openIndexFirst(ctx, s, o)
+	r, err := openIndexFirst(s, o)
 	if err != nil {
 		return nil, err
 	}
@@ -160,7 +160,7 @@ func openRetrieval(ctx context.Context, s *memfs.Store, o openOptions) (*retriev
 // caller must call r.summarized before it reads r.summary, and before the
 // process ends: what the summary leaves behind starts the background
 // reindex there.
-func openIndexFirst(ctx context.Context, s *memfs.Store, o openOptions) (*retrieval, error) {
+func openIndexFirst(s *memfs.Store, o openOptions) (*retrieval, error) {
 	b, tr := o.budget, o.tr
 	type loaded struct {
 		sum *domain.Summary
@@ -527,7 +527,7 @@ func (sr *storeRecaller) warm() {
 		sr.done = make(chan struct{})
 		go func() {
 			defer close(sr.done)
-			sr.r, sr.err = openIndexFirst(context.Background(), sr.store, openOptions{budget: sr.budget, tr: sr.tr})
+			sr.r, sr.err = openIndexFirst(sr.store, openOptions{budget: sr.budget, tr: sr.tr})
 		}()
 	})
 }
