@@ -758,10 +758,19 @@ func (ix *Index) begin(n int) (SyncStats, func(), error) {
 // the next listing sync or merge read it whole. Checking it on every
 // change made a hook's sync after one learn read the whole catalog (65 MB
 // at 100,000 lessons).
+//
+// The sidecar's base keys are checked likewise, only when whole is set
+// (vectorStore.verify): keys that fail are dropped, and every lesson is
+// embedded again.
 func (ix *Index) verified(st *SyncStats, whole bool) *view {
 	var err error
 	if whole {
 		err = ix.cat.verify()
+		if ix.vec.base.verify() != nil {
+			ix.vec.close()
+			ix.vec = newVecView(newVectorStore(ix.emb.ID(), max(ix.emb.Dim(), 0)))
+			ix.vecBad, st.SidecarRebuilt = true, true
+		}
 	} else {
 		err = ix.cat.delta.verify()
 	}
@@ -864,13 +873,10 @@ func Verify(dir string, emb Embedder) error {
 		return fmt.Errorf("%s: %w", spath, err)
 	}
 	defer vec.close()
-	// A hook reads the base's keys in place, trusting their order to the
-	// writer and the checksum: here it is checked.
-	vec.base.keys()
-	for i := 1; i < len(vec.base.ids); i++ {
-		if vec.base.ids[i-1] >= vec.base.ids[i] {
-			return fmt.Errorf("%s: vectors out of order at %q (delete %s to rebuild the index)", spath, vec.base.ids[i], dir)
-		}
+	// A hook reads the base's keys in place, leaving their checksum and
+	// order to a whole sync: here both are checked.
+	if err := vec.base.verify(); err != nil {
+		return fmt.Errorf("%s: %w (delete %s to rebuild the index)", spath, err, dir)
 	}
 	for _, id := range vec.ids() {
 		if _, ok := v.find(id); !ok {

@@ -279,11 +279,28 @@ func TestSidecarFormatWithoutOffsets(t *testing.T) {
 	if v := got.vector("l-007"); len(v) != 2 || v[1] != 7 {
 		t.Fatalf("vector(l-007) = %v", v)
 	}
-	// Offsets that go back are refused, not read.
+	// Offsets that go back read as no key until the keys are checked,
+	// which refuses them.
 	bad := append([]byte(nil), raw...)
 	le.PutUint32(bad[table+4:], 1<<20)
-	if _, err := decodeSidecar(bad, "emb", 2); err == nil {
-		t.Fatal("decoded a sidecar whose key offsets go back")
+	got, err = decodeSidecar(bad, "emb", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id := got.idAt(0); id != "" {
+		t.Fatalf("row 0 with a bad offset reads %q", id)
+	}
+	if err := got.verify(); err == nil {
+		t.Fatal("verified a sidecar whose key offsets go back")
+	}
+	// The same with its checksum made to match: the order is still checked.
+	_, _, sum = sidecarLayout(bad)
+	le.PutUint32(bad[sum:], crc32.ChecksumIEEE(bad[:sum]))
+	if got, err = decodeSidecar(bad, "emb", 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := got.verify(); err == nil || !strings.Contains(err.Error(), "out of order") {
+		t.Fatalf("verify of offsets that go back, checksum matching: %v", err)
 	}
 }
 

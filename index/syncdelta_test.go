@@ -2,6 +2,7 @@ package index
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -221,5 +222,73 @@ func TestTornDeltaRefused(t *testing.T) {
 			}
 			sameSearches(t, torn, ixs[1], corpusQueries)
 		})
+	}
+}
+
+// TestSidecarKeysCheckedWhole: a sidecar whose keys fail their checksum
+// is read unchecked by a hook's sync of one change, which looks up a few
+// keys; borg doctor (Verify) names it, and the next sync from a listing
+// drops it and embeds every lesson again, after which it verifies.
+func TestSidecarKeysCheckedWhole(t *testing.T) {
+	c := newSegCorpus(7)
+	const n = 60
+	files := newFileSet()
+	clock := int64(1000)
+	put := func(l domain.Lesson) FileStamp {
+		clock++
+		files.lessons[l.ID] = l
+		f := FileStamp{ID: l.ID, ModTime: clock, Size: int64(len(l.Body))}
+		files.stamps[l.ID] = f
+		return f
+	}
+	for i := range n {
+		put(c.lesson(i, n))
+	}
+	dir := t.TempDir()
+	emb := NewNGramEmbedder(NGramOptions{Dim: 64, NoIDF: true})
+	open := func() *Index {
+		ix, err := Open(dir, emb, Options{DeferMerge: true, LazyVectors: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ix
+	}
+	ix := open()
+	if _, err := ix.SyncFiles(files.listing(), files.read, "s0", false); err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+	if err := Verify(dir, emb); err != nil {
+		t.Fatalf("a fresh index does not verify: %v", err)
+	}
+	path := filepath.Join(dir, sidecarName)
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := bytes.Index(raw, []byte("lesson-042"))
+	if i < 0 {
+		t.Fatal("no key lesson-042 in the sidecar")
+	}
+	raw[i+len("lesson-04")] = '3' // lesson-043: still in order, not the lesson-042 the catalog holds
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Verify(dir, emb); err == nil || !errors.Is(err, errSidecarChecksum) {
+		t.Fatalf("Verify of a sidecar with a changed key: %v", err)
+	}
+
+	ix = open()
+	fs, err := ix.SyncChanged("s0", []FileStamp{put(c.lesson(5, n+1))}, nil, files.read, "s1")
+	if err != nil || fs.SidecarRebuilt || fs.Embedded != 1 {
+		t.Fatalf("sync of one change: %+v, %v; want one lesson embedded, the sidecar kept", fs.SyncStats, err)
+	}
+	fs, err = ix.SyncFiles(files.listing(), files.read, "s2", false)
+	if err != nil || !fs.SidecarRebuilt || fs.Embedded != n {
+		t.Fatalf("sync from a listing: %+v, %v; want the sidecar rebuilt, %d lessons embedded", fs.SyncStats, err, n)
+	}
+	ix.Close()
+	if err := Verify(dir, emb); err != nil {
+		t.Fatalf("the rebuilt index does not verify: %v", err)
 	}
 }

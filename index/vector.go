@@ -82,6 +82,9 @@ type vectorStore struct {
 	dead    []bool
 	ndead   int
 	headSum uint32 // the decoded file's header checksum (the base id)
+	// head is the decoded file's header and keys, which headSum covers,
+	// until verify has checked them (nil: checked, or not from a file).
+	head []byte
 }
 
 func newVectorStore(embedderID string, dim int) *vectorStore {
@@ -97,8 +100,8 @@ func (s *vectorStore) len() int {
 
 // fileKeys are the keys of a sidecar read in place: rows' entries found
 // through the file's offsets. Its methods never fail on corrupt bytes (a
-// row whose entry is out of bounds reads as ""), though the whole keys'
-// checksum was checked when the file was read.
+// row whose entry is out of bounds reads as ""): the keys' checksum is
+// checked only by a sync that reads them whole (vectorStore.verify).
 type fileKeys struct {
 	n         int
 	keys, off []byte // the entries; n+1 u32 offsets into keys
@@ -135,8 +138,7 @@ func (s *vectorStore) keys() {
 // idAt is row i's id.
 func (s *vectorStore) idAt(i int) string {
 	if s.file != nil {
-		id, _ := s.file.entry(i)
-		return id
+		return s.file.idAt(i)
 	}
 	return s.ids[i]
 }
@@ -309,7 +311,7 @@ func (s *vectorStore) remove(id string) {
 
 // reset drops every row (a corpus refit re-embeds everything).
 func (s *vectorStore) reset() {
-	s.ids, s.hashes, s.rows, s.file = nil, nil, nil, nil
+	s.ids, s.hashes, s.rows, s.file, s.head = nil, nil, nil, nil, nil
 	s.cols = make([][]float32, s.dim)
 	s.pos = make(map[string]int)
 }
@@ -468,24 +470,16 @@ func decodeSidecar(raw []byte, embedderID string, dim int) (*vectorStore, error)
 		}
 		r.off = (r.off + 3) &^ 3
 	} else {
-		// The keys stay in the file, found by their offsets (checked
-		// here to ascend within the keys; each entry is checked when
-		// read, fileKeys.entry); the ids' order is the writer's, and the
-		// checksum below covers it.
+		// The keys stay in the file, found by their offsets; each entry
+		// is checked when read (fileKeys.entry). The offsets' and the
+		// ids' order are the writer's: verify checks both, with the
+		// checksum that covers them.
 		if uint64(count+1)*4 > uint64(len(body)) {
 			return nil, errors.New("decode vector sidecar: count exceeds file")
 		}
 		k := &fileKeys{n: int(count), off: r.take(4 * (int(count) + 1))}
 		if r.err == nil {
 			k.keys = r.take(int(binary.LittleEndian.Uint32(k.off[4*count:])))
-		}
-		prev := uint32(0)
-		for i := 0; r.err == nil && i <= int(count); i++ {
-			o := binary.LittleEndian.Uint32(k.off[4*i:])
-			if (i == 0 && o != 0) || o < prev {
-				return nil, errors.New("decode vector sidecar: key offsets out of order")
-			}
-			prev = o
 		}
 		r.off = (r.off + 3) &^ 3
 		s.file = k
@@ -495,11 +489,10 @@ func decodeSidecar(raw []byte, embedderID string, dim int) (*vectorStore, error)
 	if r.err != nil {
 		return nil, errors.New("decode vector sidecar: truncated")
 	}
-	fsutil.Prefault(body[:headerEnd]) // the checksum reads every page of the keys
-	if crc32.ChecksumIEEE(body[:headerEnd]) != sum {
-		return nil, errors.New("decode vector sidecar: checksum mismatch")
-	}
-	s.headSum = sum
+	// The keys' checksum and order are left to verify: a hook's sync of
+	// one changed lesson looks up a few keys, where checking them reads
+	// every page of them (about 200 at 10,000 lessons).
+	s.headSum, s.head = sum, body[:headerEnd]
 	n := int(count) * dim
 	if r.off+6*n != len(body) {
 		return nil, errors.New("decode vector sidecar: truncated")
@@ -511,6 +504,49 @@ func decodeSidecar(raw []byte, embedderID string, dim int) (*vectorStore, error)
 		s.cols[c] = block[c*int(count) : (c+1)*int(count) : (c+1)*int(count)]
 	}
 	return s, nil
+}
+
+// errSidecarChecksum reports a sidecar whose keys do not match their
+// checksum.
+var errSidecarChecksum = errors.New("vector sidecar: checksum mismatch")
+
+// verify checks the keys of a store read from a file against their
+// checksum, once. The sidecar is written whole, synced and renamed, and
+// never changed in place, and every read of its keys is bounds-checked, so
+// a sync of a change set and a search trust it unchecked, as they do the
+// catalog's base (Index.verified); a sync that reads every key (from a
+// listing, or a merge into a new base) and borg doctor check it first.
+func (s *vectorStore) verify() error {
+	if s.head == nil {
+		return nil
+	}
+	fsutil.Prefault(s.head) // the checksum reads every page of the keys
+	if crc32.ChecksumIEEE(s.head) != s.headSum {
+		return errSidecarChecksum
+	}
+	if k := s.file; k != nil {
+		prev := uint32(0)
+		for i := range k.n + 1 {
+			o := binary.LittleEndian.Uint32(k.off[4*i:])
+			if (i == 0 && o != 0) || o < prev {
+				return errors.New("vector sidecar: key offsets out of order")
+			}
+			prev = o
+		}
+		for i := range k.n {
+			if id, _ := k.entry(i); id == "" || (i > 0 && k.idAt(i-1) >= id) {
+				return fmt.Errorf("vector sidecar: id %q out of order", id)
+			}
+		}
+	}
+	s.head = nil
+	return nil
+}
+
+// idAt is row i's id.
+func (k *fileKeys) idAt(i int) string {
+	id, _ := k.entry(i)
+	return id
 }
 
 // floatsLE views little-endian float32 bytes as []float32 without copying
