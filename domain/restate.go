@@ -427,8 +427,14 @@ func (f *Fact) readValues() {
 			}
 		}
 		// A version: v1.4, 18.19, or a number after a product's name
-		// ("iOS 15", "Node 20.11 LTS"), the name being part of its type.
-		if v, ok := version(w); ok {
+		// ("iOS 15", "Node 20.11 LTS", "Oracle 19c": there one letter may
+		// close it), the name being part of its type.
+		named := i > 0 && toks[i-1].name && toks[i-1].value == 0 && !isID(toks[i-1].word)
+		v, ok := version(w)
+		if !ok && named {
+			v, ok = lettered(w)
+		}
+		if ok {
 			product, start := "", i
 			if i > 0 && toks[i-1].value == 0 && !slotFunction[toks[i-1].word] && !restateFunction[toks[i-1].word] &&
 				!restateAux[toks[i-1].word] && !restateChange[toks[i-1].word] && (toks[i-1].name || strings.HasPrefix(w, "v") || strings.Contains(w, ".")) {
@@ -523,6 +529,15 @@ func version(w string) (string, bool) {
 		}
 	}
 	return s, true
+}
+
+// lettered reads a release named by a number and one letter ("19c",
+// "11g"), which only a product's name before it makes a version.
+func lettered(w string) (string, bool) {
+	if len(w) < 2 || len(w) > 4 || w[len(w)-1] < 'a' || w[len(w)-1] > 'z' {
+		return "", false
+	}
+	return version(w[:len(w)-1])
 }
 
 // party reads a person or a team at token i: a run of capitalised words
@@ -853,9 +868,9 @@ func (f Fact) valueText(typ string, norms []string) string {
 
 // Rewrites reports whether the claim newer writes another value into a
 // slot the claim older states: the slot restated in the same words
-// (SameSlot), the fact restated in other words (Restates), or the older's
-// value said to be gone (Retires). Which of two lessons is newer is the
-// caller's to know.
+// (SameSlot), the fact restated in other words (Restates), the older's
+// value said to be gone (Retires), or said to have handed the slot over
+// (HandsOver). Which of two lessons is newer is the caller's to know.
 func Rewrites(newer, older Claim) (SlotMatch, bool) {
 	if m, ok := SameSlot(newer, older); ok {
 		return m, true
@@ -863,7 +878,10 @@ func Rewrites(newer, older Claim) (SlotMatch, bool) {
 	if m, ok := Restates(newer.fact, older.fact); ok {
 		return m, true
 	}
-	return Retires(newer, older)
+	if m, ok := Retires(newer, older); ok {
+		return m, true
+	}
+	return HandsOver(newer, older)
 }
 
 // restateGone says a thing is gone; "no longer", "shut down" and "turned
@@ -956,8 +974,9 @@ func hostLabel(id string) string {
 
 // SlotCandidates lists the pairs of claims (i < j) that Rewrites could
 // accept in either order, without comparing every claim with every other:
-// the pairs of one Block, and the pairs where one claim holds, with a value
-// of the other's type, a word the other must share. Every pair Rewrites
+// the pairs of one Block, the pairs where one claim holds, with a value of
+// the other's type, a word the other must share, and those where one
+// holds the first name of a run the other says it passed from. Every pair Rewrites
 // accepts is listed; most listed pairs are not rewrites.
 func SlotCandidates(claims []Claim) [][2]int {
 	// The pairs are listed with repeats, then sorted and the repeats
@@ -994,7 +1013,30 @@ func SlotCandidates(claims []Claim) [][2]int {
 			holds[k] = append(holds[k], i)
 		}
 	}
+	// A handover names the run of names it passed from (HandsOver): the
+	// claims holding the run's first word are its candidates. Few gists
+	// say one, so the words are indexed only when one does.
+	from := map[string][]int{}
+	for _, c := range claims {
+		if w := c.fact.handoverWords(); len(w) > 0 {
+			from[w[0]] = nil
+		}
+	}
+	if len(from) > 0 {
+		for j, c := range claims {
+			for _, t := range c.fact.toks {
+				if l, ok := from[t.word]; ok && (len(l) == 0 || l[len(l)-1] != j) {
+					from[t.word] = append(l, j)
+				}
+			}
+		}
+	}
 	for i, c := range claims {
+		if w := c.fact.handoverWords(); len(w) > 0 {
+			for _, j := range from[w[0]] {
+				pair(i, j)
+			}
+		}
 		for _, g := range c.gone {
 			for _, j := range ids[g] {
 				pair(i, j)
