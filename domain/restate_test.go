@@ -198,9 +198,23 @@ func FuzzReadFact(f *testing.F) {
 var factWords = strings.Fields(`the the kiosk vendor ledger export queue invoice dashboard app service nightly weekly
 	is are was now moved raised to on at by in for of runs starts owned approver
 	Monday Tuesday and Friday 02:00 03:30 UTC 45 seconds 90s 2 GB 512 MB v1.4 v2.0 Node 18 Node 20
-	build-07 build-09 eu-west-1 us-east-2 Kestrel Osprey team Noor Haddad not . , ;`)
+	build-07 build-09 eu-west-1 us-east-2 Kestrel Osprey team Noor Haddad not . , ;
+	took over from from Oracle 12c 19c billing-sync on-call`)
+
+// handoverShapes are gists of who answers for what, and of its change
+// of hands, which random words rarely form.
+var handoverShapes = []string{"{P} took over {S} {R} from {Q}.", "{Q} is the {R} owner for {S}.", "{S} is owned by {Q}.", "{S} {R} moved to {P} from {Q}."}
 
 func randomGist(r *rand.Rand) string {
+	if r.IntN(4) == 0 {
+		pick := func(l ...string) string { return l[r.IntN(len(l))] }
+		return strings.NewReplacer(
+			"{P}", pick("Kestrel", "Osprey", "Noor Haddad", "Team Osprey"),
+			"{Q}", pick("Kestrel", "Noor Haddad", "Team Kestrel", "Lena Fischer"),
+			"{S}", pick("billing-sync", "the ledger export", "kiosk app", "build-07"),
+			"{R}", pick("on-call", "approver", "release"),
+		).Replace(handoverShapes[r.IntN(len(handoverShapes))])
+	}
 	n := 3 + r.IntN(12)
 	w := make([]string, n)
 	for i := range w {
