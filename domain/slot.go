@@ -351,12 +351,20 @@ func valueHead(v []string) []string {
 // slotFrameEnd reports whether a frame may end where the values start. It
 // may not end open, on a word that a noun must complete ("the rotation
 // of"), since what differs then is a second subject; an article is open
-// only after such a word ("the owner of the", not "reviewed by the").
+// only after such a word ("the owner of the", not "reviewed by the"), and
+// so are up to two words after such an article, which the value's noun
+// completes ("checklist for a new" secret or rule).
 func slotFrameEnd(frame []string) bool {
-	last := frame[len(frame)-1]
-	if slotArticles[last] && len(frame) > 1 {
-		last = frame[len(frame)-2]
+	n := len(frame)
+	last := frame[n-1]
+	if slotArticles[last] && n > 1 {
+		last = frame[n-2]
 		return !slotOpenEnds[last] && !slotArticles[last]
+	}
+	for k := n - 2; k >= max(1, n-3); k-- {
+		if slotArticles[frame[k]] && slotOpenEnds[frame[k-1]] && !slotArticles[frame[k-1]] {
+			return false
+		}
 	}
 	return !slotOpenEnds[last]
 }

@@ -43,6 +43,8 @@ func TestSameSlot(t *testing.T) {
 		{"subject after of", "The retry limit of the webhook sender is 5.", "The retry limit of the mail sender is 5.", false},
 		{"subject first", "Payments deploys to eu-west-1.", "Search deploys to eu-west-1.", false},
 		{"frame open on of", "Ann is responsible for the rotation of api-tokens.", "Ann is responsible for the rotation of db-credentials.", false},
+		{"frame open after for a", "Steps for a new webhook: register it, then sign it.", "Steps for a new cron job: add it to the schedule file.", false},
+		{"frame open after of the", "The rotation of the staging certificates is monthly.", "The rotation of the staging keys is monthly.", false},
 
 		// Other relations or polarity: no rewrite either.
 		{"negation", "Deploys are frozen on Fridays.", "Deploys are not frozen on Fridays.", false},

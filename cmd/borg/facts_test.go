@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -215,7 +216,7 @@ func TestSlotPairsOnLabelledSets(t *testing.T) {
 			}
 		}
 	}
-	for _, name := range []string{"lumen", "harbor", "quarry", "ampercove", "tidewright"} {
+	for _, name := range []string{"lumen", "harbor", "quarry", "ampercove", "tidewright", "kelpie"} {
 		set, err := loadAskSet(filepath.Join("testdata", "asks", name))
 		if err != nil {
 			t.Fatal(err)
@@ -250,10 +251,10 @@ func TestSlotPairsOnLabelledSets(t *testing.T) {
 			}
 		}
 		t.Logf("%s: %d of %d labelled rewrites found, no false pair", name, found, len(rewrites[name]))
-		// Quarry, ampercove and tidewright rewrite their facts in other
-		// words, only some of which the rule reads; they still hold it to
-		// no false pair.
-		if want := len(rewrites[name]) * 9 / 10; name != "quarry" && name != "ampercove" && name != "tidewright" && found < want {
+		// Quarry, ampercove, tidewright and kelpie rewrite their facts in
+		// other words, only some of which the rule reads; they still hold
+		// it to no false pair.
+		if want := len(rewrites[name]) * 9 / 10; !slices.Contains([]string{"quarry", "ampercove", "tidewright", "kelpie"}, name) && found < want {
 			t.Errorf("%s: Rewrites finds %d of %d labelled rewrites, want at least %d", name, found, len(rewrites[name]), want)
 		}
 	}
