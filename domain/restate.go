@@ -121,6 +121,7 @@ var restateChange = map[string]bool{
 	"shortened": true, "shifted": true, "rescheduled": true, "transferred": true, "handed": true,
 	"reassigned": true, "became": true, "becomes": true, "decommissioned": true, "retired": true,
 	"instead": true, "anymore": true, "cut": true, "trimmed": true, "halved": true, "doubled": true,
+	"pushed": true, "pulled": true, "delayed": true, "postponed": true,
 }
 
 // subjectWordsNeeded is how many words the newer's subject must share
@@ -191,7 +192,9 @@ func ReadFact(gist string) Fact {
 	var f Fact
 	colon := -1
 	depth := 0
-	for i, raw := range strings.Fields(gist) {
+	fields := strings.Fields(gist)
+	fields = fields[leadIn(fields):]
+	for i, raw := range fields {
 		if depth > 0 || strings.HasPrefix(raw, "(") {
 			depth += strings.Count(raw, "(") - strings.Count(raw, ")")
 			depth = max(depth, 0)
@@ -239,6 +242,7 @@ func ReadFact(gist string) Fact {
 			f.boundary = i
 		}
 	}
+	f.agentObject()
 	f.readValues()
 	f.dropAsideValues()
 	for i := range f.toks {
@@ -247,6 +251,75 @@ func ReadFact(gist string) Fact {
 			!restateNegation[t.word] && !restateZones[t.word]
 	}
 	return f
+}
+
+// discourseLabels open a gist with what kind of note it is, not with its
+// subject: "Heads-up:", "FYI", "Decision (2025-04):".
+var discourseLabels = map[string]bool{
+	"fyi": true, "psa": true, "heads-up": true, "headsup": true, "note": true, "nb": true, "reminder": true,
+	"decision": true, "update": true, "tip": true, "warning": true, "important": true, "nit": true,
+}
+
+// leadIn is how many of a gist's fields (split on spaces) are a discourse
+// label before its claim: the label with a colon or a comma after it, or
+// after an aside of up to five words that closes on one ("Decision
+// (2025-04):"), or "FYI" and "PSA" alone. What follows must be three words
+// at least.
+func leadIn(fields []string) int {
+	if len(fields) < 4 {
+		return 0
+	}
+	w := strings.ToLower(strings.TrimRight(fields[0], ":,"))
+	switch {
+	case !discourseLabels[w]:
+		return 0
+	case strings.HasSuffix(fields[0], ":") || strings.HasSuffix(fields[0], ","), w == "fyi", w == "psa":
+		return 1
+	case !strings.HasPrefix(fields[1], "("):
+		return 0
+	}
+	for i := 1; i < min(len(fields)-3, 6); i++ {
+		if strings.Contains(fields[i], ")") {
+			if strings.HasSuffix(fields[i], "):") || strings.HasSuffix(fields[i], "),") {
+				return i + 1
+			}
+			return 0
+		}
+	}
+	return 0
+}
+
+// agentObject reads a fact told as what someone did to its subject ("We
+// moved frontdesk onto Node 22"): when the words before a change marker
+// that opens the predicate name no subject (a pronoun: "we", "they"), the
+// words after the marker up to a preposition that leads to the value
+// ("to", "onto", "into", "back", "from") are the subject, and the fact is
+// read as "frontdesk moved onto Node 22".
+func (f *Fact) agentObject() {
+	b := f.boundary
+	if b == 0 || b >= len(f.toks) || !restateChange[f.toks[b].word] {
+		return
+	}
+	for _, t := range f.toks[:b] {
+		if !restateFunction[t.word] {
+			return
+		}
+	}
+	for j := b + 1; j < len(f.toks); j++ {
+		switch f.toks[j].word {
+		case "to", "onto", "into", "back", "from":
+			if j == b+1 {
+				return
+			}
+			toks := append(slices.Clone(f.toks[b+1:j]), f.toks[b])
+			f.toks = append(toks, f.toks[j:]...)
+			f.boundary = j - b - 1
+			return
+		}
+		if restateAux[f.toks[j].word] || restateChange[f.toks[j].word] {
+			return
+		}
+	}
 }
 
 // dropAsideValues forgets the values after a clause that follows a value

@@ -50,6 +50,10 @@ func TestRestates(t *testing.T) {
 		{"a release of a number and a letter after its product", "The invoicing database runs Oracle 12c.", "invoicing has been on Oracle 19c since the spring migration.", true},
 		{"a number and a letter after another product", "The invoicing database runs Oracle 12c.", "invoicing has been on Sybase 16a since the spring migration.", false},
 		{"a number and a letter without a product", "The invoicing cluster keeps 12c.", "invoicing cluster keeps 19c now.", false},
+		{"told as what we did to it", "The booking API is pinned to Node 18 in CI.", "We moved the booking API onto Node 22 last month.", true},
+		{"told as what we did to another", "The billing API is pinned to Node 18 in CI.", "We moved the booking API onto Node 22 last month.", false},
+		{"pushed back, after a decision label", "The nightly reconcile job runs at 03:00 UTC.", "Decision (2025-02): we pushed the nightly reconcile job back to 05:30 UTC so the exports land first.", true},
+		{"a heads-up label", "The nightly reconcile job runs at 03:00 UTC.", "Heads-up: the nightly reconcile job now runs at 04:15 UTC.", true},
 		{"time, older has its own verb", "The weekly catalogue export kicks off at 01:00 UTC.", "The weekly catalogue export was moved to 02:15 UTC.", true},
 		{"host", "Node metrics ship to graphite-02.ops.internal from every host.", "Node metrics now ship to victoria-01.ops.internal.", true},
 		{"team", "The billing dashboards are owned by the Kestrel team.", "Billing dashboard ownership has moved to the Osprey squad.", true},
@@ -199,7 +203,7 @@ var factWords = strings.Fields(`the the kiosk vendor ledger export queue invoice
 	is are was now moved raised to on at by in for of runs starts owned approver
 	Monday Tuesday and Friday 02:00 03:30 UTC 45 seconds 90s 2 GB 512 MB v1.4 v2.0 Node 18 Node 20
 	build-07 build-09 eu-west-1 us-east-2 Kestrel Osprey team Noor Haddad not . , ;
-	took over from from Oracle 12c 19c billing-sync on-call`)
+	took over from from Oracle 12c 19c billing-sync on-call Heads-up: FYI we pushed back onto`)
 
 // handoverShapes are gists of who answers for what, and of its change
 // of hands, which random words rarely form.
@@ -372,5 +376,27 @@ func BenchmarkSlotCandidates(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		SlotCandidates(claims)
+	}
+}
+
+func TestLeadIn(t *testing.T) {
+	tests := []struct {
+		gist string
+		want int
+	}{
+		{"Heads-up: the export bucket is exp-archive-02.", 1},
+		{"FYI the canary takes 20% of traffic now.", 1},
+		{"Decision (2025-04): we run the build at 05:30 UTC.", 2},
+		{"Decision (made in April 2025): builds run at 05:30.", 5},
+		{"Note, the staging host is stg-2 now.", 1},
+		{"Note that the staging host is stg-2.", 0},
+		{"Approver for payouts: Lena Fischer.", 0},
+		{"Heads-up: stg-2.", 0},
+		{"Decision (2025-04) was to run at 05:30 UTC.", 0},
+	}
+	for _, tt := range tests {
+		if got := leadIn(strings.Fields(tt.gist)); got != tt.want {
+			t.Errorf("leadIn(%q) = %d, want %d", tt.gist, got, tt.want)
+		}
 	}
 }

@@ -120,6 +120,7 @@ type Claim struct {
 func ReadClaim(gist string) Claim {
 	var words []string
 	fields := strings.Fields(strings.ToLower(gist))
+	fields = fields[leadIn(fields):]
 	for i := 0; i < len(fields); i++ {
 		raw := fields[i]
 		if strings.HasPrefix(raw, "(") && len(words) > 0 {
