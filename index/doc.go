@@ -58,10 +58,13 @@
 // Verify reads every segment whole and checks them (borg doctor). A sync
 // checks the catalog delta's checksum before it copies its postings, and
 // the base's before a merge copies the base's; SyncFiles and SyncStamp,
-// which cost the store anyway, check both, and the vector sidecar's keys
-// (their checksum and order). SyncChanged, the hook's sync after a change,
-// leaves the catalog base's body and the sidecar's keys to those (see
-// verified): it reads a few of either, each read bounds-checked.
+// which cost the store anyway, check both. Every sync that reads the
+// vector sidecar's keys whole checks their checksum and order first
+// (vectorsVerified). SyncChanged's fast path, the hook's sync after a
+// change, leaves the catalog base's body and the sidecar's keys to those:
+// it reads a few of either, each read bounds-checked. Until then a search
+// reads them unchecked too (a corrupt key misnames a vector, nothing
+// worse), and so is the embedder's corpus state the sidecar carries.
 //
 // bleve's own index (scorch) is not used: linking it slows every process's
 // start-up measurably (it builds Levenshtein automata in an init function;

@@ -12,8 +12,8 @@ import (
 
 // FuzzDecodeSidecar feeds arbitrary bytes to the sidecar decoder: it must
 // return a store or an error, never panic, and a decoded store whose keys
-// pass their checksum must
-// re-encode to a file that decodes to the same rows.
+// pass their checks must re-encode to a file that decodes to the same
+// rows.
 func FuzzDecodeSidecar(f *testing.F) {
 	s := newVectorStore("emb", 3)
 	s.state = []byte{1, 2, 3}

@@ -543,6 +543,7 @@ func (ix *Index) heldFiles(changed []FileStamp, removed []string) []FileStamp {
 // syncFiles is SyncFiles' work once the lock is held.
 func (ix *Index) syncFiles(fs FileSync, files []FileStamp, read func(ids []string) []domain.Lesson, stamp string, reread bool) (FileSync, error) {
 	old := ix.verified(&fs.SyncStats, true)
+	ix.vectorsVerified(&fs.SyncStats)
 	if ix.refitDue(len(files)) {
 		reread = true
 	}
@@ -758,19 +759,10 @@ func (ix *Index) begin(n int) (SyncStats, func(), error) {
 // the next listing sync or merge read it whole. Checking it on every
 // change made a hook's sync after one learn read the whole catalog (65 MB
 // at 100,000 lessons).
-//
-// The sidecar's base keys are checked likewise, only when whole is set
-// (vectorStore.verify): keys that fail are dropped, and every lesson is
-// embedded again.
 func (ix *Index) verified(st *SyncStats, whole bool) *view {
 	var err error
 	if whole {
 		err = ix.cat.verify()
-		if ix.vec.base.verify() != nil {
-			ix.vec.close()
-			ix.vec = newVecView(newVectorStore(ix.emb.ID(), max(ix.emb.Dim(), 0)))
-			ix.vecBad, st.SidecarRebuilt = true, true
-		}
 	} else {
 		err = ix.cat.delta.verify()
 	}
@@ -780,6 +772,25 @@ func (ix *Index) verified(st *SyncStats, whole bool) *view {
 		ix.cat = emptyView()
 	}
 	return ix.cat
+}
+
+// vectorsVerified checks the sidecar base's keys (vectorStore.verify)
+// before a sync that reads them whole: syncVectors joins every key, and a
+// merge writes them into a new base. Keys that fail are dropped as a
+// sidecar that fails at Open is: the embedder's corpus state, which may
+// live in the file's mapping, is unloaded first, so the sync refits it
+// (refitDue) and embeds every lesson again. SyncChanged's fast path
+// (syncDelta) reads a few keys and does not come here.
+func (ix *Index) vectorsVerified(st *SyncStats) {
+	if ix.vec.base.verify() == nil {
+		return
+	}
+	if f, ok := ix.emb.(CorpusFitter); ok && len(ix.vec.base.state) > 0 {
+		_ = f.LoadState(nil)
+	}
+	ix.vec.close()
+	ix.vec = newVecView(newVectorStore(ix.emb.ID(), max(ix.emb.Dim(), 0)))
+	ix.vecBad, st.SidecarRebuilt = true, true
 }
 
 // sameFiles reports whether the catalog records the file stamps docs carry

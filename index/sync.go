@@ -81,6 +81,7 @@ func (ix *Index) apply(st *SyncStats, entries []syncEntry, read func([]string) [
 	}
 	st.Lessons = len(set.ids)
 	v := ix.verified(st, whole)
+	ix.vectorsVerified(st)
 	refit := ix.refitDue(len(set.ids))
 	full := ix.catBad || v.screen != ix.opts.ScreenID || v.base.len() == 0
 	merged := false

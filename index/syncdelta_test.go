@@ -2,6 +2,7 @@ package index
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -228,8 +229,19 @@ func TestTornDeltaRefused(t *testing.T) {
 // TestSidecarKeysCheckedWhole: a sidecar whose keys fail their checksum
 // is read unchecked by a hook's sync of one change, which looks up a few
 // keys; borg doctor (Verify) names it, and the next sync from a listing
-// drops it and embeds every lesson again, after which it verifies.
+// drops it and embeds every lesson again, after which it verifies. With
+// the IDF embedder, whose corpus state is read in place from the file,
+// the state is unloaded before the file goes and refitted, and a new
+// process reads the rebuilt sidecar as fitted and fresh.
 func TestSidecarKeysCheckedWhole(t *testing.T) {
+	for _, idf := range []bool{false, true} {
+		t.Run(fmt.Sprintf("idf=%v", idf), func(t *testing.T) {
+			testSidecarKeysCheckedWhole(t, NGramOptions{Dim: 64, NoIDF: !idf})
+		})
+	}
+}
+
+func testSidecarKeysCheckedWhole(t *testing.T, opts NGramOptions) {
 	c := newSegCorpus(7)
 	const n = 60
 	files := newFileSet()
@@ -245,15 +257,15 @@ func TestSidecarKeysCheckedWhole(t *testing.T) {
 		put(c.lesson(i, n))
 	}
 	dir := t.TempDir()
-	emb := NewNGramEmbedder(NGramOptions{Dim: 64, NoIDF: true})
-	open := func() *Index {
+	open := func() (*Index, *NGramEmbedder) {
+		emb := NewNGramEmbedder(opts)
 		ix, err := Open(dir, emb, Options{DeferMerge: true, LazyVectors: true})
 		if err != nil {
 			t.Fatal(err)
 		}
-		return ix
+		return ix, emb
 	}
-	ix := open()
+	ix, emb := open()
 	if _, err := ix.SyncFiles(files.listing(), files.read, "s0", false); err != nil {
 		t.Fatal(err)
 	}
@@ -278,7 +290,7 @@ func TestSidecarKeysCheckedWhole(t *testing.T) {
 		t.Fatalf("Verify of a sidecar with a changed key: %v", err)
 	}
 
-	ix = open()
+	ix, _ = open()
 	fs, err := ix.SyncChanged("s0", []FileStamp{put(c.lesson(5, n+1))}, nil, files.read, "s1")
 	if err != nil || fs.SidecarRebuilt || fs.Embedded != 1 {
 		t.Fatalf("sync of one change: %+v, %v; want one lesson embedded, the sidecar kept", fs.SyncStats, err)
@@ -287,8 +299,20 @@ func TestSidecarKeysCheckedWhole(t *testing.T) {
 	if err != nil || !fs.SidecarRebuilt || fs.Embedded != n {
 		t.Fatalf("sync from a listing: %+v, %v; want the sidecar rebuilt, %d lessons embedded", fs.SyncStats, err, n)
 	}
+	if _, err := ix.Search(context.Background(), Query{Text: c.lesson(9, n).Gist}); err != nil {
+		t.Fatal(err)
+	}
 	ix.Close()
 	if err := Verify(dir, emb); err != nil {
 		t.Fatalf("the rebuilt index does not verify: %v", err)
+	}
+	ix, emb = open()
+	defer ix.Close()
+	fs, err = ix.SyncFiles(files.listing(), files.read, "s3", false)
+	if err != nil || fs.Embedded != 0 || fs.Refit || fs.SidecarRebuilt {
+		t.Fatalf("a new process's sync of the same listing: %+v, %v; want nothing embedded again", fs.SyncStats, err)
+	}
+	if ix.Stale() || (!opts.NoIDF && emb.FittedDocs() != n) {
+		t.Fatalf("reopened: stale %v, fitted on %d lessons; want fresh, fitted on %d", ix.Stale(), emb.FittedDocs(), n)
 	}
 }

@@ -533,8 +533,11 @@ func (s *vectorStore) verify() error {
 			}
 			prev = o
 		}
-		for i := range k.n {
-			if id, _ := k.entry(i); id == "" || (i > 0 && k.idAt(i-1) >= id) {
+	}
+	if s.pos == nil {
+		// The rows are as the file holds them (decoded or not): in order.
+		for i := range s.len() {
+			if id := s.idAt(i); id == "" || (i > 0 && s.idAt(i-1) >= id) {
 				return fmt.Errorf("vector sidecar: id %q out of order", id)
 			}
 		}
