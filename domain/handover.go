@@ -15,19 +15,27 @@ import (
 
 // handoverFrom is the run of names a fact says something passed from, as
 // the span [start, end) of its tokens: a first sentence that says
-// something changed (a change marker, or "took", "taken" or "takes"
-// followed by "over", whose index is took, -1 when none) and holds "from"
-// followed by names (capitalised words or ids). ok is false when it says
-// no such thing, or is negated.
+// something changed hands ("took", "taken" or "takes" followed by "over",
+// whose index is took, -1 when none; "handed over"; or a transfer word:
+// handoverVerbs) and holds "from" followed by names (capitalised words or
+// ids). ok is false when it says no such thing, or is negated. Other change
+// markers do not count: "pulled metrics from Grafana" moves no slot.
 func (f Fact) handoverFrom() (start, end, took int, ok bool) {
 	took = -1
-	for i := 0; i+1 < len(f.toks); i++ {
-		if w := f.toks[i].word; (w == "took" || w == "taken" || w == "takes") && f.toks[i+1].word == "over" {
-			took = i
-			break
+	cue := false
+	for i, t := range f.toks {
+		over := i+1 < len(f.toks) && f.toks[i+1].word == "over"
+		switch {
+		case (t.word == "took" || t.word == "taken" || t.word == "takes") && over:
+			if took < 0 {
+				took = i
+			}
+			cue = true
+		case t.word == "handed" && over, handoverVerbs[t.word]:
+			cue = true
 		}
 	}
-	if (!f.changed && took < 0) || f.negated {
+	if !cue || f.negated {
 		return 0, 0, -1, false
 	}
 	for i, t := range f.toks {
@@ -44,6 +52,9 @@ func (f Fact) handoverFrom() (start, end, took int, ok bool) {
 	}
 	return 0, 0, -1, false
 }
+
+// handoverVerbs say a slot passed to someone else.
+var handoverVerbs = map[string]bool{"moved": true, "transferred": true, "reassigned": true, "passed": true}
 
 // handoverWords are the words of the run of names a gist says something
 // passed from (handoverFrom), nil when none: what SlotCandidates pairs by.
@@ -62,22 +73,25 @@ func (f Fact) handoverWords() []string {
 // HandsOver reports whether newer says a slot of older passed from a name
 // older holds to another. It holds when
 //
-//   - newer says something passed from a run of names (handoverFrom), and
-//     older holds that run word for word, without itself saying something
-//     passed from it: the run is older's value, wherever older puts it;
-//   - newer names, outside the run, a name older does not hold, or says
-//     who took over in a word older does not hold: the new value;
-//   - the two are about one thing: every word of older outside the run
-//     that is a name, an id or a compound ("crane-ingest", "on-call") is a
-//     word newer holds, and there is at least one; or, when older has
-//     none, newer holds every content word of older's subject (before its
-//     boundary, outside the run), at least RestateMinSubject of them. A
-//     decoy about another service ("Kofi Mensah is on call for gate-ops")
-//     names a word newer lacks;
+//   - newer says something changed hands from a run of names
+//     (handoverFrom), and older holds that run word for word, without
+//     itself saying something passed from it: the run is older's value,
+//     wherever older puts it;
+//   - newer names the new value before the run: a run of names, or who
+//     "took over", in words older does not hold;
+//   - the two are about one slot: newer holds every content word of older
+//     outside the run (its subject, its relation, its role: "on-call",
+//     "approves", "runbook"), but for the words of owning and team nouns,
+//     which a handover need not repeat; at least one of them names the
+//     thing (a name, an id or a compound: "crane-ingest"), or older's
+//     subject holds RestateMinSubject of them;
+//   - newer names no other thing: every name, id or compound it holds
+//     before the run, outside the new value, older holds too ("took over
+//     gate-ops from …" is another service's);
 //   - neither is negated.
 //
-// The match's Frame is older's words outside the run, A the newer's first
-// new name and B the run.
+// The match's Frame is older's words outside the run, A the newer's new
+// value and B the run.
 func HandsOver(newer, older Claim) (SlotMatch, bool) {
 	nf, of := newer.fact, older.fact
 	start, end, took, ok := nf.handoverFrom()
@@ -102,28 +116,35 @@ func HandsOver(newer, older Claim) (SlotMatch, bool) {
 	for _, t := range of.toks {
 		olderHolds[t.stem] = true
 	}
-	newerHolds := map[string]bool{}
-	for _, t := range nf.toks {
-		newerHolds[t.stem] = true
-	}
-	// The new value: a name outside the run, or who "took over" (the
-	// words before it, where a one-word team or a person's first name
-	// opens the sentence uncapitalised by the reader).
-	added := ""
-	for i, t := range nf.toks {
-		if (t.name || i < took && t.content) && (i < start || i >= end) && !olderHolds[t.stem] {
-			added = t.word
+	// The new value, before the run: the run of names (or of words before
+	// "took over") from the first such word older lacks. What follows the
+	// run says when or why ("in Q2", "who stays on …").
+	first := -1
+	for i, t := range nf.toks[:start] {
+		if (t.name || i < took && t.content) && !olderHolds[t.stem] {
+			first = i
 			break
 		}
 	}
-	if added == "" {
+	if first < 0 {
 		return SlotMatch{}, false
+	}
+	last := first
+	for last+1 < start && (nf.toks[last+1].name || last+1 < took) {
+		last++
+	}
+	newerHolds := map[string]bool{}
+	for i, t := range nf.toks {
+		newerHolds[t.stem] = true
+		if i < start && (i < first || i > last) && t.content && (t.name || isCompound(t.word)) && !olderHolds[t.stem] {
+			return SlotMatch{}, false
+		}
 	}
 	outside := func(i int) bool { return i < at || i >= at+len(run) }
-	if !sameThing(of, newerHolds, outside) {
+	if !sameSlotAround(of, newerHolds, outside) {
 		return SlotMatch{}, false
 	}
-	var frame, from []string
+	var frame, from, added []string
 	for i, t := range of.toks {
 		if outside(i) {
 			frame = append(frame, t.word)
@@ -131,36 +152,33 @@ func HandsOver(newer, older Claim) (SlotMatch, bool) {
 			from = append(from, t.word)
 		}
 	}
-	return SlotMatch{Frame: strings.Join(frame, " "), A: added, B: strings.Join(from, " ")}, true
+	for _, t := range nf.toks[first : last+1] {
+		added = append(added, t.word)
+	}
+	return SlotMatch{Frame: strings.Join(frame, " "), A: strings.Join(added, " "), B: strings.Join(from, " ")}, true
 }
 
-// sameThing reports whether newer (the stems it holds) names what older
-// names outside its value (the tokens outside says are not the value):
-// every name, id or compound of older there, at least one; or, when older
-// has none, every content word of its subject, at least RestateMinSubject.
-func sameThing(older Fact, newerHolds map[string]bool, outside func(int) bool) bool {
-	anchors := 0
+// sameSlotAround reports whether newer (the stems it holds) states the
+// slot older states around its value (the tokens outside says are not
+// the value): newer holds every content word of older there but for the
+// words of owning ("owned", "owner", "ownership") and team nouns, and
+// they name a thing: a name, an id or a compound among them, or
+// RestateMinSubject of them in older's subject.
+func sameSlotAround(older Fact, newerHolds map[string]bool, outside func(int) bool) bool {
+	named, subject := false, 0
 	for i, t := range older.toks {
-		if outside(i) && t.content && (t.name || isCompound(t.word)) {
-			if !newerHolds[t.stem] {
-				return false
-			}
-			anchors++
+		if !outside(i) || !t.content || t.stem == "own" || restateTeamNouns[t.word] {
+			continue
 		}
-	}
-	if anchors > 0 {
-		return true
-	}
-	subject := 0
-	for i, t := range older.toks[:older.boundary] {
-		if outside(i) && t.content {
-			if !newerHolds[t.stem] {
-				return false
-			}
+		if !newerHolds[t.stem] {
+			return false
+		}
+		named = named || t.name || isCompound(t.word)
+		if i < older.boundary {
 			subject++
 		}
 	}
-	return subject >= RestateMinSubject
+	return named || subject >= RestateMinSubject
 }
 
 // isCompound reports a word joined by a dash inside it ("crane-ingest").
