@@ -6,11 +6,12 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/borg-memory/borg/memfs/fsutil"
 )
 
 // The vector sidecar is segmented as the catalog is (segment.go): an
@@ -216,7 +217,12 @@ var errVecDelta = errors.New("vector delta corrupt")
 // errVecDelta beside the view of the base alone, so the caller knows the
 // vectors are incomplete.
 func loadVecView(dir, embedderID string, dim int) (*vecView, error) {
-	draw, err := os.ReadFile(filepath.Join(dir, vecDeltaName))
+	// The delta is mapped, not read: decodeVecDelta copies what it keeps,
+	// and a copy would fault in fresh memory for every page of it.
+	draw, release, err := fsutil.Map(filepath.Join(dir, vecDeltaName))
+	if err == nil {
+		defer release()
+	}
 	base, berr := loadSidecar(filepath.Join(dir, sidecarName), embedderID, dim)
 	v := newVecView(base)
 	if berr != nil || err != nil {
