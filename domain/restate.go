@@ -942,9 +942,8 @@ func (f Fact) valueText(typ string, norms []string) string {
 // Rewrites reports whether the claim newer writes another value into a
 // slot the claim older states: the slot restated in the same words
 // (SameSlot), the fact restated in other words (Restates), the older's
-// value said to be gone (Retires) or set aside as not the value
-// (Disowns), or said to have handed the slot over (HandsOver). Which of
-// two lessons is newer is the caller's to know.
+// value said to be gone (Retires), or said to have handed the slot over
+// (HandsOver). Which of two lessons is newer is the caller's to know.
 func Rewrites(newer, older Claim) (SlotMatch, bool) {
 	if m, ok := SameSlot(newer, older); ok {
 		return m, true
@@ -953,9 +952,6 @@ func Rewrites(newer, older Claim) (SlotMatch, bool) {
 		return m, true
 	}
 	if m, ok := Retires(newer, older); ok {
-		return m, true
-	}
-	if m, ok := Disowns(newer, older); ok {
 		return m, true
 	}
 	return HandsOver(newer, older)
@@ -1090,33 +1086,20 @@ func SlotCandidates(claims []Claim) [][2]int {
 			holds[k] = append(holds[k], i)
 		}
 	}
-	// A handover names the run of names it passed from (HandsOver), and
-	// a phrase set aside names the value it replaces (Disowns): the
-	// claims holding the run's first word, or the phrase's first content
-	// word (as a stem, in the fact or an aside), are their candidates.
-	// Few gists say either, so the words are indexed only when one does.
-	from, not := map[string][]int{}, map[string][]int{}
+	// A handover names the run of names it passed from (HandsOver): the
+	// claims holding the run's first word are its candidates. Few gists
+	// say one, so the words are indexed only when one does.
+	from := map[string][]int{}
 	for _, c := range claims {
 		if w := c.fact.handoverWords(); len(w) > 0 {
 			from[w[0]] = nil
 		}
-		for _, k := range c.notKeys() {
-			not[k] = nil
-		}
 	}
-	if len(from) > 0 || len(not) > 0 {
+	if len(from) > 0 {
 		for j, c := range claims {
 			for _, t := range c.fact.toks {
 				if l, ok := from[t.word]; ok && (len(l) == 0 || l[len(l)-1] != j) {
 					from[t.word] = append(l, j)
-				}
-				if l, ok := not[t.stem]; ok && (len(l) == 0 || l[len(l)-1] != j) {
-					not[t.stem] = append(l, j)
-				}
-			}
-			for w := range c.fact.aside {
-				if l, ok := not[w]; ok && (len(l) == 0 || l[len(l)-1] != j) {
-					not[w] = append(l, j)
 				}
 			}
 		}
@@ -1124,11 +1107,6 @@ func SlotCandidates(claims []Claim) [][2]int {
 	for i, c := range claims {
 		if w := c.fact.handoverWords(); len(w) > 0 {
 			for _, j := range from[w[0]] {
-				pair(i, j)
-			}
-		}
-		for _, k := range c.notKeys() {
-			for _, j := range not[k] {
 				pair(i, j)
 			}
 		}

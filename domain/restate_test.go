@@ -205,10 +205,9 @@ var factWords = strings.Fields(`the the kiosk vendor ledger export queue invoice
 	build-07 build-09 eu-west-1 us-east-2 Kestrel Osprey team Noor Haddad not . , ;
 	took over from from Oracle 12c 19c billing-sync on-call Heads-up: FYI we pushed back onto`)
 
-// handoverShapes are gists of who answers for what, of its change of
-// hands, and of a value set aside, which random words rarely form.
-var handoverShapes = []string{"{P} took over {S} {R} from {Q}.", "{Q} is the {R} owner for {S}.", "{S} is owned by {Q}.", "{S} {R} moved to {P} from {Q}.",
-	"{S} {R} requests are routed to {Q}.", "{S} {R} requests go to {P}, not {Q}.", "{S} {R} requests go to {P} instead of {Q}."}
+// handoverShapes are gists of who answers for what, and of its change
+// of hands, which random words rarely form.
+var handoverShapes = []string{"{P} took over {S} {R} from {Q}.", "{Q} is the {R} owner for {S}.", "{S} is owned by {Q}.", "{S} {R} moved to {P} from {Q}."}
 
 func randomGist(r *rand.Rand) string {
 	if r.IntN(4) == 0 {

@@ -107,9 +107,8 @@ func init() {
 // relations made one word. The zero Claim states nothing.
 type Claim struct {
 	words []string
-	fact  Fact       // the gist's first sentence read for Restates
-	gone  []string   // the ids the gist says are gone, for Retires
-	not   [][]string // the phrases it sets aside as not its value, for Disowns
+	fact  Fact     // the gist's first sentence read for Restates
+	gone  []string // the ids the gist says are gone, for Retires
 }
 
 // ReadClaim reads a gist's first clause (up to the first period, semicolon,
@@ -147,7 +146,7 @@ func ReadClaim(gist string) Claim {
 	for len(words) > 0 && slotArticles[words[0]] {
 		words = words[1:]
 	}
-	return Claim{words: canonRelations(words), fact: ReadFact(gist), gone: goneIDs(fields), not: notPhrases(fields)}
+	return Claim{words: canonRelations(words), fact: ReadFact(gist), gone: goneIDs(fields)}
 }
 
 // endsClause reports a word that closes a clause.
