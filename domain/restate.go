@@ -242,8 +242,14 @@ func ReadFact(gist string) Fact {
 			f.boundary = i
 		}
 	}
-	f.agentObject()
-	f.readValues()
+	if toks, boundary, prep, ok := f.agentObject(); ok {
+		if f.readValues(); !f.valueAfter(prep) {
+			f.toks, f.boundary, f.values = toks, boundary, nil
+			f.readValues()
+		}
+	} else {
+		f.readValues()
+	}
 	f.dropAsideValues()
 	for i := range f.toks {
 		t := &f.toks[i]
@@ -262,64 +268,84 @@ var discourseLabels = map[string]bool{
 
 // leadIn is how many of a gist's fields (split on spaces) are a discourse
 // label before its claim: the label with a colon or a comma after it, or
-// after an aside of up to five words that closes on one ("Decision
-// (2025-04):"), or "FYI" and "PSA" alone. What follows must be three words
-// at least.
+// "FYI" and "PSA" alone, and an aside after it that holds a date or a
+// number ("Decision (2025-04):"). An aside of words ("Note (staging):")
+// may limit the claim, so the label and it stay. What follows must be
+// three words at least.
 func leadIn(fields []string) int {
 	if len(fields) < 4 {
 		return 0
 	}
 	w := strings.ToLower(strings.TrimRight(fields[0], ":,"))
-	switch {
-	case !discourseLabels[w]:
+	if !discourseLabels[w] {
 		return 0
-	case strings.HasSuffix(fields[0], ":") || strings.HasSuffix(fields[0], ","), w == "fyi", w == "psa":
-		return 1
-	case !strings.HasPrefix(fields[1], "("):
+	}
+	ends := strings.HasSuffix(fields[0], ":") || strings.HasSuffix(fields[0], ",") || w == "fyi" || w == "psa"
+	if !strings.HasPrefix(fields[1], "(") {
+		if ends {
+			return 1
+		}
 		return 0
 	}
 	for i := 1; i < min(len(fields)-3, 6); i++ {
-		if strings.Contains(fields[i], ")") {
-			if strings.HasSuffix(fields[i], "):") || strings.HasSuffix(fields[i], "),") {
-				return i + 1
-			}
+		if !strings.Contains(fields[i], ")") {
+			continue
+		}
+		if !strings.ContainsAny(strings.Join(fields[1:i+1], " "), "0123456789") {
 			return 0
 		}
+		if ends || strings.HasSuffix(fields[i], "):") || strings.HasSuffix(fields[i], "),") {
+			return i + 1
+		}
+		return 0
 	}
 	return 0
 }
 
 // agentObject reads a fact told as what someone did to its subject ("We
-// moved frontdesk onto Node 22"): when the words before a change marker
-// that opens the predicate name no subject (a pronoun: "we", "they"), the
-// words after the marker up to a preposition that leads to the value
-// ("to", "onto", "into", "back", "from") are the subject, and the fact is
-// read as "frontdesk moved onto Node 22".
-func (f *Fact) agentObject() {
+// moved frontdesk onto Node 22"): when a pronoun alone ("we", "they")
+// stands before a change marker that opens the predicate, the words after
+// the marker up to a preposition that leads to the value ("to", "onto",
+// "into", "back", "from") are the subject, and the fact is read as
+// "frontdesk moved onto Node 22". It returns the tokens and boundary as
+// they were, and the preposition's index in the new tokens; ok is false
+// when the fact is not so told. The caller keeps the new reading only if
+// a value follows the preposition (valueAfter): "We pushed the hotfix to
+// production at 14:00" moved no slot to production.
+func (f *Fact) agentObject() (toks []factToken, boundary, prep int, ok bool) {
 	b := f.boundary
-	if b == 0 || b >= len(f.toks) || !restateChange[f.toks[b].word] {
-		return
-	}
-	for _, t := range f.toks[:b] {
-		if !restateFunction[t.word] {
-			return
-		}
+	if b != 1 || b >= len(f.toks) || !restateChange[f.toks[b].word] || !agentPronouns[f.toks[0].word] {
+		return nil, 0, 0, false
 	}
 	for j := b + 1; j < len(f.toks); j++ {
 		switch f.toks[j].word {
 		case "to", "onto", "into", "back", "from":
 			if j == b+1 {
-				return
+				return nil, 0, 0, false
 			}
-			toks := append(slices.Clone(f.toks[b+1:j]), f.toks[b])
-			f.toks = append(toks, f.toks[j:]...)
+			toks, boundary = f.toks, f.boundary
+			f.toks = append(append(slices.Clone(f.toks[b+1:j]), f.toks[b]), f.toks[j:]...)
 			f.boundary = j - b - 1
-			return
+			return toks, boundary, j - 1, true
 		}
 		if restateAux[f.toks[j].word] || restateChange[f.toks[j].word] {
-			return
+			return nil, 0, 0, false
 		}
 	}
+	return nil, 0, 0, false
+}
+
+// agentPronouns are the agents agentObject reads past.
+var agentPronouns = map[string]bool{"we": true, "they": true, "you": true, "i": true}
+
+// valueAfter reports whether a value starts right after the preposition
+// at prep ("onto Node 22", "back to 05:30 UTC").
+func (f *Fact) valueAfter(prep int) bool {
+	t := prep + 1
+	if t < len(f.toks) && f.toks[prep].word == "back" && f.toks[t].word == "to" {
+		t++
+	}
+	return t < len(f.toks) && f.toks[t].value > 0 && f.values[f.toks[t].value-1].start == t
 }
 
 // dropAsideValues forgets the values after a clause that follows a value

@@ -54,6 +54,11 @@ func TestRestates(t *testing.T) {
 		{"told as what we did to another", "The billing API is pinned to Node 18 in CI.", "We moved the booking API onto Node 22 last month.", false},
 		{"pushed back, after a decision label", "The nightly reconcile job runs at 03:00 UTC.", "Decision (2025-02): we pushed the nightly reconcile job back to 05:30 UTC so the exports land first.", true},
 		{"a heads-up label", "The nightly reconcile job runs at 03:00 UTC.", "Heads-up: the nightly reconcile job now runs at 04:15 UTC.", true},
+		{"a label whose aside limits the claim", "The export queue visibility timeout is 45 seconds.", "Note (staging): the export queue visibility timeout is now 90s.", false},
+		{"FYI with an aside that limits the claim", "The export queue visibility timeout is 45 seconds.", "FYI (staging): the export queue visibility timeout is now 90s.", false},
+		{"pushed somewhere, then a time", "The billing-sync hotfix window is at 02:00 UTC.", "We pushed the billing-sync hotfix to production at 14:00 UTC.", false},
+		{"pushed to a host, then a time", "The nightly reconcile job runs at 03:00 UTC.", "We pushed the nightly reconcile job to GitHub at 05:30 UTC.", false},
+		{"it is no agent", "The booking API is pinned to Node 18 in CI.", "It moved the booking API onto Node 22.", false},
 		{"time, older has its own verb", "The weekly catalogue export kicks off at 01:00 UTC.", "The weekly catalogue export was moved to 02:15 UTC.", true},
 		{"host", "Node metrics ship to graphite-02.ops.internal from every host.", "Node metrics now ship to victoria-01.ops.internal.", true},
 		{"team", "The billing dashboards are owned by the Kestrel team.", "Billing dashboard ownership has moved to the Osprey squad.", true},
@@ -393,6 +398,11 @@ func TestLeadIn(t *testing.T) {
 		{"Approver for payouts: Lena Fischer.", 0},
 		{"Heads-up: stg-2.", 0},
 		{"Decision (2025-04) was to run at 05:30 UTC.", 0},
+		{"Note (staging): the export timeout is now 90s.", 0},
+		{"Heads-up (staging only): the export timeout is now 90s.", 0},
+		{"FYI (staging): the export timeout is now 90s.", 0},
+		{"Decision (EU region): the export timeout is 90s.", 0},
+		{"FYI (2025-04) the canary takes 20% of traffic now.", 2},
 	}
 	for _, tt := range tests {
 		if got := leadIn(strings.Fields(tt.gist)); got != tt.want {
