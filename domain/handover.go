@@ -56,18 +56,15 @@ func (f Fact) handoverFrom() (start, end, took int, ok bool) {
 // handoverVerbs say a slot passed to someone else.
 var handoverVerbs = map[string]bool{"moved": true, "transferred": true, "reassigned": true, "passed": true}
 
-// handoverWords are the words of the run of names a gist says something
-// passed from (handoverFrom), nil when none: what SlotCandidates pairs by.
-func (f Fact) handoverWords() []string {
-	start, end, _, ok := f.handoverFrom()
+// handoverKey is the first word of the run of names a gist says
+// something passed from (handoverFrom), "" when none: what SlotCandidates
+// pairs by.
+func (f Fact) handoverKey() string {
+	start, _, _, ok := f.handoverFrom()
 	if !ok {
-		return nil
+		return ""
 	}
-	out := make([]string, 0, end-start)
-	for _, t := range f.toks[start:end] {
-		out = append(out, t.word)
-	}
-	return out
+	return f.toks[start].word
 }
 
 // HandsOver reports whether newer says a slot of older passed from a name
@@ -109,7 +106,7 @@ func HandsOver(newer, older Claim) (SlotMatch, bool) {
 	if at < 0 {
 		return SlotMatch{}, false
 	}
-	if os, oe, _, ok := of.handoverFrom(); ok && os == at && oe == at+len(run) {
+	if s, e, _, ok := of.handoverFrom(); ok && s == at && e == at+len(run) {
 		return SlotMatch{}, false
 	}
 	olderHolds := map[string]bool{}

@@ -1115,10 +1115,12 @@ func SlotCandidates(claims []Claim) [][2]int {
 	// A handover names the run of names it passed from (HandsOver): the
 	// claims holding the run's first word are its candidates. Few gists
 	// say one, so the words are indexed only when one does.
+	handedFrom := make([]string, len(claims))
 	from := map[string][]int{}
-	for _, c := range claims {
-		if w := c.fact.handoverWords(); len(w) > 0 {
-			from[w[0]] = nil
+	for i, c := range claims {
+		if k := c.fact.handoverKey(); k != "" {
+			handedFrom[i] = k
+			from[k] = nil
 		}
 	}
 	if len(from) > 0 {
@@ -1131,10 +1133,8 @@ func SlotCandidates(claims []Claim) [][2]int {
 		}
 	}
 	for i, c := range claims {
-		if w := c.fact.handoverWords(); len(w) > 0 {
-			for _, j := range from[w[0]] {
-				pair(i, j)
-			}
+		for _, j := range from[handedFrom[i]] {
+			pair(i, j)
 		}
 		for _, g := range c.gone {
 			for _, j := range ids[g] {
