@@ -21,15 +21,7 @@ func TestSyncChangedMatchesSyncFiles(t *testing.T) {
 	c := newSegCorpus(seed)
 	const n = 80
 	files := newFileSet()
-	lessons, stamps := files.lessons, files.stamps
-	clock := int64(1000)
-	put := func(l domain.Lesson) FileStamp {
-		clock++
-		lessons[l.ID] = l
-		f := FileStamp{ID: l.ID, ModTime: clock, Size: int64(len(l.Body))}
-		stamps[l.ID] = f
-		return f
-	}
+	lessons, stamps, put := files.lessons, files.stamps, files.put
 	for i := range n {
 		put(c.lesson(i, n))
 	}
@@ -69,8 +61,7 @@ func TestSyncChangedMatchesSyncFiles(t *testing.T) {
 				}
 			case 1: // touched: a new stamp, the same content
 				if f, ok := stamps[id]; ok {
-					clock++
-					f.ModTime = clock
+					f.ModTime = files.tick()
 					stamps[id] = f
 					changed = append(changed, f)
 				}
@@ -134,15 +125,31 @@ func sameFileStamps(t *testing.T, a, b *Index) {
 }
 
 // fileSet is a store's lesson files as the sync tests fake them: each
-// lesson with its file stamp, and the ids a sync read.
+// lesson with its file stamp, the ids a sync read, and a clock for the
+// stamps.
 type fileSet struct {
 	lessons map[string]domain.Lesson
 	stamps  map[string]FileStamp
 	reads   []string
+	clock   int64
 }
 
 func newFileSet() *fileSet {
-	return &fileSet{lessons: map[string]domain.Lesson{}, stamps: map[string]FileStamp{}}
+	return &fileSet{lessons: map[string]domain.Lesson{}, stamps: map[string]FileStamp{}, clock: 1000}
+}
+
+// tick is a modification time later than any before it.
+func (fs *fileSet) tick() int64 {
+	fs.clock++
+	return fs.clock
+}
+
+// put writes l's file with a new stamp and returns the stamp.
+func (fs *fileSet) put(l domain.Lesson) FileStamp {
+	f := FileStamp{ID: l.ID, ModTime: fs.tick(), Size: int64(len(l.Body))}
+	fs.lessons[l.ID] = l
+	fs.stamps[l.ID] = f
+	return f
 }
 
 // listing is the files sorted by id, as a store lists them.

@@ -33,14 +33,7 @@ func testSyncDeltaSameFiles(t *testing.T, seed uint64, deferMerge bool) {
 	c := newSegCorpus(seed)
 	const n = 120
 	files := newFileSet()
-	clock := int64(1000)
-	put := func(l domain.Lesson) FileStamp {
-		clock++
-		files.lessons[l.ID] = l
-		f := FileStamp{ID: l.ID, ModTime: clock, Size: int64(len(l.Body))}
-		files.stamps[l.ID] = f
-		return f
-	}
+	put := files.put
 	for i := range n {
 		put(c.lesson(i, n))
 	}
@@ -80,16 +73,14 @@ func testSyncDeltaSameFiles(t *testing.T, seed uint64, deferMerge bool) {
 				}
 			case 1: // touched: a new stamp, the same content
 				if f, ok := files.stamps[id]; ok {
-					clock++
-					f.ModTime = clock
+					f.ModTime = files.tick()
 					files.stamps[id] = f
 					changed = append(changed, f)
 				}
 			case 2: // a changed file that cannot be read
-				clock++
 				delete(files.lessons, id)
 				delete(files.stamps, id)
-				changed = append(changed, FileStamp{ID: id, ModTime: clock, Size: 7})
+				changed = append(changed, FileStamp{ID: id, ModTime: files.tick(), Size: 7})
 			default: // added or rewritten
 				changed = append(changed, put(c.lesson(i, n)))
 			}
@@ -245,14 +236,7 @@ func testSidecarKeysCheckedWhole(t *testing.T, opts NGramOptions) {
 	c := newSegCorpus(7)
 	const n = 60
 	files := newFileSet()
-	clock := int64(1000)
-	put := func(l domain.Lesson) FileStamp {
-		clock++
-		files.lessons[l.ID] = l
-		f := FileStamp{ID: l.ID, ModTime: clock, Size: int64(len(l.Body))}
-		files.stamps[l.ID] = f
-		return f
-	}
+	put := files.put
 	for i := range n {
 		put(c.lesson(i, n))
 	}

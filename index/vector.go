@@ -121,6 +121,12 @@ func (k *fileKeys) entry(i int) (id, hash string) {
 	return aliasString(idb), aliasString(hb)
 }
 
+// idAt is row i's id.
+func (k *fileKeys) idAt(i int) string {
+	id, _ := k.entry(i)
+	return id
+}
+
 // keys decodes every row's id and hash (once): for the callers that walk
 // or change the rows.
 func (s *vectorStore) keys() {
@@ -544,12 +550,6 @@ func (s *vectorStore) verify() error {
 	}
 	s.head = nil
 	return nil
-}
-
-// idAt is row i's id.
-func (k *fileKeys) idAt(i int) string {
-	id, _ := k.entry(i)
-	return id
 }
 
 // floatsLE views little-endian float32 bytes as []float32 without copying
