@@ -21,6 +21,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -161,6 +162,53 @@ func (a *advEnv) headLessons() map[string]bool {
 	return ids
 }
 
+// waitStoreGits waits until no git runs in the store. A killed borg
+// leaves the git it started to finish (gitcli: git is not killed with
+// borg), and a git fetch borg ran outside the store's write lock goes on
+// to git's own maintenance, whose objects/maintenance.lock is git's and
+// removed when it ends: a lock check taken while such a git runs would
+// read a lock in use as one left behind. Linux only (it reads /proc);
+// elsewhere it returns at once.
+func (a *advEnv) waitStoreGits(what string) {
+	a.t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		running := storeGits(a.store)
+		if len(running) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			a.t.Fatalf("%s: git still running in the store after 2 minutes: %q", what, running)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// storeGits lists the command lines of the git processes that run in dir
+// or whose arguments name it.
+func storeGits(dir string) []string {
+	procs, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, p := range procs {
+		if _, err := strconv.Atoi(p.Name()); err != nil {
+			continue
+		}
+		raw, err := os.ReadFile(filepath.Join("/proc", p.Name(), "cmdline"))
+		if err != nil || len(raw) == 0 {
+			continue
+		}
+		args := strings.Split(strings.TrimRight(string(raw), "\x00"), "\x00")
+		cwd, _ := os.Readlink(filepath.Join("/proc", p.Name(), "cwd"))
+		if filepath.Base(args[0]) == "git" && (strings.HasPrefix(cwd, dir) || slices.ContainsFunc(args[1:], func(a string) bool { return strings.HasPrefix(a, dir) })) {
+			out = append(out, strings.Join(args, " "))
+		}
+	}
+	return out
+}
+
 // checkStore asserts what must hold once the store has been recovered:
 // no lock file or journal, the git index agreeing with HEAD under lessons/,
 // archive/ and log/, no lesson file outside a commit, every lesson once
@@ -169,6 +217,7 @@ func (a *advEnv) headLessons() map[string]bool {
 func (a *advEnv) checkStore(what string, committed, reported map[string]bool, fsck bool) {
 	t := a.t
 	t.Helper()
+	a.waitStoreGits(what)
 	gitDir := filepath.Join(a.store, ".git")
 	_ = filepath.WalkDir(gitDir, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".lock") {
