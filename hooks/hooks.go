@@ -518,7 +518,9 @@ func addedLines(diff string) string {
 }
 
 // diffWords keeps a diff's added and removed lines and file names, the part
-// that says what the work was about, up to n bytes.
+// that says what the work was about, up to n bytes. The /dev/null of a
+// file added or deleted is no name of the work: its "dev" would match
+// lessons about dev machines in every session that adds a file.
 func diffWords(diff string, n int) string {
 	var b strings.Builder
 	for _, line := range strings.Split(diff, "\n") {
@@ -527,7 +529,11 @@ func diffWords(diff string, n int) string {
 		}
 		switch {
 		case strings.HasPrefix(line, "+++ "), strings.HasPrefix(line, "--- "):
-			b.WriteString(strings.TrimPrefix(strings.TrimPrefix(line[4:], "a/"), "b/"))
+			name := line[4:]
+			if name == "/dev/null" {
+				continue // the other side of a file added or deleted: no words of the work
+			}
+			b.WriteString(strings.TrimPrefix(strings.TrimPrefix(name, "a/"), "b/"))
 		case strings.HasPrefix(line, "+"), strings.HasPrefix(line, "-"):
 			b.WriteString(line[1:])
 		default:

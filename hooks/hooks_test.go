@@ -771,6 +771,24 @@ func TestWordRuleReadsAddedLines(t *testing.T) {
 	}
 }
 
+// TestDiffWords: the query text of a diff holds its file names and changed
+// lines, and never the /dev/null of a file added or deleted.
+func TestDiffWords(t *testing.T) {
+	tests := []struct{ name, diff, want string }{
+		{"changed file", "diff --git a/pay/retry.go b/pay/retry.go\n--- a/pay/retry.go\n+++ b/pay/retry.go\n@@ -1 +1 @@\n-old line\n+new line\n context\n",
+			"pay/retry.go\npay/retry.go\nold line\nnew line\n"},
+		{"added file", "--- /dev/null\n+++ b/client/Settings.cs\n+slider\n", "client/Settings.cs\nslider\n"},
+		{"deleted file", "--- a/old.txt\n+++ /dev/null\n-gone\n", "old.txt\ngone\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := diffWords(tt.diff, 4000); got != tt.want {
+				t.Errorf("diffWords = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
 // TestDiffSinceUntracked: untracked files count as work only when they are
 // new or changed since the recorded moment; binary and ignored files never.
 func TestDiffSinceUntracked(t *testing.T) {
