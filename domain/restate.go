@@ -260,18 +260,25 @@ func ReadFact(gist string) Fact {
 }
 
 // discourseLabels open a gist with what kind of note it is, not with its
-// subject: "Heads-up:", "FYI", "Decision (2025-04):".
+// subject: "Heads-up:", "FYI", "Decision (2025-04):", "tl;dr".
 var discourseLabels = map[string]bool{
 	"fyi": true, "psa": true, "heads-up": true, "headsup": true, "note": true, "nb": true, "reminder": true,
 	"decision": true, "update": true, "tip": true, "warning": true, "important": true, "nit": true,
+	"tl;dr": true, "tldr": true,
 }
+
+// leadInSource is the most words a label's source may have ("tl;dr from
+// the #netcode thread:").
+const leadInSource = 5
 
 // leadIn is how many of a gist's fields (split on spaces) are a discourse
 // label before its claim: the label with a colon or a comma after it, or
 // "FYI" and "PSA" alone, and an aside after it that holds a date or a
-// number ("Decision (2025-04):"). An aside of words ("Note (staging):")
-// may limit the claim, so the label and it stay. What follows must be
-// three words at least.
+// number ("Decision (2025-04):"), or a phrase of up to leadInSource words
+// after it that says where the note comes from and ends on a colon
+// ("tl;dr from the #client thread:", "Heads-up from the DBAs:"). An aside
+// of words ("Note (staging):") may limit the claim, so the label and it
+// stay. What follows must be three words at least.
 func leadIn(fields []string) int {
 	if len(fields) < 4 {
 		return 0
@@ -281,6 +288,17 @@ func leadIn(fields []string) int {
 		return 0
 	}
 	ends := strings.HasSuffix(fields[0], ":") || strings.HasSuffix(fields[0], ",") || w == "fyi" || w == "psa"
+	if !ends && strings.ToLower(fields[1]) == "from" {
+		for i := 2; i <= min(leadInSource, len(fields)-4); i++ {
+			if endsClause(fields[i]) {
+				if strings.HasSuffix(fields[i], ":") {
+					return i + 1
+				}
+				return 0
+			}
+		}
+		return 0
+	}
 	if !strings.HasPrefix(fields[1], "(") {
 		if ends {
 			return 1

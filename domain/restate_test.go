@@ -403,6 +403,12 @@ func TestLeadIn(t *testing.T) {
 		{"FYI (staging): the export timeout is now 90s.", 0},
 		{"Decision (EU region): the export timeout is 90s.", 0},
 		{"FYI (2025-04) the canary takes 20% of traffic now.", 2},
+		{"tl;dr from the #client thread: the client caches flags for the whole session.", 5},
+		{"TL;DR: the client caches flags for the whole session.", 1},
+		{"Heads-up from the DBAs: the main host is db-b now.", 4},
+		{"Heads-up from the DBAs, the main host is db-b now.", 0},
+		{"Heads-up from the platform team at the offsite in May: the host is db-b now.", 0},
+		{"Note from: the host is db-b.", 0},
 	}
 	for _, tt := range tests {
 		if got := leadIn(strings.Fields(tt.gist)); got != tt.want {
