@@ -26,12 +26,21 @@ import (
 // where a lesson applies and what goes wrong without it (the symptom a
 // session reports, the part of the system it touches), so sharing their
 // words counts, at half weight; they do not enlarge what must be covered,
-// so a lesson that explains itself at length is not harder to match. The ratio does not grow with the query's length the way a BM25
-// score does, and it does not shrink as the store grows; the prior keeps a
+// so a lesson that explains itself at length is not harder to match. The
+// ratio does not grow with the query's length the way a BM25 score does,
+// and it does not shrink as the store grows; the prior keeps a
 // lesson of two words from reaching 1/2 on one shared word. A rank-fused
 // score (RRF) says only that a lesson came first, not how well it matched:
 // a hook can tell "shares one common word" from "is about this work" only
 // on this scale.
+//
+// Words said in a lesson's order are stronger evidence than the same words
+// scattered: a query that says PhraseRun or more of the claim's pairs of
+// adjacent terms ("sidekiq queue", "keda scaler") has the share multiplied
+// by PhraseBoost, still at most 1. Sessions describe work in their own
+// words; where they also name a thing the way the lesson names it, they
+// are about it more often than a session that shares the words one by one
+// (measured with `borg eval asks`, BENCHMARKS.md).
 //
 // A fact that says who owns a service (domain.Ownership) bears on work
 // about who answers for it, not on every change to it: its relevance is 0
@@ -57,6 +66,11 @@ const (
 	// RelevancePrior is the prior mass of the relevance ratio, in words of
 	// the rarest kind.
 	RelevancePrior = 1.0
+	// PhraseRun and PhraseBoost: a lesson whose claim and the query say at
+	// least PhraseRun of the same pairs of words in the same order ("sidekiq
+	// queue", "retry budget") has its share multiplied by PhraseBoost.
+	PhraseRun   = 2
+	PhraseBoost = 1.3
 )
 
 // termIDF is the lexical arm's IDF of t over v's live lessons (0 for a
@@ -87,6 +101,8 @@ const restWeight = 0.5
 // each that weighs enough to count, found once for all the candidates.
 type relevanceQuery struct {
 	terms map[string]bool
+	// pairs holds each two terms the query says one after the other.
+	pairs map[termPair]bool
 	idf   map[string]float64
 	rest  []restTerm
 	// words analyses the candidates' claims (each distinct word stemmed
@@ -94,6 +110,10 @@ type relevanceQuery struct {
 	words *termCache
 	claim []string
 }
+
+// termPair is two terms in the order a text says them, stop words left
+// out between them.
+type termPair struct{ a, b string }
 
 type restTerm struct {
 	term string
@@ -103,7 +123,10 @@ type restTerm struct {
 
 // newRelevanceQuery reads terms (a query's analysed terms) against v.
 func (v *view) newRelevanceQuery(terms []string) *relevanceQuery {
-	rq := &relevanceQuery{terms: termSet(terms), idf: map[string]float64{}, words: newTermCache()}
+	rq := &relevanceQuery{terms: termSet(terms), pairs: make(map[termPair]bool, len(terms)), idf: map[string]float64{}, words: newTermCache()}
+	for i := 1; i < len(terms); i++ {
+		rq.pairs[termPair{terms[i-1], terms[i]}] = true
+	}
 	floor := 0.01 * v.rareWeight() // a term weighing less adds nothing a floor could see
 	for t := range rq.terms {
 		w := v.termWeight(t, rq.idf)
@@ -136,6 +159,7 @@ func (v *view) rareWeight() float64 {
 // relevance is Relevance's text share for ordinal o against q.
 func (v *view) relevance(o int, q *relevanceQuery) float64 {
 	terms := q.words.appendTerms(q.words.appendTerms(q.claim[:0], v.str(o, slotTitle)), v.str(o, slotGist))
+	phrases := q.sharedPairs(terms)
 	slices.Sort(terms)
 	terms = slices.Compact(terms)
 	q.claim = terms
@@ -159,7 +183,34 @@ func (v *view) relevance(o int, q *relevanceQuery) float64 {
 	if shared == 0 || !q.touchesOwner(v.str(o, slotGist), terms) {
 		return 0
 	}
-	return min(1, shared/(own+RelevancePrior*v.rareWeight()))
+	share := shared / (own + RelevancePrior*v.rareWeight())
+	if phrases >= PhraseRun {
+		share *= PhraseBoost
+	}
+	return min(1, share)
+}
+
+// sharedPairs counts the distinct pairs of terms that claim (a lesson's
+// terms in order) and the query both say one after the other.
+func (q *relevanceQuery) sharedPairs(claim []string) int {
+	n := 0
+	for i := 1; i < len(claim); i++ {
+		p := termPair{claim[i-1], claim[i]}
+		if p.a == p.b || !q.pairs[p] {
+			continue
+		}
+		dup := false
+		for j := 1; j < i; j++ {
+			if claim[j-1] == p.a && claim[j] == p.b {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			n++
+		}
+	}
+	return n
 }
 
 // ownershipWork are the words of work about who answers for a service: its

@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -400,5 +401,52 @@ func TestDeclaredSupersedesEarnedByTags(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSharedPairs: the pairs of a lesson's claim a query says in the same
+// order, stop words left out, each counted once.
+func TestSharedPairs(t *testing.T) {
+	tests := []struct {
+		name, claim, query string
+		want               int
+	}{
+		{"two pairs", "A new Sidekiq queue needs a KEDA scaler entry.", "I added the sidekiq queue for exports and its KEDA scaler.", 2},
+		{"order reversed", "A new Sidekiq queue needs a KEDA scaler entry.", "The queue of Sidekiq, the scaler in KEDA.", 0},
+		{"stop words between", "Run the migration before the tests.", "run a migration", 1},
+		{"a pair said twice in the claim counts once", "retry budget: the retry budget is per client", "the retry budget of the client", 1},
+		{"a word repeated is no pair", "Deploy deploy deploy.", "deploy deploy", 0},
+		{"words apart", "Sidekiq queue", "sidekiq workers read the queue", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := &relevanceQuery{pairs: map[termPair]bool{}}
+			terms := analyze(tt.query)
+			for i := 1; i < len(terms); i++ {
+				q.pairs[termPair{terms[i-1], terms[i]}] = true
+			}
+			if got := q.sharedPairs(analyze(tt.claim)); got != tt.want {
+				t.Errorf("sharedPairs(%q) against %q = %d, want %d", tt.claim, tt.query, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestPhraseBoost: of two queries holding the same words of a lesson, the
+// one that says PhraseRun of its pairs of words in its order has the
+// relevance of the other times PhraseBoost; one pair alone is no phrase.
+func TestPhraseBoost(t *testing.T) {
+	target := lesson("sidekiq-keda", "", "A new Sidekiq queue needs a KEDA scaler entry in bothy-infra.", "")
+	ix := newTestIndex(t, append(filler(100), target))
+	rel := func(q string) float64 { return relevanceOf(t, ix, target.ID, q) }
+	ordered := rel("Added a sidekiq queue for the exports job, and a KEDA scaler for it.")
+	scrambled := rel("Added a queue to sidekiq for the exports job, and a scaler to KEDA for it.")
+	one := rel("Added a sidekiq queue for the exports job, and a scaler to KEDA for it.")
+	t.Logf("ordered %.4f, one pair %.4f, scrambled %.4f", ordered, one, scrambled)
+	if scrambled == 0 || math.Abs(ordered-PhraseBoost*scrambled) > 1e-9 {
+		t.Errorf("relevance said in the lesson's order %.4f, in another %.4f: want a ratio of %.2f", ordered, scrambled, PhraseBoost)
+	}
+	if math.Abs(one-scrambled) > 1e-9 {
+		t.Errorf("one pair in order %.4f, none %.4f: want the same", one, scrambled)
 	}
 }
