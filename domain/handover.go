@@ -61,10 +61,42 @@ var handoverVerbs = map[string]bool{"moved": true, "transferred": true, "reassig
 // pairs by.
 func (f Fact) handoverKey() string {
 	start, _, _, ok := f.handoverFrom()
-	if !ok {
-		return ""
+	if ok {
+		return f.toks[start].word
 	}
-	return f.toks[start].word
+	if over, ok := f.takeover(); ok {
+		return f.toks[f.nextContent(over+1)].word
+	}
+	return ""
+}
+
+// nextContent is the index of the first content token of f from i on,
+// len(f.toks) when none.
+func (f Fact) nextContent(i int) int {
+	for i < len(f.toks) && !f.toks[i].content {
+		i++
+	}
+	return i
+}
+
+// takeover is the index of the "over" of a fact's "took over" whose
+// object follows it ("Foundry took over matchwright last sprint"), when
+// the fact says whom it took over from nowhere (handoverFrom finds no run)
+// and is not negated; ok is false when it says no such thing.
+func (f Fact) takeover() (over int, ok bool) {
+	if f.negated {
+		return 0, false
+	}
+	if _, _, _, from := f.handoverFrom(); from {
+		return 0, false
+	}
+	for i, t := range f.toks {
+		if (t.word == "took" || t.word == "taken" || t.word == "takes") && i > 0 && i+1 < len(f.toks) &&
+			f.toks[i+1].word == "over" && f.nextContent(i+2) < len(f.toks) {
+			return i + 1, true
+		}
+	}
+	return 0, false
 }
 
 // HandsOver reports whether newer says a slot of older passed from a name
@@ -92,7 +124,10 @@ func (f Fact) handoverKey() string {
 func HandsOver(newer, older Claim) (SlotMatch, bool) {
 	nf, of := newer.fact, older.fact
 	start, end, took, ok := nf.handoverFrom()
-	if !ok || of.negated {
+	if !ok {
+		return takesOver(nf, of)
+	}
+	if of.negated {
 		return SlotMatch{}, false
 	}
 	run := nf.toks[start:end]
@@ -181,4 +216,125 @@ func sameSlotAround(older Fact, newerHolds map[string]bool, outside func(int) bo
 // isCompound reports a word joined by a dash inside it ("crane-ingest").
 func isCompound(w string) bool {
 	return len(w) > 2 && strings.Contains(w[1:len(w)-1], "-")
+}
+
+// takesOver reports whether newer says that who owns older's subject took
+// it over, without saying from whom ("Foundry (the platform team) took
+// over matchwright last sprint" replaces "matchwright is owned by the
+// Netcode team"). It holds when
+//
+//   - newer says a party "took over" something (takeover), and that party
+//     starts with a word older lacks: the new owner;
+//   - older says who owns something (owning words and a party value, as
+//     Ownership reads it), and newer holds no word of that party: the
+//     owner changed;
+//   - older's subject is what newer says was taken over: its content
+//     words, in order, are the first after "over", and newer holds every
+//     other content word of older outside its party, owning words and
+//     team nouns aside (tookOverSubject);
+//   - newer names no other thing before "took", outside the new owner;
+//   - neither is negated.
+//
+// The match's Frame is older's words outside its party, A the new owner
+// and B the old.
+func takesOver(nf, of Fact) (SlotMatch, bool) {
+	over, ok := nf.takeover()
+	if !ok || of.negated || !slices.ContainsFunc(of.toks, func(t factToken) bool { return t.stem == "own" || t.stem == "maintain" }) {
+		return SlotMatch{}, false
+	}
+	party := func(i int) bool { t := of.toks[i]; return t.value > 0 && of.values[t.value-1].typ == "party" }
+	newerHolds := map[string]bool{}
+	for _, t := range nf.toks {
+		newerHolds[t.stem] = true
+	}
+	olderHolds := map[string]bool{}
+	var from []string
+	for i, t := range of.toks {
+		olderHolds[t.stem] = true
+		if party(i) {
+			if newerHolds[t.stem] {
+				return SlotMatch{}, false
+			}
+			from = append(from, t.word)
+		}
+	}
+	if len(from) == 0 {
+		return SlotMatch{}, false
+	}
+	took := over - 1
+	first := -1
+	for i, t := range nf.toks[:took] {
+		if t.content && !olderHolds[t.stem] {
+			first = i
+			break
+		}
+	}
+	if first < 0 {
+		return SlotMatch{}, false
+	}
+	var added []string
+	for i, t := range nf.toks[:took] {
+		switch {
+		case i >= first:
+			added = append(added, t.word)
+		case t.content && (t.name || isCompound(t.word)) && !olderHolds[t.stem]:
+			return SlotMatch{}, false
+		}
+	}
+	if !nf.tookOverSubject(over, of) {
+		return SlotMatch{}, false
+	}
+	var frame []string
+	for i, t := range of.toks {
+		if !party(i) {
+			frame = append(frame, t.word)
+		}
+	}
+	return SlotMatch{Frame: strings.Join(frame, " "), A: strings.Join(added, " "), B: strings.Join(from, " ")}, true
+}
+
+// tookOverSubject reports whether the content words of older's subject
+// (before its predicate, its party and owning words aside) are, in order,
+// the first content words after the "over" at index over of f, followed by
+// no other content word but one that says when, and f holds
+// every other content word of older outside its party: "took over
+// matchwright last sprint" is about "matchwright is owned by …", and
+// "took over matchwright alerting" is not.
+func (f Fact) tookOverSubject(over int, older Fact) bool {
+	holds := map[string]bool{}
+	for _, t := range f.toks {
+		holds[t.stem] = true
+	}
+	var subject []string
+	for i, t := range older.toks {
+		if !t.content || t.stem == "own" || t.stem == "maintain" || restateTeamNouns[t.word] ||
+			(t.value > 0 && older.values[t.value-1].typ == "party") {
+			continue
+		}
+		if !holds[t.stem] {
+			return false
+		}
+		if i < older.boundary {
+			subject = append(subject, t.stem)
+		}
+	}
+	if len(subject) == 0 {
+		return false
+	}
+	j := over + 1
+	for _, w := range subject {
+		j = f.nextContent(j)
+		if j == len(f.toks) || f.toks[j].stem != w {
+			return false
+		}
+		j++
+	}
+	// What follows the subject says when, or starts a phrase of its own:
+	// "took over matchwright alerting" took over something of it.
+	return j == len(f.toks) || !f.toks[j].content || takeoverWhen[f.toks[j].word]
+}
+
+// takeoverWhen open a phrase that says when something was taken over.
+var takeoverWhen = map[string]bool{
+	"last": true, "this": true, "next": true, "yesterday": true, "today": true, "recently": true, "earlier": true,
 }

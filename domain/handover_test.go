@@ -38,6 +38,18 @@ func TestHandsOver(t *testing.T) {
 		{"the older says it too", "Ana Lima took over billing-sync on-call from Rui Costa.", "Tomas Berg took over billing-sync on-call from Rui Costa.", ""},
 		{"one plain word of subject is too few", "Reminders are sent by Team Heron.", "Kestrel took over reminders from Team Heron.", ""},
 		{"a lowercase from", "The nightly export runs on export-runner-2.", "Exports now come from the warehouse; Dana Park switched them over.", ""},
+
+		// Took over, from nobody named: the older's owners are the run.
+		{"took over an owned service", "matchwright is owned by the Netcode team.", "Foundry (the platform team) took over matchwright last sprint — its pages now go to the foundry-primary rota.", "the netcode team"},
+		{"took over a compound subject", "The yard-optimizer is owned by Yard Systems.", "Quay Platform took over the yard-optimizer in the reorg.", "yard systems"},
+		{"took over another service: a decoy", "The live-ops console is owned by the Foundry team.", "Foundry took over matchwright last sprint.", ""},
+		{"took over something of the subject's", "matchwright is owned by the Netcode team.", "Foundry took over matchwright alerting last sprint.", ""},
+		{"took over something of a compound subject's", "The yard-optimizer is owned by Yard Systems.", "Quay Platform took over the yard-optimizer dashboards.", ""},
+		{"took over, owner unchanged", "matchwright is owned by the Netcode team.", "Netcode took over matchwright.", ""},
+		{"took over, not an owning fact", "matchwright runs on three pods.", "Foundry took over matchwright last sprint.", ""},
+		{"took over, negated", "matchwright is owned by the Netcode team.", "Foundry never took over matchwright.", ""},
+		{"took over, another thing named beside", "matchwright is owned by the Netcode team.", "Foundry and the ledger-core crew took over matchwright.", ""},
+		{"took over before another subject", "matchwright is owned by the Netcode team.", "Foundry took over the queue that matchwright reads.", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
