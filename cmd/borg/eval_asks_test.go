@@ -16,29 +16,29 @@ import (
 // of the set rewrites. Harbor was written apart from Lumen, in another
 // voice; the floor was set on both. A third set (quarry), written by
 // someone who saw neither the other sets nor the code, checks the same
-// floor where it was never set, and a fourth, a fifth and a sixth
-// (ampercove, tidewright, kelpie), written blind after the floor was set,
-// do again.
+// floor where it was never set, and four more (ampercove, tidewright,
+// kelpie, brindle), written blind after the floor was set, do again.
 func TestAskSets(t *testing.T) {
 	if testing.Short() {
-		t.Skip("plays 910 sessions through the hooks")
+		t.Skip("plays 1,063 sessions through the hooks")
 	}
 	tests := []struct {
 		set                         string
 		abstention, recall, precise float64
 		stale                       int
 	}{
-		{"lumen", 0.91, 0.63, 0.64, 0},
-		{"harbor", 0.93, 0.59, 0.70, 0},
+		{"lumen", 0.93, 0.63, 0.65, 0},
+		{"harbor", 0.91, 0.66, 0.69, 0},
 		// Quarry's rewrites are paraphrased; the fact readers take some of
 		// them, and the old facts of the others can still be asked.
-		{"quarry", 0.91, 0.81, 0.80, 2},
-		// Ampercove, tidewright and kelpie were written blind after the
-		// floor was set, each measured as written below the acceptance;
-		// these hold them from getting worse.
-		{"ampercove", 0.94, 0.50, 0.66, 0},
-		{"tidewright", 0.84, 0.61, 0.65, 1},
-		{"kelpie", 0.94, 0.40, 0.60, 11},
+		{"quarry", 0.93, 0.84, 0.84, 2},
+		// Ampercove, tidewright, kelpie and brindle were written blind
+		// after the floor was set, each measured as written below the
+		// acceptance; these hold them from getting worse.
+		{"ampercove", 0.94, 0.52, 0.66, 0},
+		{"tidewright", 0.84, 0.63, 0.67, 1},
+		{"kelpie", 0.91, 0.54, 0.67, 11},
+		{"brindle", 0.93, 0.60, 0.70, 7},
 	}
 	for _, tt := range tests {
 		t.Run(tt.set, func(t *testing.T) {
