@@ -57,15 +57,16 @@ func (f Fact) handoverFrom() (start, end, took int, ok bool) {
 var handoverVerbs = map[string]bool{"moved": true, "transferred": true, "reassigned": true, "passed": true}
 
 // handoverKey is the first word of the run of names a gist says
-// something passed from (handoverFrom), "" when none: what SlotCandidates
-// pairs by.
+// something passed from (handoverFrom), or the stem of the first content
+// word of what it says a party took over (takeover); "" when none: what
+// SlotCandidates pairs by, against the words and the stems of the others.
 func (f Fact) handoverKey() string {
 	start, _, _, ok := f.handoverFrom()
 	if ok {
 		return f.toks[start].word
 	}
 	if over, ok := f.takeover(); ok {
-		return f.toks[f.nextContent(over+1)].word
+		return f.toks[f.nextContent(over+1)].stem
 	}
 	return ""
 }
@@ -79,10 +80,15 @@ func (f Fact) nextContent(i int) int {
 	return i
 }
 
-// takeover is the index of the "over" of a fact's "took over" whose
-// object follows it ("Foundry took over matchwright last sprint"), when
-// the fact says whom it took over from nowhere (handoverFrom finds no run)
-// and is not negated; ok is false when it says no such thing.
+// takeover is the index of the "over" of a fact that says, in the past,
+// that a party took something over ("Foundry took over matchwright last
+// sprint", "Omar has taken over lab-bridge"), without saying from whom
+// (handoverFrom finds no run, and no "from" follows); ok is false when it
+// says no such thing. The words before "took" (or before "has taken") are
+// the party and nothing else: content words, none a hedge or a negation
+// ("almost", "nobody", "hasn't"), so a passive ("was taken over by"), a
+// future ("will take over"), a condition ("if … takes over") or a
+// negation never reads as one.
 func (f Fact) takeover() (over int, ok bool) {
 	if f.negated {
 		return 0, false
@@ -91,12 +97,37 @@ func (f Fact) takeover() (over int, ok bool) {
 		return 0, false
 	}
 	for i, t := range f.toks {
-		if (t.word == "took" || t.word == "taken" || t.word == "takes") && i > 0 && i+1 < len(f.toks) &&
-			f.toks[i+1].word == "over" && f.nextContent(i+2) < len(f.toks) {
-			return i + 1, true
+		if i+1 >= len(f.toks) || f.toks[i+1].word != "over" {
+			continue
 		}
+		party := i
+		switch {
+		case t.word == "took":
+		case t.word == "taken" && i > 0 && (f.toks[i-1].word == "has" || f.toks[i-1].word == "have" || f.toks[i-1].word == "had"):
+			party = i - 1
+		default:
+			continue
+		}
+		if party == 0 || party > takeoverMaxParty || f.nextContent(i+2) == len(f.toks) ||
+			slices.ContainsFunc(f.toks[i+2:], func(t factToken) bool { return t.word == "from" }) ||
+			slices.ContainsFunc(f.toks[:party], func(t factToken) bool {
+				return !t.content || takeoverHedges[t.word] || restateNegation[t.word] || strings.HasSuffix(t.word, "n't")
+			}) {
+			return 0, false
+		}
+		return i + 1, true
 	}
 	return 0, false
+}
+
+// takeoverMaxParty is the most words the party of a takeover may have.
+const takeoverMaxParty = 4
+
+// takeoverHedges before "took over" say it did not quite happen, or that
+// nobody took it.
+var takeoverHedges = map[string]bool{
+	"almost": true, "nearly": true, "partly": true, "briefly": true, "temporarily": true, "nobody": true,
+	"noone": true, "none": true, "maybe": true, "perhaps": true, "probably": true, "might": true,
 }
 
 // HandsOver reports whether newer says a slot of older passed from a name
@@ -252,7 +283,7 @@ func takesOver(nf, of Fact) (SlotMatch, bool) {
 	for i, t := range of.toks {
 		olderHolds[t.stem] = true
 		if party(i) {
-			if newerHolds[t.stem] {
+			if t.content && !restateTeamNouns[t.word] && newerHolds[t.stem] {
 				return SlotMatch{}, false
 			}
 			from = append(from, t.word)
@@ -295,17 +326,21 @@ func takesOver(nf, of Fact) (SlotMatch, bool) {
 
 // tookOverSubject reports whether the content words of older's subject
 // (before its predicate, its party and owning words aside) are, in order,
-// the first content words after the "over" at index over of f, followed by
-// no other content word but one that says when, and f holds
-// every other content word of older outside its party: "took over
-// matchwright last sprint" is about "matchwright is owned by …", and
-// "took over matchwright alerting" is not.
+// the first content words after the "over" at index over of f, and f holds
+// every other content word of older outside its party. The subject must
+// name a thing: RestateMinSubject words, or one that is a name, an id or a
+// compound, or that older's tags hold ("matchwright"). What follows it in
+// f may only say when: nothing, a word such as "last" (takeoverWhen), or
+// "in", "during", "after" or "since" before a date or a name ("in Q3",
+// "in March"); "took over matchwright alerting", "… as incident
+// commander" or "… until March" took over something else, or not for
+// good.
 func (f Fact) tookOverSubject(over int, older Fact) bool {
 	holds := map[string]bool{}
 	for _, t := range f.toks {
 		holds[t.stem] = true
 	}
-	var subject []string
+	var subject []factToken
 	for i, t := range older.toks {
 		if !t.content || t.stem == "own" || t.stem == "maintain" || restateTeamNouns[t.word] ||
 			(t.value > 0 && older.values[t.value-1].typ == "party") {
@@ -315,26 +350,36 @@ func (f Fact) tookOverSubject(over int, older Fact) bool {
 			return false
 		}
 		if i < older.boundary {
-			subject = append(subject, t.stem)
+			subject = append(subject, t)
 		}
 	}
-	if len(subject) == 0 {
+	if len(subject) == 0 || len(subject) < RestateMinSubject && !slices.ContainsFunc(subject, func(t factToken) bool {
+		return t.name || isCompound(t.word) || older.holds != nil && older.holds(t.word)
+	}) {
 		return false
 	}
 	j := over + 1
 	for _, w := range subject {
 		j = f.nextContent(j)
-		if j == len(f.toks) || f.toks[j].stem != w {
+		if j == len(f.toks) || f.toks[j].stem != w.stem {
 			return false
 		}
 		j++
 	}
-	// What follows the subject says when, or starts a phrase of its own:
-	// "took over matchwright alerting" took over something of it.
-	return j == len(f.toks) || !f.toks[j].content || takeoverWhen[f.toks[j].word]
+	switch {
+	case j == len(f.toks), takeoverWhen[f.toks[j].word]:
+		return true
+	case takeoverAt[f.toks[j].word] && j+1 < len(f.toks):
+		next := f.toks[j+1]
+		return next.name || strings.ContainsAny(next.word, "0123456789")
+	}
+	return false
 }
 
 // takeoverWhen open a phrase that says when something was taken over.
 var takeoverWhen = map[string]bool{
-	"last": true, "this": true, "next": true, "yesterday": true, "today": true, "recently": true, "earlier": true,
+	"last": true, "this": true, "yesterday": true, "today": true, "recently": true, "earlier": true,
 }
+
+// takeoverAt open a phrase that says when, before a date or a name.
+var takeoverAt = map[string]bool{"in": true, "during": true, "after": true, "since": true}

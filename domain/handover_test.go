@@ -40,11 +40,23 @@ func TestHandsOver(t *testing.T) {
 		{"a lowercase from", "The nightly export runs on export-runner-2.", "Exports now come from the warehouse; Dana Park switched them over.", ""},
 
 		// Took over, from nobody named: the older's owners are the run.
-		{"took over an owned service", "matchwright is owned by the Netcode team.", "Foundry (the platform team) took over matchwright last sprint — its pages now go to the foundry-primary rota.", "the netcode team"},
-		{"took over a compound subject", "The yard-optimizer is owned by Yard Systems.", "Quay Platform took over the yard-optimizer in the reorg.", "yard systems"},
+		{"took over an owned service", "The matchwright service is owned by the Netcode team.", "Foundry (the platform team) took over the matchwright service last sprint — its pages now go to the foundry-primary rota.", "the netcode team"},
+		{"has taken over, a plural owned", "The invoices service is owned by Team Ledger.", "Foundry has taken over the invoice service.", "team ledger"},
+		{"took over a compound subject", "The yard-optimizer is owned by Yard Systems.", "Quay Platform took over the yard-optimizer in Q3.", "yard systems"},
 		{"took over another service: a decoy", "The live-ops console is owned by the Foundry team.", "Foundry took over matchwright last sprint.", ""},
 		{"took over something of the subject's", "matchwright is owned by the Netcode team.", "Foundry took over matchwright alerting last sprint.", ""},
 		{"took over something of a compound subject's", "The yard-optimizer is owned by Yard Systems.", "Quay Platform took over the yard-optimizer dashboards.", ""},
+		{"took over from a thing, not a party", "matchwright is owned by the Netcode team.", "ledger-v2 took over from matchwright last sprint.", ""},
+		{"taken over, passive", "matchwright is owned by the Netcode team.", "Billing alerts were taken over by matchwright.", ""},
+		{"takes over, not yet", "The matchwright service is owned by the Netcode team.", "Foundry takes over the matchwright service next quarter.", ""},
+		{"took over, a condition", "The matchwright service is owned by the Netcode team.", "If Foundry took over the matchwright service, pages move.", ""},
+		{"will have taken over", "The matchwright service is owned by the Netcode team.", "Foundry will have taken over the matchwright service by March.", ""},
+		{"almost took over", "The matchwright service is owned by the Netcode team.", "Foundry almost took over the matchwright service last sprint.", ""},
+		{"hasn't taken over", "The matchwright service is owned by the Netcode team.", "Foundry hasn't taken over the matchwright service.", ""},
+		{"nobody took over", "The matchwright service is owned by the Netcode team.", "Nobody took over the matchwright service.", ""},
+		{"took over in another role", "The matchwright service is owned by the Netcode team.", "Ana Lima took over the matchwright service as incident commander.", ""},
+		{"took over for a while", "The matchwright service is owned by the Netcode team.", "Foundry took over the matchwright service until March.", ""},
+		{"took over, one plain word", "Alerts are owned by Netcode.", "Foundry took over alerts.", ""},
 		{"took over, owner unchanged", "matchwright is owned by the Netcode team.", "Netcode took over matchwright.", ""},
 		{"took over, not an owning fact", "matchwright runs on three pods.", "Foundry took over matchwright last sprint.", ""},
 		{"took over, negated", "matchwright is owned by the Netcode team.", "Foundry never took over matchwright.", ""},
@@ -72,5 +84,19 @@ func TestHandsOver(t *testing.T) {
 				t.Errorf("SlotCandidates %v misses the pair", pairs)
 			}
 		})
+	}
+}
+
+// TestTakesOverNamedByTag: a subject of one lowercase word names a thing
+// when the older lesson's tags hold it.
+func TestTakesOverNamedByTag(t *testing.T) {
+	older := ReadClaim("matchwright is owned by the Netcode team.")
+	newer := ReadClaim("Foundry (the platform team) took over matchwright last sprint — its pages now go to the foundry-primary rota.")
+	if _, ok := HandsOver(newer, older); ok {
+		t.Fatal("a lone lowercase subject with no tag to name it was taken over")
+	}
+	tags := TagHolds([]string{"matchwright", "ownership"})
+	if m, ok := HandsOver(newer.Holding(tags), older.Holding(tags)); !ok || m.B != "the netcode team" {
+		t.Fatalf("HandsOver = %v (%+v), want the takeover read", ok, m)
 	}
 }

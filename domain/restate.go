@@ -267,18 +267,19 @@ var discourseLabels = map[string]bool{
 	"tl;dr": true, "tldr": true,
 }
 
-// leadInSource is the most words a label's source may have ("tl;dr from
-// the #netcode thread:").
+// leadInSource is the most words what a tl;dr sums up may have ("tl;dr
+// from the #netcode thread:").
 const leadInSource = 5
 
 // leadIn is how many of a gist's fields (split on spaces) are a discourse
 // label before its claim: the label with a colon or a comma after it, or
 // "FYI" and "PSA" alone, and an aside after it that holds a date or a
-// number ("Decision (2025-04):"), or a phrase of up to leadInSource words
-// after it that says where the note comes from and ends on a colon
-// ("tl;dr from the #client thread:", "Heads-up from the DBAs:"). An aside
-// of words ("Note (staging):") may limit the claim, so the label and it
-// stay. What follows must be three words at least.
+// number ("Decision (2025-04):"), or, after "tl;dr", a phrase of up to
+// leadInSource words that says what it sums up and ends on a colon
+// ("tl;dr from the #client thread:"). After another label such a phrase
+// may limit the claim ("Heads-up from staging: the pod limit is 40"), as
+// an aside of words may ("Note (staging):"), so the label and it stay.
+// What follows must be three words at least.
 func leadIn(fields []string) int {
 	if len(fields) < 4 {
 		return 0
@@ -288,7 +289,7 @@ func leadIn(fields []string) int {
 		return 0
 	}
 	ends := strings.HasSuffix(fields[0], ":") || strings.HasSuffix(fields[0], ",") || w == "fyi" || w == "psa"
-	if !ends && strings.ToLower(fields[1]) == "from" {
+	if (w == "tl;dr" || w == "tldr") && !ends && strings.ToLower(fields[1]) == "from" {
 		for i := 2; i <= min(leadInSource, len(fields)-4); i++ {
 			if endsClause(fields[i]) {
 				if strings.HasSuffix(fields[i], ":") {
@@ -1130,8 +1131,9 @@ func SlotCandidates(claims []Claim) [][2]int {
 			holds[k] = append(holds[k], i)
 		}
 	}
-	// A handover names the run of names it passed from (HandsOver): the
-	// claims holding the run's first word are its candidates. Few gists
+	// A handover names the run of names it passed from, or what was taken
+	// over (HandsOver): the claims holding the run's first word, or the
+	// stem of what was taken over, are its candidates. Few gists
 	// say one, so the words are indexed only when one does.
 	handedFrom := make([]string, len(claims))
 	from := map[string][]int{}
@@ -1144,8 +1146,10 @@ func SlotCandidates(claims []Claim) [][2]int {
 	if len(from) > 0 {
 		for j, c := range claims {
 			for _, t := range c.fact.toks {
-				if l, ok := from[t.word]; ok && (len(l) == 0 || l[len(l)-1] != j) {
-					from[t.word] = append(l, j)
+				for _, w := range [2]string{t.word, t.stem} {
+					if l, ok := from[w]; ok && (len(l) == 0 || l[len(l)-1] != j) {
+						from[w] = append(l, j)
+					}
 				}
 			}
 		}

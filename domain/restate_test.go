@@ -405,9 +405,9 @@ func TestLeadIn(t *testing.T) {
 		{"FYI (2025-04) the canary takes 20% of traffic now.", 2},
 		{"tl;dr from the #client thread: the client caches flags for the whole session.", 5},
 		{"TL;DR: the client caches flags for the whole session.", 1},
-		{"Heads-up from the DBAs: the main host is db-b now.", 4},
-		{"Heads-up from the DBAs, the main host is db-b now.", 0},
-		{"Heads-up from the platform team at the offsite in May: the host is db-b now.", 0},
+		{"Heads-up from staging: the pod limit is 40.", 0},
+		{"tl;dr from the #ops thread, the main host is db-b now.", 0},
+		{"tl;dr from the platform team at the offsite in May: the host is db-b now.", 0},
 		{"Note from: the host is db-b.", 0},
 	}
 	for _, tt := range tests {
