@@ -49,6 +49,14 @@ func bleveAnalyzer() analysis.Analyzer {
 	}
 }
 
+// bleveWordsAnalyzer is bleveAnalyzer without identFilter: the reference
+// of termCache.appendWords.
+func bleveWordsAnalyzer() analysis.Analyzer {
+	a := bleveAnalyzer().(*analysis.DefaultAnalyzer)
+	a.TokenFilters = slices.Delete(a.TokenFilters, 2, 3)
+	return a
+}
+
 func terms(a analysis.Analyzer, text string) []string {
 	var out []string
 	for _, t := range a.Analyze([]byte(text)) {
@@ -79,7 +87,8 @@ func analysisTexts(rng *rand.Rand, n int) []string {
 
 // sameAsBleve fails t unless both of the product's analyses of text, the
 // chain (analyze) and the term cache's own splitting of ASCII (c), give
-// bleve's terms.
+// bleve's terms, and the cache's words without identifiers' parts
+// (appendWords) give those of bleve's chain without identFilter.
 func sameAsBleve(t *testing.T, ref analysis.Analyzer, c *termCache, text string) {
 	t.Helper()
 	want := terms(ref, text)
@@ -88,6 +97,9 @@ func sameAsBleve(t *testing.T, ref analysis.Analyzer, c *termCache, text string)
 	}
 	if got := c.analyze(text); !slices.Equal(got, want) {
 		t.Fatalf("termCache.analyze(%q) = %q, bleve %q", text, got, want)
+	}
+	if got, want := c.appendWords(nil, text), terms(bleveWordsAnalyzer(), text); !slices.Equal(got, want) {
+		t.Fatalf("termCache.appendWords(%q) = %q, bleve without identFilter %q", text, got, want)
 	}
 }
 

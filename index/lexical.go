@@ -67,6 +67,17 @@ var englishAnalyzer = sync.OnceValue(func() analysis.Analyzer {
 	return &a
 })
 
+// unsplitAnalyzer is unstemmedAnalyzer without identFilter: an
+// identifier stays one token (termCache.appendWords).
+var unsplitAnalyzer = sync.OnceValue(func() *analysis.DefaultAnalyzer {
+	a := *unstemmedAnalyzer()
+	a.TokenFilters = slices.DeleteFunc(slices.Clone(a.TokenFilters), func(f analysis.TokenFilter) bool {
+		_, ident := f.(identFilter)
+		return ident
+	})
+	return &a
+})
+
 // unstemmedAnalyzer is englishAnalyzer but for its last filter, the Porter
 // stemmer, which a termCache applies once per distinct word.
 var unstemmedAnalyzer = sync.OnceValue(func() *analysis.DefaultAnalyzer {
@@ -139,6 +150,7 @@ type termCache struct {
 	stops  map[string]bool
 	low    []byte   // a word lower-cased
 	parts  [][2]int // an identifier's words (identParts)
+	whole  bool     // appendWords: an identifier without its words
 	buf    []string // a doc's terms (analyzeDocWith)
 	counts []termFreq
 	merged [3][]termFreq
@@ -189,9 +201,22 @@ func (c *termCache) appendTerms(out []string, text string) []string {
 	return out
 }
 
+// appendWords appends the terms of text as appendTerms does, but an
+// identifier's term alone, without the terms of its words: the sequence of
+// what text says one word after another.
+func (c *termCache) appendWords(out []string, text string) []string {
+	c.whole = true
+	defer func() { c.whole = false }()
+	return c.appendTerms(out, text)
+}
+
 // bleveWords appends the terms of text analysed by bleve's chain.
 func (c *termCache) bleveWords(out []string, text string) []string {
-	for _, t := range unstemmedAnalyzer().Analyze([]byte(text)) {
+	a := unstemmedAnalyzer()
+	if c.whole {
+		a = unsplitAnalyzer()
+	}
+	for _, t := range a.Analyze([]byte(text)) {
 		term, ok := c.stems[string(t.Term)]
 		if !ok {
 			term = c.stemWord(t.Term) // bleve has dropped the stop words
@@ -269,6 +294,9 @@ func (c *termCache) asciiWords(out []string, text string) []string {
 			word = word[:n-2]
 		}
 		out = c.asciiTerm(out, word)
+		if c.whole {
+			continue
+		}
 		c.parts = identParts(c.parts[:0], word)
 		for _, p := range c.parts {
 			out = c.asciiTerm(out, word[p[0]:p[1]])

@@ -109,6 +109,7 @@ type relevanceQuery struct {
 	// once for all of them), into claim.
 	words *termCache
 	claim []string
+	seq   []string // a claim's words in order (sharedPairs)
 }
 
 // termPair is two terms in the order a text says them, stop words left
@@ -121,11 +122,18 @@ type restTerm struct {
 	post [2][]byte // in v.base, v.delta
 }
 
-// newRelevanceQuery reads terms (a query's analysed terms) against v.
-func (v *view) newRelevanceQuery(terms []string) *relevanceQuery {
+// newRelevanceQuery reads terms (the analysed terms of a query's text)
+// against v.
+func (v *view) newRelevanceQuery(terms []string, text string) *relevanceQuery {
 	rq := &relevanceQuery{terms: termSet(terms), pairs: make(map[termPair]bool, len(terms)), idf: map[string]float64{}, words: newTermCache()}
-	for i := 1; i < len(terms); i++ {
-		rq.pairs[termPair{terms[i-1], terms[i]}] = true
+	// A query joins a prompt, a message and a diff line by line: two
+	// words on two lines were not said one after the other.
+	var seq []string
+	for line := range strings.Lines(text) {
+		seq = rq.words.appendWords(seq[:0], line)
+		for i := 1; i < len(seq); i++ {
+			rq.pairs[termPair{seq[i-1], seq[i]}] = true
+		}
 	}
 	floor := 0.01 * v.rareWeight() // a term weighing less adds nothing a floor could see
 	for t := range rq.terms {
@@ -158,8 +166,8 @@ func (v *view) rareWeight() float64 {
 
 // relevance is Relevance's text share for ordinal o against q.
 func (v *view) relevance(o int, q *relevanceQuery) float64 {
+	phrases := q.sharedPairs(v.str(o, slotTitle), v.str(o, slotGist))
 	terms := q.words.appendTerms(q.words.appendTerms(q.claim[:0], v.str(o, slotTitle)), v.str(o, slotGist))
-	phrases := q.sharedPairs(terms)
 	slices.Sort(terms)
 	terms = slices.Compact(terms)
 	q.claim = terms
@@ -190,27 +198,22 @@ func (v *view) relevance(o int, q *relevanceQuery) float64 {
 	return min(1, share)
 }
 
-// sharedPairs counts the distinct pairs of terms that claim (a lesson's
-// terms in order) and the query both say one after the other.
-func (q *relevanceQuery) sharedPairs(claim []string) int {
-	n := 0
-	for i := 1; i < len(claim); i++ {
-		p := termPair{claim[i-1], claim[i]}
-		if p.a == p.b || !q.pairs[p] {
-			continue
-		}
-		dup := false
-		for j := 1; j < i; j++ {
-			if claim[j-1] == p.a && claim[j] == p.b {
-				dup = true
-				break
+// sharedPairs counts the distinct pairs of terms that a lesson's title or
+// its gist, each on its own, and the query both say one after the other,
+// an identifier being one word (termCache.appendWords): the words of one
+// name are not a phrase of it.
+func (q *relevanceQuery) sharedPairs(title, gist string) int {
+	var found []termPair
+	for _, text := range [2]string{title, gist} {
+		q.seq = q.words.appendWords(q.seq[:0], text)
+		for i := 1; i < len(q.seq); i++ {
+			p := termPair{q.seq[i-1], q.seq[i]}
+			if p.a != p.b && q.pairs[p] && !slices.Contains(found, p) {
+				found = append(found, p)
 			}
 		}
-		if !dup {
-			n++
-		}
 	}
-	return n
+	return len(found)
 }
 
 // ownershipWork are the words of work about who answers for a service: its

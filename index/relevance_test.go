@@ -404,29 +404,33 @@ func TestDeclaredSupersedesEarnedByTags(t *testing.T) {
 	}
 }
 
-// TestSharedPairs: the pairs of a lesson's claim a query says in the same
-// order, stop words left out, each counted once.
+// TestSharedPairs: the pairs of a lesson's title or gist a query says in
+// the same order, stop words left out, each counted once; the words of one
+// identifier are no pair, nor are the title's last word and the gist's
+// first, nor two words on two lines of the query.
 func TestSharedPairs(t *testing.T) {
 	tests := []struct {
-		name, claim, query string
-		want               int
+		name, title, gist, query string
+		want                     int
 	}{
-		{"two pairs", "A new Sidekiq queue needs a KEDA scaler entry.", "I added the sidekiq queue for exports and its KEDA scaler.", 2},
-		{"order reversed", "A new Sidekiq queue needs a KEDA scaler entry.", "The queue of Sidekiq, the scaler in KEDA.", 0},
-		{"stop words between", "Run the migration before the tests.", "run a migration", 1},
-		{"a pair said twice in the claim counts once", "retry budget: the retry budget is per client", "the retry budget of the client", 1},
-		{"a word repeated is no pair", "Deploy deploy deploy.", "deploy deploy", 0},
-		{"words apart", "Sidekiq queue", "sidekiq workers read the queue", 0},
+		{"two pairs", "", "A new Sidekiq queue needs a KEDA scaler entry.", "I added the sidekiq queue for exports and its KEDA scaler.", 2},
+		{"order reversed", "", "A new Sidekiq queue needs a KEDA scaler entry.", "The queue of Sidekiq, the scaler in KEDA.", 0},
+		{"stop words between", "", "Run the migration before the tests.", "run a migration", 1},
+		{"a pair said twice in the claim counts once", "", "retry budget: the retry budget is per client", "the retry budget of the client", 1},
+		{"a word repeated is no pair", "", "Deploy deploy deploy.", "deploy deploy", 0},
+		{"words apart", "", "Sidekiq queue", "sidekiq workers read the queue", 0},
+		{"one identifier's words", "", "Partition vehicle.positions hourly or inserts stall.", "I changed the reader of vehicle.positions", 0},
+		{"two identifiers' words alike", "", "Writes to pay_db_stage need the migration lock.", "internal/pay_db_stage/tables.go", 0},
+		{"identifiers in a phrase", "", "Partition vehicle.positions hourly.", "partition vehicle.positions hourly now", 2},
+		{"title and gist apart", "Retry budget", "Exports stall when the queue fills.", "the retry budget exports were slow", 1},
+		{"two lines of the query", "", "Retry budget exports stall.", "the retry\nbudget exports were slow", 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			q := &relevanceQuery{pairs: map[termPair]bool{}}
-			terms := analyze(tt.query)
-			for i := 1; i < len(terms); i++ {
-				q.pairs[termPair{terms[i-1], terms[i]}] = true
-			}
-			if got := q.sharedPairs(analyze(tt.claim)); got != tt.want {
-				t.Errorf("sharedPairs(%q) against %q = %d, want %d", tt.claim, tt.query, got, tt.want)
+			ix := newTestIndex(t, filler(3))
+			q := ix.cat.newRelevanceQuery(analyze(tt.query), tt.query)
+			if got := q.sharedPairs(tt.title, tt.gist); got != tt.want {
+				t.Errorf("sharedPairs(%q, %q) against %q = %d, want %d", tt.title, tt.gist, tt.query, got, tt.want)
 			}
 		})
 	}

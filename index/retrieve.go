@@ -477,7 +477,7 @@ func (ix *Index) runArms(ctx context.Context, q Query, terms []string, arms ArmW
 			}
 			hits := make([]scored, len(found))
 			ords := make([]int, len(found))
-			rq := cat.newRelevanceQuery(terms)
+			rq := cat.newRelevanceQuery(terms, q.Text)
 			best := 0.0
 			for i, f := range found {
 				hits[i] = scored{id: cat.id(f.ord), score: f.score}
