@@ -98,8 +98,23 @@ func sameAsBleve(t *testing.T, ref analysis.Analyzer, c *termCache, text string)
 	if got := c.analyze(text); !slices.Equal(got, want) {
 		t.Fatalf("termCache.analyze(%q) = %q, bleve %q", text, got, want)
 	}
-	if got, want := c.appendWords(nil, text), terms(bleveWordsAnalyzer(), text); !slices.Equal(got, want) {
-		t.Fatalf("termCache.appendWords(%q) = %q, bleve without identFilter %q", text, got, want)
+	words := terms(bleveWordsAnalyzer(), text)
+	if got := c.appendWords(nil, text); !slices.Equal(got, words) {
+		t.Fatalf("termCache.appendWords(%q) = %q, bleve without identFilter %q", text, got, words)
+	}
+	// The terms appendTerms does not mark as an identifier's words are
+	// the words.
+	c.marking, c.marks = true, c.marks[:0]
+	all := c.appendTerms(nil, text)
+	c.marking = false
+	var unmarked []string
+	for i, term := range all {
+		if !c.marks[i] {
+			unmarked = append(unmarked, term)
+		}
+	}
+	if len(c.marks) != len(all) || !slices.Equal(unmarked, words) {
+		t.Fatalf("termCache.appendTerms(%q) marked %v of %q: unmarked %q, want %q", text, c.marks, all, unmarked, words)
 	}
 }
 

@@ -146,14 +146,18 @@ func analyze(text string) []string {
 // into words here (asciiWords), without bleve's tokens: their allocation
 // was most of what a rebuild allocated.
 type termCache struct {
-	stems  map[string]string // a word as the stemmer gets it → its term ("": a stop word)
-	stops  map[string]bool
-	low    []byte   // a word lower-cased
-	parts  [][2]int // an identifier's words (identParts)
-	whole  bool     // appendWords: an identifier without its words
-	buf    []string // a doc's terms (analyzeDocWith)
-	counts []termFreq
-	merged [3][]termFreq
+	stems map[string]string // a word as the stemmer gets it → its term ("": a stop word)
+	stops map[string]bool
+	low   []byte   // a word lower-cased
+	parts [][2]int // an identifier's words (identParts)
+	whole bool     // appendWords: an identifier without its words
+	// marks, when marking, gets one entry per term appended: whether it is
+	// a word of an identifier appended after the identifier's own term.
+	marks   []bool
+	marking bool
+	buf     []string // a doc's terms (analyzeDocWith)
+	counts  []termFreq
+	merged  [3][]termFreq
 }
 
 // maxCachedTerms bounds a termCache: past it, new words are stemmed every
@@ -201,6 +205,16 @@ func (c *termCache) appendTerms(out []string, text string) []string {
 	return out
 }
 
+// mark records, when c is marking, whether the n terms just appended are
+// an identifier's words.
+func (c *termCache) mark(n int, part bool) {
+	if c.marking {
+		for range n {
+			c.marks = append(c.marks, part)
+		}
+	}
+}
+
 // appendWords appends the terms of text as appendTerms does, but an
 // identifier's term alone, without the terms of its words: the sequence of
 // what text says one word after another.
@@ -216,12 +230,16 @@ func (c *termCache) bleveWords(out []string, text string) []string {
 	if c.whole {
 		a = unsplitAnalyzer()
 	}
+	prev := -1
 	for _, t := range a.Analyze([]byte(text)) {
 		term, ok := c.stems[string(t.Term)]
 		if !ok {
 			term = c.stemWord(t.Term) // bleve has dropped the stop words
 		}
 		out = append(out, term)
+		// identFilter gives an identifier's words its own position.
+		c.mark(1, t.Position == prev)
+		prev = t.Position
 	}
 	return out
 }
@@ -293,13 +311,17 @@ func (c *termCache) asciiWords(out []string, text string) []string {
 		if n := len(word); n >= 2 && (word[n-1] == 's' || word[n-1] == 'S') && word[n-2] == '\'' {
 			word = word[:n-2]
 		}
+		n := len(out)
 		out = c.asciiTerm(out, word)
+		c.mark(len(out)-n, false)
 		if c.whole {
 			continue
 		}
 		c.parts = identParts(c.parts[:0], word)
 		for _, p := range c.parts {
+			n := len(out)
 			out = c.asciiTerm(out, word[p[0]:p[1]])
+			c.mark(len(out)-n, true)
 		}
 	}
 	return out

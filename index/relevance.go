@@ -109,7 +109,6 @@ type relevanceQuery struct {
 	// once for all of them), into claim.
 	words *termCache
 	claim []string
-	seq   []string // a claim's words in order (sharedPairs)
 }
 
 // termPair is two terms in the order a text says them, stop words left
@@ -166,8 +165,7 @@ func (v *view) rareWeight() float64 {
 
 // relevance is Relevance's text share for ordinal o against q.
 func (v *view) relevance(o int, q *relevanceQuery) float64 {
-	phrases := q.sharedPairs(v.str(o, slotTitle), v.str(o, slotGist))
-	terms := q.words.appendTerms(q.words.appendTerms(q.claim[:0], v.str(o, slotTitle)), v.str(o, slotGist))
+	terms, phrases := q.claimTerms(v.str(o, slotTitle), v.str(o, slotGist))
 	slices.Sort(terms)
 	terms = slices.Compact(terms)
 	q.claim = terms
@@ -198,22 +196,33 @@ func (v *view) relevance(o int, q *relevanceQuery) float64 {
 	return min(1, share)
 }
 
-// sharedPairs counts the distinct pairs of terms that a lesson's title or
-// its gist, each on its own, and the query both say one after the other,
-// an identifier being one word (termCache.appendWords): the words of one
-// name are not a phrase of it.
-func (q *relevanceQuery) sharedPairs(title, gist string) int {
+// claimTerms analyses a lesson's title and gist into q.claim, and counts
+// the distinct pairs of terms that the title or the gist, each on its own,
+// and the query both say one after the other, an identifier being one
+// word: the words appendTerms adds after an identifier's own term (marked)
+// are not a phrase of it.
+func (q *relevanceQuery) claimTerms(title, gist string) (terms []string, phrases int) {
+	c := q.words
+	c.marking, c.marks = true, c.marks[:0]
+	terms = c.appendTerms(q.claim[:0], title)
+	split := len(terms)
+	terms = c.appendTerms(terms, gist)
+	c.marking = false
 	var found []termPair
-	for _, text := range [2]string{title, gist} {
-		q.seq = q.words.appendWords(q.seq[:0], text)
-		for i := 1; i < len(q.seq); i++ {
-			p := termPair{q.seq[i-1], q.seq[i]}
-			if p.a != p.b && q.pairs[p] && !slices.Contains(found, p) {
+	for _, r := range [2][2]int{{0, split}, {split, len(terms)}} {
+		prev := ""
+		for i := r[0]; i < r[1]; i++ {
+			if c.marks[i] {
+				continue
+			}
+			p := termPair{prev, terms[i]}
+			prev = terms[i]
+			if p.a != "" && p.a != p.b && q.pairs[p] && !slices.Contains(found, p) {
 				found = append(found, p)
 			}
 		}
 	}
-	return len(found)
+	return terms, len(found)
 }
 
 // ownershipWork are the words of work about who answers for a service: its

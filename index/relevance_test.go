@@ -429,8 +429,12 @@ func TestSharedPairs(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ix := newTestIndex(t, filler(3))
 			q := ix.cat.newRelevanceQuery(analyze(tt.query), tt.query)
-			if got := q.sharedPairs(tt.title, tt.gist); got != tt.want {
-				t.Errorf("sharedPairs(%q, %q) against %q = %d, want %d", tt.title, tt.gist, tt.query, got, tt.want)
+			_, got := q.claimTerms(tt.title, tt.gist)
+			if got != tt.want {
+				t.Errorf("claimTerms(%q, %q) against %q: %d pairs, want %d", tt.title, tt.gist, tt.query, got, tt.want)
+			}
+			if _, twice := q.claimTerms(tt.title, tt.gist); twice != got {
+				t.Errorf("claimTerms again: %d pairs, then %d", got, twice)
 			}
 		})
 	}
