@@ -237,7 +237,7 @@ func (c *termCache) bleveWords(out []string, text string) []string {
 			term = c.stemWord(t.Term) // bleve has dropped the stop words
 		}
 		out = append(out, term)
-		// identFilter gives an identifier's words its own position.
+		// identFilter gives an identifier's words the identifier's position.
 		c.mark(1, t.Position == prev)
 		prev = t.Position
 	}
