@@ -129,7 +129,7 @@ func (v *view) newRelevanceQuery(terms []string, text string) *relevanceQuery {
 	// words on two lines were not said one after the other.
 	var seq []string
 	for line := range strings.Lines(text) {
-		seq = rq.words.appendWords(seq[:0], line)
+		seq = slices.DeleteFunc(rq.words.appendWords(seq[:0], line), func(t string) bool { return urlScaffold[t] })
 		for i := 1; i < len(seq); i++ {
 			rq.pairs[termPair{seq[i-1], seq[i]}] = true
 		}
@@ -151,10 +151,20 @@ func (v *view) newRelevanceQuery(terms []string, text string) *relevanceQuery {
 // flag) weighs far more than an ordinary one (test, service, fix), so
 // sharing only ordinary words never covers much of a lesson.
 func (v *view) termWeight(t string, cache map[string]float64) float64 {
+	if urlScaffold[t] {
+		return 0
+	}
 	maxIDF := math.Log(1 + float64(v.len()))
 	w := v.termIDF(t, cache)
 	return w * w * w / (maxIDF * maxIDF)
 }
+
+// urlScaffold are the terms every web address carries, whatever it names:
+// they say nothing of what a lesson or a piece of work is about, so they
+// weigh nothing in Relevance, and no phrase holds them. Few lessons name
+// an address, so their IDF is high: a session that links any page shared
+// "https" with every lesson that names one.
+var urlScaffold = map[string]bool{"http": true, "https": true, "www": true}
 
 // rareWeight is the weight of a word one lesson holds.
 func (v *view) rareWeight() float64 {
@@ -200,7 +210,8 @@ func (v *view) relevance(o int, q *relevanceQuery) float64 {
 // the distinct pairs of terms that the title or the gist, each on its own,
 // and the query both say one after the other, an identifier being one
 // word: the words appendTerms adds after an identifier's own term (marked)
-// are not a phrase of it.
+// are not a phrase of it, and a web address's scheme (urlScaffold) is no
+// word of either.
 func (q *relevanceQuery) claimTerms(title, gist string) (terms []string, phrases int) {
 	c := q.words
 	c.marking, c.marks = true, c.marks[:0]
@@ -212,7 +223,7 @@ func (q *relevanceQuery) claimTerms(title, gist string) (terms []string, phrases
 	for _, r := range [2][2]int{{0, split}, {split, len(terms)}} {
 		prev := ""
 		for i := r[0]; i < r[1]; i++ {
-			if c.marks[i] {
+			if c.marks[i] || urlScaffold[terms[i]] {
 				continue
 			}
 			p := termPair{prev, terms[i]}

@@ -458,3 +458,20 @@ func TestPhraseBoost(t *testing.T) {
 		t.Errorf("one pair in order %.4f, none %.4f: want the same", one, scrambled)
 	}
 }
+
+// TestURLScaffoldWeighsNothing: "https" and "www" add nothing to a
+// lesson's relevance, on either side: a session that links another page
+// is not about a lesson that names an address, and a session about the
+// lesson need not say "https".
+func TestURLScaffoldWeighsNothing(t *testing.T) {
+	target := lesson("boundary-controller", "", "The Boundary controller is at https://boundary.ops.tidewright.net.", "")
+	ix := newTestIndex(t, append(filler(100), target))
+	rel := func(q string) float64 { return relevanceOf(t, ix, target.ID, q) }
+	if r := rel("Updated the onboarding links to https://www.wiki-host.org/eng and checked each one."); r != 0 {
+		t.Errorf("a session sharing only a web address's scheme: relevance %.3f, want 0", r)
+	}
+	with, without := rel("Point the Boundary controller client at https://boundary.ops.tidewright.net"), rel("Point the Boundary controller client at boundary.ops.tidewright.net")
+	if with != without || with < DefaultFloor {
+		t.Errorf("a session about the lesson: relevance %.3f with the scheme, %.3f without; want the same, over the floor", with, without)
+	}
+}

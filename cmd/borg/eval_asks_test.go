@@ -28,15 +28,15 @@ func TestAskSets(t *testing.T) {
 		stale                       int
 	}{
 		{"lumen", 0.93, 0.64, 0.65, 0},
-		{"harbor", 0.91, 0.64, 0.71, 0},
+		{"harbor", 0.91, 0.64, 0.72, 0},
 		// Quarry's rewrites are paraphrased; the fact readers take some of
 		// them, and the old facts of the others can still be asked.
 		{"quarry", 0.93, 0.84, 0.85, 2},
 		// Ampercove, tidewright, kelpie and brindle were written blind
 		// after the floor was set, each measured as written below the
 		// acceptance; these hold them from getting worse.
-		{"ampercove", 0.94, 0.51, 0.67, 0},
-		{"tidewright", 0.84, 0.62, 0.68, 1},
+		{"ampercove", 0.94, 0.51, 0.66, 0},
+		{"tidewright", 0.85, 0.62, 0.69, 1},
 		{"kelpie", 0.94, 0.50, 0.67, 11},
 		{"brindle", 0.93, 0.57, 0.72, 7},
 	}
