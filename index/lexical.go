@@ -67,17 +67,6 @@ var englishAnalyzer = sync.OnceValue(func() analysis.Analyzer {
 	return &a
 })
 
-// unsplitAnalyzer is unstemmedAnalyzer without identFilter: an
-// identifier stays one token (termCache.appendWords).
-var unsplitAnalyzer = sync.OnceValue(func() *analysis.DefaultAnalyzer {
-	a := *unstemmedAnalyzer()
-	a.TokenFilters = slices.DeleteFunc(slices.Clone(a.TokenFilters), func(f analysis.TokenFilter) bool {
-		_, ident := f.(identFilter)
-		return ident
-	})
-	return &a
-})
-
 // unstemmedAnalyzer is englishAnalyzer but for its last filter, the Porter
 // stemmer, which a termCache applies once per distinct word.
 var unstemmedAnalyzer = sync.OnceValue(func() *analysis.DefaultAnalyzer {
@@ -150,7 +139,6 @@ type termCache struct {
 	stops map[string]bool
 	low   []byte   // a word lower-cased
 	parts [][2]int // an identifier's words (identParts)
-	whole bool     // appendWords: an identifier without its words
 	// marks, when marking, gets one entry per term appended: whether it is
 	// a word of an identifier appended after the identifier's own term.
 	marks   []bool
@@ -216,22 +204,27 @@ func (c *termCache) mark(n int, part bool) {
 }
 
 // appendWords appends the terms of text as appendTerms does, but an
-// identifier's term alone, without the terms of its words: the sequence of
-// what text says one word after another.
+// identifier's term alone, without the terms of its words (those mark
+// tells): the sequence of what text says one word after another.
 func (c *termCache) appendWords(out []string, text string) []string {
-	c.whole = true
-	defer func() { c.whole = false }()
-	return c.appendTerms(out, text)
+	c.marking, c.marks = true, c.marks[:0]
+	n := len(out)
+	out = c.appendTerms(out, text)
+	c.marking = false
+	k := n
+	for i, part := range c.marks {
+		if !part {
+			out[k] = out[n+i]
+			k++
+		}
+	}
+	return out[:k]
 }
 
 // bleveWords appends the terms of text analysed by bleve's chain.
 func (c *termCache) bleveWords(out []string, text string) []string {
-	a := unstemmedAnalyzer()
-	if c.whole {
-		a = unsplitAnalyzer()
-	}
 	prev := -1
-	for _, t := range a.Analyze([]byte(text)) {
+	for _, t := range unstemmedAnalyzer().Analyze([]byte(text)) {
 		term, ok := c.stems[string(t.Term)]
 		if !ok {
 			term = c.stemWord(t.Term) // bleve has dropped the stop words
@@ -314,9 +307,6 @@ func (c *termCache) asciiWords(out []string, text string) []string {
 		n := len(out)
 		out = c.asciiTerm(out, word)
 		c.mark(len(out)-n, false)
-		if c.whole {
-			continue
-		}
 		c.parts = identParts(c.parts[:0], word)
 		for _, p := range c.parts {
 			n := len(out)
