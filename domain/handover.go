@@ -263,71 +263,56 @@ func isCompound(w string) bool {
 //     words, in order, are the first after "over", and newer holds every
 //     other content word of older outside its party, owning words and
 //     team nouns aside (tookOverSubject);
-//   - newer names no other thing before "took", outside the new owner;
 //   - neither is negated.
 //
 // The match's Frame is older's words outside its party, A the new owner
 // and B the old.
 func takesOver(nf, of Fact) (SlotMatch, bool) {
 	over, ok := nf.takeover()
-	if !ok || of.negated || !slices.ContainsFunc(of.toks, func(t factToken) bool { return t.stem == "own" || t.stem == "maintain" }) {
+	if !ok || of.negated || !of.saysOwning() {
 		return SlotMatch{}, false
 	}
-	party := func(i int) bool { t := of.toks[i]; return t.value > 0 && of.values[t.value-1].typ == "party" }
 	newerHolds := map[string]bool{}
 	for _, t := range nf.toks {
 		newerHolds[t.stem] = true
 	}
 	olderHolds := map[string]bool{}
-	var from []string
+	var frame, from []string
 	for i, t := range of.toks {
 		olderHolds[t.stem] = true
-		if party(i) {
-			if t.content && !restateTeamNouns[t.word] && newerHolds[t.stem] {
-				return SlotMatch{}, false
-			}
+		switch {
+		case !of.isParty(i):
+			frame = append(frame, t.word)
+		case t.content && !restateTeamNouns[t.word] && newerHolds[t.stem]:
+			return SlotMatch{}, false
+		default:
 			from = append(from, t.word)
 		}
 	}
-	if len(from) == 0 {
+	// The party is every word before "took" or "has taken" (takeover),
+	// each a content word: the new owner runs from the first of them older
+	// lacks.
+	end := over - 1
+	if nf.toks[end].word == "taken" {
+		end--
+	}
+	party := nf.toks[:end]
+	first := slices.IndexFunc(party, func(t factToken) bool { return !olderHolds[t.stem] })
+	if len(from) == 0 || first < 0 || !nf.tookOverSubject(over, of, newerHolds) {
 		return SlotMatch{}, false
 	}
-	took := over - 1
-	first := -1
-	for i, t := range nf.toks[:took] {
-		if t.content && !olderHolds[t.stem] {
-			first = i
-			break
-		}
-	}
-	if first < 0 {
-		return SlotMatch{}, false
-	}
-	var added []string
-	for i, t := range nf.toks[:took] {
-		switch {
-		case i >= first:
-			added = append(added, t.word)
-		case t.content && (t.name || isCompound(t.word)) && !olderHolds[t.stem]:
-			return SlotMatch{}, false
-		}
-	}
-	if !nf.tookOverSubject(over, of) {
-		return SlotMatch{}, false
-	}
-	var frame []string
-	for i, t := range of.toks {
-		if !party(i) {
-			frame = append(frame, t.word)
-		}
+	added := make([]string, 0, len(party)-first)
+	for _, t := range party[first:] {
+		added = append(added, t.word)
 	}
 	return SlotMatch{Frame: strings.Join(frame, " "), A: strings.Join(added, " "), B: strings.Join(from, " ")}, true
 }
 
 // tookOverSubject reports whether the content words of older's subject
 // (before its predicate, its party and owning words aside) are, in order,
-// the first content words after the "over" at index over of f, and f holds
-// every other content word of older outside its party. The subject must
+// the first content words after the "over" at index over of f, and f
+// holds (holds: the stems of its words) every other content word of older
+// outside its party. The subject must
 // name a thing: RestateMinSubject words, or one that is a name, an id or a
 // compound, or that older's tags hold ("matchwright"). What follows it in
 // f may only say when: nothing, a word such as "last" (takeoverWhen), or
@@ -335,15 +320,10 @@ func takesOver(nf, of Fact) (SlotMatch, bool) {
 // "in March"); "took over matchwright alerting", "… as incident
 // commander" or "… until March" took over something else, or not for
 // good.
-func (f Fact) tookOverSubject(over int, older Fact) bool {
-	holds := map[string]bool{}
-	for _, t := range f.toks {
-		holds[t.stem] = true
-	}
+func (f Fact) tookOverSubject(over int, older Fact, holds map[string]bool) bool {
 	var subject []factToken
 	for i, t := range older.toks {
-		if !t.content || t.stem == "own" || t.stem == "maintain" || restateTeamNouns[t.word] ||
-			(t.value > 0 && older.values[t.value-1].typ == "party") {
+		if !t.content || owning(t) || restateTeamNouns[t.word] || older.isParty(i) {
 			continue
 		}
 		if !holds[t.stem] {

@@ -1231,18 +1231,30 @@ func (f Fact) newerProbes() [][]string {
 // (its reviewers, its alerts, its pages), not on every change to it.
 func Ownership(gist string) (owners, rest []string, ok bool) {
 	f := ReadFact(gist)
-	// "owned", "owner", "ownership", "maintained", "maintainers", …
-	if !slices.ContainsFunc(f.toks, func(t factToken) bool { return t.stem == "own" || t.stem == "maintain" }) {
+	if !f.saysOwning() {
 		return nil, nil, false
 	}
-	for _, t := range f.toks {
-		if t.value > 0 && f.values[t.value-1].typ == "party" {
+	for i, t := range f.toks {
+		if f.isParty(i) {
 			owners = append(owners, t.word)
 		} else {
 			rest = append(rest, t.word)
 		}
 	}
 	return owners, rest, len(owners) > 0
+}
+
+// saysOwning reports whether f holds a word of owning: "owned", "owner",
+// "ownership", "maintained", "maintainers", ….
+func (f Fact) saysOwning() bool { return slices.ContainsFunc(f.toks, owning) }
+
+func owning(t factToken) bool { return t.stem == "own" || t.stem == "maintain" }
+
+// isParty reports whether f's token i is in a value that names a person or
+// a team.
+func (f Fact) isParty(i int) bool {
+	t := f.toks[i]
+	return t.value > 0 && f.values[t.value-1].typ == "party"
 }
 
 // names reports whether every word of words (lowercase, as a Claim holds
