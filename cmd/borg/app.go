@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/borg-memory/borg/hooks"
@@ -70,12 +71,17 @@ func run(ctx context.Context, args []string, e *env) int {
 		return runHook(ctx, e, args[2], "")
 	}
 	app := newApp(e)
+	cliSetup.Lock()
+	var once sync.Once
+	release := func() { once.Do(cliSetup.Unlock) }
+	defer release()
 	if n := len(args); n > 1 && args[n-1] == completionFlag && !slices.Contains(args[:n-1], "--") {
 		for _, c := range completions(app, args[1:n-1]) {
 			fmt.Fprintln(e.out, c)
 		}
 		return 0
 	}
+	releaseAtAction(app.Commands, release)
 	err := app.RunContext(ctx, interspersed(app, args))
 	if err == nil {
 		return 0
@@ -96,6 +102,28 @@ func run(ctx context.Context, args []string, e *env) int {
 	}
 	fmt.Fprintln(e.err, "borg: "+err.Error())
 	return 1
+}
+
+// cliSetup is held while urfave/cli sets a command up and parses its
+// flags: the library writes package-level values as it does (its help
+// flag, its help command), so two commands run at once in one process (the
+// parallel tests; `borg eval asks`, which plays sets through borg's own
+// commands) take turns there. A command's action runs without it, so an
+// action may run a command of its own.
+var cliSetup sync.Mutex
+
+// releaseAtAction makes each command's action, and its subcommands',
+// call release first.
+func releaseAtAction(cmds []*cli.Command, release func()) {
+	for _, c := range cmds {
+		if act := c.Action; act != nil {
+			c.Action = func(cc *cli.Context) error {
+				release()
+				return act(cc)
+			}
+		}
+		releaseAtAction(c.Subcommands, release)
+	}
 }
 
 func newApp(e *env) *cli.App {

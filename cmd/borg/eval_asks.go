@@ -379,7 +379,7 @@ func newAskProject(ctx context.Context, dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte("# service\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte(askReadme), 0o644); err != nil {
 		return err
 	}
 	for _, args := range [][]string{{"init", "-q"}, {"add", "README.md"},
@@ -389,6 +389,32 @@ func newAskProject(ctx context.Context, dir string) error {
 		}
 	}
 	return nil
+}
+
+// askReadme is the one file an ask project's first commit holds.
+const askReadme = "# service\n"
+
+// resetAskProject puts proj back as newAskProject made it, before each
+// session: what `git clean -fdx` and `git reset --hard` would do, with no
+// git process unless a session appended to the README (the only tracked
+// file); a session's files are all new to the project otherwise, and the
+// index, which git alone writes, is then as it was.
+func resetAskProject(ctx context.Context, proj string) error {
+	entries, err := os.ReadDir(proj)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if name := e.Name(); name != ".git" && name != "README.md" {
+			if err := os.RemoveAll(filepath.Join(proj, name)); err != nil {
+				return err
+			}
+		}
+	}
+	if raw, err := os.ReadFile(filepath.Join(proj, "README.md")); err == nil && string(raw) == askReadme {
+		return nil
+	}
+	return gitIn(ctx, proj, "reset", "-q", "--hard")
 }
 
 func gitIn(ctx context.Context, dir string, args ...string) error {
@@ -411,10 +437,7 @@ func (a *askEval) playSession(ctx context.Context, vars map[string]string, store
 	if err := copyTree(store, copyDir); err != nil {
 		return nil, false, err
 	}
-	if err := gitIn(ctx, proj, "reset", "-q", "--hard"); err != nil {
-		return nil, false, err
-	}
-	if err := gitIn(ctx, proj, "clean", "-qfdx"); err != nil {
+	if err := resetAskProject(ctx, proj); err != nil {
 		return nil, false, err
 	}
 	v := map[string]string{}

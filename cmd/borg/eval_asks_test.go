@@ -22,6 +22,10 @@ func TestAskSets(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays 1,063 sessions through the hooks")
 	}
+	// Each set plays in its own throwaway store, in process; the sets run
+	// beside each other and beside the other parallel tests, so the
+	// package's run is not the sum of them.
+	t.Parallel()
 	tests := []struct {
 		set                         string
 		abstention, recall, precise float64
@@ -42,6 +46,7 @@ func TestAskSets(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.set, func(t *testing.T) {
+			t.Parallel()
 			set, err := loadAskSet(filepath.Join("testdata", "asks", tt.set))
 			if err != nil {
 				t.Fatal(err)

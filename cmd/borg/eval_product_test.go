@@ -18,6 +18,7 @@ import (
 // shared LoCoMo conversation and skips where ../shared/data is absent. The
 // figures are deterministic: the same data give the same nDCG@10.
 func TestProductPathBeatsItsLexicalArm(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join("..", "..", "..", "shared", "data", "beir", "locomo-conv-1")
 	if _, err := os.Stat(filepath.Join(dir, "corpus.jsonl")); err != nil {
 		t.Skipf("skipping: %s is absent", dir)
@@ -39,6 +40,7 @@ func TestProductPathBeatsItsLexicalArm(t *testing.T) {
 	for _, replay := range []bool{false, true} {
 		name := map[bool]string{false: "cold", true: "replayed log"}[replay]
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			all, lex := ndcg(t, index.ArmWeights{}, replay), ndcg(t, lexical, replay)
 			t.Logf("nDCG@10: pipeline %.4f, lexical arm %.4f", all, lex)
 			if all < lex {

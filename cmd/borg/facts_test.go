@@ -35,6 +35,7 @@ type factLine struct {
 // It is long on purpose: one scenario whose steps each build on the state
 // the last left, read top to bottom.
 func TestSupersededFacts(t *testing.T) {
+	t.Parallel()
 	f, err := os.Open(filepath.Join("testdata", "facts", "tessellate.jsonl"))
 	if err != nil {
 		t.Fatal(err)
@@ -189,6 +190,7 @@ func TestSupersededFacts(t *testing.T) {
 // a labelled rewrite (precision first, no exception), and it must find
 // nearly all of them where a rewrite restates its slot in the same words.
 func TestSlotPairsOnLabelledSets(t *testing.T) {
+	t.Parallel()
 	type lesson struct {
 		key, gist, group string
 		tags             []string

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -50,6 +51,41 @@ func TestSuggestMistypes(t *testing.T) {
 	for _, args := range [][]string{nil, {"eval"}} {
 		if code, stdout, _ := inProcess(t, vars, "", args...); code != 0 || !strings.Contains(stdout, "USAGE") {
 			t.Errorf("borg %v: exit %d, stdout %q; want the help", args, code, stdout)
+		}
+	}
+}
+
+// TestCommandsRunAtOnce: commands run in one process at the same time (as
+// the parallel tests and `borg eval asks` run theirs) each run as alone:
+// the command line library's package-level values are not written by two
+// at once (under -race, a data race fails this test), and a command run
+// from within another's action does not wait for the first to end.
+func TestCommandsRunAtOnce(t *testing.T) {
+	runs := [][]string{{"learn", "--help"}, {"recall", "--help"}, {"version"}, {"eval", "--help"}}
+	done := make(chan string, 2*len(runs))
+	for _, args := range runs {
+		go func() {
+			code, stdout, _ := inProcess(t, map[string]string{"BORG_STORE": t.TempDir()}, "", args...)
+			if code != 0 || stdout == "" {
+				done <- fmt.Sprintf("borg %s: exit %d, stdout %q", strings.Join(args, " "), code, stdout)
+				return
+			}
+			done <- ""
+		}()
+		go func() {
+			vars := map[string]string{"BORG_STORE": t.TempDir(), "HOME": t.TempDir(), "BORG_ENGINEER": "a@example.com"}
+			for _, args := range [][]string{{"init"}, {"learn", "The gateway listens on port 8443."}, {"list"}} {
+				if code, _, stderr := inProcess(t, vars, "", args...); code != 0 {
+					done <- fmt.Sprintf("borg %s: exit %d: %s", strings.Join(args, " "), code, stderr)
+					return
+				}
+			}
+			done <- ""
+		}()
+	}
+	for range 2 * len(runs) {
+		if msg := <-done; msg != "" {
+			t.Error(msg)
 		}
 	}
 }
