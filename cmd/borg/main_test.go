@@ -14,6 +14,15 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	// Under -race every borg a test starts (a script's exec, a hook an
+	// agent runs, a kill loop's child) is a race-built binary, which
+	// sleeps a second before it exits (the race runtime's atexit_sleep_ms,
+	// left for late reports of other goroutines; a race is still reported
+	// and fails the process). The children inherit this; testscript passes
+	// GORACE through. A GORACE of the caller's own is kept.
+	if os.Getenv("GORACE") == "" {
+		os.Setenv("GORACE", "atexit_sleep_ms=0")
+	}
 	testscript.Main(cleanupM{m}, map[string]func(){
 		"borg": func() { os.Exit(run(context.Background(), os.Args, newOSEnv())) },
 	})
