@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -62,7 +64,7 @@ func TestSuggestMistypes(t *testing.T) {
 // from within another's action does not wait for the first to end.
 func TestCommandsRunAtOnce(t *testing.T) {
 	runs := [][]string{{"learn", "--help"}, {"recall", "--help"}, {"version"}, {"eval", "--help"}}
-	done := make(chan string, 2*len(runs))
+	done := make(chan string, 2*len(runs)+1)
 	for _, args := range runs {
 		go func() {
 			code, stdout, _ := inProcess(t, map[string]string{"BORG_STORE": t.TempDir()}, "", args...)
@@ -83,7 +85,25 @@ func TestCommandsRunAtOnce(t *testing.T) {
 			done <- ""
 		}()
 	}
-	for range 2 * len(runs) {
+	// `borg eval asks` runs borg's own commands from within its action.
+	set := t.TempDir()
+	for name, body := range map[string]string{
+		"lessons.jsonl":  `{"key":"L1","gist":"The gateway listens on port 8443."}` + "\n",
+		"sessions.jsonl": `{"id":"S1","prompt":"Rename the invoices table","final":"Renamed it.","relevant":[]}` + "\n",
+	} {
+		if err := os.WriteFile(filepath.Join(set, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	go func() {
+		code, stdout, stderr := inProcess(t, map[string]string{"HOME": t.TempDir()}, "", "eval", "asks", set)
+		if code != 0 || !strings.Contains(stdout, "abstention") {
+			done <- fmt.Sprintf("borg eval asks: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+			return
+		}
+		done <- ""
+	}()
+	for range 2*len(runs) + 1 {
 		if msg := <-done; msg != "" {
 			t.Error(msg)
 		}
