@@ -20,7 +20,7 @@ import (
 // kelpie, brindle), written blind after the floor was set, do again.
 func TestAskSets(t *testing.T) {
 	if testing.Short() {
-		t.Skip("plays 1,063 sessions through the hooks")
+		t.Skip("plays 1,213 sessions through the hooks")
 	}
 	// Each set plays in its own throwaway store, in process; the sets run
 	// beside each other and beside the other parallel tests, so the
@@ -43,6 +43,9 @@ func TestAskSets(t *testing.T) {
 		{"tidewright", 0.85, 0.62, 0.69, 1},
 		{"kelpie", 0.94, 0.50, 0.67, 11},
 		{"brindle", 0.93, 0.57, 0.72, 7},
+		// Foxglove was written blind last, after every change above, and
+		// is held at what it measured as written.
+		{"foxglove", 0.91, 0.53, 0.62, 11},
 	}
 	for _, tt := range tests {
 		t.Run(tt.set, func(t *testing.T) {
