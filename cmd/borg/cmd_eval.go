@@ -74,6 +74,7 @@ func evalCommand(e *env) *cli.Command {
 					&cli.StringFlag{Name: "locomo", Usage: "also a set built from two BEIR LoCoMo folders: OWN,OTHER (OWN's turns are the lessons; OTHER's questions bear on none)"},
 					&cli.IntFlag{Name: "questions", Value: 50, Usage: "with --locomo: questions about OWN (twice as many about OTHER)"},
 					&cli.BoolFlag{Name: "keep", Usage: "keep the throwaway stores and say where they are"},
+					&cli.BoolFlag{Name: "margins", Usage: "also recall each session's work and count the sessions by their best relevance, in bands under the floor"},
 				},
 				Action: func(c *cli.Context) error {
 					var sets []askSet
@@ -98,7 +99,7 @@ func evalCommand(e *env) *cli.Command {
 					if len(sets) == 0 {
 						return usageErr("%v", errNoAskSets)
 					}
-					reps, err := runAskEvals(c.Context, e, sets, c.Bool("keep"))
+					reps, err := runAskEvals(c.Context, e, sets, c.Bool("keep"), c.Bool("margins"))
 					if err != nil {
 						return fail(exitFail, "%v", err)
 					}

@@ -192,12 +192,60 @@ type askReport struct {
 	Misses   []string `json:"misses,omitempty"`
 	Needless []string `json:"needless,omitempty"`
 	Stale    []string `json:"stale,omitempty"`
+	// Margins, with --margins, says where the sessions lie against the
+	// floor.
+	Margins *askMargins `json:"margins,omitempty"`
+}
+
+// askMargins counts a set's sessions by the best relevance a recall of
+// their work gives: a session with a relevant lesson by the best of its
+// relevant lessons (0 when none is among the first marginDepth), one with
+// none by the best of any lesson. Band i holds the sessions at or over
+// Cuts[i-1] and under Cuts[i]; the last cut is the floor, so the last band
+// is what clears it. Sessions of both kinds in one band are what no floor
+// can tell apart.
+type askMargins struct {
+	Cuts     []float64 `json:"cuts"`
+	Relevant []int     `json:"relevant"`
+	Empty    []int     `json:"empty"`
+}
+
+// marginDepth is how many lessons the margins' recall lists.
+const marginDepth = 30
+
+// add counts one session of relevance r.
+func (m *askMargins) add(r float64, relevant bool) {
+	band := sort.SearchFloat64s(m.Cuts, r)
+	if band < len(m.Cuts) && m.Cuts[band] == r {
+		band++ // a cut belongs to the band it opens
+	}
+	if relevant {
+		m.Relevant[band]++
+	} else {
+		m.Empty[band]++
+	}
+}
+
+// newAskMargins has bands cut at 0.1, 0.2 and 0.3 under floor (those at or
+// over it left out).
+func newAskMargins(floor float64) *askMargins {
+	m := &askMargins{}
+	for _, c := range []float64{0.1, 0.2, 0.3} {
+		if c < floor {
+			m.Cuts = append(m.Cuts, c)
+		}
+	}
+	m.Cuts = append(m.Cuts, floor)
+	m.Relevant, m.Empty = make([]int, len(m.Cuts)+1), make([]int, len(m.Cuts)+1)
+	return m
 }
 
 // askEval plays ask sets through the real hooks.
 type askEval struct {
 	e        *env
 	progress io.Writer
+	// margins: also recall each session's work (askMargins).
+	margins bool
 }
 
 // borg runs one borg command in process, as the CLI would, with vars as
@@ -302,6 +350,16 @@ func (a *askEval) run(ctx context.Context, set askSet, dir string) (askReport, e
 	}
 	now = now.Add(24 * time.Hour)
 	emptyLeft, withHit := 0, 0
+	if a.margins {
+		floor := hookFloor(a.e.getenv)
+		switch floor {
+		case 0:
+			floor = index.DefaultFloor
+		case -1:
+			floor = 0
+		}
+		rep.Margins = newAskMargins(floor)
+	}
 	for i, s := range set.Sessions {
 		if a.progress != nil && isTerminal(a.progress) {
 			fmt.Fprintf(a.progress, "\r%s: session %d/%d", set.Name, i+1, len(set.Sessions))
@@ -309,6 +367,13 @@ func (a *askEval) run(ctx context.Context, set askSet, dir string) (askReport, e
 		asked, blocked, err := a.playSession(ctx, vars, store, filepath.Join(dir, "s"), proj, s, now)
 		if err != nil {
 			return rep, fmt.Errorf("session %s: %w", s.ID, err)
+		}
+		if rep.Margins != nil {
+			best, err := a.bestRelevance(ctx, vars, filepath.Join(dir, "s"), now, s, ids)
+			if err != nil {
+				return rep, fmt.Errorf("session %s: %w", s.ID, err)
+			}
+			rep.Margins.add(best, len(s.Relevant) > 0)
 		}
 		now = now.Add(time.Hour)
 		rep.Sessions++
@@ -356,6 +421,45 @@ func (a *askEval) run(ctx context.Context, set askSet, dir string) (askReport, e
 	rep.SessionRecall = ratio(withHit, rep.Sessions-rep.Empty)
 	rep.Precision = ratio(rep.Relevant, rep.Asked)
 	return rep, nil
+}
+
+// bestRelevance recalls s's work in the store copy the session just
+// played in (its prompt, its final message, and each file's path and
+// added lines: what the Stop hook's query holds) and returns the best
+// relevance of one of its relevant lessons, or of any lesson when it has
+// none (ids: each key's lesson id).
+func (a *askEval) bestRelevance(ctx context.Context, vars map[string]string, copyDir string, now time.Time, s askSession, ids map[string]string) (float64, error) {
+	v := make(map[string]string, len(vars)+1)
+	for k, x := range vars {
+		v[k] = x
+	}
+	v["BORG_STORE"] = copyDir
+	q := []string{s.Prompt, s.Final}
+	for _, f := range s.Files {
+		q = append(q, f.Path, f.Added)
+	}
+	out, err := a.borg(ctx, v, now, "", "recall", "--json", "-k", fmt.Sprint(marginDepth), "--", strings.Join(q, "\n"))
+	if err != nil {
+		return 0, err
+	}
+	var hits []struct {
+		ID        string  `json:"id"`
+		Relevance float64 `json:"relevance"`
+	}
+	if err := json.Unmarshal([]byte(out), &hits); err != nil {
+		return 0, fmt.Errorf("recall printed %q: %w", out, err)
+	}
+	want := map[string]bool{}
+	for _, k := range s.Relevant {
+		want[ids[k]] = true
+	}
+	best := 0.0
+	for _, h := range hits {
+		if len(want) == 0 || want[h.ID] {
+			best = max(best, h.Relevance)
+		}
+	}
+	return best, nil
 }
 
 func keysOf(ids []string, keyOf map[string]string) []string {
@@ -595,8 +699,8 @@ func copyTree(src, dst string) error {
 var errNoAskSets = errors.New("eval asks takes ask-set folders (lessons.jsonl, sessions.jsonl), e.g. cmd/borg/testdata/asks/lumen, or --locomo OWN,OTHER with two BEIR LoCoMo folders")
 
 // runAskEvals plays each set in its own throwaway folder.
-func runAskEvals(ctx context.Context, e *env, sets []askSet, keep bool) ([]askReport, error) {
-	a := &askEval{e: e, progress: e.err}
+func runAskEvals(ctx context.Context, e *env, sets []askSet, keep, margins bool) ([]askReport, error) {
+	a := &askEval{e: e, progress: e.err, margins: margins}
 	var reps []askReport
 	for _, set := range sets {
 		dir, err := os.MkdirTemp("", "borg-eval-asks-")
@@ -638,6 +742,18 @@ func writeAskTable(w io.Writer, reps []askReport) error {
 		}
 		for _, m := range r.Stale {
 			fmt.Fprintf(w, "%s: stale ask %s\n", r.Set, m)
+		}
+	}
+	for _, r := range reps {
+		if m := r.Margins; m != nil {
+			fmt.Fprintf(w, "%s: margins, sessions by best relevance (relevant lesson / any lesson where none is relevant):", r.Set)
+			lo := "0"
+			for i, c := range m.Cuts {
+				fmt.Fprintf(w, " [%s, %.2f) %d/%d", lo, c, m.Relevant[i], m.Empty[i])
+				lo = fmt.Sprintf("%.2f", c)
+			}
+			n := len(m.Cuts)
+			fmt.Fprintf(w, " over the floor %d/%d\n", m.Relevant[n], m.Empty[n])
 		}
 	}
 	return nil

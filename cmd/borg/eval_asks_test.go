@@ -1,12 +1,16 @@
 package main
 
 import (
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/borg-memory/borg/index"
 )
 
 // TestAskSets plays the labelled ask sets through the real hooks (borg eval
@@ -126,5 +130,71 @@ func TestLocomoAskSet(t *testing.T) {
 	}
 	if len(set.Lessons) < 100 || relevant != 10 || none != 20 {
 		t.Fatalf("%d lessons, %d sessions with evidence, %d without; want many, 10, 20", len(set.Lessons), relevant, none)
+	}
+}
+
+// TestAskMarginsBands: a relevance falls in the band its cuts bound, a cut
+// in the band it opens; cuts at or over the floor are left out, and the
+// floor is the last cut.
+func TestAskMarginsBands(t *testing.T) {
+	tests := []struct {
+		floor    float64
+		cuts     []float64
+		relevant []float64
+		empty    []float64
+		wantRel  []int
+		wantEmp  []int
+	}{
+		{0.36, []float64{0.1, 0.2, 0.3, 0.36}, []float64{0, 0.1, 0.35, 0.36, 0.9}, []float64{0.25, 0.299},
+			[]int{1, 1, 0, 1, 2}, []int{0, 0, 2, 0, 0}},
+		{0.2, []float64{0.1, 0.2}, []float64{0.15, 0.2}, []float64{0.05},
+			[]int{0, 1, 1}, []int{1, 0, 0}},
+		{0, []float64{0}, []float64{0, 0.5}, []float64{0}, []int{0, 2}, []int{0, 1}},
+	}
+	for _, tt := range tests {
+		m := newAskMargins(tt.floor)
+		if !slices.Equal(m.Cuts, tt.cuts) {
+			t.Errorf("floor %.2f: cuts %v, want %v", tt.floor, m.Cuts, tt.cuts)
+			continue
+		}
+		for _, r := range tt.relevant {
+			m.add(r, true)
+		}
+		for _, r := range tt.empty {
+			m.add(r, false)
+		}
+		if !slices.Equal(m.Relevant, tt.wantRel) || !slices.Equal(m.Empty, tt.wantEmp) {
+			t.Errorf("floor %.2f: relevant %v (want %v), empty %v (want %v)", tt.floor, m.Relevant, tt.wantRel, m.Empty, tt.wantEmp)
+		}
+	}
+}
+
+// TestAskMarginsOnASet: --margins recalls each session's work as the Stop
+// hook's query would hold it, and counts the session whose work is about
+// its lesson over the floor and the unrelated one in the lowest band.
+func TestAskMarginsOnASet(t *testing.T) {
+	set := t.TempDir()
+	for name, body := range map[string]string{
+		"lessons.jsonl": `{"key":"L1","gist":"The payments gateway client must retry with exponential backoff and jitter."}` + "\n" +
+			`{"key":"L2","gist":"Grafana dashboards live in the observability repository."}` + "\n",
+		"sessions.jsonl": `{"id":"S1","prompt":"the payments gateway client gives up on the first 503","final":"The payments gateway client now retries with exponential backoff and jitter.","files":[{"path":"payments/client.go","added":"backoff := jitter(exponential(attempt))"}],"relevant":["L1"]}` + "\n" +
+			`{"id":"S2","prompt":"Rename the invoices table","final":"Renamed it to billing_invoices.","relevant":[]}` + "\n",
+	} {
+		if err := os.WriteFile(filepath.Join(set, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, stdout, stderr := inProcess(t, map[string]string{"HOME": t.TempDir()}, "", "eval", "asks", "--json", "--margins", set)
+	if code != 0 {
+		t.Fatalf("borg eval asks --margins: exit %d: %s", code, stderr)
+	}
+	var reps []askReport
+	if err := json.Unmarshal([]byte(stdout), &reps); err != nil || len(reps) != 1 || reps[0].Margins == nil {
+		t.Fatalf("eval asks --json --margins printed %q (%v)", stdout, err)
+	}
+	m := reps[0].Margins
+	n := len(m.Cuts)
+	if m.Cuts[n-1] != index.DefaultFloor || m.Relevant[n] != 1 || m.Empty[0] != 1 {
+		t.Errorf("margins %+v: want the relevant session over the floor (%.2f) and the other under %.2f", m, index.DefaultFloor, m.Cuts[0])
 	}
 }
