@@ -45,7 +45,10 @@ func recallCommand(e *env) *cli.Command {
 				return err
 			}
 			tr.step("store opened", time.Time{})
-			q := index.Query{Text: c.Args().First(), K: c.Int("k"), Repo: c.String("repo"), Session: c.String("session"), Explain: c.Bool("explain")}
+			// The hooks' floor marks what is weak, so a recall reads as the
+			// hooks would ask.
+			q := index.Query{Text: c.Args().First(), K: c.Int("k"), Repo: c.String("repo"), Session: c.String("session"), Explain: c.Bool("explain"),
+				Floor: hookFloor(e.getenv)}
 			if !c.IsSet("repo") {
 				q.Repo = repoTag()
 			}

@@ -18,6 +18,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/borg-memory/borg/hooks"
 	"github.com/borg-memory/borg/index"
 )
 
@@ -199,19 +200,17 @@ type askReport struct {
 
 // askMargins counts a set's sessions by the best relevance a recall of
 // their work gives: a session with a relevant lesson by the best of its
-// relevant lessons (0 when none is among the first marginDepth), one with
-// none by the best of any lesson. Band i holds the sessions at or over
-// Cuts[i-1] and under Cuts[i]; the last cut is the floor, so the last band
-// is what clears it. Sessions of both kinds in one band are what no floor
-// can tell apart.
+// relevant lessons, one with none by the best of any lesson (under every
+// cut when the recall lists none of them). Band i holds the sessions at or
+// over Cuts[i-1] and under Cuts[i]; with a floor, the last cut is the
+// floor, so the last band is what clears it. Sessions of both kinds in one
+// band are what no floor can tell apart.
 type askMargins struct {
+	Floor    float64   `json:"floor"` // 0: none
 	Cuts     []float64 `json:"cuts"`
 	Relevant []int     `json:"relevant"`
 	Empty    []int     `json:"empty"`
 }
-
-// marginDepth is how many lessons the margins' recall lists.
-const marginDepth = 30
 
 // add counts one session of relevance r.
 func (m *askMargins) add(r float64, relevant bool) {
@@ -226,16 +225,18 @@ func (m *askMargins) add(r float64, relevant bool) {
 	}
 }
 
-// newAskMargins has bands cut at 0.1, 0.2 and 0.3 under floor (those at or
-// over it left out).
+// newAskMargins has bands cut at 0.1, 0.2 and 0.3 and at floor, leaving
+// out the cuts over a floor; floor 0 is none.
 func newAskMargins(floor float64) *askMargins {
-	m := &askMargins{}
+	m := &askMargins{Floor: floor}
 	for _, c := range []float64{0.1, 0.2, 0.3} {
-		if c < floor {
+		if floor == 0 || c < floor {
 			m.Cuts = append(m.Cuts, c)
 		}
 	}
-	m.Cuts = append(m.Cuts, floor)
+	if floor > 0 {
+		m.Cuts = append(m.Cuts, floor)
+	}
 	m.Relevant, m.Empty = make([]int, len(m.Cuts)+1), make([]int, len(m.Cuts)+1)
 	return m
 }
@@ -369,7 +370,7 @@ func (a *askEval) run(ctx context.Context, set askSet, dir string) (askReport, e
 			return rep, fmt.Errorf("session %s: %w", s.ID, err)
 		}
 		if rep.Margins != nil {
-			best, err := a.bestRelevance(ctx, vars, filepath.Join(dir, "s"), now, s, ids)
+			best, err := a.bestRelevance(ctx, vars, filepath.Join(dir, "s"), hooks.RepoTag(proj), now, s, ids, len(set.Lessons))
 			if err != nil {
 				return rep, fmt.Errorf("session %s: %w", s.ID, err)
 			}
@@ -424,11 +425,13 @@ func (a *askEval) run(ctx context.Context, set askSet, dir string) (askReport, e
 }
 
 // bestRelevance recalls s's work in the store copy the session just
-// played in (its prompt, its final message, and each file's path and
-// added lines: what the Stop hook's query holds) and returns the best
+// played in, for the session's repository (its prompt, its final message,
+// and each file's path and added lines: what the Stop hook's query
+// holds) and returns the best
 // relevance of one of its relevant lessons, or of any lesson when it has
-// none (ids: each key's lesson id).
-func (a *askEval) bestRelevance(ctx context.Context, vars map[string]string, copyDir string, now time.Time, s askSession, ids map[string]string) (float64, error) {
+// none; -1 when the recall, of every one of the set's n lessons, lists
+// none of them (ids: each key's lesson id).
+func (a *askEval) bestRelevance(ctx context.Context, vars map[string]string, copyDir, repo string, now time.Time, s askSession, ids map[string]string, n int) (float64, error) {
 	v := make(map[string]string, len(vars)+1)
 	for k, x := range vars {
 		v[k] = x
@@ -438,7 +441,7 @@ func (a *askEval) bestRelevance(ctx context.Context, vars map[string]string, cop
 	for _, f := range s.Files {
 		q = append(q, f.Path, f.Added)
 	}
-	out, err := a.borg(ctx, v, now, "", "recall", "--json", "-k", fmt.Sprint(marginDepth), "--", strings.Join(q, "\n"))
+	out, err := a.borg(ctx, v, now, "", "recall", "--json", "-k", fmt.Sprint(max(n, 1)), "--repo", repo, "--", strings.Join(q, "\n"))
 	if err != nil {
 		return 0, err
 	}
@@ -453,7 +456,7 @@ func (a *askEval) bestRelevance(ctx context.Context, vars map[string]string, cop
 	for _, k := range s.Relevant {
 		want[ids[k]] = true
 	}
-	best := 0.0
+	best := -1.0
 	for _, h := range hits {
 		if len(want) == 0 || want[h.ID] {
 			best = max(best, h.Relevance)
@@ -753,7 +756,11 @@ func writeAskTable(w io.Writer, reps []askReport) error {
 				lo = fmt.Sprintf("%.2f", c)
 			}
 			n := len(m.Cuts)
-			fmt.Fprintf(w, " over the floor %d/%d\n", m.Relevant[n], m.Empty[n])
+			if m.Floor > 0 {
+				fmt.Fprintf(w, " over the floor %d/%d\n", m.Relevant[n], m.Empty[n])
+			} else {
+				fmt.Fprintf(w, " %s and over %d/%d (no floor)\n", lo, m.Relevant[n], m.Empty[n])
+			}
 		}
 	}
 	return nil

@@ -20,8 +20,9 @@ import (
 // of the set rewrites. Harbor was written apart from Lumen, in another
 // voice; the floor was set on both. A third set (quarry), written by
 // someone who saw neither the other sets nor the code, checks the same
-// floor where it was never set, and four more (ampercove, tidewright,
-// kelpie, brindle), written blind after the floor was set, do again.
+// floor where it was never set, and five more (ampercove, tidewright,
+// kelpie, brindle, foxglove), written blind after the floor was set, do
+// again.
 func TestAskSets(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays 1,213 sessions through the hooks")
@@ -149,7 +150,9 @@ func TestAskMarginsBands(t *testing.T) {
 			[]int{1, 1, 0, 1, 2}, []int{0, 0, 2, 0, 0}},
 		{0.2, []float64{0.1, 0.2}, []float64{0.15, 0.2}, []float64{0.05},
 			[]int{0, 1, 1}, []int{1, 0, 0}},
-		{0, []float64{0}, []float64{0, 0.5}, []float64{0}, []int{0, 2}, []int{0, 1}},
+		// No floor: the bands at 0.1, 0.2 and 0.3 still; a session the
+		// recall did not find (-1) in the lowest.
+		{0, []float64{0.1, 0.2, 0.3}, []float64{-1, 0, 0.5}, []float64{0.3}, []int{2, 0, 0, 1}, []int{0, 0, 0, 1}},
 	}
 	for _, tt := range tests {
 		m := newAskMargins(tt.floor)
@@ -170,21 +173,25 @@ func TestAskMarginsBands(t *testing.T) {
 }
 
 // TestAskMarginsOnASet: --margins recalls each session's work as the Stop
-// hook's query would hold it, and counts the session whose work is about
-// its lesson over the floor and the unrelated one in the lowest band.
+// hook's query would hold it, file paths and added lines included, and
+// counts a session by the best of its relevant lessons, not of any: S1 is
+// about its lesson, S2 about nothing, S3 about a lesson other than the one
+// labelled, and S4 names its lesson only in the file it added.
 func TestAskMarginsOnASet(t *testing.T) {
 	set := t.TempDir()
 	for name, body := range map[string]string{
 		"lessons.jsonl": `{"key":"L1","gist":"The payments gateway client must retry with exponential backoff and jitter."}` + "\n" +
 			`{"key":"L2","gist":"Grafana dashboards live in the observability repository."}` + "\n",
 		"sessions.jsonl": `{"id":"S1","prompt":"the payments gateway client gives up on the first 503","final":"The payments gateway client now retries with exponential backoff and jitter.","files":[{"path":"payments/client.go","added":"backoff := jitter(exponential(attempt))"}],"relevant":["L1"]}` + "\n" +
-			`{"id":"S2","prompt":"Rename the invoices table","final":"Renamed it to billing_invoices.","relevant":[]}` + "\n",
+			`{"id":"S2","prompt":"Rename the invoices table","final":"Renamed it to billing_invoices.","relevant":[]}` + "\n" +
+			`{"id":"S3","prompt":"the payments gateway client gives up on the first 503","final":"The payments gateway client now retries with exponential backoff and jitter.","relevant":["L2"]}` + "\n" +
+			`{"id":"S4","prompt":"move the latency panel up","final":"Moved it.","files":[{"path":"observability/grafana/dashboards/latency.json","added":"// grafana dashboards live in the observability repository"}],"relevant":["L2"]}` + "\n",
 	} {
 		if err := os.WriteFile(filepath.Join(set, name), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	code, stdout, stderr := inProcess(t, map[string]string{"HOME": t.TempDir()}, "", "eval", "asks", "--json", "--margins", set)
+	code, stdout, stderr := inProcess(t, map[string]string{"HOME": t.TempDir(), "BORG_FLOOR": ""}, "", "eval", "asks", "--json", "--margins", set)
 	if code != 0 {
 		t.Fatalf("borg eval asks --margins: exit %d: %s", code, stderr)
 	}
@@ -194,7 +201,12 @@ func TestAskMarginsOnASet(t *testing.T) {
 	}
 	m := reps[0].Margins
 	n := len(m.Cuts)
-	if m.Cuts[n-1] != index.DefaultFloor || m.Relevant[n] != 1 || m.Empty[0] != 1 {
-		t.Errorf("margins %+v: want the relevant session over the floor (%.2f) and the other under %.2f", m, index.DefaultFloor, m.Cuts[0])
+	if m.Floor != index.DefaultFloor || m.Cuts[n-1] != index.DefaultFloor {
+		t.Fatalf("margins %+v: want the default floor %.2f as the last cut", m, index.DefaultFloor)
+	}
+	wantRel, wantEmpty := make([]int, n+1), make([]int, n+1)
+	wantRel[n], wantRel[0], wantEmpty[0] = 2, 1, 1
+	if !slices.Equal(m.Relevant, wantRel) || !slices.Equal(m.Empty, wantEmpty) {
+		t.Errorf("margins relevant %v, empty %v; want %v and %v (S1 and S4 over the floor, S3 and S2 under %.2f)", m.Relevant, m.Empty, wantRel, wantEmpty, m.Cuts[0])
 	}
 }

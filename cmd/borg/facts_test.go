@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -255,8 +254,13 @@ func TestSlotPairsOnLabelledSets(t *testing.T) {
 		t.Logf("%s: %d of %d labelled rewrites found, no false pair", name, found, len(rewrites[name]))
 		// Quarry, ampercove, tidewright, kelpie, brindle and foxglove
 		// rewrite their facts in other words, only some of which the rule
-		// reads; they still hold it to no false pair.
-		if want := len(rewrites[name]) * 9 / 10; !slices.Contains([]string{"quarry", "ampercove", "tidewright", "kelpie", "brindle", "foxglove"}, name) && found < want {
+		// reads; they hold it to no false pair and to what it read of them
+		// when last measured (BENCHMARKS.md).
+		want, held := map[string]int{"quarry": 11, "ampercove": 14, "tidewright": 15, "kelpie": 9, "brindle": 11, "foxglove": 7}[name]
+		if !held {
+			want = len(rewrites[name]) * 9 / 10
+		}
+		if found < want {
 			t.Errorf("%s: Rewrites finds %d of %d labelled rewrites, want at least %d", name, found, len(rewrites[name]), want)
 		}
 	}
