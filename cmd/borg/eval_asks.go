@@ -424,13 +424,12 @@ func (a *askEval) run(ctx context.Context, set askSet, dir string) (askReport, e
 	return rep, nil
 }
 
-// bestRelevance recalls s's work in the store copy the session just
-// played in, for the session's repository (its prompt, its final message,
-// and each file's path and added lines: what the Stop hook's query
-// holds) and returns the best
-// relevance of one of its relevant lessons, or of any lesson when it has
-// none; -1 when the recall, of every one of the set's n lessons, lists
-// none of them (ids: each key's lesson id).
+// bestRelevance recalls s's work (its prompt, its final message, and each
+// file's path and added lines: what the Stop hook's query holds) in the
+// store copy the session just played in, for the session's repository, and
+// returns the best relevance of one of its relevant lessons, or of any
+// lesson when it has none; -1 when the recall, of all the set's n lessons,
+// lists none of them (ids: each key's lesson id).
 func (a *askEval) bestRelevance(ctx context.Context, vars map[string]string, copyDir, repo string, now time.Time, s askSession, ids map[string]string, n int) (float64, error) {
 	v := make(map[string]string, len(vars)+1)
 	for k, x := range vars {
