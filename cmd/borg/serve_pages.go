@@ -166,7 +166,7 @@ func (srv *server) index(w http.ResponseWriter, r *http.Request) {
 }
 
 // recall searches as borg recall does (no session: the belief mean orders
-// lessons over the bar).
+// lessons over the bar; the hooks' floor marks what is weak).
 func (srv *server) recall(r *http.Request, text string) ([]index.Hit, error) {
 	srv.search.Lock()
 	defer srv.search.Unlock()
@@ -175,7 +175,7 @@ func (srv *server) recall(r *http.Request, text string) ([]index.Hit, error) {
 		return nil, err
 	}
 	defer func() { _ = ret.Close() }()
-	return ret.recall(r.Context(), index.Query{Text: text, K: serveSearchK, Repo: srv.o.repo})
+	return ret.recall(r.Context(), index.Query{Text: text, K: serveSearchK, Repo: srv.o.repo, Floor: hookFloor(srv.e.getenv)})
 }
 
 // lessonPage is /lesson/<id>.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"net/http"
@@ -576,6 +577,22 @@ func TestServeRankingFactor(t *testing.T) {
 	}
 	if m := regexp.MustCompile(`\b0\.0\d{3,}\b`).FindString(body); m != "" {
 		t.Errorf("the search shows %s, a raw fusion score:\n%s", m, body)
+	}
+	// The hooks' floor marks what is weak: with none (BORG_FLOOR=0),
+	// nothing is.
+	const weak = `<span class="muted">weak</span>`
+	if !strings.Contains(body, weak) {
+		t.Fatalf("the search marks no hit weak under the default floor:\n%s", body)
+	}
+	none := maps.Clone(vars)
+	none["BORG_FLOOR"] = "0"
+	srv, _ = serveHandler(t, none, time.Now())
+	req = httptest.NewRequest(http.MethodGet, "/?q=migrations+before+the+integration+tests", nil)
+	req.Host = "127.0.0.1:7777"
+	rec = httptest.NewRecorder()
+	srv.ServeHTTP(rec, req)
+	if body := rec.Body.String(); strings.Contains(body, weak) || !strings.Contains(body, ">relevance</th>") {
+		t.Errorf("with BORG_FLOOR=0 the search still marks a hit weak:\n%s", body)
 	}
 }
 
