@@ -475,3 +475,14 @@ func TestURLScaffoldWeighsNothing(t *testing.T) {
 		t.Errorf("a session about the lesson: relevance %.3f with the scheme, %.3f without; want the same, over the floor", with, without)
 	}
 }
+
+// TestEffectiveFloor: a query's floor as a hit's Weak reads it.
+func TestEffectiveFloor(t *testing.T) {
+	for _, tt := range []struct{ floor, want float64 }{
+		{0, DefaultFloor}, {0.2, 0.2}, {-1, 0}, {1, 1},
+	} {
+		if got := (Query{Floor: tt.floor}).EffectiveFloor(); got != tt.want {
+			t.Errorf("Query{Floor: %v}.EffectiveFloor() = %v, want %v", tt.floor, got, tt.want)
+		}
+	}
+}

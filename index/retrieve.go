@@ -525,6 +525,10 @@ func (q *Query) floor() float64 {
 	return q.Floor
 }
 
+// EffectiveFloor is the relevance a hit of q needs not to be weak: Floor,
+// DefaultFloor when Floor is 0, and 0 when q has no floor.
+func (q Query) EffectiveFloor() float64 { return max(q.floor(), 0) }
+
 // noneCanClear reports that q wants hits over the floor alone and that a
 // best text share of best leaves every candidate under it. A hit's
 // relevance is its share times its usefulness factor (hitAt), which is

@@ -352,14 +352,7 @@ func (a *askEval) run(ctx context.Context, set askSet, dir string) (askReport, e
 	now = now.Add(24 * time.Hour)
 	emptyLeft, withHit := 0, 0
 	if a.margins {
-		floor := hookFloor(a.e.getenv)
-		switch floor {
-		case 0:
-			floor = index.DefaultFloor
-		case -1:
-			floor = 0
-		}
-		rep.Margins = newAskMargins(floor)
+		rep.Margins = newAskMargins(index.Query{Floor: hookFloor(a.e.getenv)}.EffectiveFloor())
 	}
 	for i, s := range set.Sessions {
 		if a.progress != nil && isTerminal(a.progress) {
@@ -425,8 +418,9 @@ func (a *askEval) run(ctx context.Context, set askSet, dir string) (askReport, e
 }
 
 // bestRelevance recalls s's work (its prompt, its final message, and each
-// file's path and added lines: what the Stop hook's query holds) in the
-// store copy the session just played in, for the session's repository, and
+// file's path and added lines: the text the Stop hook's query is built
+// from, which the hook clips at 4,000 bytes a part) in the store copy the
+// session just played in, for the session's repository, and
 // returns the best relevance of one of its relevant lessons, or of any
 // lesson when it has none; -1 when the recall, of all the set's n lessons,
 // lists none of them (ids: each key's lesson id).
