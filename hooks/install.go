@@ -507,23 +507,35 @@ type backup struct {
 	written []byte
 }
 
+// saveBackup keeps a file's original bytes and what install wrote, for
+// uninstall. The copies are the user's own only (0600 in a 0700
+// directory): an agent's settings may hold credentials, whatever mode the
+// file itself has.
 func saveBackup(dir, path string, orig []byte, existed bool, written []byte) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("create backup dir %s: %w", dir, err)
+	}
+	// A directory an older borg created readable by all is made private.
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return fmt.Errorf("make backup dir %s private: %w", dir, err)
 	}
 	base := filepath.Join(dir, backupName(path))
 	if _, err := os.Stat(base + ".written"); err == nil {
-		// An earlier install's backup holds the true original; keep it.
-		return writeFileAtomic(base+".written", written, 0o644)
+		// An earlier install's backup holds the true original; keep it,
+		// private.
+		if err := os.Chmod(base+".orig", 0o600); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("make backup %s private: %w", base+".orig", err)
+		}
+		return writeFileAtomic(base+".written", written, 0o600)
 	}
 	if existed {
-		if err := writeFileAtomic(base+".orig", orig, 0o644); err != nil {
+		if err := writeFileAtomic(base+".orig", orig, 0o600); err != nil {
 			return err
 		}
 	} else {
 		_ = os.Remove(base + ".orig")
 	}
-	return writeFileAtomic(base+".written", written, 0o644)
+	return writeFileAtomic(base+".written", written, 0o600)
 }
 
 func loadBackup(dir, path string) (backup, bool) {

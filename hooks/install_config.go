@@ -165,7 +165,17 @@ func (in Installer) writeInstalled(path string, user bool, orig []byte, existed 
 	if err := saveBackup(bdir, path, orig, existed, out); err != nil {
 		return err
 	}
-	return writeFileAtomic(path, out, 0o644)
+	return writeFileAtomic(path, out, modeOf(path, 0o644))
+}
+
+// modeOf is the permission bits of the file at path, or def when there is
+// none: a settings file the user keeps private (it may hold an API key)
+// stays private when borg rewrites it.
+func modeOf(path string, def os.FileMode) os.FileMode {
+	if fi, err := os.Stat(path); err == nil {
+		return fi.Mode().Perm()
+	}
+	return def
 }
 
 // startUninstall reads a file install may have written. When it is still
@@ -196,7 +206,7 @@ func restoreBackup(bdir, path string, cur []byte, t *InstallTarget) (done bool, 
 		return false, nil
 	}
 	if b.existed {
-		if err := writeFileAtomic(path, b.orig, 0o644); err != nil {
+		if err := writeFileAtomic(path, b.orig, modeOf(path, 0o644)); err != nil {
 			return true, err
 		}
 		t.Action = "restored"
@@ -343,7 +353,7 @@ func readJSONConfig(path string) (orig []byte, existed bool, root map[string]any
 // writeUninstalled writes a file with borg's entries taken out (it changed
 // since install, so its original cannot come back) and forgets the backup.
 func writeUninstalled(path, bdir string, out []byte, t *InstallTarget) error {
-	if err := writeFileAtomic(path, out, 0o644); err != nil {
+	if err := writeFileAtomic(path, out, modeOf(path, 0o644)); err != nil {
 		return err
 	}
 	dropBackup(bdir, path)

@@ -354,3 +354,61 @@ func TestAdversarialHookCommandsQuoted(t *testing.T) {
 		})
 	}
 }
+
+// TestInstallKeepsPrivateSettingsPrivate: an agent's settings file the user
+// keeps private (it may hold an API key) stays private through install and
+// uninstall, and the backups of it are the user's own only.
+func TestInstallKeepsPrivateSettingsPrivate(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("POSIX permission bits")
+	}
+	home := t.TempDir()
+	in := Installer{Home: home, Command: "/opt/bin/borg"}
+	settings := in.ClaudeSettingsPath(true)
+	if err := os.MkdirAll(filepath.Dir(settings), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	orig := []byte(`{"env": {"ANTHROPIC_API_KEY": "sk-test"}}` + "\n")
+	if err := os.WriteFile(settings, orig, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	mode := func(p string) os.FileMode {
+		t.Helper()
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Mode().Perm()
+	}
+	if _, err := in.InstallAgent("claude", settings, true); err != nil {
+		t.Fatal(err)
+	}
+	if m := mode(settings); m != 0o600 {
+		t.Errorf("settings after install: mode %v, want 0600", m)
+	}
+	bdir, err := in.backupDir(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := mode(bdir); m != 0o700 {
+		t.Errorf("backup dir: mode %v, want 0700", m)
+	}
+	backups, _ := filepath.Glob(filepath.Join(bdir, "*"))
+	if len(backups) == 0 {
+		t.Fatal("install kept no backup")
+	}
+	for _, b := range backups {
+		if m := mode(b); m != 0o600 {
+			t.Errorf("backup %s: mode %v, want 0600", filepath.Base(b), m)
+		}
+	}
+	if tg, err := in.UninstallAgent("claude", settings, true); err != nil || tg.Action != "restored" {
+		t.Fatalf("uninstall: %+v %v", tg, err)
+	}
+	if after, _ := os.ReadFile(settings); !bytes.Equal(after, orig) {
+		t.Fatalf("uninstall did not restore the original:\n%s", after)
+	}
+	if m := mode(settings); m != 0o600 {
+		t.Errorf("settings after uninstall: mode %v, want 0600", m)
+	}
+}

@@ -95,7 +95,9 @@ func (s StateStore) path(session string) string {
 // runs concurrently for parallel tool calls) serialise here; the lock waits
 // at most until deadline.
 func (s StateStore) Update(session string, deadline time.Time, fn func(st *SessionState) error) error {
-	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
+	// A session's state holds the user's work (its diff, the text of new
+	// files): the user's own to read.
+	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
 		return fmt.Errorf("create %s: %w", s.Dir, err)
 	}
 	wait := time.Until(deadline)
@@ -125,7 +127,7 @@ func (s StateStore) Update(session string, deadline time.Time, fn func(st *Sessi
 	// Not synced: the hooks write it at every turn, and a power cut that
 	// loses the last write leaves the state before it (or, torn, a fresh
 	// session: Load), never a hook that fails.
-	return writeFileAtomic(s.path(session), data, 0o644, fsutil.NoSync())
+	return writeFileAtomic(s.path(session), data, 0o600, fsutil.NoSync())
 }
 
 // Load reads a session's state; a missing or unreadable file is a fresh
