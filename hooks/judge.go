@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/borg-memory/borg/domain"
 )
@@ -49,9 +50,20 @@ func ParseVerdict(out string) string {
 	return VerdictUnclear
 }
 
+// judgeWaitDelay bounds how long RunJudge waits, once its context is done,
+// for the judge's output to close: a process the judge left behind may
+// hold it open.
+const judgeWaitDelay = 200 * time.Millisecond
+
 // RunJudge runs the judge command through the shell with prompt on stdin.
+// When ctx is done the whole judge stops, not only its shell: the command
+// runs in a process group of its own, which is killed (killGroup), and
+// RunJudge returns within judgeWaitDelay even if something still holds
+// the output open.
 func RunJudge(ctx context.Context, command, prompt string) (string, error) {
 	cmd := exec.CommandContext(ctx, "sh", "-c", command)
+	killGroup(cmd)
+	cmd.WaitDelay = judgeWaitDelay
 	cmd.Stdin = strings.NewReader(prompt)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
