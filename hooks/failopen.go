@@ -1,11 +1,13 @@
 package hooks
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -80,4 +82,31 @@ func firstFrame(stack []byte) string {
 		}
 	}
 	return ""
+}
+
+// FirstLine wraps a hook's stderr so that it carries at most one line: what
+// is written up to the end of the first line passes, the rest is dropped.
+// Writes from several goroutines are safe.
+func FirstLine(w io.Writer) io.Writer { return &firstLine{w: w} }
+
+type firstLine struct {
+	mu   sync.Mutex
+	w    io.Writer
+	done bool
+}
+
+func (f *firstLine) Write(p []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.done {
+		return len(p), nil
+	}
+	q := p
+	if i := bytes.IndexByte(p, '\n'); i >= 0 {
+		q, f.done = p[:i+1], true
+	}
+	if _, err := f.w.Write(q); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

@@ -196,12 +196,13 @@ func writeEvalTable(w io.Writer, rep index.EvalReport) error {
 	return err
 }
 
-// isTerminal reports whether w is a character device (a person watching).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+// isTerminal reports whether f, a reader or a writer, is a character
+// device: a person watching, or typing.
+func isTerminal(f any) bool {
+	file, ok := f.(*os.File)
 	if !ok {
 		return false
 	}
-	st, err := f.Stat()
+	st, err := file.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

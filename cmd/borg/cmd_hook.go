@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -113,13 +114,20 @@ func runHook(ctx context.Context, e *env, verb, storeFlag string) int {
 	defer traced()
 	cfg, deadline := hookConfig(e.getenv)
 	cwd, _ := os.Getwd()
-	var opened *memfs.Store
+	// A hook says at most one line on stderr, whichever part of it speaks
+	// first (a failure, a notice, a repair, the background sync's error).
+	he := *e
+	he.err = hooks.FirstLine(e.err)
+	e = &he
+	// Set by the handler, which may still run when a hook that gave up
+	// returns.
+	var opened atomic.Pointer[memfs.Store]
 	defer func() {
 		// After the hook has answered: an opt-in background sync, never
 		// on the agent's critical path, failing open like the hook.
 		defer func() { _ = recover() }()
-		if opened != nil && (verb == "stop" || verb == "session-start") {
-			if err := maybeAutosync(e, opened); err != nil {
+		if s := opened.Load(); s != nil && (verb == "stop" || verb == "session-start") {
+			if err := maybeAutosync(e, s); err != nil {
 				fmt.Fprintln(e.err, "borg: "+err.Error())
 			}
 		}
@@ -133,7 +141,7 @@ func runHook(ctx context.Context, e *env, verb, storeFlag string) int {
 		if err != nil {
 			return nil, err
 		}
-		opened = s
+		opened.Store(s)
 		tr.step("store opened", time.Time{})
 		local := filepath.Join(s.Dir(), ".borg")
 		d := &hooks.Deps{

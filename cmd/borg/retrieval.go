@@ -524,7 +524,15 @@ func (sr *storeRecaller) Warm() { sr.warm() }
 
 func (sr *storeRecaller) warm() {
 	sr.once.Do(func() {
+		sr.closeMu.Lock()
+		defer sr.closeMu.Unlock()
 		sr.done = make(chan struct{})
+		if sr.closed {
+			// Closed before any open (the hook gave up): none starts.
+			sr.err = errRecallerClosed
+			close(sr.done)
+			return
+		}
 		go func() {
 			defer close(sr.done)
 			sr.r, sr.err = openIndexFirst(sr.store, openOptions{budget: sr.budget, tr: sr.tr})
@@ -568,16 +576,24 @@ func (sr *storeRecaller) summarized(ctx context.Context) error {
 	return nil
 }
 
+// errRecallerClosed: a recall after the hook closed its recaller.
+var errRecallerClosed = errors.New("the hook's recall was closed")
+
 // Close releases the index once it has been opened (waiting for an open
-// under way).
+// under way); an open asked for after it fails with errRecallerClosed.
 func (sr *storeRecaller) Close() {
 	sr.closeMu.Lock()
-	defer sr.closeMu.Unlock()
-	if sr.done == nil || sr.closed {
+	done := sr.done
+	if sr.closed {
+		sr.closeMu.Unlock()
 		return
 	}
-	<-sr.done
 	sr.closed = true
+	sr.closeMu.Unlock()
+	if done == nil {
+		return
+	}
+	<-done
 	if sr.r != nil {
 		// What the summary leaves behind starts the background reindex.
 		_ = sr.r.summarized()

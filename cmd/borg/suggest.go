@@ -48,6 +48,12 @@ func withSuggestions(app *cli.App) {
 			if len(cmd.Subcommands) > 0 && cmd.Action == nil {
 				subs := cmd.Subcommands
 				cmd.Action = func(c *cli.Context) error {
+					if c.NArg() == 0 && failOpen[name] && !isTerminal(c.App.Reader) {
+						// An agent's settings that name no hook: its
+						// stdout must stay empty, so the help is not for it.
+						_, werr := fmt.Fprintf(c.App.ErrWriter, "borg: %s names no hook (one of: %s); nothing done, the agent carries on\n", name, strings.Join(commandNames(subs), ", "))
+						return werr
+					}
 					if c.NArg() == 0 {
 						return cli.ShowSubcommandHelp(c)
 					}
@@ -179,4 +185,15 @@ func editDistance(a, b string) int {
 		}
 	}
 	return d[len(ra)][len(rb)]
+}
+
+// commandNames is the names of the visible commands of cmds.
+func commandNames(cmds []*cli.Command) []string {
+	var names []string
+	for _, c := range cmds {
+		if !c.Hidden {
+			names = append(names, c.Name)
+		}
+	}
+	return names
 }
