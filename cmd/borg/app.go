@@ -75,7 +75,10 @@ func run(ctx context.Context, args []string, e *env) int {
 	var once sync.Once
 	release := func() { once.Do(cliSetup.Unlock) }
 	defer release()
-	if n := len(args); n > 1 && args[n-1] == completionFlag && !slices.Contains(args[:n-1], "--") {
+	if n := len(args); n > 1 && args[n-1] == completionFlag {
+		// Always a completion, never the command: after "--" too, where
+		// completions lists nothing (running `borg learn --` from a
+		// shell's Tab would learn a lesson).
 		for _, c := range completions(app, args[1:n-1]) {
 			fmt.Fprintln(e.out, c)
 		}

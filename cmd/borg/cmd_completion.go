@@ -18,12 +18,16 @@ const completionFlag = "--generate-bash-completion"
 
 // completions lists what may come next after words (the command line so
 // far, without the program's name; a last word starting with "-" is the
-// flag being typed).
+// flag being typed). After a "--" that ends the flags it lists nothing:
+// what follows is the command's free text.
 func completions(app *cli.App, words []string) []string {
 	flags := app.Flags
 	subs := app.Commands
 	typingFlag := len(words) > 0 && strings.HasPrefix(words[len(words)-1], "-")
-	for _, w := range words {
+	for i, w := range words {
+		if w == "--" && i < len(words)-1 {
+			return nil
+		}
 		if strings.HasPrefix(w, "-") {
 			continue
 		}
