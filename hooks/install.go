@@ -228,11 +228,11 @@ func (in Installer) UninstallAgent(kind, path string, user bool) (InstallTarget,
 		groups, _ := v.([]any)
 		var keep []any
 		for _, g := range groups {
-			if groupsHaveBorg([]any{g}) {
-				removed = true
-				continue
+			g, dropped := withoutBorg(g)
+			removed = removed || dropped
+			if g != nil {
+				keep = append(keep, g)
 			}
-			keep = append(keep, g)
 		}
 		if len(keep) == 0 {
 			delete(hooks, ev)
@@ -247,6 +247,44 @@ func (in Installer) UninstallAgent(kind, path string, user bool) (InstallTarget,
 		delete(root, "hooks")
 	}
 	return t, writeUninstalledJSON(path, bdir, root, &t)
+}
+
+// withoutBorg is a hook group with borg's hooks taken out, nil when none
+// is left (or the group is a flat borg entry, Cursor's); dropped says
+// whether there was one. Hooks a user added to the group borg made stay.
+func withoutBorg(g any) (rest any, dropped bool) {
+	gm, ok := g.(map[string]any)
+	if !ok {
+		return g, false
+	}
+	if cmd, _ := gm["command"].(string); isBorgHookCommand(cmd) {
+		return nil, true
+	}
+	hs, ok := gm["hooks"].([]any)
+	if !ok {
+		return g, false
+	}
+	var keep []any
+	for _, h := range hs {
+		hm, _ := h.(map[string]any)
+		if cmd, _ := hm["command"].(string); isBorgHookCommand(cmd) {
+			dropped = true
+			continue
+		}
+		keep = append(keep, h)
+	}
+	if !dropped {
+		return g, false
+	}
+	if len(keep) == 0 {
+		return nil, true
+	}
+	out := make(map[string]any, len(gm))
+	for k, v := range gm {
+		out[k] = v
+	}
+	out["hooks"] = keep
+	return out, true
 }
 
 // groupsHaveBorg reports whether any hook in the groups runs "borg … hook",
@@ -534,6 +572,16 @@ func saveBackup(dir, path string, orig []byte, existed bool, written []byte) err
 		}
 	} else {
 		_ = os.Remove(base + ".orig")
+		// Whether install makes the file's directory too: uninstall
+		// removes only a directory it made (an agent's folder the user
+		// made says the agent is in use).
+		if _, err := os.Stat(filepath.Dir(path)); errors.Is(err, os.ErrNotExist) {
+			if err := writeFileAtomic(base+".newdir", nil, 0o600); err != nil {
+				return err
+			}
+		} else {
+			_ = os.Remove(base + ".newdir")
+		}
 	}
 	return writeFileAtomic(base+".written", written, 0o600)
 }
@@ -555,6 +603,7 @@ func dropBackup(dir, path string) {
 	base := filepath.Join(dir, backupName(path))
 	_ = os.Remove(base + ".written")
 	_ = os.Remove(base + ".orig")
+	_ = os.Remove(base + ".newdir")
 	_ = os.Remove(dir)
 }
 

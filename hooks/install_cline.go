@@ -59,6 +59,20 @@ func (in Installer) InstallCline() (InstallTarget, error) {
 		t.Action = "already installed"
 		return t, nil
 	}
+	if _, err := os.Stat(filepath.Dir(dir)); errors.Is(err, os.ErrNotExist) {
+		// Install makes .clinerules: uninstall may take it away again
+		// (one the user made says Cline is in use, and stays).
+		bdir, err := in.backupDir(false)
+		if err != nil {
+			return t, err
+		}
+		if err := os.MkdirAll(bdir, 0o700); err != nil {
+			return t, fmt.Errorf("create backup dir %s: %w", bdir, err)
+		}
+		if err := writeFileAtomic(in.clineNewDirMark(bdir), nil, 0o600); err != nil {
+			return t, err
+		}
+	}
 	for _, h := range clineHooks {
 		if !todo[h.name] {
 			continue
@@ -88,8 +102,22 @@ func (in Installer) UninstallCline() (InstallTarget, error) {
 		t.Action = "removed"
 	}
 	if t.Action == "removed" {
-		_ = os.Remove(dir)               // only if empty
-		_ = os.Remove(filepath.Dir(dir)) // likewise
+		_ = os.Remove(dir) // only if empty
+		// .clinerules too when install made it (and it is empty).
+		if bdir, err := in.backupDir(false); err == nil {
+			mark := in.clineNewDirMark(bdir)
+			if _, err := os.Stat(mark); err == nil {
+				_ = os.Remove(filepath.Dir(dir))
+				_ = os.Remove(mark)
+				_ = os.Remove(bdir) // only if empty
+			}
+		}
 	}
 	return t, nil
+}
+
+// clineNewDirMark is the file in the backup directory bdir that says
+// install made .clinerules.
+func (in Installer) clineNewDirMark(bdir string) string {
+	return filepath.Join(bdir, backupName(filepath.Dir(in.ClineHooksDir()))+".newdir")
 }

@@ -214,7 +214,9 @@ func restoreBackup(bdir, path string, cur []byte, t *InstallTarget) (done bool, 
 		if err := os.Remove(path); err != nil {
 			return true, fmt.Errorf("remove %s: %w", path, err)
 		}
-		_ = os.Remove(filepath.Dir(path)) // only if empty
+		if _, err := os.Stat(filepath.Join(bdir, backupName(path)+".newdir")); err == nil {
+			_ = os.Remove(filepath.Dir(path)) // install made it; only if empty
+		}
 		t.Action = "removed"
 	}
 	dropBackup(bdir, path)

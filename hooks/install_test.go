@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -410,5 +411,91 @@ func TestInstallKeepsPrivateSettingsPrivate(t *testing.T) {
 	}
 	if m := mode(settings); m != 0o600 {
 		t.Errorf("settings after uninstall: mode %v, want 0600", m)
+	}
+}
+
+// TestUninstallKeepsAHookAddedToBorgsGroup: a hook the user added to the
+// group install made stays when uninstall takes borg's own out.
+func TestUninstallKeepsAHookAddedToBorgsGroup(t *testing.T) {
+	repo := newRepo(t)
+	in := Installer{Repo: repo, Command: "borg"}
+	path := in.ClaudeSettingsPath(false)
+	if _, err := in.InstallAgent("claude", path, false); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	var root map[string]any
+	if err := json.Unmarshal(data, &root); err != nil {
+		t.Fatal(err)
+	}
+	stop := root["hooks"].(map[string]any)["Stop"].([]any)
+	group := stop[0].(map[string]any)
+	group["hooks"] = append(group["hooks"].([]any), map[string]any{"type": "command", "command": "./scripts/notify-done.sh"})
+	edited, _ := json.MarshalIndent(root, "", "  ")
+	if err := os.WriteFile(path, edited, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if tg, err := in.UninstallAgent("claude", path, false); err != nil || tg.Action != "removed" {
+		t.Fatalf("uninstall: %+v %v", tg, err)
+	}
+	after, _ := os.ReadFile(path)
+	if !strings.Contains(string(after), "./scripts/notify-done.sh") {
+		t.Fatalf("uninstall dropped the user's hook:\n%s", after)
+	}
+	if strings.Contains(string(after), "borg hook") {
+		t.Fatalf("uninstall left borg's hooks:\n%s", after)
+	}
+}
+
+// TestUninstallKeepsTheUsersAgentFolder: an agent's folder the user made
+// (it says the agent is in use) stays after uninstall, empty; one install
+// made goes with it.
+func TestUninstallKeepsTheUsersAgentFolder(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		userMade  bool
+		install   func(Installer) error
+		uninstall func(Installer) error
+		folder    func(Installer) string
+	}{
+		{"cursor", true,
+			func(in Installer) error { _, err := in.InstallAgent(AgentCursor, in.CursorHooksPath(false), false); return err },
+			func(in Installer) error { _, err := in.UninstallAgent(AgentCursor, in.CursorHooksPath(false), false); return err },
+			func(in Installer) string { return filepath.Dir(in.CursorHooksPath(false)) }},
+		{"cursor", false,
+			func(in Installer) error { _, err := in.InstallAgent(AgentCursor, in.CursorHooksPath(false), false); return err },
+			func(in Installer) error { _, err := in.UninstallAgent(AgentCursor, in.CursorHooksPath(false), false); return err },
+			func(in Installer) string { return filepath.Dir(in.CursorHooksPath(false)) }},
+		{"cline", true,
+			func(in Installer) error { _, err := in.InstallCline(); return err },
+			func(in Installer) error { _, err := in.UninstallCline(); return err },
+			func(in Installer) string { return filepath.Dir(in.ClineHooksDir()) }},
+		{"cline", false,
+			func(in Installer) error { _, err := in.InstallCline(); return err },
+			func(in Installer) error { _, err := in.UninstallCline(); return err },
+			func(in Installer) string { return filepath.Dir(in.ClineHooksDir()) }},
+	} {
+		t.Run(fmt.Sprintf("%s, folder made by the user: %v", tt.name, tt.userMade), func(t *testing.T) {
+			in := Installer{Repo: newRepo(t), Command: "borg"}
+			dir := tt.folder(in)
+			if tt.userMade {
+				if err := os.Mkdir(dir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := tt.install(in); err != nil {
+				t.Fatal(err)
+			}
+			if err := tt.uninstall(in); err != nil {
+				t.Fatal(err)
+			}
+			_, err := os.Stat(dir)
+			if tt.userMade && err != nil {
+				t.Fatalf("uninstall removed the user's %s: %v", dir, err)
+			}
+			if !tt.userMade && !os.IsNotExist(err) {
+				t.Fatalf("uninstall left %s, which install made", dir)
+			}
+		})
 	}
 }
