@@ -459,12 +459,24 @@ func TestUninstallKeepsTheUsersAgentFolder(t *testing.T) {
 		folder    func(Installer) string
 	}{
 		{"cursor", true,
-			func(in Installer) error { _, err := in.InstallAgent(AgentCursor, in.CursorHooksPath(false), false); return err },
-			func(in Installer) error { _, err := in.UninstallAgent(AgentCursor, in.CursorHooksPath(false), false); return err },
+			func(in Installer) error {
+				_, err := in.InstallAgent(AgentCursor, in.CursorHooksPath(false), false)
+				return err
+			},
+			func(in Installer) error {
+				_, err := in.UninstallAgent(AgentCursor, in.CursorHooksPath(false), false)
+				return err
+			},
 			func(in Installer) string { return filepath.Dir(in.CursorHooksPath(false)) }},
 		{"cursor", false,
-			func(in Installer) error { _, err := in.InstallAgent(AgentCursor, in.CursorHooksPath(false), false); return err },
-			func(in Installer) error { _, err := in.UninstallAgent(AgentCursor, in.CursorHooksPath(false), false); return err },
+			func(in Installer) error {
+				_, err := in.InstallAgent(AgentCursor, in.CursorHooksPath(false), false)
+				return err
+			},
+			func(in Installer) error {
+				_, err := in.UninstallAgent(AgentCursor, in.CursorHooksPath(false), false)
+				return err
+			},
 			func(in Installer) string { return filepath.Dir(in.CursorHooksPath(false)) }},
 		{"cline", true,
 			func(in Installer) error { _, err := in.InstallCline(); return err },
