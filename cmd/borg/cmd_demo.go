@@ -30,6 +30,9 @@ func demoCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "agent", Usage: "claude or gemini: the session is played by the real Claude Code CLI (on PATH, or $BORG_CLAUDE) or Gemini CLI (on PATH, or $BORG_GEMINI) against a local model stand-in"},
 		},
 		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usageErr("demo takes flags only: borg demo [--keep] [--agent claude|gemini]")
+			}
 			agent := c.String("agent")
 			if agent != "" && agent != "claude" && agent != "gemini" {
 				return usageErr("--agent %q: the demo knows claude and gemini (or no --agent: a scripted agent)", agent)

@@ -52,6 +52,13 @@ func uninstallCommand(e *env) *cli.Command {
 }
 
 func runInstall(c *cli.Context, e *env, remove bool) error {
+	if c.NArg() > 0 {
+		verb, a := "install", c.Args().First()
+		if remove {
+			verb = "uninstall"
+		}
+		return usageErr("%s takes flags, not arguments: the agents are flags (borg %s --%s)", verb, verb, strings.TrimLeft(a, "-"))
+	}
 	pl := installPlan{claude: c.Bool("claude"), codex: c.Bool("codex"), git: c.Bool("git"),
 		gemini: c.Bool("gemini"), qwen: c.Bool("qwen"), cursor: c.Bool("cursor"), cline: c.Bool("cline"),
 		user: c.Bool("user"), mcp: c.Bool("mcp"), remove: remove}

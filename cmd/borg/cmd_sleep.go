@@ -29,11 +29,24 @@ func sleepCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "branch-file", Usage: "write the sleep branch's name to `FILE` when it has commits (empty otherwise)"},
 		},
 		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usageErr("sleep takes flags only (the night is --date YYYY-MM-DD): borg sleep --dry-run")
+			}
 			opts := sleep.Options{Now: e.now(), DryRun: c.Bool("dry-run"), Apply: c.Bool("apply"), Branch: c.String("branch")}
 			if d := c.String("date"); d != "" {
 				t, err := time.Parse("2006-01-02", d)
 				if err != nil {
 					return usageErr("--date %q: want YYYY-MM-DD", d)
+				}
+				// A sleep runs once a night and never for an earlier
+				// one: a night that has not come, once slept and merged,
+				// stops every sleep, the team's too, until it has. Said,
+				// not refused: a sleep that looks ahead (how the store
+				// decays by then) is a fair question, and a dry run or a
+				// branch left unmerged changes nothing. Tomorrow is not
+				// said: it is already tomorrow somewhere.
+				if tomorrow := opts.Now.UTC().Truncate(24 * time.Hour).Add(24 * time.Hour); t.After(tomorrow) && !c.Bool("dry-run") {
+					fmt.Fprintf(e.err, "borg: --date %s is after today (%s, UTC): once this sleep is merged, no sleep runs for an earlier night\n", d, opts.Now.UTC().Format("2006-01-02"))
 				}
 				opts.Date = t
 			}
