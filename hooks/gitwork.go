@@ -3,6 +3,7 @@ package hooks
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -237,11 +238,18 @@ func DiffSince(ctx context.Context, root, ref string, base Untracked) string {
 		if had != nil {
 			from = "a/" + name
 		}
-		b.WriteString("--- " + from + "\n+++ b/" + name + "\n")
+		var added []string
 		for _, line := range strings.Split(string(data), "\n") {
 			if line != "" && !had[line] {
-				b.WriteString("+" + line + "\n")
+				added = append(added, line)
 			}
+		}
+		// One hunk of the lines the file gained, so that a reader counts
+		// them off its header (eachDiffLine): a line that reads "++ x" is
+		// text, not a file's name.
+		fmt.Fprintf(&b, "--- %s\n+++ b/%s\n@@ -0,0 +1,%d @@\n", from, name, len(added))
+		for _, line := range added {
+			b.WriteString("+" + line + "\n")
 		}
 	}
 	s := b.String()

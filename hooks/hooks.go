@@ -508,12 +508,12 @@ func (d *Deps) stopQuery(st *SessionState, diff string, in Input) string {
 // it.
 func addedLines(diff string) string {
 	var b strings.Builder
-	for _, line := range strings.Split(diff, "\n") {
-		if strings.HasPrefix(line, "+") && !strings.HasPrefix(line, "+++ ") {
-			b.WriteString(line[1:])
+	eachDiffLine(diff, func(kind int, text string) {
+		if kind == diffAdded {
+			b.WriteString(text)
 			b.WriteByte('\n')
 		}
-	}
+	})
 	return b.String()
 }
 
@@ -523,24 +523,14 @@ func addedLines(diff string) string {
 // lessons about dev machines in every session that adds a file.
 func diffWords(diff string, n int) string {
 	var b strings.Builder
-	for _, line := range strings.Split(diff, "\n") {
-		if b.Len() >= n {
-			break
-		}
+	eachDiffLine(diff, func(kind int, text string) {
 		switch {
-		case strings.HasPrefix(line, "+++ "), strings.HasPrefix(line, "--- "):
-			name := line[4:]
-			if name == "/dev/null" {
-				continue // the other side of a file added or deleted: no words of the work
-			}
-			b.WriteString(strings.TrimPrefix(strings.TrimPrefix(name, "a/"), "b/"))
-		case strings.HasPrefix(line, "+"), strings.HasPrefix(line, "-"):
-			b.WriteString(line[1:])
-		default:
-			continue
+		case b.Len() >= n, kind == diffHunk, text == "/dev/null" && (kind == diffOldPath || kind == diffNewPath):
+			return
 		}
+		b.WriteString(text)
 		b.WriteByte('\n')
-	}
+	})
 	return b.String()
 }
 

@@ -779,6 +779,10 @@ func TestDiffWords(t *testing.T) {
 			"pay/retry.go\npay/retry.go\nold line\nnew line\n"},
 		{"added file", "--- /dev/null\n+++ b/client/Settings.cs\n+slider\n", "client/Settings.cs\nslider\n"},
 		{"deleted file", "--- a/old.txt\n+++ /dev/null\n-gone\n", "old.txt\ngone\n"},
+		{"a removed SQL comment and an added line that read as names", "diff --git a/q.sql b/q.sql\n--- a/q.sql\n+++ b/q.sql\n@@ -1,2 +1,2 @@\n--- old note\n+++ new note\n select 1;\n",
+			"q.sql\nq.sql\n-- old note\n++ new note\n"},
+		{"a quoted name", "diff --git \"a/na\\303\\257ve.go\" \"b/na\\303\\257ve.go\"\n--- \"a/na\\303\\257ve.go\"\n+++ \"b/na\\303\\257ve.go\"\n@@ -1 +1 @@\n-x\n+y\n",
+			"naïve.go\nnaïve.go\nx\ny\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -809,7 +813,7 @@ func TestDiffSinceUntracked(t *testing.T) {
 	writeFile(t, repo, "blob.bin", "a\x00b")
 	writeFile(t, repo, "notes.md", "retry with exponential backoff and jitter\nand a cap on attempts\n")
 	d := DiffSince(ctx, repo, ref, base)
-	for _, want := range []string{"+++ b/pay/retry.go\n+package pay\n", "+++ b/notes.md\n+and a cap on attempts\n"} {
+	for _, want := range []string{"+++ b/pay/retry.go\n@@ -0,0 +1,2 @@\n+package pay\n", "+++ b/notes.md\n@@ -0,0 +1,1 @@\n+and a cap on attempts\n"} {
 		if !strings.Contains(d, want) {
 			t.Errorf("diff lacks %q:\n%s", want, d)
 		}

@@ -156,7 +156,7 @@ func PostCommit(ctx context.Context, d *Deps, cwd string) (*Output, error) {
 	if !needBlame && len(anchors) == 0 {
 		return nil, nil
 	}
-	diff, err := git(ctx, root, "diff-tree", "-p", "-U0", "--no-color", "--no-ext-diff", "--no-renames", "-r", "--root", head)
+	diff, err := git(ctx, root, "-c", "core.quotePath=false", "diff-tree", "-p", "-U0", "--no-color", "--no-ext-diff", "--no-renames", "-r", "--root", head)
 	if err != nil {
 		return nil, fmt.Errorf("diff HEAD: %w", err)
 	}
@@ -189,36 +189,25 @@ var hunkHeader = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompil
 func parseHunks(diff string) []fileHunks {
 	var out []fileHunks
 	var cur *fileHunks
-	for _, line := range strings.Split(diff, "\n") {
+	eachDiffLine(diff, func(kind int, text string) {
 		switch {
-		case strings.HasPrefix(line, "--- "):
-			p := strings.TrimPrefix(line[4:], "a/")
-			out = append(out, fileHunks{path: p})
+		case kind == diffOldPath:
+			out = append(out, fileHunks{path: text})
 			cur = &out[len(out)-1]
-		case strings.HasPrefix(line, "+++ ") && cur != nil:
+		case kind == diffNewPath && cur != nil:
 			if cur.path == "/dev/null" {
-				cur.path = strings.TrimPrefix(line[4:], "b/")
+				cur.path = text
 			}
-		case strings.HasPrefix(line, "@@") && cur != nil:
-			m := hunkHeader().FindStringSubmatch(line)
-			if m == nil {
-				continue
-			}
+		case kind == diffHunk && cur != nil:
+			m := hunkHeader().FindStringSubmatch(text)
 			start, _ := strconv.Atoi(m[1])
-			count := 1
-			if m[2] != "" {
-				count, _ = strconv.Atoi(m[2])
-			}
-			added := 1
-			if m[4] != "" {
-				added, _ = strconv.Atoi(m[4])
-			}
+			count, added := hunkCount(m[2]), hunkCount(m[4])
 			cur.added += added
 			if count > 0 {
 				cur.ranges = append(cur.ranges, [2]int{start, count})
 			}
 		}
-	}
+	})
 	return out
 }
 

@@ -1,0 +1,60 @@
+package hooks
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// TestParseHunks: the files a commit's diff touches and the parent's lines
+// it rewrote, whatever the changed lines read like.
+func TestParseHunks(t *testing.T) {
+	tests := []struct {
+		name, diff string
+		want       string // each file as path=ranges+added
+	}{
+		{"two files",
+			"diff --git a/a.go b/a.go\nindex 1..2 100644\n--- a/a.go\n+++ b/a.go\n@@ -3,2 +3,1 @@\n-x\n-y\n+z\n" +
+				"diff --git a/b.go b/b.go\nnew file mode 100644\n--- /dev/null\n+++ b/b.go\n@@ -0,0 +1,2 @@\n+p\n+q\n",
+			"a.go=[[3 2]]+1 b.go=[]+2"},
+		{"a removed SQL comment that reads as a file's name",
+			"diff --git a/q.sql b/q.sql\n--- a/q.sql\n+++ b/q.sql\n@@ -1,2 +1,2 @@\n--- a/keep\n+++ b/keep\n-select 2;\n+select 1;\n@@ -9 +9 @@\n-old\n+new\n",
+			"q.sql=[[1 2] [9 1]]+3"},
+		{"a quoted name", "diff --git \"a/na\\303\\257ve.go\" \"b/na\\303\\257ve.go\"\n--- \"a/na\\303\\257ve.go\"\n+++ \"b/na\\303\\257ve.go\"\n@@ -1 +1 @@\n-x\n+y\n",
+			"naïve.go=[[1 1]]+1"},
+		{"cut short", "--- a/a.go\n+++ b/a.go\n@@ -1,5 +1,5 @@\n-x\n", "a.go=[[1 5]]+5"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, f := range parseHunks(tt.diff) {
+				got = append(got, fmt.Sprintf("%s=%v+%d", f.path, f.ranges, f.added))
+			}
+			if g := strings.Join(got, " "); g != tt.want {
+				t.Errorf("parseHunks = %s, want %s", g, tt.want)
+			}
+		})
+	}
+}
+
+// FuzzEachDiffLine: any text reads without a panic, and every added or
+// removed line it reports is a line of the text, less its first byte.
+func FuzzEachDiffLine(f *testing.F) {
+	f.Add("--- a/a.go\n+++ b/a.go\n@@ -1,2 +1,2 @@\n--- x\n+++ y\n context\n")
+	f.Add("--- /dev/null\n+++ b/n.txt\n+line\n")
+	f.Add("@@ -1 +1 @@\n\\ No newline at end of file\n")
+	f.Fuzz(func(t *testing.T, diff string) {
+		lines := map[string]bool{}
+		for _, l := range strings.Split(diff, "\n") {
+			if l != "" {
+				lines[l[1:]] = true
+			}
+		}
+		eachDiffLine(diff, func(kind int, text string) {
+			if (kind == diffAdded || kind == diffRemoved) && !lines[text] {
+				t.Fatalf("line %q is not in the diff", text)
+			}
+		})
+		_ = parseHunks(diff)
+	})
+}
