@@ -384,7 +384,7 @@ func (in Installer) InstallGit() (InstallTarget, error) {
 	}
 	// borg runs in the background so the commit returns at once; it is told
 	// which commit to record, since HEAD may move before it reads it.
-	call := "BORG_COMMIT=$(git rev-parse HEAD 2>/dev/null) " + shellQuote(in.Command) + " hook post-commit </dev/null >/dev/null 2>&1 &\n"
+	call := in.postCommitCall() + "\n"
 	if err == nil && isShellScript(cur) {
 		// A shell hook (a user's own, husky's stub, pre-commit's wrapper) gets
 		// our lines right after its shebang. Its file name and $0 stay as they
@@ -437,18 +437,34 @@ func (in Installer) InstallGit() (InstallTarget, error) {
 // installGitConfig installs the hook through git's hook config (git ≥ 2.54).
 func (in Installer) installGitConfig() (InstallTarget, error) {
 	t := InstallTarget{Kind: "git", Path: "hook.borg (git config)"}
-	if cur, _ := gitOut(in.Repo, "config", "--get", "hook.borg.command"); cur != "" {
+	want := in.postCommitCall()
+	cur, _ := gitOut(in.Repo, "config", "--get", "hook.borg.command")
+	if strings.TrimSpace(cur) == want {
 		t.Action = "already installed"
 		return t, nil
 	}
 	if _, err := gitOut(in.Repo, "config", "hook.borg.event", "post-commit"); err != nil {
 		return t, err
 	}
-	if _, err := gitOut(in.Repo, "config", "hook.borg.command", commandQuote(in.Command)+" hook post-commit"); err != nil {
+	// git runs a configured hook's command through the shell, as it runs
+	// a hook file: the same line, in the background.
+	if _, err := gitOut(in.Repo, "config", "hook.borg.command", want); err != nil {
 		return t, err
 	}
 	t.Action = "installed"
+	if cur != "" {
+		t.Action = "updated" // an older borg's, which ran in the foreground
+	}
 	return t, nil
+}
+
+// postCommitCall is the shell line that runs borg's post-commit hook: in
+// the background, so that the commit returns at once, with nothing on the
+// user's terminal (the hook fails open and says why on a stderr no one
+// reads), and told which commit to record, since HEAD may move before it
+// reads it.
+func (in Installer) postCommitCall() string {
+	return "BORG_COMMIT=$(git rev-parse HEAD 2>/dev/null) " + shellQuote(in.Command) + " hook post-commit </dev/null >/dev/null 2>&1 &"
 }
 
 const (

@@ -511,3 +511,34 @@ func TestUninstallKeepsTheUsersAgentFolder(t *testing.T) {
 		})
 	}
 }
+
+// TestInstallGitConfigHookRunsInTheBackground: through git's hook config
+// (git ≥ 2.54) the post-commit hook is the same shell line as in a hook
+// file: in the background, silent, told the commit; an older borg's
+// foreground entry is updated.
+func TestInstallGitConfigHookRunsInTheBackground(t *testing.T) {
+	repo := newRepo(t)
+	borg, calls := fakeBorg(t)
+	in := Installer{Repo: repo, Command: borg}
+	gitRun(t, repo, "config", "hook.borg.command", shellQuote(borg)+" hook post-commit")
+	tg, err := in.installGitConfig()
+	if err != nil || tg.Action != "updated" {
+		t.Fatalf("install over an older entry: %+v %v", tg, err)
+	}
+	if tg, err := in.installGitConfig(); err != nil || tg.Action != "already installed" {
+		t.Fatalf("second install: %+v %v", tg, err)
+	}
+	cmd := strings.TrimSpace(gitRun(t, repo, "config", "--get", "hook.borg.command"))
+	if cmd != in.postCommitCall() || !strings.HasSuffix(cmd, "&") || !strings.Contains(cmd, "BORG_COMMIT=") {
+		t.Fatalf("hook.borg.command = %q", cmd)
+	}
+	// Run as git runs it: through the shell, in the repository.
+	sh := exec.Command("sh", "-c", cmd)
+	sh.Dir = repo
+	if out, err := sh.CombinedOutput(); err != nil || len(out) > 0 {
+		t.Fatalf("the hook line: %v, said %q (want nothing)", err, out)
+	}
+	if n := waitCalls(calls, 1); n != 1 {
+		t.Fatalf("borg ran %d times, want 1", n)
+	}
+}
