@@ -653,8 +653,8 @@ func (s *Store) archive(id string) error {
 }
 
 // writeAtomic writes data to p with WriteFileAtomic, its temp file in
-// .borg/tmp (so that lessons/ never holds a stray temp file; sweepTemps
-// removes what a killed writer left there).
+// .borg/tmp (so that lessons/ never holds a stray temp file;
+// sweepStaleTemps removes what a killed writer left there).
 func writeAtomic(s *Store, p string, data []byte) error {
 	return writeAtomicFunc(s, p, func(f *os.File) error {
 		_, err := f.Write(data)

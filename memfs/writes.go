@@ -90,6 +90,7 @@ func (s *Store) lockWrites() (func(), error) {
 	if err != nil {
 		return nil, err
 	}
+	s.sweepStaleTemps()
 	if _, err := s.recoverLocked(); err != nil {
 		unlock()
 		if r := writeRefusal(s.dir, "recover an interrupted write", err); r != nil {
@@ -217,7 +218,7 @@ func (s *Store) recoverLocked() (Repair, error) {
 // sweepTemps removes the temp files dead writers left in the git
 // directory (linkNew's, and those of borgs that wrote the index and refs
 // themselves) and in the object directory; the caller holds the write
-// lock.
+// lock and has found a dead writer's journal.
 func (s *Store) sweepTemps() {
 	for _, pat := range []string{
 		filepath.Join(s.git.commonDir, tmpPrefix+"*"),
@@ -230,6 +231,30 @@ func (s *Store) sweepTemps() {
 		}
 	}
 }
+
+// sweepStaleTemps removes the temp files of .borg/tmp (atomic writes:
+// lessons, the journal, caches) and of borg's pack writer once they are
+// staleTempAge old, at every write lock: a writer killed while it wrote
+// its journal leaves no journal to recover from. Age, not the lock, says
+// whose they are: a hook writes a cache there without the write lock, and
+// none holds a temp file that long.
+func (s *Store) sweepStaleTemps() {
+	for _, pat := range []string{
+		filepath.Join(s.dir, tmpDir, "*"),
+		filepath.Join(s.git.commonDir, "objects", "pack", ".*.tmp-*"),
+	} {
+		m, _ := filepath.Glob(pat)
+		for _, p := range m {
+			if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() && time.Since(fi.ModTime()) > staleTempAge {
+				_ = os.Remove(p)
+			}
+		}
+	}
+}
+
+// staleTempAge is the age from which a temp file in .borg/tmp or of borg's
+// pack writer is a dead writer's.
+const staleTempAge = time.Hour
 
 func (s *Store) writeJournal(j journal) error {
 	data, err := json.Marshal(j)

@@ -211,3 +211,43 @@ func TestUpdatePrepareFails(t *testing.T) {
 		t.Errorf("git status = %q, want only the file prepare wrote", st)
 	}
 }
+
+// TestRecoverySweepsOldTemps: the next writer removes the temp files dead
+// writers left in .borg/tmp and beside the packs once they are an hour
+// old, with or without a journal to recover from, and leaves a fresh one
+// (a live hook's cache write).
+func TestRecoverySweepsOldTemps(t *testing.T) {
+	s := newTestStore(t)
+	old := time.Now().Add(-2 * staleTempAge)
+	mk := func(p string, mtime time.Time) string {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, mtime, mtime); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	gone := []string{
+		mk(filepath.Join(s.dir, tmpDir, ".journal.json.tmp-1"), old),
+		mk(filepath.Join(s.git.commonDir, "objects", "pack", ".pack-x.pack.tmp-2"), old),
+	}
+	kept := mk(filepath.Join(s.dir, tmpDir, ".summary.bin.tmp-3"), time.Now())
+	if _, err := s.Update("borg learn: another-lesson", []string{LessonPath("another-lesson")}, func() error {
+		return s.WriteLesson(sampleLesson("another-lesson"))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range gone {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s left behind", p)
+		}
+	}
+	if _, err := os.Stat(kept); err != nil {
+		t.Errorf("a fresh temp file was removed: %v", err)
+	}
+}
