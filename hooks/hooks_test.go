@@ -1248,3 +1248,50 @@ func TestEarlyQueryCarriesEngineer(t *testing.T) {
 		t.Fatalf("early queries named engineers %q, want e-0bbfa343", seen)
 	}
 }
+
+// TestPostCommitLongAfterTheSession: a commit made long after the
+// repository's last agent session is someone's own work: it is recorded
+// against no session.
+func TestPostCommitLongAfterTheSession(t *testing.T) {
+	repo := newRepo(t)
+	d, _ := newDeps(t, repo)
+	fix := func(s string) string { return strings.ReplaceAll(s, "REPO", repo) }
+	runHook(t, d, "prompt", fix(`{"session_id":"A","cwd":"REPO","prompt":"add retries to the payments client"}`), "")
+	runHook(t, d, "stop", fix(`{"session_id":"A","cwd":"REPO","last_assistant_message":"payments retries"}`), "")
+	session := hashSession("A")
+	commit := func(msg string) {
+		gitRun(t, repo, "commit", "-q", "--allow-empty", "-m", msg)
+		runHook(t, d, "post-commit", "", repo)
+	}
+	commit("the session's work")
+	// The session's last hook, long before the next commit.
+	then := d.Now().Add(-sessionCommitWindow - time.Hour)
+	if err := os.Chtimes(d.States.path(session), then, then); err != nil {
+		t.Fatal(err)
+	}
+	commit("weeks later")
+	records, err := d.Commits.Load(RepoTag(repo))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(records) != 1 {
+		t.Fatalf("%d commits recorded against the session, want the first only: %v", len(records), records)
+	}
+}
+
+// TestCommitLogLongLine: one line longer than a scanner reads does not stop
+// the records after it from loading.
+func TestCommitLogLongLine(t *testing.T) {
+	c := CommitLog{Path: filepath.Join(t.TempDir(), "commits.tsv")}
+	long := strings.Repeat("x", 200<<10)
+	if err := os.WriteFile(c.Path, []byte("abcdef1234\ts\trepo\t"+long+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Append(CommitRecord{Commit: "0123456789", Session: "s", Repo: "repo", Asked: []string{"l"}}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.Load("repo")
+	if err != nil || got["0123456789"].Session != "s" || len(got) != 2 {
+		t.Fatalf("Load = %v, %v", got, err)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/borg-memory/borg/domain"
 	"github.com/borg-memory/borg/memfs/fsutil"
@@ -63,9 +65,19 @@ func (c CommitLog) Load(repo string) (map[string]CommitRecord, error) {
 	}
 	defer f.Close()
 	out := map[string]CommitRecord{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		p := strings.Split(sc.Text(), "\t")
+	// Read by lines of any length: one over a scanner's limit (a corrupt
+	// file, a session asked a great many lessons) must not stop every
+	// later commit's record.
+	br := bufio.NewReader(f)
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return out, err
+		}
+		if line == "" && err != nil {
+			break
+		}
+		p := strings.Split(strings.TrimSuffix(line, "\n"), "\t")
 		if len(p) != 4 || p[2] != repo || len(p[0]) < 7 {
 			continue
 		}
@@ -75,7 +87,7 @@ func (c CommitLog) Load(repo string) (map[string]CommitRecord, error) {
 		}
 		out[r.Commit] = r
 	}
-	return out, sc.Err()
+	return out, nil
 }
 
 // latestPath names the file holding the latest active session of a repo.
@@ -90,6 +102,18 @@ func (s StateStore) MarkActive(repo, session string) error {
 		return nil
 	}
 	return writeFileAtomic(s.latestPath(repo), []byte(session), 0o644, fsutil.NoSync()) // as the session state
+}
+
+// sessionCommitWindow bounds how long after a session's last hook a commit
+// in its repository is taken for its work (the agent's changes committed
+// by the engineer, the same day).
+const sessionCommitWindow = 12 * time.Hour
+
+// activeWithin reports whether session's state was written (by any of its
+// hooks) within window of nowMS.
+func (s StateStore) activeWithin(session string, nowMS int64, window time.Duration) bool {
+	fi, err := os.Stat(s.path(session))
+	return err == nil && time.UnixMilli(nowMS).Sub(fi.ModTime()) <= window
 }
 
 // Latest returns the latest active session of repo, or "".
@@ -130,6 +154,11 @@ func PostCommit(ctx context.Context, d *Deps, cwd string) (*Output, error) {
 		head = strings.TrimSpace(out)
 	}
 	session := d.States.Latest(repo)
+	if session != "" && !d.States.activeWithin(session, d.nowMS(), sessionCommitWindow) {
+		// The repository's last session ended long ago: this commit is
+		// someone's own work, not that session's.
+		session = ""
+	}
 	if session != "" {
 		st, err := d.States.Load(session)
 		if err == nil {
