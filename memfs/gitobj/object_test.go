@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/borg-memory/borg/memfs/memfstest"
 )
@@ -249,5 +250,65 @@ func TestWriterSurvivesPrunedObjectDirs(t *testing.T) {
 	gitT(t, dir, "fsck", "--strict", "--no-dangling")
 	if got := gitT(t, dir, "cat-file", "blob", h+":lessons/ab/pruned.html"); got != "pruned" {
 		t.Fatalf("git reads %q", got)
+	}
+}
+
+// TestWriterFreshensWhatItFinds: an object the writer would write but
+// finds, loose or packed, has its file marked as just written, as git
+// does, so that a gc pruning old unreachable objects beside borg spares
+// it until the ref that reaches it again has moved; and it is not written
+// a second time.
+func TestWriterFreshensWhatItFinds(t *testing.T) {
+	_, o := newRepo(t)
+	old := time.Now().Add(-30 * 24 * time.Hour)
+	age := func(p string) time.Duration {
+		t.Helper()
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return time.Since(fi.ModTime())
+	}
+	write := func(blobs [][]byte) [][20]byte {
+		t.Helper()
+		w := o.NewWriter(readAll(t, o))
+		var ids [][20]byte
+		for _, b := range blobs {
+			ids = append(ids, w.Add(Blob, b))
+		}
+		if _, err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		return ids
+	}
+	// Loose.
+	one := [][]byte{[]byte("a lesson\n")}
+	p := o.LoosePath(write(one)[0])
+	if err := os.Chtimes(p, old, old); err != nil {
+		t.Fatal(err)
+	}
+	write(one)
+	if a := age(p); a > time.Hour {
+		t.Errorf("a loose object found again is %s old", a)
+	}
+	// Packed.
+	var many [][]byte
+	for i := range PackAtLeast {
+		many = append(many, fmt.Appendf(nil, "blob %d\n", i))
+	}
+	write(many)
+	packs, _ := filepath.Glob(filepath.Join(o.dir, "pack", "*.pack"))
+	if len(packs) != 1 {
+		t.Fatalf("want one pack, have %v", packs)
+	}
+	if err := os.Chtimes(packs[0], old, old); err != nil {
+		t.Fatal(err)
+	}
+	write(many)
+	if again, _ := filepath.Glob(filepath.Join(o.dir, "pack", "*.pack")); len(again) != 1 {
+		t.Errorf("the same objects packed twice: %v", again)
+	}
+	if a := age(packs[0]); a > time.Hour {
+		t.Errorf("a pack whose objects were found again is %s old", a)
 	}
 }

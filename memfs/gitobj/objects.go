@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // Objects is a repository's object directory (.git/objects; in a linked
@@ -53,13 +54,27 @@ func (o *Objects) Read(t Type, id [20]byte) (data []byte, found bool, err error)
 	return data, found, nil
 }
 
-// has reports whether id is a loose object or in a pack (the packs listed
-// when first asked: a pack made since is not seen until a Read misses).
-func (o *Objects) has(id [20]byte) bool {
-	if _, err := os.Stat(o.LoosePath(id)); err == nil {
+// freshen reports whether id is a loose object or in a pack (the packs
+// listed when first asked, and again when none holds it), and marks the file that holds it as just written (its modification
+// time), as git does for an object it would write but finds: an object
+// that was unreachable, and is about to be reachable again, must not look
+// old to a git gc pruning beside borg before the ref that reaches it moves.
+func (o *Objects) freshen(id [20]byte) bool {
+	now := time.Now()
+	if p := o.LoosePath(id); fileExists(p) {
+		_ = os.Chtimes(p, now, now) // at worst, as before: a gc's grace period
 		return true
 	}
-	return o.packs.has(id)
+	found, _ := o.packs.at(id, func(p *packFile, _ int64) error {
+		_ = os.Chtimes(filepath.Join(o.packs.dir, p.name+".pack"), now, now)
+		return nil
+	})
+	return found
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }
 
 // Size returns the size of object id's content, of whatever type, read

@@ -95,22 +95,6 @@ func (ps *packSet) at(h [20]byte, f func(p *packFile, off int64) error) (found b
 	return false, nil
 }
 
-// has reports whether a pack holds h (listing the packs when first asked;
-// a pack made since is not seen until a read misses).
-func (ps *packSet) has(h [20]byte) bool {
-	ps.mu.Lock()
-	defer ps.mu.Unlock()
-	if ps.packs == nil {
-		ps.relist()
-	}
-	for _, p := range ps.packs {
-		if _, ok := p.find(h); ok {
-			return true
-		}
-	}
-	return false
-}
-
 // relist opens the packs that appeared since the last listing and drops
 // those that are gone; it reports whether the list changed.
 func (ps *packSet) relist() bool {

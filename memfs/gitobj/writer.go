@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/borg-memory/borg/memfs/fsutil"
 )
@@ -47,7 +48,7 @@ func (w *Writer) Flush() (packed bool, err error) {
 		// would otherwise pack every blob a second time.
 		kept := w.objs[:0]
 		for _, o := range w.objs {
-			if !w.o.has(o.id) {
+			if !w.o.freshen(o.id) {
 				kept = append(kept, o)
 			}
 		}
@@ -61,7 +62,9 @@ func (w *Writer) Flush() (packed bool, err error) {
 	}
 	for _, o := range w.objs {
 		p := w.o.LoosePath(o.id)
-		if _, err := os.Stat(p); err == nil {
+		if fileExists(p) {
+			now := time.Now()
+			_ = os.Chtimes(p, now, now) // freshen: see Objects.freshen
 			continue
 		}
 		data, err := looseObject(o.typ, o.data)
