@@ -787,10 +787,25 @@ func (s *Store) commit(msg string, paths []string) (string, error) {
 		return "", err
 	}
 	if serr != nil {
-		return "", serr
+		// The commit is made: only git's index lags behind it.
+		return h.String(), &StageError{Commit: h.String(), Err: serr}
 	}
 	return h.String(), nil
 }
+
+// StageError is a commit made whose paths git could not then stage: the
+// branch holds them and git's index does not yet, until the next writer
+// (whose recovery stages them) or `borg doctor --fix`.
+type StageError struct {
+	Commit string
+	Err    error
+}
+
+func (e *StageError) Error() string {
+	return fmt.Sprintf("committed %.12s, but git's index was not updated: %v", e.Commit, e.Err)
+}
+
+func (e *StageError) Unwrap() error { return e.Err }
 
 // unstage puts the index entries of paths back as HEAD holds them (none
 // for a path HEAD lacks), through git; a failure is left to the journal's

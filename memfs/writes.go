@@ -127,6 +127,8 @@ func (s *Store) LockWrites() (func(), error) { return s.lockWrites() }
 // nil), then commits the paths as Commit does. When prepare fails nothing
 // is committed and its error is returned as it is. A kill at any point is
 // finished by the next writer: the paths are committed as they are then.
+// A commit made whose paths git could not stage returns its hash with a
+// *StageError.
 func (s *Store) Update(msg string, paths []string, prepare func() error) (string, error) {
 	unlock, err := s.lockWrites()
 	if err != nil {
@@ -154,8 +156,10 @@ func (s *Store) Update(msg string, paths []string, prepare func() error) (string
 	}
 	h, err := s.commit(msg, paths)
 	if err != nil {
-		// The journal stays: the next writer finishes the commit.
-		return "", fmt.Errorf("commit %s: %w", strings.Join(paths, " "), err)
+		// The journal stays: the next writer finishes the commit (or,
+		// made, stages it). h is the commit when it was made (a
+		// StageError).
+		return h, fmt.Errorf("commit %s: %w", strings.Join(paths, " "), err)
 	}
 	if err := s.removeJournal(); err != nil {
 		return "", err
@@ -187,7 +191,7 @@ func (s *Store) recoverLocked() (Repair, error) {
 		j = journal{Message: "unreadable journal"}
 	}
 	s.sweepTemps()
-	what := fmt.Sprintf("borg pid %d was killed during %q", j.PID, subjectOf(j.Message))
+	what := fmt.Sprintf("borg pid %d did not finish %q", j.PID, subjectOf(j.Message)) // killed, or failed (a lock git held)
 	var done []string
 	if j.Merge {
 		if undone, err := s.undoMerge(j.From, j.Undo); err != nil {
@@ -197,7 +201,7 @@ func (s *Store) recoverLocked() (Repair, error) {
 		}
 	}
 	if len(j.Paths) > 0 {
-		msg := j.Message + fmt.Sprintf("\n\nBorg-Recovered: finished after pid %d was killed\n", j.PID)
+		msg := j.Message + fmt.Sprintf("\n\nBorg-Recovered: finished after pid %d stopped\n", j.PID)
 		if _, err := s.commit(msg, j.Paths); err != nil {
 			return rep, fmt.Errorf("finish %q: %w", subjectOf(j.Message), err)
 		}

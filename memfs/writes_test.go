@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -40,7 +42,7 @@ func TestRecovery(t *testing.T) {
 				writeJournalT(t, s, lesson)
 				writeLessonT(t, s, id)
 			},
-			wantWarn:   "repaired: borg pid 999999999 was killed",
+			wantWarn:   "repaired: borg pid 999999999 did not finish",
 			wantLesson: true,
 		},
 		{
@@ -249,5 +251,47 @@ func TestRecoverySweepsOldTemps(t *testing.T) {
 	}
 	if _, err := os.Stat(kept); err != nil {
 		t.Errorf("a fresh temp file was removed: %v", err)
+	}
+}
+
+// TestUpdateStagingFailsAfterTheCommit: when git cannot stage the paths of
+// a commit already made, Update returns the commit with a *StageError (the
+// lesson is committed; only git's index lags), and the next writer stages
+// them.
+func TestUpdateStagingFailsAfterTheCommit(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("a shell script stands in for git")
+	}
+	s := newTestStore(t)
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake := t.TempDir()
+	script := "#!/bin/sh\ncase \" $* \" in *\" update-index \"*) echo 'fatal: cannot stage' >&2; exit 128;; esac\nexec '" + real + "' \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(fake, "git"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := os.Getenv("PATH")
+	t.Setenv("PATH", fake+string(os.PathListSeparator)+path)
+	lesson := LessonPath("staged-later")
+	h, err := s.Update("borg learn: staged-later", []string{lesson}, func() error {
+		return s.WriteLesson(sampleLesson("staged-later"))
+	})
+	se, ok := errors.AsType[*StageError](err)
+	if !ok || h == "" || se.Commit != h {
+		t.Fatalf("Update = %q, %v; want the commit and a *StageError", h, err)
+	}
+	if head, _ := s.ResolveRef("HEAD"); head != h {
+		t.Fatalf("HEAD %s, want the commit %s", head, h)
+	}
+	t.Setenv("PATH", path)
+	if _, err := s.Update("borg learn: another-lesson", []string{LessonPath("another-lesson")}, func() error {
+		return s.WriteLesson(sampleLesson("another-lesson"))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := s.IndexMismatches(); err != nil || len(m) != 0 {
+		t.Errorf("index disagrees with HEAD after the next write: %v %v", m, err)
 	}
 }

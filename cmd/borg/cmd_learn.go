@@ -249,6 +249,12 @@ func learnLesson(e *env, s *memfs.Store, o learnOptions, commit bool) (domain.Le
 	if err != nil && !wrote {
 		return domain.Lesson{}, "", err
 	}
+	if se, ok := errors.AsType[*memfs.StageError](err); ok {
+		// Learned and committed: only git's index lags, which the next
+		// write stages. Said, not failed: nothing is to be done again.
+		fmt.Fprintf(e.err, "borg: %v (the next borg write or borg doctor --fix updates it)\n", se)
+		return l, se.Commit, nil
+	}
 	if err != nil {
 		return domain.Lesson{}, "", fail(exitFail, "lesson written to %s but not committed: %v (the next borg learn or borg doctor --fix commits it)", memfs.LessonPath(l.ID), err)
 	}
