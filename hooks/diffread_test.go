@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -57,4 +58,20 @@ func FuzzEachDiffLine(f *testing.F) {
 		})
 		_ = parseHunks(diff)
 	})
+}
+
+// TestSnapshotWhenGitIsStopped: a snapshot whose git the hook's deadline
+// stopped names nothing, not the empty tree (which would make the whole
+// repository the session's work); a repository with no commit yet is the
+// empty tree.
+func TestSnapshotWhenGitIsStopped(t *testing.T) {
+	repo := newRepo(t)
+	if got := Snapshot(context.Background(), repo); got != emptyTree {
+		t.Fatalf("a repository with no commit: %q, want the empty tree", got)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if got := Snapshot(ctx, repo); got != "" {
+		t.Fatalf("stopped: %q, want nothing", got)
+	}
 }

@@ -79,6 +79,11 @@ func Snapshot(ctx context.Context, root string) string {
 	if out, err := git(ctx, root, "rev-parse", "--verify", "-q", "HEAD"); err == nil && strings.TrimSpace(out) != "" {
 		return strings.TrimSpace(out)
 	}
+	if ctx.Err() != nil {
+		// git was stopped, not answered: the empty tree would make the
+		// whole repository the session's work. Nothing is known yet.
+		return ""
+	}
 	return emptyTree
 }
 
