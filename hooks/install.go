@@ -24,6 +24,20 @@ type Installer struct {
 	Repo    string // the project's git top level ("" for --user only)
 	Home    string // the user's home, for --user
 	Command string // how hooks call borg, e.g. "/usr/local/bin/borg"
+	// Store is the store the hooks use, named on their command line
+	// (--store); "" for the one borg finds itself (BORG_STORE, the
+	// default).
+	Store string
+}
+
+// borgArgs is the start of every command line the hooks run borg with:
+// borg's path, quoted by quote for the shell that runs it, and --store
+// when one is named.
+func (in Installer) borgArgs(quote func(string) string) string {
+	if in.Store == "" {
+		return quote(in.Command)
+	}
+	return quote(in.Command) + " --store " + quote(in.Store)
 }
 
 // agentHook is one hook borg registers in an agent's hooks file: the
@@ -171,7 +185,7 @@ func (in Installer) InstallAgent(kind, path string, user bool) (InstallTarget, e
 		}
 		// Agents run the command through a shell: borg's path is quoted, so
 		// a space in it is no word break and a $(…) in it runs nothing.
-		command := commandQuote(in.Command) + " hook " + ev.verb
+		command := in.borgArgs(commandQuote) + " hook " + ev.verb
 		if flat {
 			hooks[ev.event] = append(groups, map[string]any{"command": command})
 			changed = true
@@ -464,7 +478,7 @@ func (in Installer) installGitConfig() (InstallTarget, error) {
 // reads), and told which commit to record, since HEAD may move before it
 // reads it.
 func (in Installer) postCommitCall() string {
-	return "BORG_COMMIT=$(git rev-parse HEAD 2>/dev/null) " + shellQuote(in.Command) + " hook post-commit </dev/null >/dev/null 2>&1 &"
+	return "BORG_COMMIT=$(git rev-parse HEAD 2>/dev/null) " + in.borgArgs(shellQuote) + " hook post-commit </dev/null >/dev/null 2>&1 &"
 }
 
 const (

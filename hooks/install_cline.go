@@ -29,7 +29,7 @@ var clineHooks = []struct{ name, verb string }{
 func (in Installer) ClineHooksDir() string { return filepath.Join(in.Repo, ".clinerules", "hooks") }
 
 func (in Installer) clineScript(verb string) []byte {
-	return []byte("#!/bin/sh\n" + clineMarker + "\nexec " + shellQuote(in.Command) + " hook " + verb + "\n")
+	return []byte("#!/bin/sh\n" + clineMarker + "\nexec " + in.borgArgs(shellQuote) + " hook " + verb + "\n")
 }
 
 // InstallCline writes borg's Cline hooks. It is idempotent and refuses,

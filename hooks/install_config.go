@@ -61,7 +61,7 @@ func (in Installer) InstallCodexConfig(path string, user, mcp bool) (InstallTarg
 		}
 		lines = append(lines, "[mcp_servers.borg]"+tomlMark,
 			"command = "+tomlString(in.Command)+tomlMark,
-			`args = ["mcp"]`+tomlMark)
+			"args = "+tomlStrings(in.mcpArgs())+tomlMark)
 		changed = true
 	}
 	if !changed {
@@ -119,7 +119,11 @@ func (in Installer) InstallClaudeMCP(path string) (InstallTarget, error) {
 		t.Action = "already installed"
 		return t, nil
 	}
-	servers["borg"] = map[string]any{"type": "stdio", "command": in.Command, "args": []any{"mcp"}}
+	var args []any
+	for _, a := range in.mcpArgs() {
+		args = append(args, a)
+	}
+	servers["borg"] = map[string]any{"type": "stdio", "command": in.Command, "args": args}
 	root["mcpServers"] = servers
 	out, err := json.MarshalIndent(root, "", "  ")
 	if err != nil {
@@ -221,6 +225,24 @@ func restoreBackup(bdir, path string, cur []byte, t *InstallTarget) (done bool, 
 	}
 	dropBackup(bdir, path)
 	return true, nil
+}
+
+// mcpArgs is the arguments of the MCP server's command: `borg mcp`, with
+// the store when one is named.
+func (in Installer) mcpArgs() []string {
+	if in.Store == "" {
+		return []string{"mcp"}
+	}
+	return []string{"--store", in.Store, "mcp"}
+}
+
+// tomlStrings is a TOML array of strings.
+func tomlStrings(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = tomlString(s)
+	}
+	return "[" + strings.Join(q, ", ") + "]"
 }
 
 // splitLines splits a file's text into lines, without a last empty one.

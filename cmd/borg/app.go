@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -64,11 +65,11 @@ func run(ctx context.Context, args []string, e *env) int {
 		safe.rawOut, safe.out, safe.err = e.out, termSafe(e.out), termSafe(e.err)
 		e = &safe
 	}
-	if len(args) == 3 && args[1] == "hook" && slices.Contains(hooks.Events, args[2]) {
+	if verb, store, ok := installedHook(args); ok {
 		// An agent's hook, as `borg install` writes it: it runs without
 		// building the command tree, which every hook would pay for.
 		shortLived()
-		return runHook(ctx, e, args[2], "")
+		return runHook(ctx, e, verb, store)
 	}
 	app := newApp(e)
 	cliSetup.Lock()
@@ -105,6 +106,25 @@ func run(ctx context.Context, args []string, e *env) int {
 	}
 	fmt.Fprintln(e.err, "borg: "+err.Error())
 	return 1
+}
+
+// installedHook reads a command line `borg install` writes for a hook:
+// `borg hook VERB`, or `borg --store DIR hook VERB` (--store=DIR too).
+func installedHook(args []string) (verb, store string, ok bool) {
+	if len(args) < 2 {
+		return "", "", false
+	}
+	rest := args[1:]
+	switch {
+	case len(rest) == 4 && rest[0] == "--store":
+		store, rest = rest[1], rest[2:]
+	case len(rest) == 3 && strings.HasPrefix(rest[0], "--store="):
+		store, rest = strings.TrimPrefix(rest[0], "--store="), rest[1:]
+	}
+	if len(rest) == 2 && rest[0] == "hook" && slices.Contains(hooks.Events, rest[1]) {
+		return rest[1], store, true
+	}
+	return "", "", false
 }
 
 // cliSetup is held while urfave/cli sets a command up and parses its

@@ -43,6 +43,10 @@ func interspersed(app *cli.App, args []string) []string {
 		out = append(out, args[i])
 		i++
 	}
+	if cmd.SkipFlagParsing {
+		// Its arguments are its own to read (a hook's), as given.
+		return append(out, args[i:]...)
+	}
 	var flags, positional []string
 	for ; i < len(args); i++ {
 		a := args[i]

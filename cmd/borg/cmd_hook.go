@@ -26,7 +26,11 @@ func hookCommand(e *env) *cli.Command {
 			SkipFlagParsing: true,
 			Action: func(c *cli.Context) error {
 				shortLived()
-				code := runHook(c.Context, e, verb, globalStore(c))
+				store := globalStore(c)
+				if st, ok := hookStoreArg(c.Args().Slice()); ok {
+					store = st // `borg hook stop --store DIR`
+				}
+				code := runHook(c.Context, e, verb, store)
 				if code != 0 {
 					return fail(code, "")
 				}
@@ -51,6 +55,21 @@ func hookCommand(e *env) *cli.Command {
 // GOGC or GOMEMLIMIT in the environment take precedence (tuneGC; the
 // process ends with the command, so nothing is put back).
 func shortLived() { _ = tuneGC(learnHeapLimit) }
+
+// hookStoreArg finds --store DIR (or --store=DIR) among a hook's
+// arguments, which are not parsed as flags (a hook must never fail on
+// one).
+func hookStoreArg(args []string) (string, bool) {
+	for i, a := range args {
+		if v, ok := strings.CutPrefix(a, "--store="); ok {
+			return v, true
+		}
+		if a == "--store" && i+1 < len(args) {
+			return args[i+1], true
+		}
+	}
+	return "", false
+}
 
 // globalStore is the --store given before the verb, if any.
 func globalStore(c *cli.Context) string {

@@ -26,7 +26,7 @@ func installFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "mcp", Usage: "also register borg mcp as an MCP server (Claude Code: .mcp.json; Codex: .codex/config.toml)"},
 		&cli.BoolFlag{Name: "user", Usage: "agent hooks in your home directory instead of the repository"},
 		&cli.StringFlag{Name: "repo", Usage: "the project repository (default: the current one)"},
-		&cli.StringFlag{Name: "command", Usage: "how hooks call borg (default: this binary's absolute path)"},
+		&cli.StringFlag{Name: "command", Usage: "how hooks call borg (default: borg when that name on PATH is this binary, else this binary's absolute path)"},
 	}
 }
 
@@ -36,7 +36,8 @@ func installCommand(e *env) *cli.Command {
 		Usage: "wire borg into Claude Code, Codex CLI, Gemini CLI, Qwen Code, Cursor, Cline and git (keeps every existing hook; idempotent)",
 		Description: "Without an agent flag or --git, installs Claude Code, Codex CLI and git, and Gemini CLI, Qwen Code,\n" +
 			"Cursor and Cline where their directory (.gemini/, .qwen/, .cursor/, .clinerules/) already exists. Existing hooks keep running;\n" +
-			"borg uninstall restores the files' original bytes.",
+			"borg uninstall restores the files' original bytes. With --store DIR before it (borg --store DIR install),\n" +
+			"the hooks and the MCP server use that store.",
 		Flags:  installFlags(),
 		Action: func(c *cli.Context) error { return runInstall(c, e, false) },
 	}
@@ -85,6 +86,14 @@ func runInstall(c *cli.Context, e *env, remove bool) error {
 		return err
 	}
 	in := hooks.Installer{Repo: repo, Home: home, Command: command}
+	if st := globalStore(c); st != "" {
+		// `borg --store DIR install`: the hooks use that store too.
+		abs, err := filepath.Abs(st)
+		if err != nil {
+			return fail(exitFail, "--store %s: %v", st, err)
+		}
+		in.Store = abs
+	}
 	if defaults {
 		// Claude Code and Codex as ever; Gemini CLI, Qwen Code, Cursor and
 		// Cline only where they are in use (their directory exists), so a
