@@ -166,6 +166,13 @@ func initStore(ctx context.Context, dir, remote string, opts []Option) (*Store, 
 		if g, err = cloneGit(ctx, dir, remote); err != nil {
 			return nil, fmt.Errorf("clone %s: %w%s", remote, err, cloneFix(remote, err))
 		}
+		if g.hasCommits() && !hasLessonsRepo(dir) {
+			// A project's repository, say: the store's first commit and
+			// every sync would land in it. The clone goes (git cloned
+			// into an empty directory: all of it is the clone's).
+			removeContents(dir)
+			return nil, fmt.Errorf("%s is a git repository with history but no lessons/, not a team's store: give the URL of the store's own repository (an empty one starts a new store)", remote)
+		}
 		if err := configureNew(ctx, dir); err != nil {
 			return nil, err
 		}
@@ -210,6 +217,14 @@ func initStore(ctx context.Context, dir, remote string, opts []Option) (*Store, 
 		return nil, err
 	}
 	return s, nil
+}
+
+// removeContents removes everything in dir.
+func removeContents(dir string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		_ = os.RemoveAll(filepath.Join(dir, e.Name()))
+	}
 }
 
 // configureNew sets, in the git config of a repository borg just made, what
