@@ -41,6 +41,12 @@ var ownRules = sync.OnceValue(func() []ownRule {
 		// A password with punctuation in it (p@ss!W0rd#…): gitleaks' generic
 		// rule takes word characters only.
 		{"password assignment", regexp.MustCompile(`(?i)\b(?:[a-z0-9]+[_-])*(?:password|passwd|pwd)\b["']?\s*(?:=|:|:=)\s*["']?([^\s"'\x60,;)]{8,})`), notPassword, []string{"pass", "pwd"}},
+		// An AWS secret access key named as one, however it is said
+		// ("uses aws_secret_access_key wJalr…", "secret: aws_secret_access_key
+		// = wJalr…"): gitleaks has no rule for the 40 characters alone, and
+		// its generic rule, matching "secret: aws_secret_access_key" first,
+		// never reaches the value.
+		{"aws-secret-access-key", regexp.MustCompile(`(?i)\baws.{0,4}secret.{0,4}(?:access.{0,4})?key\b[^A-Za-z0-9/+]{1,8}(?:is\s+)?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`), notAWSSecret, []string{"secret"}},
 	}
 })
 
@@ -146,6 +152,18 @@ func notPassword(v string) bool {
 		return true
 	}
 	return classes(v) < 3 || entropy(v) < 3.0
+}
+
+// notAWSSecret reports whether the 40 characters after an AWS secret key's
+// name are no key: a placeholder, or too regular to be generated.
+func notAWSSecret(v string) bool {
+	lower := strings.ToLower(v)
+	for _, ph := range []string{"example", "xxxx", "your"} {
+		if strings.Contains(lower, ph) {
+			return true
+		}
+	}
+	return classes(v) < 3 || entropy(v) < 3.5
 }
 
 // identifierPath reports whether v reads like code (a.b.c of identifiers).

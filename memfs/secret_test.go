@@ -33,6 +33,9 @@ func TestFindSecret(t *testing.T) {
 		{"openai key without marker", "sk-proj-" + strings.Repeat("Ab3d", 12), "openai-api-key"},
 		{"private key cut short", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmU", "private key block"},
 		{"mysql url", "mysql://app:" + "s3cr3tPassw0rd" + "@db:3306/app", "connection string with a password"},
+		{"aws secret key in prose", "The deploy role uses aws_secret_access_key " + "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq8h2kL9Pm", "aws-secret-access-key"},
+		{"aws secret key after a label", "deploy secret: aws_secret_access_key = " + "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq8h2kL9Pm", "aws-secret-access-key"},
+		{"aws secret key, spelled out", "the AWS secret access key is " + "Hq7mZ2pLk9Xv4Rt8Yn3Bw6Cd1Fg5Js0Ae/Ui+Oo2", "aws-secret-access-key"},
 		// gitleaks' generic rule.
 		{"api key yaml", "api_key: 9f8e7d6c5b4a3f2e1d0c", "generic-api-key"},
 		{"quoted token", `token = "a8F3kLm2Qp9Zx7Vb"`, "generic-api-key"},
@@ -41,6 +44,8 @@ func TestFindSecret(t *testing.T) {
 
 		{"no secret", "Run make migrate before go test ./integration/...", ""},
 		{"aws documented example", "AKIAIOSFODNN7EXAMPLE is the example key", ""},
+		{"aws secret key placeholder", "set aws_secret_access_key = " + "YOUR_SECRET_ACCESS_KEY_GOES_HERE_xxxxxxxx", ""},
+		{"aws secret key named, no value", "Rotate the AWS secret access key every 90 days in the console.", ""},
 		{"short AKIA word", "AKIA123 is too short", ""},
 		{"ghp prefix alone", "tokens start with ghp_ followed by 36 chars", ""},
 		{"short ghp", "ghp_abc123", ""},
