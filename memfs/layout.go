@@ -165,7 +165,7 @@ func (s *Store) scanLessonDir(dir string) (found []lessonEntry, stray []strayFil
 			_, claimed, _ := strayID(rel)
 			reason := "file name is not a lesson id (want ^[a-z][a-z0-9-]{2,63}$.html)"
 			if domain.ValidID(claimed) {
-				reason = fmt.Sprintf("in another lesson's bucket: lesson %s belongs at %s/%s/%s.html (borg doctor --fix moves it)", claimed, dir, Bucket(claimed), claimed)
+				reason = fmt.Sprintf("not in its bucket: lesson %s belongs at %s/%s/%s.html (borg doctor --fix moves it)", claimed, dir, Bucket(claimed), claimed)
 			}
 			stray = append(stray, strayFile{rel: rel, regular: true, reason: reason})
 		}
@@ -182,6 +182,26 @@ func (s *Store) scanLessonDir(dir string) (found []lessonEntry, stray []strayFil
 				if strings.HasSuffix(f.Name(), ".html") {
 					add(f, dir+"/"+name+"/"+f.Name())
 				}
+			}
+		case e.IsDir():
+			// A folder of the user's (lessons/team-notes/): its lesson
+			// files are not read where they are; doctor names them and
+			// --fix moves them into their buckets.
+			err := filepath.WalkDir(filepath.Join(root, name), func(p string, f os.DirEntry, err error) error {
+				if err != nil {
+					return err
+				}
+				if !f.IsDir() && strings.HasSuffix(f.Name(), ".html") {
+					rel, rerr := filepath.Rel(s.dir, p)
+					if rerr != nil {
+						return rerr
+					}
+					add(f, filepath.ToSlash(rel))
+				}
+				return nil
+			})
+			if err != nil {
+				return nil, nil, fmt.Errorf("read %s/%s: %w", dir, name, err)
 			}
 		case !e.IsDir() && !e.Type().IsRegular() && isBucketName(name):
 			// A committed symlink in a bucket's place is never followed.

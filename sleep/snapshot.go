@@ -87,7 +87,7 @@ func LoadSnapshot(ctx context.Context, st *memfs.Store, base string, date time.T
 		id, flat, ok := places[i].id, places[i].flat, places[i].ok
 		if !ok {
 			if strings.HasSuffix(f.Path, ".html") {
-				snap.Skipped = append(snap.Skipped, f.Path+": not a lesson file's name, or in another lesson's bucket (borg doctor --fix moves it)")
+				snap.Skipped = append(snap.Skipped, f.Path+": not a lesson file's name, or not in its bucket (borg doctor --fix moves it)")
 			}
 			continue // .keep and other non-lesson files
 		}
