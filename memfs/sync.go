@@ -116,6 +116,9 @@ func (s *Store) Sync(ctx context.Context, o SyncOptions) (SyncResult, error) {
 	defer unlock()
 
 	if _, err := s.runGit(ctx, nil, "remote", "get-url", o.Remote); err != nil {
+		if ctx.Err() != nil {
+			return res, fmt.Errorf("sync: gave up before reaching %q: %w", o.Remote, ctx.Err())
+		}
 		return res, fmt.Errorf("sync: the store has no remote %q: add one with git -C %s remote add %s URL (or clone the team's store with borg init --remote URL)", o.Remote, s.dir, o.Remote)
 	}
 	branch, err := s.git.headBranch()

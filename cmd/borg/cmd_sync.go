@@ -37,6 +37,9 @@ func syncCommand(e *env) *cli.Command {
 			if c.NArg() > 0 {
 				return usageErr("sync takes no arguments (the remote is --remote NAME)")
 			}
+			if d := c.Duration("timeout"); d <= 0 {
+				return usageErr("--timeout %s: want a positive duration, such as 5m", d)
+			}
 			s, err := openStore(c, e)
 			if err != nil {
 				return err
