@@ -76,16 +76,55 @@ func (e *GitError) Unwrap() error { return e.Err }
 // firstLine is the first non-empty line of s without git's "fatal: " or
 // "error: " prefix.
 func firstLine(s string) string {
-	for _, l := range strings.Split(s, "\n") {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
 		l = strings.TrimSpace(l)
 		for _, p := range []string{"fatal: ", "error: "} {
 			l = strings.TrimPrefix(l, p)
 		}
-		if l != "" {
-			return l
+		if l == "" {
+			continue
 		}
+		if strings.HasSuffix(l, ":") {
+			// A list follows ("…would be overwritten by merge:", then
+			// the files, indented, then git's advice): the line alone
+			// names nothing.
+			return l + " " + listAfter(lines[i+1:])
+		}
+		return l
 	}
 	return ""
+}
+
+// listAfter is the indented lines that open lines (the files git lists),
+// the first few joined, and the line of advice after them.
+func listAfter(lines []string) string {
+	var items []string
+	n := 0
+	advice := ""
+	for _, l := range lines {
+		if l == "" {
+			continue
+		}
+		if l[0] == ' ' || l[0] == '\t' {
+			if n++; n <= 5 {
+				items = append(items, strings.TrimSpace(l))
+			}
+			continue
+		}
+		if a := strings.TrimSpace(strings.TrimPrefix(l, "hint: ")); a != "Aborting" {
+			advice = a
+		}
+		break
+	}
+	out := strings.Join(items, ", ")
+	if n > 5 {
+		out += fmt.Sprintf(" and %d more", n-5)
+	}
+	if advice != "" {
+		out += " (" + advice + ")"
+	}
+	return out
 }
 
 // Command is the exec.Cmd for git args under g's settings, for a caller
