@@ -76,7 +76,11 @@ type doctorReport struct {
 	Repair repairReport `json:"repair"`
 	// Layout is the fan-out layout's check (doctor_layout.go).
 	Layout layoutReport `json:"layout"`
-	OK     bool         `json:"ok"`
+	// Env names each variable the hooks read that is set to a value they
+	// cannot use, and what they do instead (hookEnvProblems): a hook
+	// fails open, so doctor is where a mistyped setting shows.
+	Env []string `json:"env,omitempty"`
+	OK  bool     `json:"ok"`
 }
 
 // indexBehind is how many lessons a sync of the index would read and
@@ -229,6 +233,9 @@ func printDoctor(w io.Writer, rep doctorReport) {
 	for _, p := range rep.StoreProblems {
 		fmt.Fprintf(w, "store: %s\n", p)
 	}
+	for _, p := range rep.Env {
+		fmt.Fprintf(w, "env: %s\n", p)
+	}
 	printRepairs(w, rep.Repair)
 	printLayout(w, rep.Layout)
 }
@@ -261,6 +268,7 @@ func runDoctor(e *env, s *memfs.Store, asJSON, fix bool) error {
 	if st, ok := readAutosync(s); ok {
 		rep.Sync = describeAutosync(st, e.now())
 	}
+	rep.Env = hookEnvProblems(e.getenv)
 	problems, leaked := s.Hygiene()
 	rep.StoreProblems = append(append([]string{}, problems...), rep.StoreProblems...)
 	if rep.Evidence, err = checkLogEvidence(context.Background(), s, e.now().UnixMilli(), engineer(e)); err != nil {

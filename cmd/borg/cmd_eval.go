@@ -114,22 +114,26 @@ func evalCommand(e *env) *cli.Command {
 				Usage: "simulate a team and compare borg's ranking with baselines (cumulative regret)",
 				Flags: []cli.Flag{
 					jsonFlag(),
-					&cli.IntFlag{Name: "engineers", Usage: "engineers in the team"},
-					&cli.IntFlag{Name: "repos", Usage: "repositories"},
-					&cli.IntFlag{Name: "lessons", Usage: "lessons at the start"},
-					&cli.IntFlag{Name: "sessions", Usage: "sessions simulated"},
-					&cli.Uint64Flag{Name: "seed", Usage: "random seed (same seed, same output)"},
+					&cli.IntFlag{Name: "engineers", Value: simDefaults.Engineers, Usage: "engineers in the team"},
+					&cli.IntFlag{Name: "repos", Value: simDefaults.Repos, Usage: "repositories"},
+					&cli.IntFlag{Name: "lessons", Value: simDefaults.Lessons, Usage: "lessons at the start"},
+					&cli.IntFlag{Name: "sessions", Value: simDefaults.Sessions, Usage: "sessions simulated"},
+					&cli.Uint64Flag{Name: "seed", Value: simDefaults.Seed, Usage: "random seed (same seed, same output)"},
 					&cli.StringFlag{Name: "plot", Usage: "also write a PNG plot of cumulative regret to FILE"},
 					&cli.StringFlag{Name: "judge", Value: sim.JudgeDefault, Usage: "how verdicts are read: default (the hooks' judge without BORG_JUDGE) or perfect (the hidden truth, an upper bound)"},
 					&cli.StringFlag{Name: "agent", Value: sim.AgentOverDeclaring, Usage: "how the simulated agent declares: over-declaring or yes-sayer (says applies of everything)"},
-					&cli.Float64Flag{Name: "uncovered", Usage: "fraction of sessions about work no lesson covers (default 0.35)"},
-					&cli.Float64Flag{Name: "floor", Usage: "borg's relevance floor (default the hooks'; negative: none)"},
+					&cli.Float64Flag{Name: "uncovered", Value: simDefaults.Uncovered, Usage: "fraction of sessions about work no lesson covers"},
+					&cli.Float64Flag{Name: "floor", DefaultText: fmt.Sprintf("the hooks', %g", index.DefaultFloor), Usage: "borg's relevance floor (0: none, as BORG_FLOOR=0)"},
 				},
 				Action: func(c *cli.Context) error { return runEvalLearning(c, e) },
 			},
 		},
 	}
 }
+
+// simDefaults is the simulator's default scenario, which the flags of
+// borg eval learning show as their defaults.
+var simDefaults = sim.DefaultOptions()
 
 // runEvalLearning is borg eval learning: the simulator's default scenario
 // under the flags' changes.
@@ -155,6 +159,9 @@ func runEvalLearning(c *cli.Context, e *env) error {
 	}
 	if c.IsSet("floor") {
 		opts.Floor = c.Float64("floor")
+		if opts.Floor <= 0 {
+			opts.Floor = -1 // none, as BORG_FLOOR=0 (index.Query.Floor)
+		}
 	}
 	opts.Judge, opts.Agent = c.String("judge"), c.String("agent")
 	var progress io.Writer

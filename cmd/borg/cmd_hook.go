@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/borg-memory/borg/hooks"
+	"github.com/borg-memory/borg/index"
 	"github.com/borg-memory/borg/memfs"
 )
 
@@ -94,6 +95,41 @@ func hookFloor(getenv func(string) string) float64 {
 		return -1
 	}
 	return f
+}
+
+// hookEnvProblems names each variable of the hooks' tunables (hookFloor,
+// hookConfig, BORG_AUTOSYNC) that is set to a value they cannot use, with
+// what they do instead.
+func hookEnvProblems(getenv func(string) string) []string {
+	var out []string
+	bad := func(name, want, instead string) {
+		if v := getenv(name); v != "" {
+			out = append(out, fmt.Sprintf("%s=%q: want %s; the hooks use %s", name, v, want, instead))
+		}
+	}
+	if f, err := strconv.ParseFloat(getenv("BORG_FLOOR"), 64); getenv("BORG_FLOOR") != "" && (err != nil || f < 0 || f > 1) {
+		bad("BORG_FLOOR", "a relevance from 0 (no floor) to 1, such as 0.4", fmt.Sprintf("the default floor, %g", index.DefaultFloor))
+	}
+	if n, err := strconv.Atoi(getenv("BORG_SLOTS")); getenv("BORG_SLOTS") != "" && (err != nil || n <= 0) {
+		bad("BORG_SLOTS", "a count of lessons from 1", fmt.Sprintf("%d", hooks.DefaultConfig().Slots))
+	}
+	if n, err := strconv.Atoi(getenv("BORG_MAX_BLOCKS")); getenv("BORG_MAX_BLOCKS") != "" && (err != nil || n < 0) {
+		bad("BORG_MAX_BLOCKS", "a count from 0", "the default")
+	}
+	if f, err := strconv.ParseFloat(getenv("BORG_PLACEBO_RATE"), 64); getenv("BORG_PLACEBO_RATE") != "" && (err != nil || f < 0 || f > 1) {
+		bad("BORG_PLACEBO_RATE", "a share from 0 to 1", fmt.Sprintf("%g", hooks.DefaultConfig().PlaceboRate))
+	}
+	for _, name := range []string{"BORG_JUDGE_TIMEOUT", "BORG_HOOK_DEADLINE"} {
+		if d, err := time.ParseDuration(getenv(name)); getenv(name) != "" && (err != nil || d <= 0) {
+			bad(name, "a positive duration, such as 3s", "the default")
+		}
+	}
+	if v := strings.TrimSpace(getenv("BORG_AUTOSYNC")); v != "" && v != "off" && v != "0" {
+		if d, err := time.ParseDuration(v); err != nil || d < time.Minute {
+			bad("BORG_AUTOSYNC", "a duration of at least 1m, such as 15m, or off", "no background sync")
+		}
+	}
+	return out
 }
 
 // hookConfig reads the hooks' tunables from the environment.
