@@ -580,6 +580,8 @@ func TestParseArms(t *testing.T) {
 		{"lexical", ArmWeights{Lexical: 1}, false},
 		{"lexical,vector", ArmWeights{Lexical: 1, Vector: DefaultArmWeights().Vector}, false},
 		{"lexical=2, lateral=0.25", ArmWeights{Lexical: 2, Lateral: 0.25}, false},
+		{"lexical,salience", ArmWeights{Lexical: 1, Salience: NamedSalience}, false}, // named: on, though off by default
+		{"salience", ArmWeights{Salience: NamedSalience}, false},
 		{"bm25", ArmWeights{}, true},
 		{"lexical=-1", ArmWeights{}, true},
 		{"lexical=0", ArmWeights{}, true},

@@ -69,9 +69,14 @@ func (a ArmWeights) isZero() bool { return a == ArmWeights{} }
 // ArmNames lists the arms in fusion order, as ParseArms accepts them.
 var ArmNames = []string{"lexical", "vector", "salience", "lateral"}
 
+// NamedSalience is the salience arm's weight when an arm selection names it
+// without one: off by default, it would otherwise stay off when named.
+const NamedSalience = 0.5
+
 // ParseArms reads an arm selection such as "lexical,vector" (the named arms
-// at their default weight, the others off) or "lexical=1,vector=0.7"
-// (explicit weights). "all" or "" is DefaultArmWeights.
+// at their default weight, salience at NamedSalience, the others off) or
+// "lexical=1,vector=0.7" (explicit weights). "all" or "" is
+// DefaultArmWeights.
 func ParseArms(s string) (ArmWeights, error) {
 	s = strings.TrimSpace(s)
 	if s == "" || s == "all" {
@@ -90,7 +95,7 @@ func ParseArms(s string) (ArmWeights, error) {
 		case "vector":
 			slot, d = &out.Vector, def.Vector
 		case "salience":
-			slot, d = &out.Salience, def.Salience
+			slot, d = &out.Salience, NamedSalience
 		case "lateral":
 			slot, d = &out.Lateral, def.Lateral
 		default:
@@ -109,6 +114,11 @@ func ParseArms(s string) (ArmWeights, error) {
 		return ArmWeights{}, errors.New("parse arms: every arm is off")
 	}
 	return out, nil
+}
+
+// DefaultArmsText says what the default arm selection is, for a flag's help.
+func DefaultArmsText() string {
+	return DefaultArmWeights().String() + " (salience off unless named)"
 }
 
 // String renders the weights as ParseArms reads them.

@@ -24,7 +24,7 @@ func evalCommand(e *env) *cli.Command {
 				ArgsUsage: "DIR…",
 				Flags: []cli.Flag{
 					jsonFlag(),
-					&cli.StringFlag{Name: "arms", Usage: "arms to fuse (default all), e.g. lexical or lexical,vector"},
+					&cli.StringFlag{Name: "arms", Usage: "arms to fuse, e.g. lexical or lexical,vector (default " + index.DefaultArmsText() + ")"},
 					&cli.StringFlag{Name: "split", Value: "test", Usage: "qrels split: qrels/<split>.tsv"},
 					&cli.BoolFlag{Name: "product", Usage: "the product path: learn each folder into a real throwaway store and query it as borg recall does"},
 					&cli.BoolFlag{Name: "sleep", Usage: "with --product: run one borg sleep --apply before the queries"},

@@ -23,7 +23,7 @@ func recallCommand(e *env) *cli.Command {
 			&cli.IntFlag{Name: "k", Value: 5, Usage: "how many lessons"},
 			&cli.StringFlag{Name: "repo", Usage: "repo tag of the session (default: the current git repository's)"},
 			&cli.StringFlag{Name: "session", Usage: "session id: orders lessons over the bar by its Thompson draw"},
-			&cli.StringFlag{Name: "arms", Usage: "arms to fuse, e.g. lexical,vector (default all: " + strings.Join(index.ArmNames, ",") + ")"},
+			&cli.StringFlag{Name: "arms", Usage: "arms to fuse, e.g. lexical,vector or lexical,salience (default " + index.DefaultArmsText() + ")"},
 			&cli.BoolFlag{Name: "explain", Usage: "show each arm's rank and the ranking factor usefulness gives"},
 			&cli.BoolFlag{Name: "sync", Usage: "re-read every lesson before searching"},
 			&cli.BoolFlag{Name: "trace", Usage: "print how long each step took, on stderr"},
