@@ -118,7 +118,7 @@ func ParseArms(s string) (ArmWeights, error) {
 
 // DefaultArmsText says what the default arm selection is, for a flag's help.
 func DefaultArmsText() string {
-	return DefaultArmWeights().String() + " (salience off unless named)"
+	return DefaultArmWeights().String() + "; salience off unless named"
 }
 
 // String renders the weights as ParseArms reads them.
