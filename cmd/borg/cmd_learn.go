@@ -7,10 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 
@@ -122,11 +124,22 @@ func checkLearnInput(o learnOptions, repo string) (string, error) {
 			return "", fail(exitRefused, "refusing to learn: the %s reads as an instruction to the agent (%s), which borg never quotes to one; say the lesson as a fact or a practice", f.name, strings.TrimSuffix(strings.TrimPrefix(v, "instruction-like text ("), ") in the "+f.name))
 		}
 	}
+	for _, f := range []struct{ name, text string }{{"gist", o.gist}, {"body", o.body}, {"title", o.title}} {
+		if !utf8.ValidString(f.text) {
+			return "", usageErr("the %s is not UTF-8 text: save it as UTF-8 and run borg learn again", f.name)
+		}
+	}
 	if strings.TrimSpace(o.gist) == "" {
 		return "", usageErr("the gist is empty: say the lesson in one line")
 	}
 	if o.importance != 0 && (o.importance < 1 || o.importance > 10) {
 		return "", usageErr("--importance %d is out of range: use 1..10", o.importance)
+	}
+	if o.confidence < 0 || o.confidence > 1 || math.IsNaN(o.confidence) {
+		return "", usageErr("--confidence %v is out of range: use 0..1", o.confidence)
+	}
+	if !domain.ValidType(o.typ) {
+		return "", usageErr("--type %q: a lower-case word or words joined by _, such as semantic, procedural or error_pattern", o.typ)
 	}
 	reach := o.reach
 	switch {

@@ -35,7 +35,7 @@ func noCommand(e *env) *cli.Command {
 // runNo records a veto of lesson id.
 func runNo(e *env, s *memfs.Store, id, why string) error {
 	if !domain.ValidID(id) {
-		return fail(exitRefused, "bad lesson id %q: ids look like run-migrations-before-tests-7f3a (see borg list)", id)
+		return usageErr("bad lesson id %q: ids look like run-migrations-before-tests-7f3a (see borg list)", id)
 	}
 	if _, err := s.Lesson(id); errors.Is(err, memfs.ErrNotFound) {
 		return fail(exitFail, "no lesson %s in the store (see borg list)", id)

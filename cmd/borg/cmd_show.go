@@ -43,7 +43,7 @@ type showJSONMemory struct {
 // runShow prints one lesson with its memory.
 func runShow(e *env, s *memfs.Store, id string, asJSON bool) error {
 	if !domain.ValidID(id) {
-		return fail(exitRefused, "bad lesson id %q: ids look like run-migrations-before-tests-7f3a (see borg list)", id)
+		return usageErr("bad lesson id %q: ids look like run-migrations-before-tests-7f3a (see borg list)", id)
 	}
 	l, err := s.Lesson(id)
 	if errors.Is(err, memfs.ErrNotFound) {
