@@ -146,6 +146,9 @@ func initStore(ctx context.Context, dir, remote string, opts []Option) (*Store, 
 	if isStore(dir) {
 		return nil, ErrStoreExists
 	}
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return nil, fmt.Errorf("%s is a file, not a directory: choose a directory for the store", dir)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -339,6 +342,9 @@ func Open(dir string, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("open store %s: %w: it is a git repository with a lessons/ folder but without borg's mark (the line %q in its .gitattributes), so borg takes it for a project, not a store; if it is a store, add the line and commit it", dir, ErrNotStore, strings.TrimSpace(gitattributes))
 	}
 	if !isStore(abs) {
+		if fi, err := os.Stat(abs); err == nil && !fi.IsDir() {
+			return nil, fmt.Errorf("open store %s: %w: it is a file, not a directory (name the store's directory with --store or BORG_STORE)", dir, ErrNotStore)
+		}
 		return nil, fmt.Errorf("open store %s: %w (create one with: borg init --store %s)", dir, ErrNotStore, dir)
 	}
 	if err := checkStoreDirs(abs); err != nil {

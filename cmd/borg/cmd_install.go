@@ -76,6 +76,9 @@ func runInstall(c *cli.Context, e *env, remove bool) error {
 		wd, _ := os.Getwd()
 		repo = memfs.GitToplevel(wd)
 	} else {
+		if fi, err := os.Stat(repo); err != nil || !fi.IsDir() {
+			return usageErr("--repo %s: no such directory (name the project's git repository)", repo)
+		}
 		repo = memfs.GitToplevel(repo)
 	}
 	if repo == "" && (pl.git || !pl.user) {
