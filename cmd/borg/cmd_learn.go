@@ -98,6 +98,11 @@ func runLearn(e *env, s *memfs.Store, o learnOptions) error {
 	if err != nil {
 		return err
 	}
+	if l.Author == "" {
+		// Learned all the same, but no one's: the team cannot tell
+		// whose lesson it is, nor count it towards anyone's.
+		fmt.Fprintln(e.err, "borg: this lesson has no author: borg knows no engineer here; set git config --global user.email, or BORG_ENGINEER")
+	}
 	housekeep(e, s)
 	if o.json {
 		return writeJSON(e, map[string]string{"id": l.ID, "path": memfs.LessonPath(l.ID), "commit": commit})
