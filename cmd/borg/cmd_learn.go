@@ -46,6 +46,9 @@ func learnCommand(e *env) *cli.Command {
 			if c.NArg() != 1 {
 				return usageErr(`learn takes one argument, the gist in quotes: borg learn "Run migrations before the tests"`)
 			}
+			if n := utf8.RuneCountInString(c.Args().First()); n > maxGistRunes {
+				return usageErr("the gist is %d characters: say the lesson in one line of at most %d, and put the rest in --body", n, maxGistRunes)
+			}
 			opts := learnOptions{
 				gist: c.Args().First(), body: c.String("body"), typ: c.String("type"),
 				importance: c.Int("importance"), reach: c.String("reach"), tags: c.StringSlice("tag"),
@@ -91,6 +94,12 @@ type learnOptions struct {
 // learnHeapLimit is the heap past which borg learn, the hooks and recall
 // (short-lived processes, shortLived) collect garbage.
 const learnHeapLimit = 512 << 20
+
+// maxGistRunes bounds the gist a person learns: a lesson's gist is its
+// claim in one line, what a hook quotes to the agent and a listing shows
+// whole. (The evaluation's product path learns whole documents as gists
+// through learnLesson, and is not bounded.)
+const maxGistRunes = 1000
 
 // runLearn writes, records and commits one lesson.
 func runLearn(e *env, s *memfs.Store, o learnOptions) error {
