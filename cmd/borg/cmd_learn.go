@@ -25,7 +25,8 @@ func learnCommand(e *env) *cli.Command {
 		Name:      "learn",
 		Usage:     "write a lesson to the store and commit it",
 		ArgsUsage: `"gist"`,
-		Description: "The gist is the lesson's one-line claim. borg writes lessons/<id>.html (the id is\n" +
+		Description: "The gist is the lesson's one-line claim (at most 1,000 characters; the rest goes in --body).\n" +
+			"borg writes lessons/<id>.html (the id is\n" +
 			"read from the gist plus a short hash), records a created event and commits both.\n" +
 			"Text that carries a secret (keys, tokens, passwords: gitleaks' rule set plus a few of\n" +
 			"borg's own) is refused, and so is text that addresses the agent (\"ignore previous\n" +
