@@ -234,7 +234,7 @@ func (in Installer) UninstallAgent(kind, path string, user bool) (InstallTarget,
 	}
 	root := map[string]any{}
 	if err := json.Unmarshal(cur, &root); err != nil {
-		return t, fmt.Errorf("parse %s: %w", path, err)
+		return t, settingsParseError(path, cur, err, "uninstall")
 	}
 	hooks, _ := root["hooks"].(map[string]any)
 	removed := false

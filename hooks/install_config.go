@@ -368,10 +368,23 @@ func readJSONConfig(path string) (orig []byte, existed bool, root map[string]any
 	root = map[string]any{}
 	if existed && len(bytes.TrimSpace(orig)) > 0 {
 		if err := json.Unmarshal(orig, &root); err != nil {
-			return nil, false, nil, fmt.Errorf("parse %s: %w (fix the JSON, then run borg install again)", path, err)
+			return nil, false, nil, settingsParseError(path, orig, err, "install")
 		}
 	}
 	return orig, existed, root, nil
+}
+
+// settingsParseError is the error of an agent's settings file that is no
+// JSON borg can rewrite, with the fix. Comments (which Gemini CLI and Qwen
+// Code allow) would be lost in a rewrite, so borg leaves such a file as it
+// is.
+func settingsParseError(path string, data []byte, err error, verb string) error {
+	for _, line := range strings.Split(string(data), "\n") {
+		if t := strings.TrimSpace(line); strings.HasPrefix(t, "//") || strings.HasPrefix(t, "/*") {
+			return fmt.Errorf("%s holds comments, which borg would lose in rewriting it: borg leaves it as it is; remove the comments and run borg %s again, or edit borg's hooks in by hand (borg hook stop, borg hook prompt, …)", path, verb)
+		}
+	}
+	return fmt.Errorf("parse %s: %w (fix the JSON, then run borg %s again)", path, err, verb)
 }
 
 // writeUninstalled writes a file with borg's entries taken out (it changed

@@ -112,19 +112,37 @@ func runInstall(c *cli.Context, e *env, remove bool) error {
 	if pl.mcp && pl.user && pl.claude {
 		return usageErr("--mcp --user: Claude Code keeps user MCP servers in its own file; run: claude mcp add --scope user borg -- %s mcp", command)
 	}
+	// Every step runs, one failing or not: what was done is said, and
+	// what failed is named after it (an install half done and silent
+	// leaves the user guessing which agent is wired).
 	var done []hooks.InstallTarget
+	var failed []string
 	for _, step := range pl.steps(in) {
 		t, err := step()
 		if err != nil {
-			return fail(exitFail, "%v", err)
+			failed = append(failed, err.Error())
+			continue
 		}
 		done = append(done, t)
 	}
 	if c.Bool("json") {
-		return writeJSON(e, done)
+		if err := writeJSON(e, done); err != nil {
+			return err
+		}
+	} else {
+		for _, t := range done {
+			fmt.Fprintf(e.out, "%-6s %-18s %s\n", t.Kind, t.Action, t.Path)
+		}
 	}
-	for _, t := range done {
-		fmt.Fprintf(e.out, "%-6s %-18s %s\n", t.Kind, t.Action, t.Path)
+	if len(failed) > 0 {
+		verb := "install"
+		if remove {
+			verb = "uninstall"
+		}
+		return fail(exitFail, "%s: %s", verb, strings.Join(failed, "; "))
+	}
+	if c.Bool("json") {
+		return nil
 	}
 	if pl.mcp && !remove {
 		// The server is a binary of its own: say so now, not when an
