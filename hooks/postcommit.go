@@ -319,7 +319,10 @@ func (d *Deps) flagAnchors(head string, files []fileHunks, anchors map[string][]
 	if len(lines) == 0 {
 		return nil
 	}
-	path := filepath.Join(filepath.Dir(d.Commits.Path), "anchors.jsonl")
+	path := filepath.Join(filepath.Dir(d.Commits.Path), "anchors.jsonl") // memfs.AnchorFlagsFile
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("flag anchors: %w", err)
+	}
 	fh, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return fmt.Errorf("flag anchors: %w", err)

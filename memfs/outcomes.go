@@ -253,8 +253,42 @@ type LogReport struct {
 	Skipped  []SkippedLine `json:"skipped"`
 }
 
+// AnchorFlagsFile is the file in .borg/local where the git post-commit
+// hook notes each lesson anchored on a file a commit changed (one JSON
+// object a line: lesson, path, commit, ms); it holds no events.
+const AnchorFlagsFile = "anchors.jsonl"
+
+// AnchorFlag is one note of the post-commit hook: a commit changed a file
+// a lesson is anchored on.
+type AnchorFlag struct {
+	Lesson string `json:"lesson"`
+	Path   string `json:"path"`
+	Commit string `json:"commit"`
+	MS     int64  `json:"ms"`
+}
+
+// AnchorFlags reads the post-commit hook's notes (AnchorFlagsFile), in the
+// order they were written; a line that is no note is skipped.
+func (s *Store) AnchorFlags() ([]AnchorFlag, error) {
+	data, err := os.ReadFile(filepath.Join(s.dir, filepath.FromSlash(localLogDir), AnchorFlagsFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []AnchorFlag
+	for line := range strings.Lines(string(data)) {
+		var f AnchorFlag
+		if json.Unmarshal([]byte(line), &f) == nil && f.Lesson != "" && f.Path != "" {
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
 // logFiles lists the log files a reader folds: log/*.jsonl and
-// .borg/local/*.jsonl, as sorted slash paths.
+// .borg/local/*.jsonl but AnchorFlagsFile, as sorted slash paths.
 func (s *Store) logFiles() ([]string, error) {
 	var out []string
 	for _, dir := range []string{LogDir, localLogDir} {
@@ -266,6 +300,9 @@ func (s *Store) logFiles() ([]string, error) {
 			return nil, err
 		}
 		for _, e := range entries {
+			if dir == localLogDir && e.Name() == AnchorFlagsFile {
+				continue // the commit hook's notes, no events
+			}
 			if strings.HasSuffix(e.Name(), ".jsonl") && e.Type().IsRegular() {
 				out = append(out, dir+"/"+e.Name())
 			}

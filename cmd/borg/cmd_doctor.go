@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -76,6 +77,9 @@ type doctorReport struct {
 	Repair repairReport `json:"repair"`
 	// Layout is the fan-out layout's check (doctor_layout.go).
 	Layout layoutReport `json:"layout"`
+	// Anchors names each lesson whose anchored file a commit changed since
+	// the lesson's file last changed: worth a look (anchorReviews).
+	Anchors []string `json:"anchors,omitempty"`
 	// Env names each variable the hooks read that is set to a value they
 	// cannot use, and what they do instead (hookEnvProblems): a hook
 	// fails open, so doctor is where a mistyped setting shows.
@@ -128,6 +132,50 @@ func checkLessons(e *env, s *memfs.Store, rep *doctorReport) []domain.Lesson {
 		}
 	}
 	return lessons
+}
+
+// maxAnchorReviews bounds doctor's list of lessons to review.
+const maxAnchorReviews = 20
+
+// anchorReviews lists the lessons whose anchored file a commit changed
+// after the lesson's own file last changed (the post-commit hook's notes):
+// the lesson may no longer hold. The latest such commit of each, newest
+// first; a lesson edited since, or gone, is not listed.
+func anchorReviews(s *memfs.Store) []string {
+	flags, err := s.AnchorFlags()
+	if err != nil {
+		return []string{fmt.Sprintf("read the post-commit hook's notes: %v", err)}
+	}
+	latest := map[string]memfs.AnchorFlag{}
+	for _, f := range flags {
+		if f.MS >= latest[f.Lesson].MS {
+			latest[f.Lesson] = f
+		}
+	}
+	var open []memfs.AnchorFlag
+	for id, f := range latest {
+		lf, err := s.StatLesson(id)
+		if err != nil || lf.ModTime/int64(time.Millisecond) >= f.MS {
+			continue
+		}
+		open = append(open, f)
+	}
+	sort.Slice(open, func(i, j int) bool {
+		if open[i].MS != open[j].MS {
+			return open[i].MS > open[j].MS
+		}
+		return open[i].Lesson < open[j].Lesson
+	})
+	var out []string
+	for i, f := range open {
+		if i == maxAnchorReviews {
+			out = append(out, fmt.Sprintf("and %d more", len(open)-i))
+			break
+		}
+		out = append(out, fmt.Sprintf("%s: %s, its anchor, changed in commit %.12s on %s; check the lesson still holds (borg show %s), then edit it or retire it (borg no %s)",
+			f.Lesson, f.Path, f.Commit, time.UnixMilli(f.MS).UTC().Format("2006-01-02"), f.Lesson, f.Lesson))
+	}
+	return out
 }
 
 // lessonPath is where the file of lesson id is (its bucket, or the flat
@@ -233,6 +281,9 @@ func printDoctor(w io.Writer, rep doctorReport) {
 	for _, p := range rep.StoreProblems {
 		fmt.Fprintf(w, "store: %s\n", p)
 	}
+	for _, p := range rep.Anchors {
+		fmt.Fprintf(w, "anchor: %s\n", p)
+	}
 	for _, p := range rep.Env {
 		fmt.Fprintf(w, "env: %s\n", p)
 	}
@@ -269,6 +320,7 @@ func runDoctor(e *env, s *memfs.Store, asJSON, fix bool) error {
 		rep.Sync = describeAutosync(st, e.now())
 	}
 	rep.Env = hookEnvProblems(e.getenv)
+	rep.Anchors = anchorReviews(s)
 	problems, leaked := s.Hygiene()
 	rep.StoreProblems = append(append([]string{}, problems...), rep.StoreProblems...)
 	if rep.Evidence, err = checkLogEvidence(context.Background(), s, e.now().UnixMilli(), engineer(e)); err != nil {

@@ -108,6 +108,12 @@ func runLearn(e *env, s *memfs.Store, o learnOptions) error {
 	if err != nil {
 		return err
 	}
+	if len(l.Anchors) > 0 {
+		// The commit hook finds the lesson's anchors in this cache (the
+		// index's sync keeps it otherwise): a commit right after the
+		// learn is then noted too. A cache: a failure costs a note.
+		_ = s.UpdateAnchors([]domain.Lesson{l}, nil, false)
+	}
 	if l.Author == "" {
 		// Learned all the same, but no one's: the team cannot tell
 		// whose lesson it is, nor count it towards anyone's.
