@@ -256,6 +256,10 @@ func printDoctor(w io.Writer, rep doctorReport) {
 	fmt.Fprintf(w, "store %s\n", rep.Store)
 	fmt.Fprintf(w, "lessons: %d valid, %d invalid\n", rep.Lessons, len(rep.InvalidLessons))
 	for _, p := range rep.InvalidLessons {
+		if p.Path == "" {
+			fmt.Fprintf(w, "  %s\n", p.Reason) // the reason names the file
+			continue
+		}
 		fmt.Fprintf(w, "  %s: %s\n", p.Path, p.Reason)
 	}
 	printRefused(w, rep.RefusedLessons)
