@@ -363,6 +363,11 @@ func (s *Store) mergeRemote(ctx context.Context, tracking string, res *SyncResul
 	conflicted, lerr := s.unmerged(ctx)
 	if lerr != nil || len(conflicted) == 0 {
 		_, _ = s.runGit(ctx, nil, "merge", "--abort")
+		if ge, ok := errors.AsType[*GitError](err); ok && strings.Contains(ge.Stderr, "unrelated histories") {
+			// This store was made on its own (borg init) and the remote
+			// holds another: the team's, most likely.
+			return fmt.Errorf("sync: %s holds a store with another history than this one (nothing was merged; nothing is lost): to join it, clone it with borg init --store NEWDIR --remote URL, and learn this store's lessons there again (borg list shows them)", tracking)
+		}
 		return fmt.Errorf("sync: merge %s: %w (the merge was undone; nothing is lost)", tracking, err)
 	}
 	var resolved []SyncConflict
