@@ -5,6 +5,7 @@ package memfs
 // a dead writer's journal, and lesson files that no commit holds.
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -172,4 +173,27 @@ func (s *Store) Uncommitted() ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, nil
+}
+
+// Edited lists the lesson files under lessons/ and archive/ that git holds
+// and that were changed on disk since (by hand: a sync or a sleep's merge
+// stops on them), as sorted slash paths. git compares, reading its index
+// without writing it.
+func (s *Store) Edited(ctx context.Context) ([]string, error) {
+	if !s.git.hasCommits() {
+		return nil, nil
+	}
+	g := s.GitCLI()
+	out, err := g.Run(ctx, nil, "--no-optional-locks", "diff", "--name-only", "-z", "--no-renames", "--diff-filter=M", "--", LessonsDir, ArchiveDir)
+	if err != nil {
+		return nil, fmt.Errorf("list edited lesson files: %w", err)
+	}
+	var paths []string
+	for _, p := range strings.Split(string(out), "\x00") {
+		if p != "" {
+			paths = append(paths, p)
+		}
+	}
+	sort.Strings(paths)
+	return paths, nil
 }

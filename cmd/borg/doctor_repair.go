@@ -11,6 +11,7 @@ package main
 // the index scan reads every entry, so only doctor does it.
 
 import (
+	"context"
 	"fmt"
 	"io"
 
@@ -23,7 +24,9 @@ type repairReport struct {
 	Interrupted string                `json:"interrupted,omitempty"`
 	Index       []memfs.IndexMismatch `json:"index_mismatches"`
 	Uncommitted []string              `json:"uncommitted"`
-	Repaired    []string              `json:"repaired"`
+	// Edited are lesson files changed on disk since their commit.
+	Edited   []string `json:"edited"`
+	Repaired []string `json:"repaired"`
 	// OK: nothing left to repair.
 	OK bool `json:"ok"`
 }
@@ -31,7 +34,7 @@ type repairReport struct {
 // checkRepairs runs the checks and, with fix, the repairs; invalid are the
 // lesson paths doctor found invalid (never committed by a fix).
 func checkRepairs(s *memfs.Store, fix bool, invalid map[string]bool) (repairReport, error) {
-	rep := repairReport{Locks: []memfs.LockState{}, Index: []memfs.IndexMismatch{}, Uncommitted: []string{}, Repaired: []string{}}
+	rep := repairReport{Locks: []memfs.LockState{}, Index: []memfs.IndexMismatch{}, Uncommitted: []string{}, Edited: []string{}, Repaired: []string{}}
 	lc, err := s.CheckLocks(fix)
 	if err != nil {
 		return rep, err
@@ -72,6 +75,17 @@ func checkRepairs(s *memfs.Store, fix bool, invalid map[string]bool) (repairRepo
 		}
 		rep.Uncommitted = append(rep.Uncommitted, p)
 	}
+	edited, err := s.Edited(context.Background())
+	if err != nil {
+		return rep, err
+	}
+	for _, p := range edited {
+		if fix && !invalid[p] {
+			commit = append(commit, p)
+			continue
+		}
+		rep.Edited = append(rep.Edited, p)
+	}
 	if len(commit) > 0 {
 		if _, err := s.Commit(fmt.Sprintf("borg doctor --fix: commit %d uncommitted lesson file(s)", len(commit)), commit...); err != nil {
 			return rep, err
@@ -80,7 +94,7 @@ func checkRepairs(s *memfs.Store, fix bool, invalid map[string]bool) (repairRepo
 			rep.Repaired = append(rep.Repaired, "committed "+p)
 		}
 	}
-	rep.OK = len(rep.Index) == 0 && len(rep.Uncommitted) == 0 && rep.Interrupted == ""
+	rep.OK = len(rep.Index) == 0 && len(rep.Uncommitted) == 0 && len(rep.Edited) == 0 && rep.Interrupted == ""
 	for _, l := range rep.Locks {
 		if l.Stale {
 			rep.OK = false
@@ -116,5 +130,8 @@ func printRepairs(w io.Writer, rep repairReport) {
 	}
 	for _, p := range rep.Uncommitted {
 		fmt.Fprintf(w, "uncommitted: %s (no commit holds it: borg doctor --fix commits it)\n", p)
+	}
+	for _, p := range rep.Edited {
+		fmt.Fprintf(w, "edited: %s (changed since its commit, which stops a sync's or a sleep's merge: borg doctor --fix commits it)\n", p)
 	}
 }
