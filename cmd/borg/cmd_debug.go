@@ -40,9 +40,14 @@ func debugCommand(e *env) *cli.Command {
 				ArgsUsage: " ",
 				Flags: []cli.Flag{
 					storeFlag(), jsonFlag(),
-					&cli.StringFlag{Name: "weights", Required: true, Usage: "`k=v,…` with k among " + strings.Join(weightKeys(), ", ")},
+					&cli.StringFlag{Name: "weights", Usage: "`k=v,…` with k among " + strings.Join(weightKeys(), ", ") + " (required)"},
 				},
 				Action: func(c *cli.Context) error {
+					if !c.IsSet("weights") {
+						// Said as every usage error is, in one line on
+						// stderr (urfave/cli's own check printed the help).
+						return usageErr("debug ope needs --weights k=v,… with k among %s", strings.Join(weightKeys(), ", "))
+					}
 					w, err := parseWeights(c.String("weights"), domain.DefaultWeights)
 					if err != nil {
 						return usageErr("--weights: %v", err)

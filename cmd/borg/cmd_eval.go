@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -34,6 +35,11 @@ func evalCommand(e *env) *cli.Command {
 				Action: func(c *cli.Context) error {
 					if c.NArg() == 0 {
 						return usageErr("eval retrieval takes BEIR folders: borg eval retrieval ../shared/data/beir/scifact")
+					}
+					for _, dir := range c.Args().Slice() {
+						if _, err := os.Stat(filepath.Join(dir, "corpus.jsonl")); err != nil {
+							return usageErr("%s is no BEIR folder (it has no corpus.jsonl; a BEIR folder holds corpus.jsonl, queries.jsonl and qrels/)", dir)
+						}
 					}
 					opts := index.EvalOptions{Split: c.String("split"), Terminal: isTerminal(e.err)}
 					if _, err := newEmbedder(); err != nil { // BORG_EMBEDDER: measure another embedder
