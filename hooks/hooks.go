@@ -137,6 +137,11 @@ func (d *Deps) ensureSession(ctx context.Context, st *SessionState, root, repo, 
 			st.StartUntracked = UntrackedNow(ctx, root)
 		}
 	}
+	if err := ctx.Err(); err != nil {
+		// Past the deadline the state is not saved: a session event
+		// recorded now would be recorded again by the next hook.
+		return err
+	}
 	if err := d.Store.Append(d.event(domain.KindSession, st.Session, "", repo)); err != nil {
 		return fmt.Errorf("record session: %w", err)
 	}
@@ -452,6 +457,11 @@ func (d *Deps) openAsk(ctx context.Context, st *SessionState, root string, asked
 	events := make([]domain.Event, 0, len(asked))
 	for _, id := range asked {
 		events = append(events, d.event(domain.KindAsked, st.Session, id, st.Repo))
+	}
+	if err := ctx.Err(); err != nil {
+		// Past the deadline the answer is not delivered: an ask the
+		// agent never sees must not be recorded as asked.
+		return err
 	}
 	if err := d.Store.Append(events...); err != nil {
 		return fmt.Errorf("record asked: %w", err)

@@ -1295,3 +1295,44 @@ func TestCommitLogLongLine(t *testing.T) {
 		t.Fatalf("Load = %v, %v", got, err)
 	}
 }
+
+// TestNothingRecordedPastTheDeadline: a hook past its deadline delivers no
+// answer, so it records neither an ask the agent never sees nor a session
+// event its unsaved state would have the next hook record again.
+func TestNothingRecordedPastTheDeadline(t *testing.T) {
+	repo := newRepo(t)
+	d, st := newDeps(t, repo)
+	fix := func(s string) string { return strings.ReplaceAll(s, "REPO", repo) }
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	in, err := ParseInput(strings.NewReader(fix(`{"session_id":"late","cwd":"REPO","prompt":"add retries to the payments client"}`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Prompt(ctx, d, in); err == nil {
+		t.Fatal("a prompt hook past its deadline gave no error")
+	}
+	if n := st.kinds()[domain.KindSession]; n != 0 {
+		t.Fatalf("%d session events recorded past the deadline", n)
+	}
+	// A live prompt, then a stop past the deadline that would ask.
+	runHook(t, d, "prompt", fix(`{"session_id":"late","cwd":"REPO","prompt":"add retries to the payments client"}`), "")
+	in, err = ParseInput(strings.NewReader(fix(`{"session_id":"late","cwd":"REPO","last_assistant_message":"I added a retry loop to the payments client."}`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := Stop(ctx, d, in); err == nil && out != nil {
+		t.Fatalf("a stop past its deadline answered %+v", out)
+	}
+	if n := st.kinds()[domain.KindAsked]; n != 0 {
+		t.Fatalf("%d asked events recorded past the deadline", n)
+	}
+	// The same stop in time asks: the test would pass for a stop that
+	// never asks otherwise.
+	if out, _ := runHook(t, d, "stop", fix(`{"session_id":"late","cwd":"REPO","last_assistant_message":"I added a retry loop to the payments client."}`), ""); !strings.Contains(out, `"decision":"block"`) {
+		t.Fatalf("the stop in time did not ask: %q", out)
+	}
+	if st.kinds()[domain.KindAsked] == 0 {
+		t.Fatal("the stop in time recorded no ask")
+	}
+}
