@@ -188,12 +188,5 @@ func (s *Store) Edited(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list edited lesson files: %w", err)
 	}
-	var paths []string
-	for _, p := range strings.Split(string(out), "\x00") {
-		if p != "" {
-			paths = append(paths, p)
-		}
-	}
-	sort.Strings(paths)
-	return paths, nil
+	return nulPaths(out), nil
 }

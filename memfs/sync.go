@@ -408,6 +408,11 @@ func (s *Store) unmerged(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	return nulPaths(out), nil
+}
+
+// nulPaths is the paths of git's -z output of names, sorted.
+func nulPaths(out []byte) []string {
 	var paths []string
 	for _, p := range strings.Split(string(out), "\x00") {
 		if p != "" {
@@ -415,7 +420,7 @@ func (s *Store) unmerged(ctx context.Context) ([]string, error) {
 		}
 	}
 	sort.Strings(paths)
-	return paths, nil
+	return paths
 }
 
 // stageBlob reads one stage of a conflicted path (2: ours, 3: theirs); ok is
