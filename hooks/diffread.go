@@ -79,8 +79,12 @@ func hunkCount(s string) int {
 }
 
 // diffPath is a diff header's file name: git quotes one with unusual
-// bytes C-style ("a/na\303\257ve.go"), and prefixes a/ or b/.
+// bytes C-style ("a/na\303\257ve.go"), ends one holding a space with a
+// tab, and prefixes a/ or b/.
 func diffPath(name, prefix string) string {
+	// A name with a space in it ends with a tab (GNU diff's rule, which
+	// git follows), quoted or not.
+	name = strings.TrimSuffix(name, "\t")
 	if strings.HasPrefix(name, `"`) {
 		if u, err := strconv.Unquote(name); err == nil {
 			name = u

@@ -24,6 +24,9 @@ func TestParseHunks(t *testing.T) {
 		{"a quoted name", "diff --git \"a/na\\303\\257ve.go\" \"b/na\\303\\257ve.go\"\n--- \"a/na\\303\\257ve.go\"\n+++ \"b/na\\303\\257ve.go\"\n@@ -1 +1 @@\n-x\n+y\n",
 			"naïve.go=[[1 1]]+1"},
 		{"cut short", "--- a/a.go\n+++ b/a.go\n@@ -1,5 +1,5 @@\n-x\n", "a.go=[[1 5]]+5"},
+		{"names with a space", "diff --git a/foo bar.go b/foo bar.go\n--- a/foo bar.go\t\n+++ b/foo bar.go\t\n@@ -2 +2 @@\n-x\n+y\n" +
+			"diff --git \"a/sp \\303\\257.go\" \"b/sp \\303\\257.go\"\n--- \"a/sp \\303\\257.go\"\t\n+++ \"b/sp \\303\\257.go\"\t\n@@ -1 +1 @@\n-x\n+y\n",
+			"foo bar.go=[[2 1]]+1 sp ï.go=[[1 1]]+1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -176,16 +176,20 @@ func (in Installer) InstallAgent(kind, path string, user bool) (InstallTarget, e
 	if hooks == nil {
 		hooks = map[string]any{}
 	}
-	changed := false
+	changed, added := false, false
 	events, flat := agentEventsOf(kind)
 	for _, ev := range events {
 		groups, _ := hooks[ev.event].([]any)
-		if groupsHaveBorg(groups) {
-			continue
-		}
 		// Agents run the command through a shell: borg's path is quoted, so
 		// a space in it is no word break and a $(…) in it runs nothing.
 		command := in.borgArgs(commandQuote) + " hook " + ev.verb
+		if groupsHaveBorg(groups) {
+			// Installed: by another command or for another store
+			// (--store), it now runs this one.
+			changed = retargetBorg(groups, command) || changed
+			continue
+		}
+		added = true
 		if flat {
 			hooks[ev.event] = append(groups, map[string]any{"command": command})
 			changed = true
@@ -219,7 +223,36 @@ func (in Installer) InstallAgent(kind, path string, user bool) (InstallTarget, e
 		return t, err
 	}
 	t.Action = "installed"
+	if !added {
+		t.Action = "updated"
+	}
 	return t, nil
+}
+
+// retargetBorg makes every borg hook in groups (a group's hook, or a flat
+// entry) run command; it reports whether one ran another.
+func retargetBorg(groups []any, command string) bool {
+	changed := false
+	set := func(m map[string]any) {
+		if cmd, _ := m["command"].(string); isBorgHookCommand(cmd) && cmd != command {
+			m["command"] = command
+			changed = true
+		}
+	}
+	for _, g := range groups {
+		gm, _ := g.(map[string]any)
+		if gm == nil {
+			continue
+		}
+		set(gm)
+		hs, _ := gm["hooks"].([]any)
+		for _, h := range hs {
+			if hm, ok := h.(map[string]any); ok {
+				set(hm)
+			}
+		}
+	}
+	return changed
 }
 
 // UninstallAgent removes borg's hooks from an agent's hooks file. When the
@@ -327,8 +360,12 @@ func isBorgHookCommand(cmd string) bool {
 		return false
 	}
 	// The program is all before " hook <verb>", quoted or not (its path
-	// may hold spaces).
+	// may hold spaces), and before the store it names, if any (Installer.
+	// borgArgs).
 	prog := strings.TrimSpace(cmd[:i])
+	if j := strings.LastIndex(prog, " --store "); j >= 0 {
+		prog = strings.TrimSpace(prog[:j])
+	}
 	if n := len(prog); n >= 2 && (prog[0] == '\'' && prog[n-1] == '\'' || prog[0] == '"' && prog[n-1] == '"') {
 		prog = strings.ReplaceAll(prog[1:n-1], `'\''`, "'")
 	}
@@ -391,6 +428,33 @@ func (in Installer) InstallGit() (InstallTarget, error) {
 	cur, err := os.ReadFile(path)
 	if err == nil && (bytes.Contains(cur, []byte(gitHookMarker)) || bytes.Contains(cur, []byte(gitHookBlock))) {
 		t.Action = "already installed"
+		// Installed by another command or for another store
+		// (--store): borg's line now runs this one.
+		want := in.postCommitCall()
+		lines := strings.Split(string(cur), "\n")
+		changed := false
+		for i, l := range lines {
+			if strings.HasPrefix(l, "BORG_COMMIT=") && strings.Contains(l, " hook post-commit ") && l != want {
+				lines[i], changed = want, true
+			}
+		}
+		if changed {
+			out := []byte(strings.Join(lines, "\n"))
+			// What install wrote is now this: uninstall still finds
+			// its own file, and its backup the true original.
+			if bdir, err := in.backupDir(false); err == nil {
+				if b, ok := loadBackup(bdir, path); ok && bytes.Equal(b.written, cur) {
+					if err := saveBackup(bdir, path, b.orig, b.existed, out); err != nil {
+						return t, err
+					}
+				}
+			}
+			st, _ := os.Stat(path)
+			if err := writeFileAtomic(path, out, st.Mode().Perm()); err != nil {
+				return t, err
+			}
+			t.Action = "updated"
+		}
 		return t, nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -602,15 +666,14 @@ func saveBackup(dir, path string, orig []byte, existed bool, written []byte) err
 		}
 	} else {
 		_ = os.Remove(base + ".orig")
-		// Whether install makes the file's directory too: uninstall
-		// removes only a directory it made (an agent's folder the user
-		// made says the agent is in use).
+		// Whether install makes the file's folder too: uninstall removes
+		// only a folder it made (an agent's folder the user made says
+		// the agent is in use). The mark is the folder's: two files of
+		// borg's may share it (Codex's hooks.json and config.toml).
 		if _, err := os.Stat(filepath.Dir(path)); errors.Is(err, os.ErrNotExist) {
-			if err := writeFileAtomic(base+".newdir", nil, 0o600); err != nil {
+			if err := writeFileAtomic(newDirMark(dir, filepath.Dir(path)), nil, 0o600); err != nil {
 				return err
 			}
-		} else {
-			_ = os.Remove(base + ".newdir")
 		}
 	}
 	return writeFileAtomic(base+".written", written, 0o600)
@@ -633,8 +696,26 @@ func dropBackup(dir, path string) {
 	base := filepath.Join(dir, backupName(path))
 	_ = os.Remove(base + ".written")
 	_ = os.Remove(base + ".orig")
-	_ = os.Remove(base + ".newdir")
 	_ = os.Remove(dir)
+}
+
+// newDirMark is the file in the backup directory bdir that says install
+// made the folder folder.
+func newDirMark(bdir, folder string) string {
+	return filepath.Join(bdir, backupName(folder)+".newdir")
+}
+
+// removeMadeFolder removes folder, once empty, when install made it (its
+// mark in bdir), and then the mark.
+func removeMadeFolder(bdir, folder string) {
+	mark := newDirMark(bdir, folder)
+	if _, err := os.Stat(mark); err != nil {
+		return
+	}
+	if err := os.Remove(folder); err == nil || errors.Is(err, os.ErrNotExist) {
+		_ = os.Remove(mark)
+		_ = os.Remove(bdir) // only if empty
+	}
 }
 
 // writeFileAtomic creates path's directory when it is missing (an agent's

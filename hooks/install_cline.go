@@ -69,7 +69,7 @@ func (in Installer) InstallCline() (InstallTarget, error) {
 		if err := os.MkdirAll(bdir, 0o700); err != nil {
 			return t, fmt.Errorf("create backup dir %s: %w", bdir, err)
 		}
-		if err := writeFileAtomic(in.clineNewDirMark(bdir), nil, 0o600); err != nil {
+		if err := writeFileAtomic(newDirMark(bdir, filepath.Dir(dir)), nil, 0o600); err != nil {
 			return t, err
 		}
 	}
@@ -105,19 +105,8 @@ func (in Installer) UninstallCline() (InstallTarget, error) {
 		_ = os.Remove(dir) // only if empty
 		// .clinerules too when install made it (and it is empty).
 		if bdir, err := in.backupDir(false); err == nil {
-			mark := in.clineNewDirMark(bdir)
-			if _, err := os.Stat(mark); err == nil {
-				_ = os.Remove(filepath.Dir(dir))
-				_ = os.Remove(mark)
-				_ = os.Remove(bdir) // only if empty
-			}
+			removeMadeFolder(bdir, filepath.Dir(dir))
 		}
 	}
 	return t, nil
-}
-
-// clineNewDirMark is the file in the backup directory bdir that says
-// install made .clinerules.
-func (in Installer) clineNewDirMark(bdir string) string {
-	return filepath.Join(bdir, backupName(filepath.Dir(in.ClineHooksDir()))+".newdir")
 }

@@ -115,15 +115,22 @@ func (in Installer) InstallClaudeMCP(path string) (InstallTarget, error) {
 	if servers == nil {
 		servers = map[string]any{}
 	}
-	if _, ok := servers["borg"]; ok {
-		t.Action = "already installed"
-		return t, nil
-	}
 	var args []any
 	for _, a := range in.mcpArgs() {
 		args = append(args, a)
 	}
-	servers["borg"] = map[string]any{"type": "stdio", "command": in.Command, "args": args}
+	want := map[string]any{"type": "stdio", "command": in.Command, "args": args}
+	action := "installed"
+	if cur, ok := servers["borg"]; ok {
+		a, _ := json.Marshal(cur)
+		b, _ := json.Marshal(want)
+		if string(a) == string(b) {
+			t.Action = "already installed"
+			return t, nil
+		}
+		action = "updated" // another command or store (--store)
+	}
+	servers["borg"] = want
 	root["mcpServers"] = servers
 	out, err := json.MarshalIndent(root, "", "  ")
 	if err != nil {
@@ -133,7 +140,7 @@ func (in Installer) InstallClaudeMCP(path string) (InstallTarget, error) {
 	if err := in.writeInstalled(path, false, orig, existed, out); err != nil {
 		return t, err
 	}
-	t.Action = "installed"
+	t.Action = action
 	return t, nil
 }
 
@@ -146,7 +153,7 @@ func (in Installer) UninstallClaudeMCP(path string) (InstallTarget, error) {
 	}
 	root := map[string]any{}
 	if err := json.Unmarshal(cur, &root); err != nil {
-		return t, fmt.Errorf("parse %s: %w", path, err)
+		return t, settingsParseError(path, cur, err, "uninstall")
 	}
 	servers, _ := root["mcpServers"].(map[string]any)
 	if _, ok := servers["borg"]; !ok {
@@ -218,12 +225,12 @@ func restoreBackup(bdir, path string, cur []byte, t *InstallTarget) (done bool, 
 		if err := os.Remove(path); err != nil {
 			return true, fmt.Errorf("remove %s: %w", path, err)
 		}
-		if _, err := os.Stat(filepath.Join(bdir, backupName(path)+".newdir")); err == nil {
-			_ = os.Remove(filepath.Dir(path)) // install made it; only if empty
-		}
 		t.Action = "removed"
 	}
 	dropBackup(bdir, path)
+	if !b.existed {
+		removeMadeFolder(bdir, filepath.Dir(path))
+	}
 	return true, nil
 }
 

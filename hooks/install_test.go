@@ -478,6 +478,22 @@ func TestUninstallKeepsTheUsersAgentFolder(t *testing.T) {
 				return err
 			},
 			func(in Installer) string { return filepath.Dir(in.CursorHooksPath(false)) }},
+		{"codex, two files in one folder", false,
+			func(in Installer) error {
+				if _, err := in.InstallAgent("codex", in.CodexHooksPath(false), false); err != nil {
+					return err
+				}
+				_, err := in.InstallCodexConfig(in.CodexConfigPath(false), false, true)
+				return err
+			},
+			func(in Installer) error {
+				if _, err := in.UninstallAgent("codex", in.CodexHooksPath(false), false); err != nil {
+					return err
+				}
+				_, err := in.UninstallCodexConfig(in.CodexConfigPath(false), false)
+				return err
+			},
+			func(in Installer) string { return filepath.Dir(in.CodexHooksPath(false)) }},
 		{"cline", true,
 			func(in Installer) error { _, err := in.InstallCline(); return err },
 			func(in Installer) error { _, err := in.UninstallCline(); return err },
@@ -540,5 +556,66 @@ func TestInstallGitConfigHookRunsInTheBackground(t *testing.T) {
 	}
 	if n := waitCalls(calls, 1); n != 1 {
 		t.Fatalf("borg ran %d times, want 1", n)
+	}
+}
+
+// TestIsBorgHookCommand: borg's hook commands are told from others, with
+// or without a store, quoted or not.
+func TestIsBorgHookCommand(t *testing.T) {
+	for _, tt := range []struct {
+		cmd  string
+		want bool
+	}{
+		{"borg hook stop", true},
+		{"/opt/bin/borg hook prompt", true},
+		{"'/opt/my tools/borg' hook stop", true},
+		{"borg --store /s hook stop", true},
+		{"'/opt/my tools/borg' --store '/my store' hook post-tool", true},
+		{`"/opt/my tools/borg" --store /s hook stop`, true},
+		{"./scripts/lint.sh", false},
+		{"cyborg hook stop", false},
+		{"borg hook", false},
+		{"notify --store /s hook stop", false},
+	} {
+		if got := isBorgHookCommand(tt.cmd); got != tt.want {
+			t.Errorf("isBorgHookCommand(%q) = %v, want %v", tt.cmd, got, tt.want)
+		}
+	}
+}
+
+// TestInstallWithAStore: hooks installed for a store are borg's as any
+// others: installed once, moved to another store in place, and taken out
+// by an uninstall after the user edited the file.
+func TestInstallWithAStore(t *testing.T) {
+	repo := newRepo(t)
+	path := Installer{Repo: repo}.ClaudeSettingsPath(false)
+	in := Installer{Repo: repo, Command: "borg", Store: "/stores/one"}
+	for i, want := range []string{"installed", "already installed"} {
+		if tg, err := in.InstallAgent("claude", path, false); err != nil || tg.Action != want {
+			t.Fatalf("install #%d: %+v %v, want %q", i+1, tg, err, want)
+		}
+	}
+	in.Store = "/stores/two"
+	if tg, err := in.InstallAgent("claude", path, false); err != nil || tg.Action != "updated" {
+		t.Fatalf("install for another store: %+v %v, want updated", tg, err)
+	}
+	data, _ := os.ReadFile(path)
+	if n := strings.Count(string(data), "hook stop"); n != 1 || !strings.Contains(string(data), "borg --store /stores/two hook stop") || strings.Contains(string(data), "/stores/one") {
+		t.Fatalf("after the move (%d Stop hooks):\n%s", n, data)
+	}
+	var root map[string]any
+	if err := json.Unmarshal(data, &root); err != nil {
+		t.Fatal(err)
+	}
+	root["model"] = "mine"
+	edited, _ := json.Marshal(root)
+	if err := os.WriteFile(path, edited, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if tg, err := in.UninstallAgent("claude", path, false); err != nil || tg.Action != "removed" {
+		t.Fatalf("uninstall after an edit: %+v %v", tg, err)
+	}
+	if after, _ := os.ReadFile(path); strings.Contains(string(after), "hook ") || !strings.Contains(string(after), "mine") {
+		t.Fatalf("after uninstall:\n%s", after)
 	}
 }

@@ -3,6 +3,7 @@ package hooks
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os/exec"
 	"regexp"
@@ -67,7 +68,9 @@ func RunJudge(ctx context.Context, command, prompt string) (string, error) {
 	cmd.Stdin = strings.NewReader(prompt)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
+	if err := cmd.Run(); err != nil && !(errors.Is(err, exec.ErrWaitDelay) && ctx.Err() == nil) {
+		// (A judge that answered and exited 0, leaving something in the
+		// background that holds its output open, has answered.)
 		return VerdictUnclear, fmt.Errorf("judge %q: %v: %s", command, err, quoteSafe(errb.String(), 200))
 	}
 	return ParseVerdict(out.String()), nil

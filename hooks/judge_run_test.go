@@ -88,3 +88,13 @@ func waitGone(pid string, d time.Duration) bool {
 	}
 	return false
 }
+
+// TestRunJudgeAnswerWithABackgroundChild: a judge that answers and exits,
+// leaving a child in the background that holds its output open, has
+// answered.
+func TestRunJudgeAnswerWithABackgroundChild(t *testing.T) {
+	got, err := RunJudge(context.Background(), "(sleep 3 &); echo changed", "prompt")
+	if err != nil || got != VerdictChanged {
+		t.Fatalf("RunJudge = %q, %v; want changed", got, err)
+	}
+}

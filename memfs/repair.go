@@ -177,16 +177,25 @@ func (s *Store) Uncommitted() ([]string, error) {
 
 // Edited lists the lesson files under lessons/ and archive/ that git holds
 // and that were changed on disk since (by hand: a sync or a sleep's merge
-// stops on them), as sorted slash paths. git compares, reading its index
-// without writing it.
+// stops on them), as sorted slash paths. git compares, without writing its
+// index.
 func (s *Store) Edited(ctx context.Context) ([]string, error) {
 	if !s.git.hasCommits() {
 		return nil, nil
 	}
-	g := s.GitCLI()
-	out, err := g.Run(ctx, nil, "--no-optional-locks", "diff", "--name-only", "-z", "--no-renames", "--diff-filter=M", "--", LessonsDir, ArchiveDir)
+	// git status, unlike git diff, leaves the index unwritten under
+	// --no-optional-locks however stale its stat data.
+	out, err := s.GitCLI().Run(ctx, nil, "--no-optional-locks", "status", "--porcelain", "-z", "-uno", "--no-renames", "--", LessonsDir, ArchiveDir)
 	if err != nil {
 		return nil, fmt.Errorf("list edited lesson files: %w", err)
 	}
-	return nulPaths(out), nil
+	var paths []string
+	for _, e := range strings.Split(string(out), "\x00") {
+		// "XY path": Y is the work tree's side against the index.
+		if len(e) > 3 && (e[1] == 'M' || e[1] == 'T') {
+			paths = append(paths, e[3:])
+		}
+	}
+	sort.Strings(paths)
+	return paths, nil
 }

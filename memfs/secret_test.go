@@ -44,7 +44,7 @@ func TestFindSecret(t *testing.T) {
 
 		{"no secret", "Run make migrate before go test ./integration/...", ""},
 		{"aws documented example", "AKIAIOSFODNN7EXAMPLE is the example key", ""},
-		{"aws secret key placeholder", "set aws_secret_access_key = " + "YOUR_SECRET_ACCESS_KEY_GOES_HERE_xxxxxxxx", ""},
+		{"aws secret key, the documented example", "set aws_secret_access_key = " + "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", ""},
 		{"aws secret key named, no value", "Rotate the AWS secret access key every 90 days in the console.", ""},
 		{"short AKIA word", "AKIA123 is too short", ""},
 		{"ghp prefix alone", "tokens start with ghp_ followed by 36 chars", ""},

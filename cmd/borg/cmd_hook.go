@@ -89,7 +89,7 @@ func globalStore(c *cli.Context) string {
 func hookFloor(getenv func(string) string) float64 {
 	f, err := strconv.ParseFloat(getenv("BORG_FLOOR"), 64)
 	switch {
-	case err != nil || f < 0 || f > 1:
+	case err != nil || !(f >= 0 && f <= 1): // NaN too
 		return 0
 	case f == 0:
 		return -1
@@ -107,7 +107,7 @@ func hookEnvProblems(getenv func(string) string) []string {
 			out = append(out, fmt.Sprintf("%s=%q: want %s; the hooks use %s", name, v, want, instead))
 		}
 	}
-	if f, err := strconv.ParseFloat(getenv("BORG_FLOOR"), 64); getenv("BORG_FLOOR") != "" && (err != nil || f < 0 || f > 1) {
+	if f, err := strconv.ParseFloat(getenv("BORG_FLOOR"), 64); getenv("BORG_FLOOR") != "" && (err != nil || !(f >= 0 && f <= 1)) {
 		bad("BORG_FLOOR", "a relevance from 0 (no floor) to 1, such as 0.4", fmt.Sprintf("the default floor, %g", index.DefaultFloor))
 	}
 	if n, err := strconv.Atoi(getenv("BORG_SLOTS")); getenv("BORG_SLOTS") != "" && (err != nil || n <= 0) {
@@ -116,7 +116,7 @@ func hookEnvProblems(getenv func(string) string) []string {
 	if n, err := strconv.Atoi(getenv("BORG_MAX_BLOCKS")); getenv("BORG_MAX_BLOCKS") != "" && (err != nil || n < 0) {
 		bad("BORG_MAX_BLOCKS", "a count from 0", "the default")
 	}
-	if f, err := strconv.ParseFloat(getenv("BORG_PLACEBO_RATE"), 64); getenv("BORG_PLACEBO_RATE") != "" && (err != nil || f < 0 || f > 1) {
+	if f, err := strconv.ParseFloat(getenv("BORG_PLACEBO_RATE"), 64); getenv("BORG_PLACEBO_RATE") != "" && (err != nil || !(f >= 0 && f <= 1)) {
 		bad("BORG_PLACEBO_RATE", "a share from 0 to 1", fmt.Sprintf("%g", hooks.DefaultConfig().PlaceboRate))
 	}
 	for _, name := range []string{"BORG_JUDGE_TIMEOUT", "BORG_HOOK_DEADLINE"} {

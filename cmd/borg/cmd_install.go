@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -12,6 +13,9 @@ import (
 	"github.com/borg-memory/borg/hooks"
 	"github.com/borg-memory/borg/memfs"
 )
+
+// installAgents are the agents install wires, each a flag.
+var installAgents = []string{"claude", "codex", "gemini", "qwen", "cursor", "cline", "git"}
 
 func installFlags() []cli.Flag {
 	return []cli.Flag{
@@ -58,7 +62,13 @@ func runInstall(c *cli.Context, e *env, remove bool) error {
 		if remove {
 			verb = "uninstall"
 		}
-		return usageErr("%s takes flags, not arguments: the agents are flags (borg %s --%s)", verb, verb, strings.TrimLeft(a, "-"))
+		if slices.Contains(installAgents, a) {
+			return usageErr("%s takes flags, not arguments: the agents are flags (borg %s --%s)", verb, verb, a)
+		}
+		if fi, err := os.Stat(a); err == nil && fi.IsDir() {
+			return usageErr("%s takes flags, not arguments: the project is --repo (borg %s --repo %s)", verb, verb, a)
+		}
+		return usageErr("%s takes flags, not arguments (the agents: --%s)", verb, strings.Join(installAgents, ", --"))
 	}
 	pl := installPlan{claude: c.Bool("claude"), codex: c.Bool("codex"), git: c.Bool("git"),
 		gemini: c.Bool("gemini"), qwen: c.Bool("qwen"), cursor: c.Bool("cursor"), cline: c.Bool("cline"),
@@ -94,6 +104,13 @@ func runInstall(c *cli.Context, e *env, remove bool) error {
 		abs, err := filepath.Abs(st)
 		if err != nil {
 			return fail(exitFail, "--store %s: %v", st, err)
+		}
+		if !remove {
+			// Hooks for a store that is not there would fail open, for
+			// good and silently.
+			if _, err := memfs.Open(abs); err != nil {
+				return fail(exitFail, "%v", err)
+			}
 		}
 		in.Store = abs
 	}

@@ -48,3 +48,30 @@ func TestRecallerCloseAndOpen(t *testing.T) {
 		}
 	})
 }
+
+// TestHookFloor: BORG_FLOOR as the hooks read it: a relevance in (0, 1],
+// 0 for none (-1 to the index), anything else (NaN too) the default (0 to
+// the index); doctor names what the hooks cannot use.
+func TestHookFloor(t *testing.T) {
+	for _, tt := range []struct {
+		v       string
+		want    float64
+		flagged bool
+	}{
+		{"", 0, false}, {"0.4", 0.4, false}, {"1", 1, false}, {"0", -1, false},
+		{"2", 0, true}, {"-0.1", 0, true}, {"NaN", 0, true}, {"0,5", 0, true}, {"abc", 0, true},
+	} {
+		getenv := func(k string) string {
+			if k == "BORG_FLOOR" {
+				return tt.v
+			}
+			return ""
+		}
+		if got := hookFloor(getenv); got != tt.want {
+			t.Errorf("BORG_FLOOR=%q: floor %v, want %v", tt.v, got, tt.want)
+		}
+		if got := len(hookEnvProblems(getenv)) > 0; got != tt.flagged {
+			t.Errorf("BORG_FLOOR=%q: doctor flags it: %v, want %v", tt.v, got, tt.flagged)
+		}
+	}
+}
