@@ -55,7 +55,8 @@ func (o *Objects) Read(t Type, id [20]byte) (data []byte, found bool, err error)
 }
 
 // freshen reports whether id is a loose object or in a pack (the packs
-// listed when first asked, and again when none holds it), and marks the file that holds it as just written (its modification
+// listed when first asked: one made since is not seen, and the object is
+// written again), and marks the file that holds it as just written (its modification
 // time), as git does for an object it would write but finds: an object
 // that was unreachable, and is about to be reachable again, must not look
 // old to a git gc pruning beside borg before the ref that reaches it moves.
@@ -65,11 +66,11 @@ func (o *Objects) freshen(id [20]byte) bool {
 		_ = os.Chtimes(p, now, now) // at worst, as before: a gc's grace period
 		return true
 	}
-	found, _ := o.packs.at(id, func(p *packFile, _ int64) error {
-		_ = os.Chtimes(filepath.Join(o.packs.dir, p.name+".pack"), now, now)
-		return nil
-	})
-	return found
+	if name, ok := o.packs.holder(id); ok {
+		_ = os.Chtimes(filepath.Join(o.packs.dir, name+".pack"), now, now)
+		return true
+	}
+	return false
 }
 
 func fileExists(p string) bool {

@@ -70,6 +70,23 @@ func (ps *packSet) read(h [20]byte) (typ Type, data []byte, found bool, err erro
 	return typ, data, true, nil
 }
 
+// holder is the name of the pack that holds h, listing the packs when
+// first asked (not again: a writer asks this of every object it would
+// write).
+func (ps *packSet) holder(h [20]byte) (string, bool) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if ps.packs == nil {
+		ps.relist()
+	}
+	for _, p := range ps.packs {
+		if _, ok := p.find(h); ok {
+			return p.name, true
+		}
+	}
+	return "", false
+}
+
 // at calls f, under the set's lock, with the pack that holds h and h's
 // offset in it, listing the packs again once when none does (a pack made
 // since the last listing); found is false when none holds it, and f's
