@@ -55,6 +55,17 @@ func (in Installer) InstallCodexConfig(path string, user, mcp bool) (InstallTarg
 		lines = tomlSet(lines, "features", "hooks = true"+tomlMark)
 		changed = true
 	}
+	if i := tomlTable(lines, "mcp_servers.borg"); mcp && i >= 0 {
+		// Installed: by another command or for another store
+		// (--store), borg's lines in its table now name this one.
+		want := map[string]string{"command": "command = " + tomlString(in.Command) + tomlMark, "args": "args = " + tomlStrings(in.mcpArgs()) + tomlMark}
+		for j := i + 1; j < len(lines) && !strings.HasPrefix(strings.TrimSpace(lines[j]), "["); j++ {
+			key, _, _ := strings.Cut(strings.TrimSpace(lines[j]), "=")
+			if w, ok := want[strings.TrimSpace(key)]; ok && strings.HasSuffix(lines[j], tomlMark) && lines[j] != w {
+				lines[j], changed = w, true
+			}
+		}
+	}
 	if mcp && tomlTable(lines, "mcp_servers.borg") < 0 {
 		if len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) != "" {
 			lines = append(lines, ""+tomlMark)

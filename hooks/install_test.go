@@ -619,3 +619,28 @@ func TestInstallWithAStore(t *testing.T) {
 		t.Fatalf("after uninstall:\n%s", after)
 	}
 }
+
+// TestCodexMCPMovesToAnotherStore: Codex's MCP server entry names the
+// store install was given, and moves with it.
+func TestCodexMCPMovesToAnotherStore(t *testing.T) {
+	repo := newRepo(t)
+	in := Installer{Repo: repo, Command: "borg", Store: "/stores/one"}
+	path := in.CodexConfigPath(false)
+	if _, err := in.InstallCodexConfig(path, false, true); err != nil {
+		t.Fatal(err)
+	}
+	in.Store = "/stores/two"
+	if _, err := in.InstallCodexConfig(path, false, true); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	if !strings.Contains(string(data), `args = ["--store", "/stores/two", "mcp"]`) || strings.Contains(string(data), "/stores/one") || strings.Count(string(data), "[mcp_servers.borg]") != 1 {
+		t.Fatalf("config after the move:\n%s", data)
+	}
+	if tg, err := in.UninstallCodexConfig(path, false); err != nil || tg.Action == "not installed" {
+		t.Fatalf("uninstall: %+v %v", tg, err)
+	}
+	if data, err := os.ReadFile(path); err == nil && strings.Contains(string(data), "borg") {
+		t.Fatalf("left after uninstall:\n%s", data)
+	}
+}
