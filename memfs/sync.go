@@ -564,6 +564,11 @@ func (s *Store) push(ctx context.Context, remote, branch, tracking string) (int,
 				strings.Contains(ge.Stderr, "failed to update ref") || strings.Contains(ge.Stderr, "cannot lock ref")) {
 			return 0, errRemoteMoved
 		}
+		if errors.As(err, &ge) && (strings.Contains(ge.Stderr, "rejected") || strings.Contains(ge.Stderr, "declined")) {
+			// Reached, and refused (a protected branch, a hook): the
+			// next sync would be refused too.
+			return 0, fmt.Errorf("sync: push: %s refused it: %v; what was fetched and merged is kept here: ask whoever runs the remote, or share through a pull request", remote, err)
+		}
 		return 0, fmt.Errorf("sync: push: %w: %v; what was fetched and merged is kept, the next borg sync pushes it", ErrUnreachable, err)
 	}
 	// The tracking ref now names what the remote has.
@@ -571,9 +576,10 @@ func (s *Store) push(ctx context.Context, remote, branch, tracking string) (int,
 	return pending, nil
 }
 
-// PushBranch pushes the store's branch to the remote under the same name,
-// replacing what the remote had there: a sleep branch is borg's, rebuilt
-// for its date, and reviewed where it is pushed.
+// PushBranch pushes the store's branch to the remote under the same name.
+// It never replaces commits the remote's branch holds and this one lacks:
+// a sleep branch is reviewed where it is pushed, and a reviewer's fix-up
+// or another run of the same night is not borg's to drop.
 func (s *Store) PushBranch(ctx context.Context, remote, branch string) error {
 	if remote == "" {
 		remote = "origin"
@@ -581,8 +587,12 @@ func (s *Store) PushBranch(ctx context.Context, remote, branch string) error {
 	if _, err := s.runGit(ctx, nil, "remote", "get-url", remote); err != nil {
 		return fmt.Errorf("push %s: the store has no remote %q: add one with git -C %s remote add %s URL", branch, remote, s.dir, remote)
 	}
-	ref := "refs/heads/" + strings.TrimPrefix(branch, "refs/heads/")
-	if _, err := s.runGit(ctx, nil, "push", "--force", remote, ref+":"+ref); err != nil {
+	name := strings.TrimPrefix(branch, "refs/heads/")
+	ref := "refs/heads/" + name
+	if _, err := s.runGit(ctx, nil, "push", remote, ref+":"+ref); err != nil {
+		if ge, ok := errors.AsType[*GitError](err); ok && strings.Contains(ge.Stderr, "rejected") {
+			return fmt.Errorf("push %s: %s's %s holds commits this one lacks (a reviewer's, or another run of this night): nothing was pushed; review that branch, or delete it (git -C %s push %s --delete %s) and push again", name, remote, name, s.dir, remote, name)
+		}
 		return fmt.Errorf("push %s: %w: %v", branch, ErrUnreachable, err)
 	}
 	return nil
