@@ -103,6 +103,10 @@ func (s *Store) Sync(ctx context.Context, o SyncOptions) (SyncResult, error) {
 	} else if wait < 0 {
 		wait = 0
 	}
+	if d, ok := ctx.Deadline(); ok && wait < 0 {
+		// Waiting for another sync counts against this one's time.
+		wait = max(time.Until(d), 0)
+	}
 	unlock, err := LockPath(filepath.Join(s.dir, localLogDir, "sync.lock"), wait)
 	if r := writeRefusal(s.dir, "sync", err); r != nil {
 		return res, r

@@ -9,12 +9,14 @@ package gitcli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"runtime"
 	"strings"
+	"time"
 )
 
 // Git is one way of running the git CLI: where, with what environment and
@@ -127,6 +129,10 @@ func listAfter(lines []string) string {
 	return out
 }
 
+// waitDelay bounds how long a git command's wait lasts once git has exited
+// or been stopped, for the processes it started to close its output.
+const waitDelay = 2 * time.Second
+
 // Command is the exec.Cmd for git args under g's settings, for a caller
 // that streams its output or gives it stdin (Run covers the rest).
 func (g Git) Command(ctx context.Context, args ...string) *exec.Cmd {
@@ -139,6 +145,10 @@ func (g Git) Command(ctx context.Context, args ...string) *exec.Cmd {
 	}
 	cmd := exec.CommandContext(ctx, "git", full...)
 	cancelGently(cmd)
+	// A git stopped by its context returns within waitDelay even when a
+	// process it started (a remote helper, ssh) lives on holding its
+	// output: a sync's --timeout is a bound, not a hope.
+	cmd.WaitDelay = waitDelay
 	env := os.Environ()
 	if g.Isolate {
 		env = append(isolatedEnviron(env), "GIT_ATTR_NOSYSTEM=1")
@@ -164,7 +174,9 @@ func (g Git) Run(ctx context.Context, stdin io.Reader, args ...string) ([]byte, 
 	if g.MaxOut > 0 {
 		cmd.Stdout = &capWriter{w: &out, n: g.MaxOut}
 	}
-	if err := cmd.Run(); err != nil {
+	if err := cmd.Run(); err != nil && !(errors.Is(err, exec.ErrWaitDelay) && ctx.Err() == nil && cmd.ProcessState.Success()) {
+		// (git that exited 0, leaving a process that holds its output,
+		// succeeded: what it wrote before it exited is read.)
 		return out.Bytes(), &GitError{Args: args, Err: err, Stderr: errb.String()}
 	}
 	return out.Bytes(), nil

@@ -1,8 +1,11 @@
 package gitcli
 
 import (
+	"context"
 	"errors"
+	"os/exec"
 	"testing"
+	"time"
 )
 
 // TestGitErrorNamesWhatGitListed: git's error line says what went wrong,
@@ -23,5 +26,30 @@ func TestGitErrorNamesWhatGitListed(t *testing.T) {
 				t.Errorf("got  %q\nwant %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestRunReturnsWhenStopped: git stopped by its context returns though a
+// process it started (here a transport's command, as a remote helper or
+// ssh would be) lives on holding its output. The command sleeps for a
+// minute; the bound is half that, far from the moment a stopped git takes.
+func TestRunReturnsWhenStopped(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := Git{Dir: t.TempDir()}.Run(ctx, nil, "-c", "protocol.ext.allow=always", "ls-remote", "ext::sh -c sleep% 60")
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("a stopped git gave no error")
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Run waited for what git started")
 	}
 }
