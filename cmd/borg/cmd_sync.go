@@ -60,6 +60,11 @@ func syncCommand(e *env) *cli.Command {
 
 func runSync(ctx context.Context, e *env, s *memfs.Store, o memfs.SyncOptions, asJSON bool) error {
 	res, err := s.Sync(ctx, o)
+	// A lesson edited by hand and not committed is not shared, and a
+	// merge that brings the file in stops on it: said either way.
+	if edited, _ := s.Edited(ctx); len(edited) > 0 {
+		fmt.Fprintf(e.err, "borg: %s edited and not committed, so not shared: borg doctor --fix commits it (when valid), and the next borg sync shares it\n", describeList(edited))
+	}
 	if err != nil {
 		if errors.Is(err, memfs.ErrLocked) {
 			return fail(exitFail, "another borg sync of this store is running; it will have synced when it ends")
@@ -83,6 +88,14 @@ func runSync(ctx context.Context, e *env, s *memfs.Store, o memfs.SyncOptions, a
 		}
 	}
 	return nil
+}
+
+// describeList names paths in a line: the first three, and how many more.
+func describeList(paths []string) string {
+	if len(paths) <= 3 {
+		return strings.Join(paths, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(paths[:3], ", "), len(paths)-3)
 }
 
 // describeSync is sync's one-line summary.
