@@ -103,6 +103,14 @@ func sleepReview(c *cli.Context, e *env, s *memfs.Store, res sleep.Result) error
 			return fail(exitFail, "%v (the sleep branch is committed locally; push it with git push)", err)
 		}
 		fmt.Fprintf(e.err, "borg: pushed %s to %s\n", res.Branch, c.String("remote"))
+		// The branch grows from this store's branch: commits the remote
+		// lacks (lessons learned and not synced) ride into the review.
+		remote, g := c.String("remote"), s.GitCLI()
+		if head, err := g.Line(c.Context, "symbolic-ref", "--short", "HEAD"); err == nil {
+			if n, err := g.Line(c.Context, "rev-list", "--count", "refs/remotes/"+remote+"/"+head+"..HEAD"); err == nil && n != "0" {
+				fmt.Fprintf(e.err, "borg: the pull request also carries %s commit(s) of this store that %s lacks (run borg sync before the sleep to keep them out of it)\n", n, remote)
+			}
+		}
 	}
 	return nil
 }
