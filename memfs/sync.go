@@ -123,6 +123,11 @@ func (s *Store) Sync(ctx context.Context, o SyncOptions) (SyncResult, error) {
 		if ctx.Err() != nil {
 			return res, fmt.Errorf("sync: gave up before reaching %q: %w", o.Remote, ctx.Err())
 		}
+		// The outcome log is committed all the same: a store kept alone
+		// holds its history in git too.
+		if committed, err := s.commitOwnLog(); err == nil {
+			res.Committed = committed
+		}
 		return res, fmt.Errorf("sync: the store has no remote %q: add one with git -C %s remote add %s URL (or clone the team's store with borg init --remote URL)", o.Remote, s.dir, o.Remote)
 	}
 	branch, err := s.git.headBranch()
