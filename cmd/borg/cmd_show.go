@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -47,6 +49,9 @@ func runShow(e *env, s *memfs.Store, id string, asJSON bool) error {
 	}
 	l, err := s.Lesson(id)
 	if errors.Is(err, memfs.ErrNotFound) {
+		if _, aerr := os.Stat(filepath.Join(s.Dir(), filepath.FromSlash(memfs.ArchivePath(id)))); aerr == nil {
+			return fail(exitFail, "lesson %s is archived (%s): a sleep retired it, and no hook asks it; git -C %s log -- %s says when and why", id, memfs.ArchivePath(id), s.Dir(), memfs.ArchivePath(id))
+		}
 		return fail(exitFail, "no lesson %s in the store (see borg list)", id)
 	}
 	if err != nil {

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/borg-memory/borg/memfs"
+)
+
+// TestShowArchived: show of a lesson a sleep archived says so, where it
+// is, and how to see why, rather than that there is no such lesson.
+func TestShowArchived(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "store")
+	vars := map[string]string{
+		"BORG_STORE": dir, "HOME": t.TempDir(), "BORG_ENGINEER": "ada@example.com",
+		"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",
+	}
+	var out, errb bytes.Buffer
+	e := &env{in: &bytes.Buffer{}, out: &out, err: &errb, getenv: func(k string) string { return vars[k] }, now: time.Now}
+	borg := func(args ...string) int {
+		out.Reset()
+		errb.Reset()
+		return run(context.Background(), append([]string{"borg"}, args...), e)
+	}
+	if borg("init") != 0 || borg("learn", "--json", "The legacy FTP export runs nightly") != 0 {
+		t.Fatalf("setup: %s", errb.String())
+	}
+	var got struct{ ID string }
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	from, to := filepath.Join(dir, filepath.FromSlash(memfs.LessonPath(got.ID))), filepath.Join(dir, filepath.FromSlash(memfs.ArchivePath(got.ID)))
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(from, to); err != nil {
+		t.Fatal(err)
+	}
+	if code := borg("show", got.ID); code == 0 || !strings.Contains(errb.String(), "lesson "+got.ID+" is archived ("+memfs.ArchivePath(got.ID)+")") {
+		t.Fatalf("show of an archived lesson: exit %d, %q", code, errb.String())
+	}
+}
