@@ -183,9 +183,11 @@ func (s *Store) Edited(ctx context.Context) ([]string, error) {
 	if !s.git.hasCommits() {
 		return nil, nil
 	}
-	// git status, unlike git diff, leaves the index unwritten under
-	// --no-optional-locks however stale its stat data.
-	out, err := s.GitCLI().Run(ctx, nil, "--no-optional-locks", "status", "--porcelain", "-z", "-uno", "--no-renames", "--", LessonsDir, ArchiveDir)
+	// git status, unlike git diff, leaves the index unwritten without
+	// optional locks however stale its stat data.
+	g := s.GitCLI()
+	g.Env = append(g.Env, "GIT_OPTIONAL_LOCKS=0")
+	out, err := g.Run(ctx, nil, "status", "--porcelain", "-z", "-uno", "--no-renames", "--", LessonsDir, ArchiveDir)
 	if err != nil {
 		return nil, fmt.Errorf("list edited lesson files: %w", err)
 	}

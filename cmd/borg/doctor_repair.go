@@ -24,9 +24,12 @@ type repairReport struct {
 	Interrupted string                `json:"interrupted,omitempty"`
 	Index       []memfs.IndexMismatch `json:"index_mismatches"`
 	Uncommitted []string              `json:"uncommitted"`
-	// Edited are lesson files changed on disk since their commit.
-	Edited   []string `json:"edited"`
-	Repaired []string `json:"repaired"`
+	// Edited are lesson files changed on disk since their commit;
+	// EditedUnchecked says why they were not looked for (git would not
+	// read the store: another user's).
+	Edited          []string `json:"edited"`
+	EditedUnchecked string   `json:"edited_unchecked,omitempty"`
+	Repaired        []string `json:"repaired"`
 	// OK: nothing left to repair.
 	OK bool `json:"ok"`
 }
@@ -77,7 +80,7 @@ func checkRepairs(s *memfs.Store, fix bool, invalid map[string]bool) (repairRepo
 	}
 	edited, err := s.Edited(context.Background())
 	if err != nil {
-		return rep, err
+		rep.EditedUnchecked = err.Error()
 	}
 	for _, p := range edited {
 		if fix && !invalid[p] {
@@ -130,6 +133,9 @@ func printRepairs(w io.Writer, rep repairReport) {
 	}
 	for _, p := range rep.Uncommitted {
 		fmt.Fprintf(w, "uncommitted: %s (no commit holds it: borg doctor --fix commits it)\n", p)
+	}
+	if rep.EditedUnchecked != "" {
+		fmt.Fprintf(w, "edited: not checked: %s\n", rep.EditedUnchecked)
 	}
 	for _, p := range rep.Edited {
 		fmt.Fprintf(w, "edited: %s (changed since its commit, which stops a sync's or a sleep's merge: borg doctor --fix commits it)\n", p)
