@@ -17,12 +17,8 @@ import (
 // is, and how to see why, rather than that there is no such lesson.
 func TestShowArchived(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "store")
-	vars := map[string]string{
-		"BORG_STORE": dir, "HOME": t.TempDir(), "BORG_ENGINEER": "ada@example.com",
-		"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",
-	}
 	var out, errb bytes.Buffer
-	e := &env{in: &bytes.Buffer{}, out: &out, err: &errb, getenv: func(k string) string { return vars[k] }, now: time.Now}
+	e := &env{in: &bytes.Buffer{}, out: &out, err: &errb, getenv: storeGetenv(dir), now: time.Now}
 	borg := func(args ...string) int {
 		out.Reset()
 		errb.Reset()
