@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/borg-memory/borg/domain"
 )
 
 // TestParseHunks: the files a commit's diff touches and the parent's lines
@@ -76,5 +78,35 @@ func TestSnapshotWhenGitIsStopped(t *testing.T) {
 	cancel()
 	if got := Snapshot(ctx, repo); got != "" {
 		t.Fatalf("stopped: %q, want nothing", got)
+	}
+}
+
+// TestWithoutConflictCopies: an ask holds one version of a lesson: a
+// sync's conflict copy goes when its original is asked too, and stays
+// alone; a lesson whose id only looks like a copy stays.
+func TestWithoutConflictCopies(t *testing.T) {
+	long := strings.Repeat("a", 58)
+	for _, tt := range []struct {
+		name      string
+		ids, want []string
+	}{
+		{"a copy beside its original", []string{"retry-payments-5be5", "retry-payments-5be5-v9b0f", "other-1234"}, []string{"retry-payments-5be5", "other-1234"}},
+		{"a copy alone", []string{"retry-payments-5be5-v9b0f", "other-1234"}, []string{"retry-payments-5be5-v9b0f", "other-1234"}},
+		{"a copy of a long id, shortened", []string{long + "-xyzw", long + "-v0a1b"}, []string{long + "-xyzw"}},
+		{"no copy: not hex", []string{"deploy-v2-1234", "deploy-v2-1234-vzzzz"}, []string{"deploy-v2-1234", "deploy-v2-1234-vzzzz"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []Recalled
+			for _, id := range tt.ids {
+				got = append(got, Recalled{Lesson: domain.Lesson{ID: id}})
+			}
+			var ids []string
+			for _, r := range withoutConflictCopies(got) {
+				ids = append(ids, r.Lesson.ID)
+			}
+			if strings.Join(ids, " ") != strings.Join(tt.want, " ") {
+				t.Errorf("got %v, want %v", ids, tt.want)
+			}
+		})
 	}
 }

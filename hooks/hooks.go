@@ -389,6 +389,35 @@ func Stop(ctx context.Context, d *Deps, in Input) (*Output, error) {
 	})
 }
 
+// withoutConflictCopies drops from got each lesson that is another's
+// conflict copy (sync's `<id>-v<4 hex>`, the id shortened to fit 64 bytes),
+// when that other is in got too: one ask holds one version of a lesson,
+// not the same note twice.
+func withoutConflictCopies(got []Recalled) []Recalled {
+	out := got[:0:0]
+	for _, r := range got {
+		if !copyOfOneIn(r.Lesson.ID, got) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// copyOfOneIn reports whether id is a conflict copy of a lesson in got.
+func copyOfOneIn(id string, got []Recalled) bool {
+	i := strings.LastIndex(id, "-v")
+	if i <= 0 || len(id)-i != 6 || strings.Trim(id[i+2:], "0123456789abcdef") != "" {
+		return false
+	}
+	base := id[:i]
+	for _, o := range got {
+		if o.Lesson.ID != id && (o.Lesson.ID == base || len(id) == 64 && strings.HasPrefix(o.Lesson.ID, base)) {
+			return true
+		}
+	}
+	return false
+}
+
 // Warmer is a Recaller that can start loading what a recall needs ahead of
 // it, in the background.
 type Warmer interface {
@@ -411,6 +440,7 @@ func (d *Deps) ask(ctx context.Context, st *SessionState, root string, in Input,
 	if err != nil {
 		return nil, fmt.Errorf("recall: %w", err)
 	}
+	got = withoutConflictCopies(got)
 	if len(got) == 0 {
 		return nil, nil
 	}
