@@ -15,6 +15,9 @@ import (
 )
 
 func evalCommand(e *env) *cli.Command {
+	// The flags of eval learning show the simulator's default scenario
+	// (built with the command tree, which a hook never builds).
+	simDefaults := sim.DefaultOptions()
 	return &cli.Command{
 		Name:  "eval",
 		Usage: "measure borg: retrieval on BEIR-layout data, learning in a simulated team",
@@ -136,10 +139,6 @@ func evalCommand(e *env) *cli.Command {
 		},
 	}
 }
-
-// simDefaults is the simulator's default scenario, which the flags of
-// borg eval learning show as their defaults.
-var simDefaults = sim.DefaultOptions()
 
 // runEvalLearning is borg eval learning: the simulator's default scenario
 // under the flags' changes.

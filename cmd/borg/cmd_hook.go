@@ -87,9 +87,67 @@ func globalStore(c *cli.Context) string {
 // lesson that shares a word with the work may be asked); unset or
 // anything else, index.DefaultFloor.
 func hookFloor(getenv func(string) string) float64 {
-	f, err := strconv.ParseFloat(getenv("BORG_FLOOR"), 64)
+	return (&hookEnv{getenv: getenv}).floor()
+}
+
+// hookEnv reads the hooks' tunables from the environment, noting each one
+// set to a value it cannot use (problems, for doctor: a hook fails open,
+// so it never says so itself).
+type hookEnv struct {
+	getenv   func(string) string
+	problems []string
+}
+
+// bad notes that name holds a value the hooks cannot use.
+func (h *hookEnv) bad(name, want, instead string) {
+	h.problems = append(h.problems, fmt.Sprintf("%s=%q: want %s; the hooks use %s", name, h.getenv(name), want, instead))
+}
+
+// count reads name as a count of at least least; ok is false when it is
+// unset or unusable.
+func (h *hookEnv) count(name string, least int, want, instead string) (n int, ok bool) {
+	v := h.getenv(name)
+	if v == "" {
+		return 0, false
+	}
+	if n, err := strconv.Atoi(v); err == nil && n >= least {
+		return n, true
+	}
+	h.bad(name, want, instead)
+	return 0, false
+}
+
+// share reads name as a number in [0, 1] (NaN is none).
+func (h *hookEnv) share(name, want, instead string) (f float64, ok bool) {
+	v := h.getenv(name)
+	if v == "" {
+		return 0, false
+	}
+	if f, err := strconv.ParseFloat(v, 64); err == nil && f >= 0 && f <= 1 {
+		return f, true
+	}
+	h.bad(name, want, instead)
+	return 0, false
+}
+
+// duration reads name as a positive duration.
+func (h *hookEnv) duration(name string) (d time.Duration, ok bool) {
+	v := h.getenv(name)
+	if v == "" {
+		return 0, false
+	}
+	if d, err := time.ParseDuration(v); err == nil && d > 0 {
+		return d, true
+	}
+	h.bad(name, "a positive duration, such as 3s", "the default")
+	return 0, false
+}
+
+// floor is hookFloor's reading of BORG_FLOOR.
+func (h *hookEnv) floor() float64 {
+	f, ok := h.share("BORG_FLOOR", "a relevance from 0 (no floor) to 1, such as 0.4", fmt.Sprintf("the default floor, %g", index.DefaultFloor))
 	switch {
-	case err != nil || !(f >= 0 && f <= 1): // NaN too
+	case !ok:
 		return 0
 	case f == 0:
 		return -1
@@ -97,67 +155,50 @@ func hookFloor(getenv func(string) string) float64 {
 	return f
 }
 
-// hookEnvProblems names each variable of the hooks' tunables (hookFloor,
-// hookConfig, BORG_AUTOSYNC) that is set to a value they cannot use, with
-// what they do instead.
-func hookEnvProblems(getenv func(string) string) []string {
-	var out []string
-	bad := func(name, want, instead string) {
-		if v := getenv(name); v != "" {
-			out = append(out, fmt.Sprintf("%s=%q: want %s; the hooks use %s", name, v, want, instead))
-		}
-	}
-	if f, err := strconv.ParseFloat(getenv("BORG_FLOOR"), 64); getenv("BORG_FLOOR") != "" && (err != nil || !(f >= 0 && f <= 1)) {
-		bad("BORG_FLOOR", "a relevance from 0 (no floor) to 1, such as 0.4", fmt.Sprintf("the default floor, %g", index.DefaultFloor))
-	}
-	if n, err := strconv.Atoi(getenv("BORG_SLOTS")); getenv("BORG_SLOTS") != "" && (err != nil || n <= 0) {
-		bad("BORG_SLOTS", "a count of lessons from 1", fmt.Sprintf("%d", hooks.DefaultConfig().Slots))
-	}
-	if n, err := strconv.Atoi(getenv("BORG_MAX_BLOCKS")); getenv("BORG_MAX_BLOCKS") != "" && (err != nil || n < 0) {
-		bad("BORG_MAX_BLOCKS", "a count from 0", "the default")
-	}
-	if f, err := strconv.ParseFloat(getenv("BORG_PLACEBO_RATE"), 64); getenv("BORG_PLACEBO_RATE") != "" && (err != nil || !(f >= 0 && f <= 1)) {
-		bad("BORG_PLACEBO_RATE", "a share from 0 to 1", fmt.Sprintf("%g", hooks.DefaultConfig().PlaceboRate))
-	}
-	for _, name := range []string{"BORG_JUDGE_TIMEOUT", "BORG_HOOK_DEADLINE"} {
-		if d, err := time.ParseDuration(getenv(name)); getenv(name) != "" && (err != nil || d <= 0) {
-			bad(name, "a positive duration, such as 3s", "the default")
-		}
-	}
-	if v := strings.TrimSpace(getenv("BORG_AUTOSYNC")); v != "" && v != "off" && v != "0" {
-		if d, err := time.ParseDuration(v); err != nil || d < time.Minute {
-			bad("BORG_AUTOSYNC", "a duration of at least 1m, such as 15m, or off", "no background sync")
-		}
-	}
-	return out
-}
-
-// hookConfig reads the hooks' tunables from the environment.
-func hookConfig(getenv func(string) string) (hooks.Config, time.Duration) {
+// config is hookConfig's reading.
+func (h *hookEnv) config() (hooks.Config, time.Duration) {
 	cfg := hooks.DefaultConfig()
-	if n, err := strconv.Atoi(getenv("BORG_SLOTS")); err == nil && n > 0 {
+	if n, ok := h.count("BORG_SLOTS", 1, "a count of lessons from 1", strconv.Itoa(cfg.Slots)); ok {
 		cfg.Slots = n
 	}
-	if n, err := strconv.Atoi(getenv("BORG_MAX_BLOCKS")); err == nil && n >= 0 {
+	if n, ok := h.count("BORG_MAX_BLOCKS", 0, "a count from 0", strconv.Itoa(cfg.MaxBlocks)); ok {
 		cfg.MaxBlocks = n
 	}
-	if f, err := strconv.ParseFloat(getenv("BORG_PLACEBO_RATE"), 64); err == nil && f >= 0 && f <= 1 {
+	if f, ok := h.share("BORG_PLACEBO_RATE", "a share from 0 to 1", fmt.Sprintf("%g", cfg.PlaceboRate)); ok {
 		cfg.PlaceboRate = f
 	}
-	if d, err := time.ParseDuration(getenv("BORG_JUDGE_TIMEOUT")); err == nil && d > 0 {
+	if d, ok := h.duration("BORG_JUDGE_TIMEOUT"); ok {
 		cfg.JudgeTimeout = d
 	}
-	cfg.Judge = strings.TrimSpace(getenv("BORG_JUDGE"))
-	cfg.Early = getenv("BORG_EARLY") == "1"
-	cfg.AskAtPrompt = getenv("BORG_ASK_AT") == "prompt"
+	cfg.Judge = strings.TrimSpace(h.getenv("BORG_JUDGE"))
+	cfg.Early = h.getenv("BORG_EARLY") == "1"
+	cfg.AskAtPrompt = h.getenv("BORG_ASK_AT") == "prompt"
 	deadline := hooks.DefaultDeadline
-	if d, err := time.ParseDuration(getenv("BORG_HOOK_DEADLINE")); err == nil && d > 0 {
+	if d, ok := h.duration("BORG_HOOK_DEADLINE"); ok {
 		deadline = d
 	}
 	if cfg.Judge != "" {
 		deadline += cfg.JudgeTimeout * time.Duration(cfg.Slots+1)
 	}
 	return cfg, deadline
+}
+
+// hookEnvProblems names each of the hooks' tunables (hookFloor,
+// hookConfig, BORG_AUTOSYNC) that is set to a value they cannot use, with
+// what they do instead.
+func hookEnvProblems(getenv func(string) string) []string {
+	h := &hookEnv{getenv: getenv}
+	h.floor()
+	h.config()
+	if _, err := autosyncEvery(getenv); err != nil {
+		h.bad("BORG_AUTOSYNC", "a duration of at least 1m, such as 15m, or off", "no background sync")
+	}
+	return h.problems
+}
+
+// hookConfig reads the hooks' tunables from the environment.
+func hookConfig(getenv func(string) string) (hooks.Config, time.Duration) {
+	return (&hookEnv{getenv: getenv}).config()
 }
 
 // runHook runs one hook through the fail-open guard; it returns 0 always.

@@ -160,13 +160,9 @@ func writeAutosync(s *memfs.Store, st autosyncStatus) error {
 // and the last one started longer ago than its interval. Errors are
 // returned for the hook's stderr line; nothing here blocks.
 func maybeAutosync(e *env, s *memfs.Store) error {
-	v := strings.TrimSpace(e.getenv("BORG_AUTOSYNC"))
-	if v == "" || v == "off" || v == "0" {
-		return nil
-	}
-	every, err := time.ParseDuration(v)
-	if err != nil || every < time.Minute {
-		return fmt.Errorf("BORG_AUTOSYNC=%q: want a duration of at least 1m, such as 15m", v)
+	every, err := autosyncEvery(e.getenv)
+	if err != nil || every == 0 {
+		return err
 	}
 	now := e.now()
 	if st, ok := readAutosync(s); ok && now.Sub(time.UnixMilli(st.StartedMS)) < every {
@@ -187,6 +183,21 @@ func maybeAutosync(e *env, s *memfs.Store) error {
 		return fmt.Errorf("start background sync: %w", err)
 	}
 	return cmd.Process.Release()
+}
+
+// autosyncEvery is BORG_AUTOSYNC: how often a hook starts a background
+// sync, 0 for never (unset, off or 0), an error for anything else that is
+// not a duration of at least a minute.
+func autosyncEvery(getenv func(string) string) (time.Duration, error) {
+	v := strings.TrimSpace(getenv("BORG_AUTOSYNC"))
+	if v == "" || v == "off" || v == "0" {
+		return 0, nil
+	}
+	every, err := time.ParseDuration(v)
+	if err != nil || every < time.Minute {
+		return 0, fmt.Errorf("BORG_AUTOSYNC=%q: want a duration of at least 1m, such as 15m", v)
+	}
+	return every, nil
 }
 
 // runBackgroundSync is `borg sync --background`: the outcome goes to
