@@ -32,6 +32,9 @@ const (
 	RelSupersedes  = "supersedes"
 	RelSupports    = "supports"
 	RelContradicts = "contradicts"
+	// RelConflictsWith links the copy sync splits off a lesson both sides
+	// edited to the lesson it conflicted with.
+	RelConflictsWith = "conflicts-with"
 )
 
 // ValidID reports whether id is a well-formed lesson id, the only shape one

@@ -82,26 +82,26 @@ func TestSnapshotWhenGitIsStopped(t *testing.T) {
 }
 
 // TestWithoutConflictCopies: an ask holds one version of a lesson: a
-// sync's conflict copy goes when its original is asked too, and stays
-// alone; a lesson whose id only looks like a copy stays.
+// sync's conflict copy (linked to its original) goes when its original is
+// asked too, and stays alone; a lesson whose id only looks like a copy's,
+// with no such link, stays.
 func TestWithoutConflictCopies(t *testing.T) {
-	long := strings.Repeat("a", 58)
+	copyOf := func(id, of string) Recalled {
+		return Recalled{Lesson: domain.Lesson{ID: id, Links: []domain.LessonLink{{Rel: domain.RelConflictsWith, Target: of}}}}
+	}
+	plain := func(id string) Recalled { return Recalled{Lesson: domain.Lesson{ID: id}} }
 	for _, tt := range []struct {
-		name      string
-		ids, want []string
+		name string
+		got  []Recalled
+		want []string
 	}{
-		{"a copy beside its original", []string{"retry-payments-5be5", "retry-payments-5be5-v9b0f", "other-1234"}, []string{"retry-payments-5be5", "other-1234"}},
-		{"a copy alone", []string{"retry-payments-5be5-v9b0f", "other-1234"}, []string{"retry-payments-5be5-v9b0f", "other-1234"}},
-		{"a copy of a long id, shortened", []string{long + "-xyzw", long + "-v0a1b"}, []string{long + "-xyzw"}},
-		{"no copy: not hex", []string{"deploy-v2-1234", "deploy-v2-1234-vzzzz"}, []string{"deploy-v2-1234", "deploy-v2-1234-vzzzz"}},
+		{"a copy beside its original", []Recalled{plain("retry-payments-5be5"), copyOf("retry-payments-5be5-v9b0f", "retry-payments-5be5"), plain("other-1234")}, []string{"retry-payments-5be5", "other-1234"}},
+		{"a copy alone", []Recalled{copyOf("retry-payments-5be5-v9b0f", "retry-payments-5be5"), plain("other-1234")}, []string{"retry-payments-5be5-v9b0f", "other-1234"}},
+		{"an id like a copy's, no link", []Recalled{plain("deploy-v2-1234"), plain("deploy-v2-1234-v0a1b")}, []string{"deploy-v2-1234", "deploy-v2-1234-v0a1b"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			var got []Recalled
-			for _, id := range tt.ids {
-				got = append(got, Recalled{Lesson: domain.Lesson{ID: id}})
-			}
 			var ids []string
-			for _, r := range withoutConflictCopies(got) {
+			for _, r := range withoutConflictCopies(tt.got) {
 				ids = append(ids, r.Lesson.ID)
 			}
 			if strings.Join(ids, " ") != strings.Join(tt.want, " ") {

@@ -390,32 +390,23 @@ func Stop(ctx context.Context, d *Deps, in Input) (*Output, error) {
 }
 
 // withoutConflictCopies drops from got each lesson that is another's
-// conflict copy (sync's `<id>-v<4 hex>`, the id shortened to fit 64 bytes),
-// when that other is in got too: one ask holds one version of a lesson,
-// not the same note twice.
+// conflict copy (the version sync splits off a lesson both sides edited,
+// linked to it by domain.RelConflictsWith) when that other is in got too:
+// one ask holds one version of a lesson, not the same note twice.
 func withoutConflictCopies(got []Recalled) []Recalled {
+	in := make(map[string]bool, len(got))
+	for _, r := range got {
+		in[r.Lesson.ID] = true
+	}
 	out := got[:0:0]
 	for _, r := range got {
-		if !copyOfOneIn(r.Lesson.ID, got) {
+		if !slices.ContainsFunc(r.Lesson.Links, func(l domain.LessonLink) bool {
+			return l.Rel == domain.RelConflictsWith && l.Target != r.Lesson.ID && in[l.Target]
+		}) {
 			out = append(out, r)
 		}
 	}
 	return out
-}
-
-// copyOfOneIn reports whether id is a conflict copy of a lesson in got.
-func copyOfOneIn(id string, got []Recalled) bool {
-	i := strings.LastIndex(id, "-v")
-	if i <= 0 || len(id)-i != 6 || strings.Trim(id[i+2:], "0123456789abcdef") != "" {
-		return false
-	}
-	base := id[:i]
-	for _, o := range got {
-		if o.Lesson.ID != id && (o.Lesson.ID == base || len(id) == 64 && strings.HasPrefix(o.Lesson.ID, base)) {
-			return true
-		}
-	}
-	return false
 }
 
 // Warmer is a Recaller that can start loading what a recall needs ahead of

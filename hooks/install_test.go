@@ -56,9 +56,9 @@ func fakeBorg(t *testing.T) (cmd, logPath string) {
 }
 
 // waitCalls waits (borg runs in the background after a commit) until the
-// fake borg has been called want times, or a few seconds have passed.
+// fake borg has been called want times, or 30 seconds have passed.
 func waitCalls(path string, want int) int {
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(30 * time.Second) // a bound for a slow machine; a call ends the wait
 	for {
 		n := strings.Count(readOr(path), "borg hook post-commit")
 		if n >= want || time.Now().After(deadline) {

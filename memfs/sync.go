@@ -469,7 +469,7 @@ func (s *Store) resolve(ctx context.Context, p string) (*SyncConflict, error) {
 			return nil, fmt.Errorf("this node's version does not parse: %w", err)
 		}
 		l.ID = conflictID(l.ID, ours)
-		l.Links = append(l.Links, domain.LessonLink{Rel: RelConflictsWith, Target: strings.TrimSuffix(path.Base(p), ".html")})
+		l.Links = append(l.Links, domain.LessonLink{Rel: domain.RelConflictsWith, Target: strings.TrimSuffix(path.Base(p), ".html")})
 		// The copy goes to its own bucket (a conflict in the flat layout
 		// too: ParseLessonPath's dir is lessons/ or archive/ either way).
 		dir, _, _, _ := ParseLessonPath(p)
@@ -513,10 +513,6 @@ func (s *Store) resolve(ctx context.Context, p string) (*SyncConflict, error) {
 	}
 	return c, nil
 }
-
-// RelConflictsWith links a lesson sync split off from the one it
-// conflicted with.
-const RelConflictsWith = "conflicts-with"
 
 // conflictID is the id of this node's version of a lesson both sides
 // edited: the original id (shortened to fit) and four hex of the version's
