@@ -229,27 +229,13 @@ func (in Installer) InstallAgent(kind, path string, user bool) (InstallTarget, e
 	return t, nil
 }
 
-// retargetBorg makes every borg hook in groups (a group's hook, or a flat
-// entry) run command; it reports whether one ran another.
+// retargetBorg makes every borg hook in groups run command; it reports
+// whether one ran another.
 func retargetBorg(groups []any, command string) bool {
 	changed := false
-	set := func(m map[string]any) {
-		if cmd, _ := m["command"].(string); isBorgHookCommand(cmd) && cmd != command {
-			m["command"] = command
-			changed = true
-		}
-	}
-	for _, g := range groups {
-		gm, _ := g.(map[string]any)
-		if gm == nil {
-			continue
-		}
-		set(gm)
-		hs, _ := gm["hooks"].([]any)
-		for _, h := range hs {
-			if hm, ok := h.(map[string]any); ok {
-				set(hm)
-			}
+	for _, h := range borgHooks(groups) {
+		if h["command"] != command {
+			h["command"], changed = command, true
 		}
 	}
 	return changed
@@ -334,23 +320,28 @@ func withoutBorg(g any) (rest any, dropped bool) {
 	return out, true
 }
 
-// groupsHaveBorg reports whether any hook in the groups runs "borg … hook",
-// as a group's hook or as a flat entry (Cursor's).
-func groupsHaveBorg(groups []any) bool {
+// groupsHaveBorg reports whether any hook in the groups runs "borg … hook".
+func groupsHaveBorg(groups []any) bool { return len(borgHooks(groups)) > 0 }
+
+// borgHooks is the entries of groups that run "borg … hook": a group's
+// hooks, or flat entries (Cursor's), each the map that holds its command.
+func borgHooks(groups []any) []map[string]any {
+	var out []map[string]any
+	add := func(m map[string]any) {
+		if cmd, _ := m["command"].(string); isBorgHookCommand(cmd) {
+			out = append(out, m)
+		}
+	}
 	for _, g := range groups {
 		gm, _ := g.(map[string]any)
-		if cmd, _ := gm["command"].(string); isBorgHookCommand(cmd) {
-			return true
-		}
+		add(gm)
 		hs, _ := gm["hooks"].([]any)
 		for _, h := range hs {
 			hm, _ := h.(map[string]any)
-			if cmd, _ := hm["command"].(string); isBorgHookCommand(cmd) {
-				return true
-			}
+			add(hm)
 		}
 	}
-	return false
+	return out
 }
 
 func isBorgHookCommand(cmd string) bool {
