@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/borg-memory/borg/domain"
 )
@@ -79,6 +80,9 @@ func RunJudge(ctx context.Context, command, prompt string) (string, error) {
 func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n-- // cut between characters: the judge reads text, not half a rune
 	}
 	return s[:n] + "\n[… clipped]"
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // TestRunJudgeStopsTheWholeJudge: a judge cancelled by its context stops,
@@ -96,5 +97,26 @@ func TestRunJudgeAnswerWithABackgroundChild(t *testing.T) {
 	got, err := RunJudge(context.Background(), "(sleep 3 &); echo changed", "prompt")
 	if err != nil || got != VerdictChanged {
 		t.Fatalf("RunJudge = %q, %v; want changed", got, err)
+	}
+}
+
+// TestClipWholeCharacters: a clipped diff handed to the judge is valid
+// UTF-8 wherever the limit falls.
+func TestClipWholeCharacters(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"abcdef", 3, "abc\n[… clipped]"},
+		{"añb", 2, "a\n[… clipped]"}, // ñ is bytes 1–2: the cut falls inside it
+		{"日本語", 4, "日\n[… clipped]"}, // each is three bytes
+		{"日本語", 3, "日\n[… clipped]"},
+	} {
+		got := clip(tc.s, tc.n)
+		if got != tc.want || !utf8.ValidString(got) {
+			t.Errorf("clip(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
+		}
 	}
 }

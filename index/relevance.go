@@ -3,6 +3,7 @@ package index
 import (
 	"cmp"
 	"context"
+	"errors"
 	"math"
 	"slices"
 	"sort"
@@ -423,6 +424,27 @@ func (ix *Index) supersedeFromStore(ctx context.Context, all []Hit, q Query, flo
 		}
 	}
 	return all
+}
+
+// Successors names the newer lessons of the store that rewrite lesson id's
+// fact (domain.Rewrites), by the rule a search applies at query time: the
+// lessons a hook asks in its place before any sleep links the two, or that
+// a sleep has linked. Lessons of any repository count.
+func (ix *Index) Successors(ctx context.Context, id string) ([]string, error) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if ix.closed {
+		return nil, errors.New("successors: index closed")
+	}
+	o, ok := ix.cat.find(id)
+	if !ok {
+		return nil, nil
+	}
+	all := []Hit{ix.hitAt(o, 0, 0, Usefulness{})}
+	unscreened := func(s int) bool { return !ix.cat.flagged(s) } // a refused lesson supersedes nothing
+	none := func(int) bool { return false }
+	all = ix.successorsInStore(ctx, all, 0, map[string]int{id: 0}, unscreened, none, nil)
+	return all[0].SupersededBy, ctx.Err()
 }
 
 // successorsInStore marks the lessons of the store that rewrite hit i's

@@ -107,8 +107,8 @@ func runRecall(c *cli.Context, e *env, s *memfs.Store, q index.Query, sync, asJS
 	}
 	for i, h := range hits {
 		gist := h.Gist
-		if len(gist) > 80 {
-			gist = gist[:77] + "..."
+		if r := []rune(gist); len(r) > 80 {
+			gist = string(r[:79]) + "…" // whole characters: a cut rune is no text
 		}
 		if len(h.SupersededBy) > 0 {
 			gist += " (superseded by " + strings.Join(h.SupersededBy, ", ") + ")"

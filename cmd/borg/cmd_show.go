@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -29,7 +30,7 @@ func showCommand(e *env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			return runShow(e, s, c.Args().First(), c.Bool("json"))
+			return runShow(c.Context, e, s, c.Args().First(), c.Bool("json"))
 		},
 	}
 }
@@ -40,10 +41,13 @@ type showJSONMemory struct {
 	jsonMemory
 	RankingFactor float64 `json:"ranking_factor"`
 	Results       int     `json:"results"`
+	// SupersededBy names the newer lessons that state the same fact's
+	// current value: hooks ask them, not this one.
+	SupersededBy []string `json:"superseded_by,omitempty"`
 }
 
 // runShow prints one lesson with its memory.
-func runShow(e *env, s *memfs.Store, id string, asJSON bool) error {
+func runShow(ctx context.Context, e *env, s *memfs.Store, id string, asJSON bool) error {
 	if !domain.ValidID(id) {
 		return usageErr("bad lesson id %q: ids look like run-migrations-before-tests-7f3a (see borg list)", id)
 	}
@@ -62,6 +66,7 @@ func runShow(e *env, s *memfs.Store, id string, asJSON bool) error {
 		return err
 	}
 	m := mems[0]
+	succ := successorsOf(ctx, e, s, id)
 	l, verdict := redacted(l) // a secret is never printed
 	if verdict != "" {
 		fmt.Fprintf(e.err, "borg: this lesson is never quoted to an agent: %s (see borg doctor)\n", verdict)
@@ -70,7 +75,7 @@ func runShow(e *env, s *memfs.Store, id string, asJSON bool) error {
 		return writeJSON(e, struct {
 			Lesson jsonLesson     `json:"lesson"`
 			Memory showJSONMemory `json:"memory"`
-		}{toJSONLesson(l), showJSONMemory{toJSONMemory(m), rankingFactor(m), sessionResults(m)}})
+		}{toJSONLesson(l), showJSONMemory{toJSONMemory(m), rankingFactor(m), sessionResults(m), succ}})
 	}
 	tw := tabwriter.NewWriter(e.out, 0, 0, 2, ' ', 0)
 	row := func(k, v string) {
@@ -93,6 +98,9 @@ func runShow(e *env, s *memfs.Store, id string, asJSON bool) error {
 		row("link", k.Rel+" "+k.Target)
 	}
 	row("gist", l.Gist)
+	if len(succ) > 0 {
+		row("superseded by", strings.Join(succ, ", ")+" (a newer value of this fact: hooks ask it instead)")
+	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
@@ -112,4 +120,21 @@ func runShow(e *env, s *memfs.Store, id string, asJSON bool) error {
 	row("  consolidated", fmt.Sprint(m.Consolidated))
 	row("  dormant", fmt.Sprint(m.Dormant))
 	return tw.Flush()
+}
+
+// successorsOf names the newer lessons that rewrite lesson id's fact, as a
+// search finds them. The lesson is shown without them, a note on stderr,
+// when the index cannot be opened.
+func successorsOf(ctx context.Context, e *env, s *memfs.Store, id string) []string {
+	r, err := openRetrieval(ctx, s, openOptions{progress: e.err})
+	if err != nil {
+		fmt.Fprintf(e.err, "borg: whether a newer lesson supersedes %s is not known: %v\n", id, err)
+		return nil
+	}
+	defer r.Close()
+	succ, err := r.ix.Successors(ctx, id)
+	if err != nil {
+		fmt.Fprintf(e.err, "borg: whether a newer lesson supersedes %s is not known: %v\n", id, err)
+	}
+	return succ
 }

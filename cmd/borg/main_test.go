@@ -91,6 +91,16 @@ func scriptParams(dir string) testscript.Params {
 				ts.Check(os.WriteFile(p, data, 0o644))
 			},
 			"writelog": writeLogCmd,
+			// nextsecond waits until the wall clock enters its next second,
+			// so that a lesson learned after it is created later than one
+			// learned before (a lesson's created time has whole seconds).
+			"nextsecond": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 0 {
+					ts.Fatalf("usage: nextsecond")
+				}
+				now := time.Now()
+				time.Sleep(now.Truncate(time.Second).Add(time.Second).Sub(now) + time.Millisecond)
+			},
 			// gen FILE BYTES writes BYTES bytes of words to FILE.
 			"gen": func(ts *testscript.TestScript, neg bool, args []string) {
 				if neg || len(args) != 2 {
