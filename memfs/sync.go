@@ -481,7 +481,7 @@ func (s *Store) resolve(ctx context.Context, p string) (*SyncConflict, error) {
 		if err := s.makeBucket(filepath.Dir(copyFull)); err != nil {
 			return nil, err
 		}
-		data := Render(l)
+		data := Rewrite(ours, l) // this node's edit as written, under its new id
 		if err := WriteFileAtomic(copyFull, data, 0o644); err != nil {
 			return nil, err
 		}

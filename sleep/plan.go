@@ -389,10 +389,10 @@ func (p *planner) active() []string {
 	return out
 }
 
-// update rewrites a lesson's file with l. The file is rendered when the
+// update rewrites a lesson's file with l. The file is rewritten when the
 // phase flushes (or archives the lesson), over the available CPUs: a night's
-// decay rewrites nearly every lesson, and memfs.Render is pure, so the bytes
-// are the same whenever and wherever they are rendered.
+// decay rewrites nearly every lesson, and memfs.Rewrite is pure, so the bytes
+// are the same whenever and wherever they are written.
 func (p *planner) update(l domain.Lesson) {
 	e := p.cur[l.ID]
 	e.l = l
@@ -412,10 +412,11 @@ func (p *planner) archive(id string) {
 	p.changes[to] = memfs.FileChange{Path: to, Data: e.raw}
 }
 
-// render brings e.raw up to date with e.l.
+// render brings e.raw up to date with e.l: the lines the edit changes, a
+// file written by hand keeping the rest of its markup (memfs.Rewrite).
 func (p *planner) render(e *entry) {
 	if e.stale {
-		e.raw, e.stale = memfs.Render(e.l), false
+		e.raw, e.stale = memfs.Rewrite(e.raw, e.l), false
 	}
 }
 

@@ -42,8 +42,30 @@ func TestGoldenPhases(t *testing.T) {
 
 // TestDecayChangesOneLine checks the promise the codec makes to sleep: a
 // decay's diff is exactly one meta line.
+// A lesson written by hand keeps its markup: its decay is one line too.
 func TestDecayChangesOneLine(t *testing.T) {
-	st := newFixtureStore(t)
+	ar, err := txtar.ParseFile(filepath.Join("testdata", "fixture.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const hand = "pin-go-toolchain-ab12"
+	ar.Files = append(ar.Files, txtar.File{Name: memfs.LessonPath(hand), Data: []byte(`<!doctype html>
+<html lang="en"><head>
+  <meta charset="utf-8">
+  <meta name="memhtml-id" content="` + hand + `">
+  <meta name="memhtml-type" content="procedural">
+  <meta name='memhtml-confidence' content='0.8'>
+  <meta name="memhtml-created" content="2026-06-01T00:00:00Z">
+  <meta name="memhtml-ticket" content="OPS-12">
+</head>
+<body><article>
+  <p><mark>Always pin the Go toolchain in go.mod</mark></p>
+  <p>Why: the <a href="https://go.dev/doc/toolchain">toolchain docs</a> say so.</p>
+  <ul><li>step one</li><li>step two</li></ul>
+  <!-- reviewer note -->
+</article></body></html>
+`)})
+	st := newStoreWith(t, ar.Files)
 	res, err := Run(t.Context(), st, Options{Date: fixtureDate}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -53,6 +75,15 @@ func TestDecayChangesOneLine(t *testing.T) {
 	for _, line := range strings.Split(strings.TrimSpace(stat), "\n") {
 		if !strings.HasPrefix(line, "1\t1\tlessons/") {
 			t.Errorf("decay diff line %q: want one line added and one removed", line)
+		}
+	}
+	if !strings.Contains(stat, memfs.LessonPath(hand)) {
+		t.Errorf("the hand-written lesson did not decay: %s", stat)
+	}
+	after := gitOut(t, st, "show", c.Commit+":"+memfs.LessonPath(hand))
+	for _, k := range []string{`<a href="https://go.dev/doc/toolchain">`, "<ul><li>step one</li>", "<!-- reviewer note -->", "memhtml-ticket"} {
+		if !strings.Contains(after, k) {
+			t.Errorf("the decay dropped %s:\n%s", k, after)
 		}
 	}
 }
