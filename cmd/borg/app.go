@@ -86,7 +86,12 @@ func run(ctx context.Context, args []string, e *env) int {
 		return 0
 	}
 	releaseAtAction(app.Commands, release)
-	err := app.RunContext(ctx, interspersed(app, args))
+	argv, err := interspersed(app, args)
+	if err != nil {
+		fmt.Fprintln(e.err, "borg: "+err.Error())
+		return exitUsage
+	}
+	err = app.RunContext(ctx, argv)
 	if err == nil {
 		return 0
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -9,28 +10,34 @@ import (
 // interspersed moves a command's flags before its arguments, so that
 // `borg learn "gist" --tag go` parses like `borg learn --tag go "gist"`
 // (urfave/cli v2 stops reading flags at the first argument). Everything
-// after a "--" stays an argument.
-func interspersed(app *cli.App, args []string) []string {
+// after a "--" stays an argument, and so does a token with a space in its
+// name ("-v flag is broken" is a query, not a flag). A flag that takes a
+// value and ends the line is a usage error: moved before the arguments, it
+// would read the "--" that ends the flags as its value.
+func interspersed(app *cli.App, args []string) ([]string, error) {
 	if len(args) < 2 {
-		return args
+		return args, nil
 	}
 	out := []string{args[0]}
 	i := 1
 	// Global flags, up to the command name.
-	for i < len(args) && strings.HasPrefix(args[i], "-") && args[i] != "-" {
+	for i < len(args) && isFlag(args[i]) {
 		out = append(out, args[i])
-		if takesValue(app.Flags, args[i]) && i+1 < len(args) {
+		if takesValue(app.Flags, args[i]) {
+			if i+1 >= len(args) {
+				return nil, fmt.Errorf("flag %s needs a value (borg --help lists the flags)", args[i])
+			}
 			i++
 			out = append(out, args[i])
 		}
 		i++
 	}
 	if i >= len(args) {
-		return out
+		return out, nil
 	}
 	cmd := app.Command(args[i])
 	if cmd == nil {
-		return append(out, args[i:]...)
+		return append(out, args[i:]...), nil
 	}
 	out = append(out, args[i])
 	i++
@@ -45,7 +52,7 @@ func interspersed(app *cli.App, args []string) []string {
 	}
 	if cmd.SkipFlagParsing {
 		// Its arguments are its own to read (a hook's), as given.
-		return append(out, args[i:]...)
+		return append(out, args[i:]...), nil
 	}
 	var flags, positional []string
 	for ; i < len(args); i++ {
@@ -54,12 +61,15 @@ func interspersed(app *cli.App, args []string) []string {
 			positional = append(positional, args[i+1:]...)
 			break
 		}
-		if !strings.HasPrefix(a, "-") || a == "-" {
+		if !isFlag(a) {
 			positional = append(positional, a)
 			continue
 		}
 		flags = append(flags, a)
-		if takesValue(cmd.Flags, a) && i+1 < len(args) {
+		if takesValue(cmd.Flags, a) {
+			if i+1 >= len(args) {
+				return nil, fmt.Errorf("flag %s needs a value (%s --help lists the flags)", a, strings.Join(out, " "))
+			}
 			i++
 			flags = append(flags, args[i])
 		}
@@ -69,7 +79,18 @@ func interspersed(app *cli.App, args []string) []string {
 		out = append(out, "--")
 		out = append(out, positional...)
 	}
-	return out
+	return out, nil
+}
+
+// isFlag reports whether a token is a flag: it starts with "-", is not "-"
+// alone (stdin), and has no space before any "=" (a flag's name never
+// does; a query such as "-v flag is broken" does).
+func isFlag(tok string) bool {
+	if !strings.HasPrefix(tok, "-") || tok == "-" {
+		return false
+	}
+	name, _, _ := strings.Cut(tok, "=")
+	return !strings.ContainsAny(name, " \t\n")
 }
 
 // takesValue reports whether the flag token names a flag that reads the

@@ -78,10 +78,22 @@ func TestInterspersed(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.in, func(t *testing.T) {
-			got := strings.Join(interspersed(app, strings.Fields(tc.in)), " ")
-			if got != tc.want {
-				t.Fatalf("interspersed = %q; want %q", got, tc.want)
+			argv, err := interspersed(app, strings.Fields(tc.in))
+			if got := strings.Join(argv, " "); err != nil || got != tc.want {
+				t.Fatalf("interspersed = %q, %v; want %q", got, err, tc.want)
 			}
 		})
+	}
+	// A query that starts with "-" and has a space is an argument.
+	argv, err := interspersed(app, []string{"borg", "recall", "-v flag is broken", "--k", "2"})
+	if got := strings.Join(argv, "|"); err != nil || got != "borg|recall|--k|2|--|-v flag is broken" {
+		t.Errorf("interspersed = %q, %v", got, err)
+	}
+	// A flag that takes a value cannot end the line: it would read the
+	// "--" before the arguments as its value.
+	for _, in := range []string{"borg learn gist --tag", "borg recall q --repo", "borg show id --store", "borg --store"} {
+		if argv, err := interspersed(app, strings.Fields(in)); err == nil || !strings.Contains(err.Error(), "needs a value") {
+			t.Errorf("interspersed(%q) = %q, %v; want a missing value", in, argv, err)
+		}
 	}
 }
