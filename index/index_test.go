@@ -1109,3 +1109,22 @@ func TestExploreAndExclude(t *testing.T) {
 		t.Fatalf("Exclude %v: got %v", ids(base[:2]), got)
 	}
 }
+
+// TestSearchHugeK: a K past the store's size is the store's size (the arms
+// size their buffers by K; 10^15 panicked in makeslice).
+func TestSearchHugeK(t *testing.T) {
+	ix := newTestIndex(t, corpus())
+	for _, arms := range []string{"lexical", "lexical,vector"} {
+		a, err := ParseArms(arms)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hits, err := ix.Search(t.Context(), Query{Text: "run the integration tests", K: 1e15, Arms: a})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) == 0 || len(hits) > len(corpus()) {
+			t.Errorf("%s: %d hits from %d lessons", arms, len(hits), len(corpus()))
+		}
+	}
+}

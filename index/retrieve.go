@@ -302,6 +302,9 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if q.K <= 0 {
 		q.K = DefaultK
 	}
+	// No search gives more hits than the store has lessons, and the arms
+	// size their buffers by K: a K of 10^15 is the store's size.
+	q.K = min(q.K, max(ix.cat.len(), 1))
 	arms := q.Arms
 	if arms.isZero() {
 		arms = DefaultArmWeights()

@@ -95,6 +95,9 @@ func evalCommand(e *env) *cli.Command {
 						sets = append(sets, set)
 					}
 					if v := c.String("locomo"); v != "" {
+						if c.Int("questions") < 1 {
+							return usageErr("--questions must be at least 1")
+						}
 						own, other, ok := strings.Cut(v, ",")
 						if !ok {
 							return usageErr("--locomo takes two folders: OWN,OTHER")
