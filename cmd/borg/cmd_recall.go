@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -87,6 +88,17 @@ func runRecall(c *cli.Context, e *env, s *memfs.Store, q index.Query, sync, asJS
 	hits, err := r.recall(c.Context, q)
 	if err != nil {
 		return fail(exitFail, "%v", err)
+	}
+	arms := q.Arms
+	if arms == (index.ArmWeights{}) {
+		arms = index.DefaultArmWeights()
+	}
+	if arms.Lexical > 0 {
+		// A lesson that shares no word with the query is no match, however
+		// near its vector: listing it would make every query match.
+		hits = slices.DeleteFunc(hits, func(h index.Hit) bool { return h.Match == 0 })
+	} else {
+		fmt.Fprintln(e.err, "borg: without the lexical arm no lesson has a relevance (it is the text the lexical arm matches); the order is the arms' alone")
 	}
 	defer tr.step("printed", time.Time{})
 	if asJSON {
