@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"html"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -288,6 +289,43 @@ func TestAdversarialHandCommittedSecret(t *testing.T) {
 			}
 		})
 	}
+	// borg serve's sleep page shows each phase's diff of the files: a line
+	// that holds a secret is shown redacted, on both sides of a diff.
+	t.Run("serve sleep page", func(t *testing.T) {
+		srv, _ := serveHandler(t, map[string]string{"BORG_STORE": a.dir}, time.Now().Add(180*24*time.Hour))
+		req := httptest.NewRequest(http.MethodGet, "/sleep", nil)
+		req.Host = "127.0.0.1:7777"
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, req)
+		page := html.UnescapeString(rec.Body.String())
+		if rec.Code != http.StatusOK || !strings.Contains(page, memfs.LessonPath(lessons[1].ID)) {
+			t.Fatalf("status %d; the page shows no diff of %s:\n%s", rec.Code, lessons[1].ID, page)
+		}
+		for _, tok := range tokens {
+			if w := leak(page, tok); w != "" {
+				t.Fatalf("the sleep page carries %q of a secret", w)
+			}
+		}
+		if !strings.Contains(page, "[redacted: a secret (") {
+			t.Fatalf("the sleep page redacts nothing:\n%s", page)
+		}
+	})
+	t.Run("serve lesson page", func(t *testing.T) {
+		srv, _ := serveHandler(t, map[string]string{"BORG_STORE": a.dir}, time.Now())
+		req := httptest.NewRequest(http.MethodGet, "/lesson/"+lessons[1].ID, nil)
+		req.Host = "127.0.0.1:7777"
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, req)
+		page := html.UnescapeString(rec.Body.String())
+		if rec.Code != http.StatusOK || !strings.Contains(page, "never quoted to an agent: secret") {
+			t.Fatalf("status %d; the page does not say the lesson is withheld:\n%s", rec.Code, page)
+		}
+		for _, tok := range tokens {
+			if w := leak(page, tok); w != "" {
+				t.Fatalf("the lesson page carries %q of a secret", w)
+			}
+		}
+	})
 }
 
 // TestAdversarialInstructionLessons: text addressed to the agent is refused

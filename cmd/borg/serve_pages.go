@@ -10,6 +10,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"path"
 	"slices"
 	"sort"
 	"strings"
@@ -193,6 +194,9 @@ type lessonPage struct {
 	Links    []lessonLinkRow
 	Edges    []lessonEdgeRow
 	LinksErr string
+	// Withheld says why the screen keeps the lesson from agents ("" for
+	// none).
+	Withheld string
 }
 
 // lessonLinkRow is one link from or to the lesson, as borg links derives it.
@@ -231,14 +235,20 @@ func (srv *server) lesson(w http.ResponseWriter, r *http.Request) {
 		srv.fail(w, http.StatusInternalServerError, "read lesson %s: %v (run borg doctor)", id, err)
 		return
 	}
-	l, _ = redacted(l)
 	mems, err := srv.s.Memories([]domain.Lesson{l}, "", domain.DefaultWeights)
 	if err != nil {
 		srv.fail(w, http.StatusInternalServerError, "derive the memory of %s: %v", id, err)
 		return
 	}
+	// The memory and the chart are the lesson's, by its own id; the page
+	// shows the lesson redacted, and says why no agent is handed it.
+	orig := l
+	l, verdict := redacted(l)
 	p := lessonPage{Title: l.ID, Lesson: l, Reach: reachOf(l), Body: paragraphs(l.Body), Memory: mems[0],
 		Factor: rankingFactor(mems[0]), Results: sessionResults(mems[0])}
+	if verdict != "" {
+		p.Withheld = "This lesson is never quoted to an agent: " + verdict + " (borg doctor says how to fix it)."
+	}
 	for _, k := range l.Links {
 		p.Edges = append(p.Edges, lessonEdgeRow{Rel: k.Rel, Target: k.Target, IsLesson: domain.ValidID(k.Target), Derived: k.Derived})
 	}
@@ -261,7 +271,7 @@ func (srv *server) lesson(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		p.LinksErr = err.Error()
 	} else {
-		p.Chart = makeBeliefChart(beliefSeries(events, l))
+		p.Chart = makeBeliefChart(beliefSeries(events, orig))
 		now := srv.e.now().UnixMilli()
 		for _, k := range domain.AgeLinks(domain.FoldLinks(events), now).Links {
 			row := lessonLinkRow{State: string(k.State), Weight: k.WeightAt(now), Uses: k.Uses}
@@ -321,7 +331,9 @@ func (srv *server) sleep(w http.ResponseWriter, r *http.Request) {
 	opts := sleep.Options{Now: srv.e.now(), DryRun: true}
 	if d := r.URL.Query().Get("date"); d != "" {
 		t, err := time.Parse(time.DateOnly, d)
-		if err != nil {
+		if err != nil || t.IsZero() {
+			// (The zero date is sleep's "today": asked for by name, it is
+			// no night to plan.)
 			srv.fail(w, http.StatusBadRequest, "date %q: want YYYY-MM-DD", d)
 			return
 		}
@@ -350,6 +362,13 @@ func (srv *server) sleep(w http.ResponseWriter, r *http.Request) {
 		return string(data)
 	}
 	for _, ph := range res.Plan.Phases {
+		ph.Items = slices.Clone(ph.Items)
+		for i, it := range ph.Items {
+			// An id may itself be a secret (a hand-written file's name),
+			// and a reason quotes ids.
+			ph.Items[i].Lesson, ph.Items[i].Other = memfs.SafeID(it.Lesson), memfs.SafeID(it.Other)
+			ph.Items[i].Why = redactLines(it.Why)
+		}
 		v := sleepPhaseView{PhasePlan: ph}
 		changes := slices.Clone(ph.Changes)
 		sort.Slice(changes, func(i, j int) bool { return changes[i].Path < changes[j].Path })
@@ -359,11 +378,39 @@ func (srv *server) sleep(w http.ResponseWriter, r *http.Request) {
 				now = ""
 			}
 			current[c.Path] = now
-			v.Diffs = append(v.Diffs, diffFile(c.Path, old, now, c.Delete))
+			v.Diffs = append(v.Diffs, diffFile(redactPath(c.Path), redactLines(old), redactLines(now), c.Delete))
 		}
 		p.Phases = append(p.Phases, v)
 	}
 	srv.render(w, http.StatusOK, "sleep", p)
+}
+
+// redactLines replaces each line of a file that holds a secret with a note
+// naming its kind: a page shows no secret, in a diff either.
+func redactLines(text string) string {
+	if _, found := memfs.FindSecretFolded(text); !found {
+		return text
+	}
+	lines := strings.SplitAfter(text, "\n")
+	for i, line := range lines {
+		if kind, found := memfs.FindSecretFolded(line); found {
+			nl := ""
+			if strings.HasSuffix(line, "\n") {
+				nl = "\n"
+			}
+			lines[i] = fmt.Sprintf("[redacted: a secret (%s)]", kind) + nl
+		}
+	}
+	return strings.Join(lines, "")
+}
+
+// redactPath is a lesson file's path with its id fit to print (SafeID).
+func redactPath(p string) string {
+	dir, base := path.Split(p)
+	if id, ok := strings.CutSuffix(base, ".html"); ok {
+		return dir + memfs.SafeID(id) + ".html"
+	}
+	return p
 }
 
 // beliefPoint is the belief's mean after one result of the lesson.

@@ -131,6 +131,7 @@ func TestServeHandler(t *testing.T) {
 			want: []string{"1. decay", "decay <code>0.8000 -&gt; ", `class="del"`, `class="add"`, "memhtml-confidence", memfs.LessonPath(migrations)}},
 		{name: "sleep plan for a date", path: "/sleep?date=2026-12-02", status: 200, want: []string{"Sleep 2026-12-02"}},
 		{name: "sleep plan bad date", path: "/sleep?date=tomorrow", status: 400},
+		{name: "sleep plan zero date", path: "/sleep?date=0001-01-01", status: 400},
 		{name: "bad id", path: "/lesson/Not-An-Id", status: 404},
 		{name: "short id", path: "/lesson/ab", status: 404},
 		{name: "traversal", path: "/lesson/..%2f..%2fetc%2fpasswd", status: 404},
