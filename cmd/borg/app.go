@@ -104,8 +104,12 @@ func run(ctx context.Context, args []string, e *env) int {
 	}
 	var ce cli.ExitCoder
 	if errors.As(err, &ce) {
-		if msg := err.Error(); msg != "" {
+		msg := err.Error()
+		if msg != "" {
 			fmt.Fprintln(e.err, "borg: "+msg)
+		}
+		if strings.HasPrefix(msg, "No help topic for") {
+			return exitUsage // urfave/cli's 3 is borg's "refused"
 		}
 		return ce.ExitCode()
 	}
@@ -209,6 +213,9 @@ func versionCommand(e *env) *cli.Command {
 		Name:  "version",
 		Usage: "print borg's version",
 		Action: func(c *cli.Context) error {
+			if err := flagsOnly(c); err != nil {
+				return err
+			}
 			_, err := fmt.Fprintf(e.out, "borg %s (%s, %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 			return err
 		},

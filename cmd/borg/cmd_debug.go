@@ -27,6 +27,9 @@ func debugCommand(e *env) *cli.Command {
 					&cli.StringFlag{Name: "session", Usage: "derive as of this session's tick, with its Thompson draw"},
 				},
 				Action: func(c *cli.Context) error {
+					if err := flagsOnly(c); err != nil {
+						return err
+					}
 					s, err := openStore(c, e)
 					if err != nil {
 						return err
@@ -43,6 +46,9 @@ func debugCommand(e *env) *cli.Command {
 					&cli.StringFlag{Name: "weights", Usage: "`k=v,…` with k among " + strings.Join(weightKeys(), ", ") + " (required)"},
 				},
 				Action: func(c *cli.Context) error {
+					if err := flagsOnly(c); err != nil {
+						return err
+					}
 					if !c.IsSet("weights") {
 						// Said as every usage error is, in one line on
 						// stderr (urfave/cli's own check printed the help).

@@ -15,6 +15,9 @@ func debugJudgeCommand(e *env) *cli.Command {
 		Usage: "the judge's \"changed\" rate on placebo lessons against real asks: its false-positive rate, measured in the field",
 		Flags: []cli.Flag{storeFlag(), jsonFlag()},
 		Action: func(c *cli.Context) error {
+			if err := flagsOnly(c); err != nil {
+				return err
+			}
 			s, err := openStore(c, e)
 			if err != nil {
 				return err

@@ -43,6 +43,9 @@ func evalCommand(e *env) *cli.Command {
 						if _, err := os.Stat(filepath.Join(dir, "corpus.jsonl")); err != nil {
 							return usageErr("%s is no BEIR folder (it has no corpus.jsonl; a BEIR folder holds corpus.jsonl, queries.jsonl and qrels/)", dir)
 						}
+						if _, err := os.Stat(filepath.Join(dir, "qrels", c.String("split")+".tsv")); err != nil {
+							return usageErr("%s has no split %q (no qrels/%s.tsv): --split names a file of its qrels/", dir, c.String("split"), c.String("split"))
+						}
 					}
 					opts := index.EvalOptions{Split: c.String("split"), Terminal: isTerminal(e.err)}
 					if _, err := newEmbedder(); err != nil { // BORG_EMBEDDER: measure another embedder
@@ -59,6 +62,9 @@ func evalCommand(e *env) *cli.Command {
 					opts.Replay = c.Bool("replay")
 					if c.Bool("sleep") && !c.Bool("product") {
 						return usageErr("--sleep needs --product: the lab path has no store to sleep on")
+					}
+					if c.Bool("keep") && !c.Bool("product") {
+						return usageErr("--keep needs --product: the lab path makes no store to keep")
 					}
 					if c.Bool("product") {
 						opts.Build = productBuilder(e, opts.Arms, e.err, opts.Terminal, c.Bool("keep"), c.Bool("sleep"))
@@ -137,7 +143,12 @@ func evalCommand(e *env) *cli.Command {
 					&cli.Float64Flag{Name: "uncovered", Value: simDefaults.Uncovered, Usage: "fraction of sessions about work no lesson covers"},
 					&cli.Float64Flag{Name: "floor", DefaultText: fmt.Sprintf("the hooks', %g", index.DefaultFloor), Usage: "borg's relevance floor (0: none, as BORG_FLOOR=0)"},
 				},
-				Action: func(c *cli.Context) error { return runEvalLearning(c, e) },
+				Action: func(c *cli.Context) error {
+					if err := flagsOnly(c); err != nil {
+						return err
+					}
+					return runEvalLearning(c, e)
+				},
 			},
 		},
 	}

@@ -47,6 +47,9 @@ func linksCommand(e *env) *cli.Command {
 			if c.IsSet("depth") && c.String("walk") == "" {
 				return usageErr("--depth goes with --walk X")
 			}
+			if c.Int("depth") < 1 {
+				return usageErr("--depth must be at least 1")
+			}
 			s, err := openStore(c, e)
 			if err != nil {
 				return err
@@ -55,8 +58,13 @@ func linksCommand(e *env) *cli.Command {
 			if err != nil {
 				return err
 			}
+			all := len(links)
 			links = filterLinks(links, linkFilter{from: c.String("from"), to: c.String("to"), state: c.String("state"),
 				protos: c.Bool("protos"), walk: c.String("walk"), depth: c.Int("depth")}, e.now().UnixMilli())
+			if len(links) == 0 && all > 0 && !c.Bool("json") {
+				_, err := fmt.Fprintf(e.out, "no link matches (the store has %d; borg links lists them all)\n", all)
+				return err
+			}
 			return printLinks(e, links, c.Bool("json"))
 		},
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -98,6 +99,22 @@ func repoTag() string {
 // usageErr reports bad arguments.
 func usageErr(format string, args ...any) error {
 	return fail(exitUsage, format, args...)
+}
+
+// flagsOnly refuses arguments to a command that takes none (an argument
+// ignored reads as one obeyed).
+func flagsOnly(c *cli.Context) error {
+	if c.NArg() > 0 {
+		var names []string
+		for _, ctx := range c.Lineage() {
+			if ctx.Command != nil && ctx.Command.Name != "" && ctx.Command.Name != ctx.App.Name {
+				names = append([]string{ctx.Command.Name}, names...)
+			}
+		}
+		name := strings.Join(names, " ")
+		return usageErr("borg %s takes flags only, not %q (borg %s --help)", name, c.Args().First(), name)
+	}
+	return nil
 }
 
 // invalidLesson turns a codec error into a refusal.
