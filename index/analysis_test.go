@@ -19,6 +19,7 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/token/porter"
 	"github.com/blevesearch/bleve/v2/analysis/token/stop"
 	bleveunicode "github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
+	"golang.org/x/text/unicode/norm"
 )
 
 var updateStopWords = flag.Bool("update-stopwords", false, "rewrite stopwords.go from bleve's English stop word list")
@@ -88,17 +89,19 @@ func analysisTexts(rng *rand.Rand, n int) []string {
 // sameAsBleve fails t unless both of the product's analyses of text, the
 // chain (analyze) and the term cache's own splitting of ASCII (c), give
 // bleve's terms, and the cache's words without the identifiers' words it
-// marks (appendWords) give those of bleve's chain without identFilter.
+// marks (appendWords) give those of bleve's chain without identFilter,
+// each of the text composed (NFC).
 func sameAsBleve(t *testing.T, ref analysis.Analyzer, c *termCache, text string) {
 	t.Helper()
-	want := terms(ref, text)
+	// borg reads text composed (NFC): bleve's terms of the composed text.
+	want := terms(ref, norm.NFC.String(text))
 	if got := analyze(text); !slices.Equal(got, want) {
 		t.Fatalf("analyze(%q) = %q, bleve %q", text, got, want)
 	}
 	if got := c.analyze(text); !slices.Equal(got, want) {
 		t.Fatalf("termCache.analyze(%q) = %q, bleve %q", text, got, want)
 	}
-	words := terms(bleveWordsAnalyzer(), text)
+	words := terms(bleveWordsAnalyzer(), norm.NFC.String(text))
 	if got := c.appendWords(nil, text); !slices.Equal(got, words) {
 		t.Fatalf("termCache.appendWords(%q) = %q, bleve without identFilter %q", text, got, words)
 	}

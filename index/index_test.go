@@ -1128,3 +1128,27 @@ func TestSearchHugeK(t *testing.T) {
 		}
 	}
 }
+
+// TestComposedText: a word with an accent matches whether it was typed
+// composed (é) or decomposed (e and a combining accent, as macOS tools
+// often write it), in the lesson or in the query.
+func TestComposedText(t *testing.T) {
+	const nfc, nfd = "r\u00e9sum\u00e9 parser na\u00efve", "re\u0301sume\u0301 parser nai\u0308ve"
+	match := func(lessonText, query string) float64 {
+		ix := newTestIndex(t, append(corpus(), lesson("resume-parser", "", "The "+lessonText+" service lives in the bayes repository", "")))
+		hits, err := ix.Search(t.Context(), Query{Text: query, K: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) == 0 || hits[0].ID != "resume-parser" {
+			t.Fatalf("lesson %q, query %q: hits %v", lessonText, query, ids(hits))
+		}
+		return hits[0].Match
+	}
+	want := match(nfc, nfc)
+	for _, tc := range []struct{ lesson, query string }{{nfc, nfd}, {nfd, nfc}, {nfd, nfd}} {
+		if got := match(tc.lesson, tc.query); got != want {
+			t.Errorf("lesson %+q, query %+q: match %.4f, want %.4f as composed", tc.lesson, tc.query, got, want)
+		}
+	}
+}

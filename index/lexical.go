@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2/analysis"
+	"golang.org/x/text/unicode/norm"
 )
 
 // This file and analysis.go are the only importers of bleve: its English
@@ -25,7 +26,7 @@ import (
 // lexicalVersion names the analyzer, the fields and the postings layout.
 // Any change to them must change it: a catalog of another version is
 // rebuilt.
-const lexicalVersion = "borg-lexical-7"
+const lexicalVersion = "borg-lexical-8"
 
 // BM25 parameters of the lexical arm. k1 0.9 and b 0.4 are the Anserini
 // defaults, measured better than Elasticsearch's 1.2/0.75 on the shared sets
@@ -120,7 +121,7 @@ func analyze(text string) []string {
 	if text == "" {
 		return nil
 	}
-	toks := englishAnalyzer().Analyze([]byte(text))
+	toks := englishAnalyzer().Analyze([]byte(norm.NFC.String(text)))
 	out := make([]string, len(toks))
 	for i, t := range toks {
 		out[i] = string(t.Term)
@@ -221,10 +222,13 @@ func (c *termCache) appendWords(out []string, text string) []string {
 	return out[:k]
 }
 
-// bleveWords appends the terms of text analysed by bleve's chain.
+// bleveWords appends the terms of text analysed by bleve's chain. Text is
+// read in its composed form (NFC), as analyze reads a query: "é" typed as
+// e and a combining accent (as macOS tools often write it) is the é a
+// lesson holds.
 func (c *termCache) bleveWords(out []string, text string) []string {
 	prev := -1
-	for _, t := range unstemmedAnalyzer().Analyze([]byte(text)) {
+	for _, t := range unstemmedAnalyzer().Analyze([]byte(norm.NFC.String(text))) {
 		term, ok := c.stems[string(t.Term)]
 		if !ok {
 			term = c.stemWord(t.Term) // bleve has dropped the stop words

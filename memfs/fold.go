@@ -12,10 +12,9 @@ import (
 
 //go:generate go run ../scripts/genlookalikes -o lookalikes.go
 
-// This file is the only importer of golang.org/x/text/unicode/norm, and
-// with lookalikes.go (Unicode's confusables table reduced to the letters
-// whose UTS #39 skeleton is ASCII) holds what the screen needs to match
-// text as a reader sees it, not as its code points spell it.
+// This file, with lookalikes.go (Unicode's confusables table reduced to the
+// letters whose UTS #39 skeleton is ASCII), holds what the screen needs to
+// match text as a reader sees it, not as its code points spell it.
 
 // Fold returns the form of text the screen matches rules against: HTML
 // entities decoded, compatibility forms folded (NFKC: fullwidth letters,
