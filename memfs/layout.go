@@ -166,6 +166,13 @@ func (s *Store) scanLessonDir(dir string) (found []lessonEntry, stray []strayFil
 			reason := "file name is not a lesson id (want ^[a-z][a-z0-9-]{2,63}$.html)"
 			if domain.ValidID(claimed) {
 				reason = fmt.Sprintf("not in its bucket: lesson %s belongs at %s/%s/%s.html (borg doctor --fix moves it)", claimed, dir, Bucket(claimed), claimed)
+				// A file that is no lesson is not moved: say what is wrong
+				// with it first (strays are few; each is read once).
+				if data, rerr := os.ReadFile(filepath.Join(s.dir, filepath.FromSlash(rel))); rerr == nil {
+					if _, perr := Parse(data); perr != nil {
+						reason = fmt.Sprintf("not a lesson (%v) and not in its bucket: make it a valid lesson (docs/formats.md), and borg doctor --fix moves it to %s/%s/%s.html", perr, dir, Bucket(claimed), claimed)
+					}
+				}
 			}
 			stray = append(stray, strayFile{rel: rel, regular: true, reason: reason})
 		}

@@ -14,6 +14,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/borg-memory/borg/memfs"
 )
@@ -24,6 +25,9 @@ type repairReport struct {
 	Interrupted string                `json:"interrupted,omitempty"`
 	Index       []memfs.IndexMismatch `json:"index_mismatches"`
 	Uncommitted []string              `json:"uncommitted"`
+	// Invalid are the paths among Uncommitted and Edited that hold no
+	// valid lesson: a fix commits none of them.
+	Invalid []string `json:"uncommitted_invalid,omitempty"`
 	// Edited are lesson files changed on disk since their commit;
 	// EditedUnchecked says why they were not looked for (git would not
 	// read the store: another user's).
@@ -77,6 +81,9 @@ func checkRepairs(s *memfs.Store, fix bool, invalid map[string]bool) (repairRepo
 			continue
 		}
 		rep.Uncommitted = append(rep.Uncommitted, p)
+		if invalid[p] {
+			rep.Invalid = append(rep.Invalid, p)
+		}
 	}
 	edited, err := s.Edited(context.Background())
 	if err != nil {
@@ -88,6 +95,9 @@ func checkRepairs(s *memfs.Store, fix bool, invalid map[string]bool) (repairRepo
 			continue
 		}
 		rep.Edited = append(rep.Edited, p)
+		if invalid[p] {
+			rep.Invalid = append(rep.Invalid, p)
+		}
 	}
 	if len(commit) > 0 {
 		if _, err := s.Commit(fmt.Sprintf("borg doctor --fix: commit %d uncommitted lesson file(s)", len(commit)), commit...); err != nil {
@@ -131,13 +141,19 @@ func printRepairs(w io.Writer, rep repairReport) {
 		}
 		fmt.Fprintf(w, "git index: %s: %s (borg doctor --fix resets it to HEAD)\n", m.Path, what)
 	}
+	fixCommits := func(p string) string {
+		if slices.Contains(rep.Invalid, p) {
+			return "it is no valid lesson: fix it as its lessons line says, and borg doctor --fix commits it"
+		}
+		return "borg doctor --fix commits it"
+	}
 	for _, p := range rep.Uncommitted {
-		fmt.Fprintf(w, "uncommitted: %s (no commit holds it: borg doctor --fix commits it)\n", p)
+		fmt.Fprintf(w, "uncommitted: %s (no commit holds it: %s)\n", p, fixCommits(p))
 	}
 	if rep.EditedUnchecked != "" {
 		fmt.Fprintf(w, "edited: not checked: %s\n", rep.EditedUnchecked)
 	}
 	for _, p := range rep.Edited {
-		fmt.Fprintf(w, "edited: %s (changed since its commit, which stops a sync's or a sleep's merge: borg doctor --fix commits it)\n", p)
+		fmt.Fprintf(w, "edited: %s (changed since its commit, which stops a sync's or a sleep's merge: %s)\n", p, fixCommits(p))
 	}
 }
