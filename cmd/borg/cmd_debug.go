@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -143,11 +144,19 @@ func parseWeights(spec string, base domain.Weights) (domain.Weights, error) {
 			if err != nil {
 				return base, fmt.Errorf("%s=%q is not a number", k, v)
 			}
+			if !(f >= 0) || math.IsInf(f, 0) {
+				// Every weight is a rate or an amount of evidence: a
+				// negative one turns evidence around.
+				return base, fmt.Errorf("%s=%q: a weight is a finite number ≥ 0", k, v)
+			}
 			*p = f
 		case *int:
 			n, err := strconv.Atoi(strings.TrimSpace(v))
 			if err != nil {
 				return base, fmt.Errorf("%s=%q is not an integer", k, v)
+			}
+			if n < 0 {
+				return base, fmt.Errorf("%s=%q: a count is ≥ 0", k, v)
 			}
 			*p = n
 		default:

@@ -71,6 +71,6 @@ func runNo(e *env, s *memfs.Store, id, why string) error {
 		}
 		housekeep(e, s)
 	}
-	_, err := fmt.Fprintf(e.out, "vetoed %s: the lesson stays in the store; its belief now counts the veto\n", id)
+	_, err := fmt.Fprintf(e.out, "vetoed %s: the lesson stays in the store; its belief counts the veto, once per session (a repeat adds nothing)\n", id)
 	return err
 }

@@ -59,7 +59,7 @@ func TestParseWeights(t *testing.T) {
 	if w.VetoedW != 1 || w.ConsolidateSessions != 5 || w.D != 0.4 || w.CorrectedW != domain.DefaultWeights.CorrectedW {
 		t.Fatalf("weights = %+v", w)
 	}
-	for _, bad := range []string{"x=1", "d", "d=abc", "novel_words=1.5"} {
+	for _, bad := range []string{"x=1", "d", "d=abc", "novel_words=1.5", "vetoed_w=-100", "d=NaN", "d=+Inf", "consolidate_sessions=-1"} {
 		if _, err := parseWeights(bad, domain.DefaultWeights); err == nil {
 			t.Errorf("parseWeights(%q) accepted", bad)
 		}
