@@ -1,0 +1,251 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/borg-memory/borg/memfs"
+)
+
+// Lines of a session: the initialize request and the initialized
+// notification every client sends first.
+const (
+	initLine        = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`
+	initializedLine = `{"jsonrpc":"2.0","method":"notifications/initialized"}`
+)
+
+// testStore is a new store in a temporary folder.
+func testStore(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "store")
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_DATA_HOME", filepath.Join(home, "share"))
+	if _, err := memfs.Init(t.Context(), dir, ""); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// fakeBorg is a stand-in for borg, for the tools to run: it notes its
+// arguments (one a line) in args.<command> and its stdin in
+// stdin.<command> beside itself, prints out.<command> if there is one and
+// exits with the code in code.<command> (0 without one); with a file
+// sleep.<command> it first touches started.<command> and sleeps a minute.
+// It returns the folder and the binary.
+func fakeBorg(t *testing.T) (dir, bin string) {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("the fake borg is a shell script")
+	}
+	dir = t.TempDir()
+	bin = filepath.Join(dir, "borg")
+	script := `#!/bin/sh
+d=$(dirname "$0")
+shift 2 # --store DIR
+sub=$1
+printf '%s\n' "$@" > "$d/args.$sub"
+cat > "$d/stdin.$sub"
+if [ -f "$d/sleep.$sub" ]; then touch "$d/started.$sub"; exec sleep 60; fi
+if [ -f "$d/out.$sub" ]; then cat "$d/out.$sub"; fi
+if [ -f "$d/code.$sub" ]; then exit "$(cat "$d/code.$sub")"; fi
+exit 0
+`
+	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir, bin
+}
+
+// writeFile writes data to dir/name.
+func writeFile(t *testing.T, dir, name, data string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// connect serves srv to an in-memory client, closed when the test ends.
+func connect(t *testing.T, srv *mcp.Server) *mcp.ClientSession {
+	t.Helper()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(t.Context(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "borg-test", Version: "v0"}, nil)
+	cs, err := client.Connect(t.Context(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.Close(); _ = ss.Wait() })
+	return cs
+}
+
+// callTool calls tool name with args and returns the result and its text.
+func callTool(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (*mcp.CallToolResult, string) {
+	t.Helper()
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: protocol error %v", name, err)
+	}
+	var text []string
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			text = append(text, tc.Text)
+		}
+	}
+	return res, strings.Join(text, "\n")
+}
+
+// rpcReply is a JSON-RPC response as the server writes it.
+type rpcReply struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Result *struct {
+		IsError bool `json:"isError"`
+		Content []struct {
+			Text string `json:"text"`
+		} `json:"content"`
+	} `json:"result"`
+	Error *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// serveLines runs the server on the store with the environment env over
+// the lines from in, and returns its replies (notifications left out) in
+// order once it exits, and its exit code. It fails the test if the server
+// has not exited within limit.
+func serveLines(t *testing.T, store string, env map[string]string, in io.Reader, limit time.Duration) ([]rpcReply, int) {
+	t.Helper()
+	pr, pw := io.Pipe()
+	getenv := func(k string) string { return env[k] }
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var errw strings.Builder
+	done := make(chan int, 1)
+	go func() {
+		code := run(ctx, []string{"--store", store}, in, pw, &errw, getenv)
+		_ = pw.Close()
+		done <- code
+	}()
+	var replies []rpcReply
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		sc := bufio.NewScanner(pr)
+		sc.Buffer(nil, 8<<20)
+		for sc.Scan() {
+			var r rpcReply
+			if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+				t.Errorf("a line that is not JSON: %q", sc.Text())
+				continue
+			}
+			if r.Method == "" {
+				replies = append(replies, r)
+			}
+		}
+	}()
+	select {
+	case code := <-done:
+		<-read
+		if errw.Len() > 0 {
+			t.Logf("stderr: %s", errw.String())
+		}
+		return replies, code
+	case <-time.After(limit):
+		t.Fatalf("the server did not exit within %v of the end of its input", limit)
+		return nil, 0
+	}
+}
+
+// linesOf is the lines, each ended by a newline.
+func linesOf(lines ...string) io.Reader {
+	return strings.NewReader(strings.Join(lines, "\n") + "\n")
+}
+
+// replyTo is the reply with id in replies, or nil.
+func replyTo(replies []rpcReply, id string) *rpcReply {
+	for i := range replies {
+		if string(replies[i].ID) == id {
+			return &replies[i]
+		}
+	}
+	return nil
+}
+
+// TestToolThatCannotRunBorg: a tool whose borg does not run (there is none
+// where BORG_BIN says) answers with a tool error saying so, and the server
+// keeps serving: the next request is answered and it exits at the end of
+// its input.
+func TestToolThatCannotRunBorg(t *testing.T) {
+	store := testStore(t)
+	env := map[string]string{borgEnv: filepath.Join(t.TempDir(), "no-borg-here")}
+	for _, tool := range []string{
+		`"learn","arguments":{"gist":"Vendor the protobuf plugins"}`,
+		`"recall","arguments":{"query":"protobuf"}`,
+		`"show","arguments":{"id":"vendor-protobuf-plugins-7d53"}`,
+		`"list","arguments":{}`,
+		`"no","arguments":{"id":"vendor-protobuf-plugins-7d53"}`,
+	} {
+		replies, code := serveLines(t, store, env, linesOf(initLine, initializedLine,
+			`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":`+tool+`}}`,
+			`{"jsonrpc":"2.0","id":3,"method":"ping"}`), time.Minute)
+		r := replyTo(replies, "2")
+		if code != 0 || r == nil || r.Result == nil || !r.Result.IsError || len(r.Result.Content) == 0 ||
+			!strings.Contains(r.Result.Content[0].Text, "no-borg-here") || replyTo(replies, "3") == nil {
+			t.Errorf("%s: exit %d, replies %+v; want a tool error naming the borg it could not run, and the ping answered", tool, code, replies)
+		}
+	}
+}
+
+// TestToolCancelled: a learn the client cancels while its borg runs ends
+// that borg, and the server keeps serving and exits at the end of input.
+func TestToolCancelled(t *testing.T) {
+	store := testStore(t)
+	dir, bin := fakeBorg(t)
+	writeFile(t, dir, "sleep.learn", "")
+	pr, pw := io.Pipe()
+	go func() {
+		defer func() { _ = pw.Close() }()
+		_, _ = io.WriteString(pw, initLine+"\n"+initializedLine+"\n"+
+			`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"learn","arguments":{"gist":"Vendor the protobuf plugins"}}}`+"\n")
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			if _, err := os.Stat(filepath.Join(dir, "started.learn")); err == nil {
+				break
+			}
+		}
+		_, _ = io.WriteString(pw, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}`+"\n"+
+			`{"jsonrpc":"2.0","id":3,"method":"ping"}`+"\n")
+	}()
+	replies, code := serveLines(t, store, map[string]string{borgEnv: bin}, pr, 30*time.Second)
+	if code != 0 || replyTo(replies, "3") == nil {
+		t.Errorf("exit %d, replies %+v; want the ping answered after the cancelled learn", code, replies)
+	}
+}
+
+// TestToolPanicIsToolError: a tool handler that panics answers with a tool
+// error, and the server does not die of it.
+func TestToolPanicIsToolError(t *testing.T) {
+	h := guard("recall", io.Discard, func(context.Context, *mcp.CallToolRequest, mcpRecallIn) (*mcp.CallToolResult, any, error) {
+		var m map[string]int
+		m["boom"]++
+		return nil, nil, nil
+	})
+	res, out, err := h(t.Context(), &mcp.CallToolRequest{}, mcpRecallIn{Query: "x"})
+	if err != nil || out != nil || res == nil || !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "recall") {
+		t.Errorf("a panicking handler gave %+v, %v, %v; want a tool error", res, out, err)
+	}
+}
