@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -81,12 +82,15 @@ func newServer(store, borg string, opts []memfs.Option, logw io.Writer) *mcp.Ser
 			if in.Repo != "" {
 				args = append(args, "--repo", in.Repo)
 			}
+			if n := utf8.RuneCountInString(in.Query); n > maxQueryRunes {
+				return toolRefusal(fmt.Sprintf("the query is %d characters, over the %d recall takes: say what the work is about in fewer words", n, maxQueryRunes)), nil, nil
+			}
 			return cli(ctx, "", append(args, "--", in.Query)...), nil, nil
 		}))
 	mcp.AddTool(srv, &mcp.Tool{Name: "learn", Description: "Write a lesson to the team's store and commit it. Text carrying a secret is refused."},
 		guard("learn", logw, func(ctx context.Context, _ *mcp.CallToolRequest, in mcpLearnIn) (*mcp.CallToolResult, any, error) {
 			args := mcpLearnArgs(in)
-			res := cli(ctx, "", append(args, "--", in.Gist)...)
+			res := cli(ctx, in.Body, append(args, "--", in.Gist)...)
 			if m, ok := res.StructuredContent.(map[string]any); ok && !res.IsError {
 				// The new lesson joins the resources a client lists.
 				if id, _ := m["id"].(string); domain.ValidID(id) {
@@ -132,10 +136,21 @@ func newServer(store, borg string, opts []memfs.Option, logw io.Writer) *mcp.Ser
 	return srv
 }
 
+// The longest text the tools pass to borg on its command line. An
+// operating system takes only so much there (Linux: 128 KiB an argument,
+// ARG_MAX in all, environment included), and a command it refuses fails
+// with "argument list too long": past these the tool says what to shorten.
+// A lesson's body goes on borg's stdin instead, with no such limit.
+const (
+	maxQueryRunes = 10_000   // recall's query: far more than a task's words
+	maxArgBytes   = 64 << 10 // any other argument
+	maxArgvBytes  = 512 << 10
+)
+
 // runner runs the MCP tools as borg commands, one at a time, as one
 // engineer's runs of the CLI would be: each is a borg process on the
-// store, in the server's working directory and environment, with an
-// empty stdin (the server's is the protocol).
+// store, in the server's working directory and environment, with a
+// stdin of its own (the server's is the protocol).
 type runner struct {
 	mu    sync.Mutex
 	borg  string
@@ -148,6 +163,16 @@ type runner struct {
 // IsError and borg's message, and one that cannot run or is cancelled is
 // one saying so.
 func (r *runner) run(ctx context.Context, stdin string, args ...string) *mcp.CallToolResult {
+	total := 0
+	for _, a := range args {
+		if len(a) > maxArgBytes {
+			return toolRefusal(fmt.Sprintf("an argument of borg %s is %d bytes, over the %d borg-mcp puts on a command line: shorten it", args[0], len(a), maxArgBytes))
+		}
+		total += len(a)
+	}
+	if total > maxArgvBytes {
+		return toolRefusal(fmt.Sprintf("the arguments of borg %s are %d bytes, over the %d borg-mcp puts on a command line: shorten them (fewer or shorter tags)", args[0], total, maxArgvBytes))
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var out, errb bytes.Buffer
@@ -260,14 +285,12 @@ func withholdScreened(res *mcp.CallToolResult, store string, opts []memfs.Option
 }
 
 // mcpLearnArgs is the borg learn command line of a learn tool call, but
-// for the gist.
+// for the gist; the body, if any, goes on borg's stdin (--body -), which
+// holds any length a lesson may.
 func mcpLearnArgs(in mcpLearnIn) []string {
 	args := []string{"learn", "--json"}
 	if in.Body != "" {
-		if in.Body == "-" {
-			in.Body = " -" // never "read stdin": the server's stdin is the protocol
-		}
-		args = append(args, "--body", in.Body)
+		args = append(args, "--body", "-")
 	}
 	if in.Type != "" {
 		args = append(args, "--type", in.Type)

@@ -249,3 +249,65 @@ func TestToolPanicIsToolError(t *testing.T) {
 		t.Errorf("a panicking handler gave %+v, %v, %v; want a tool error", res, out, err)
 	}
 }
+
+// TestTextOffTheCommandLine: learn's body reaches borg on its stdin (--body
+// -), whatever its size, so a body of any length a lesson holds is learned;
+// recall's query (borg takes it only as an argument) is refused past
+// maxQueryRunes, and any other argument past maxArgBytes, with a tool
+// error saying what to shorten, before borg runs.
+func TestTextOffTheCommandLine(t *testing.T) {
+	store := testStore(t)
+	dir, bin := fakeBorg(t)
+	cs := connect(t, newServer(store, bin, nil, io.Discard))
+	ran := func(sub string) bool {
+		t.Helper()
+		_, err := os.Stat(filepath.Join(dir, "args."+sub))
+		_ = os.Remove(filepath.Join(dir, "args."+sub))
+		return err == nil
+	}
+	read := func(name string) string {
+		t.Helper()
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+	for _, body := range []string{strings.Repeat("CI has no network. ", 200<<10/19), "-", "--tag=x"} {
+		if res, text := callTool(t, cs, "learn", map[string]any{"gist": "Vendor the protobuf plugins", "body": body}); res.IsError {
+			t.Fatalf("learn with a body of %d bytes: %s", len(body), text)
+		}
+		if got := read("args.learn"); got != "learn\n--json\n--body\n-\n--\nVendor the protobuf plugins\n" {
+			t.Errorf("learn's arguments: %.200q; want --body - and the body on stdin", got)
+		}
+		if got := read("stdin.learn"); got != body {
+			t.Errorf("learn's stdin: %d bytes %.40q; want the body, %d bytes", len(got), got, len(body))
+		}
+	}
+	if res, _ := callTool(t, cs, "learn", map[string]any{"gist": "Vendor the protobuf plugins"}); res.IsError || strings.Contains(read("args.learn"), "--body") {
+		t.Errorf("learn without a body: isError %v, args %q; want no --body", res.IsError, read("args.learn"))
+	}
+	ran("learn")
+	var manyTags []string
+	for len(manyTags) <= maxArgvBytes/1000 {
+		manyTags = append(manyTags, strings.Repeat("t", 1000))
+	}
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"recall", map[string]any{"query": strings.Repeat("é", maxQueryRunes+1)}, "the query is 10001 characters"},
+		{"learn", map[string]any{"gist": strings.Repeat("a", maxArgBytes+1)}, "shorten it"},
+		{"learn", map[string]any{"gist": "Tag soup", "tags": manyTags}, "shorten"},
+		{"no", map[string]any{"id": "vendor-protobuf-plugins-7d53", "why": strings.Repeat("w", 200<<10)}, "shorten it"},
+	} {
+		res, text := callTool(t, cs, tc.tool, tc.args)
+		if !res.IsError || !strings.Contains(text, tc.want) || ran(tc.tool) {
+			t.Errorf("%s with %.60v: isError %v, %.200q; want a tool error saying %q, borg not run", tc.tool, tc.args, res.IsError, text, tc.want)
+		}
+	}
+	if res, text := callTool(t, cs, "recall", map[string]any{"query": strings.Repeat("é", maxQueryRunes)}); res.IsError || !ran("recall") {
+		t.Errorf("recall of a query at the limit: %.200q", text)
+	}
+}

@@ -84,6 +84,14 @@ func TestMCPSession(t *testing.T) {
 			t.Errorf("%s %v: isError %v, %q; want an error saying %q", tc.name, tc.args, res.IsError, text, tc.want)
 		}
 	}
+	// A body longer than a command line holds is learned whole: it
+	// reaches borg on its stdin.
+	long := strings.Repeat("The staging cluster drops idle connections after thirty seconds. ", 3500)
+	if res, text := call("learn", map[string]any{"gist": "Staging drops idle connections", "body": long}); res.IsError {
+		t.Errorf("learn with a body of %d bytes: %s", len(long), text)
+	} else if res, text := call("show", map[string]any{"id": res.StructuredContent.(map[string]any)["id"]}); res.IsError || !strings.Contains(text, strings.TrimSpace(long)) {
+		t.Errorf("show of the long lesson: %.300s", text)
+	}
 	// A gist that looks like a flag is a gist.
 	if res, text := call("learn", map[string]any{"gist": "--force the cache rebuild after a schema change"}); res.IsError {
 		t.Errorf("a gist starting with -- was refused: %s", text)
@@ -114,7 +122,7 @@ func TestMCPSession(t *testing.T) {
 		listed[r.URI] = true
 	}
 	// The two lessons there at start, and those learned through the tool.
-	if len(list.Resources) != 4 || !listed[lessonURI(learned.ID)] {
+	if len(list.Resources) != 5 || !listed[lessonURI(learned.ID)] {
 		t.Fatalf("resources: %+v", list.Resources)
 	}
 	read, err := session.ReadResource(ctx, &mcp.ReadResourceParams{URI: lessonURI(learned.ID)})
