@@ -27,7 +27,7 @@ import (
 type (
 	mcpRecallIn struct {
 		Query string `json:"query" jsonschema:"what the work is about, in words"`
-		K     int    `json:"k,omitempty" jsonschema:"how many lessons (default 5)"`
+		K     int    `json:"k,omitempty"`
 		Repo  string `json:"repo,omitempty" jsonschema:"repo tag of the session (default: the server's working directory's repository)"`
 	}
 	mcpLearnIn struct {
@@ -51,6 +51,24 @@ type (
 	}
 )
 
+// maxRecallK is the most lessons one recall returns: more than an agent
+// reads, and a bound on what borg recall makes room for.
+const maxRecallK = 100
+
+// recallSchema is the recall tool's input schema: mcpRecallIn's, as the
+// SDK would infer it, with the bounds of k (the inference reads only
+// descriptions from the struct's tags).
+var recallSchema = json.RawMessage(`{
+	"type": "object",
+	"additionalProperties": false,
+	"required": ["query"],
+	"properties": {
+		"query": {"type": "string", "description": "what the work is about, in words (at most ` + strconv.Itoa(maxQueryRunes) + ` characters)"},
+		"k": {"type": "integer", "minimum": 0, "maximum": ` + strconv.Itoa(maxRecallK) + `, "description": "how many lessons, 1 to ` + strconv.Itoa(maxRecallK) + ` (default 5)"},
+		"repo": {"type": "string", "description": "repo tag of the session (default: the server's working directory's repository)"}
+	}
+}`)
+
 // lessonURI is a lesson's resource URI.
 func lessonURI(id string) string { return "borg://lesson/" + url.PathEscape(id) }
 
@@ -73,8 +91,11 @@ func newServer(store, borg string, opts []memfs.Option, logw io.Writer) *mcp.Ser
 		return readLessonResource(store, opts, req.Params.URI)
 	}
 	cli := (&runner{borg: borg, store: store}).run
-	mcp.AddTool(srv, &mcp.Tool{Name: "recall", Description: "Find the team's lessons that bear on a task, best first, as borg's hooks would."},
+	mcp.AddTool(srv, &mcp.Tool{Name: "recall", Description: "Find the team's lessons that bear on a task, best first, as borg's hooks would.", InputSchema: recallSchema},
 		guard("recall", logw, func(ctx context.Context, _ *mcp.CallToolRequest, in mcpRecallIn) (*mcp.CallToolResult, any, error) {
+			if in.K < 0 || in.K > maxRecallK {
+				return toolRefusal(fmt.Sprintf("k is %d: ask for 1 to %d lessons (default 5)", in.K, maxRecallK)), nil, nil
+			}
 			args := []string{"recall", "--json"}
 			if in.K != 0 {
 				args = append(args, "--k", strconv.Itoa(in.K))

@@ -311,3 +311,50 @@ func TestTextOffTheCommandLine(t *testing.T) {
 		t.Errorf("recall of a query at the limit: %.200q", text)
 	}
 }
+
+// TestRecallK: recall's k is 1 to maxRecallK (its schema says so), 0 or
+// none meaning borg's default; any other is a tool error and borg does not
+// run (borg recall would try to make room for that many hits).
+func TestRecallK(t *testing.T) {
+	store := testStore(t)
+	dir, bin := fakeBorg(t)
+	writeFile(t, dir, "out.recall", "[]\n")
+	cs := connect(t, newServer(store, bin, nil, io.Discard))
+	tools, err := cs.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range tools.Tools {
+		if tl.Name == "recall" {
+			b, _ := json.Marshal(tl.InputSchema)
+			if !strings.Contains(string(b), `"maximum":100`) {
+				t.Errorf("recall's schema: %s; want k's maximum", b)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		k    any
+		args string // borg's arguments, "" for none
+	}{
+		{nil, "recall\n--json\n--\nqueues\n"},
+		{0, "recall\n--json\n--\nqueues\n"},
+		{1, "recall\n--json\n--k\n1\n--\nqueues\n"},
+		{100, "recall\n--json\n--k\n100\n--\nqueues\n"},
+		{101, ""},
+		{-1, ""},
+		{1e15, ""},
+		{json.RawMessage("1000000000000000000000"), ""},
+		{2.5, ""},
+	} {
+		_ = os.Remove(filepath.Join(dir, "args.recall"))
+		args := map[string]any{"query": "queues"}
+		if tc.k != nil {
+			args["k"] = tc.k
+		}
+		res, text := callTool(t, cs, "recall", args)
+		got, _ := os.ReadFile(filepath.Join(dir, "args.recall"))
+		if string(got) != tc.args || res.IsError != (tc.args == "") || res.IsError && !strings.Contains(text, "k") {
+			t.Errorf("k %v: isError %v %q, borg ran with %q; want %q", tc.k, res.IsError, text, got, tc.args)
+		}
+	}
+}
