@@ -26,9 +26,10 @@ import (
 // The tools' arguments, as the agent sends them.
 type (
 	mcpRecallIn struct {
-		Query string `json:"query" jsonschema:"what the work is about, in words"`
-		K     int    `json:"k,omitempty"`
-		Repo  string `json:"repo,omitempty" jsonschema:"repo tag of the session (default: the server's working directory's repository)"`
+		Query       string `json:"query" jsonschema:"what the work is about, in words"`
+		K           int    `json:"k,omitempty"`
+		Repo        string `json:"repo,omitempty"`
+		IncludeWeak bool   `json:"include_weak,omitempty"`
 	}
 	mcpLearnIn struct {
 		Gist       string   `json:"gist" jsonschema:"the lesson's one-line claim"`
@@ -65,9 +66,18 @@ var recallSchema = json.RawMessage(`{
 	"properties": {
 		"query": {"type": "string", "description": "what the work is about, in words (at most ` + strconv.Itoa(maxQueryRunes) + ` characters)"},
 		"k": {"type": "integer", "minimum": 0, "maximum": ` + strconv.Itoa(maxRecallK) + `, "description": "how many lessons, 1 to ` + strconv.Itoa(maxRecallK) + ` (default 5)"},
-		"repo": {"type": "string", "description": "repo tag of the session (default: the server's working directory's repository)"}
+		"repo": {"type": "string", "description": "repo tag of the session (default: the server's working directory's repository)"},
+		"include_weak": {"type": "boolean", "description": "also return the weak hits, those under the hooks' relevance floor (marked weak: true); default false"}
 	}
 }`)
+
+// recallDescription is the recall tool's description.
+const recallDescription = "Find the team's lessons that bear on a task, best first, as borg's hooks would: " +
+	"only those that clear the hooks' relevance floor, unless include_weak is set. " +
+	"Each hit is a JSON object with the lesson's id, gist and type; relevance is how much of the lesson's claim " +
+	"the query covers, weighted by how useful the lesson has proved (the scale the floor is on); " +
+	"weak: true marks a hit under the floor, one no hook would hand an agent; " +
+	"superseded_by names newer lessons that restate the fact: ask them instead."
 
 // lessonURI is a lesson's resource URI.
 func lessonURI(id string) string { return "borg://lesson/" + url.PathEscape(id) }
@@ -91,7 +101,7 @@ func newServer(store, borg string, opts []memfs.Option, logw io.Writer) *mcp.Ser
 		return readLessonResource(store, opts, req.Params.URI)
 	}
 	cli := (&runner{borg: borg, store: store}).run
-	mcp.AddTool(srv, &mcp.Tool{Name: "recall", Description: "Find the team's lessons that bear on a task, best first, as borg's hooks would.", InputSchema: recallSchema},
+	mcp.AddTool(srv, &mcp.Tool{Name: "recall", Description: recallDescription, InputSchema: recallSchema},
 		guard("recall", logw, func(ctx context.Context, _ *mcp.CallToolRequest, in mcpRecallIn) (*mcp.CallToolResult, any, error) {
 			if in.K < 0 || in.K > maxRecallK {
 				return toolRefusal(fmt.Sprintf("k is %d: ask for 1 to %d lessons (default 5)", in.K, maxRecallK)), nil, nil
@@ -106,7 +116,11 @@ func newServer(store, borg string, opts []memfs.Option, logw io.Writer) *mcp.Ser
 			if n := utf8.RuneCountInString(in.Query); n > maxQueryRunes {
 				return toolRefusal(fmt.Sprintf("the query is %d characters, over the %d recall takes: say what the work is about in fewer words", n, maxQueryRunes)), nil, nil
 			}
-			return cli(ctx, "", append(args, "--", in.Query)...), nil, nil
+			res := cli(ctx, "", append(args, "--", in.Query)...)
+			if !res.IsError {
+				recallFloor(res, in.IncludeWeak)
+			}
+			return res, nil, nil
 		}))
 	mcp.AddTool(srv, &mcp.Tool{Name: "learn", Description: "Write a lesson to the team's store and commit it. Text carrying a secret is refused."},
 		guard("learn", logw, func(ctx context.Context, _ *mcp.CallToolRequest, in mcpLearnIn) (*mcp.CallToolResult, any, error) {
@@ -303,6 +317,69 @@ func withholdScreened(res *mcp.CallToolResult, store string, opts []memfs.Option
 	text.Text = string(data) + "\n"
 	res.Content = append(res.Content, &mcp.TextContent{Text: fmt.Sprintf(
 		"%d lessons withheld: borg never quotes them to an agent (a secret or an instruction to the agent; borg doctor names them)", len(items)-len(kept))})
+}
+
+// recallFloor keeps, of a recall result (borg recall --json: its hits,
+// best first), the hits that clear the hooks' floor, or every hit when
+// includeWeak is set (borg marks a weak one "weak": true); it gives the
+// result its structured content and a note saying what it left out, what
+// is superseded, and when no hit clears the floor.
+func recallFloor(res *mcp.CallToolResult, includeWeak bool) {
+	text, ok := res.Content[0].(*mcp.TextContent)
+	if !ok {
+		return
+	}
+	var hits []json.RawMessage
+	if json.Unmarshal([]byte(text.Text), &hits) != nil {
+		return
+	}
+	kept := make([]json.RawMessage, 0, len(hits))
+	var notes []string
+	weak := 0
+	for _, h := range hits {
+		var probe struct {
+			ID           string   `json:"id"`
+			Weak         bool     `json:"weak"`
+			SupersededBy []string `json:"superseded_by"`
+		}
+		if json.Unmarshal(h, &probe) != nil {
+			return
+		}
+		if probe.Weak {
+			weak++
+			if !includeWeak {
+				continue
+			}
+		}
+		kept = append(kept, h)
+		if len(probe.SupersededBy) > 0 {
+			notes = append(notes, supersededNote(probe.ID, probe.SupersededBy))
+		}
+	}
+	data, err := json.Marshal(kept)
+	if err != nil {
+		return
+	}
+	text.Text = string(data) + "\n"
+	res.StructuredContent = map[string]any{"hits": kept}
+	switch {
+	case len(hits) == 0:
+		notes = append(notes, "no lesson matches the query")
+	case weak == len(hits) && !includeWeak:
+		notes = append(notes, fmt.Sprintf("no lesson clears the relevance floor: the %d found are weak matches, which the hooks would not hand an agent (include_weak: true returns them)", weak))
+	case weak > 0 && !includeWeak:
+		notes = append(notes, fmt.Sprintf("%d weak hits left out: under the relevance floor (include_weak: true returns them)", weak))
+	case weak > 0:
+		notes = append(notes, fmt.Sprintf("%d of these hits are weak (weak: true): under the relevance floor, the hooks would not hand them to an agent", weak))
+	}
+	if len(notes) > 0 {
+		res.Content = append(res.Content, &mcp.TextContent{Text: strings.Join(notes, "\n")})
+	}
+}
+
+// supersededNote tells the agent that lesson id's fact has a newer value.
+func supersededNote(id string, by []string) string {
+	return fmt.Sprintf("lesson %s is superseded by %s: ask that one (a newer lesson restates this fact; this one's value is stale)", id, strings.Join(by, ", "))
 }
 
 // mcpLearnArgs is the borg learn command line of a learn tool call, but

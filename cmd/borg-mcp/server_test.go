@@ -41,7 +41,8 @@ func testStore(t *testing.T) string {
 // arguments (one a line) in args.<command> and its stdin in
 // stdin.<command> beside itself, prints out.<command> if there is one and
 // exits with the code in code.<command> (0 without one); with a file
-// sleep.<command> it first touches started.<command> and sleeps a minute.
+// sleep.<command> it touches started.<command> and sleeps as many seconds
+// as that file says instead.
 // It returns the folder and the binary.
 func fakeBorg(t *testing.T) (dir, bin string) {
 	t.Helper()
@@ -56,7 +57,7 @@ shift 2 # --store DIR
 sub=$1
 printf '%s\n' "$@" > "$d/args.$sub"
 cat > "$d/stdin.$sub"
-if [ -f "$d/sleep.$sub" ]; then touch "$d/started.$sub"; exec sleep 60; fi
+if [ -f "$d/sleep.$sub" ]; then touch "$d/started.$sub"; exec sleep "$(cat "$d/sleep.$sub")"; fi
 if [ -f "$d/out.$sub" ]; then cat "$d/out.$sub"; fi
 if [ -f "$d/code.$sub" ]; then exit "$(cat "$d/code.$sub")"; fi
 exit 0
@@ -216,7 +217,7 @@ func TestToolThatCannotRunBorg(t *testing.T) {
 func TestToolCancelled(t *testing.T) {
 	store := testStore(t)
 	dir, bin := fakeBorg(t)
-	writeFile(t, dir, "sleep.learn", "")
+	writeFile(t, dir, "sleep.learn", "60")
 	pr, pw := io.Pipe()
 	go func() {
 		defer func() { _ = pw.Close() }()
@@ -356,5 +357,73 @@ func TestRecallK(t *testing.T) {
 		if string(got) != tc.args || res.IsError != (tc.args == "") || res.IsError && !strings.Contains(text, "k") {
 			t.Errorf("k %v: isError %v %q, borg ran with %q; want %q", tc.k, res.IsError, text, got, tc.args)
 		}
+	}
+}
+
+// TestRecallFloor: recall hands the agent only the hits that clear the
+// hooks' floor (borg marks the others weak), says how many it left out and
+// when none clears it, and gives the weak ones too, marked, with
+// include_weak.
+func TestRecallFloor(t *testing.T) {
+	store := testStore(t)
+	dir, bin := fakeBorg(t)
+	cs := connect(t, newServer(store, bin, nil, io.Discard))
+	hit := func(id string, rel float64, weak bool) map[string]any {
+		h := map[string]any{"id": id, "gist": "gist of " + id, "relevance": rel}
+		if weak {
+			h["weak"] = true
+		}
+		return h
+	}
+	ids := func(text string) []string {
+		t.Helper()
+		first, _, _ := strings.Cut(text, "\n")
+		var hits []map[string]any
+		if err := json.Unmarshal([]byte(first), &hits); err != nil {
+			t.Fatalf("recall's first line is not a JSON array: %q", text)
+		}
+		var out []string
+		for _, h := range hits {
+			out = append(out, h["id"].(string))
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name        string
+		hits        []map[string]any
+		includeWeak bool
+		want        string // the ids returned
+		note        string // in the text
+	}{
+		{"mixed", []map[string]any{hit("queues-ack-late-aaaa", 0.8, false), hit("k8s-probes-bbbb", 0.1, true), hit("kafka-lag-cccc", 0, true)}, false,
+			"queues-ack-late-aaaa", "2 weak"},
+		{"mixed, weak asked for", []map[string]any{hit("queues-ack-late-aaaa", 0.8, false), hit("k8s-probes-bbbb", 0.1, true)}, true,
+			"queues-ack-late-aaaa k8s-probes-bbbb", "weak"},
+		{"none clears", []map[string]any{hit("queues-ack-late-aaaa", 0, true), hit("k8s-probes-bbbb", 0, true), hit("kafka-lag-cccc", 0, true)}, false,
+			"", "no lesson clears"},
+		{"none at all", nil, false, "", "no lesson"},
+		{"all clear", []map[string]any{hit("queues-ack-late-aaaa", 0.8, false)}, false, "queues-ack-late-aaaa", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data, _ := json.Marshal(tc.hits)
+			if tc.hits == nil {
+				data = []byte("[]")
+			}
+			writeFile(t, dir, "out.recall", string(data)+"\n")
+			args := map[string]any{"query": "kubernetes probes"}
+			if tc.includeWeak {
+				args["include_weak"] = true
+			}
+			res, text := callTool(t, cs, "recall", args)
+			if res.IsError {
+				t.Fatal(text)
+			}
+			if got := strings.Join(ids(text), " "); got != tc.want {
+				t.Errorf("recall returned %q, want %q (%s)", got, tc.want, text)
+			}
+			if _, note, _ := strings.Cut(text, "\n"); tc.note == "" && strings.TrimSpace(note) != "" || !strings.Contains(note, tc.note) {
+				t.Errorf("recall's note %q, want one saying %q", note, tc.note)
+			}
+		})
 	}
 }

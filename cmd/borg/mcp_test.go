@@ -101,6 +101,14 @@ func TestMCPSession(t *testing.T) {
 	if res.IsError || !strings.Contains(text, learned.ID) {
 		t.Fatalf("recall: %s", text)
 	}
+	// A query about nothing in the store hands the agent nothing: the weak
+	// hits under the hooks' floor are left out, and the text says so.
+	if res, text = call("recall", map[string]any{"query": "kubernetes pod autoscaling"}); res.IsError || strings.Contains(text, `"id"`) || !strings.Contains(text, "no lesson") {
+		t.Errorf("recall of a query the store knows nothing of: %s", text)
+	}
+	if res, text = call("recall", map[string]any{"query": "kubernetes pod autoscaling", "include_weak": true}); res.IsError || strings.Contains(text, `"id"`) && !strings.Contains(text, `"weak":true`) {
+		t.Errorf("recall with include_weak: %s", text)
+	}
 	if res, text = call("show", map[string]any{"id": learned.ID}); res.IsError || !strings.Contains(text, "CI has no network.") {
 		t.Fatalf("show: %s", text)
 	}
