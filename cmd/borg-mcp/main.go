@@ -69,7 +69,7 @@ func run(ctx context.Context, args []string, in io.Reader, out, errw io.Writer, 
 	srv := newServer(s.Dir(), borg, opts, errw)
 	// A bad line is answered with a JSON-RPC error and the server keeps
 	// serving (guardedStdio).
-	if err := srv.Run(ctx, guardedStdio(in, out, maxMCPLine)); err != nil && ctx.Err() == nil {
+	if err := srv.Run(ctx, guardedStdio(in, out, maxMCPLine, endGrace)); err != nil && ctx.Err() == nil {
 		fmt.Fprintf(errw, "borg-mcp: %v\n", err)
 		return 1
 	}

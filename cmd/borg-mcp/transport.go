@@ -9,6 +9,7 @@ import (
 	"io"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -25,26 +26,34 @@ const (
 	rpcInvalidRequest = -32600
 )
 
+// endGrace is how long, at the end of its input, the server waits for the
+// answers it owes while it writes nothing at all: a request it will never
+// answer (one the SDK drops) must not keep it alive for ever.
+const endGrace = 2 * time.Minute
+
 // guardedStdio is the MCP server's transport: newline-delimited JSON-RPC
 // over in and out, as the SDK's stdio transport, except that a line that is
 // not a JSON-RPC message (not JSON, over maxLine bytes, not a request,
 // notification or response, a batch) is answered with a JSON-RPC error
 // (parse error or invalid request, id null unless the line names one) and
 // dropped, and the server keeps serving. The SDK ends the session on such a
-// line; an agent's server must not die of one bad message.
+// line; an agent's server must not die of one bad message. So is a request
+// whose id is that of one not yet answered (the SDK would drop it without
+// a word): id null, as the id is not its own.
 //
 // At the end of in, the requests already passed on are answered before
 // the server sees the end: a client that writes its requests and closes
-// its end (a script piping into borg mcp) gets every answer.
-func guardedStdio(in io.Reader, out io.Writer, maxLine int) mcp.Transport {
+// its end (a script piping into borg mcp) gets every answer. It waits no
+// longer than grace with nothing written.
+func guardedStdio(in io.Reader, out io.Writer, maxLine int, grace time.Duration) mcp.Transport {
 	pr, pw := io.Pipe()
-	w := &lockedWriter{w: out, pending: map[string]int{}}
+	w := &lockedWriter{w: out, pending: map[string]bool{}}
 	w.idle = sync.NewCond(&w.mu)
 	good := &requestCounter{w: pw, lw: w}
 	go func() {
 		err := screenLines(in, good, w, maxLine)
 		if err == nil {
-			w.waitIdle()
+			w.waitIdle(grace)
 		}
 		_ = pw.CloseWithError(err)
 	}()
@@ -53,44 +62,49 @@ func guardedStdio(in io.Reader, out io.Writer, maxLine int) mcp.Transport {
 }
 
 // lockedWriter serialises writes: the SDK's replies and the guard's errors
-// go to one stream, one whole line per write. It counts the requests
-// passed on that are not answered yet (pending, by id).
+// go to one stream, one whole line per write. It notes the requests
+// passed on that are not answered yet (pending, by rpcIDKey) and when it
+// last wrote.
 type lockedWriter struct {
 	mu      sync.Mutex
 	w       io.Writer
-	pending map[string]int
+	pending map[string]bool
+	last    time.Time
 	idle    *sync.Cond
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	var reply struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
+	if msg, err := jsonrpc.DecodeMessage(p); err == nil {
+		if reply, ok := msg.(*jsonrpc.Response); ok {
+			l.done(rpcIDKey(reply.ID))
+		}
 	}
-	if json.Unmarshal(p, &reply) == nil && reply.Method == "" {
-		l.done(idKey(reply.ID))
-	}
+	l.last = time.Now()
+	l.idle.Broadcast()
 	return l.w.Write(p)
 }
 
 // done notes that request id needs no answer any more (answered, or
 // cancelled by the client); l.mu is held.
 func (l *lockedWriter) done(id string) {
-	if l.pending[id] > 0 {
-		if l.pending[id]--; l.pending[id] == 0 {
-			delete(l.pending, id)
-		}
+	if l.pending[id] {
+		delete(l.pending, id)
 		l.idle.Broadcast()
 	}
 }
 
-// sent notes a request passed on to the server.
-func (l *lockedWriter) sent(id string) {
+// sent notes a request passed on to the server, and reports false, noting
+// nothing, when one with its id is still waiting for its answer.
+func (l *lockedWriter) sent(id string) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.pending[id]++
+	if l.pending[id] {
+		return false
+	}
+	l.pending[id] = true
+	return true
 }
 
 // cancelled notes a request the client cancelled: the server does not
@@ -101,57 +115,87 @@ func (l *lockedWriter) cancelled(id string) {
 	l.done(id)
 }
 
-// idKey is a JSON-RPC id as one string whatever its spelling ("1", "1.0"
-// and "1e0" are one id; a string id stays apart from a number), or "" for
-// no valid id.
-func idKey(raw json.RawMessage) string {
-	var v any
-	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
-		return ""
-	}
-	switch v := v.(type) {
+// rpcIDKey is a JSON-RPC id as the SDK decodes it (jsonrpc.MakeID), as one
+// string: a number is the int64 the SDK makes of it and answers with (1,
+// 1.0, 1e0 and 1.5 are all 1; one past int64 is what the conversion
+// gives), and a string stays apart from a number. "" is no id.
+func rpcIDKey(id jsonrpc.ID) string {
+	switch v := id.Raw().(type) {
+	case int64:
+		return strconv.FormatInt(v, 10)
 	case string:
 		return strconv.Quote(v)
-	case float64:
-		return strconv.FormatFloat(v, 'g', -1, 64)
 	}
 	return ""
 }
 
-// waitIdle returns once every request passed on has been answered.
-func (l *lockedWriter) waitIdle() {
+// waitIdle returns once every request passed on has been answered, or
+// nothing has been written for grace.
+func (l *lockedWriter) waitIdle(grace time.Duration) {
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		t := time.NewTicker(grace / 8)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				l.mu.Lock()
+				l.idle.Broadcast()
+				l.mu.Unlock()
+			}
+		}
+	}()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for len(l.pending) > 0 {
+	l.last = time.Now()
+	for len(l.pending) > 0 && time.Since(l.last) < grace {
 		l.idle.Wait()
 	}
 }
 
 // requestCounter passes lines on to w and notes each request (a message
 // with a method and an id) with lw, so the end of input waits for its
-// answer.
+// answer; a request whose id is waiting for its answer is refused on lw
+// instead.
 type requestCounter struct {
 	w  io.Writer
 	lw *lockedWriter
 }
 
 func (r *requestCounter) Write(p []byte) (int, error) {
-	var req struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-		Params struct {
-			RequestID json.RawMessage `json:"requestId"`
-		} `json:"params"`
-	}
-	if json.Unmarshal(p, &req) == nil {
-		switch {
-		case req.Method == "notifications/cancelled":
-			r.lw.cancelled(idKey(req.Params.RequestID))
-		case req.Method != "" && idKey(req.ID) != "":
-			r.lw.sent(idKey(req.ID))
+	// As the SDK reads it: screenLines passes on only what it decodes.
+	if msg, err := jsonrpc.DecodeMessage(p); err == nil {
+		if req, ok := msg.(*jsonrpc.Request); ok {
+			switch {
+			case req.Method == "notifications/cancelled":
+				r.lw.cancelled(cancelledID(req.Params))
+			case req.IsCall() && !r.lw.sent(rpcIDKey(req.ID)):
+				if err := writeRPCError(r.lw, nil, rpcInvalidRequest, fmt.Sprintf("Invalid Request: id %s is that of a request not answered yet", rpcIDKey(req.ID))); err != nil {
+					return 0, err
+				}
+				return len(p), nil
+			}
 		}
 	}
 	return r.w.Write(p)
+}
+
+// cancelledID is the key of the request a notifications/cancelled names
+// in params, read as the SDK reads it (its field names match exactly).
+func cancelledID(params json.RawMessage) string {
+	var fields map[string]json.RawMessage
+	var raw any
+	if json.Unmarshal(params, &fields) != nil || json.Unmarshal(fields["requestId"], &raw) != nil {
+		return ""
+	}
+	id, err := jsonrpc.MakeID(raw)
+	if err != nil {
+		return ""
+	}
+	return rpcIDKey(id)
 }
 
 type nopWriteCloser struct{ io.Writer }

@@ -3,8 +3,11 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 // TestScreenLines: each line is passed on or answered, whatever its shape:
@@ -80,4 +83,64 @@ func FuzzCheckRPCMessage(f *testing.F) {
 			t.Fatalf("answer id %s for %q", id, line)
 		}
 	})
+}
+
+// TestEndOfInputAnswersAndExits: at the end of its input the server
+// answers what it can and exits, whatever ids the requests carried: an id
+// the SDK answers in another spelling (1.5 as 1, a number past int64 as
+// the int64 it becomes), and a second request with the id of one not yet
+// answered (refused with an error of id null; the first is answered once).
+func TestEndOfInputAnswersAndExits(t *testing.T) {
+	store := testStore(t)
+	dir, bin := fakeBorg(t)
+	writeFile(t, dir, "sleep.recall", "1")
+	writeFile(t, dir, "out.recall", "[]\n")
+	recall := func(id string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"recall","arguments":{"query":"queues"}}}`
+	}
+	for _, tc := range []struct {
+		name  string
+		lines []string
+		want  map[string]int // replies by id
+	}{
+		{"a fractional id", []string{`{"jsonrpc":"2.0","id":3.5,"method":"ping"}`}, map[string]int{"3": 1}},
+		{"an id past int64", []string{`{"jsonrpc":"2.0","id":12345678901234567890,"method":"ping"}`}, nil},
+		{"an id in exponent form", []string{`{"jsonrpc":"2.0","id":2e0,"method":"ping"}`}, map[string]int{"2": 1}},
+		{"a string id", []string{`{"jsonrpc":"2.0","id":"2","method":"ping"}`}, map[string]int{`"2"`: 1}},
+		{"a duplicate id in flight", []string{recall("2"), `{"jsonrpc":"2.0","id":2,"method":"ping"}`}, map[string]int{"2": 1, "null": 1}},
+		{"a duplicate id in another spelling", []string{recall("2"), `{"jsonrpc":"2.0","id":2.25,"method":"ping"}`}, map[string]int{"2": 1, "null": 1}},
+		{"an id used again once answered", []string{`{"jsonrpc":"2.0","id":2,"method":"ping"}`, `{"jsonrpc":"2.0","id":2,"method":"ping"}`}, nil}, // answered twice, or refused once: either way, it exits
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lines := append([]string{initLine, initializedLine}, tc.lines...)
+			replies, code := serveLines(t, store, map[string]string{borgEnv: bin}, linesOf(lines...), 20*time.Second)
+			got := map[string]int{}
+			for _, r := range replies {
+				got[string(r.ID)]++
+			}
+			if code != 0 || len(replies) != len(tc.lines)+1 {
+				t.Errorf("exit %d, replies %v; want one for each request", code, got)
+			}
+			for id, n := range tc.want {
+				if got[id] != n {
+					t.Errorf("replies with id %s: %d, want %d (all: %v)", id, got[id], n, got)
+				}
+			}
+		})
+	}
+}
+
+// TestWaitIdleGivesUp: at the end of input the guard waits for the
+// answers owed, but not past grace with nothing written: a request the
+// SDK never answers cannot keep the server alive.
+func TestWaitIdleGivesUp(t *testing.T) {
+	w := &lockedWriter{w: io.Discard, pending: map[string]bool{"7": true}}
+	w.idle = sync.NewCond(&w.mu)
+	done := make(chan struct{})
+	go func() { w.waitIdle(200 * time.Millisecond); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("waitIdle waited past its grace for an answer never written")
+	}
 }
