@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/borg-memory/borg/domain"
 	"github.com/borg-memory/borg/memfs"
 )
 
@@ -425,5 +427,76 @@ func TestRecallFloor(t *testing.T) {
 				t.Errorf("recall's note %q, want one saying %q", note, tc.note)
 			}
 		})
+	}
+}
+
+// writeLessons writes a lesson with each gist to the store (no commit),
+// and returns their ids.
+func writeLessons(t *testing.T, store string, gists ...string) []string {
+	t.Helper()
+	s, err := memfs.Open(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for i, g := range gists {
+		id := fmt.Sprintf("lesson-%d-%04x", len(g), i+int(time.Now().UnixNano()%60000))
+		l := domain.Lesson{Format: domain.FormatVersion, ID: id, Type: "semantic", Confidence: 0.8, Created: time.Now().UTC().Truncate(time.Second), Gist: g}
+		if err := s.WriteLesson(l); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// listAll lists every resource, page by page, and returns their URIs and
+// how many pages it took.
+func listAll(t *testing.T, cs *mcp.ClientSession) (map[string]bool, int) {
+	t.Helper()
+	uris := map[string]bool{}
+	cursor, pages := "", 0
+	for {
+		res, err := cs.ListResources(t.Context(), &mcp.ListResourcesParams{Cursor: cursor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages++
+		for _, r := range res.Resources {
+			uris[r.URI] = true
+		}
+		if cursor = res.NextCursor; cursor == "" {
+			return uris, pages
+		}
+	}
+}
+
+// TestResourcesListed: resources/list is the store's lessons when it is
+// asked, page by page past any count: lessons written since the server
+// started are listed, removed ones are not, and one the screen keeps from
+// agents never is.
+func TestResourcesListed(t *testing.T) {
+	defer func(n int) { resourcePageSize = n }(resourcePageSize)
+	resourcePageSize = 2
+	store := testStore(t)
+	before := writeLessons(t, store, "Run migrations before the integration tests", "Pin the Go toolchain in go.mod", "Vendor the protobuf plugins")
+	cs := connect(t, newServer(store, "borg", nil, io.Discard))
+	uris, pages := listAll(t, cs)
+	if len(uris) != 3 || pages != 2 {
+		t.Fatalf("listed %v in %d pages; want the 3 lessons in 2", uris, pages)
+	}
+	after := writeLessons(t, store, "Staging drops idle connections", "Queues ack late on retry", "Deploy with the token ghp_"+strings.Repeat("a1B2c3D4e5", 4)[:36])
+	if err := os.Remove(filepath.Join(store, filepath.FromSlash(memfs.LessonPath(before[0])))); err != nil {
+		t.Fatal(err)
+	}
+	uris, pages = listAll(t, cs)
+	want := []string{before[1], before[2], after[0], after[1]}
+	for _, id := range want {
+		if !uris[lessonURI(id)] {
+			t.Errorf("lesson %s is not listed", id)
+		}
+	}
+	if len(uris) != len(want) || pages != 2 {
+		t.Errorf("listed %v in %d pages; want %v in 2 (not the removed %s, nor the screened %s)", uris, pages, want, before[0], after[2])
 	}
 }

@@ -119,8 +119,8 @@ func TestMCPSession(t *testing.T) {
 		t.Fatalf("no: %s", text)
 	}
 
-	// Lessons as resources: listed (those there when the server started)
-	// and read by URI (any lesson, through the template).
+	// Lessons as resources: listed (the store's lessons when the client
+	// asks) and read by URI (any lesson, through the template).
 	list, err := session.ListResources(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
