@@ -518,14 +518,16 @@ func readLessonResource(store string, opts []memfs.Option, uri string) (*mcp.Rea
 	}
 	s, err := memfs.Open(store, opts...)
 	if err != nil {
-		return nil, err
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("open the store: %v", err)}
 	}
 	l, err := s.Lesson(id)
 	if err != nil {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
 	if v := memfs.Screen(l); v != "" {
-		return nil, fmt.Errorf("lesson %s is not quoted to agents: %s (borg doctor)", memfs.SafeID(id), v)
+		// Not found, to an agent: as a lesson not there, with the reason.
+		data, _ := json.Marshal(map[string]string{"uri": uri})
+		return nil, &jsonrpc.Error{Code: mcp.CodeResourceNotFound, Message: fmt.Sprintf("lesson %s is not quoted to agents: %s (borg doctor)", memfs.SafeID(id), v), Data: data}
 	}
 	var b strings.Builder
 	if l.Title != "" {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/borg-memory/borg/domain"
@@ -498,5 +500,24 @@ func TestResourcesListed(t *testing.T) {
 	}
 	if len(uris) != len(want) || pages != 2 {
 		t.Errorf("listed %v in %d pages; want %v in 2 (not the removed %s, nor the screened %s)", uris, pages, want, before[0], after[2])
+	}
+}
+
+// TestReadWithheldLesson: reading a lesson the screen keeps from agents
+// is a JSON-RPC error with a code (resource not found, as for a lesson not
+// there), saying why; never code 0.
+func TestReadWithheldLesson(t *testing.T) {
+	store := testStore(t)
+	ids := writeLessons(t, store, "Deploy with the token ghp_"+strings.Repeat("a1B2c3D4e5", 4)[:36])
+	cs := connect(t, newServer(store, "borg", nil, io.Discard))
+	for _, tc := range []struct{ uri, want string }{
+		{lessonURI(ids[0]), "not quoted to agents"},
+		{lessonURI("nothing-here-0000"), "not found"},
+	} {
+		_, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: tc.uri})
+		var werr *jsonrpc.Error
+		if !errors.As(err, &werr) || werr.Code != mcp.CodeResourceNotFound || !strings.Contains(werr.Message, tc.want) {
+			t.Errorf("read %s: %v (%#v); want code %d saying %q", tc.uri, err, werr, mcp.CodeResourceNotFound, tc.want)
+		}
 	}
 }
