@@ -521,3 +521,42 @@ func TestReadWithheldLesson(t *testing.T) {
 		}
 	}
 }
+
+// TestSuperseded: when borg show names newer lessons that restate a
+// lesson's fact (memory.superseded_by), the show tool and the lesson's
+// resource say "superseded by <id>: ask that one", so an agent never takes
+// the stale value for the current one; without them, neither says so.
+func TestSuperseded(t *testing.T) {
+	store := testStore(t)
+	dir, bin := fakeBorg(t)
+	ids := writeLessons(t, store, "The staging database of the payments service is pay-db-stage-1.")
+	cs := connect(t, newServer(store, bin, nil, io.Discard))
+	for _, tc := range []struct {
+		name, show, want string
+	}{
+		{"superseded", `{"lesson":{"id":"` + ids[0] + `"},"memory":{"uses":0,"superseded_by":["staging-database-payments-service-pay-efff"]}}`,
+			"superseded by staging-database-payments-service-pay-efff: ask that one"},
+		{"current", `{"lesson":{"id":"` + ids[0] + `"},"memory":{"uses":0}}`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			writeFile(t, dir, "out.show", tc.show+"\n")
+			res, text := callTool(t, cs, "show", map[string]any{"id": ids[0]})
+			if res.IsError || tc.want != "" && !strings.Contains(text, tc.want) || tc.want == "" && strings.Contains(text, "superseded by") {
+				t.Errorf("show: %q; want %q", text, tc.want)
+			}
+			read, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: lessonURI(ids[0])})
+			if err != nil {
+				t.Fatal(err)
+			}
+			text = read.Contents[0].Text
+			if !strings.Contains(text, "pay-db-stage-1") || tc.want != "" && !strings.Contains(text, tc.want) || tc.want == "" && strings.Contains(text, "superseded") {
+				t.Errorf("resource: %q; want %q", text, tc.want)
+			}
+		})
+	}
+	writeFile(t, dir, "code.show", "1")
+	read, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: lessonURI(ids[0])})
+	if err != nil || !strings.Contains(read.Contents[0].Text, "not known") || !strings.Contains(read.Contents[0].Text, "pay-db-stage-1") {
+		t.Errorf("resource when borg show fails: %v %+v; want the lesson, and that whether it is superseded is not known", err, read)
+	}
+}

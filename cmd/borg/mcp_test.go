@@ -143,6 +143,31 @@ func TestMCPSession(t *testing.T) {
 	if _, err := session.ReadResource(ctx, &mcp.ReadResourceParams{URI: "borg://lesson/nothing-here-0000"}); err == nil {
 		t.Error("a missing lesson read as a resource")
 	}
+
+	// A fact restated by a newer lesson (a second later): show and the
+	// resource of the older one name the newer, so the agent asks it.
+	learn := func(gist string) string {
+		t.Helper()
+		res, text := call("learn", map[string]any{"gist": gist})
+		id, _ := res.StructuredContent.(map[string]any)["id"].(string)
+		if res.IsError || id == "" {
+			t.Fatalf("learn %q: %s", gist, text)
+		}
+		return id
+	}
+	old := learn("The staging database of the payments service is pay-db-stage-1.")
+	time.Sleep(1100 * time.Millisecond)
+	newer := learn("The staging database of the payments service is pay-db-stage-2.")
+	want := "superseded by " + newer + ": ask that one"
+	if res, text := call("show", map[string]any{"id": old}); res.IsError || !strings.Contains(text, want) {
+		t.Errorf("show of the older fact: %s; want %q", text, want)
+	}
+	if read, err := session.ReadResource(ctx, &mcp.ReadResourceParams{URI: lessonURI(old)}); err != nil || !strings.Contains(read.Contents[0].Text, want) {
+		t.Errorf("the older fact's resource: %v %+v; want %q", err, read, want)
+	}
+	if res, text := call("show", map[string]any{"id": newer}); res.IsError || strings.Contains(text, "superseded by") {
+		t.Errorf("show of the newer fact: %s", text)
+	}
 }
 
 // mcpClient starts `borg mcp` as an agent does (borgBinary, which runs
