@@ -52,13 +52,19 @@ func runShow(ctx context.Context, e *env, s *memfs.Store, id string, asJSON bool
 		return usageErr("bad lesson id %q: ids look like run-migrations-before-tests-7f3a (see borg list)", id)
 	}
 	l, err := s.Lesson(id)
+	archived := false
 	if errors.Is(err, memfs.ErrNotFound) {
-		if _, aerr := os.Stat(filepath.Join(s.Dir(), filepath.FromSlash(memfs.ArchivePath(id)))); aerr == nil {
-			return fail(exitFail, "lesson %s is archived (%s): a sleep retired it, and no hook asks it; git -C %s log -- %s says when and why", id, memfs.ArchivePath(id), s.Dir(), memfs.ArchivePath(id))
+		// A lesson a sleep retired is shown as it was archived, said so.
+		data, aerr := os.ReadFile(filepath.Join(s.Dir(), filepath.FromSlash(memfs.ArchivePath(id))))
+		if aerr != nil {
+			return fail(exitFail, "no lesson %s in the store (see borg list)", id)
 		}
-		return fail(exitFail, "no lesson %s in the store (see borg list)", id)
-	}
-	if err != nil {
+		if l, err = memfs.Parse(data); err != nil {
+			return fail(exitFail, "%s: %v (run borg doctor)", memfs.ArchivePath(id), err)
+		}
+		archived = true
+		fmt.Fprintf(e.err, "borg: lesson %s is archived (%s): a sleep retired it, and no hook asks it; git -C %s log -- %s says when and why\n", id, memfs.ArchivePath(id), s.Dir(), memfs.ArchivePath(id))
+	} else if err != nil {
 		return fail(exitFail, "%v (run borg doctor)", err)
 	}
 	mems, err := s.Memories([]domain.Lesson{l}, e.getenv("BORG_SESSION"), domain.DefaultWeights)
@@ -66,16 +72,24 @@ func runShow(ctx context.Context, e *env, s *memfs.Store, id string, asJSON bool
 		return err
 	}
 	m := mems[0]
-	succ := successorsOf(ctx, e, s, id)
+	var succ []string
+	if !archived {
+		succ = successorsOf(ctx, e, s, id)
+	}
 	l, verdict := redacted(l) // a secret is never printed
 	if verdict != "" {
 		fmt.Fprintf(e.err, "borg: this lesson is never quoted to an agent: %s (see borg doctor)\n", verdict)
 	}
 	if asJSON {
+		jl := toJSONLesson(l)
+		if archived {
+			jl.Path = memfs.ArchivePath(id)
+		}
 		return writeJSON(e, struct {
-			Lesson jsonLesson     `json:"lesson"`
-			Memory showJSONMemory `json:"memory"`
-		}{toJSONLesson(l), showJSONMemory{toJSONMemory(m), rankingFactor(m), sessionResults(m), succ}})
+			Lesson   jsonLesson     `json:"lesson"`
+			Archived bool           `json:"archived,omitempty"`
+			Memory   showJSONMemory `json:"memory"`
+		}{jl, archived, showJSONMemory{toJSONMemory(m), rankingFactor(m), sessionResults(m), succ}})
 	}
 	tw := tabwriter.NewWriter(e.out, 0, 0, 2, ' ', 0)
 	row := func(k, v string) {
@@ -98,6 +112,9 @@ func runShow(ctx context.Context, e *env, s *memfs.Store, id string, asJSON bool
 		row("link", k.Rel+" "+k.Target)
 	}
 	row("gist", l.Gist)
+	if archived {
+		row("archived", memfs.ArchivePath(id)+" (a sleep retired it: no hook asks it)")
+	}
 	if len(succ) > 0 {
 		row("superseded by", strings.Join(succ, ", ")+" (a newer value of this fact: hooks ask it instead)")
 	}

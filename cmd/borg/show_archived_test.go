@@ -13,8 +13,9 @@ import (
 	"github.com/borg-memory/borg/memfs"
 )
 
-// TestShowArchived: show of a lesson a sleep archived says so, where it
-// is, and how to see why, rather than that there is no such lesson.
+// TestShowArchived: show of a lesson a sleep archived shows it as it was
+// archived, and says so, where it is, and how to see why, rather than that
+// there is no such lesson.
 func TestShowArchived(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "store")
 	var out, errb bytes.Buffer
@@ -38,7 +39,12 @@ func TestShowArchived(t *testing.T) {
 	if err := os.Rename(from, to); err != nil {
 		t.Fatal(err)
 	}
-	if code := borg("show", got.ID); code == 0 || !strings.Contains(errb.String(), "lesson "+got.ID+" is archived ("+memfs.ArchivePath(got.ID)+")") {
-		t.Fatalf("show of an archived lesson: exit %d, %q", code, errb.String())
+	if code := borg("show", got.ID); code != 0 || !strings.Contains(errb.String(), "lesson "+got.ID+" is archived ("+memfs.ArchivePath(got.ID)+")") ||
+		!strings.Contains(out.String(), "The legacy FTP export runs nightly") || !strings.Contains(out.String(), "archived:") {
+		t.Fatalf("show of an archived lesson: exit %d, %q %q", code, out.String(), errb.String())
+	}
+	if code := borg("show", "--json", got.ID); code != 0 || !strings.Contains(out.String(), `"archived": true`) ||
+		!strings.Contains(out.String(), `"path": "`+memfs.ArchivePath(got.ID)+`"`) {
+		t.Fatalf("show --json of an archived lesson: exit %d, %q", code, out.String())
 	}
 }
