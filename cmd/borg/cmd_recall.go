@@ -85,6 +85,8 @@ func runRecall(c *cli.Context, e *env, s *memfs.Store, q index.Query, sync, asJS
 		start := time.Now()
 		q.Trace = func(step string) { tr.step("search: "+step, start) }
 	}
+	explain := q.Explain
+	q.Explain = true // the arms' ranks tell a lesson used with a match from one found by no word
 	hits, err := r.recall(c.Context, q)
 	if err != nil {
 		return fail(exitFail, "%v", err)
@@ -94,10 +96,17 @@ func runRecall(c *cli.Context, e *env, s *memfs.Store, q index.Query, sync, asJS
 		arms = index.DefaultArmWeights()
 	}
 	if arms.Lexical > 0 {
-		// A lesson that shares no word with the query is no match, however
-		// near its vector: listing it would make every query match.
-		hits = slices.DeleteFunc(hits, func(h index.Hit) bool { return h.Match == 0 })
-	} else {
+		// A lesson that shares no word with the query, and that sessions
+		// did not use with one that does (the lateral arm), is no match,
+		// however near its vector: listing it would make every query match.
+		hits = slices.DeleteFunc(hits, func(h index.Hit) bool { return h.Match == 0 && h.Ranks.Lateral == 0 })
+	}
+	if !explain {
+		for i := range hits {
+			hits[i].Ranks = index.ArmRanks{}
+		}
+	}
+	if arms.Lexical == 0 {
 		fmt.Fprintln(e.err, "borg: without the lexical arm no lesson has a relevance (it is the text the lexical arm matches); the order is the arms' alone")
 	}
 	defer tr.step("printed", time.Time{})
@@ -112,7 +121,7 @@ func runRecall(c *cli.Context, e *env, s *memfs.Store, q index.Query, sync, asJS
 		return nil
 	}
 	tw := tabwriter.NewWriter(e.out, 0, 0, 2, ' ', 0)
-	if q.Explain {
+	if explain {
 		fmt.Fprintln(tw, "#\tid\trelevance\tmatch\tscore\tfused\tfactor\tlexical\tvector\tsalience\tlateral\tgist")
 	} else {
 		fmt.Fprintln(tw, "#\tid\trelevance\tgist")
@@ -131,7 +140,7 @@ func runRecall(c *cli.Context, e *env, s *memfs.Store, q index.Query, sync, asJS
 		if h.Weak {
 			rel += " weak"
 		}
-		if q.Explain {
+		if explain {
 			fmt.Fprintf(tw, "%d\t%s\t%s\t%.2f\t%.4f\t%.4f\t%.3f\t%s\t%s\t%s\t%s\t%s\n", i+1, h.ID, rel, h.Match, h.Score, h.Fused, h.Weight,
 				rank(h.Ranks.Lexical), rank(h.Ranks.Vector), rank(h.Ranks.Salience), rank(h.Ranks.Lateral), gist)
 		} else {
