@@ -430,15 +430,26 @@ func (s *Store) Memories(lessons []domain.Lesson, session string, w domain.Weigh
 // start, as one with no date). A lesson dated in the far future would
 // otherwise sit after every session forever and never decay.
 func LessonInfos(lessons []domain.Lesson, at time.Time) []domain.LessonInfo {
-	latest := at.Add(FutureSlack).UnixMilli()
 	out := make([]domain.LessonInfo, len(lessons))
 	for i, l := range lessons {
 		out[i] = domain.LessonInfo{ID: l.ID, Reach: l.Reach}
-		if !l.Created.IsZero() && l.Created.UnixMilli() <= latest {
-			out[i].CreatedMS = l.Created.UnixMilli()
+		if c := BelievedCreated(l.Created, at); !c.IsZero() {
+			out[i].CreatedMS = c.UnixMilli()
 		}
 	}
 	return out
+}
+
+// BelievedCreated is the creation time borg believes of a lesson dated
+// created, as of the instant at: created, or the zero time (unknown) when
+// the lesson has no date or one more than FutureSlack after at. Everything
+// that ages or orders lessons by creation reads this one rule (LessonInfos,
+// sleep's phases, doctor), and an unknown time counts as the oldest.
+func BelievedCreated(created, at time.Time) time.Time {
+	if created.IsZero() || created.UnixMilli() > at.Add(FutureSlack).UnixMilli() {
+		return time.Time{}
+	}
+	return created
 }
 
 // FutureSlack is how far past the reader's clock a date may lie and still

@@ -8,7 +8,8 @@ import (
 )
 
 // decay is phase 1: each lesson not reinforced since the last sleep (no
-// created, changed or tested event in the cycle, and not created in it)
+// created, changed or tested event in the cycle, and not created in it as
+// far as borg believes its date: p.born)
 // decays one cycle on the fixed-point grid; a change under
 // domain.ConfidenceCommitDelta is not written, so it shows as unchanged.
 func (p *planner) decay() PhasePlan {
@@ -16,8 +17,8 @@ func (p *planner) decay() PhasePlan {
 	sinceMS := p.since.UnixMilli()
 	decayed, reinforced, small := 0, 0, 0
 	for _, id := range p.active() {
-		e, s := p.cur[id], p.stats[id]
-		if s.lastUseMS >= sinceMS || !e.l.Created.Before(p.since) && !e.l.Created.IsZero() {
+		e, s, born := p.cur[id], p.stats[id], p.born[id]
+		if s.lastUseMS >= sinceMS || !born.IsZero() && !born.Before(p.since) {
 			reinforced++
 			continue
 		}
@@ -32,7 +33,7 @@ func (p *planner) decay() PhasePlan {
 		p.update(l)
 		decayed++
 		ph.Items = append(ph.Items, Item{Lesson: id, Action: "decay", Other: fp4(before) + " -> " + fp4(after),
-			Why: lastSeen(s.lastUseMS, e.l.Created)})
+			Why: lastSeen(s.lastUseMS, born)})
 	}
 	ph.Counts = []Count{{"decayed", decayed}, {"reinforced", reinforced}, {"below the commit delta", small}}
 	return ph

@@ -27,7 +27,7 @@ func (p *planner) frames() PhasePlan {
 	for _, pr := range domain.SlotCandidates(claims) {
 		for _, d := range [][2]int{{pr[0], pr[1]}, {pr[1], pr[0]}} {
 			n, o := d[0], d[1]
-			if !p.cur[ids[n]].l.Created.After(p.cur[ids[o]].l.Created) {
+			if !p.born[ids[n]].After(p.born[ids[o]]) {
 				continue
 			}
 			if _, same := domain.Rewrites(claims[n], claims[o]); same {

@@ -269,6 +269,13 @@ type planner struct {
 	vec   map[string][]float32
 	stats map[string]*lessonStats
 	mems  map[string]domain.Memory
+	// born is each lesson's creation time as borg believes it
+	// (memfs.BelievedCreated): zero, the oldest, when it has no date or one
+	// more than a day past the sleep. origin is the activity clock's start,
+	// the log's first event before the sleep (zero without one): the age an
+	// undated lesson has.
+	born   map[string]time.Time
+	origin time.Time
 
 	// changes collects the current phase's file changes by path; rerender
 	// names the lesson (by path) whose file flush renders.
@@ -318,7 +325,7 @@ func MakePlan(snap Snapshot, opts PlanOptions) Plan {
 func newPlanner(snap Snapshot, opts PlanOptions) *planner {
 	p := &planner{snap: snap, opts: opts.withDefaults(), at: dayOf(snap.Date),
 		cur: map[string]*entry{}, vec: map[string][]float32{}, stats: map[string]*lessonStats{},
-		rerender: map[string]string{}}
+		born: map[string]time.Time{}, rerender: map[string]string{}}
 	if !snap.LastSleep.IsZero() {
 		p.since = dayOf(snap.LastSleep)
 	} else {
@@ -337,6 +344,7 @@ func newPlanner(snap Snapshot, opts PlanOptions) *planner {
 		}
 		p.cur[lf.Lesson.ID] = &entry{l: lf.Lesson, raw: lf.Raw, path: path}
 		p.stats[lf.Lesson.ID] = &lessonStats{}
+		p.born[lf.Lesson.ID] = memfs.BelievedCreated(lf.Lesson.Created, p.at)
 		ls = append(ls, lf.Lesson)
 	}
 	for _, kv := range snap.Vectors {
@@ -351,6 +359,9 @@ func newPlanner(snap Snapshot, opts PlanOptions) *planner {
 			continue
 		}
 		events = append(events, e)
+		if p.origin.IsZero() || e.MS < p.origin.UnixMilli() {
+			p.origin = time.UnixMilli(e.MS)
+		}
 		s := p.stats[e.Lesson]
 		if s == nil {
 			continue
@@ -372,7 +383,7 @@ func newPlanner(snap Snapshot, opts PlanOptions) *planner {
 		s.lastAccessMS = max(s.lastAccessMS, e.MS)
 	}
 	p.mems = map[string]domain.Memory{}
-	for _, m := range domain.Derive(events, memfs.LessonInfos(ls, p.snap.Date), "", domain.DefaultWeights) {
+	for _, m := range domain.Derive(events, memfs.LessonInfos(ls, p.at), "", domain.DefaultWeights) {
 		p.mems[m.ID] = m
 	}
 	return p
@@ -441,10 +452,11 @@ func (p *planner) flush() []memfs.FileChange {
 	return out
 }
 
-// olderFirst orders two lessons by created time (an unknown time counts as
-// oldest), then id: it reports whether a is the older.
+// olderFirst orders two lessons by the created time borg believes (p.born:
+// an unknown time counts as oldest), then id: it reports whether a is the
+// older.
 func (p *planner) olderFirst(a, b string) bool {
-	ca, cb := p.cur[a].l.Created, p.cur[b].l.Created
+	ca, cb := p.born[a], p.born[b]
 	if !ca.Equal(cb) {
 		return ca.Before(cb)
 	}

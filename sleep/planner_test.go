@@ -26,9 +26,12 @@ func synthSnapshot(t *testing.T, ls []synth) Snapshot {
 	t.Helper()
 	snap := Snapshot{Date: fixtureDate, Base: "base", LastSleep: fixtureDate.AddDate(0, 0, -1), EmbedderID: "test"}
 	for _, s := range ls {
-		created, err := time.Parse(time.DateOnly, s.created)
-		if err != nil {
-			t.Fatal(err)
+		var created time.Time // "" is a lesson without a date
+		if s.created != "" {
+			var err error
+			if created, err = time.Parse(time.DateOnly, s.created); err != nil {
+				t.Fatal(err)
+			}
 		}
 		l := domain.Lesson{ID: s.id, Type: domain.TypeSemantic, Confidence: 0.8, Created: created, Gist: s.gist, Body: s.body, Tags: s.tags}
 		snap.Lessons = append(snap.Lessons, LessonFile{Lesson: l, Raw: memfs.Render(l)})
@@ -382,5 +385,104 @@ func TestPlanDeterministic(t *testing.T) {
 				t.Fatalf("phase %s change %s differs", pa.Phase, pa.Changes[j].Path)
 			}
 		}
+	}
+}
+
+// TestBelievedCreated: every phase ages and orders lessons by the created
+// time borg believes (memfs.BelievedCreated): a date more than a day past
+// the sleep is unknown, like no date, and counts as the oldest.
+func TestBelievedCreated(t *testing.T) {
+	session := domain.Event{MS: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli(), Kind: domain.KindSession, Session: "s1"}
+	item := func(ph PhasePlan, lesson, action string) (Item, bool) {
+		for _, it := range ph.Items {
+			if it.Lesson == lesson && it.Action == action {
+				return it, true
+			}
+		}
+		return Item{}, false
+	}
+	tests := []struct {
+		name    string
+		lessons []synth
+		check   func(t *testing.T, p *planner, plan Plan)
+	}{
+		{
+			name:    "a future date does not keep a lesson from decaying",
+			lessons: []synth{{id: "future-note", gist: "Deploys go out on Tuesdays.", created: "2099-01-01"}},
+			check: func(t *testing.T, _ *planner, plan Plan) {
+				if _, ok := item(phaseOf(t, plan, PhaseDecay), "future-note", "decay"); !ok {
+					t.Errorf("future-dated lesson did not decay: %+v", phaseOf(t, plan, PhaseDecay))
+				}
+			},
+		},
+		{
+			name:    "an undated lesson decays",
+			lessons: []synth{{id: "undated-note", gist: "Deploys go out on Tuesdays.", created: ""}},
+			check: func(t *testing.T, _ *planner, plan Plan) {
+				if _, ok := item(phaseOf(t, plan, PhaseDecay), "undated-note", "decay"); !ok {
+					t.Errorf("undated lesson did not decay: %+v", phaseOf(t, plan, PhaseDecay))
+				}
+			},
+		},
+		{
+			name: "a future date is not the newest claim",
+			lessons: []synth{
+				{id: "region-future", gist: "The default region is us-east-1.", created: "2099-01-01"},
+				{id: "region-dated", gist: "The default region is eu-west-1.", created: "2026-05-01"},
+			},
+			check: func(t *testing.T, _ *planner, plan Plan) {
+				ph := phaseOf(t, plan, PhaseFrame)
+				if _, ok := item(ph, "region-dated", "supersedes"); !ok || len(ph.Items) != 1 {
+					t.Errorf("want region-dated to supersede the undatable claim: %+v", ph.Items)
+				}
+			},
+		},
+		{
+			name: "two unknown dates: no claim supersedes",
+			lessons: []synth{
+				{id: "region-future", gist: "The default region is us-east-1.", created: "2099-01-01"},
+				{id: "region-undated", gist: "The default region is eu-west-1.", created: ""},
+			},
+			check: func(t *testing.T, _ *planner, plan Plan) {
+				if ph := phaseOf(t, plan, PhaseFrame); len(ph.Items) != 0 {
+					t.Errorf("which claim came last is unknown: %+v", ph.Items)
+				}
+			},
+		},
+		{
+			name:    "a future date is not young to retention",
+			lessons: []synth{{id: "future-weak", gist: "x", created: "2099-01-01"}},
+			check: func(t *testing.T, p *planner, plan Plan) {
+				in := p.retentionInput("future-weak", retentionGraph{})
+				if in.AgeDays < 300 {
+					t.Errorf("age %v days, want the log's age (from 2026-01-01)", in.AgeDays)
+				}
+				if _, ok := item(phaseOf(t, plan, PhaseRetention), "future-weak", "evict"); !ok {
+					t.Errorf("future-dated weak lesson not evicted: %+v", phaseOf(t, plan, PhaseRetention).Items)
+				}
+			},
+		},
+		{
+			name:    "a future date is not a recent access to reprieve",
+			lessons: []synth{{id: "future-expired", gist: "x", created: "2099-01-01"}},
+			check: func(t *testing.T, p *planner, _ Plan) {
+				if h := p.reprieveInput("future-expired").HoursSinceAccess; h != 24*365 {
+					t.Errorf("hours since access %v, want %v (no access known)", h, 24*365)
+				}
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			snap := synthSnapshot(t, tt.lessons)
+			snap.Events = append(snap.Events, session)
+			for i, lf := range snap.Lessons {
+				if strings.HasSuffix(lf.Lesson.ID, "-weak") {
+					snap.Lessons[i].Lesson.Confidence = 0.1
+					snap.Lessons[i].Raw = memfs.Render(snap.Lessons[i].Lesson)
+				}
+			}
+			tt.check(t, newPlanner(snap, PlanOptions{}), MakePlan(snap, PlanOptions{}))
+		})
 	}
 }

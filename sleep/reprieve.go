@@ -55,8 +55,8 @@ func (p *planner) reprieveInput(id string) domain.ReprieveInput {
 		in.OutcomeScore = 2*m.Mean - 1
 	}
 	last := s.lastAccessMS
-	if last == 0 && !e.l.Created.IsZero() {
-		last = e.l.Created.UnixMilli()
+	if born := p.born[id]; last == 0 && !born.IsZero() {
+		last = born.UnixMilli()
 	}
 	if last > 0 {
 		in.HoursSinceAccess = max(0, float64(p.at.UnixMilli()-last)/3.6e6)

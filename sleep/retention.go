@@ -116,7 +116,7 @@ func (p *planner) retentionVerdicts(ids []string, g retentionGraph) (verdicts []
 	young := p.at.Add(-time.Duration(p.opts.YoungDays) * 24 * time.Hour)
 	verdicts = make([]verdict, 0, len(ids))
 	for _, id := range ids {
-		l, m := p.cur[id].l, p.mems[id]
+		m, born := p.mems[id], p.born[id]
 		sc := domain.ScoreRetention(p.retentionInput(id, g))
 		v := verdict{id: id, score: sc, why: fmt.Sprintf("score %s: recency %.2f, access %.2f, confidence %.2f, pagerank %.2f, bridges %.2f, supports %.2f, density %.2f, uncontested %.2f",
 			fp4(sc.Score), sc.Signals.Recency, sc.Signals.AccessFrequency, sc.Signals.Confidence, sc.Signals.Pagerank,
@@ -125,8 +125,8 @@ func (p *planner) retentionVerdicts(ids []string, g retentionGraph) (verdicts []
 			switch {
 			case !sessions:
 				v.guard = "the log has no sessions yet"
-			case !l.Created.IsZero() && l.Created.After(young):
-				v.guard = fmt.Sprintf("created %s, within %d days", l.Created.UTC().Format(time.DateOnly), p.opts.YoungDays)
+			case !born.IsZero() && born.After(young):
+				v.guard = fmt.Sprintf("created %s, within %d days", born.UTC().Format(time.DateOnly), p.opts.YoungDays)
 			case m.Changed > 0 || m.Tested > 0:
 				v.guard = fmt.Sprintf("positive outcomes: %d changed, %d tested", m.Changed, m.Tested)
 			default:
@@ -141,7 +141,10 @@ func (p *planner) retentionVerdicts(ids []string, g retentionGraph) (verdicts []
 // retentionInput is the eight signals' inputs for lesson id.
 func (p *planner) retentionInput(id string, g retentionGraph) domain.RetentionInput {
 	l, s, m := p.cur[id].l, p.stats[id], p.mems[id]
-	updated := l.Created
+	updated := p.born[id]
+	if updated.IsZero() {
+		updated = p.origin // undated: as old as the log
+	}
 	if s.lastUseMS > 0 && (updated.IsZero() || time.UnixMilli(s.lastUseMS).After(updated)) {
 		updated = time.UnixMilli(s.lastUseMS)
 	}

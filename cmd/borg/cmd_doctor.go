@@ -115,9 +115,9 @@ func indexBehind(s *memfs.Store) int {
 func checkLessons(e *env, s *memfs.Store, rep *doctorReport) []domain.Lesson {
 	lessons, errs := s.Lessons()
 	rep.Lessons = len(lessons)
-	latest := e.now().Add(memfs.FutureSlack)
+	now := e.now()
 	for _, l := range lessons {
-		if l.Created.After(latest) {
+		if !l.Created.IsZero() && memfs.BelievedCreated(l.Created, now).IsZero() {
 			rep.StoreProblems = append(rep.StoreProblems, fmt.Sprintf("%s: created %s, in the future: the date is not believed (the lesson ages as one without a date); set memhtml-created to when it was written",
 				lessonPath(s, l.ID), l.Created.UTC().Format(time.RFC3339)))
 		}
