@@ -13,7 +13,8 @@ import (
 // same words or the fact in others). The newest claim of a slot supersedes
 // every older one it rewrites: it gains a derived supersedes link (the
 // relation retrieval demotes by) and the older one's confidence is capped
-// at FrameConfidenceCap. A pair already resolved that way is left alone.
+// at FrameConfidenceCap. A pair already resolved that way is left alone, and
+// lessons of different reach are never paired.
 // Older lessons are visited by their claim's Block, then newest first.
 func (p *planner) frames() PhasePlan {
 	var ph PhasePlan
@@ -25,6 +26,9 @@ func (p *planner) frames() PhasePlan {
 	// successors[o] are the claims strictly newer than o's that rewrite it.
 	successors := map[int][]int{}
 	for _, pr := range domain.SlotCandidates(claims) {
+		if reachOf(p.cur[ids[pr[0]]].l) != reachOf(p.cur[ids[pr[1]]].l) {
+			continue // a repo's fact never supersedes another repo's (or the team's)
+		}
 		for _, d := range [][2]int{{pr[0], pr[1]}, {pr[1], pr[0]}} {
 			n, o := d[0], d[1]
 			if !p.born[ids[n]].After(p.born[ids[o]]) {

@@ -55,8 +55,8 @@ type sketch [sketchBits / 64]uint64
 // refusalStages are the merge filter's refusal stages in its own order.
 var refusalStages = []domain.MergeStage{domain.StageThreshold, domain.StageVetoed, domain.StageSelf, domain.StageRoleGuard, domain.StageCap}
 
-// merge is phase 3: near-duplicate pairs above the strict threshold, oriented
-// so the older lesson keeps, run through domain.MergeOutcomes (cap,
+// merge is phase 3: near-duplicate pairs of one reach above the strict
+// threshold, oriented so the older lesson keeps, run through domain.MergeOutcomes (cap,
 // threshold, divergence veto over both texts, self, in-batch role guard). A
 // committed merge folds the newer lesson into the keeper and moves the newer
 // file to archive/. The counts name every refusal stage.
@@ -110,26 +110,22 @@ func (p *planner) applyMerges(outcomes []domain.MergeOutcome) PhasePlan {
 // floor, each unordered pair once, oriented (older keeps) and ordered by
 // similarity descending, then keep and drop ids.
 func (p *planner) mergePairs(ids []string) []domain.MergePair {
-	var ns []domain.NeighborPair
-	opts := domain.NeighborOptions{Floor: p.opts.MergeCandidateFloor, PerSourceK: p.opts.MergePerSource}
-	mode := p.opts.pairs
-	if mode == pairsAuto {
-		switch {
-		case len(ids) <= exactPairLimit:
-			mode = pairsExact
-		case len(ids) <= scanPairLimit:
-			mode = pairsScan
-		default:
-			mode = pairsBlocked
-		}
+	// Lessons of different reach are never paired: a repo:beta lesson is
+	// not folded into a repo:alpha one (nor into the team's), so each
+	// reach's lessons find their neighbours among themselves.
+	byReach := map[string][]string{}
+	for _, id := range ids {
+		r := reachOf(p.cur[id].l)
+		byReach[r] = append(byReach[r], id)
 	}
-	switch mode {
-	case pairsExact:
-		ns = domain.TopNeighborPairs(p.vectors(ids), opts)
-	case pairsScan:
-		ns = domain.RankCandidatePairs(p.sketchPairs(ids), p.vectors(ids), opts)
-	default:
-		ns = domain.RankCandidatePairs(p.blockedPairs(ids), p.vectors(ids), opts)
+	reaches := make([]string, 0, len(byReach))
+	for r := range byReach {
+		reaches = append(reaches, r)
+	}
+	slices.Sort(reaches)
+	var ns []domain.NeighborPair
+	for _, r := range reaches {
+		ns = append(ns, p.neighbourPairs(byReach[r])...)
 	}
 	seen := map[[2]string]bool{}
 	var out []domain.MergePair
@@ -159,6 +155,41 @@ func (p *planner) mergePairs(ids []string) []domain.MergePair {
 		return strings.Compare(a.DropPath, b.DropPath)
 	})
 	return out
+}
+
+// neighbourPairs finds the neighbour pairs among ids at or above the
+// candidate floor, by the enumeration the store's size affords (see
+// exactPairLimit).
+func (p *planner) neighbourPairs(ids []string) []domain.NeighborPair {
+	opts := domain.NeighborOptions{Floor: p.opts.MergeCandidateFloor, PerSourceK: p.opts.MergePerSource}
+	mode := p.opts.pairs
+	if mode == pairsAuto {
+		switch {
+		case len(ids) <= exactPairLimit:
+			mode = pairsExact
+		case len(ids) <= scanPairLimit:
+			mode = pairsScan
+		default:
+			mode = pairsBlocked
+		}
+	}
+	switch mode {
+	case pairsExact:
+		return domain.TopNeighborPairs(p.vectors(ids), opts)
+	case pairsScan:
+		return domain.RankCandidatePairs(p.sketchPairs(ids), p.vectors(ids), opts)
+	default:
+		return domain.RankCandidatePairs(p.blockedPairs(ids), p.vectors(ids), opts)
+	}
+}
+
+// reachOf is a lesson's reach with the default spelled out: "" and "team"
+// are one reach.
+func reachOf(l domain.Lesson) string {
+	if l.Reach == "" {
+		return domain.ReachTeam
+	}
+	return l.Reach
 }
 
 func (p *planner) mergeText(id string) domain.MergeText {

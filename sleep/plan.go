@@ -483,13 +483,15 @@ func (p *planner) phaseWhy(ph Phase) string {
 			"least %.2f and fewer than %d reprieves were spent; otherwise moved to archive/.",
 			domain.ReprieveDays, domain.ReprieveFloor, domain.MaxReprieves)
 	case PhaseMerge:
-		return fmt.Sprintf("Neighbour pairs above %.2f cosine (candidates from %.2f) are near-duplicates unless a\n"+
-			"divergence guard vetoes them; the older lesson keeps, the newer one's evidence is\n"+
-			"folded in and the newer file moves to archive/. At most %d merges a night.",
+		return fmt.Sprintf("Neighbour pairs of one reach above %.2f cosine (candidates from %.2f) are\n"+
+			"near-duplicates unless a divergence guard vetoes them; the older lesson keeps, the newer\n"+
+			"one's evidence is folded in and the newer file moves to archive/. At most %d merges a\n"+
+			"night.",
 			o.MergeThreshold, o.MergeCandidateFloor, o.MergeMaxPairs)
 	case PhaseFrame:
-		return fmt.Sprintf("Lessons whose gists write different values into the same frame about the same\n"+
-			"subject: the newer claim supersedes the older one, whose confidence is capped at %.2f.",
+		return fmt.Sprintf("Lessons of one reach whose gists write different values into the same frame about\n"+
+			"the same subject: the newer claim supersedes the older one, whose confidence is capped\n"+
+			"at %.2f.",
 			o.FrameConfidenceCap)
 	case PhaseEdges:
 		return fmt.Sprintf("Lessons naming the same entity (a path, an identifier, a proper name) and at\n"+

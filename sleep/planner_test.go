@@ -18,6 +18,7 @@ type synth struct {
 	created        string // date
 	vec            []float32
 	tags           []string
+	reach          string
 }
 
 // synthSnapshot builds a snapshot from synthetic lessons, their vectors set
@@ -33,7 +34,7 @@ func synthSnapshot(t *testing.T, ls []synth) Snapshot {
 				t.Fatal(err)
 			}
 		}
-		l := domain.Lesson{ID: s.id, Type: domain.TypeSemantic, Confidence: 0.8, Created: created, Gist: s.gist, Body: s.body, Tags: s.tags}
+		l := domain.Lesson{ID: s.id, Type: domain.TypeSemantic, Confidence: 0.8, Created: created, Gist: s.gist, Body: s.body, Tags: s.tags, Reach: s.reach}
 		snap.Lessons = append(snap.Lessons, LessonFile{Lesson: l, Raw: memfs.Render(l)})
 		if s.vec != nil {
 			snap.Vectors = append(snap.Vectors, domain.KeyedVector{Key: s.id, Vec: s.vec})
@@ -483,6 +484,38 @@ func TestBelievedCreated(t *testing.T) {
 				}
 			}
 			tt.check(t, newPlanner(snap, PlanOptions{}), MakePlan(snap, PlanOptions{}))
+		})
+	}
+}
+
+// TestReachPairs: merge and frame conflicts pair only lessons of one reach
+// ("" and "team" are one).
+func TestReachPairs(t *testing.T) {
+	tests := []struct {
+		name         string
+		reachA       string
+		reachB       string
+		merged, sups int
+	}{
+		{"two repos", "repo:alpha", "repo:beta", 0, 0},
+		{"a repo and the team", "repo:alpha", "team", 0, 0},
+		{"one repo", "repo:alpha", "repo:alpha", 1, 1},
+		{"team spelled two ways", "", "team", 1, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			plan := MakePlan(synthSnapshot(t, []synth{
+				{id: "bucket-old", gist: "Use the staging bucket for fixtures.", created: "2026-09-01", vec: unit(0, 1, 1), reach: tt.reachA},
+				{id: "bucket-new", gist: "Use the staging bucket for fixtures.", created: "2026-10-01", vec: unit(0, 1, 0.99), reach: tt.reachB},
+				{id: "region-old", gist: "The default region is eu-west-1.", created: "2026-05-01", reach: tt.reachA},
+				{id: "region-new", gist: "The default region is us-east-1.", created: "2026-10-01", reach: tt.reachB},
+			}), PlanOptions{})
+			if got := phaseOf(t, plan, PhaseMerge).count("merged"); got != tt.merged {
+				t.Errorf("merged %d, want %d: %+v", got, tt.merged, phaseOf(t, plan, PhaseMerge).Items)
+			}
+			if got := phaseOf(t, plan, PhaseFrame).count("superseded"); got != tt.sups {
+				t.Errorf("superseded %d, want %d: %+v", got, tt.sups, phaseOf(t, plan, PhaseFrame).Items)
+			}
 		})
 	}
 }
