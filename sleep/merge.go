@@ -56,10 +56,12 @@ type sketch [sketchBits / 64]uint64
 var refusalStages = []domain.MergeStage{domain.StageThreshold, domain.StageVetoed, domain.StageSelf, domain.StageRoleGuard, domain.StageCap}
 
 // merge is phase 3: near-duplicate pairs of one reach above the strict
-// threshold, oriented so the older lesson keeps, run through domain.MergeOutcomes (cap,
-// threshold, divergence veto over both texts, self, in-batch role guard). A
-// committed merge folds the newer lesson into the keeper and moves the newer
-// file to archive/. The counts name every refusal stage.
+// threshold, oriented so the lesson with the record keeps (keepsOver), run
+// through domain.MergeOutcomes (cap, threshold, divergence veto over both
+// texts, self, in-batch role guard). A committed merge folds the other
+// lesson's gist, tags, anchors and links into the keeper and moves its file
+// to archive/; its session results stay in the log under its id. The counts
+// name every refusal stage.
 func (p *planner) merge() PhasePlan {
 	pairs := p.mergePairs(p.active())
 	return p.applyMerges(domain.MergeOutcomes(pairs, domain.MergeOptions{MaxPairs: p.opts.MergeMaxPairs, Threshold: p.opts.MergeThreshold}))
@@ -77,7 +79,7 @@ func (p *planner) applyMerges(outcomes []domain.MergeOutcome) PhasePlan {
 		case domain.StageCommitted:
 			p.fold(keep, drop, o.Pair.Similarity)
 			ph.Items = append(ph.Items, Item{Lesson: drop, Action: "merged into", Other: keep,
-				Why: "cosine " + sim + ", " + keep + " is older"})
+				Why: "cosine " + sim + ", " + p.keepWhy(keep, drop)})
 		case domain.StageVetoed:
 			reasons := domain.MergeVetoReasons(*o.Pair.KeepText, *o.Pair.DropText)
 			rs := make([]string, len(reasons))
@@ -107,7 +109,7 @@ func (p *planner) applyMerges(outcomes []domain.MergeOutcome) PhasePlan {
 }
 
 // mergePairs finds the candidate pairs among ids at or above the candidate
-// floor, each unordered pair once, oriented (older keeps) and ordered by
+// floor, each unordered pair once, oriented (keepsOver) and ordered by
 // similarity descending, then keep and drop ids.
 func (p *planner) mergePairs(ids []string) []domain.MergePair {
 	// Lessons of different reach are never paired: a repo:beta lesson is
@@ -131,7 +133,7 @@ func (p *planner) mergePairs(ids []string) []domain.MergePair {
 	var out []domain.MergePair
 	for _, n := range ns {
 		keep, drop := n.Src, n.Dst
-		if !p.olderFirst(keep, drop) {
+		if !p.keepsOver(keep, drop) {
 			keep, drop = drop, keep
 		}
 		k := [2]string{keep, drop}
@@ -181,6 +183,38 @@ func (p *planner) neighbourPairs(ids []string) []domain.NeighborPair {
 	default:
 		return domain.RankCandidatePairs(p.blockedPairs(ids), p.vectors(ids), opts)
 	}
+}
+
+// keepsOver reports whether a keeps over b in a merge: the lesson with the
+// record keeps, because the log's session results are keyed by lesson id and
+// stay with the archived one. More changed results first, then more results
+// of any kind, then the older lesson (olderFirst).
+func (p *planner) keepsOver(a, b string) bool {
+	ma, mb := p.mems[a], p.mems[b]
+	if ma.Changed != mb.Changed {
+		return ma.Changed > mb.Changed
+	}
+	if ra, rb := sessionResults(ma), sessionResults(mb); ra != rb {
+		return ra > rb
+	}
+	return p.olderFirst(a, b)
+}
+
+// sessionResults counts a memory's session results of every kind.
+func sessionResults(m domain.Memory) int { return m.Changed + m.Ignored + m.Corrected + m.Vetoed }
+
+// keepWhy says why keep keeps over drop, for a merge's item.
+func (p *planner) keepWhy(keep, drop string) string {
+	mk, md := p.mems[keep], p.mems[drop]
+	switch {
+	case mk.Changed != md.Changed:
+		return fmt.Sprintf("%s has more changed results (%d to %d)", keep, mk.Changed, md.Changed)
+	case sessionResults(mk) != sessionResults(md):
+		return fmt.Sprintf("%s has more session results (%d to %d)", keep, sessionResults(mk), sessionResults(md))
+	case !p.born[keep].Equal(p.born[drop]):
+		return keep + " is older"
+	}
+	return keep + " comes first by id"
 }
 
 // reachOf is a lesson's reach with the default spelled out: "" and "team"

@@ -484,9 +484,11 @@ func (p *planner) phaseWhy(ph Phase) string {
 			domain.ReprieveDays, domain.ReprieveFloor, domain.MaxReprieves)
 	case PhaseMerge:
 		return fmt.Sprintf("Neighbour pairs of one reach above %.2f cosine (candidates from %.2f) are\n"+
-			"near-duplicates unless a divergence guard vetoes them; the older lesson keeps, the newer\n"+
-			"one's evidence is folded in and the newer file moves to archive/. At most %d merges a\n"+
-			"night.",
+			"near-duplicates unless a divergence guard vetoes them. The lesson with more session\n"+
+			"results keeps (changed results first, then all results, then the older one): the\n"+
+			"other's tags, anchors and links are folded into it with a note of its gist, and its\n"+
+			"file moves to archive/, its results staying in the log under its id. At most %d\n"+
+			"merges a night.",
 			o.MergeThreshold, o.MergeCandidateFloor, o.MergeMaxPairs)
 	case PhaseFrame:
 		return fmt.Sprintf("Lessons of one reach whose gists write different values into the same frame about\n"+

@@ -1,6 +1,7 @@
 package sleep
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -515,6 +516,56 @@ func TestReachPairs(t *testing.T) {
 			}
 			if got := phaseOf(t, plan, PhaseFrame).count("superseded"); got != tt.sups {
 				t.Errorf("superseded %d, want %d: %+v", got, tt.sups, phaseOf(t, plan, PhaseFrame).Items)
+			}
+		})
+	}
+}
+
+// TestMergeKeeper: the lesson with the record keeps in a merge (its session
+// results stay in the log under its id): more changed results, then more
+// results, then the older lesson.
+func TestMergeKeeper(t *testing.T) {
+	type results struct {
+		lesson string
+		kind   domain.EventKind
+		n      int
+	}
+	tests := []struct {
+		name     string
+		results  []results
+		keep     string
+		whyShows string
+	}{
+		{"no record: the older keeps", nil, "bucket-old", "bucket-old is older"},
+		{"changed results keep", []results{{"bucket-new", domain.KindChanged, 1}}, "bucket-new", "more changed results (1 to 0)"},
+		{"results keep when changed ones tie", []results{{"bucket-new", domain.KindIgnored, 2}}, "bucket-new", "more session results (2 to 0)"},
+		{"changed results before the count", []results{{"bucket-old", domain.KindChanged, 1}, {"bucket-new", domain.KindIgnored, 3}}, "bucket-old", "more changed results (1 to 0)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			snap := synthSnapshot(t, []synth{
+				{id: "bucket-old", gist: "Use the staging bucket for fixtures.", created: "2026-09-01", vec: unit(0, 1, 1)},
+				{id: "bucket-new", gist: "Use the staging bucket for fixtures.", created: "2026-10-01", vec: unit(0, 1, 0.99)},
+			})
+			ms := time.Date(2026, 10, 10, 0, 0, 0, 0, time.UTC).UnixMilli()
+			for _, r := range tt.results {
+				for i := 0; i < r.n; i++ {
+					s := fmt.Sprintf("s-%s-%d", r.lesson, i)
+					ms += 60_000
+					snap.Events = append(snap.Events, domain.Event{MS: ms, Kind: domain.KindSession, Session: s},
+						domain.Event{MS: ms + 1, Kind: domain.KindAsked, Session: s, Lesson: r.lesson},
+						domain.Event{MS: ms + 2, Kind: r.kind, Session: s, Lesson: r.lesson})
+				}
+			}
+			ph := phaseOf(t, MakePlan(snap, PlanOptions{}), PhaseMerge)
+			if len(ph.Items) != 1 || ph.Items[0].Action != "merged into" || ph.Items[0].Other != tt.keep ||
+				!strings.Contains(ph.Items[0].Why, tt.whyShows) {
+				t.Fatalf("want a merge into %s because %q: %+v", tt.keep, tt.whyShows, ph.Items)
+			}
+			for _, c := range ph.Changes {
+				if c.Path == memfs.LessonPath(tt.keep) && c.Delete {
+					t.Errorf("the keeper %s was archived", tt.keep)
+				}
 			}
 		})
 	}
