@@ -59,9 +59,9 @@ var refusalStages = []domain.MergeStage{domain.StageThreshold, domain.StageVetoe
 // threshold, oriented so the lesson with the record keeps (keepsOver), run
 // through domain.MergeOutcomes (cap, threshold, divergence veto over both
 // texts, self, in-batch role guard). A committed merge folds the other
-// lesson's gist, tags, anchors and links into the keeper and moves its file
-// to archive/; its session results stay in the log under its id. The counts
-// name every refusal stage.
+// lesson's gist, body, tags, anchors, links and valid-until into the keeper
+// (fold) and moves its file to archive/; its session results stay in the
+// log under its id. The counts name every refusal stage.
 func (p *planner) merge() PhasePlan {
 	pairs := p.mergePairs(p.active())
 	return p.applyMerges(domain.MergeOutcomes(pairs, domain.MergeOptions{MaxPairs: p.opts.MergeMaxPairs, Threshold: p.opts.MergeThreshold}))
@@ -449,9 +449,13 @@ func finite(v []float32) bool {
 }
 
 // fold merges drop into keep: tags, anchors and links are unioned (links to
-// either lesson itself dropped), a body note names the merged lesson,
-// confidence and importance take the higher of the two, keep gains a derived
-// supersedes link to drop, and drop's file moves to archive/.
+// either lesson itself dropped), a body note names the merged lesson and its
+// gist and is followed by drop's body paragraphs keep lacks (appended only, so
+// a hand-written keeper is edited in place: memfs.Rewrite), confidence and
+// importance take the higher of the two, valid-until the later (none when
+// either has none: the knowledge lives as long as its longer-lived copy),
+// keep gains a derived supersedes link to drop, and drop's file moves to
+// archive/.
 func (p *planner) fold(keep, drop string, sim float64) {
 	k, d := p.cur[keep].l, p.cur[drop].l
 	k.Tags = unionStrings(k.Tags, d.Tags)
@@ -479,12 +483,24 @@ func (p *planner) fold(keep, drop string, sim float64) {
 	if d.Importance > k.EffectiveImportance() {
 		k.Importance = d.Importance
 	}
-	note := fmt.Sprintf("Merged %s into this lesson on %s (cosine %s): %s", drop, p.at.Format(time.DateOnly), fp4(sim), d.Gist)
-	if k.Body == "" {
-		k.Body = note
-	} else {
-		k.Body += "\n\n" + note
+	if k.ValidUntil.IsZero() || d.ValidUntil.IsZero() {
+		k.ValidUntil = time.Time{}
+	} else if d.ValidUntil.After(k.ValidUntil) {
+		k.ValidUntil = d.ValidUntil
 	}
+	paras := []string{fmt.Sprintf("Merged %s into this lesson on %s (cosine %s): %s", drop, p.at.Format(time.DateOnly), fp4(sim), d.Gist)}
+	var kept []string
+	if k.Body != "" {
+		kept = strings.Split(k.Body, "\n\n")
+	}
+	if d.Body != "" {
+		for _, para := range strings.Split(d.Body, "\n\n") {
+			if !slices.Contains(kept, para) && !slices.Contains(paras, para) {
+				paras = append(paras, para)
+			}
+		}
+	}
+	k.Body = strings.Join(append(kept, paras...), "\n\n")
 	p.update(k)
 	p.archive(drop)
 }

@@ -485,10 +485,11 @@ func (p *planner) phaseWhy(ph Phase) string {
 	case PhaseMerge:
 		return fmt.Sprintf("Neighbour pairs of one reach above %.2f cosine (candidates from %.2f) are\n"+
 			"near-duplicates unless a divergence guard vetoes them. The lesson with more session\n"+
-			"results keeps (changed results first, then all results, then the older one): the\n"+
-			"other's tags, anchors and links are folded into it with a note of its gist, and its\n"+
-			"file moves to archive/, its results staying in the log under its id. At most %d\n"+
-			"merges a night.",
+			"results keeps (changed results first, then all results, then the older one). The\n"+
+			"other's tags, anchors and links join the keeper's; a merge note with its gist, then\n"+
+			"its body paragraphs the keeper lacks, are appended to the keeper's body; the later\n"+
+			"valid-until holds (none when either has none); and its file moves to archive/, its\n"+
+			"results staying in the log under its id. At most %d merges a night.",
 			o.MergeThreshold, o.MergeCandidateFloor, o.MergeMaxPairs)
 	case PhaseFrame:
 		return fmt.Sprintf("Lessons of one reach whose gists write different values into the same frame about\n"+

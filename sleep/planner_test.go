@@ -570,3 +570,85 @@ func TestMergeKeeper(t *testing.T) {
 		})
 	}
 }
+
+// TestMergeFold: the keeper takes the dropped lesson's body paragraphs it
+// lacks, after the merge note, and the later valid-until (none when either
+// has none); a hand-written keeper is edited in place.
+func TestMergeFold(t *testing.T) {
+	day := func(s string) time.Time {
+		if s == "" {
+			return time.Time{}
+		}
+		d, err := time.Parse(time.DateOnly, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	const note = "Merged bucket-new into this lesson on 2026-11-30 (cosine 0.9900): Use the staging bucket for fixtures."
+	tests := []struct {
+		name                 string
+		keepBody, dropBody   string
+		keepUntil, dropUntil string
+		hand                 bool
+		wantBody, wantUntil  string
+	}{
+		{name: "body paragraphs the keeper lacks", keepBody: "Run it weekly.", dropBody: "Run it weekly.\n\nThe bucket lives in gs://fixtures.",
+			wantBody: "Run it weekly.\n\n" + note + "\n\nThe bucket lives in gs://fixtures."},
+		{name: "an empty keeper", dropBody: "The bucket lives in gs://fixtures.", wantBody: note + "\n\nThe bucket lives in gs://fixtures."},
+		{name: "the later valid-until", keepUntil: "2027-01-01", dropUntil: "2027-06-01", wantBody: note, wantUntil: "2027-06-01"},
+		{name: "the keeper's later valid-until", keepUntil: "2027-06-01", dropUntil: "2027-01-01", wantBody: note, wantUntil: "2027-06-01"},
+		{name: "the dropped lesson has none", keepUntil: "2027-06-01", wantBody: note},
+		{name: "the keeper has none", dropUntil: "2027-06-01", wantBody: note},
+		{name: "a hand-written keeper", hand: true, keepBody: "Run it weekly.", dropBody: "The bucket lives in gs://fixtures.",
+			wantBody: "Run it weekly.\n\n" + note + "\n\nThe bucket lives in gs://fixtures."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			snap := synthSnapshot(t, []synth{
+				{id: "bucket-old", gist: "Use the staging bucket for fixtures.", body: tt.keepBody, created: "2026-09-01", vec: unit(0, 1, 1)},
+				{id: "bucket-new", gist: "Use the staging bucket for fixtures.", body: tt.dropBody, created: "2026-10-01", vec: unit(0, 1, 0.99)},
+			})
+			for i, until := range []string{tt.keepUntil, tt.dropUntil} {
+				snap.Lessons[i].Lesson.ValidUntil = day(until)
+				snap.Lessons[i].Raw = memfs.Render(snap.Lessons[i].Lesson)
+			}
+			if tt.hand {
+				snap.Lessons[0].Raw = []byte(`<!doctype html>
+<html lang="en"><head>
+  <meta charset="utf-8">
+  <meta name="memhtml-id" content="bucket-old">
+  <meta name="memhtml-type" content="semantic">
+  <meta name="memhtml-confidence" content="0.8">
+  <meta name="memhtml-created" content="2026-09-01T00:00:00Z">
+</head>
+<body><article>
+  <p><mark>Use the staging bucket for fixtures.</mark></p>
+  <p>Run it weekly.</p>
+  <!-- reviewer note -->
+</article></body></html>
+`)
+			}
+			ph := phaseOf(t, MakePlan(snap, PlanOptions{}), PhaseMerge)
+			var keeper []byte
+			for _, c := range ph.Changes {
+				if c.Path == memfs.LessonPath("bucket-old") {
+					keeper = c.Data
+				}
+			}
+			l, err := memfs.Parse(keeper)
+			if err != nil {
+				t.Fatalf("keeper: %v (changes %+v)", err, ph.Items)
+			}
+			if l.Body != tt.wantBody {
+				t.Errorf("body %q, want %q", l.Body, tt.wantBody)
+			}
+			if !l.ValidUntil.Equal(day(tt.wantUntil)) {
+				t.Errorf("valid-until %v, want %q", l.ValidUntil, tt.wantUntil)
+			}
+			if tt.hand && !strings.Contains(string(keeper), "<!-- reviewer note -->") {
+				t.Errorf("the hand-written keeper was rendered anew:\n%s", keeper)
+			}
+		})
+	}
+}
