@@ -175,12 +175,13 @@ func (p *planner) writeEdges(ranked []domain.NeighborPair) PhasePlan {
 	return ph
 }
 
-// edgeView is what edge typing reads of a lesson: its gist and the
-// entities it is about.
+// edgeView is what edge typing and the frame phase read of a lesson: its
+// gist, the entities it is about and its tags' words.
 type edgeView struct {
 	gist     string
 	frame    string // the fact's frame, canonical (domain.ClaimFrame; factRelation, namesSubject); "" when the gist states no fact
 	subjects []string
+	about    []string // subjects and the words of its tags, lowercased, sorted, distinct
 }
 
 // viewOf reads l for edge typing. Its subjects are the entities of its
@@ -202,25 +203,44 @@ func viewOf(l domain.Lesson) edgeView {
 			v.subjects = append(v.subjects, e)
 		}
 	}
+	v.about = slices.Clone(v.subjects)
+	for _, tag := range l.Tags {
+		// A tag's words, as domain.TagHolds reads them.
+		for _, w := range strings.FieldsFunc(tag, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+			v.about = append(v.about, strings.ToLower(w))
+		}
+	}
+	slices.Sort(v.about)
+	v.about = slices.Compact(v.about)
 	return v
+}
+
+// differentSubjects reports whether two lessons are about different
+// subjects, the one rule edge typing and the frame phase refuse a pair by:
+// two facts in different frames ("the staging database of Search" and "the
+// primary database of Search" name two things); two lessons that each name
+// what they are about (subject entities or tags) with nothing in common
+// ("The default timeout is 30 seconds" tagged http-client, go and "… is 5
+// seconds" tagged postgres, python); or two facts that each name a subject
+// word the other lacks (domain.DistinctSubjects).
+func differentSubjects(s, d edgeView) bool {
+	if s.frame != "" && d.frame != "" && s.frame != d.frame {
+		return true
+	}
+	if len(s.about) > 0 && len(d.about) > 0 && len(shared(s.about, d.about, 1)) == 0 {
+		return true
+	}
+	return domain.DistinctSubjects(domain.ReadFact(s.gist), domain.ReadFact(d.gist))
 }
 
 // typeEdge decides whether two lessons that name a common entity are one
 // subject's facts, and how they relate: a derived link needs the two to be
-// about the same subject, not merely to share a value. Two facts must have
-// one frame, and two facts that each name a subject word the other lacks
-// are two subjects (domain.DistinctSubjects); any two lessons must share a
-// subject entity (viewOf: a fact's are its frame's). Then
-// contradicts when the gists diverge in negation or numbers, supports
-// otherwise.
+// about the same subject, not merely to share a value. They must not be
+// about different subjects (differentSubjects), and they must share a
+// subject entity (viewOf: a fact's are its frame's). Then contradicts when
+// the gists diverge in negation or numbers, supports otherwise.
 func typeEdge(s, d edgeView) (rel, why string, ok bool) {
-	if s.frame != "" && d.frame != "" && s.frame != d.frame {
-		// Two facts are one subject's only in one frame: "the staging
-		// database of Search" and "the primary database of Search" name
-		// two things.
-		return "", "", false
-	}
-	if len(shared(s.subjects, d.subjects, 1)) == 0 || domain.DistinctSubjects(domain.ReadFact(s.gist), domain.ReadFact(d.gist)) {
+	if differentSubjects(s, d) || len(shared(s.subjects, d.subjects, 1)) == 0 {
 		return "", "", false
 	}
 	switch {

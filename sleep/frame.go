@@ -3,6 +3,7 @@ package sleep
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/borg-memory/borg/domain"
@@ -13,8 +14,9 @@ import (
 // same words or the fact in others). The newest claim of a slot supersedes
 // every older one it rewrites: it gains a derived supersedes link (the
 // relation retrieval demotes by) and the older one's confidence is capped
-// at FrameConfidenceCap. A pair already resolved that way is left alone, and
-// lessons of different reach are never paired.
+// at FrameConfidenceCap. A pair already resolved that way is left alone;
+// lessons of different reach are never paired, nor lessons edge typing
+// deems about different subjects (differentSubjects: one rule for both).
 // Older lessons are visited by their claim's Block, then newest first.
 func (p *planner) frames() PhasePlan {
 	var ph PhasePlan
@@ -23,8 +25,18 @@ func (p *planner) frames() PhasePlan {
 	for i, id := range ids {
 		claims[i] = domain.ReadClaim(p.cur[id].l.Gist).Holding(domain.TagHolds(p.cur[id].l.Tags))
 	}
+	views := map[int]edgeView{}
+	view := func(i int) edgeView {
+		v, ok := views[i]
+		if !ok {
+			v = viewOf(p.cur[ids[i]].l)
+			views[i] = v
+		}
+		return v
+	}
 	// successors[o] are the claims strictly newer than o's that rewrite it.
 	successors := map[int][]int{}
+	otherSubject := 0
 	for _, pr := range domain.SlotCandidates(claims) {
 		if reachOf(p.cur[ids[pr[0]]].l) != reachOf(p.cur[ids[pr[1]]].l) {
 			continue // a repo's fact never supersedes another repo's (or the team's)
@@ -34,9 +46,14 @@ func (p *planner) frames() PhasePlan {
 			if !p.born[ids[n]].After(p.born[ids[o]]) {
 				continue
 			}
-			if _, same := domain.Rewrites(claims[n], claims[o]); same {
-				successors[o] = append(successors[o], n)
+			if _, same := domain.Rewrites(claims[n], claims[o]); !same {
+				continue
 			}
+			if differentSubjects(view(n), view(o)) {
+				otherSubject++ // edge typing would not link them either
+				continue
+			}
+			successors[o] = append(successors[o], n)
 		}
 	}
 	olds := make([]int, 0, len(successors))
@@ -86,5 +103,8 @@ func (p *planner) frames() PhasePlan {
 				m.Frame, strings.TrimSpace(m.A+" "+m.Suffix), strings.TrimSpace(m.B+" "+m.Suffix), old, fp4(before), fp4(o.Confidence))})
 	}
 	ph.Counts = []Count{{"superseded", conflicts}, {"already resolved", resolved}}
+	if otherSubject > 0 {
+		ph.Notes = append(ph.Notes, "Pairs left alone because their lessons are about different subjects: "+strconv.Itoa(otherSubject)+".")
+	}
 	return ph
 }

@@ -652,3 +652,40 @@ func TestMergeFold(t *testing.T) {
 		})
 	}
 }
+
+// TestFrameSubjects: the frame phase leaves alone a pair edge typing deems
+// about different subjects (differentSubjects, one rule for both phases).
+func TestFrameSubjects(t *testing.T) {
+	tests := []struct {
+		name             string
+		oldTags, newTags []string
+		oldGist, newGist string
+		superseded       bool
+	}{
+		{name: "tags name two subjects", oldTags: []string{"http-client", "go"}, newTags: []string{"postgres", "python"},
+			oldGist: "The default timeout is 30 seconds", newGist: "The default timeout is 5 seconds"},
+		{name: "a shared tag", oldTags: []string{"http-client", "go"}, newTags: []string{"go"},
+			oldGist: "The default timeout is 30 seconds", newGist: "The default timeout is 5 seconds", superseded: true},
+		{name: "no tags", oldGist: "The default timeout is 30 seconds", newGist: "The default timeout is 5 seconds", superseded: true},
+		{name: "one side tagged", oldTags: []string{"aws"},
+			oldGist: "The default region is eu-west-1.", newGist: "The default region is us-east-1.", superseded: true},
+		{name: "entities name two subjects", oldGist: "The Kafka consumer timeout is 30 seconds", newGist: "The Redis consumer timeout is 5 seconds"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			snap := synthSnapshot(t, []synth{
+				{id: "claim-old", gist: tt.oldGist, created: "2026-05-01", tags: tt.oldTags},
+				{id: "claim-new", gist: tt.newGist, created: "2026-10-01", tags: tt.newTags},
+			})
+			ph := phaseOf(t, MakePlan(snap, PlanOptions{}), PhaseFrame)
+			if got := ph.count("superseded") == 1; got != tt.superseded {
+				t.Errorf("superseded %v, want %v: %+v %v", got, tt.superseded, ph.Items, ph.Notes)
+			}
+			if !tt.superseded {
+				if _, _, ok := typeEdge(viewOf(snap.Lessons[0].Lesson), viewOf(snap.Lessons[1].Lesson)); ok {
+					t.Errorf("edge typing links a pair the frame phase deems about different subjects")
+				}
+			}
+		})
+	}
+}
