@@ -17,6 +17,9 @@ import (
 // at FrameConfidenceCap. A pair already resolved that way is left alone;
 // lessons of different reach are never paired, nor lessons edge typing
 // deems about different subjects (differentSubjects: one rule for both).
+// When the older lesson carries an authored supersedes link to the newer
+// one, a person has said which is current: the pair is skipped (a derived
+// link the other way would make a cycle) and listed.
 // Older lessons are visited by their claim's Block, then newest first.
 func (p *planner) frames() PhasePlan {
 	var ph PhasePlan
@@ -37,6 +40,7 @@ func (p *planner) frames() PhasePlan {
 	// successors[o] are the claims strictly newer than o's that rewrite it.
 	successors := map[int][]int{}
 	otherSubject := 0
+	var reversed [][2]int // (newer, older) pairs the older one's author says run the other way
 	for _, pr := range domain.SlotCandidates(claims) {
 		if reachOf(p.cur[ids[pr[0]]].l) != reachOf(p.cur[ids[pr[1]]].l) {
 			continue // a repo's fact never supersedes another repo's (or the team's)
@@ -51,6 +55,10 @@ func (p *planner) frames() PhasePlan {
 			}
 			if differentSubjects(view(n), view(o)) {
 				otherSubject++ // edge typing would not link them either
+				continue
+			}
+			if authoredSupersedes(p.cur[ids[o]].l, ids[n]) {
+				reversed = append(reversed, [2]int{n, o})
 				continue
 			}
 			successors[o] = append(successors[o], n)
@@ -102,9 +110,28 @@ func (p *planner) frames() PhasePlan {
 			Why: fmt.Sprintf("frame %q: %q is newer than %q; %s confidence %s -> %s",
 				m.Frame, strings.TrimSpace(m.A+" "+m.Suffix), strings.TrimSpace(m.B+" "+m.Suffix), old, fp4(before), fp4(o.Confidence))})
 	}
-	ph.Counts = []Count{{"superseded", conflicts}, {"already resolved", resolved}}
+	slices.SortFunc(reversed, func(a, b [2]int) int {
+		if c := strings.Compare(ids[a[0]], ids[b[0]]); c != 0 {
+			return c
+		}
+		return strings.Compare(ids[a[1]], ids[b[1]])
+	})
+	for _, pr := range reversed {
+		newer, older := ids[pr[0]], ids[pr[1]]
+		ph.Items = append(ph.Items, Item{Lesson: newer, Action: "does not supersede", Other: older,
+			Why: older + " carries an authored supersedes link to " + newer + ": a person said which is current"})
+	}
+	ph.Counts = []Count{{"superseded", conflicts}, {"already resolved", resolved}, {"left to an authored link", len(reversed)}}
 	if otherSubject > 0 {
 		ph.Notes = append(ph.Notes, "Pairs left alone because their lessons are about different subjects: "+strconv.Itoa(otherSubject)+".")
 	}
 	return ph
+}
+
+// authoredSupersedes reports whether l carries an authored (not derived)
+// supersedes link to target.
+func authoredSupersedes(l domain.Lesson, target string) bool {
+	return slices.ContainsFunc(l.Links, func(k domain.LessonLink) bool {
+		return k.Rel == domain.RelSupersedes && k.Target == target && !k.Derived
+	})
 }

@@ -689,3 +689,45 @@ func TestFrameSubjects(t *testing.T) {
 		})
 	}
 }
+
+// TestFrameAuthoredReverse: an older lesson whose author linked it as
+// superseding the newer one is not superseded by it (a cycle); the pair is
+// listed. A derived link the other way does not stop the phase.
+func TestFrameAuthoredReverse(t *testing.T) {
+	tests := []struct {
+		name       string
+		link       *domain.LessonLink // on region-old
+		superseded bool
+	}{
+		{"no link", nil, true},
+		{"authored reverse link", &domain.LessonLink{Rel: domain.RelSupersedes, Target: "region-new"}, false},
+		{"derived reverse link", &domain.LessonLink{Rel: domain.RelSupersedes, Target: "region-new", Derived: true}, true},
+		{"authored link of another relation", &domain.LessonLink{Rel: domain.RelSupports, Target: "region-new"}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			snap := synthSnapshot(t, []synth{
+				{id: "region-old", gist: "The default region is eu-west-1.", created: "2026-05-01"},
+				{id: "region-new", gist: "The default region is us-east-1.", created: "2026-10-01"},
+			})
+			if tt.link != nil {
+				for i, lf := range snap.Lessons {
+					if lf.Lesson.ID == "region-old" {
+						snap.Lessons[i].Lesson.Links = []domain.LessonLink{*tt.link}
+						snap.Lessons[i].Raw = memfs.Render(snap.Lessons[i].Lesson)
+					}
+				}
+			}
+			ph := phaseOf(t, MakePlan(snap, PlanOptions{}), PhaseFrame)
+			if got := ph.count("superseded") == 1; got != tt.superseded {
+				t.Fatalf("superseded %v, want %v: %+v", got, tt.superseded, ph.Items)
+			}
+			if !tt.superseded {
+				if ph.Changed() || ph.count("left to an authored link") != 1 || len(ph.Items) != 1 ||
+					ph.Items[0].Action != "does not supersede" || !strings.Contains(ph.Items[0].Why, "authored supersedes link") {
+					t.Errorf("want the pair listed and no file changed: %+v", ph)
+				}
+			}
+		})
+	}
+}
