@@ -505,8 +505,9 @@ func (p *planner) phaseWhy(ph Phase) string {
 		return fmt.Sprintf("The eight-signal retention score (PageRank, communities and bridges over the\n"+
 			"lesson links; access and outcomes from the log): evict at or below %.1f moves to\n"+
 			"archive/, compress (up to %.1f) is listed, keep stays. A lesson created within %d days\n"+
-			"or with a changed or tested outcome is never evicted, and at most %.0f%% of the\n"+
-			"lessons are evicted a night, lowest scores first.",
+			"or with a changed or tested outcome is never evicted, nor one that supersedes a lesson\n"+
+			"that stays (the one it replaced goes first), and at most %.0f%% of the lessons are\n"+
+			"evicted a night, lowest scores first.",
 			domain.EvictThreshold, domain.KeepThreshold, o.YoungDays, 100*o.MaxEvictShare)
 	}
 	return ""

@@ -731,3 +731,59 @@ func TestFrameAuthoredReverse(t *testing.T) {
 		})
 	}
 }
+
+// TestRetentionKeepsCurrentFact: retention never evicts a lesson that
+// supersedes a live lesson it keeps; the predecessor goes first, or both
+// stay.
+func TestRetentionKeepsCurrentFact(t *testing.T) {
+	session := domain.Event{MS: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli(), Kind: domain.KindSession, Session: "s1"}
+	tests := []struct {
+		name          string
+		oldWeak       bool // the predecessor scores low enough to evict
+		share         float64
+		evicted       []string
+		guardedNewWhy string // the successor's guard, when it stays
+	}{
+		{name: "the predecessor stays", oldWeak: false, share: 1, evicted: nil, guardedNewWhy: "supersedes fact-old, which stays"},
+		{name: "both go", oldWeak: true, share: 1, evicted: []string{"fact-new", "fact-old"}},
+		{name: "the cap takes the predecessor first", oldWeak: true, share: 0.01, evicted: []string{"fact-old"}, guardedNewWhy: "over tonight's cap"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			snap := synthSnapshot(t, []synth{
+				{id: "fact-old", gist: "x", created: "2025-01-01"},
+				{id: "fact-new", gist: "y", created: "2025-02-01"},
+			})
+			snap.Events = append(snap.Events, session)
+			for i, lf := range snap.Lessons {
+				l := lf.Lesson
+				switch l.ID {
+				case "fact-new":
+					l.Confidence = 0.05 // the lowest score: first under the cap
+					l.Links = []domain.LessonLink{{Rel: domain.RelSupersedes, Target: "fact-old", Derived: true}}
+				case "fact-old":
+					l.Confidence = 0.95
+					l.Body = "A body long enough to be worth keeping: it names the bucket, the region, the owner and the rotation."
+					if tt.oldWeak {
+						l.Confidence, l.Body = 0.1, ""
+					}
+				}
+				snap.Lessons[i] = LessonFile{Lesson: l, Raw: memfs.Render(l)}
+			}
+			ph := phaseOf(t, MakePlan(snap, PlanOptions{MaxEvictShare: tt.share}), PhaseRetention)
+			var evicted []string
+			for _, it := range ph.Items {
+				switch {
+				case it.Action == "evict":
+					evicted = append(evicted, it.Lesson)
+				case it.Lesson == "fact-new" && tt.guardedNewWhy != "" && !strings.Contains(it.Why, tt.guardedNewWhy):
+					t.Errorf("fact-new: %s (%s), want the guard %q", it.Action, it.Why, tt.guardedNewWhy)
+				}
+			}
+			slices.Sort(evicted)
+			if !slices.Equal(evicted, tt.evicted) {
+				t.Errorf("evicted %v, want %v: %+v", evicted, tt.evicted, ph.Items)
+			}
+		})
+	}
+}

@@ -30,7 +30,8 @@ const (
 // every access signal would read zero for want of data rather than for want
 // of use; and at most MaxEvictShare of the lessons are evicted in one night,
 // the lowest scores first, so a store that has just started logging is
-// thinned over several nights, each reviewable.
+// thinned over several nights, each reviewable. A lesson that supersedes a
+// live lesson is evicted only with or after that predecessor (capEvictions).
 func (p *planner) retention() PhasePlan {
 	ids := p.active()
 	g := p.retentionGraph(ids)
@@ -160,8 +161,11 @@ func (p *planner) retentionInput(id string, g retentionGraph) domain.RetentionIn
 	}
 }
 
-// capEvictions is the nightly cap: of the evictable verdicts the lowest
-// scores go first, and those over MaxEvictShare of the lessons wait.
+// capEvictions picks tonight's evictions among the evictable verdicts: the
+// lowest scores first, at most MaxEvictShare of the lessons, and never a
+// lesson that supersedes a live lesson which stays (the current fact would
+// go and the one it replaced stay): the predecessor goes first, in this
+// night or an earlier one, or both stay. The others are guarded with why.
 func (p *planner) capEvictions(verdicts []verdict, evictable []int, lessons int) {
 	limit := int(math.Ceil(p.opts.MaxEvictShare * float64(lessons)))
 	slices.SortFunc(evictable, func(a, b int) int {
@@ -170,11 +174,46 @@ func (p *planner) capEvictions(verdicts []verdict, evictable []int, lessons int)
 		}
 		return strings.Compare(verdicts[a].id, verdicts[b].id)
 	})
-	for k, i := range evictable {
-		if k >= limit {
+	evict := map[string]bool{}
+	// A pass may free a successor whose predecessor it picked; repeat
+	// until a pass picks nothing.
+	for picked := true; picked && len(evict) < limit; {
+		picked = false
+		for _, i := range evictable {
+			id := verdicts[i].id
+			if len(evict) == limit {
+				break
+			}
+			if evict[id] || p.livePredecessor(id, evict) != "" {
+				continue
+			}
+			evict[id], picked = true, true
+		}
+	}
+	for _, i := range evictable {
+		id := verdicts[i].id
+		switch pred := p.livePredecessor(id, evict); {
+		case evict[id]:
+		case pred != "":
+			verdicts[i].guard = fmt.Sprintf("supersedes %s, which stays: the lesson it replaced goes first", pred)
+		default:
 			verdicts[i].guard = fmt.Sprintf("over tonight's cap of %d evictions (%.0f%% of the lessons)", limit, 100*p.opts.MaxEvictShare)
 		}
 	}
+}
+
+// livePredecessor is the first lesson id supersedes (by an authored or a
+// derived link) that is still live and not in evict, or "".
+func (p *planner) livePredecessor(id string, evict map[string]bool) string {
+	for _, k := range p.cur[id].l.Links {
+		if k.Rel != domain.RelSupersedes || k.Target == id || evict[k.Target] {
+			continue
+		}
+		if e, ok := p.cur[k.Target]; ok && !e.archived {
+			return k.Target
+		}
+	}
+	return ""
 }
 
 // applyVerdicts archives the evictions and reports every verdict but keep.
