@@ -479,8 +479,9 @@ func (p *planner) phaseWhy(ph Phase) string {
 			"the floor %.2f (alpha %.2f, on the 4-decimal grid). A change under %.3f is not written.",
 			p.since.Format(time.DateOnly), domain.DefaultConfidenceFloor, domain.DefaultConfidenceDecayAlpha, domain.ConfidenceCommitDelta)
 	case PhaseReprieve:
-		return fmt.Sprintf("Lessons past memhtml-valid-until: reprieved %d days when the reprieve score is at\n"+
-			"least %.2f and fewer than %d reprieves were spent; otherwise moved to archive/.",
+		return fmt.Sprintf("Lessons past memhtml-valid-until: reprieved %d days from tonight when the reprieve\n"+
+			"score is at least %.2f and fewer than %d reprieves were spent; otherwise moved to\n"+
+			"archive/.",
 			domain.ReprieveDays, domain.ReprieveFloor, domain.MaxReprieves)
 	case PhaseMerge:
 		return fmt.Sprintf("Neighbour pairs of one reach above %.2f cosine (candidates from %.2f) are\n"+

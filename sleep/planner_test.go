@@ -787,3 +787,37 @@ func TestRetentionKeepsCurrentFact(t *testing.T) {
 		})
 	}
 }
+
+// TestReprieveFromTonight: a reprieve runs ReprieveDays from the sleep, not
+// from an expiry already past (which could leave it expired again).
+func TestReprieveFromTonight(t *testing.T) {
+	tests := []struct{ name, until, want string }{
+		{"expired tonight", "2026-11-30", "2026-12-14"},
+		{"expired ten days ago", "2026-11-20", "2026-12-14"},
+		{"expired a month ago", "2026-10-20", "2026-12-14"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			snap := synthSnapshot(t, []synth{{id: "expiring", gist: "Rotate the signing key before the audit.", created: "2026-05-01"}})
+			until, err := time.Parse(time.DateOnly, tt.until)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l := snap.Lessons[0].Lesson
+			l.ValidUntil, l.Importance = until, 10
+			snap.Lessons[0] = LessonFile{Lesson: l, Raw: memfs.Render(l)}
+			ms := fixtureDate.Add(-48 * time.Hour).UnixMilli()
+			for i := range 3 {
+				s := fmt.Sprintf("s-%d", i)
+				snap.Events = append(snap.Events, domain.Event{MS: ms, Kind: domain.KindSession, Session: s},
+					domain.Event{MS: ms + 1, Kind: domain.KindAsked, Session: s, Lesson: "expiring"},
+					domain.Event{MS: ms + 2, Kind: domain.KindChanged, Session: s, Lesson: "expiring"})
+				ms += 60_000
+			}
+			ph := phaseOf(t, MakePlan(snap, PlanOptions{}), PhaseReprieve)
+			if len(ph.Items) != 1 || ph.Items[0].Action != "reprieve" || ph.Items[0].Other != "until "+tt.want {
+				t.Fatalf("want a reprieve until %s: %+v", tt.want, ph.Items)
+			}
+		})
+	}
+}

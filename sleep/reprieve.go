@@ -8,7 +8,8 @@ import (
 )
 
 // reprieve is phase 2: a lesson whose memhtml-valid-until has passed is
-// reprieved (valid-until + domain.ReprieveDays, reprieves + 1) when its
+// reprieved (valid-until becomes domain.ReprieveDays after the later of the
+// sleep and the old valid-until, reprieves + 1) when its
 // reprieve score clears domain.ReprieveFloor and it has reprieves left;
 // otherwise it moves to archive/.
 func (p *planner) reprieve() PhasePlan {
@@ -26,7 +27,13 @@ func (p *planner) reprieve() PhasePlan {
 			in.HoursSinceAccess, e.l.Reprieves, domain.MaxReprieves)
 		if domain.ShouldReprieve(score, e.l.Reprieves, domain.ReprieveFloor, domain.MaxReprieves) {
 			l := e.l
-			l.ValidUntil = l.ValidUntil.Add(domain.ReprieveDays * 24 * time.Hour)
+			// From the later of the sleep and the old expiry: extended from
+			// an expiry long past, the new one could be past already.
+			from := l.ValidUntil
+			if p.at.After(from) {
+				from = p.at
+			}
+			l.ValidUntil = from.Add(domain.ReprieveDays * 24 * time.Hour)
 			l.Reprieves++
 			p.update(l)
 			reprieved++
