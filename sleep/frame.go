@@ -119,7 +119,7 @@ func (p *planner) frames() PhasePlan {
 	for _, pr := range reversed {
 		newer, older := ids[pr[0]], ids[pr[1]]
 		ph.Items = append(ph.Items, Item{Lesson: newer, Action: "does not supersede", Other: older,
-			Why: older + " carries an authored supersedes link to " + newer + ": a person said which is current"})
+			Why: older + " carries an authored supersedes link to " + newer + ": a person said which is current", NoChange: true})
 	}
 	ph.Counts = []Count{{"superseded", conflicts}, {"already resolved", resolved}, {"left to an authored link", len(reversed)}}
 	if otherSubject > 0 {

@@ -22,7 +22,7 @@ func (p *planner) linkAger() PhasePlan {
 	ph.Notes = append(ph.Notes, "Links are derived from passing events, so the ager changes no file: nothing to commit.")
 	for _, l := range recurring {
 		ph.Items = append(ph.Items, Item{Lesson: l.Src, Action: "wants", Other: l.Dst,
-			Why: fmt.Sprintf("recurring proto: %d uses, weight %s", l.Uses, fp4(l.WeightAt(atMS)))})
+			Why: fmt.Sprintf("recurring proto: %d uses, weight %s", l.Uses, fp4(l.WeightAt(atMS))), NoChange: true})
 	}
 	return ph
 }

@@ -87,18 +87,18 @@ func (p *planner) applyMerges(outcomes []domain.MergeOutcome) PhasePlan {
 				rs[i] = string(r)
 			}
 			ph.Items = append(ph.Items, Item{Lesson: drop, Action: "not merged into", Other: keep,
-				Why: "cosine " + sim + ", vetoed: " + strings.Join(rs, ", ") + " divergence"})
+				Why: "cosine " + sim + ", vetoed: " + strings.Join(rs, ", ") + " divergence", NoChange: true})
 		case domain.StageThreshold:
 			ph.Items = append(ph.Items, Item{Lesson: drop, Action: "not merged into", Other: keep,
-				Why: fmt.Sprintf("cosine %s is not above %.2f", sim, p.opts.MergeThreshold)})
+				Why: fmt.Sprintf("cosine %s is not above %.2f", sim, p.opts.MergeThreshold), NoChange: true})
 		case domain.StageRoleGuard:
 			ph.Items = append(ph.Items, Item{Lesson: drop, Action: "not merged into", Other: keep,
-				Why: "cosine " + sim + ", role guard: one of them was already merged tonight"})
+				Why: "cosine " + sim + ", role guard: one of them was already merged tonight", NoChange: true})
 		case domain.StageCap:
 			ph.Items = append(ph.Items, Item{Lesson: drop, Action: "not merged into", Other: keep,
-				Why: fmt.Sprintf("cosine %s, over tonight's cap of %d merges", sim, p.opts.MergeMaxPairs)})
+				Why: fmt.Sprintf("cosine %s, over tonight's cap of %d merges", sim, p.opts.MergeMaxPairs), NoChange: true})
 		case domain.StageSelf:
-			ph.Items = append(ph.Items, Item{Lesson: drop, Action: "not merged", Why: "a lesson is not its own duplicate"})
+			ph.Items = append(ph.Items, Item{Lesson: drop, Action: "not merged", Why: "a lesson is not its own duplicate", NoChange: true})
 		}
 	}
 	ph.Counts = []Count{{"merged", tally[domain.StageCommitted]}}

@@ -168,6 +168,10 @@ type Item struct {
 	Action string `json:"action"`
 	Other  string `json:"other,omitempty"`
 	Why    string `json:"why"`
+	// NoChange marks a decision that changes no file (a refused merge, a
+	// guard, a compress): the plan lists it, the phase's commit message
+	// only counts it.
+	NoChange bool `json:"no_change,omitempty"`
 }
 
 // Changed reports whether the phase writes any file.
@@ -505,7 +509,7 @@ func (p *planner) phaseWhy(ph Phase) string {
 	case PhaseRetention:
 		return fmt.Sprintf("The eight-signal retention score (PageRank, communities and bridges over the\n"+
 			"lesson links; access and outcomes from the log): evict at or below %.1f moves to\n"+
-			"archive/, compress (up to %.1f) is listed, keep stays. A lesson created within %d days\n"+
+			"archive/, compress (up to %.1f) and keep stay. A lesson created within %d days\n"+
 			"or with a changed or tested outcome is never evicted, nor one that supersedes a lesson\n"+
 			"that stays (the one it replaced goes first), and at most %.0f%% of the lessons are\n"+
 			"evicted a night, lowest scores first.",
@@ -514,8 +518,13 @@ func (p *planner) phaseWhy(ph Phase) string {
 	return ""
 }
 
+// MessageItems is how many decisions a phase's commit message lists; the
+// rest are counted (the commit's diff shows every change).
+const MessageItems = 200
+
 // message is a phase's commit message: subject with counts, the rule, one
-// line per decision, and the trailers.
+// line per decision that changes a file (the first MessageItems of them),
+// the count of those that change none, and the trailers.
 func (p *planner) message(ph PhasePlan) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "sleep %s: %s (%s)\n\n", p.at.Format(time.DateOnly), phaseTitles[ph.Phase], countLine(ph.Counts))
@@ -530,8 +539,24 @@ func (p *planner) message(ph PhasePlan) string {
 	if len(ph.Notes) > 0 {
 		b.WriteString("\n")
 	}
+	listed, quiet := 0, 0
 	for _, it := range ph.Items {
-		fmt.Fprintf(&b, "- %s\n", it.line())
+		switch {
+		case it.NoChange:
+			quiet++
+		case listed < MessageItems:
+			fmt.Fprintf(&b, "- %s\n", it.line())
+			listed++
+		}
+	}
+	if more := len(ph.Items) - quiet - listed; more > 0 {
+		fmt.Fprintf(&b, "- … and %d more (the diff shows every change)\n", more)
+	}
+	switch {
+	case quiet == 1:
+		b.WriteString("\nNot listed: 1 decision that changes no file (the plan lists it: borg sleep --dry-run).\n")
+	case quiet > 1:
+		fmt.Fprintf(&b, "\nNot listed: %d decisions that change no file (the plan lists them: borg sleep --dry-run).\n", quiet)
 	}
 	fmt.Fprintf(&b, "\n%s: %s\n%s: %d %s\n%s: %s\n", trailerDate, p.at.Format(time.DateOnly),
 		trailerPhase, ph.Number, ph.Phase, trailerBase, p.snap.Base)

@@ -821,3 +821,46 @@ func TestReprieveFromTonight(t *testing.T) {
 		})
 	}
 }
+
+// TestMessageLists: a phase's commit message lists the decisions that
+// change a file, the first MessageItems of them, and counts the rest and
+// those that change none.
+func TestMessageLists(t *testing.T) {
+	items := func(n int, noChange bool) []Item {
+		out := make([]Item, n)
+		for i := range out {
+			out[i] = Item{Lesson: fmt.Sprintf("lesson-%04d", i), Action: "evict", NoChange: noChange}
+		}
+		return out
+	}
+	tests := []struct {
+		name          string
+		items         []Item
+		lines         int // "- " lines
+		want, wantNot []string
+	}{
+		{"a few changes", items(3, false), 3, nil, []string{"more", "Not listed"}},
+		{"over the cap", items(MessageItems+50, false), MessageItems + 1, []string{"- … and 50 more (the diff shows every change)"}, []string{"Not listed"}},
+		{"no-op decisions are counted", append(items(2, false), items(4000, true)...), 2,
+			[]string{"Not listed: 4000 decisions that change no file"}, []string{"more"}},
+	}
+	p := newPlanner(synthSnapshot(t, nil), PlanOptions{})
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			msg := p.message(PhasePlan{Phase: PhaseRetention, Number: 6, Items: tt.items})
+			if n := strings.Count(msg, "\n- "); n != tt.lines {
+				t.Errorf("%d listed lines, want %d", n, tt.lines)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("message lacks %q:\n%s", w, msg)
+				}
+			}
+			for _, w := range tt.wantNot {
+				if strings.Contains(msg, w) {
+					t.Errorf("message holds %q", w)
+				}
+			}
+		})
+	}
+}

@@ -226,10 +226,10 @@ func (p *planner) applyVerdicts(verdicts []verdict) PhasePlan {
 			kept++
 		case v.score.Action == domain.TriageCompress:
 			compressed++
-			ph.Items = append(ph.Items, Item{Lesson: v.id, Action: "compress", Why: v.why})
+			ph.Items = append(ph.Items, Item{Lesson: v.id, Action: "compress", Why: v.why, NoChange: true})
 		case v.guard != "":
 			guarded++
-			ph.Items = append(ph.Items, Item{Lesson: v.id, Action: "kept by the guard", Why: v.why + "; " + v.guard})
+			ph.Items = append(ph.Items, Item{Lesson: v.id, Action: "kept by the guard", Why: v.why + "; " + v.guard, NoChange: true})
 		default:
 			evicted++
 			p.archive(v.id)

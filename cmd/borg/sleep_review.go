@@ -3,6 +3,7 @@ package main
 import (
 	"embed"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/borg-memory/borg/sleep"
@@ -69,13 +70,39 @@ func sleepMarkdown(r sleep.Result) string {
 		for _, n := range ph.Notes {
 			fmt.Fprintf(&b, "\n%s\n", n)
 		}
-		const most = 50
-		if len(ph.Items) > 0 {
+		// The decisions that change a file first, then the others (a
+		// refusal, a guard, a compress); past the first reviewMarkdownItems,
+		// only what they are counted, and where to read them: the
+		// commit's diff holds every change, the sleep's output every
+		// decision.
+		items := slices.Clone(ph.Items)
+		slices.SortStableFunc(items, func(a, b sleep.Item) int {
+			switch {
+			case a.NoChange == b.NoChange:
+				return 0
+			case b.NoChange:
+				return -1
+			}
+			return 1
+		})
+		if len(items) > 0 {
 			b.WriteString("\n")
 		}
-		for i, it := range ph.Items {
-			if i == most {
-				fmt.Fprintf(&b, "- … and %d more (see the commit)\n", len(ph.Items)-most)
+		for i, it := range items {
+			if i == reviewMarkdownItems {
+				rest := items[i:]
+				changes := 0
+				for _, it := range rest {
+					if !it.NoChange {
+						changes++
+					}
+				}
+				switch {
+				case changes > 0:
+					fmt.Fprintf(&b, "- … and %d more (%d of them changes: the commit's diff shows them; `borg sleep`'s output lists every decision)\n", len(rest), changes)
+				default:
+					fmt.Fprintf(&b, "- … and %d more that change no file (`borg sleep`'s output lists every decision)\n", len(rest))
+				}
 				break
 			}
 			line := fmt.Sprintf("`%s` %s", it.Lesson, it.Action)
@@ -96,6 +123,9 @@ func sleepMarkdown(r sleep.Result) string {
 	}
 	return b.String()
 }
+
+// reviewMarkdownItems is how many decisions of a phase sleepMarkdown lists.
+const reviewMarkdownItems = 50
 
 func shortHash(h string) string {
 	if len(h) > 12 {

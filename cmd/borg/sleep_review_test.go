@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os/exec"
 	"strings"
@@ -88,5 +89,50 @@ func TestSleepMarkdown(t *testing.T) {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
 		}
+	}
+}
+
+// TestSleepMarkdownLongPhase: a phase with more decisions than the
+// description lists says what the rest are and where to read them: the
+// commit's diff only for a phase that made a commit, and a phase's changes
+// are listed before its decisions that change nothing.
+func TestSleepMarkdownLongPhase(t *testing.T) {
+	items := func(n int, noChange bool) []sleep.Item {
+		out := make([]sleep.Item, n)
+		for i := range out {
+			out[i] = sleep.Item{Lesson: fmt.Sprintf("lesson-%03d", i), Action: "compress", NoChange: noChange}
+			if !noChange {
+				out[i].Action = "evict"
+			}
+		}
+		return out
+	}
+	tests := []struct {
+		name    string
+		files   int
+		items   []sleep.Item
+		want    []string
+		wantNot []string
+	}{
+		{"no commit", 0, items(60, true), []string{"- … and 10 more that change no file (`borg sleep`'s output lists every decision)"}, []string{"the commit's diff", "see the commit"}},
+		{"a commit", 12, items(60, false), []string{"- … and 10 more (10 of them changes: the commit's diff shows them"}, nil},
+		{"changes first", 3, append(items(55, true), items(3, false)...), []string{"- `lesson-002` evict", "- … and 8 more that change no file"}, []string{"changes: the commit"}},
+		{"all listed", 0, items(50, true), nil, []string{"… and"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			md := sleepMarkdown(sleep.Result{Plan: sleep.Plan{Date: "2026-12-01", Phases: []sleep.PhasePlan{
+				{Phase: sleep.PhaseRetention, Number: 6, Files: tt.files, Items: tt.items}}}})
+			for _, w := range tt.want {
+				if !strings.Contains(md, w) {
+					t.Errorf("markdown lacks %q:\n%s", w, md)
+				}
+			}
+			for _, w := range tt.wantNot {
+				if strings.Contains(md, w) {
+					t.Errorf("markdown holds %q:\n%s", w, md)
+				}
+			}
+		})
 	}
 }
