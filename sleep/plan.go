@@ -303,6 +303,7 @@ func MakePlan(snap Snapshot, opts PlanOptions) Plan {
 	out := Plan{
 		Date: p.at.Format(time.DateOnly), Base: snap.Base, Lessons: len(p.ids),
 		Events: len(snap.Events), Embedder: snap.EmbedderID, Skipped: slices.Clone(snap.Skipped),
+		Phases: []PhasePlan{}, // [] in JSON, never null
 	}
 	if !snap.LastSleep.IsZero() {
 		out.LastSleep = snap.LastSleep.Format(time.DateOnly)
@@ -316,6 +317,9 @@ func MakePlan(snap Snapshot, opts PlanOptions) Plan {
 		p.changes = map[string]memfs.FileChange{}
 		ph := run()
 		ph.Phase, ph.Number = Phases[i], i+1
+		if ph.Items == nil {
+			ph.Items = []Item{} // [] in JSON, never null
+		}
 		ph.Changes = p.flush()
 		ph.Files = len(ph.Changes)
 		if ph.Changed() {

@@ -147,7 +147,7 @@ func Run(ctx context.Context, st *memfs.Store, opts Options, progress io.Writer)
 	}
 	branch = strings.TrimPrefix(branch, "refs/heads/")
 	ref := "refs/heads/" + branch
-	res := Result{Branch: branch, DryRun: opts.DryRun}
+	res := Result{Branch: branch, DryRun: opts.DryRun, Commits: []PhaseCommit{}} // [] in JSON, never null
 
 	head, err := st.GitCLI().HeadBranch(ctx)
 	if err != nil {

@@ -479,3 +479,42 @@ func TestFlatLayoutSleeps(t *testing.T) {
 		t.Errorf("stale-note read %d times; skipped %q", n, snap.Skipped)
 	}
 }
+
+// TestJSONEmptyLists: a result's and a plan's lists print as [] in JSON,
+// never null.
+func TestJSONEmptyLists(t *testing.T) {
+	dry := func(t *testing.T) any {
+		res, err := Run(t.Context(), newFixtureStore(t), Options{Date: fixtureDate, DryRun: true, Embedder: wordEmbedder{dim: 64}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	tests := []struct {
+		name string
+		v    func(t *testing.T) any
+		want []string
+	}{
+		{"a dry run's commits", dry, []string{`"commits":[]`}},
+		{"a phase without decisions", func(*testing.T) any { return MakePlan(Snapshot{Date: fixtureDate}, PlanOptions{}) }, []string{`"items":[]`}},
+		{"a night already slept", func(*testing.T) any {
+			return MakePlan(Snapshot{Date: fixtureDate, LastSleep: fixtureDate}, PlanOptions{})
+		}, []string{`"phases":[]`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data, err := json.Marshal(tt.v(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(string(data), "null") {
+				t.Errorf("null in %s", data)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(string(data), w) {
+					t.Errorf("%s lacks %s", data, w)
+				}
+			}
+		})
+	}
+}
