@@ -705,6 +705,16 @@ func short(h plumbing.Hash) string {
 // checkRefName refuses a ref name git would refuse.
 func checkRefName(name string) error { return plumbing.ReferenceName(name).Validate() }
 
+// ValidBranchName reports whether git accepts name as a branch's (git
+// check-ref-format --branch): refs/heads/<name> is a valid ref name (no
+// "..", no space, control character or any of ~^:?*[\, no component
+// starting with "." or ending with ".lock", no "@{", no empty component),
+// and name is not HEAD and does not start with "-" (git would read it as
+// an option).
+func ValidBranchName(name string) bool {
+	return name != "" && name != "HEAD" && !strings.HasPrefix(name, "-") && checkRefName("refs/heads/"+name) == nil
+}
+
 // Commit commits the given paths (slash-separated, from the store's root) as
 // they are on disk, on the branch HEAD names: a path missing on disk is
 // deleted. Only those paths are read, staged and written to the git index;

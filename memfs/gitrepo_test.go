@@ -349,3 +349,48 @@ func TestFindRepoRelativeGitFileFromAFile(t *testing.T) {
 		}
 	}
 }
+
+// TestValidBranchName: the branch names git check-ref-format --branch
+// refuses are refused, and so is HEAD; where git is on PATH it agrees on
+// each case.
+func TestValidBranchName(t *testing.T) {
+	tests := []struct {
+		name string
+		ok   bool
+	}{
+		{"borg/sleep/2026-12-08", true},
+		{"review/sleep", true},
+		{"ü-branch", true},
+		{"HEAD", false},
+		{"-x", false},
+		{"a..b", false},
+		{"a b", false},
+		{"a.lock", false},
+		{"a/b.lock/c", false},
+		{"x@{y", false},
+		{"a/.b", false},
+		{"a//b", false},
+		{"/a", false},
+		{"a/", false},
+		{"a.", false},
+		{"a~b", false},
+		{"a:b", false},
+		{"a*b", false},
+		{"a\\b", false},
+		{"", false},
+	}
+	git, _ := exec.LookPath("git")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ValidBranchName(tt.name); got != tt.ok {
+				t.Errorf("ValidBranchName(%q) = %v, want %v", tt.name, got, tt.ok)
+			}
+			if git != "" && tt.name != "" {
+				err := exec.Command(git, "check-ref-format", "--branch", tt.name).Run()
+				if (err == nil) != tt.ok {
+					t.Errorf("git check-ref-format --branch %q: %v; the table says %v", tt.name, err, tt.ok)
+				}
+			}
+		})
+	}
+}

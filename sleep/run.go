@@ -33,6 +33,9 @@ var (
 	// ErrBusy: another sleep is running on the store; this one changed
 	// nothing.
 	ErrBusy = errors.New("another borg sleep is running on this store")
+	// ErrBadBranch: Options.Branch is no name git accepts for a branch
+	// (memfs.ValidBranchName); nothing was read or written.
+	ErrBadBranch = errors.New("not a valid branch name")
 )
 
 // BranchPrefix starts every default sleep branch: borg/sleep/<date>.
@@ -146,6 +149,9 @@ func Run(ctx context.Context, st *memfs.Store, opts Options, progress io.Writer)
 		branch = BranchPrefix + day
 	}
 	branch = strings.TrimPrefix(branch, "refs/heads/")
+	if !memfs.ValidBranchName(branch) {
+		return Result{}, fmt.Errorf("sleep %s: --branch %q: %w", day, branch, ErrBadBranch)
+	}
 	ref := "refs/heads/" + branch
 	res := Result{Branch: branch, DryRun: opts.DryRun, Commits: []PhaseCommit{}} // [] in JSON, never null
 

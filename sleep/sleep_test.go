@@ -518,3 +518,20 @@ func TestJSONEmptyLists(t *testing.T) {
 		})
 	}
 }
+
+// TestBadBranch: a branch name git refuses (or would read as HEAD or an
+// option) stops the sleep before it reads or writes anything.
+func TestBadBranch(t *testing.T) {
+	st := newFixtureStore(t)
+	for _, b := range []string{"HEAD", "refs/heads/HEAD", "-x", "a..b", "sleep tonight"} {
+		t.Run(b, func(t *testing.T) {
+			_, err := Run(t.Context(), st, Options{Date: fixtureDate, Branch: b, Embedder: wordEmbedder{dim: 64}}, nil)
+			if !errors.Is(err, ErrBadBranch) {
+				t.Fatalf("Run with --branch %q: %v, want ErrBadBranch", b, err)
+			}
+		})
+	}
+	if refs := gitOut(t, st, "for-each-ref", "--format=%(refname)", "refs/heads/"); strings.TrimSpace(refs) != "refs/heads/main" {
+		t.Errorf("branches after the refusals: %s", refs)
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -22,7 +23,7 @@ func sleepCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "date", Usage: "the night to sleep for, YYYY-MM-DD (default today, UTC)"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan and change nothing"},
 			&cli.BoolFlag{Name: "apply", Usage: "also merge the sleep branch into the store (solo use; teams review a PR)"},
-			&cli.StringFlag{Name: "branch", Usage: "branch name (default borg/sleep/<date>)"},
+			&cli.StringFlag{Name: "branch", Usage: "branch name, one git accepts (not HEAD, no leading -) (default borg/sleep/<date>)"},
 			&cli.BoolFlag{Name: "push", Usage: "push the sleep branch to the store's remote, for review as a pull request"},
 			&cli.StringFlag{Name: "remote", Value: "origin", Usage: "the git `REMOTE` --push pushes to"},
 			&cli.StringFlag{Name: "summary", Usage: "write each phase's summary as markdown to `FILE` (a pull request's description)"},
@@ -33,6 +34,9 @@ func sleepCommand(e *env) *cli.Command {
 				return usageErr("sleep takes flags only (the night is --date YYYY-MM-DD): borg sleep --dry-run")
 			}
 			opts := sleep.Options{Now: e.now(), DryRun: c.Bool("dry-run"), Apply: c.Bool("apply"), Branch: c.String("branch")}
+			if b := strings.TrimPrefix(opts.Branch, "refs/heads/"); opts.Branch != "" && !memfs.ValidBranchName(b) {
+				return usageErr("--branch %q is not a valid branch name (git check-ref-format --branch): use a name like borg/sleep/2026-12-08 or review/sleep, not HEAD, without a leading \"-\", \"..\", spaces or any of ~^:?*[\\", opts.Branch)
+			}
 			if d := c.String("date"); d != "" {
 				t, err := time.Parse("2006-01-02", d)
 				if err != nil {
