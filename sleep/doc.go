@@ -28,9 +28,12 @@
 // # Commit messages
 //
 // Each commit's subject names the date, the phase and its counts; the body
-// states the rule, then one line per decision with the scores behind it; the
-// trailers Borg-Sleep (the date), Borg-Sleep-Phase and Borg-Sleep-Base (the
-// commit planned from) close it. The next sleep reads "since the last sleep"
+// states the rule, then one line per decision that changes a file, with the
+// scores behind it (the first MessageItems; the diff shows the rest), and
+// counts the decisions that change none (Item.NoChange: a refused merge, a
+// compress, a guard), which the plan lists; the trailers Borg-Sleep (the
+// date), Borg-Sleep-Phase and Borg-Sleep-Base (the commit planned from)
+// close it. The next sleep reads "since the last sleep"
 // from the latest Borg-Sleep trailer in the store's history.
 //
 // # The git CLI
