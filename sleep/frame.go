@@ -47,7 +47,10 @@ func (p *planner) frames() PhasePlan {
 		}
 		for _, d := range [][2]int{{pr[0], pr[1]}, {pr[1], pr[0]}} {
 			n, o := d[0], d[1]
-			if !p.born[ids[n]].After(p.born[ids[o]]) {
+			if p.born[ids[o]].IsZero() || !p.born[ids[n]].After(p.born[ids[o]]) {
+				// Which is newer is known only when both dates are: an
+				// undated lesson (written by hand) is never superseded
+				// nor supersedes, as at query time (index).
 				continue
 			}
 			if _, same := domain.Rewrites(claims[n], claims[o]); !same {

@@ -690,6 +690,32 @@ func TestFrameSubjects(t *testing.T) {
 	}
 }
 
+// TestFrameUndated: a lesson without a believed creation date (written by
+// hand, or dated in the future) neither supersedes nor is superseded: which
+// of the two is newer is not known.
+func TestFrameUndated(t *testing.T) {
+	for _, tt := range []struct {
+		name, oldCreated, newCreated string
+		superseded                   bool
+	}{
+		{"both dated", "2026-05-01", "2026-10-01", true},
+		{"the older undated", "", "2026-10-01", false},
+		{"the newer undated", "2026-05-01", "", false},
+		{"the newer dated in the future", "2026-05-01", "2062-10-01", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			snap := synthSnapshot(t, []synth{
+				{id: "region-old", gist: "The default region is eu-west-1.", created: tt.oldCreated},
+				{id: "region-new", gist: "The default region is us-east-1.", created: tt.newCreated},
+			})
+			ph := phaseOf(t, MakePlan(snap, PlanOptions{}), PhaseFrame)
+			if got := ph.count("superseded") == 1; got != tt.superseded {
+				t.Errorf("superseded %v, want %v: %+v", got, tt.superseded, ph.Items)
+			}
+		})
+	}
+}
+
 // TestFrameAuthoredReverse: an older lesson whose author linked it as
 // superseding the newer one is not superseded by it (a cycle); the pair is
 // listed. A derived link the other way does not stop the phase.
