@@ -306,7 +306,7 @@ func BenchmarkSuccessorLookup(b *testing.B) {
 				l := ls[(i*7919)%len(ls)]
 				hit := []Hit{{ID: l.ID, Gist: l.Gist, Weight: 1, MeanWeight: 1, Match: 0.8, Relevance: 0.8}}
 				start := time.Now()
-				ix.supersedeFromStore(context.Background(), hit, Query{}, DefaultFloor, neutralOf)
+				ix.supersedeFromStore(context.Background(), hit, Query{}, DefaultFloor, neutralOf, (&Query{}).latestCreated())
 				lat = append(lat, time.Since(start))
 				i++
 			}

@@ -318,7 +318,7 @@ func termSet(terms []string) map[string]bool {
 // it for this query, as a declared or sleep-derived supersedes would, so
 // the current value of a fact wins at once, before any sleep makes the
 // link durable. Lessons of unknown created time are left alone.
-func (ix *Index) supersedeBySlot(hits []Hit) {
+func (ix *Index) supersedeBySlot(hits []Hit, latest int64) {
 	at := make([]int, 0, len(hits)) // hit index of each claim
 	claims := make([]domain.Claim, 0, len(hits))
 	created := make([]int64, 0, len(hits))
@@ -327,7 +327,7 @@ func (ix *Index) supersedeBySlot(hits []Hit) {
 		if !ok {
 			continue
 		}
-		c := ix.cat.created(o)
+		c := ix.createdBy(o, latest)
 		if c == 0 {
 			continue
 		}
@@ -348,6 +348,16 @@ func (ix *Index) supersedeBySlot(hits []Hit) {
 	for i := range hits {
 		slices.Sort(hits[i].SupersededBy)
 	}
+}
+
+// createdBy is lesson o's creation time in Unix ms as the newer-fact rule
+// believes it: 0 (unknown) for none, or for one past latest
+// (domain.BelievedCreated), which would otherwise be the newest forever.
+func (ix *Index) createdBy(o int, latest int64) int64 {
+	if c := ix.cat.created(o); c <= latest {
+		return c
+	}
+	return 0
 }
 
 // successorDepth is how many of the lexical arm's best matches for a hit's
@@ -393,7 +403,7 @@ func rarestTerms(v *view, text string, n int) []string {
 // hit that clears the floor gets at least that hit's match (capSuperseded
 // later gives it the old fact's place in the order). Only the few hits over
 // the floor are looked up, with one short search each.
-func (ix *Index) supersedeFromStore(ctx context.Context, all []Hit, q Query, floor float64, useful func(string) Usefulness) []Hit {
+func (ix *Index) supersedeFromStore(ctx context.Context, all []Hit, q Query, floor float64, useful func(string) Usefulness, latest int64) []Hit {
 	if floor <= 0 {
 		return all
 	}
@@ -414,7 +424,7 @@ func (ix *Index) supersedeFromStore(ctx context.Context, all []Hit, q Query, flo
 			continue
 		}
 		if len(h.SupersededBy) == 0 {
-			all = ix.successorsInStore(ctx, all, i, at, visible, joins, useful)
+			all = ix.successorsInStore(ctx, all, i, at, visible, joins, useful, latest)
 		}
 		for _, id := range all[i].SupersededBy {
 			if j, ok := at[id]; ok && all[j].Match < h.Match {
@@ -443,26 +453,26 @@ func (ix *Index) Successors(ctx context.Context, id string) ([]string, error) {
 	all := []Hit{ix.hitAt(o, 0, 0, Usefulness{})}
 	unscreened := func(s int) bool { return !ix.cat.flagged(s) } // a refused lesson supersedes nothing
 	none := func(int) bool { return false }
-	all = ix.successorsInStore(ctx, all, 0, map[string]int{id: 0}, unscreened, none, nil)
+	all = ix.successorsInStore(ctx, all, 0, map[string]int{id: 0}, unscreened, none, nil, (&Query{}).latestCreated())
 	return all[0].SupersededBy, ctx.Err()
 }
 
 // successorsInStore marks the lessons of the store that rewrite hit i's
 // fact as superseding it, and appends to all each of them visible to the
 // query (joins) that is not a hit yet (at: each hit's index).
-func (ix *Index) successorsInStore(ctx context.Context, all []Hit, i int, at map[string]int, visible, joins func(int) bool, useful func(string) Usefulness) []Hit {
+func (ix *Index) successorsInStore(ctx context.Context, all []Hit, i int, at map[string]int, visible, joins func(int) bool, useful func(string) Usefulness, latest int64) []Hit {
 	cat := ix.cat
 	h := all[i]
 	o, ok := cat.find(h.ID)
 	if !ok {
 		return all
 	}
-	created := cat.created(o)
+	created := ix.createdBy(o, latest)
 	if created == 0 {
 		return all
 	}
 	found, err := cat.lexicalSearchTerms(ctx, rarestTerms(cat, h.Gist, successorTerms), successorDepth, func(s int) bool {
-		return s != o && cat.created(s) > created && visible(s)
+		return s != o && ix.createdBy(s, latest) > created && visible(s)
 	})
 	if err != nil {
 		return all // a cancelled search: the hits as they were

@@ -230,6 +230,35 @@ func TestSupersedeBySlot(t *testing.T) {
 	}
 }
 
+// TestSupersedeFutureDated: a lesson dated more than a day past the
+// query's instant is undated to the newer-fact rule (domain.BelievedCreated):
+// it supersedes nothing, in the hits or from the store, rather than be the
+// newest forever.
+func TestSupersedeFutureDated(t *testing.T) {
+	old := createdOn(lesson("staging-db-old", "", "The staging database of the payments service is pay-db-stage-1.", ""), 1)
+	cur := createdOn(lesson("staging-db-new", "", "The staging database of the payments service is pay-db-stage-2.", ""), 20)
+	ix := newTestIndex(t, append(filler(20), old, cur))
+	q := "Which host is the staging database of the payments service? pay-db-stage-1"
+	for _, tc := range []struct {
+		now        time.Time
+		superseded bool
+	}{
+		{time.Date(2026, 9, 30, 0, 0, 0, 0, time.UTC), true},
+		{time.Date(2026, 9, 19, 12, 0, 0, 0, time.UTC), true}, // the 20th, 09:00, is within a day
+		{time.Date(2026, 9, 10, 0, 0, 0, 0, time.UTC), false}, // the 20th is ten days ahead
+	} {
+		hits, err := ix.Search(context.Background(), Query{Text: q, K: 10, Bar: -1, MMRLambda: 1, Now: tc.now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range hits {
+			if h.ID == "staging-db-old" && (len(h.SupersededBy) > 0) != tc.superseded {
+				t.Errorf("as of %s: the old value superseded by %v, want superseded %v", tc.now.Format(time.DateOnly), h.SupersededBy, tc.superseded)
+			}
+		}
+	}
+}
+
 // TestSupersedeFromStore: a session written in a fact's old words, which
 // its rewrite does not share, still gets the current value: the old fact
 // that clears the floor is superseded by a rewrite found in the store, and
@@ -267,7 +296,7 @@ func TestSupersedeFromStore(t *testing.T) {
 	// A successor that is no candidate of the query joins the hits with the
 	// old fact's match.
 	alone := []Hit{{ID: "bastion-old", Gist: old.Gist, Fused: 0.5, Weight: 1, MeanWeight: 1, Match: 0.8, Relevance: 0.8}}
-	got := ix.supersedeFromStore(context.Background(), alone, Query{}, DefaultFloor, func(string) Usefulness { return neutral })
+	got := ix.supersedeFromStore(context.Background(), alone, Query{}, DefaultFloor, func(string) Usefulness { return neutral }, (&Query{}).latestCreated())
 	if len(got) != 2 || got[1].ID != "bastion-new" || got[1].Relevance != 0.8 || got[1].Fused != 0.5 || !slices.Equal(got[0].SupersededBy, []string{"bastion-new"}) {
 		t.Errorf("the store's rewrite did not join the hits in the old fact's place: %+v", got)
 	}
@@ -307,7 +336,7 @@ func TestSupersedeByTags(t *testing.T) {
 	}
 	alone := []Hit{{ID: "timeout-old", Gist: old.Gist, Fused: 0.5, Weight: 1, MeanWeight: 1, Match: 0.8, Relevance: 0.8},
 		{ID: "timeout-other", Gist: other.Gist, Fused: 0.5, Weight: 1, MeanWeight: 1, Match: 0.8, Relevance: 0.8}}
-	got := ix.supersedeFromStore(context.Background(), alone, Query{}, DefaultFloor, func(string) Usefulness { return neutral })
+	got := ix.supersedeFromStore(context.Background(), alone, Query{}, DefaultFloor, func(string) Usefulness { return neutral }, (&Query{}).latestCreated())
 	if !slices.Equal(got[0].SupersededBy, []string{"timeout-new"}) || len(got[1].SupersededBy) > 0 {
 		t.Errorf("from the store: %v superseded by %v, %v by %v; want the SQS fact by its rewrite alone", got[0].ID, got[0].SupersededBy, got[1].ID, got[1].SupersededBy)
 	}

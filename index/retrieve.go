@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/borg-memory/borg/domain"
 )
@@ -242,6 +243,10 @@ type Query struct {
 	MMRLambda float64 `json:"mmr_lambda"`
 	// Explain fills Hit.Ranks; without it they are left zero.
 	Explain bool `json:"explain"`
+	// Now is the instant the newer-fact rule reads creation dates as of
+	// (domain.BelievedCreated: one dated more than a day past it is
+	// undated); zero is the clock's.
+	Now time.Time `json:"-"`
 	// Trace, when set, is called as each step of the search ends, with its
 	// name: "lexical arm and its usefulness" (from the goroutine that runs
 	// it, beside the vector arm), "vector arm", "arms joined", "fused"
@@ -358,6 +363,16 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		explainRanks(hits, lexArm, vecArm, salArm, latOrder)
 	}
 	return hits, nil
+}
+
+// latestCreated is the latest creation time, in Unix ms, the newer-fact
+// rule believes as of q.Now (domain.BelievedCreated).
+func (q *Query) latestCreated() int64 {
+	now := q.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	return now.Add(domain.FutureSlack).UnixMilli()
 }
 
 func (q *Query) trace(step string) {
@@ -629,8 +644,9 @@ func (ix *Index) applyUsefulness(ctx context.Context, ranked []domain.Scored, q 
 	if bar == 0 {
 		bar = DefaultBar
 	}
-	ix.supersedeBySlot(all)
-	all = ix.supersedeFromStore(ctx, all, q, floor, useful)
+	latest := q.latestCreated()
+	ix.supersedeBySlot(all, latest)
+	all = ix.supersedeFromStore(ctx, all, q, floor, useful, latest)
 	top := 0.0
 	for _, h := range all {
 		if len(h.SupersededBy) == 0 {

@@ -433,28 +433,12 @@ func LessonInfos(lessons []domain.Lesson, at time.Time) []domain.LessonInfo {
 	out := make([]domain.LessonInfo, len(lessons))
 	for i, l := range lessons {
 		out[i] = domain.LessonInfo{ID: l.ID, Reach: l.Reach}
-		if c := BelievedCreated(l.Created, at); !c.IsZero() {
+		if c := domain.BelievedCreated(l.Created, at); !c.IsZero() {
 			out[i].CreatedMS = c.UnixMilli()
 		}
 	}
 	return out
 }
-
-// BelievedCreated is the creation time borg believes of a lesson dated
-// created, as of the instant at: created, or the zero time (unknown) when
-// the lesson has no date or one more than FutureSlack after at. Everything
-// that ages or orders lessons by creation reads this one rule (LessonInfos,
-// sleep's phases, doctor), and an unknown time counts as the oldest.
-func BelievedCreated(created, at time.Time) time.Time {
-	if created.IsZero() || created.UnixMilli() > at.Add(FutureSlack).UnixMilli() {
-		return time.Time{}
-	}
-	return created
-}
-
-// FutureSlack is how far past the reader's clock a date may lie and still
-// be believed (clocks of a team's machines disagree by minutes, not days).
-const FutureSlack = 24 * time.Hour
 
 // The summary cache: the domain.Summary of the logs up to the offsets its
 // header records, as a JSON header line and the summary's binary encoding.

@@ -274,7 +274,7 @@ type planner struct {
 	stats map[string]*lessonStats
 	mems  map[string]domain.Memory
 	// born is each lesson's creation time as borg believes it
-	// (memfs.BelievedCreated): zero, the oldest, when it has no date or one
+	// (domain.BelievedCreated): zero, the oldest, when it has no date or one
 	// more than a day past the sleep. origin is the activity clock's start,
 	// the log's first event before the sleep (zero without one): the age an
 	// undated lesson has.
@@ -352,7 +352,7 @@ func newPlanner(snap Snapshot, opts PlanOptions) *planner {
 		}
 		p.cur[lf.Lesson.ID] = &entry{l: lf.Lesson, raw: lf.Raw, path: path}
 		p.stats[lf.Lesson.ID] = &lessonStats{}
-		p.born[lf.Lesson.ID] = memfs.BelievedCreated(lf.Lesson.Created, p.at)
+		p.born[lf.Lesson.ID] = domain.BelievedCreated(lf.Lesson.Created, p.at)
 		ls = append(ls, lf.Lesson)
 	}
 	for _, kv := range snap.Vectors {

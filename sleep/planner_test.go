@@ -391,7 +391,7 @@ func TestPlanDeterministic(t *testing.T) {
 }
 
 // TestBelievedCreated: every phase ages and orders lessons by the created
-// time borg believes (memfs.BelievedCreated): a date more than a day past
+// time borg believes (domain.BelievedCreated): a date more than a day past
 // the sleep is unknown, like no date, and counts as the oldest.
 func TestBelievedCreated(t *testing.T) {
 	session := domain.Event{MS: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli(), Kind: domain.KindSession, Session: "s1"}

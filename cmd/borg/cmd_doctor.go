@@ -117,7 +117,7 @@ func checkLessons(e *env, s *memfs.Store, rep *doctorReport) []domain.Lesson {
 	rep.Lessons = len(lessons)
 	now := e.now()
 	for _, l := range lessons {
-		if !l.Created.IsZero() && memfs.BelievedCreated(l.Created, now).IsZero() {
+		if !l.Created.IsZero() && domain.BelievedCreated(l.Created, now).IsZero() {
 			rep.StoreProblems = append(rep.StoreProblems, fmt.Sprintf("%s: created %s, in the future: the date is not believed (the lesson ages as one without a date); set memhtml-created to when it was written",
 				lessonPath(s, l.ID), l.Created.UTC().Format(time.RFC3339)))
 		}
