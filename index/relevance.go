@@ -338,8 +338,8 @@ func (ix *Index) supersedeBySlot(hits []Hit, latest int64) {
 		if created[n] < created[old] {
 			n, old = old, n
 		}
-		if created[n] == created[old] {
-			continue
+		if created[n] == created[old] || repoTag(hits[at[n]].Reach) != repoTag(hits[at[old]].Reach) {
+			continue // no order known, or two reaches: a repo's fact never supersedes the team's, nor the team's a repo's (sleep pairs so too)
 		}
 		if _, same := domain.Rewrites(claims[n], claims[old]); same && !slices.Contains(hits[at[old]].SupersededBy, hits[at[n]].ID) {
 			hits[at[old]].SupersededBy = append(hits[at[old]].SupersededBy, hits[at[n]].ID)
@@ -467,12 +467,12 @@ func (ix *Index) successorsInStore(ctx context.Context, all []Hit, i int, at map
 	if !ok {
 		return all
 	}
-	created := ix.createdBy(o, latest)
+	created, tag := ix.createdBy(o, latest), repoTag(cat.reach(o))
 	if created == 0 {
 		return all
 	}
 	found, err := cat.lexicalSearchTerms(ctx, rarestTerms(cat, h.Gist, successorTerms), successorDepth, func(s int) bool {
-		return s != o && ix.createdBy(s, latest) > created && visible(s)
+		return s != o && ix.createdBy(s, latest) > created && visible(s) && repoTag(cat.reach(s)) == tag
 	})
 	if err != nil {
 		return all // a cancelled search: the hits as they were

@@ -259,6 +259,38 @@ func TestSupersedeFutureDated(t *testing.T) {
 	}
 }
 
+// TestSupersedeSameReach: a fact supersedes only a fact of its own reach
+// (a repository's value of a fact is not the team's, as sleep pairs them).
+func TestSupersedeSameReach(t *testing.T) {
+	q := "Which host is the staging database of the payments service? pay-db-stage-1"
+	for _, tc := range []struct {
+		oldReach, newReach string
+		superseded         bool
+	}{
+		{"", "", true},
+		{"team", "", true},
+		{"repo:api", "repo:api", true},
+		{"", "repo:api", false},
+		{"repo:api", "team", false},
+	} {
+		old := createdOn(lesson("staging-db-old", "", "The staging database of the payments service is pay-db-stage-1.", ""), 1)
+		cur := createdOn(lesson("staging-db-new", "", "The staging database of the payments service is pay-db-stage-2.", ""), 20)
+		old.Reach, cur.Reach = tc.oldReach, tc.newReach
+		ix := newTestIndex(t, append(filler(20), old, cur))
+		for _, only := range []bool{false, true} { // among the hits, and from the store
+			hits, err := ix.Search(context.Background(), Query{Text: q, K: 10, Repo: "api", Bar: -1, MMRLambda: 1, OnlyOverBar: only})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, h := range hits {
+				if h.ID == "staging-db-old" && (len(h.SupersededBy) > 0) != tc.superseded {
+					t.Errorf("%q then %q: the old value superseded by %v, want superseded %v", tc.oldReach, tc.newReach, h.SupersededBy, tc.superseded)
+				}
+			}
+		}
+	}
+}
+
 // TestSupersedeFromStore: a session written in a fact's old words, which
 // its rewrite does not share, still gets the current value: the old fact
 // that clears the floor is superseded by a rewrite found in the store, and
