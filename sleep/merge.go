@@ -503,6 +503,39 @@ func (p *planner) fold(keep, drop string, sim float64) {
 	k.Body = strings.Join(append(kept, paras...), "\n\n")
 	p.update(k)
 	p.archive(drop)
+	p.retarget(drop, keep)
+}
+
+// retarget points the links other live lessons hold to drop (archived)
+// at keep, which now holds what drop said (keep's own, its supersedes link
+// among them, stay); a link a lesson would then hold twice goes. A
+// retargeted link moves to the end of its
+// lesson's links, so a file written by hand is edited in place
+// (memfs.Rewrite: links it keeps stay in order, new ones follow).
+func (p *planner) retarget(drop, keep string) {
+	for _, id := range p.ids {
+		e := p.cur[id]
+		if e.archived || id == drop || id == keep || !slices.ContainsFunc(e.l.Links, func(k domain.LessonLink) bool { return k.Target == drop }) {
+			continue
+		}
+		l := e.l
+		var links, moved []domain.LessonLink
+		for _, k := range l.Links {
+			if k.Target == drop {
+				k.Target = keep
+				moved = append(moved, k)
+				continue
+			}
+			links = append(links, k)
+		}
+		for _, k := range moved {
+			if !slices.ContainsFunc(links, func(h domain.LessonLink) bool { return h.Rel == k.Rel && h.Target == keep }) {
+				links = append(links, k)
+			}
+		}
+		l.Links = links
+		p.update(l)
+	}
 }
 
 // unionStrings is a followed by b's items a lacks, in order.

@@ -392,7 +392,8 @@ func TestPlanDeterministic(t *testing.T) {
 
 // TestBelievedCreated: every phase ages and orders lessons by the created
 // time borg believes (domain.BelievedCreated): a date more than a day past
-// the sleep is unknown, like no date, and counts as the oldest.
+// the sleep is unknown, like no date: it ages as the oldest, and is never
+// paired by the frame phase.
 func TestBelievedCreated(t *testing.T) {
 	session := domain.Event{MS: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli(), Kind: domain.KindSession, Session: "s1"}
 	item := func(ph PhasePlan, lesson, action string) (Item, bool) {
@@ -433,9 +434,10 @@ func TestBelievedCreated(t *testing.T) {
 				{id: "region-dated", gist: "The default region is eu-west-1.", created: "2026-05-01"},
 			},
 			check: func(t *testing.T, _ *planner, plan Plan) {
-				ph := phaseOf(t, plan, PhaseFrame)
-				if _, ok := item(ph, "region-dated", "supersedes"); !ok || len(ph.Items) != 1 {
-					t.Errorf("want region-dated to supersede the undatable claim: %+v", ph.Items)
+				// Nor the oldest: which of the two is newer is not known,
+				// so neither supersedes (TestFrameUndated).
+				if ph := phaseOf(t, plan, PhaseFrame); ph.count("superseded") != 0 {
+					t.Errorf("want no supersession between a dated and an undatable claim: %+v", ph.Items)
 				}
 			},
 		},
@@ -650,6 +652,51 @@ func TestMergeFold(t *testing.T) {
 				t.Errorf("the hand-written keeper was rendered anew:\n%s", keeper)
 			}
 		})
+	}
+}
+
+// TestMergeRetargets: a merge points the links other lessons hold to the
+// archived lesson at the keeper; the keeper's own supersedes link to it
+// stays, and a link a lesson would hold twice goes.
+func TestMergeRetargets(t *testing.T) {
+	snap := synthSnapshot(t, []synth{
+		{id: "bucket-old", gist: "Use the staging bucket for fixtures.", created: "2026-09-01", vec: unit(0, 1, 1)},
+		{id: "bucket-new", gist: "Use the staging bucket for fixtures.", created: "2026-10-01", vec: unit(0, 1, 0.99)},
+		{id: "fixtures-a", gist: "Fixtures load before the integration tests.", created: "2026-08-01", vec: unit(2, 3, 1)},
+		{id: "fixtures-b", gist: "Fixtures are regenerated weekly.", created: "2026-08-01", vec: unit(4, 5, 1)},
+	})
+	for i, lf := range snap.Lessons {
+		switch lf.Lesson.ID {
+		case "fixtures-a":
+			snap.Lessons[i].Lesson.Links = []domain.LessonLink{{Rel: domain.RelSupports, Target: "bucket-new"}, {Rel: domain.RelSupports, Target: "fixtures-b"}}
+		case "fixtures-b":
+			snap.Lessons[i].Lesson.Links = []domain.LessonLink{{Rel: domain.RelSupports, Target: "bucket-new"}, {Rel: domain.RelSupports, Target: "bucket-old"}}
+		default:
+			continue
+		}
+		snap.Lessons[i].Raw = memfs.Render(snap.Lessons[i].Lesson)
+	}
+	ph := phaseOf(t, MakePlan(snap, PlanOptions{}), PhaseMerge)
+	links := map[string][]domain.LessonLink{}
+	for _, c := range ph.Changes {
+		if c.Delete || !strings.HasPrefix(c.Path, "lessons/") {
+			continue
+		}
+		l, err := memfs.Parse(c.Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		links[l.ID] = l.Links
+	}
+	want := map[string][]domain.LessonLink{
+		"bucket-old": {{Rel: domain.RelSupersedes, Target: "bucket-new", Derived: true}},
+		"fixtures-a": {{Rel: domain.RelSupports, Target: "fixtures-b"}, {Rel: domain.RelSupports, Target: "bucket-old"}},
+		"fixtures-b": {{Rel: domain.RelSupports, Target: "bucket-old"}},
+	}
+	for id, w := range want {
+		if !slices.Equal(links[id], w) {
+			t.Errorf("%s links %+v, want %+v", id, links[id], w)
+		}
 	}
 }
 
