@@ -39,7 +39,9 @@ func sleepCommand(e *env) *cli.Command {
 			}
 			if d := c.String("date"); d != "" {
 				t, err := time.Parse("2006-01-02", d)
-				if err != nil {
+				if err != nil || t.IsZero() {
+					// (The zero date is sleep's "today": named, it is no
+					// night to sleep for.)
 					return usageErr("--date %q: want YYYY-MM-DD", d)
 				}
 				// A sleep runs once a night and never for an earlier
