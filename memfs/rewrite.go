@@ -25,7 +25,15 @@ import (
 // place (the gist, title, type or author changed, the body changed other
 // than by new paragraphs at its end, or the result would not read back as
 // l), the file is rendered from l, as Render writes it.
-func Rewrite(raw []byte, l domain.Lesson) []byte {
+func Rewrite(raw []byte, l domain.Lesson) (out []byte) {
+	defer func() {
+		// raw is a file as anyone wrote it, and a sleep rewrites files on
+		// several goroutines: an edit in place that fails is a render,
+		// never a crash.
+		if recover() != nil {
+			out = Render(l)
+		}
+	}()
 	old, err := Parse(raw)
 	if err != nil || bytes.Equal(raw, Render(old)) {
 		return Render(l)
@@ -102,7 +110,10 @@ func patchLesson(raw []byte, old, l domain.Lesson) ([]byte, bool) {
 		}
 		eds = append(eds, edit{sp.bodyEnd, sp.bodyEnd, bodyParagraphs(added)})
 	}
-	out := applyEdits(raw, eds)
+	out, ok := applyEdits(raw, eds)
+	if !ok {
+		return nil, false
+	}
 	got, err := Parse(out)
 	if err != nil || len(out) > MaxLessonBytes || !bytes.Equal(Render(got), Render(l)) {
 		return nil, false
@@ -278,17 +289,27 @@ func (sp spans) deleteLine(at [2]int) edit {
 	return edit{start, end, ""}
 }
 
-// applyEdits applies non-overlapping edits; inserts at one offset keep
-// their order.
-func applyEdits(raw []byte, eds []edit) []byte {
-	slices.SortStableFunc(eds, func(a, b edit) int { return a.at - b.at })
+// applyEdits applies edits in the order of their offsets: at one offset,
+// inserts (in the order given) before the replacement of what starts
+// there (a link inserted after the last link, which a meta follows, goes
+// before that meta's new line). ok is false when two edits overlap.
+func applyEdits(raw []byte, eds []edit) (out []byte, ok bool) {
+	slices.SortStableFunc(eds, func(a, b edit) int {
+		if a.at != b.at {
+			return a.at - b.at
+		}
+		return (a.end - a.at) - (b.end - b.at) // zero-width first
+	})
 	var b bytes.Buffer
 	last := 0
 	for _, e := range eds {
+		if e.at < last {
+			return nil, false
+		}
 		b.Write(raw[last:e.at])
 		b.WriteString(e.text)
-		last = max(last, e.end)
+		last = e.end
 	}
 	b.Write(raw[last:])
-	return b.Bytes()
+	return b.Bytes(), true
 }

@@ -172,6 +172,10 @@ func FuzzRewrite(f *testing.F) {
 	f.Add([]byte(handWritten), 0.5, uint8(2), "go,tools", "Merged x.", true)
 	f.Add(Render(sampleLesson("fuzz-rewrite-0001")), 0.1, uint8(0), "", "", false)
 	f.Add([]byte(strings.Replace(handWritten, "<article>", "", 1)), 0.9, uint8(1), "a", "note\n\nnext", false)
+	// A link just before a meta the edit rewrites, on the next line and on
+	// the same line: the new link goes in where the meta's line starts.
+	f.Add([]byte(linkBeforeMeta("\n")), 0.5, uint8(1), "go", "", true)
+	f.Add([]byte(linkBeforeMeta("")), 0.5, uint8(1), "go", "", true)
 	f.Fuzz(func(t *testing.T, raw []byte, conf float64, rep uint8, tags, note string, link bool) {
 		l, err := Parse(raw)
 		if err != nil || !(conf >= 0 && conf <= 1) {
@@ -196,4 +200,40 @@ func FuzzRewrite(f *testing.F) {
 			t.Fatalf("the rewrite reads as\n%#v\nwant\n%#v\n%s", got, canonical(l), out)
 		}
 	})
+}
+
+// linkBeforeMeta is a hand-written lesson whose last link is followed,
+// after sep, by the confidence meta.
+func linkBeforeMeta(sep string) string {
+	return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="memhtml-id" content="link-before-meta-ab12">
+<meta name="memhtml-type" content="semantic">
+<link rel="relates" href="x-lesson-0001.html">` + sep + `<meta name="memhtml-confidence" content="0.8">
+</head><body><article>
+<p><mark>A lesson written by hand.</mark></p>
+<!-- kept -->
+</article></body></html>
+`
+}
+
+// TestRewriteLinkBeforeMeta: an edit that rewrites a meta right after the
+// last link and adds a link (a decay and a derived link; a sync's new id
+// and its conflicts-with link) panicked, the two edits meeting at one
+// offset.
+func TestRewriteLinkBeforeMeta(t *testing.T) {
+	for _, sep := range []string{"\n", ""} {
+		raw := []byte(linkBeforeMeta(sep))
+		l, err := Parse(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.Confidence = 0.5
+		l.Links = append(l.Links, domain.LessonLink{Rel: "supersedes", Target: "old-lesson-0002", Derived: true})
+		out := Rewrite(raw, l)
+		got, err := Parse(out)
+		if err != nil || !bytes.Equal(Render(got), Render(l)) || !bytes.Contains(out, []byte("<!-- kept -->")) {
+			t.Errorf("sep %q: the rewrite reads as %+v (%v):\n%s", sep, got, err, out)
+		}
+	}
 }
