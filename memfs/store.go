@@ -560,6 +560,12 @@ func (s *Store) Lesson(id string) (domain.Lesson, error) {
 	return s.readLesson(LessonsDir, id)
 }
 
+// ArchivedLesson reads the lesson a sleep moved to archive/ (ErrNotFound
+// when there is none), with Lesson's checks.
+func (s *Store) ArchivedLesson(id string) (domain.Lesson, error) {
+	return s.readLesson(ArchiveDir, id)
+}
+
 func (s *Store) readLesson(dir, id string) (domain.Lesson, error) {
 	if !domain.ValidID(id) {
 		return domain.Lesson{}, &domain.InvalidMemory{Path: flatPath(dir, id), Reason: "file name is not a lesson id (want ^[a-z][a-z0-9-]{2,63}$.html)"}

@@ -304,6 +304,9 @@ func screenedForAgent(store string, opts []memfs.Option, id string) string {
 		return ""
 	}
 	l, err := s.Lesson(id)
+	if errors.Is(err, memfs.ErrNotFound) {
+		l, err = s.ArchivedLesson(id) // show prints an archived lesson too
+	}
 	if err != nil {
 		return ""
 	}

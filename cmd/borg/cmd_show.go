@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -55,15 +53,16 @@ func runShow(ctx context.Context, e *env, s *memfs.Store, id string, asJSON bool
 	archived := false
 	if errors.Is(err, memfs.ErrNotFound) {
 		// A lesson a sleep retired is shown as it was archived, said so.
-		data, aerr := os.ReadFile(filepath.Join(s.Dir(), filepath.FromSlash(memfs.ArchivePath(id))))
-		if aerr != nil {
+		l, err = s.ArchivedLesson(id)
+		if errors.Is(err, memfs.ErrNotFound) {
 			return fail(exitFail, "no lesson %s in the store (see borg list)", id)
 		}
-		if l, err = memfs.Parse(data); err != nil {
-			return fail(exitFail, "%s: %v (run borg doctor)", memfs.ArchivePath(id), err)
+		if err != nil {
+			return fail(exitFail, "%v (run borg doctor)", err)
 		}
 		archived = true
-		fmt.Fprintf(e.err, "borg: lesson %s is archived (%s): a sleep retired it, and no hook asks it; git -C %s log -- %s says when and why\n", id, memfs.ArchivePath(id), s.Dir(), memfs.ArchivePath(id))
+		path := memfs.ArchivePath(memfs.SafeID(id))
+		fmt.Fprintf(e.err, "borg: lesson %s is archived (%s): a sleep retired it, and no hook asks it; git -C %s log -- %s says when and why\n", memfs.SafeID(id), path, s.Dir(), path)
 	} else if err != nil {
 		return fail(exitFail, "%v (run borg doctor)", err)
 	}
@@ -83,7 +82,7 @@ func runShow(ctx context.Context, e *env, s *memfs.Store, id string, asJSON bool
 	if asJSON {
 		jl := toJSONLesson(l)
 		if archived {
-			jl.Path = memfs.ArchivePath(id)
+			jl.Path = memfs.ArchivePath(l.ID) // l is redacted: its id fit to print
 		}
 		return writeJSON(e, struct {
 			Lesson   jsonLesson     `json:"lesson"`
@@ -113,7 +112,7 @@ func runShow(ctx context.Context, e *env, s *memfs.Store, id string, asJSON bool
 	}
 	row("gist", l.Gist)
 	if archived {
-		row("archived", memfs.ArchivePath(id)+" (a sleep retired it: no hook asks it)")
+		row("archived", memfs.ArchivePath(l.ID)+" (a sleep retired it: no hook asks it)")
 	}
 	if len(succ) > 0 {
 		row("superseded by", strings.Join(succ, ", ")+" (a newer value of this fact: hooks ask it instead)")
