@@ -292,6 +292,18 @@ func TestAdversarialHandCommittedSecret(t *testing.T) {
 	// borg serve's sleep page shows each phase's diff of the files: a line
 	// that holds a secret is shown redacted, on both sides of a diff.
 	t.Run("serve sleep page", func(t *testing.T) {
+		// A file the sleep skips, named by a secret: the page names it
+		// redacted.
+		broken := memfs.LessonPath("broken-" + slack)
+		if err := os.MkdirAll(filepath.Join(a.dir, filepath.Dir(broken)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(a.dir, broken), []byte("<html>not a lesson: "+slack+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := a.s.Commit("a broken file", broken); err != nil {
+			t.Fatal(err)
+		}
 		srv, _ := serveHandler(t, map[string]string{"BORG_STORE": a.dir}, time.Now().Add(180*24*time.Hour))
 		req := httptest.NewRequest(http.MethodGet, "/sleep", nil)
 		req.Host = "127.0.0.1:7777"
@@ -306,8 +318,8 @@ func TestAdversarialHandCommittedSecret(t *testing.T) {
 				t.Fatalf("the sleep page carries %q of a secret", w)
 			}
 		}
-		if !strings.Contains(page, "[redacted: a secret (") {
-			t.Fatalf("the sleep page redacts nothing:\n%s", page)
+		if !strings.Contains(page, "[redacted: a secret (") || !strings.Contains(page, "skipped lessons/") {
+			t.Fatalf("the sleep page redacts nothing, or skips nothing:\n%s", page)
 		}
 	})
 	t.Run("serve lesson page", func(t *testing.T) {

@@ -348,6 +348,14 @@ func (srv *server) sleep(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.Plan = res.Plan
+	// What the plan says of files it skipped names them and quotes their
+	// text, a secret's too: shown as the diffs are, redacted.
+	p.Plan.Note = redactLines(p.Plan.Note)
+	p.Plan.Skipped = slices.Clone(p.Plan.Skipped)
+	for i, sk := range p.Plan.Skipped {
+		file, why, _ := strings.Cut(sk, ": ")
+		p.Plan.Skipped[i] = redactPath(file) + ": " + redactLines(why)
+	}
 	// Each phase's diff is against the files as the phases before it left
 	// them, as the sleep branch's commits would show it.
 	current := map[string]string{}
@@ -368,6 +376,10 @@ func (srv *server) sleep(w http.ResponseWriter, r *http.Request) {
 			// and a reason quotes ids.
 			ph.Items[i].Lesson, ph.Items[i].Other = memfs.SafeID(it.Lesson), memfs.SafeID(it.Other)
 			ph.Items[i].Why = redactLines(it.Why)
+		}
+		ph.Notes = slices.Clone(ph.Notes)
+		for i, n := range ph.Notes {
+			ph.Notes[i] = redactLines(n)
 		}
 		v := sleepPhaseView{PhasePlan: ph}
 		changes := slices.Clone(ph.Changes)
