@@ -1152,3 +1152,37 @@ func TestComposedText(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchMatched: a listing's search (Query.Matched) holds only lessons
+// that share a word with the query, before the cut to K, so those take the
+// places of lessons the vector arm alone found near it.
+func TestSearchMatched(t *testing.T) {
+	ix := newTestIndex(t, corpus())
+	for _, tc := range []struct {
+		query string
+		want  int // hits with K = 3
+	}{
+		{"zzzzqqqq xylophone", 0},
+		{"integration tests retry", 3}, // migrations, retry, and the race detector (go test)
+	} {
+		hits, err := ix.Search(t.Context(), Query{Text: tc.query, K: 3, Matched: true, Explain: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range hits {
+			if h.Ranks.Lexical == 0 && h.Ranks.Lateral == 0 {
+				t.Errorf("%q: %s shares no word with the query", tc.query, h.ID)
+			}
+		}
+		if len(hits) != tc.want {
+			t.Errorf("%q: %d hits %v, want %d", tc.query, len(hits), ids(hits), tc.want)
+		}
+		all, err := ix.Search(t.Context(), Query{Text: tc.query, K: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(all) < len(hits) {
+			t.Errorf("%q: %d hits without Matched, %d with", tc.query, len(all), len(hits))
+		}
+	}
+}

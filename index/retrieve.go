@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -243,6 +244,11 @@ type Query struct {
 	MMRLambda float64 `json:"mmr_lambda"`
 	// Explain fills Hit.Ranks; without it they are left zero.
 	Explain bool `json:"explain"`
+	// Matched keeps only lessons that share a word with the query (the
+	// lexical arm's) or that the lateral arm reached from them: a listing's
+	// hits, where one the vector arm alone finds near a query it shares no
+	// word with would make every query match.
+	Matched bool `json:"matched,omitempty"`
 	// Now is the instant the newer-fact rule reads creation dates as of
 	// (domain.BelievedCreated: one dated more than a day past it is
 	// undated); zero is the clock's.
@@ -356,6 +362,18 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		fused = keepBestFirst(fused, domain.FuseLateral(fused, latOrder, strength, arms.Lateral, domain.RRFK))
 	}
 	ranked := domain.RankFused(fused)
+	if q.Matched {
+		// Before the cut to K: the lessons past it that match take the
+		// places of those that do not.
+		reached := make(map[string]bool, len(lexArm)+len(latOrder))
+		for _, h := range lexArm {
+			reached[h.Path] = true
+		}
+		for _, id := range latOrder {
+			reached[id] = true
+		}
+		ranked = slices.DeleteFunc(ranked, func(s domain.Scored) bool { return !reached[s.Path] })
+	}
 	q.trace("fused")
 	hits := ix.applyUsefulness(ctx, ranked, q, uc.get, match)
 	q.trace("hits")

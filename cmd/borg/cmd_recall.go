@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -85,26 +84,18 @@ func runRecall(c *cli.Context, e *env, s *memfs.Store, q index.Query, sync, asJS
 		start := time.Now()
 		q.Trace = func(step string) { tr.step("search: "+step, start) }
 	}
-	explain := q.Explain
-	q.Explain = true // the arms' ranks tell a lesson used with a match from one found by no word
-	hits, err := r.recall(c.Context, q)
-	if err != nil {
-		return fail(exitFail, "%v", err)
-	}
 	arms := q.Arms
 	if arms == (index.ArmWeights{}) {
 		arms = index.DefaultArmWeights()
 	}
-	if arms.Lexical > 0 {
-		// A lesson that shares no word with the query, and that sessions
-		// did not use with one that does (the lateral arm), is no match,
-		// however near its vector: listing it would make every query match.
-		hits = slices.DeleteFunc(hits, func(h index.Hit) bool { return h.Match == 0 && h.Ranks.Lateral == 0 })
-	}
-	if !explain {
-		for i := range hits {
-			hits[i].Ranks = index.ArmRanks{}
-		}
+	// A lesson that shares no word with the query, and that sessions did
+	// not use with one that does (the lateral arm), is no match however
+	// near its vector; without the lexical arm nothing shares a word.
+	q.Matched = arms.Lexical > 0
+	explain := q.Explain
+	hits, err := r.recall(c.Context, q)
+	if err != nil {
+		return fail(exitFail, "%v", err)
 	}
 	if arms.Lexical == 0 {
 		fmt.Fprintln(e.err, "borg: without the lexical arm no lesson has a relevance (it is the text the lexical arm matches); the order is the arms' alone")
