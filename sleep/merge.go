@@ -460,7 +460,9 @@ func (p *planner) fold(keep, drop string, sim float64) {
 	k, d := p.cur[keep].l, p.cur[drop].l
 	k.Tags = unionStrings(k.Tags, d.Tags)
 	k.Anchors = unionStrings(k.Anchors, d.Anchors)
-	links := slices.Clone(k.Links)
+	// The keeper's links to the dropped lesson go: it now says what drop
+	// said, and the one link to drop it keeps is the supersedes added below.
+	links := slices.DeleteFunc(slices.Clone(k.Links), func(l domain.LessonLink) bool { return l.Target == drop })
 	have := map[[2]string]bool{}
 	for _, l := range links {
 		have[[2]string{l.Rel, l.Target}] = true

@@ -656,8 +656,8 @@ func TestMergeFold(t *testing.T) {
 }
 
 // TestMergeRetargets: a merge points the links other lessons hold to the
-// archived lesson at the keeper; the keeper's own supersedes link to it
-// stays, and a link a lesson would hold twice goes.
+// archived lesson at the keeper; the keeper's own links to it give way to
+// its supersedes link, and a link a lesson would hold twice goes.
 func TestMergeRetargets(t *testing.T) {
 	snap := synthSnapshot(t, []synth{
 		{id: "bucket-old", gist: "Use the staging bucket for fixtures.", created: "2026-09-01", vec: unit(0, 1, 1)},
@@ -671,6 +671,8 @@ func TestMergeRetargets(t *testing.T) {
 			snap.Lessons[i].Lesson.Links = []domain.LessonLink{{Rel: domain.RelSupports, Target: "bucket-new"}, {Rel: domain.RelSupports, Target: "fixtures-b"}}
 		case "fixtures-b":
 			snap.Lessons[i].Lesson.Links = []domain.LessonLink{{Rel: domain.RelSupports, Target: "bucket-new"}, {Rel: domain.RelSupports, Target: "bucket-old"}}
+		case "bucket-old": // the keeper's own link to what it absorbs goes
+			snap.Lessons[i].Lesson.Links = []domain.LessonLink{{Rel: domain.RelSupports, Target: "bucket-new"}}
 		default:
 			continue
 		}
