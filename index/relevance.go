@@ -439,7 +439,7 @@ func (ix *Index) supersedeFromStore(ctx context.Context, all []Hit, q Query, flo
 // Successors names the newer lessons of the store that rewrite lesson id's
 // fact (domain.Rewrites), by the rule a search applies at query time: the
 // lessons a hook asks in its place before any sleep links the two, or that
-// a sleep has linked. Lessons of any repository count.
+// a sleep has linked. Only lessons of its own reach count, as in a search.
 func (ix *Index) Successors(ctx context.Context, id string) ([]string, error) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()

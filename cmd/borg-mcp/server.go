@@ -484,7 +484,11 @@ func (lr *lessonResources) sync() {
 	if err != nil {
 		return
 	}
-	lessons, _ := s.Lessons()
+	lessons, errs := s.Lessons()
+	var invalid *domain.InvalidMemory
+	if len(lessons) == 0 && len(errs) > 0 && !errors.As(errs[0], &invalid) {
+		return // the folders could not be read: not a store with no lessons
+	}
 	lr.mu.Lock()
 	defer lr.mu.Unlock()
 	now := make(map[string]listedLesson, len(lessons))

@@ -51,7 +51,7 @@ func guardedStdio(in io.Reader, out io.Writer, maxLine int, grace time.Duration)
 	w.idle = sync.NewCond(&w.mu)
 	good := &requestCounter{w: pw, lw: w}
 	go func() {
-		err := screenLines(in, good, w, maxLine)
+		err := screenLines(in, good, guardWriter{w}, maxLine)
 		if err == nil {
 			w.waitIdle(grace)
 		}
@@ -73,6 +73,8 @@ type lockedWriter struct {
 	idle    *sync.Cond
 }
 
+// Write writes one of the server's replies, and notes the request it
+// answers as answered.
 func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -81,9 +83,25 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 			l.done(rpcIDKey(reply.ID))
 		}
 	}
+	return l.write(p)
+}
+
+// write writes p as it is; l.mu is held.
+func (l *lockedWriter) write(p []byte) (int, error) {
 	l.last = time.Now()
 	l.idle.Broadcast()
 	return l.w.Write(p)
+}
+
+// guardWriter is how the guard answers a line it drops: on the server's
+// stream, answering no request passed on (a bad line may carry the id of
+// one in flight, whose answer is still owed).
+type guardWriter struct{ l *lockedWriter }
+
+func (g guardWriter) Write(p []byte) (int, error) {
+	g.l.mu.Lock()
+	defer g.l.mu.Unlock()
+	return g.l.write(p)
 }
 
 // done notes that request id needs no answer any more (answered, or

@@ -109,6 +109,9 @@ func TestEndOfInputAnswersAndExits(t *testing.T) {
 		{"a string id", []string{`{"jsonrpc":"2.0","id":"2","method":"ping"}`}, map[string]int{`"2"`: 1}},
 		{"a duplicate id in flight", []string{recall("2"), `{"jsonrpc":"2.0","id":2,"method":"ping"}`}, map[string]int{"2": 1, "null": 1}},
 		{"a duplicate id in another spelling", []string{recall("2"), `{"jsonrpc":"2.0","id":2.25,"method":"ping"}`}, map[string]int{"2": 1, "null": 1}},
+		// A bad line the guard answers with the id of a request in flight
+		// does not answer that request: its reply is still awaited.
+		{"a bad line with the id of one in flight", []string{recall("2"), `{"jsonrpc":"2.0","id":2,"method":5}`}, map[string]int{"2": 2}},
 		{"an id used again once answered", []string{`{"jsonrpc":"2.0","id":2,"method":"ping"}`, `{"jsonrpc":"2.0","id":2,"method":"ping"}`}, nil}, // answered twice, or refused once: either way, it exits
 	} {
 		t.Run(tc.name, func(t *testing.T) {
