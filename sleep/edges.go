@@ -217,16 +217,15 @@ func viewOf(l domain.Lesson) edgeView {
 
 // differentSubjects reports whether two lessons are about different
 // subjects, the one rule edge typing and the frame phase refuse a pair by:
-// two facts in different frames ("the staging database of Search" and "the
-// primary database of Search" name two things); two lessons that each name
-// what they are about (subject entities or tags) with nothing in common
-// ("The default timeout is 30 seconds" tagged http-client, go and "… is 5
-// seconds" tagged postgres, python); or two facts that each name a subject
-// word the other lacks (domain.DistinctSubjects).
+// two lessons that each name what they are about (subject entities or
+// tags) with nothing in common ("The default timeout is 30 seconds" tagged
+// http-client, go and "… is 5 seconds" tagged postgres, python); or two
+// facts that each name a subject word the other lacks
+// (domain.DistinctSubjects). Frames are not compared here: a fact rewritten
+// in other words ("kicks off at 02:00" → "was moved to 03:30") has another
+// frame and one subject, which domain.Rewrites has judged (edge typing,
+// which has no such judgement, compares frames itself).
 func differentSubjects(s, d edgeView) bool {
-	if s.frame != "" && d.frame != "" && s.frame != d.frame {
-		return true
-	}
 	if len(s.about) > 0 && len(d.about) > 0 && len(shared(s.about, d.about, 1)) == 0 {
 		return true
 	}
@@ -240,6 +239,12 @@ func differentSubjects(s, d edgeView) bool {
 // subject entity (viewOf: a fact's are its frame's). Then contradicts when
 // the gists diverge in negation or numbers, supports otherwise.
 func typeEdge(s, d edgeView) (rel, why string, ok bool) {
+	if s.frame != "" && d.frame != "" && s.frame != d.frame {
+		// Two facts are one subject's only in one frame: "the staging
+		// database of Search" and "the primary database of Search" name
+		// two things.
+		return "", "", false
+	}
 	if differentSubjects(s, d) || len(shared(s.subjects, d.subjects, 1)) == 0 {
 		return "", "", false
 	}

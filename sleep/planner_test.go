@@ -719,6 +719,13 @@ func TestFrameSubjects(t *testing.T) {
 		{name: "one side tagged", oldTags: []string{"aws"},
 			oldGist: "The default region is eu-west-1.", newGist: "The default region is us-east-1.", superseded: true},
 		{name: "entities name two subjects", oldGist: "The Kafka consumer timeout is 30 seconds", newGist: "The Redis consumer timeout is 5 seconds"},
+		// A fact rewritten in other words has another frame and one
+		// subject (domain.Rewrites judges it; docs/sleep.md's example).
+		{name: "rewritten in other words", oldGist: "The nightly reindex kicks off at 02:00 UTC", newGist: "The nightly reindex was moved to 03:30 UTC", superseded: true},
+		{name: "rewritten in other words, tagged", oldTags: []string{"reindex"}, newTags: []string{"reindex"},
+			oldGist: "The nightly reindex kicks off at 02:00 UTC", newGist: "The nightly reindex was moved to 03:30 UTC", superseded: true},
+		{name: "a value raised, tagged", oldTags: []string{"sqs", "orders"}, newTags: []string{"sqs", "orders"},
+			oldGist: "The order-events SQS queue visibility timeout is 30 seconds", newGist: "The order-events SQS queue visibility timeout was raised to 120 seconds", superseded: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
