@@ -477,7 +477,7 @@ func (ix *Index) successorsInStore(ctx context.Context, all []Hit, i int, at map
 	if err != nil {
 		return all // a cancelled search: the hits as they were
 	}
-	claim := domain.ReadClaim(h.Gist)
+	claim := domain.ReadClaim(h.Gist).Holding(cat.tagHolds(o)) // its own tags, as supersedeBySlot reads both
 	for _, f := range found {
 		if _, same := domain.Rewrites(domain.ReadClaim(cat.str(f.ord, slotGist)).Holding(cat.tagHolds(f.ord)), claim); !same {
 			continue

@@ -259,6 +259,22 @@ func TestSupersedeFutureDated(t *testing.T) {
 	}
 }
 
+// TestSupersedeFromStoreTags: a rewrite the older lesson's tags make one
+// fact ("Foundry took over matchwright" of "matchwright is owned by the
+// Netcode team", tagged matchwright) supersedes it when looked up in the
+// store too, as among the hits (the lookup read the older claim without
+// its tags).
+func TestSupersedeFromStoreTags(t *testing.T) {
+	old := createdOn(lesson("owned-netcode", "", "matchwright is owned by the Netcode team.", ""), 1)
+	old.Tags = []string{"matchwright"}
+	cur := createdOn(lesson("foundry-took-over", "", "Foundry took over matchwright last sprint.", ""), 20)
+	ix := newTestIndex(t, append(filler(20), old, cur))
+	succ, err := ix.Successors(context.Background(), "owned-netcode")
+	if err != nil || !slices.Equal(succ, []string{"foundry-took-over"}) {
+		t.Errorf("successors %v, %v; want the takeover", succ, err)
+	}
+}
+
 // TestSupersedeSameReach: a fact supersedes only a fact of its own reach
 // (a repository's value of a fact is not the team's, as sleep pairs them).
 func TestSupersedeSameReach(t *testing.T) {
