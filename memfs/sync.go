@@ -11,6 +11,7 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -442,6 +443,77 @@ func (s *Store) stageBlob(ctx context.Context, stage int, p string) ([]byte, boo
 	return out, true
 }
 
+// mergeLessonEdits is one lesson holding both sides' edits of it, when
+// each side changed other parts of it (a sleep's confidence line here, a
+// person's new paragraph there): git's line merge of the merge base's, this
+// node's and the remote's versions (git merge-file; lessons are -merge in
+// .gitattributes, so git merges none itself), taken only when it is clean,
+// reads as a lesson of the path's id, and takes each field whole from one
+// side (a field both sides changed, or a mix of two versions of one
+// field, is a conflict: the lesson is kept twice).
+func (s *Store) mergeLessonEdits(ctx context.Context, p string, ours, theirs []byte) ([]byte, bool) {
+	base, ok := s.stageBlob(ctx, 1, p)
+	if !ok {
+		return nil, false
+	}
+	_, id, _, ok := ParseLessonPath(p)
+	if !ok {
+		return nil, false
+	}
+	dir := filepath.Join(s.dir, filepath.FromSlash(tmpDir))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, false
+	}
+	var names []string
+	defer func() {
+		for _, n := range names {
+			_ = os.Remove(n)
+		}
+	}()
+	for _, data := range [][]byte{ours, base, theirs} {
+		f, err := os.CreateTemp(dir, "merge-*.html")
+		if err != nil {
+			return nil, false
+		}
+		names = append(names, f.Name())
+		_, werr := f.Write(data)
+		if cerr := f.Close(); werr != nil || cerr != nil {
+			return nil, false
+		}
+	}
+	out, err := s.runGit(ctx, nil, "merge-file", "-p", "-q", names[0], names[1], names[2])
+	if err != nil {
+		return nil, false // conflicting lines (git's exit status counts them)
+	}
+	merged, err := Parse(out)
+	if err != nil || merged.ID != id {
+		return nil, false
+	}
+	lo, oerr := Parse(ours)
+	lt, terr := Parse(theirs)
+	if oerr != nil || terr != nil || !fieldsFromOneSide(merged, lo, lt) {
+		return nil, false
+	}
+	return out, true
+}
+
+// fieldsFromOneSide reports whether each field of merged is ours' or
+// theirs' whole.
+func fieldsFromOneSide(merged, ours, theirs domain.Lesson) bool {
+	fields := func(l domain.Lesson) []string {
+		return []string{l.Title, l.Gist, l.Body, l.Type, l.Reach, l.Author,
+			strconv.FormatFloat(l.Confidence, 'f', -1, 64), strconv.Itoa(l.Importance), strconv.Itoa(l.Reprieves),
+			l.Created.String(), l.ValidUntil.String(), strings.Join(l.Tags, "\x00"), strings.Join(l.Anchors, "\x00"), fmt.Sprint(l.Links)}
+	}
+	m, o, t := fields(merged), fields(ours), fields(theirs)
+	for i := range m {
+		if m[i] != o[i] && m[i] != t[i] {
+			return false
+		}
+	}
+	return true
+}
+
 // resolve settles one conflicted path, or says why it cannot.
 func (s *Store) resolve(ctx context.Context, p string) (*SyncConflict, error) {
 	ours, hasOurs := s.stageBlob(ctx, 2, p)
@@ -463,6 +535,13 @@ func (s *Store) resolve(ctx context.Context, p string) (*SyncConflict, error) {
 	c := &SyncConflict{Path: p}
 	switch {
 	case hasOurs && hasTheirs:
+		if merged, ok := s.mergeLessonEdits(ctx, p, ours, theirs); ok {
+			if err := WriteFileAtomic(full, merged, 0o644); err != nil {
+				return nil, err
+			}
+			_, err := s.runGit(ctx, nil, "add", "--", p)
+			return nil, err // one lesson holding both edits: nothing to report
+		}
 		c.Kept = "theirs"
 		l, err := Parse(ours)
 		if err != nil {

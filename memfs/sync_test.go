@@ -283,9 +283,9 @@ func TestSyncWithoutSharedOutcomes(t *testing.T) {
 	}
 }
 
-// TestSyncEditsKeptTwice: two machines changing different lines of one
-// lesson still keep both versions (git never merges a lesson's lines), and
-// an edit on one side of a lesson the other archived is kept as an edit.
+// TestSyncEditsKeptTwice: two machines changing one line of a lesson (its
+// confidence), one of them its body too, keep both versions, and an edit
+// on one side of a lesson the other archived is kept as an edit.
 func TestSyncEditsKeptTwice(t *testing.T) {
 	_, nodes := newSyncNodes(t, 2)
 	a, b := nodes[0], nodes[1]
@@ -295,7 +295,7 @@ func TestSyncEditsKeptTwice(t *testing.T) {
 	}
 	la.Confidence = 0.3
 	lb := la
-	lb.Confidence = 0.5
+	lb.Confidence = 0.7
 	lb.Body = "Edited on b."
 	for _, w := range []struct {
 		n *syncNode
@@ -311,7 +311,59 @@ func TestSyncEditsKeptTwice(t *testing.T) {
 	a.sync(t)
 	res := b.sync(t)
 	if len(res.Conflicts) != 1 || res.Conflicts[0].Copy == "" {
-		t.Fatalf("conflicts %+v: edits of different lines were merged as text", res.Conflicts)
+		t.Fatalf("conflicts %+v: edits of one line were merged", res.Conflicts)
+	}
+}
+
+// TestSyncMergesEditsOfDifferentParts: a lesson whose confidence line one
+// side changed (a sleep's decay) and whose body the other did (a person's
+// new paragraph) syncs as one lesson holding both; edits of one field on
+// both sides, or of two parts of the body, are kept twice.
+func TestSyncMergesEditsOfDifferentParts(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		editA    func(*domain.Lesson)
+		editB    func(*domain.Lesson)
+		merged   bool
+		wantConf float64
+		wantBody string
+	}{
+		{"meta here, body there", func(l *domain.Lesson) { l.Confidence = 0.74 }, func(l *domain.Lesson) { l.Body = "The queue is FIFO." }, true, 0.74, "The queue is FIFO."},
+		{"the body on both sides", func(l *domain.Lesson) { l.Body = "From a." }, func(l *domain.Lesson) { l.Body = "From b." }, false, 0, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, nodes := newSyncNodes(t, 2)
+			a, b := nodes[0], nodes[1]
+			base, err := a.s.Lesson("shared-lesson-0001")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range []struct {
+				n    *syncNode
+				edit func(*domain.Lesson)
+			}{{a, tc.editA}, {b, tc.editB}} {
+				l := base
+				w.edit(&l)
+				if err := w.n.s.WriteLesson(l); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := w.n.s.Commit("edit", LessonPath(l.ID)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			a.sync(t)
+			res := b.sync(t)
+			if tc.merged != (len(res.Conflicts) == 0) {
+				t.Fatalf("conflicts %+v; want merged %v", res.Conflicts, tc.merged)
+			}
+			if !tc.merged {
+				return
+			}
+			got, err := b.s.Lesson("shared-lesson-0001")
+			if err != nil || got.Confidence != tc.wantConf || got.Body != tc.wantBody {
+				t.Errorf("merged lesson %+v, %v; want confidence %v and body %q", got, err, tc.wantConf, tc.wantBody)
+			}
+		})
 	}
 }
 
