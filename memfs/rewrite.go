@@ -273,8 +273,11 @@ type edit struct {
 // insertAfter is an edit putting line (ending in a newline) on its own line
 // after the tag at.
 func (sp spans) insertAfter(at [2]int, line string) edit {
-	if at[1] < len(sp.raw) && sp.raw[at[1]] == '\n' {
+	switch rest := sp.raw[at[1]:]; {
+	case bytes.HasPrefix(rest, []byte("\n")):
 		return edit{at[1] + 1, at[1] + 1, line}
+	case bytes.HasPrefix(rest, []byte("\r\n")): // keep the file's line ends
+		return edit{at[1] + 2, at[1] + 2, strings.TrimSuffix(line, "\n") + "\r\n"}
 	}
 	return edit{at[1], at[1], "\n" + strings.TrimSuffix(line, "\n")}
 }
@@ -283,8 +286,13 @@ func (sp spans) insertAfter(at [2]int, line string) edit {
 // alone on it.
 func (sp spans) deleteLine(at [2]int) edit {
 	start, end := at[0], at[1]
-	if (start == 0 || sp.raw[start-1] == '\n') && end < len(sp.raw) && sp.raw[end] == '\n' {
-		end++
+	if start == 0 || sp.raw[start-1] == '\n' {
+		switch rest := sp.raw[end:]; {
+		case bytes.HasPrefix(rest, []byte("\n")):
+			end++
+		case bytes.HasPrefix(rest, []byte("\r\n")): // a file with Windows line ends
+			end += 2
+		}
 	}
 	return edit{start, end, ""}
 }

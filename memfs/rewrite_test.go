@@ -237,3 +237,23 @@ func TestRewriteLinkBeforeMeta(t *testing.T) {
 		}
 	}
 }
+
+// TestRewriteCRLF: a file with Windows line ends keeps them: a removed
+// link takes its line ending with it, and a new line ends as the others.
+func TestRewriteCRLF(t *testing.T) {
+	raw := []byte(strings.ReplaceAll(handWritten, "\n", "\r\n"))
+	l, err := Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Links = nil
+	l.Reprieves = 1
+	out := Rewrite(raw, l)
+	got, err := Parse(out)
+	if err != nil || !bytes.Equal(Render(got), Render(l)) {
+		t.Fatalf("the rewrite reads as %+v (%v)", got, err)
+	}
+	if bytes.Contains(out, []byte("\r\n\r\n")) || bytes.Contains(bytes.ReplaceAll(out, []byte("\r\n"), nil), []byte("\n")) {
+		t.Errorf("a blank line, or a bare line feed:\n%q", out)
+	}
+}
