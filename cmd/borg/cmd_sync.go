@@ -82,7 +82,7 @@ func runSync(ctx context.Context, e *env, s *memfs.Store, o memfs.SyncOptions, a
 	fmt.Fprintln(e.out, describeSync(res))
 	for _, c := range res.Conflicts {
 		if c.Copy != "" {
-			fmt.Fprintf(e.out, "  conflict: %s was edited here and on %s: theirs keeps the id, yours is now %s (review both, or let sleep merge them)\n", c.Path, res.Remote, c.Copy)
+			fmt.Fprintf(e.out, "  conflict: %s was edited here and on %s: theirs keeps the id, yours is now %s (review both and keep one: the next sleep merges them only if they are near-duplicates)\n", c.Path, res.Remote, c.Copy)
 		} else {
 			fmt.Fprintf(e.out, "  conflict: %s was deleted on one side and edited on the other: the edit is kept\n", c.Path)
 		}
