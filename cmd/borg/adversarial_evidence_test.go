@@ -49,6 +49,20 @@ func TestAdversarialEvidenceNoTeamProduces(t *testing.T) {
 		t.Fatalf("doctor flags a team's ordinary evidence:\n%s", out)
 	}
 
+	// A team that starts together: three engineers' first syncs within
+	// minutes, each a few sessions at a human pace, nothing re-attributed.
+	// A note, not a suspicion, and no revert.
+	commitLog("n-00000000c003", "cat@example.com", 3, ms(12*time.Minute), 240_000, now.Add(-9*time.Minute), "pin-go-toolchain")
+	commitLog("n-00000000d004", "dan@example.com", 3, ms(11*time.Minute), 240_000, now.Add(-8*time.Minute), "pin-go-toolchain")
+	commitLog("n-00000000f005", "fay@example.com", 3, ms(10*time.Minute), 240_000, now.Add(-7*time.Minute), "pin-go-toolchain")
+	_, out, _ = inProcess(t, vars, "", "doctor")
+	if strings.Contains(out, "suspect") || strings.Contains(out, "forged") || strings.Contains(out, "revert") {
+		t.Fatalf("doctor suspects a team that starts together:\n%s", out)
+	}
+	if !strings.Contains(out, "n-00000000f005.jsonl: note: ") {
+		t.Errorf("doctor does not note the identities appearing at once:\n%s", out)
+	}
+
 	// One pusher, three identities, one push.
 	commitLog("n-0000000e0001", "eve@example.com", 120, ms(5*time.Minute), 900, now, lesson)
 	commitLog("n-0000000e0002", "mal@example.com", 40, ms(5*time.Minute)+100, 2000, now, lesson)

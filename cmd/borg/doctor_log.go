@@ -57,7 +57,8 @@ type logFileCheck struct {
 	Debut []string `json:"debut,omitempty"`
 	// Commits are the commits that added the re-attributed events.
 	Commits []string `json:"commits,omitempty"`
-	// Verdict is "ok", "suspect" (re-attributed events and nothing else
+	// Verdict is "ok", "note" (nothing amiss but identities appearing at
+	// once, Debut), "suspect" (re-attributed events and nothing else
 	// amiss, as when an engineer's email changed; misdated events; three
 	// or more authors, or two or more committers, in one node's file: one
 	// machine's log is one engineer's) or "forged" (re-attributed
@@ -182,12 +183,16 @@ func (c *logFileCheck) judge(store string, commits map[string]bool) {
 	case c.Reattributed > 0 && (foreign >= 2 || c.Orphans > 0 || c.Misdated > 0):
 		c.Verdict = "forged"
 	case c.Reattributed > 0 || c.Misdated > 0 || len(c.Claimed) >= 3 || len(c.Committers) >= 2 || c.UnderYou > 0 ||
-		c.Paced != "" || len(c.Debut) > 0:
+		c.Paced != "":
 		c.Verdict = "suspect"
+	case len(c.Debut) > 0:
+		// Identities appearing at once and nothing else amiss: a team
+		// that starts together looks so too. Said, without a fix.
+		c.Verdict = "note"
 	default:
 		c.Verdict = "ok"
 	}
-	if c.Verdict != "ok" && len(c.Commits) > 0 {
+	if c.Verdict != "ok" && c.Verdict != "note" && len(c.Commits) > 0 {
 		c.Fix = fmt.Sprintf("find out who pushed it; to drop its evidence: git -C %s revert %s, then push",
 			store, strings.Join(shortHashes(c.Commits), " "))
 	}
@@ -213,6 +218,11 @@ func shortHashes(hs []string) []string {
 func printLogChecks(w io.Writer, checks []logFileCheck) {
 	for _, c := range checks {
 		if c.Verdict == "ok" {
+			continue
+		}
+		if c.Verdict == "note" {
+			fmt.Fprintf(w, "  %s: note: its first lines came within %d minutes of the first log files of %s; several identities appearing at once is how a team that starts together looks, and how one pusher poses as a team: their evidence counts as one author (SECURITY.md)\n",
+				c.File, debutWindow/60000, strings.Join(c.Debut, ", "))
 			continue
 		}
 		name := c.File
