@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strings"
@@ -66,6 +67,14 @@ func sleepCommand(e *env) *cli.Command {
 			if err != nil {
 				return err
 			}
+			if opts.Apply {
+				// The merge of the branch would stop on them after the
+				// phases are committed, leaving a branch the retry would
+				// not build on: said before anything is written.
+				if err := applyBlockers(c.Context, s); err != nil {
+					return err
+				}
+			}
 			res, err := sleep.Run(c.Context, s, opts, e.err)
 			if err != nil {
 				return fail(exitFail, "%v", err)
@@ -117,6 +126,24 @@ func sleepReview(c *cli.Context, e *env, s *memfs.Store, res sleep.Result) error
 				fmt.Fprintf(e.err, "borg: the pull request also carries %s commit(s) of this store that %s lacks (run borg sync before the sleep to keep them out of it)\n", n, remote)
 			}
 		}
+	}
+	return nil
+}
+
+// applyBlockers refuses a sleep --apply on a store whose lesson files hold
+// changes no commit has: the merge of the sleep branch would stop on them.
+func applyBlockers(ctx context.Context, s *memfs.Store) error {
+	unc, err := s.Uncommitted()
+	if err != nil {
+		return fail(exitFail, "%v", err)
+	}
+	edited, err := s.Edited(ctx)
+	if err != nil {
+		return nil // not known (another user's store): the merge itself says
+	}
+	if dirty := append(unc, edited...); len(dirty) > 0 {
+		return fail(exitFail, "sleep --apply: %d lesson file(s) hold changes no commit has, such as %s: commit them first (borg doctor --fix commits lesson files), or sleep without --apply and merge the branch later; nothing was written",
+			len(dirty), dirty[0])
 	}
 	return nil
 }
