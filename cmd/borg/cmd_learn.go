@@ -314,10 +314,25 @@ func lessonID(gist string) string { return lessonIDs(gist)[0] }
 // the shortest that no other claim holds (gistLesson).
 var idHashLens = []int{2, 4, 8}
 
-// lessonIDs is the ids a gist may have, shortest hash first.
+// lessonIDs is the ids a gist may have, shortest hash first. The slug
+// reads the gist's letters without their accents (memfs.Fold: "café" is
+// cafe), the hash the gist as written.
 func lessonIDs(gist string) []string {
 	norm := memfs.NormalGist(gist)
-	words := strings.FieldsFunc(norm, func(r rune) bool {
+	return gistIDs(norm, strings.ToLower(memfs.Fold(norm)))
+}
+
+// legacyLessonIDs is the ids lessonIDs gave before its slug folded accents
+// (a word with an accented letter split at it): a lesson learned then keeps
+// its id, and gistLesson still finds it.
+func legacyLessonIDs(gist string) []string {
+	norm := memfs.NormalGist(gist)
+	return gistIDs(norm, norm)
+}
+
+// gistIDs is the ids of the gist of normal form norm, slugged from text.
+func gistIDs(norm, text string) []string {
+	words := strings.FieldsFunc(text, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
 	})
 	var kept []string
@@ -347,6 +362,17 @@ func lessonIDs(gist string) []string {
 // lesson holds. Another claim's lesson at an id is passed over.
 func gistLesson(s *memfs.Store, gist string) (found, free string, err error) {
 	norm := memfs.NormalGist(gist)
+	if legacy := legacyLessonIDs(gist); legacy[0] != lessonIDs(gist)[0] {
+		for _, id := range legacy {
+			l, err := s.Lesson(id)
+			if err != nil {
+				break // none there (or unreadable: the ids below say so)
+			}
+			if memfs.NormalGist(l.Gist) == norm {
+				return id, "", nil
+			}
+		}
+	}
 	for _, id := range lessonIDs(gist) {
 		l, err := s.Lesson(id)
 		switch {
