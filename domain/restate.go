@@ -86,6 +86,7 @@ type factToken struct {
 	word    string // lowercase, trimmed of end punctuation
 	stem    string // word with a plural or possessive ending dropped
 	name    bool   // capitalised past the first word, or an id
+	id      bool   // an id (isID), or a name written as code (codeID)
 	content bool   // not a function word, change marker, negation or time zone
 	value   int    // index in Fact.values + 1; 0 when in no value
 }
@@ -214,11 +215,16 @@ func ReadFact(gist string) Fact {
 		for _, part := range splitSlash(raw) {
 			w := strings.TrimFunc(part, func(r rune) bool { return unicode.IsPunct(r) && r != '%' })
 			w = strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s")
+			code := false
+			if c, ok := codeID(w); ok {
+				w, code = c, true
+			}
 			if w == "" {
 				continue
 			}
 			lw := strings.ToLower(w)
-			f.toks = append(f.toks, factToken{word: lw, stem: restateStem(lw), name: isName(w, i == 0) || isID(lw)})
+			id := code || isID(lw)
+			f.toks = append(f.toks, factToken{word: lw, stem: restateStem(lw), name: id || isName(w, i == 0), id: id})
 		}
 		if end && len(f.toks) > 0 {
 			break
@@ -433,6 +439,21 @@ func isID(w string) bool {
 	return i > 0 && i < len(w)-1
 }
 
+// codeID reads a word written as code, in backticks, that names a thing
+// ("`foyer-web`", "`orders_v2`"): a run of letters joined by a hyphen or an
+// underscore, which outside backticks is often an English compound
+// ("front-end"), is an id there. It returns the word without its quotes.
+func codeID(w string) (string, bool) {
+	if len(w) < 3 || w[0] != '`' || w[len(w)-1] != '`' {
+		return "", false
+	}
+	in := w[1 : len(w)-1]
+	if strings.ContainsAny(in, "` ") || !strings.ContainsAny(in, "-_") || !strings.ContainsFunc(in, unicode.IsLetter) {
+		return "", false
+	}
+	return in, true
+}
+
 // restateStem is a word without its inflection: a plural ("payouts",
 // "batches", "deliveries"), then, for a word of letters only, one
 // derivational or verbal ending ("owner", "owned" and "ownership" are
@@ -547,7 +568,7 @@ func (f *Fact) readValues() {
 		// A version: v1.4, 18.19, or a number after a product's name
 		// ("iOS 15", "Node 20.11 LTS", "Oracle 19c": there one letter may
 		// close it), the name being part of its type.
-		named := i > 0 && toks[i-1].name && toks[i-1].value == 0 && !isID(toks[i-1].word)
+		named := i > 0 && toks[i-1].name && toks[i-1].value == 0 && !toks[i-1].id
 		v, ok := version(w)
 		if !ok && named {
 			v, ok = lettered(w)
@@ -570,7 +591,7 @@ func (f *Fact) readValues() {
 			add("number", v, i, i+1)
 			continue
 		}
-		if toks[i].name && isID(w) {
+		if toks[i].id {
 			add("id", w, i, i+1)
 			continue
 		}
@@ -669,7 +690,7 @@ func (f *Fact) party(i int) (string, int) {
 	for start < len(toks) && (toks[start].word == "the" || toks[start].word == "team") {
 		start++
 	}
-	if start >= len(toks) || !toks[start].name || isID(toks[start].word) || i == 0 {
+	if start >= len(toks) || !toks[start].name || toks[start].id || i == 0 {
 		return "", i
 	}
 	prev := toks[i-1].word
@@ -682,7 +703,7 @@ func (f *Fact) party(i int) (string, int) {
 	}
 	j := start
 	var words []string
-	for j < len(toks) && toks[j].name && !isID(toks[j].word) && toks[j].value == 0 {
+	for j < len(toks) && toks[j].name && !toks[j].id && toks[j].value == 0 {
 		words = append(words, toks[j].word)
 		j++
 	}
@@ -837,7 +858,7 @@ func restates(newer, older Fact, typ string, cn, co []string) (SlotMatch, bool) 
 	// older's other names beside it qualify it. A name the newer holds in
 	// an aside or in its lesson's tags is one it names.
 	pinned := slices.ContainsFunc(newer.toks[:newer.boundary], func(t factToken) bool {
-		return t.content && isID(t.word) && olderLead[t.stem]
+		return t.content && t.id && olderLead[t.stem]
 	})
 	for i, t := range older.toks {
 		if !t.content || inO[i] || newerWords[t.stem] || newer.aside[t.stem] {
@@ -1007,6 +1028,7 @@ func Rewrites(newer, older Claim) (SlotMatch, bool) {
 var restateGone = map[string]bool{
 	"decommissioned": true, "retired": true, "deprecated": true, "removed": true, "gone": true,
 	"sunset": true, "sunsetted": true, "shutdown": true, "dismantled": true, "deleted": true,
+	"archived": true,
 }
 
 // goneIDs reads the ids a gist says are gone, one per clause at most, from
@@ -1015,8 +1037,13 @@ func goneIDs(fields []string) []string {
 	var out, ids []string
 	gone, negated := false, false
 	words := make([]string, len(fields))
+	code := make([]bool, len(fields))
 	for i, raw := range fields {
 		words[i] = strings.TrimFunc(raw, func(r rune) bool { return unicode.IsPunct(r) && r != '%' })
+		if c, ok := codeID(words[i]); ok {
+			words[i] = c
+			code[i] = true
+		}
 	}
 	for i, w := range words {
 		next := ""
@@ -1028,7 +1055,7 @@ func goneIDs(fields []string) []string {
 			gone = true
 		case restateNegation[w]:
 			negated = true
-		case isID(w) && !slices.Contains(ids, w):
+		case (code[i] || isID(w)) && !slices.Contains(ids, w):
 			ids = append(ids, w)
 		}
 		if endsClause(fields[i]) || i == len(words)-1 {

@@ -310,6 +310,7 @@ func TestRetires(t *testing.T) {
 		{"a host's first label", "The staging bastion is bastion-stg-02.corp.internal.", "Staging access goes through jump-stg.corp.internal; bastion-stg-02 is retired.", "bastion-stg-02.corp.internal"},
 		{"no longer", "Exports are written to bucket exp-archive-01.", "exp-archive-01 is no longer used, exports go to the data lake.", "exp-archive-01"},
 		{"shut down", "Grafana for ops is grafana-ops-1.corp.internal.", "grafana-ops-1 was shut down in May.", "grafana-ops-1.corp.internal"},
+		{"archived, after a rewrite in other words", "Front-end errors go to the Sentry project `shop-web`.", "Since the rewrite, the storefront's browser errors report to the `shop-next` Sentry project; `shop-web` is archived.", "shop-web"},
 
 		{"negated", "iOS builds run on the self-hosted runner mac-ci-07.", "mac-ci-07 is not decommissioned yet.", ""},
 		{"two ids in the clause", "iOS builds run on the self-hosted runner mac-ci-07.", "mac-ci-07 and mac-ci-08 were retired.", ""},

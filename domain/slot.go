@@ -382,7 +382,8 @@ var slotVerbs = map[string]bool{
 // runners"); a short qualifying phrase that opens on a preposition and
 // holds no verb ("in CI"); a condition ("when HERE times out"); or, after
 // two values that hold digits (times, versions, sizes), up to
-// SlotMaxQualifier words without a verb ("18:00 clinic local time"). A
+// SlotMaxQualifier words without a verb ("18:00 clinic local time") or a
+// quantity's unit and what it is counted over (quantityTail). A
 // tail that starts anywhere else ("runs at 02:00") carries the relation,
 // and the difference before it was the subject.
 func slotTail(tail, va, vb []string) bool {
@@ -391,6 +392,8 @@ func slotTail(tail, va, vb []string) bool {
 		return true
 	case slotConditions[tail[0]]:
 		return len(tail) <= SlotMaxCondition
+	case hasDigit(va) && hasDigit(vb) && quantityTail(tail):
+		return true
 	case len(tail) > SlotMaxQualifier:
 		return false
 	case slotQualifiers[tail[0]]:
@@ -399,6 +402,26 @@ func slotTail(tail, va, vb []string) bool {
 		return !slices.ContainsFunc(tail, func(w string) bool { return slotVerbs[w] || slotFunction[w] })
 	}
 	return false
+}
+
+// quantityTail reports whether tail, after two values that hold digits, is
+// the quantity's unit and a phrase that says what it is counted over: one
+// or two words of unit, then nothing or a qualifying phrase of at most
+// SlotMaxQualifier words after its opening preposition, none of them a
+// verb or a function word other than another such preposition ("free
+// articles per rolling 30 days", "requests per minute per client"). A
+// relation or a second clause there fails it.
+func quantityTail(tail []string) bool {
+	unit, qual := tail, []string(nil)
+	if i := slices.IndexFunc(tail, func(w string) bool { return slotQualifiers[w] }); i >= 0 {
+		unit, qual = tail[:i], tail[i+1:]
+		if len(qual) == 0 || len(qual) > SlotMaxQualifier {
+			return false
+		}
+	}
+	plain := func(w string) bool { return slotVerbs[w] || slotFunction[w] }
+	return len(unit) >= 1 && len(unit) <= 2 && !slices.ContainsFunc(unit, plain) &&
+		!slices.ContainsFunc(qual, func(w string) bool { return plain(w) && !slotQualifiers[w] })
 }
 
 // slotConditions open a condition a fact may hold under.

@@ -34,6 +34,12 @@ func TestSameSlot(t *testing.T) {
 		{"an aside inside the subject", "The mobile (iOS and Android) release branch is cut on Tuesdays.", "The mobile release branch is cut on Thursdays.", true},
 		{"an aside inside the subject, two subjects", "The mobile (iOS) release branch is cut on Tuesdays.", "The web release branch is cut on Thursdays.", false},
 		{"an aside never closed", "The mobile (iOS release branch is cut on Tuesdays.", "The mobile release branch is cut on Thursdays.", false},
+		{"a quantity, its unit and what it is counted over", "The free-trial meter allows 5 free exports per rolling 30 days.", "The free-trial meter allows 3 free exports per rolling 30 days.", true},
+		{"a rate", "The geocoding API allows each internal client 50 requests per second.", "The geocoding API allows each internal client 200 requests per second.", true},
+		{"a rate over two qualifiers", "The public API allows 20 requests per minute per client.", "The public API allows 60 requests per minute per client.", true},
+		{"a quantity, then a clause", "The export keeps 14 days of logs.", "The export keeps 30 days of logs.", false},
+		{"a quantity, then another subject", "The quota allows 5 exports per day for billing.", "The quota allows 9 exports per day for search.", false},
+		{"a quantity, a tail with a verb", "The meter allows 5 articles per month that are free.", "The meter allows 3 articles per month that are free.", false},
 		{"owned by the team", "The frontdesk web app is owned by the Lighthouse squad.", "The frontdesk web app is owned by the Anchor squad.", true},
 
 		// Two subjects, one relation: never a rewrite.
