@@ -215,10 +215,7 @@ func ReadFact(gist string) Fact {
 		for _, part := range splitSlash(raw) {
 			w := strings.TrimFunc(part, func(r rune) bool { return unicode.IsPunct(r) && r != '%' })
 			w = strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s")
-			code := false
-			if c, ok := codeID(w); ok {
-				w, code = c, true
-			}
+			w, code := codeID(w)
 			if w == "" {
 				continue
 			}
@@ -439,19 +436,17 @@ func isID(w string) bool {
 	return i > 0 && i < len(w)-1
 }
 
-// codeID reads a word written as code, in backticks, that names a thing
-// ("`foyer-web`", "`orders_v2`"): a run of letters joined by a hyphen or an
-// underscore, which outside backticks is often an English compound
-// ("front-end"), is an id there. It returns the word without its quotes.
+// codeID reads a word written as code, in backticks: it returns the word
+// without its quotes, the same word as when written plainly, and whether
+// it names a thing as an id does. Words joined by a hyphen or an
+// underscore, often an English compound outside backticks ("front-end"),
+// are a name inside them ("`foyer-web`", "`orders_v2`").
 func codeID(w string) (string, bool) {
-	if len(w) < 3 || w[0] != '`' || w[len(w)-1] != '`' {
-		return "", false
+	if len(w) < 3 || w[0] != '`' || w[len(w)-1] != '`' || strings.Count(w, "`") != 2 {
+		return w, false
 	}
 	in := w[1 : len(w)-1]
-	if strings.ContainsAny(in, "` ") || !strings.ContainsAny(in, "-_") || !strings.ContainsFunc(in, unicode.IsLetter) {
-		return "", false
-	}
-	return in, true
+	return in, strings.ContainsAny(in, "-_") && strings.ContainsFunc(in, unicode.IsLetter)
 }
 
 // restateStem is a word without its inflection: a plural ("payouts",
@@ -1040,10 +1035,7 @@ func goneIDs(fields []string) []string {
 	code := make([]bool, len(fields))
 	for i, raw := range fields {
 		words[i] = strings.TrimFunc(raw, func(r rune) bool { return unicode.IsPunct(r) && r != '%' })
-		if c, ok := codeID(words[i]); ok {
-			words[i] = c
-			code[i] = true
-		}
+		words[i], code[i] = codeID(words[i])
 	}
 	for i, w := range words {
 		next := ""
