@@ -204,7 +204,16 @@ func HandsOver(newer, older Claim) (SlotMatch, bool) {
 		}
 	}
 	outside := func(i int) bool { return i < at || i >= at+len(run) }
-	if !sameSlotAround(of, newerHolds, outside) {
+	// What newer says was taken over: the words between "over" and "from".
+	taken := map[string]bool{}
+	if took >= 0 && took+2 < start-1 {
+		for _, t := range nf.toks[took+2 : start-1] {
+			if t.content {
+				taken[t.stem] = true
+			}
+		}
+	}
+	if !sameSlotAround(of, newerHolds, taken, outside) {
 		return SlotMatch{}, false
 	}
 	var frame, from, added []string
@@ -225,10 +234,12 @@ func HandsOver(newer, older Claim) (SlotMatch, bool) {
 // slot older states around its value (the tokens outside says are not
 // the value): newer holds every content word of older there but for the
 // words of owning ("owned", "owner", "ownership") and team nouns, and
-// they name a thing: a name, an id or a compound among them, or
-// RestateMinSubject of them in older's subject.
-func sameSlotAround(older Fact, newerHolds map[string]bool, outside func(int) bool) bool {
-	named, subject := false, 0
+// they name a thing: a name, an id or a compound among them,
+// RestateMinSubject of them in older's subject, or exactly what newer says
+// was taken over (taken: "took over opsconsole from Flightdeck" names
+// the thing "opsconsole is owned by team Flightdeck" is about).
+func sameSlotAround(older Fact, newerHolds, taken map[string]bool, outside func(int) bool) bool {
+	named, subject, counted, wasTaken := false, 0, 0, 0
 	for i, t := range older.toks {
 		if !outside(i) || !t.content || t.stem == "own" || restateTeamNouns[t.word] {
 			continue
@@ -240,8 +251,12 @@ func sameSlotAround(older Fact, newerHolds map[string]bool, outside func(int) bo
 		if i < older.boundary {
 			subject++
 		}
+		counted++
+		if taken[t.stem] {
+			wasTaken++
+		}
 	}
-	return named || subject >= RestateMinSubject
+	return named || subject >= RestateMinSubject || counted > 0 && wasTaken == counted && len(taken) == counted
 }
 
 // isCompound reports a word joined by a dash inside it ("crane-ingest").

@@ -36,6 +36,8 @@ func TestHandsOver(t *testing.T) {
 		{"no new name but a time after the run", "Ana Lima is the on-call owner for billing-sync.", "billing-sync on-call was taken over from Ana Lima in Q3.", ""},
 		{"a time after the run", "The claims-engine is owned by the Falcon Squad team.", "The Osprey squad took over the claims-engine from Falcon Squad in Q2.", "falcon squad"},
 		{"the older says it too", "Ana Lima took over billing-sync on-call from Rui Costa.", "Tomas Berg took over billing-sync on-call from Rui Costa.", ""},
+		{"one plain word of subject, named as what was taken over", "opsconsole is owned by team Flightdeck.", "Team Gull took over opsconsole from Flightdeck; Flightdeck now only owns the dispatch backend.", "flightdeck"},
+		{"more taken over than the older's subject", "opsconsole is owned by team Flightdeck.", "Team Gull took over opsconsole alerting from Flightdeck.", ""},
 		{"one plain word of subject is too few", "Reminders are sent by Team Heron.", "Kestrel took over reminders from Team Heron.", ""},
 		{"a lowercase from", "The nightly export runs on export-runner-2.", "Exports now come from the warehouse; Dana Park switched them over.", ""},
 
