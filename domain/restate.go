@@ -77,6 +77,11 @@ type Fact struct {
 	changed  bool // holds a change marker
 	negated  bool
 	aside    map[string]bool // stems of the words of its asides in parentheses
+	// was holds the values the fact says the slot held before ("from 14
+	// to 7 days", "no longer kicks off at 01:30"): read by Supplants.
+	was []factValue
+	// lapsed: its only negation is the "no" of "no longer".
+	lapsed bool
 	// holds reports a word (lowercase) the lesson holds outside its gist:
 	// its tags (Claim.Holding); nil when none are known.
 	holds func(word string) bool
@@ -259,6 +264,7 @@ func ReadFact(gist string) Fact {
 		t.content = !slotFunction[t.word] && !restateFunction[t.word] && !restateChange[t.word] &&
 			!restateNegation[t.word] && !restateZones[t.word]
 	}
+	f.readWas()
 	return f
 }
 
@@ -1015,6 +1021,9 @@ func Rewrites(newer, older Claim) (SlotMatch, bool) {
 	if m, ok := Retires(newer, older); ok {
 		return m, true
 	}
+	if m, ok := Supplants(newer.fact, older.fact); ok {
+		return m, true
+	}
 	return HandsOver(newer, older)
 }
 
@@ -1112,8 +1121,9 @@ func hostLabel(id string) string {
 // SlotCandidates lists the pairs of claims (i < j) that Rewrites could
 // accept in either order, without comparing every claim with every other:
 // the pairs of one Block, the pairs where one claim holds, with a value of
-// the other's type, a word the other must share, and those where one
-// holds the first name of a run the other says it passed from. Every pair Rewrites
+// the other's type, a word the other must share, those where one holds
+// the first name of a run the other says it passed from, and those where
+// one holds a value the other says its slot held. Every pair Rewrites
 // accepts is listed; most listed pairs are not rewrites.
 func SlotCandidates(claims []Claim) [][2]int {
 	// The pairs are listed with repeats, then sorted and the repeats
@@ -1128,8 +1138,17 @@ func SlotCandidates(claims []Claim) [][2]int {
 	blocks := map[string][]int{}
 	holds := map[string][]int{} // value type and word → claims holding both
 	ids := map[string][]int{}   // an id value, and a host's first label → claims holding it
+	typed := map[string][]int{} // a value's type and norm → claims holding it, when some claim says a slot held it (Supplants)
+	for _, c := range claims {
+		for _, w := range c.fact.was {
+			typed[w.typ+"\x00"+w.norm] = nil
+		}
+	}
 	for i, c := range claims {
 		for _, v := range c.fact.values {
+			if l, ok := typed[v.typ+"\x00"+v.norm]; ok {
+				typed[v.typ+"\x00"+v.norm] = append(l, i)
+			}
 			if v.typ == "id" {
 				ids[v.norm] = append(ids[v.norm], i)
 				if l := hostLabel(v.norm); l != "" {
@@ -1179,6 +1198,11 @@ func SlotCandidates(claims []Claim) [][2]int {
 		}
 		for _, g := range c.gone {
 			for _, j := range ids[g] {
+				pair(i, j)
+			}
+		}
+		for _, w := range c.fact.was {
+			for _, j := range typed[w.typ+"\x00"+w.norm] {
 				pair(i, j)
 			}
 		}
