@@ -380,7 +380,8 @@ var slotVerbs = map[string]bool{
 // slotTail reports whether two claims may share tail after their values
 // va and vb: nothing or one word (a unit, a head noun: "02:00 UTC", "large
 // runners"); a short qualifying phrase that opens on a preposition and
-// holds no verb ("in CI"); a condition ("when HERE times out"); or, after
+// holds no verb ("in CI"), of up to SlotMaxCondition words when it holds a
+// number ("at 12:00 base local time"); a condition ("when HERE times out"); or, after
 // two values that hold digits (times, versions, sizes), up to
 // SlotMaxQualifier words without a verb ("18:00 clinic local time") or a
 // quantity's unit and what it is counted over (quantityTail). A
@@ -394,6 +395,10 @@ func slotTail(tail, va, vb []string) bool {
 		return len(tail) <= SlotMaxCondition
 	case hasDigit(va) && hasDigit(vb) && quantityTail(tail):
 		return true
+	case slotQualifiers[tail[0]] && hasDigit(tail[1:]) && len(tail) <= SlotMaxCondition:
+		// A qualifying phrase that holds a time or a number is as long
+		// as its value's words ("on Thursday at 12:00 base local time").
+		return !slices.ContainsFunc(tail[1:], func(w string) bool { return slotFunction[w] || slotVerbs[w] })
 	case len(tail) > SlotMaxQualifier:
 		return false
 	case slotQualifiers[tail[0]]:
