@@ -217,7 +217,7 @@ func TestSlotPairsOnLabelledSets(t *testing.T) {
 			}
 		}
 	}
-	for _, name := range []string{"lumen", "harbor", "quarry", "ampercove", "tidewright", "kelpie", "brindle", "foxglove"} {
+	for _, name := range []string{"lumen", "harbor", "quarry", "ampercove", "tidewright", "kelpie", "brindle", "foxglove", "saltmarsh"} {
 		set, err := loadAskSet(filepath.Join("testdata", "asks", name))
 		if err != nil {
 			t.Fatal(err)
@@ -252,11 +252,11 @@ func TestSlotPairsOnLabelledSets(t *testing.T) {
 			}
 		}
 		t.Logf("%s: %d of %d labelled rewrites found, no false pair", name, found, len(rewrites[name]))
-		// Quarry, ampercove, tidewright, kelpie, brindle and foxglove
-		// rewrite their facts in other words, only some of which the rule
+		// Quarry, ampercove, tidewright, kelpie, brindle, foxglove and
+		// saltmarsh rewrite their facts in other words, only some of which the rule
 		// reads; they hold it to no false pair and to what it read of them
 		// when last measured (BENCHMARKS.md).
-		want, held := map[string]int{"quarry": 11, "ampercove": 14, "tidewright": 15, "kelpie": 9, "brindle": 11, "foxglove": 7}[name]
+		want, held := map[string]int{"quarry": 11, "ampercove": 14, "tidewright": 15, "kelpie": 9, "brindle": 11, "foxglove": 10, "saltmarsh": 12}[name]
 		if !held {
 			want = len(rewrites[name]) * 9 / 10
 		}
