@@ -526,27 +526,31 @@ func (s *Store) lessonFiles() ([]LessonFile, []strayFile, error) {
 
 // ReadLessons reads the lesson file of each id, in the order given; the
 // files that cannot be read or are invalid are left out and reported in
-// errs (as Lessons does).
+// errs (as Lessons does). A lesson written without a created date has the
+// time its file was first committed (FirstAdded), the format's default.
 func (s *Store) ReadLessons(ids []string) ([]domain.Lesson, []error) {
 	// Parsing is CPU-bound: spread the files over the processors, keeping
 	// the results in order.
 	lessons := make([]domain.Lesson, len(ids))
+	paths := make([]string, len(ids))
 	errs := make([]error, len(ids))
 	_ = perCore(len(ids), func() func(int) error {
 		return func(i int) error {
-			lessons[i], errs[i] = s.readLesson(LessonsDir, ids[i])
+			lessons[i], paths[i], errs[i] = s.readLessonAt(LessonsDir, ids[i])
 			return nil
 		}
 	})
 	var out []domain.Lesson
+	var outPaths []string
 	var bad []error
 	for i := range ids {
 		if errs[i] != nil {
 			bad = append(bad, errs[i])
 			continue
 		}
-		out = append(out, lessons[i])
+		out, outPaths = append(out, lessons[i]), append(outPaths, paths[i])
 	}
+	s.defaultCreated(out, outPaths)
 	return out, bad
 }
 
@@ -557,7 +561,13 @@ func (s *Store) Lesson(id string) (domain.Lesson, error) {
 	if !domain.ValidID(id) {
 		return domain.Lesson{}, &domain.InvalidMemory{Path: id, Reason: fmt.Sprintf("bad id %q (want ^[a-z][a-z0-9-]{2,63}$)", id)}
 	}
-	return s.readLesson(LessonsDir, id)
+	l, rel, err := s.readLessonAt(LessonsDir, id)
+	if err != nil {
+		return l, err
+	}
+	ls := []domain.Lesson{l}
+	s.defaultCreated(ls, []string{rel})
+	return ls[0], nil
 }
 
 // ArchivedLesson reads the lesson a sleep moved to archive/ (ErrNotFound
@@ -567,39 +577,45 @@ func (s *Store) ArchivedLesson(id string) (domain.Lesson, error) {
 }
 
 func (s *Store) readLesson(dir, id string) (domain.Lesson, error) {
+	l, _, err := s.readLessonAt(dir, id)
+	return l, err
+}
+
+// readLessonAt is readLesson that also says which file it read.
+func (s *Store) readLessonAt(dir, id string) (domain.Lesson, string, error) {
 	if !domain.ValidID(id) {
-		return domain.Lesson{}, &domain.InvalidMemory{Path: flatPath(dir, id), Reason: "file name is not a lesson id (want ^[a-z][a-z0-9-]{2,63}$.html)"}
+		return domain.Lesson{}, "", &domain.InvalidMemory{Path: flatPath(dir, id), Reason: "file name is not a lesson id (want ^[a-z][a-z0-9-]{2,63}$.html)"}
 	}
 	rel, fi, err := s.locate(dir, id)
 	if errors.Is(err, os.ErrNotExist) {
-		return domain.Lesson{}, fmt.Errorf("read lesson %s: %w", id, ErrNotFound)
+		return domain.Lesson{}, "", fmt.Errorf("read lesson %s: %w", id, ErrNotFound)
 	}
 	if err != nil {
-		return domain.Lesson{}, fmt.Errorf("read lesson %s: %w", id, err)
+		return domain.Lesson{}, "", fmt.Errorf("read lesson %s: %w", id, err)
 	}
 	p := filepath.Join(s.dir, filepath.FromSlash(rel))
 	if !fi.Mode().IsRegular() {
-		return domain.Lesson{}, &domain.InvalidMemory{Path: rel, Reason: "not a regular file (symlinks are refused)"}
+		return domain.Lesson{}, "", &domain.InvalidMemory{Path: rel, Reason: "not a regular file (symlinks are refused)"}
 	}
 	if fi.Size() > MaxLessonBytes {
-		return domain.Lesson{}, &domain.InvalidMemory{Path: rel, Reason: fmt.Sprintf("file larger than %d bytes", MaxLessonBytes)}
+		return domain.Lesson{}, "", &domain.InvalidMemory{Path: rel, Reason: fmt.Sprintf("file larger than %d bytes", MaxLessonBytes)}
 	}
 	data, err := os.ReadFile(p)
 	if err != nil {
-		return domain.Lesson{}, fmt.Errorf("read lesson %s: %w", id, err)
+		return domain.Lesson{}, "", fmt.Errorf("read lesson %s: %w", id, err)
 	}
 	l, err := Parse(data)
 	if err != nil {
 		var im *domain.InvalidMemory
 		if errors.As(err, &im) {
-			return domain.Lesson{}, &domain.InvalidMemory{Path: rel, Reason: im.Reason}
+			return domain.Lesson{}, "", &domain.InvalidMemory{Path: rel, Reason: im.Reason}
 		}
-		return domain.Lesson{}, err
+		return domain.Lesson{}, "", err
 	}
 	if l.ID != id {
-		return domain.Lesson{}, &domain.InvalidMemory{Path: rel, Reason: fmt.Sprintf("memhtml-id %q does not match the file name", l.ID)}
+		return domain.Lesson{}, "", &domain.InvalidMemory{Path: rel, Reason: fmt.Sprintf("memhtml-id %q does not match the file name", l.ID)}
 	}
-	return l, nil
+	return l, rel, nil
 }
 
 // WriteLesson validates l and writes LessonPath(l.ID) atomically (a temp

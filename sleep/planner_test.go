@@ -11,6 +11,7 @@ import (
 	"github.com/borg-memory/borg/domain"
 	"github.com/borg-memory/borg/index"
 	"github.com/borg-memory/borg/memfs"
+	"github.com/rogpeppe/go-internal/txtar"
 )
 
 // synth is a lesson for a synthetic snapshot, with the vector it is given.
@@ -944,5 +945,35 @@ func TestMessageLists(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestFrameHandWrittenDatedByCommit: a lesson written by hand without a
+// created date was created when its file was first committed (the
+// format's default), so a fact learned after that supersedes it.
+func TestFrameHandWrittenDatedByCommit(t *testing.T) {
+	old := domain.Lesson{ID: "region-by-hand", Type: domain.TypeSemantic, Confidence: 0.8,
+		Gist: "The default region is eu-west-1."}
+	newer := domain.Lesson{ID: "region-learned", Type: domain.TypeSemantic, Confidence: 0.8,
+		Gist: "The default region is us-east-1.", Created: time.Date(2026, 11, 29, 20, 0, 0, 0, time.UTC)}
+	st := newStoreWith(t, []txtar.File{
+		{Name: memfs.LessonPath(old.ID), Data: memfs.Render(old)},
+		{Name: memfs.LessonPath(newer.ID), Data: memfs.Render(newer)},
+	})
+	snap, err := LoadSnapshot(t.Context(), st, "HEAD", fixtureDate, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	committed := time.Date(2026, 11, 29, 18, 0, 0, 0, time.UTC) // the store's clock in newStoreWith
+	for _, lf := range snap.Lessons {
+		if lf.Lesson.ID == old.ID && !lf.Lesson.Created.Equal(committed) {
+			t.Errorf("%s created %v, want its first commit's time %v", old.ID, lf.Lesson.Created, committed)
+		}
+	}
+	ph := phaseOf(t, MakePlan(snap, PlanOptions{}), PhaseFrame)
+	if !slices.ContainsFunc(ph.Items, func(it Item) bool {
+		return it.Lesson == newer.ID && it.Action == "supersedes" && it.Other == old.ID
+	}) {
+		t.Errorf("the hand-written fact is not superseded by the one learned after it: %+v", ph.Items)
 	}
 }

@@ -105,6 +105,21 @@ func LoadSnapshot(ctx context.Context, st *memfs.Store, base string, date time.T
 		}
 		snap.Lessons = append(snap.Lessons, LessonFile{Lesson: l, Raw: f.Data, Path: f.Path})
 	}
+	// A lesson written without a created date was created when its file
+	// was first committed (docs/formats.md).
+	var undated []string
+	for _, lf := range snap.Lessons {
+		if lf.Lesson.Created.IsZero() {
+			undated = append(undated, lf.Path)
+		}
+	}
+	if added := st.FirstAdded(ctx, h, undated); len(added) > 0 {
+		for i := range snap.Lessons {
+			if t, ok := added[snap.Lessons[i].Path]; ok && snap.Lessons[i].Lesson.Created.IsZero() {
+				snap.Lessons[i].Lesson.Created = t
+			}
+		}
+	}
 	events, _, err := st.ReadEvents()
 	if err != nil {
 		return snap, fmt.Errorf("load snapshot: %w", err)
