@@ -332,11 +332,16 @@ func runDoctor(e *env, s *memfs.Store, asJSON, fix bool) error {
 		// read for this user (another user's) is checked without it.
 		rep.EvidenceUnchecked = fmt.Sprintf("%v (the log's evidence was not checked against its commits)", err)
 	}
-	invalid := map[string]bool{}
+	// A fix commits no file that holds no valid lesson, nor one the
+	// screen refuses: a sync would hand the team its secret.
+	held := map[string]string{}
 	for _, p := range rep.InvalidLessons {
-		invalid[p.Path] = true
+		held[p.Path] = "it is no valid lesson: fix it as its lessons line says, and borg doctor --fix commits it"
 	}
-	if rep.Repair, err = checkRepairs(s, fix, invalid); err != nil {
+	for _, p := range rep.RefusedLessons {
+		held[p.Path] = "the screen refuses it: take out what its content line names, and borg doctor --fix commits it"
+	}
+	if rep.Repair, err = checkRepairs(s, fix, held); err != nil {
 		return fail(exitFail, "%v", err)
 	}
 	var moved []memfs.LayoutMove

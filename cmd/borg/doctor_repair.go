@@ -14,7 +14,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"slices"
 
 	"github.com/borg-memory/borg/memfs"
 )
@@ -26,8 +25,10 @@ type repairReport struct {
 	Index       []memfs.IndexMismatch `json:"index_mismatches"`
 	Uncommitted []string              `json:"uncommitted"`
 	// Invalid are the paths among Uncommitted and Edited that hold no
-	// valid lesson: a fix commits none of them.
+	// valid lesson, or one the screen refuses: a fix commits none of them.
 	Invalid []string `json:"uncommitted_invalid,omitempty"`
+	// held says, for each path of Invalid, what to do to have it committed.
+	held map[string]string
 	// Edited are lesson files changed on disk since their commit;
 	// EditedUnchecked says why they were not looked for (git would not
 	// read the store: another user's).
@@ -38,10 +39,12 @@ type repairReport struct {
 	OK bool `json:"ok"`
 }
 
-// checkRepairs runs the checks and, with fix, the repairs; invalid are the
-// lesson paths doctor found invalid (never committed by a fix).
-func checkRepairs(s *memfs.Store, fix bool, invalid map[string]bool) (repairReport, error) {
-	rep := repairReport{Locks: []memfs.LockState{}, Index: []memfs.IndexMismatch{}, Uncommitted: []string{}, Edited: []string{}, Repaired: []string{}}
+// checkRepairs runs the checks and, with fix, the repairs; held are the
+// lesson paths doctor found invalid or refused, each with what to do
+// about it (never committed by a fix).
+func checkRepairs(s *memfs.Store, fix bool, held map[string]string) (repairReport, error) {
+	rep := repairReport{Locks: []memfs.LockState{}, Index: []memfs.IndexMismatch{}, Uncommitted: []string{}, Edited: []string{}, Repaired: []string{}, held: held}
+	invalid := func(p string) bool { _, ok := held[p]; return ok }
 	lc, err := s.CheckLocks(fix)
 	if err != nil {
 		return rep, err
@@ -76,12 +79,12 @@ func checkRepairs(s *memfs.Store, fix bool, invalid map[string]bool) (repairRepo
 	}
 	var commit []string
 	for _, p := range unc {
-		if fix && !invalid[p] {
+		if fix && !invalid(p) {
 			commit = append(commit, p)
 			continue
 		}
 		rep.Uncommitted = append(rep.Uncommitted, p)
-		if invalid[p] {
+		if invalid(p) {
 			rep.Invalid = append(rep.Invalid, p)
 		}
 	}
@@ -90,12 +93,12 @@ func checkRepairs(s *memfs.Store, fix bool, invalid map[string]bool) (repairRepo
 		rep.EditedUnchecked = err.Error()
 	}
 	for _, p := range edited {
-		if fix && !invalid[p] {
+		if fix && !invalid(p) {
 			commit = append(commit, p)
 			continue
 		}
 		rep.Edited = append(rep.Edited, p)
-		if invalid[p] {
+		if invalid(p) {
 			rep.Invalid = append(rep.Invalid, p)
 		}
 	}
@@ -142,8 +145,8 @@ func printRepairs(w io.Writer, rep repairReport) {
 		fmt.Fprintf(w, "git index: %s: %s (borg doctor --fix resets it to HEAD)\n", m.Path, what)
 	}
 	fixCommits := func(p string) string {
-		if slices.Contains(rep.Invalid, p) {
-			return "it is no valid lesson: fix it as its lessons line says, and borg doctor --fix commits it"
+		if why, ok := rep.held[p]; ok {
+			return why
 		}
 		return "borg doctor --fix commits it"
 	}
