@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"regexp"
 	"strings"
@@ -62,8 +63,16 @@ const judgeWaitDelay = 200 * time.Millisecond
 // runs in a process group of its own, which is killed (killGroup), and
 // RunJudge returns within judgeWaitDelay even if something still holds
 // the output open.
+// JudgingEnv is set to 1 in a judge's environment (RunJudge); a hook that
+// finds it does nothing: it runs inside a judge borg started.
+const JudgingEnv = "BORG_JUDGING"
+
 func RunJudge(ctx context.Context, command, prompt string) (string, error) {
 	cmd := exec.CommandContext(ctx, "sh", "-c", command)
+	// A judge that is an agent ("claude -p") runs the project's hooks
+	// itself: JudgingEnv tells borg's hooks in it to stand aside, or each
+	// judged stop would ask, and judge, again.
+	cmd.Env = append(os.Environ(), JudgingEnv+"=1")
 	killGroup(cmd)
 	cmd.WaitDelay = judgeWaitDelay
 	cmd.Stdin = strings.NewReader(prompt)

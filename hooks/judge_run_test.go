@@ -100,6 +100,15 @@ func TestRunJudgeAnswerWithABackgroundChild(t *testing.T) {
 	}
 }
 
+// TestRunJudgeMarksItsEnvironment: the judge runs with JudgingEnv set, so
+// the hooks of an agent it is (claude -p) stand aside.
+func TestRunJudgeMarksItsEnvironment(t *testing.T) {
+	got, err := RunJudge(context.Background(), `test "$`+JudgingEnv+`" = 1 && echo changed || echo ignored`, "prompt")
+	if err != nil || got != VerdictChanged {
+		t.Fatalf("RunJudge = %q, %v; want changed (the judge sees %s=1)", got, err, JudgingEnv)
+	}
+}
+
 // TestClipWholeCharacters: a clipped diff handed to the judge is valid
 // UTF-8 wherever the limit falls.
 func TestClipWholeCharacters(t *testing.T) {

@@ -206,6 +206,9 @@ func runHook(ctx context.Context, e *env, verb, storeFlag string) int {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	if e.getenv(hooks.JudgingEnv) == "1" {
+		return 0 // in a judge borg started (an agent's -p run): the session is borg's own
+	}
 	tr, traced := hookTracer(e.getenv("BORG_TRACE"), verb)
 	defer traced()
 	cfg, deadline := hookConfig(e.getenv)
