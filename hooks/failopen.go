@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -17,6 +18,37 @@ const DefaultDeadline = 2 * time.Second
 // Handler decides a hook's output. It may return nil (say nothing).
 type Handler func(ctx context.Context) (*Output, error)
 
+// CommitGrace is how long past its deadline Run waits for a hook that has
+// passed its point of no return (Commit) to answer.
+const CommitGrace = time.Second
+
+// A hook's gate is its point of no return: running, then either committing
+// (the hook writes what its answer stands on, and Run delivers that answer)
+// or given up (Run answered nothing, and the hook must write nothing).
+type gate struct{ state atomic.Int32 }
+
+const (
+	gateRunning int32 = iota
+	gateCommitting
+	gateGaveUp
+)
+
+type gateKey struct{}
+
+// Commit is called by a hook before it writes what its answer stands on
+// (the asked events of an ask it is about to deliver). It reports false when
+// Run has given up on the hook, which must then write nothing: an ask the
+// agent never sees must not be recorded. Once it has reported true, Run
+// waits for the hook's answer and delivers it, up to CommitGrace past the
+// deadline. Outside Run it reports whether ctx is still live.
+func Commit(ctx context.Context) bool {
+	g, ok := ctx.Value(gateKey{}).(*gate)
+	if !ok {
+		return ctx.Err() == nil
+	}
+	return g.state.CompareAndSwap(gateRunning, gateCommitting) || g.state.Load() == gateCommitting
+}
+
 // Run executes h so that it can never break the agent: whatever happens
 // (an error, a panic, a hang past deadline) the exit code is 0, stdout holds
 // exactly one JSON object or nothing, and a failure leaves one line on stderr.
@@ -24,7 +56,8 @@ func Run(ctx context.Context, name string, deadline time.Duration, stdout, stder
 	if deadline <= 0 {
 		deadline = DefaultDeadline
 	}
-	ctx, cancel := context.WithTimeout(ctx, deadline)
+	g := &gate{}
+	ctx, cancel := context.WithTimeout(context.WithValue(ctx, gateKey{}, g), deadline)
 	defer cancel()
 
 	type result struct {
@@ -46,7 +79,16 @@ func Run(ctx context.Context, name string, deadline time.Duration, stdout, stder
 	select {
 	case res = <-done:
 	case <-ctx.Done():
-		res.err = fmt.Errorf("gave up after %s (fail open)", deadline)
+		if g.state.CompareAndSwap(gateRunning, gateGaveUp) {
+			res.err = fmt.Errorf("gave up after %s (fail open)", deadline)
+			break
+		}
+		// Past its point of no return: what it recorded, it answers.
+		select {
+		case res = <-done:
+		case <-time.After(CommitGrace):
+			res.err = fmt.Errorf("gave up %s past its deadline of %s, while recording its answer (fail open)", CommitGrace, deadline)
+		}
 	}
 	defer func() {
 		// Writing must not panic the process either.

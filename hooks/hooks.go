@@ -479,11 +479,15 @@ func (d *Deps) openAsk(ctx context.Context, st *SessionState, root string, asked
 	for _, id := range asked {
 		events = append(events, d.event(domain.KindAsked, st.Session, id, st.Repo))
 	}
-	if err := ctx.Err(); err != nil {
+	if !Commit(ctx) {
 		// Past the deadline the answer is not delivered: an ask the
 		// agent never sees must not be recorded as asked.
-		return err
+		return fmt.Errorf("record asked: %w", context.DeadlineExceeded)
 	}
+	// From here the answer is delivered whatever the deadline (Commit):
+	// what is left runs on its own short clock.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), CommitGrace/2)
+	defer cancel()
 	if err := d.Store.Append(events...); err != nil {
 		return fmt.Errorf("record asked: %w", err)
 	}
