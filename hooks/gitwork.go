@@ -42,12 +42,40 @@ func RepoRoot(dir string) string {
 }
 
 // RepoTag is a repository's tag: the base name of its top level
-// (case-sensitive), or "" outside a repository.
+// (case-sensitive), or "" outside a repository. A linked worktree (git
+// worktree add) is its main worktree's repository, and takes that tag.
 func RepoTag(root string) string {
 	if root == "" {
 		return ""
 	}
+	if main := mainWorktree(root); main != "" {
+		return filepath.Base(main)
+	}
 	return filepath.Base(root)
+}
+
+// mainWorktree is the main worktree of the linked worktree at root, read
+// from its .git file ("gitdir: <main>/.git/worktrees/<name>") without
+// starting git; "" when root is no linked worktree (its .git a directory),
+// or a submodule's or a bare repository's, which name no main worktree.
+func mainWorktree(root string) string {
+	b, err := os.ReadFile(filepath.Join(root, ".git"))
+	if err != nil {
+		return "" // a directory: root is the main worktree
+	}
+	dir, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
+	if !ok {
+		return ""
+	}
+	dir = strings.TrimSpace(dir)
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(root, dir)
+	}
+	wt := filepath.Dir(filepath.Clean(dir))
+	if filepath.Base(wt) != "worktrees" || filepath.Base(filepath.Dir(wt)) != ".git" {
+		return ""
+	}
+	return filepath.Dir(filepath.Dir(wt))
 }
 
 // userGit is git in the user's project: not isolated (the project and its
