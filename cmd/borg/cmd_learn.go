@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -55,6 +56,9 @@ func learnCommand(e *env) *cli.Command {
 				importance: c.Int("importance"), reach: c.String("reach"), tags: c.StringSlice("tag"),
 				anchors: c.StringSlice("anchor"), title: c.String("title"), confidence: c.Float64("confidence"),
 				json: c.Bool("json"),
+			}
+			if c.IsSet("importance") && opts.importance == 0 {
+				return usageErr("--importance 0 is out of range: use 1..10")
 			}
 			if opts.body == "-" {
 				// Read no more than a lesson can hold (and one byte to
@@ -413,13 +417,20 @@ func resolveAnchors(paths []string) ([]string, error) {
 		if err != nil {
 			return nil, usageErr("--anchor %s: %v (anchor a file that exists)", p, err)
 		}
-		rel := filepath.ToSlash(p)
-		if top := memfs.GitToplevel(filepath.Dir(abs)); top != "" {
-			if r, err := filepath.Rel(top, abs); err == nil {
-				rel = filepath.ToSlash(r)
-			}
+		// An anchor names a file of a project as its repository does: a
+		// path outside one could never match a commit, and would put a
+		// machine's local path in the team's store.
+		top := memfs.GitToplevel(filepath.Dir(abs))
+		if top == "" {
+			return nil, usageErr("--anchor %s: not in a git repository (anchor a file of the project the lesson is about)", p)
 		}
-		out = append(out, rel+"@"+blobSHA(data))
+		r, err := filepath.Rel(top, abs)
+		if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+			return nil, usageErr("--anchor %s: outside its repository %s (anchor a file of the project)", p, top)
+		}
+		if a := filepath.ToSlash(r) + "@" + blobSHA(data); !slices.Contains(out, a) {
+			out = append(out, a)
+		}
 	}
 	return out, nil
 }
