@@ -241,7 +241,7 @@ func learnLesson(e *env, s *memfs.Store, o learnOptions, commit bool) (domain.Le
 			return fail(exitFail, "%v", err)
 		}
 		if other, err := s.Lesson(l.ID); err == nil {
-			if memfs.NormalGist(other.Gist) != memfs.NormalGist(l.Gist) {
+			if claimKey(other.Gist) != claimKey(l.Gist) {
 				// Taken by another claim since the id was chosen.
 				return fail(exitFail, "lesson %s was written by another borg meanwhile with another claim; run borg learn again", l.ID)
 			}
@@ -365,15 +365,23 @@ func gistIDs(norm, text string) []string {
 // free, the id a new lesson of it takes: the first of lessonIDs that no
 // lesson holds. Another claim's lesson at an id is passed over.
 func gistLesson(s *memfs.Store, gist string) (found, free string, err error) {
-	norm := memfs.NormalGist(gist)
-	if legacy := legacyLessonIDs(gist); legacy[0] != lessonIDs(gist)[0] {
-		for _, id := range legacy {
-			l, err := s.Lesson(id)
-			if err != nil {
-				break // none there (or unreadable: the ids below say so)
+	key := claimKey(gist)
+	// The claim may sit under the ids of another spelling of it: the slug
+	// of before accents were folded, or the sentence with or without its
+	// closing stop.
+	for _, g := range append(otherSpellings(gist), gist) {
+		for _, ids := range [][]string{legacyLessonIDs(g), lessonIDs(g)} {
+			if g == gist && ids[0] == lessonIDs(gist)[0] {
+				continue // read below
 			}
-			if memfs.NormalGist(l.Gist) == norm {
-				return id, "", nil
+			for _, id := range ids {
+				l, err := s.Lesson(id)
+				if err != nil {
+					break // none there (or unreadable: the ids below say so)
+				}
+				if claimKey(l.Gist) == key {
+					return id, "", nil
+				}
 			}
 		}
 	}
@@ -384,12 +392,33 @@ func gistLesson(s *memfs.Store, gist string) (found, free string, err error) {
 			return "", id, nil
 		case err != nil:
 			return "", "", fail(exitFail, "lesson %s exists but cannot be read: %v (run borg doctor)", id, err)
-		case memfs.NormalGist(l.Gist) == norm:
+		case claimKey(l.Gist) == key:
 			return id, "", nil
 		}
 	}
 	ids := lessonIDs(gist)
 	return "", "", fail(exitFail, "lessons %s hold other claims under every id this gist may take; reword the gist", strings.Join(ids, ", "))
+}
+
+// claimKey is what two gists that say one claim share: the normal form
+// without the stop that closes the sentence ("… VPN access first." and
+// "… vpn access first" are one claim).
+func claimKey(gist string) string {
+	return strings.TrimRight(memfs.NormalGist(gist), ".!;: ")
+}
+
+// otherSpellings are the gists a claim's lesson may have been learned
+// under other than gist: the sentence without its closing stop, and with
+// a period or an exclamation mark.
+func otherSpellings(gist string) []string {
+	base := strings.TrimRight(strings.TrimSpace(gist), ".!;: ")
+	var out []string
+	for _, g := range []string{base, base + ".", base + "!"} {
+		if g != gist && g != "" && !slices.Contains(out, g) {
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 // tokenLike reports whether a word of the gist may be a fragment of a
