@@ -52,8 +52,12 @@ var instructionPhrases = sync.OnceValue(func() []instructionPhrase {
 		phrase("disregard the above", []string{"above"}, "(disregard|forget)", "(everything|all|anything)?", "the?", "above"),
 		phrase("ignore everything above", []string{"above", "before"}, "ignore", "(everything|anything)", "(written|said)?", "(above|before)"),
 		phrase("you are now …", []string{"now"}, "you", "are", "now", "(a|an|DAN|free|unrestricted|jailbroken|acting|playing)"),
+		phrase("you are now …", []string{"mode"}, "you", "are", "now", "in", "(developer|god|admin|jailbreak|jailbroken|unrestricted|DAN)", "mode"),
 		phrase("system prompt", []string{"system"}, "(reveal|print|show|repeat|output|leak|ignore|override|replace|disregard)", "(the|your|this|my)?", "system", "prompt"),
-		phrase("do not tell the user", []string{"user"}, "(do|don't|dont|never)", "not?", "(tell|inform|mention|show|reveal)", "(this|it|anything)?", "(to)?", "the", "user"),
+		phrase("do not tell the user", []string{"user"}, "(do|don't|dont|never|mustn't|shouldn't)", "not?", "(tell|inform|mention|show|reveal)", "(this|it|anything)?", "(to)?", "the", "user"),
+		phrase("do not tell the user", []string{"user"}, "(must|should|shall)", "not", "(tell|inform|mention|show|reveal)", "(this|it|anything)?", "(to)?", "the", "user"),
+		phrase("hide this from the user", []string{"user"}, "(hide|conceal|keep|withhold)", "(this|it|that|these|everything|all)", "(secret)?", "from", "the", "user"),
+		{name: "new instructions", re: regexp.MustCompile(`(?i)\bnew\s+(?:instructions?|orders|directives?)\s*:`), need: []string{"new"}},
 		phrase("without telling the user", []string{"user"}, "without", "(telling|informing|asking)", "the", "user"),
 	}
 })

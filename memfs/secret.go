@@ -40,7 +40,8 @@ var ownRules = sync.OnceValue(func() []ownRule {
 		{"openai-api-key", regexp.MustCompile(`\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}`), nil, []string{"sk-"}},
 		// A password with punctuation in it (p@ss!W0rd#…): gitleaks' generic
 		// rule takes word characters only.
-		{"password assignment", regexp.MustCompile(`(?i)\b(?:[a-z0-9]+[_-])*(?:password|passwd|pwd)\b["']?\s*(?:=|:|:=)\s*["']?([^\s"'\x60,;)]{8,})`), notPassword, []string{"pass", "pwd"}},
+		// Said in prose too ("the staging db password is Tr0ub4dor&3xQ!").
+		{"password assignment", regexp.MustCompile(`(?i)\b(?:[a-z0-9]+[_-])*(?:password|passwd|pwd|passphrase)\b["']?(?:\s*(?:=|:|:=)\s*|\s+(?:is|was|is\s+now|now\s+is)\s+)["']?([^\s"'\x60,;)]{8,})`), notPassword, []string{"pass", "pwd"}},
 		// An AWS secret access key named as one, however it is said
 		// ("uses aws_secret_access_key wJalr…", "secret: aws_secret_access_key
 		// = wJalr…"): gitleaks has no rule for the 40 characters alone, and
