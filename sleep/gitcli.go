@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/borg-memory/borg/domain"
 	"github.com/borg-memory/borg/memfs"
 )
 
@@ -23,19 +24,39 @@ import (
 // the greatest Borg-Sleep trailer among the most recent sleep commits. It
 // returns the zero time when no sleep has been merged.
 func lastSleepAt(ctx context.Context, st *memfs.Store, rev string) (time.Time, error) {
+	last, _, err := lastSleepBefore(ctx, st, rev, time.Time{})
+	return last, err
+}
+
+// lastSleepBefore is lastSleepAt among the sleeps dated no later than
+// bound (any date when bound is zero); later is the latest date past it
+// (zero when none): a sleep a machine whose clock ran ahead committed.
+func lastSleepBefore(ctx context.Context, st *memfs.Store, rev string, bound time.Time) (last, later time.Time, err error) {
 	out, err := st.GitCLI().Run(ctx, nil, "log", "-n", "64", "--format=%(trailers:key="+trailerDate+",valueonly,separator=%x20)",
 		"--grep=^"+trailerDate+": ", rev)
 	if err != nil {
-		return time.Time{}, fmt.Errorf("find last sleep: %w", err)
+		return time.Time{}, time.Time{}, fmt.Errorf("find last sleep: %w", err)
 	}
-	var last time.Time
 	for _, f := range strings.Fields(string(out)) {
 		d, err := time.Parse(time.DateOnly, f)
-		if err == nil && d.After(last) {
+		switch {
+		case err != nil:
+		case !bound.IsZero() && d.After(bound):
+			if d.After(later) {
+				later = d
+			}
+		case d.After(last):
 			last = d
 		}
 	}
-	return last, nil
+	return last, later, nil
+}
+
+// LastSleep is the date of the latest sleep merged into rev's history, and
+// the latest one dated after now (a day's slack aside) that a sleep does
+// not believe: zero when none.
+func LastSleep(ctx context.Context, st *memfs.Store, rev string, now time.Time) (last, future time.Time, err error) {
+	return lastSleepBefore(ctx, st, rev, dayOf(now).Add(domain.FutureSlack))
 }
 
 // mergeBranch merges branch into the store's checked-out branch with the git

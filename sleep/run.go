@@ -175,8 +175,19 @@ func Run(ctx context.Context, st *memfs.Store, opts Options, progress io.Writer)
 		return res, fmt.Errorf("sleep %s: %w", day, err)
 	}
 	res.Base = snap.Base
+	// A sleep dated after today (a machine whose clock ran ahead, a --date
+	// in the future) is not believed: it would stop every sleep until then.
+	var future time.Time
+	if !opts.Now.IsZero() {
+		if snap.LastSleep, future, err = LastSleep(ctx, st, snap.Base, opts.Now); err != nil {
+			return res, fmt.Errorf("sleep %s: %w", day, err)
+		}
+	}
 	fmt.Fprintf(progress, "sleep %s: planning over %d lessons and %d events\n", day, len(snap.Lessons), len(snap.Events))
 	res.Plan = MakePlan(snap, opts.Plan)
+	if !future.IsZero() && res.Plan.Note == "" {
+		res.Plan.Note = fmt.Sprintf("a sleep dated %s, after today, is not believed (a clock that ran ahead, or --date): this one counts from the sleep before it", future.Format(time.DateOnly))
+	}
 	if opts.DryRun {
 		return res, nil
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/borg-memory/borg/domain"
 	"github.com/borg-memory/borg/index"
 	"github.com/borg-memory/borg/memfs"
+	"github.com/borg-memory/borg/sleep"
 )
 
 func doctorCommand(e *env) *cli.Command {
@@ -123,6 +124,10 @@ func checkLessons(e *env, s *memfs.Store, rep *doctorReport) []domain.Lesson {
 		}
 	}
 	rep.StoreProblems = append(rep.StoreProblems, unearnedSupersedes(s, lessons)...)
+	if _, future, err := sleep.LastSleep(context.Background(), s, "HEAD", now); err == nil && !future.IsZero() {
+		rep.StoreProblems = append(rep.StoreProblems, fmt.Sprintf("a sleep dated %s, after today, is in the store's history (a clock that ran ahead, or borg sleep --date): sleeps do not believe it and count from the one before it",
+			future.Format(time.DateOnly)))
+	}
 	for _, err := range errs {
 		var im *domain.InvalidMemory
 		if errors.As(err, &im) {

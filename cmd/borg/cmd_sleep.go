@@ -53,7 +53,7 @@ func sleepCommand(e *env) *cli.Command {
 				// branch left unmerged changes nothing. Tomorrow is not
 				// said: it is already tomorrow somewhere.
 				if tomorrow := opts.Now.UTC().Truncate(24 * time.Hour).Add(24 * time.Hour); t.After(tomorrow) && !c.Bool("dry-run") {
-					fmt.Fprintf(e.err, "borg: --date %s is after today (%s, UTC): once this sleep is merged, no sleep runs for an earlier night\n", d, opts.Now.UTC().Format("2006-01-02"))
+					fmt.Fprintf(e.err, "borg: --date %s is after today (%s, UTC): a sleep on an earlier day does not believe it, and counts from the sleep before it\n", d, opts.Now.UTC().Format("2006-01-02"))
 				}
 				opts.Date = t
 			}
