@@ -202,10 +202,18 @@ func (s *Store) recoverLocked() (Repair, error) {
 	}
 	if len(j.Paths) > 0 {
 		msg := j.Message + fmt.Sprintf("\n\nBorg-Recovered: finished after pid %d stopped\n", j.PID)
-		if _, err := s.commit(msg, j.Paths); err != nil {
+		before := s.headHash()
+		h, err := s.commit(msg, j.Paths)
+		if err != nil {
 			return rep, fmt.Errorf("finish %q: %w", subjectOf(j.Message), err)
 		}
-		done = append(done, "committed and staged "+strings.Join(j.Paths, ", ")+" as they are")
+		if h != "" && h == before {
+			// The writer died before it wrote anything the last commit
+			// lacks, or after its commit, before the index.
+			done = append(done, "nothing left to commit: the last commit holds "+strings.Join(j.Paths, ", ")+" as they are, and the git index now does too")
+		} else {
+			done = append(done, "committed and staged "+strings.Join(j.Paths, ", ")+" as they are")
+		}
 	}
 	if err := os.Remove(jp); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return rep, err
@@ -366,4 +374,18 @@ func (s *Store) mergeWrote(ctx context.Context, from, p string, data []byte) boo
 	}
 	blob, err := s.runGit(ctx, nil, "cat-file", "blob", id)
 	return err == nil && len(data) < len(blob) && bytes.HasPrefix(blob, data)
+}
+
+// headHash is the commit the store's checked-out branch names, "" when it
+// cannot be read.
+func (s *Store) headHash() string {
+	branch, err := s.git.headBranch()
+	if err != nil {
+		return ""
+	}
+	h, err := s.git.refHash(branch)
+	if err != nil {
+		return ""
+	}
+	return h.String()
 }

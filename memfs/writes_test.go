@@ -67,8 +67,15 @@ func TestRecovery(t *testing.T) {
 					t.Fatalf("setup: want one mismatch, got %v", m)
 				}
 			},
-			wantWarn:   "committed and staged " + LessonPath(id),
+			wantWarn:   "nothing left to commit: the last commit holds " + LessonPath(id),
 			wantLesson: true,
+		},
+		{
+			name: "journal, killed before writing the lesson",
+			kill: func(t *testing.T, s *Store) {
+				writeJournalT(t, s, lesson)
+			},
+			wantWarn: "nothing left to commit: the last commit holds " + LessonPath(id),
 		},
 	}
 	for _, tt := range tests {
