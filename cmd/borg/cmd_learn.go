@@ -38,7 +38,7 @@ func learnCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "body", Usage: "the lesson's body: why, evidence (`TEXT`, or - to read stdin)"},
 			&cli.StringFlag{Name: "type", Value: domain.TypeSemantic, Usage: "episodic, semantic, procedural, arc, error_pattern, task, …"},
 			&cli.IntFlag{Name: "importance", Usage: "1..10", DefaultText: "5"},
-			&cli.StringFlag{Name: "reach", Value: domain.ReachTeam, Usage: "team, or repo (the git repository of the working directory)"},
+			&cli.StringFlag{Name: "reach", Value: domain.ReachTeam, Usage: "team, repo (the git repository of the working directory), or repo:<tag> (the repository whose top-level directory is <tag>)"},
 			&cli.StringSliceFlag{Name: "tag", Usage: "a tag (repeatable)"},
 			&cli.StringSliceFlag{Name: "anchor", Usage: "a code file the lesson is about (repeatable)"},
 			&cli.StringFlag{Name: "title", Usage: "a title (default: none)"},
@@ -176,8 +176,13 @@ func checkLearnInput(o learnOptions, repo string) (string, error) {
 		}
 		reach = domain.ReachRepoPrefix + repo
 	case strings.HasPrefix(reach, domain.ReachRepoPrefix):
+		// Another repository's, named from outside it: its tag is a
+		// directory's name, one word.
+		if tag := (domain.Lesson{Reach: reach}).RepoTag(); tag == "" || strings.ContainsFunc(tag, func(r rune) bool { return unicode.IsSpace(r) || r == ',' }) {
+			return "", usageErr("--reach %q: a repository's tag is the name of its top-level directory, without spaces or commas (repo:payments)", reach)
+		}
 	default:
-		return "", usageErr("--reach %q: use team or repo", reach)
+		return "", usageErr("--reach %q: use team, repo, or repo:<tag>", reach)
 	}
 	return reach, nil
 }
