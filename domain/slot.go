@@ -411,16 +411,19 @@ func slotTail(tail, va, vb []string) bool {
 
 // quantityTail reports whether tail, after two values that hold digits, is
 // the quantity's unit and a phrase that says what it is counted over: one
-// or two words of unit, then nothing or a qualifying phrase of at most
-// SlotMaxQualifier words after its opening preposition, none of them a
-// verb or a function word other than another such preposition ("free
-// articles per rolling 30 days", "requests per minute per client"). A
-// relation or a second clause there fails it.
+// or two words of unit, then nothing or a phrase opening on "per" of at
+// most SlotMaxQualifier words after it, none of them a verb or a function
+// word other than a preposition such as "per" ("free articles per rolling
+// 30 days", "requests per minute per client"). A relation or a second
+// clause there fails it.
 func quantityTail(tail []string) bool {
 	unit, qual := tail, []string(nil)
 	if i := slices.IndexFunc(tail, func(w string) bool { return slotQualifiers[w] }); i >= 0 {
+		// Only "per" counts a quantity over something: after "runs at"
+		// the value is the time, and the number before was the subject's
+		// ("the job for shard 3 runs at 02:00").
 		unit, qual = tail[:i], tail[i+1:]
-		if len(qual) == 0 || len(qual) > SlotMaxQualifier {
+		if tail[i] != "per" || len(qual) == 0 || len(qual) > SlotMaxQualifier {
 			return false
 		}
 	}

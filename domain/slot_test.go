@@ -39,6 +39,7 @@ func TestSameSlot(t *testing.T) {
 		{"a rate over two qualifiers", "The public API allows 20 requests per minute per client.", "The public API allows 60 requests per minute per client.", true},
 		{"a weekday before a long time of day", "The crew roster freeze starts on Thursday at 12:00 base local time.", "The crew roster freeze starts on Wednesday at 12:00 base local time.", true},
 		{"a weekday before a long time of day, another subject", "The crew roster freeze starts on Thursday at 12:00 for the cabin crew.", "The crew roster freeze starts on Wednesday at 12:00 for the pilots.", false},
+		{"a number in the subject, a time after it", "The export job for shard 3 runs at 02:00 UTC.", "The export job for shard 4 runs at 02:00 UTC.", false},
 		{"a quantity, then another subject", "The quota allows 5 exports per day for billing.", "The quota allows 9 exports per day for search.", false},
 		{"a quantity, a tail with a verb", "The meter allows 5 articles per month that are free.", "The meter allows 3 articles per month that are free.", false},
 		{"owned by the team", "The frontdesk web app is owned by the Lighthouse squad.", "The frontdesk web app is owned by the Anchor squad.", true},
