@@ -59,7 +59,7 @@ import (
 // read with links the rule no longer grants or lacking ones it now does.
 const (
 	catalogMagic  = "BORGIDX1"
-	catalogFormat = 11
+	catalogFormat = 12
 	catalogName   = "catalog.bin"
 	maxCatalogStr = 1 << 24
 
