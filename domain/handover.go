@@ -209,7 +209,7 @@ func HandsOver(newer, older Claim) (SlotMatch, bool) {
 	if took >= 0 && took+2 < start-1 {
 		for _, t := range nf.toks[took+2 : start-1] {
 			if t.content {
-				taken[t.stem] = true
+				taken[t.word] = true
 			}
 		}
 	}
@@ -235,11 +235,10 @@ func HandsOver(newer, older Claim) (SlotMatch, bool) {
 // the value): newer holds every content word of older there but for the
 // words of owning ("owned", "owner", "ownership") and team nouns, and
 // they name a thing: a name, an id or a compound among them,
-// RestateMinSubject of them in older's subject, or exactly what newer says
-// was taken over (taken: "took over opsconsole from Flightdeck" names
-// the thing "opsconsole is owned by team Flightdeck" is about).
+// RestateMinSubject of them in older's subject, or what newer says was
+// taken over (takenIs).
 func sameSlotAround(older Fact, newerHolds, taken map[string]bool, outside func(int) bool) bool {
-	named, subject, counted, wasTaken := false, 0, 0, 0
+	named, subject := false, 0
 	for i, t := range older.toks {
 		if !outside(i) || !t.content || t.stem == "own" || restateTeamNouns[t.word] {
 			continue
@@ -251,12 +250,35 @@ func sameSlotAround(older Fact, newerHolds, taken map[string]bool, outside func(
 		if i < older.boundary {
 			subject++
 		}
-		counted++
-		if taken[t.stem] {
-			wasTaken++
-		}
 	}
-	return named || subject >= RestateMinSubject || counted > 0 && wasTaken == counted && len(taken) == counted
+	return named || subject >= RestateMinSubject || takenIs(older, taken, outside)
+}
+
+// takenIs reports whether taken, the words newer says were taken over
+// ("took over opsconsole from Flightdeck"), are word for word what older
+// says is owned ("opsconsole is owned by team Flightdeck"): older says who
+// owns it, and its content words outside the run (tokens outside says are
+// not the run), owning words and a team noun beside the run aside, are
+// taken's. A stem is not enough ("the scheduler" is not "scheduling"),
+// nor is a team noun elsewhere ("Group billing" is not "billing").
+func takenIs(older Fact, taken map[string]bool, outside func(int) bool) bool {
+	if len(taken) == 0 || !older.saysOwning() {
+		return false
+	}
+	n := 0
+	for i, t := range older.toks {
+		if !outside(i) || !t.content || owning(t) {
+			continue
+		}
+		if restateTeamNouns[t.word] && (i+1 < len(older.toks) && !outside(i+1) || i > 0 && !outside(i-1)) {
+			continue
+		}
+		if !taken[t.word] {
+			return false
+		}
+		n++
+	}
+	return n == len(taken)
 }
 
 // isCompound reports a word joined by a dash inside it ("crane-ingest").

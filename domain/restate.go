@@ -94,11 +94,17 @@ type factToken struct {
 	id      bool   // an id (isID), or a name written as code (codeID)
 	content bool   // not a function word, change marker, negation or time zone
 	value   int    // index in Fact.values + 1; 0 when in no value
+	comma   bool   // written with a comma after it
 }
 
 type factValue struct {
 	typ, norm  string
 	start, end int // token span
+	// For a value the fact says its slot held (Fact.was): fromTo when it
+	// was read from "from A to B", and after, the stem of the word after B
+	// (what B counts: "replicas").
+	fromTo bool
+	after  string
 }
 
 // restateFunction are words that carry no subject.
@@ -226,7 +232,8 @@ func ReadFact(gist string) Fact {
 			}
 			lw := strings.ToLower(w)
 			id := code || isID(lw)
-			f.toks = append(f.toks, factToken{word: lw, stem: restateStem(lw), name: id || isName(w, i == 0), id: id})
+			f.toks = append(f.toks, factToken{word: lw, stem: restateStem(lw), name: id || isName(w, i == 0), id: id,
+				comma: strings.HasSuffix(strings.TrimRight(raw, ")\"'”’"), ",")})
 		}
 		if end && len(f.toks) > 0 {
 			break
@@ -1046,27 +1053,58 @@ func goneIDs(fields []string) []string {
 		words[i] = strings.TrimFunc(raw, func(r rune) bool { return unicode.IsPunct(r) && r != '%' })
 		words[i], code[i] = codeID(words[i])
 	}
+	// The id's place, and whether only backticks make it one; the gone
+	// word's place, and whether it is "archived".
+	idAt, goneAt, codeOnly, archived := -1, -1, false, false
 	for i, w := range words {
-		next := ""
+		next, prev := "", ""
 		if i+1 < len(words) {
 			next = words[i+1]
 		}
+		if i > 0 {
+			prev = words[i-1]
+		}
 		switch {
+		case w == "archived" && !restateAux[prev]:
+			// "archived to X", "archived logs": where things are kept,
+			// not that something is gone.
 		case restateGone[w], w == "no" && next == "longer", (w == "shut" || w == "turned") && (next == "down" || next == "off"):
+			if !gone {
+				goneAt, archived = i, w == "archived"
+			}
 			gone = true
 		case restateNegation[w]:
 			negated = true
 		case (code[i] || isID(w)) && !slices.Contains(ids, w):
+			if len(ids) == 0 {
+				idAt, codeOnly = i, !isID(w)
+			}
 			ids = append(ids, w)
 		}
 		if endsClause(fields[i]) || i == len(words)-1 {
-			if gone && !negated && len(ids) == 1 && !slices.Contains(out, ids[0]) {
+			if gone && !negated && len(ids) == 1 && !slices.Contains(out, ids[0]) && saidGone(words, idAt, goneAt, codeOnly, archived) {
 				out = append(out, ids[0])
 			}
-			ids, gone, negated = ids[:0], false, false
+			ids, gone, negated, idAt, goneAt = ids[:0], false, false, -1, -1
 		}
 	}
 	return out
+}
+
+// saidGone reports whether the gone word at goneAt is said of the id at
+// idAt. A name that only backticks make an id is often shared by things
+// of one name ("the `billing-api` Jira board is archived" is not the
+// billing-api service): it must be the gone word's subject, with nothing
+// but auxiliaries between ("`shop-web` is archived", "`shop-web` no longer
+// …"). "archived" needs its id before it (not "archived to s3-archive-01").
+func saidGone(words []string, idAt, goneAt int, codeOnly, archived bool) bool {
+	if !codeOnly && !archived {
+		return true
+	}
+	if idAt < 0 || goneAt < idAt {
+		return false
+	}
+	return !codeOnly || !slices.ContainsFunc(words[idAt+1:goneAt], func(w string) bool { return !restateAux[w] })
 }
 
 // Retires reports whether newer says a value of older is gone. A rewrite

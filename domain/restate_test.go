@@ -313,6 +313,9 @@ func TestRetires(t *testing.T) {
 		{"archived, after a rewrite in other words", "Front-end errors go to the Sentry project `shop-web`.", "Since the rewrite, the storefront's browser errors report to the `shop-next` Sentry project; `shop-web` is archived.", "shop-web"},
 
 		{"negated", "iOS builds run on the self-hosted runner mac-ci-07.", "mac-ci-07 is not decommissioned yet.", ""},
+		{"archived to a place", "Invoice PDFs are stored in s3-archive-01.", "Old invoices are archived to s3-archive-01 after 90 days.", ""},
+		{"a backticked name of another thing archived", "`billing-api` is deployed by Argo CD.", "The `billing-api` Jira board is archived.", ""},
+		{"a backticked name of another thing removed", "iOS checkout uses the `new-checkout` flag.", "The `new-checkout` flag is removed for Android.", ""},
 		{"two ids in the clause", "iOS builds run on the self-hosted runner mac-ci-07.", "mac-ci-07 and mac-ci-08 were retired.", ""},
 		{"no word saying gone", "iOS builds run on the self-hosted runner mac-ci-07.", "mac-ci-07 now also runs Android builds.", ""},
 		{"another id", "iOS builds run on the self-hosted runner mac-ci-07.", "mac-ci-09 was decommissioned.", ""},

@@ -109,6 +109,9 @@ type Claim struct {
 	words []string
 	fact  Fact     // the gist's first sentence read for Restates
 	gone  []string // the ids the gist says are gone, for Retires
+	// labelled: the clause ended on a colon with more after it, the
+	// value being there ("Rate limit for tier 1 requests per second: 500").
+	labelled bool
 }
 
 // ReadClaim reads a gist's first clause (up to the first period, semicolon,
@@ -119,6 +122,7 @@ type Claim struct {
 // changed, is not a word of the claim.
 func ReadClaim(gist string) Claim {
 	var words []string
+	labelled := false
 	fields := strings.Fields(strings.ToLower(gist))
 	fields = fields[leadIn(fields):]
 	for i := 0; i < len(fields); i++ {
@@ -140,13 +144,14 @@ func ReadClaim(gist string) Claim {
 			words = append(words, w)
 		}
 		if endsClause(raw) && len(words) > 0 {
+			labelled = strings.HasSuffix(strings.TrimRight(raw, ")\"'”’"), ":") && i+1 < len(fields)
 			break
 		}
 	}
 	for len(words) > 0 && slotArticles[words[0]] {
 		words = words[1:]
 	}
-	return Claim{words: canonRelations(words), fact: ReadFact(gist), gone: goneIDs(fields)}
+	return Claim{words: canonRelations(words), fact: ReadFact(gist), gone: goneIDs(fields), labelled: labelled}
 }
 
 // endsClause reports a word that closes a clause.
@@ -287,7 +292,7 @@ func SameSlot(a, b Claim) (SlotMatch, bool) {
 	}
 	va, vb := valueWords(x[p:len(x)-s]), valueWords(y[p:len(y)-s])
 	if (p < SlotMinFrame && !shortFrame(p, x[len(x)-s:], a.fact.names(va), b.fact.names(vb))) || p == 0 || !slotFrameEnd(x[:p]) || len(va) == 0 || len(vb) == 0 ||
-		len(va) > SlotMaxValue || len(vb) > SlotMaxValue || !slotTail(x[len(x)-s:], va, vb) {
+		len(va) > SlotMaxValue || len(vb) > SlotMaxValue || !slotTail(x[len(x)-s:], va, vb, a.labelled || b.labelled) {
 		return SlotMatch{}, false
 	}
 	va, vb = valueHead(va), valueHead(vb)
@@ -381,21 +386,26 @@ var slotVerbs = map[string]bool{
 // va and vb: nothing or one word (a unit, a head noun: "02:00 UTC", "large
 // runners"); a short qualifying phrase that opens on a preposition and
 // holds no verb ("in CI"), of up to SlotMaxCondition words when it holds a
-// number ("at 12:00 base local time"); a condition ("when HERE times out"); or, after
+// number after weekdays ("on Thursday at 12:00 base local time": a plain
+// object there, "keeps sessions for 30 minutes after last access", is a
+// subject); a condition ("when HERE times out"); or, after
 // two values that hold digits (times, versions, sizes), up to
 // SlotMaxQualifier words without a verb ("18:00 clinic local time") or a
 // quantity's unit and what it is counted over (quantityTail). A
 // tail that starts anywhere else ("runs at 02:00") carries the relation,
 // and the difference before it was the subject.
-func slotTail(tail, va, vb []string) bool {
+func slotTail(tail, va, vb []string, labelled bool) bool {
 	switch {
 	case len(tail) <= SlotMaxTail:
 		return true
 	case slotConditions[tail[0]]:
 		return len(tail) <= SlotMaxCondition
-	case hasDigit(va) && hasDigit(vb) && quantityTail(tail):
+	case len(va) == 1 && len(vb) == 1 && hasDigit(va) && hasDigit(vb) && !labelled && quantityTail(tail):
+		// One number each ("partners 100" against "internal clients
+		// 1000" names two subjects), and a claim that ends on a colon
+		// holds its value after it: the number before was the subject's.
 		return true
-	case slotQualifiers[tail[0]] && hasDigit(tail[1:]) && len(tail) <= SlotMaxCondition:
+	case allWeekdays(va) && allWeekdays(vb) && slotQualifiers[tail[0]] && hasDigit(tail[1:]) && len(tail) <= SlotMaxCondition:
 		// A qualifying phrase that holds a time or a number is as long
 		// as its value's words ("on Thursday at 12:00 base local time").
 		return !slices.ContainsFunc(tail[1:], func(w string) bool { return slotFunction[w] || slotVerbs[w] })
@@ -449,4 +459,12 @@ func hasDigit(words []string) bool {
 func EarnedSupersedes(by, of string, byHolds func(word string) bool) bool {
 	_, ok := Rewrites(ReadClaim(by).Holding(byHolds), ReadClaim(of))
 	return ok
+}
+
+// allWeekdays reports a value made of weekdays only.
+func allWeekdays(ws []string) bool {
+	return len(ws) > 0 && !slices.ContainsFunc(ws, func(w string) bool {
+		_, ok := weekday(w)
+		return !ok
+	})
 }

@@ -14,19 +14,26 @@ import (
 // the two share pin the subject.
 
 // readWas reads the values the fact says the slot held before: A of "from
-// A to B" when B is a value of A's type (a bare number taking B's unit:
-// "from 14 to 7 days"), and the first value after "no longer" in its
-// clause. It sets lapsed when the fact's only negation is "no longer".
+// A to B" said of a change ("was cut from 14 to 7 days", "moved from 02:00
+// to 04:00"; not a range, "scales from 3 to 10 replicas") when B is a
+// value of A's type (a bare number taking B's unit), and the first value
+// after "no longer" in its clause, before any comma. It sets lapsed when
+// the fact's only negation is "no longer".
 func (f *Fact) readWas() {
 	for k := 0; k+1 < len(f.values); k++ {
 		a, b := f.values[k], f.values[k+1]
-		if a.start == 0 || f.toks[a.start-1].word != "from" || a.end >= len(f.toks) || f.toks[a.end].word != "to" || b.start != a.end+1 {
+		if a.start < 2 || f.toks[a.start-1].word != "from" || !changeWord(f.toks[a.start-2].word) ||
+			a.end >= len(f.toks) || f.toks[a.end].word != "to" || b.start != a.end+1 {
 			continue
 		}
 		if a.typ == "number" && b.typ != "number" {
 			a = f.withUnitOf(a, b)
 		}
 		if a.typ == b.typ && a.norm != b.norm {
+			a.fromTo = true
+			if b.end < len(f.toks) {
+				a.after = f.toks[b.end].stem
+			}
 			f.was = append(f.was, a)
 		}
 	}
@@ -40,11 +47,18 @@ func (f *Fact) readWas() {
 			continue
 		}
 		noLonger++
-		if at := slices.IndexFunc(f.values, func(v factValue) bool { return v.start > i+1 }); at >= 0 {
+		at := slices.IndexFunc(f.values, func(v factValue) bool { return v.start > i+1 })
+		if at >= 0 && !slices.ContainsFunc(f.toks[i:f.values[at].start], func(t factToken) bool { return t.comma }) {
 			f.was = append(f.was, f.values[at])
 		}
 	}
 	f.lapsed = negations > 0 && negations == noLonger
+}
+
+// changeWord reports a word that says a value changed before "from":
+// a change marker, or a verb in the past ("cut", "scaled", "went").
+func changeWord(w string) bool {
+	return restateChange[w] || strings.HasSuffix(w, "ed") || w == "went" || w == "grew" || w == "rose" || w == "fell" || w == "dropped"
 }
 
 // withUnitOf is the bare number a with the unit of the value b that
@@ -66,8 +80,14 @@ func (f *Fact) withUnitOf(a, b factValue) factValue {
 // negated and names no value of its own as gone, newer is negated only by
 // its "no longer", and newer holds every name, id and compound older says
 // before that value, and at least RestateMinSubject of older's content words
-// there. The match's Frame is the shared words, A what newer says and B
-// the value.
+// there. Two subjects told apart by a word each holds before the words
+// they share ("staging log retention" and "prod log retention") are two;
+// a bare number counts the same thing in both ("3 replicas" and "from 3
+// to 5 replicas", not "shard 3" and "from 3 to 8 shards"); and a value
+// that is no quantity (a time, a host) is moved for the older's subject
+// only when newer's subject adds no word to it ("orders DB backups moved
+// from 02:00" is not "the orders DB vacuum runs at 02:00").
+// The match's Frame is the shared words, A what newer says and B the value.
 func Supplants(newer, older Fact) (SlotMatch, bool) {
 	if len(newer.was) == 0 || older.negated || len(older.was) > 0 || newer.negated && !newer.lapsed {
 		return SlotMatch{}, false
@@ -82,6 +102,15 @@ func Supplants(newer, older Fact) (SlotMatch, bool) {
 			continue
 		}
 		v := older.values[at]
+		if w.after != "" && w.typ == "number" && (v.end >= len(older.toks) || older.toks[v.end].stem != w.after) {
+			continue
+		}
+		if contrasted(newer.toks[:w.start], older.toks[:v.start]) {
+			continue
+		}
+		if w.fromTo && !quantity(w.typ) && addsWord(newer.toks[:min(newer.boundary, w.start)], older.toks[:v.start]) {
+			continue
+		}
 		var shared []string
 		named := true
 		for _, t := range older.toks[:v.start] {
@@ -100,4 +129,41 @@ func Supplants(newer, older Fact) (SlotMatch, bool) {
 		return SlotMatch{Frame: strings.Join(shared, " "), A: "was " + w.norm, B: v.norm}, true
 	}
 	return SlotMatch{}, false
+}
+
+// contrasted reports two subjects that each hold, before the last word
+// the other holds too, a content word the other lacks: "Staging log
+// retention" and "Prod log retention", "tier 1 support" and "tier 2".
+func contrasted(a, b []factToken) bool {
+	return lacksBefore(a, b) && lacksBefore(b, a)
+}
+
+// lacksBefore reports whether toks hold, before their last content word
+// other holds, a content word other lacks.
+func lacksBefore(toks, other []factToken) bool {
+	holds := map[string]bool{}
+	for _, t := range other {
+		holds[t.stem] = true
+	}
+	last := -1
+	for i, t := range toks {
+		if t.content && holds[t.stem] {
+			last = i
+		}
+	}
+	return last > 0 && slices.ContainsFunc(toks[:last], func(t factToken) bool { return t.content && !holds[t.stem] })
+}
+
+// addsWord reports whether toks hold a content word other lacks.
+func addsWord(toks, other []factToken) bool {
+	holds := map[string]bool{}
+	for _, t := range other {
+		holds[t.stem] = true
+	}
+	return slices.ContainsFunc(toks, func(t factToken) bool { return t.content && !holds[t.stem] })
+}
+
+// quantity reports a value type that counts or measures.
+func quantity(typ string) bool {
+	return typ == "duration" || typ == "size" || typ == "number" || typ == "share"
 }

@@ -21,6 +21,13 @@ func TestSupplants(t *testing.T) {
 		{"another value", "tariff's nightly fare-filing import runs at 02:00 UTC.", "The fare-filing import in tariff no longer kicks off at 01:30.", false},
 		{"negated otherwise", "Prod Loki keeps 14 days of logs.", "Prod Loki retention was not cut from 14 to 7 days.", false},
 		{"the older says it too", "Prod Loki retention went from 14 to 30 days.", "Prod Loki retention was cut from 14 to 7 days.", false},
+		{"a range, not a change", "The checkout HPA minimum is 3 replicas.", "The checkout HPA scales from 3 to 10 replicas.", false},
+		{"another environment", "Staging log retention is 14 days.", "Prod log retention was cut from 14 to 7 days.", false},
+		{"another service", "The orders service database runs on MySQL 5.7.", "The billing service database was migrated from MySQL 5.7 to MySQL 8.0.", false},
+		{"another service, a count", "The checkout service in prod runs 3 replicas.", "The search service in prod was scaled from 3 to 5 replicas.", false},
+		{"a number that names, not counts", "The orders database's shard 3 lives on node-7.", "The orders database was resharded from 3 to 8 shards.", false},
+		{"no longer, then another clause", "Billing exports run at 02:00 UTC.", "The billing service no longer uses Redis, so exports run at 02:00 UTC now.", false},
+		{"a time moved for another thing", "The orders DB vacuum runs at 02:00 UTC.", "Orders DB backups moved from 02:00 to 04:00 UTC.", false},
 		{"from A, to something else", "Prod Loki keeps 14 days of logs.", "Prod Loki moved from 14 day buckets to the archive.", false},
 	}
 	for _, tt := range tests {
