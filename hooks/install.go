@@ -176,6 +176,7 @@ func (in Installer) InstallAgent(kind, path string, user bool) (InstallTarget, e
 	if hooks == nil {
 		hooks = map[string]any{}
 	}
+	pristine := !hooksHaveBorg(hooks)
 	changed, added := false, false
 	events, flat := agentEventsOf(kind)
 	for _, ev := range events {
@@ -219,7 +220,7 @@ func (in Installer) InstallAgent(kind, path string, user bool) (InstallTarget, e
 		return t, fmt.Errorf("encode %s: %w", path, err)
 	}
 	out = append(out, '\n')
-	if err := in.writeInstalled(path, user, orig, existed, out); err != nil {
+	if err := in.writeInstalled(path, user, orig, existed, pristine, out); err != nil {
 		return t, err
 	}
 	t.Action = "installed"
@@ -318,6 +319,17 @@ func withoutBorg(g any) (rest any, dropped bool) {
 	}
 	out["hooks"] = keep
 	return out, true
+}
+
+// hooksHaveBorg reports whether any event of an agent's hooks object runs
+// "borg … hook".
+func hooksHaveBorg(hooks map[string]any) bool {
+	for _, v := range hooks {
+		if groups, _ := v.([]any); groupsHaveBorg(groups) {
+			return true
+		}
+	}
+	return false
 }
 
 // groupsHaveBorg reports whether any hook in the groups runs "borg … hook".
@@ -433,11 +445,10 @@ func (in Installer) InstallGit() (InstallTarget, error) {
 			out := []byte(strings.Join(lines, "\n"))
 			// What install wrote is now this: uninstall still finds
 			// its own file, and its backup the true original.
+			// A hook the user edited since keeps no original.
 			if bdir, err := in.backupDir(false); err == nil {
-				if b, ok := loadBackup(bdir, path); ok && bytes.Equal(b.written, cur) {
-					if err := saveBackup(bdir, path, b.orig, b.existed, out); err != nil {
-						return t, err
-					}
+				if err := saveBackup(bdir, path, cur, true, false, out); err != nil {
+					return t, err
 				}
 			}
 			st, _ := os.Stat(path)
@@ -471,7 +482,7 @@ func (in Installer) InstallGit() (InstallTarget, error) {
 		if berr != nil {
 			return t, berr
 		}
-		if err := saveBackup(bdir, path, cur, true, out); err != nil {
+		if err := saveBackup(bdir, path, cur, true, true, out); err != nil {
 			return t, err
 		}
 		if err := writeFileAtomic(path, out, st.Mode().Perm()); err != nil {
@@ -631,10 +642,26 @@ type backup struct {
 }
 
 // saveBackup keeps a file's original bytes and what install wrote, for
-// uninstall. The copies are the user's own only (0600 in a 0700
-// directory): an agent's settings may hold credentials, whatever mode the
-// file itself has.
-func saveBackup(dir, path string, orig []byte, existed bool, written []byte) error {
+// uninstall, which puts the original back only while the file is still
+// what install last wrote. pristine says whether orig holds none of
+// borg's entries. The original stays the first install's while each
+// install finds the file as the last one wrote it; when a user's edit
+// came in between (or the file held borg's entries before borg wrote it:
+// a teammate committed them), no original is kept, and uninstall takes
+// out borg's entries only: a whole-file restore would drop that edit. A
+// file found free of borg's entries again starts afresh.
+//
+// The copies are the user's own only (0600 in a 0700 directory): an
+// agent's settings may hold credentials, whatever mode the file itself
+// has.
+func saveBackup(dir, path string, orig []byte, existed, pristine bool, written []byte) error {
+	base := filepath.Join(dir, backupName(path))
+	prev, had := loadBackup(dir, path)
+	if !pristine && !(had && existed && bytes.Equal(prev.written, orig)) {
+		// Nothing to restore to: forget any earlier backup.
+		dropBackup(dir, path)
+		return nil
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("create backup dir %s: %w", dir, err)
 	}
@@ -642,10 +669,9 @@ func saveBackup(dir, path string, orig []byte, existed bool, written []byte) err
 	if err := os.Chmod(dir, 0o700); err != nil {
 		return fmt.Errorf("make backup dir %s private: %w", dir, err)
 	}
-	base := filepath.Join(dir, backupName(path))
-	if _, err := os.Stat(base + ".written"); err == nil {
-		// An earlier install's backup holds the true original; keep it,
-		// private.
+	if had && existed && bytes.Equal(prev.written, orig) {
+		// As borg last wrote it: the earlier backup holds the true
+		// original; keep it, private.
 		if err := os.Chmod(base+".orig", 0o600); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("make backup %s private: %w", base+".orig", err)
 		}

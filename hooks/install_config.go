@@ -42,6 +42,7 @@ func (in Installer) InstallCodexConfig(path string, user, mcp bool) (InstallTarg
 		return t, fmt.Errorf("read %s: %w", path, err)
 	}
 	lines := splitLines(string(orig))
+	pristine := !tomlHasBorg(lines)
 	changed := false
 	switch {
 	case tomlHasKey(lines, "features", "hooks") || tomlHasKey(lines, "features", "codex_hooks"):
@@ -80,7 +81,7 @@ func (in Installer) InstallCodexConfig(path string, user, mcp bool) (InstallTarg
 		return t, nil
 	}
 	out := []byte(strings.Join(lines, "\n") + "\n")
-	if err := in.writeInstalled(path, user, orig, existed, out); err != nil {
+	if err := in.writeInstalled(path, user, orig, existed, pristine, out); err != nil {
 		return t, err
 	}
 	t.Action = "installed"
@@ -132,7 +133,8 @@ func (in Installer) InstallClaudeMCP(path string) (InstallTarget, error) {
 	}
 	want := map[string]any{"type": "stdio", "command": in.Command, "args": args}
 	action := "installed"
-	if cur, ok := servers["borg"]; ok {
+	cur, had := servers["borg"]
+	if had {
 		a, _ := json.Marshal(cur)
 		b, _ := json.Marshal(want)
 		if string(a) == string(b) {
@@ -148,7 +150,7 @@ func (in Installer) InstallClaudeMCP(path string) (InstallTarget, error) {
 		return t, err
 	}
 	out = append(out, '\n')
-	if err := in.writeInstalled(path, false, orig, existed, out); err != nil {
+	if err := in.writeInstalled(path, false, orig, existed, !had, out); err != nil {
 		return t, err
 	}
 	t.Action = action
@@ -178,13 +180,14 @@ func (in Installer) UninstallClaudeMCP(path string) (InstallTarget, error) {
 }
 
 // writeInstalled remembers a file's original bytes (existed says whether
-// there was one), for uninstall, and writes what install made of it.
-func (in Installer) writeInstalled(path string, user bool, orig []byte, existed bool, out []byte) error {
+// there was one; pristine, whether they hold none of borg's entries), for
+// uninstall, and writes what install made of it.
+func (in Installer) writeInstalled(path string, user bool, orig []byte, existed, pristine bool, out []byte) error {
 	bdir, err := in.backupDir(user)
 	if err != nil {
 		return err
 	}
-	if err := saveBackup(bdir, path, orig, existed, out); err != nil {
+	if err := saveBackup(bdir, path, orig, existed, pristine, out); err != nil {
 		return err
 	}
 	return writeFileAtomic(path, out, modeOf(path, 0o644))
@@ -269,6 +272,17 @@ func splitLines(s string) []string {
 		return nil
 	}
 	return strings.Split(strings.TrimSuffix(strings.ReplaceAll(s, "\r\n", "\n"), "\n"), "\n")
+}
+
+// tomlHasBorg reports whether a config.toml holds borg's entries: a line
+// install added, or borg's MCP server.
+func tomlHasBorg(lines []string) bool {
+	for _, l := range lines {
+		if strings.HasSuffix(l, tomlMark) {
+			return true
+		}
+	}
+	return tomlTable(lines, "mcp_servers.borg") >= 0
 }
 
 // tomlHeader is the table a line opens ("" when it opens none).
