@@ -443,16 +443,18 @@ func (in Installer) InstallGit() (InstallTarget, error) {
 		}
 		if changed {
 			out := []byte(strings.Join(lines, "\n"))
+			if _, err := installTarget(path, "install"); err != nil {
+				return t, err
+			}
 			// What install wrote is now this: uninstall still finds
-			// its own file, and its backup the true original.
-			// A hook the user edited since keeps no original.
+			// its own file, and its backup the true original (none
+			// when the user edited the hook since).
 			if bdir, err := in.backupDir(false); err == nil {
 				if err := saveBackup(bdir, path, cur, true, false, out); err != nil {
 					return t, err
 				}
 			}
-			st, _ := os.Stat(path)
-			if err := writeFileAtomic(path, out, st.Mode().Perm()); err != nil {
+			if err := writeInstallFile(path, out, 0o755, "install"); err != nil {
 				return t, err
 			}
 			t.Action = "updated"
@@ -477,7 +479,9 @@ func (in Installer) InstallGit() (InstallTarget, error) {
 		} else {
 			out = append(append(append([]byte{}, cur[:nl+1]...), block...), cur[nl+1:]...)
 		}
-		st, _ := os.Stat(path)
+		if _, err := installTarget(path, "install"); err != nil {
+			return t, err
+		}
 		bdir, berr := in.backupDir(false)
 		if berr != nil {
 			return t, berr
@@ -485,7 +489,7 @@ func (in Installer) InstallGit() (InstallTarget, error) {
 		if err := saveBackup(bdir, path, cur, true, true, out); err != nil {
 			return t, err
 		}
-		if err := writeFileAtomic(path, out, st.Mode().Perm()); err != nil {
+		if err := writeInstallFile(path, out, 0o755, "install"); err != nil {
 			return t, err
 		}
 		t.Action = "installed"
@@ -598,9 +602,8 @@ func (in Installer) UninstallGit() (InstallTarget, error) {
 		if err != nil {
 			return t, err
 		}
-		st, _ := os.Stat(path)
 		if b, ok := loadBackup(bdir, path); ok && b.existed && bytes.Equal(cur, b.written) {
-			if err := writeFileAtomic(path, b.orig, st.Mode().Perm()); err != nil {
+			if err := writeInstallFile(path, b.orig, 0o755, "uninstall"); err != nil {
 				return t, err
 			}
 		} else {
@@ -609,7 +612,7 @@ func (in Installer) UninstallGit() (InstallTarget, error) {
 				return t, fmt.Errorf("%s: borg's block has no end marker; remove the lines from %q by hand", path, gitHookBlock)
 			}
 			out := append(append([]byte{}, cur[:i]...), cur[i+end+len(gitHookEnd)+1:]...)
-			if err := writeFileAtomic(path, out, st.Mode().Perm()); err != nil {
+			if err := writeInstallFile(path, out, 0o755, "uninstall"); err != nil {
 				return t, err
 			}
 		}
@@ -733,6 +736,56 @@ func removeMadeFolder(bdir, folder string) {
 		_ = os.Remove(mark)
 		_ = os.Remove(bdir) // only if empty
 	}
+}
+
+// writeInstallFile writes a file install or uninstall changes (an agent's
+// settings, a git hook) the way the user keeps it: through a symlink to
+// the file it names, the link left in place, and with that file's mode
+// (def for a new one). A read-only file is refused (installTarget).
+func writeInstallFile(path string, data []byte, def os.FileMode, verb string) error {
+	target, err := installTarget(path, verb)
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(target, data, modeOf(target, def))
+}
+
+// installTarget is the file a write to path changes: path, or the file
+// its symlink names. A link to nothing, something other than a file, and
+// a read-only file (its owner cannot write it: the user protected it) are
+// refused with the fix; verb is the command to run again after it.
+func installTarget(path, verb string) (string, error) {
+	target := path
+	if isSymlink(path) {
+		var err error
+		if target, err = filepath.EvalSymlinks(path); err != nil {
+			return "", fmt.Errorf("%s is a symlink to nothing (%v): borg writes through a symlink, not over it; point it at a file or remove it, then run borg %s again", path, err, verb)
+		}
+	}
+	fi, err := os.Stat(target)
+	if errors.Is(err, os.ErrNotExist) {
+		return target, nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("stat %s: %w", target, err)
+	}
+	named := path
+	if target != path {
+		named = path + " (a symlink to " + target + ")"
+	}
+	if !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("%s is not a regular file: borg leaves it as it is", named)
+	}
+	if fi.Mode().Perm()&0o200 == 0 {
+		return "", fmt.Errorf("%s is read-only (mode %04o): borg leaves it as it is; make it writable (chmod u+w %s) and run borg %s again, or edit borg's hooks in by hand", named, fi.Mode().Perm(), shellQuote(target), verb)
+	}
+	return target, nil
+}
+
+// isSymlink reports whether path is a symlink.
+func isSymlink(path string) bool {
+	fi, err := os.Lstat(path)
+	return err == nil && fi.Mode()&os.ModeSymlink != 0
 }
 
 // writeFileAtomic creates path's directory when it is missing (an agent's

@@ -183,6 +183,9 @@ func (in Installer) UninstallClaudeMCP(path string) (InstallTarget, error) {
 // there was one; pristine, whether they hold none of borg's entries), for
 // uninstall, and writes what install made of it.
 func (in Installer) writeInstalled(path string, user bool, orig []byte, existed, pristine bool, out []byte) error {
+	if _, err := installTarget(path, "install"); err != nil {
+		return err // before the backup: nothing is written
+	}
 	bdir, err := in.backupDir(user)
 	if err != nil {
 		return err
@@ -190,7 +193,7 @@ func (in Installer) writeInstalled(path string, user bool, orig []byte, existed,
 	if err := saveBackup(bdir, path, orig, existed, pristine, out); err != nil {
 		return err
 	}
-	return writeFileAtomic(path, out, modeOf(path, 0o644))
+	return writeInstallFile(path, out, 0o644, "install")
 }
 
 // modeOf is the permission bits of the file at path, or def when there is
@@ -230,8 +233,13 @@ func restoreBackup(bdir, path string, cur []byte, t *InstallTarget) (done bool, 
 	if !ok || !bytes.Equal(cur, b.written) {
 		return false, nil
 	}
+	if !b.existed && isSymlink(path) {
+		// Install made a file the user has since moved away and linked
+		// to: the link and its file stay, without borg's entries.
+		return false, nil
+	}
 	if b.existed {
-		if err := writeFileAtomic(path, b.orig, modeOf(path, 0o644)); err != nil {
+		if err := writeInstallFile(path, b.orig, 0o644, "uninstall"); err != nil {
 			return true, err
 		}
 		t.Action = "restored"
@@ -422,7 +430,7 @@ func settingsParseError(path string, data []byte, err error, verb string) error 
 // writeUninstalled writes a file with borg's entries taken out (it changed
 // since install, so its original cannot come back) and forgets the backup.
 func writeUninstalled(path, bdir string, out []byte, t *InstallTarget) error {
-	if err := writeFileAtomic(path, out, modeOf(path, 0o644)); err != nil {
+	if err := writeInstallFile(path, out, 0o644, "uninstall"); err != nil {
 		return err
 	}
 	dropBackup(bdir, path)
