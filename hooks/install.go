@@ -3,7 +3,6 @@ package hooks
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -172,15 +171,15 @@ func (in Installer) InstallAgent(kind, path string, user bool) (InstallTarget, e
 	if err != nil {
 		return t, err
 	}
-	hooks, _ := root["hooks"].(map[string]any)
+	hooks, _ := root.get("hooks").(*jsonObject)
 	if hooks == nil {
-		hooks = map[string]any{}
+		hooks = newJSONObject()
 	}
 	pristine := !hooksHaveBorg(hooks)
 	changed, added := false, false
 	events, flat := agentEventsOf(kind)
 	for _, ev := range events {
-		groups, _ := hooks[ev.event].([]any)
+		groups, _ := hooks.get(ev.event).([]any)
 		// Agents run the command through a shell: borg's path is quoted, so
 		// a space in it is no word break and a $(…) in it runs nothing.
 		command := in.borgArgs(commandQuote) + " hook " + ev.verb
@@ -192,34 +191,34 @@ func (in Installer) InstallAgent(kind, path string, user bool) (InstallTarget, e
 		}
 		added = true
 		if flat {
-			hooks[ev.event] = append(groups, map[string]any{"command": command})
+			hooks.set(ev.event, append(groups, jsonObjectOf("command", command)))
 			changed = true
 			continue
 		}
-		h := map[string]any{"type": "command", "command": command}
+		h := jsonObjectOf("type", "command", "command", command)
 		if ev.timeout > 0 {
-			h["timeout"] = ev.timeout
+			h.set("timeout", ev.timeout)
 		}
-		g := map[string]any{"hooks": []any{h}}
+		g := newJSONObject()
 		if ev.matcher != "" {
-			g["matcher"] = ev.matcher
+			g.set("matcher", ev.matcher)
 		}
-		hooks[ev.event] = append(groups, g)
+		g.set("hooks", []any{h})
+		hooks.set(ev.event, append(groups, g))
 		changed = true
 	}
 	if !changed {
 		t.Action = "already installed"
 		return t, nil
 	}
-	root["hooks"] = hooks
-	if _, ok := root["version"]; flat && !ok {
-		root["version"] = 1 // Cursor's hooks.json schema version
+	if flat && !root.has("version") {
+		root.set("version", 1) // Cursor's hooks.json schema version
 	}
-	out, err := json.MarshalIndent(root, "", "  ")
+	root.set("hooks", hooks)
+	out, err := encodeJSON(root, jsonIndent(orig))
 	if err != nil {
 		return t, fmt.Errorf("encode %s: %w", path, err)
 	}
-	out = append(out, '\n')
 	if err := in.writeInstalled(path, user, orig, existed, pristine, out); err != nil {
 		return t, err
 	}
@@ -235,8 +234,9 @@ func (in Installer) InstallAgent(kind, path string, user bool) (InstallTarget, e
 func retargetBorg(groups []any, command string) bool {
 	changed := false
 	for _, h := range borgHooks(groups) {
-		if h["command"] != command {
-			h["command"], changed = command, true
+		if h.get("command") != command {
+			h.set("command", command)
+			changed = true
 		}
 	}
 	return changed
@@ -252,56 +252,61 @@ func (in Installer) UninstallAgent(kind, path string, user bool) (InstallTarget,
 	if done || err != nil {
 		return t, err
 	}
-	root := map[string]any{}
-	if err := json.Unmarshal(cur, &root); err != nil {
+	root, err := decodeJSONObject(cur)
+	if err != nil {
 		return t, settingsParseError(path, cur, err, "uninstall")
 	}
-	hooks, _ := root["hooks"].(map[string]any)
+	hooks, _ := root.get("hooks").(*jsonObject)
 	removed := false
-	for ev, v := range hooks {
-		groups, _ := v.([]any)
+	for _, ev := range hooks.keyList() {
+		groups, _ := hooks.get(ev).([]any)
 		var keep []any
+		here := false
 		for _, g := range groups {
 			g, dropped := withoutBorg(g)
-			removed = removed || dropped
+			here = here || dropped
 			if g != nil {
 				keep = append(keep, g)
 			}
 		}
+		if !here {
+			continue // an event borg has no hook in stays as it is
+		}
+		removed = true
 		if len(keep) == 0 {
-			delete(hooks, ev)
+			hooks.del(ev)
 		} else {
-			hooks[ev] = keep
+			hooks.set(ev, keep)
 		}
 	}
 	if !removed {
 		return t, nil
 	}
-	if len(hooks) == 0 {
-		delete(root, "hooks")
+	if hooks.len() == 0 {
+		root.del("hooks")
 	}
-	return t, writeUninstalledJSON(path, bdir, root, &t)
+	return t, writeUninstalledJSON(path, bdir, root, jsonIndent(cur), &t)
 }
 
 // withoutBorg is a hook group with borg's hooks taken out, nil when none
 // is left (or the group is a flat borg entry, Cursor's); dropped says
 // whether there was one. Hooks a user added to the group borg made stay.
 func withoutBorg(g any) (rest any, dropped bool) {
-	gm, ok := g.(map[string]any)
+	gm, ok := g.(*jsonObject)
 	if !ok {
 		return g, false
 	}
-	if cmd, _ := gm["command"].(string); isBorgHookCommand(cmd) {
+	if cmd, _ := gm.get("command").(string); isBorgHookCommand(cmd) {
 		return nil, true
 	}
-	hs, ok := gm["hooks"].([]any)
+	hs, ok := gm.get("hooks").([]any)
 	if !ok {
 		return g, false
 	}
 	var keep []any
 	for _, h := range hs {
-		hm, _ := h.(map[string]any)
-		if cmd, _ := hm["command"].(string); isBorgHookCommand(cmd) {
+		hm, _ := h.(*jsonObject)
+		if cmd, _ := hm.get("command").(string); isBorgHookCommand(cmd) {
 			dropped = true
 			continue
 		}
@@ -313,19 +318,16 @@ func withoutBorg(g any) (rest any, dropped bool) {
 	if len(keep) == 0 {
 		return nil, true
 	}
-	out := make(map[string]any, len(gm))
-	for k, v := range gm {
-		out[k] = v
-	}
-	out["hooks"] = keep
+	out := gm.clone()
+	out.set("hooks", keep)
 	return out, true
 }
 
 // hooksHaveBorg reports whether any event of an agent's hooks object runs
 // "borg … hook".
-func hooksHaveBorg(hooks map[string]any) bool {
-	for _, v := range hooks {
-		if groups, _ := v.([]any); groupsHaveBorg(groups) {
+func hooksHaveBorg(hooks *jsonObject) bool {
+	for _, ev := range hooks.keyList() {
+		if groups, _ := hooks.get(ev).([]any); groupsHaveBorg(groups) {
 			return true
 		}
 	}
@@ -336,20 +338,21 @@ func hooksHaveBorg(hooks map[string]any) bool {
 func groupsHaveBorg(groups []any) bool { return len(borgHooks(groups)) > 0 }
 
 // borgHooks is the entries of groups that run "borg … hook": a group's
-// hooks, or flat entries (Cursor's), each the map that holds its command.
-func borgHooks(groups []any) []map[string]any {
-	var out []map[string]any
-	add := func(m map[string]any) {
-		if cmd, _ := m["command"].(string); isBorgHookCommand(cmd) {
+// hooks, or flat entries (Cursor's), each the object that holds its
+// command.
+func borgHooks(groups []any) []*jsonObject {
+	var out []*jsonObject
+	add := func(m *jsonObject) {
+		if cmd, _ := m.get("command").(string); isBorgHookCommand(cmd) {
 			out = append(out, m)
 		}
 	}
 	for _, g := range groups {
-		gm, _ := g.(map[string]any)
+		gm, _ := g.(*jsonObject)
 		add(gm)
-		hs, _ := gm["hooks"].([]any)
+		hs, _ := gm.get("hooks").([]any)
 		for _, h := range hs {
-			hm, _ := h.(map[string]any)
+			hm, _ := h.(*jsonObject)
 			add(hm)
 		}
 	}

@@ -123,33 +123,31 @@ func (in Installer) InstallClaudeMCP(path string) (InstallTarget, error) {
 	if err != nil {
 		return t, err
 	}
-	servers, _ := root["mcpServers"].(map[string]any)
+	servers, _ := root.get("mcpServers").(*jsonObject)
 	if servers == nil {
-		servers = map[string]any{}
+		servers = newJSONObject()
 	}
 	var args []any
 	for _, a := range in.mcpArgs() {
 		args = append(args, a)
 	}
-	want := map[string]any{"type": "stdio", "command": in.Command, "args": args}
+	want := jsonObjectOf("type", "stdio", "command", in.Command, "args", args)
 	action := "installed"
-	cur, had := servers["borg"]
+	cur := servers.get("borg")
+	had := servers.has("borg")
 	if had {
-		a, _ := json.Marshal(cur)
-		b, _ := json.Marshal(want)
-		if string(a) == string(b) {
+		if jsonEqual(cur, want) {
 			t.Action = "already installed"
 			return t, nil
 		}
 		action = "updated" // another command or store (--store)
 	}
-	servers["borg"] = want
-	root["mcpServers"] = servers
-	out, err := json.MarshalIndent(root, "", "  ")
+	servers.set("borg", want)
+	root.set("mcpServers", servers)
+	out, err := encodeJSON(root, jsonIndent(orig))
 	if err != nil {
 		return t, err
 	}
-	out = append(out, '\n')
 	if err := in.writeInstalled(path, false, orig, existed, !had, out); err != nil {
 		return t, err
 	}
@@ -164,19 +162,19 @@ func (in Installer) UninstallClaudeMCP(path string) (InstallTarget, error) {
 	if done || err != nil {
 		return t, err
 	}
-	root := map[string]any{}
-	if err := json.Unmarshal(cur, &root); err != nil {
+	root, err := decodeJSONObject(cur)
+	if err != nil {
 		return t, settingsParseError(path, cur, err, "uninstall")
 	}
-	servers, _ := root["mcpServers"].(map[string]any)
-	if _, ok := servers["borg"]; !ok {
+	servers, _ := root.get("mcpServers").(*jsonObject)
+	if !servers.has("borg") {
 		return t, nil
 	}
-	delete(servers, "borg")
-	if len(servers) == 0 {
-		delete(root, "mcpServers")
+	servers.del("borg")
+	if servers.len() == 0 {
+		root.del("mcpServers")
 	}
-	return t, writeUninstalledJSON(path, bdir, root, &t)
+	return t, writeUninstalledJSON(path, bdir, root, jsonIndent(cur), &t)
 }
 
 // writeInstalled remembers a file's original bytes (existed says whether
@@ -399,15 +397,15 @@ func tomlTopLevel(lines []string, line string) []string {
 // readJSONConfig reads an agent's JSON settings file install is about to
 // change: its bytes (for uninstall), whether it existed, and its object (an
 // empty one for a missing or blank file).
-func readJSONConfig(path string) (orig []byte, existed bool, root map[string]any, err error) {
+func readJSONConfig(path string) (orig []byte, existed bool, root *jsonObject, err error) {
 	orig, err = os.ReadFile(path)
 	existed = err == nil
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, false, nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	root = map[string]any{}
+	root = newJSONObject()
 	if existed && len(bytes.TrimSpace(orig)) > 0 {
-		if err := json.Unmarshal(orig, &root); err != nil {
+		if root, err = decodeJSONObject(orig); err != nil {
 			return nil, false, nil, settingsParseError(path, orig, err, "install")
 		}
 	}
@@ -438,11 +436,12 @@ func writeUninstalled(path, bdir string, out []byte, t *InstallTarget) error {
 	return nil
 }
 
-// writeUninstalledJSON is writeUninstalled for a JSON settings file.
-func writeUninstalledJSON(path, bdir string, root map[string]any, t *InstallTarget) error {
-	out, err := json.MarshalIndent(root, "", "  ")
+// writeUninstalledJSON is writeUninstalled for a JSON settings file,
+// indented as it was.
+func writeUninstalledJSON(path, bdir string, root *jsonObject, indent string, t *InstallTarget) error {
+	out, err := encodeJSON(root, indent)
 	if err != nil {
 		return err
 	}
-	return writeUninstalled(path, bdir, append(out, '\n'), t)
+	return writeUninstalled(path, bdir, out, t)
 }
