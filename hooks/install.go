@@ -418,21 +418,50 @@ func GitSupportsConfigHooks() bool {
 	return major > 2 || (major == 2 && minor >= 54)
 }
 
+// gitHookFile is the post-commit file borg's line goes into: the one git
+// runs (GitHooksDir), except under husky v9. husky sets core.hooksPath to
+// .husky/_, whose files it writes again at every npm install (they are
+// gitignored) and which run the user's hook, .husky/post-commit: borg's
+// line goes there, as a user's own would. husky says which it is.
+func (in Installer) gitHookFile() (path string, husky bool, err error) {
+	dir, err := in.GitHooksDir()
+	if err != nil {
+		return "", false, err
+	}
+	if filepath.Base(dir) == "_" && filepath.Base(filepath.Dir(dir)) == ".husky" {
+		return filepath.Join(filepath.Dir(dir), "post-commit"), true, nil
+	}
+	return filepath.Join(dir, "post-commit"), false, nil
+}
+
 // InstallGit adds borg's post-commit hook. On git ≥ 2.54 it uses hook config;
 // otherwise it chains: an existing post-commit (husky, pre-commit, git-lfs, a
 // user's own) is renamed beside ours, byte for byte, and still runs first.
+// Under husky v9 borg's lines go into the user's .husky/post-commit, which
+// husky runs with sh (gitHookFile).
 func (in Installer) InstallGit() (InstallTarget, error) {
 	if GitSupportsConfigHooks() {
 		return in.installGitConfig()
 	}
-	dir, err := in.GitHooksDir()
+	path, husky, err := in.gitHookFile()
 	if err != nil {
 		return InstallTarget{Kind: "git"}, err
 	}
-	path := filepath.Join(dir, "post-commit")
+	dir := filepath.Dir(path)
 	t := InstallTarget{Kind: "git", Path: path}
-	cur, err := os.ReadFile(path)
-	if err == nil && (bytes.Contains(cur, []byte(gitHookMarker)) || bytes.Contains(cur, []byte(gitHookBlock))) {
+	if husky {
+		// An older borg's lines in husky's own file, which husky writes
+		// again: taken out, as they now go into the user's hook.
+		if _, err := in.uninstallGitFile(filepath.Join(dir, "_", "post-commit")); err != nil {
+			return t, err
+		}
+	}
+	cur, rerr := os.ReadFile(path)
+	exists := rerr == nil
+	if rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
+		return t, fmt.Errorf("read %s: %w", path, rerr)
+	}
+	if exists && (bytes.Contains(cur, []byte(gitHookMarker)) || bytes.Contains(cur, []byte(gitHookBlock))) {
 		t.Action = "already installed"
 		// Installed by another command or for another store
 		// (--store): borg's line now runs this one.
@@ -470,16 +499,20 @@ func (in Installer) InstallGit() (InstallTarget, error) {
 	// borg runs in the background so the commit returns at once; it is told
 	// which commit to record, since HEAD may move before it reads it.
 	call := in.postCommitCall() + "\n"
-	if err == nil && isShellScript(cur) {
-		// A shell hook (a user's own, husky's stub, pre-commit's wrapper) gets
-		// our lines right after its shebang. Its file name and $0 stay as they
-		// were, which husky-style stubs rely on to find the real hook.
-		nl := bytes.IndexByte(cur, '\n')
+	if husky || exists && isShellScript(cur) {
+		// A shell hook (a user's own, husky's, pre-commit's wrapper) gets
+		// our lines right after its shebang, or first in a husky hook
+		// without one. Its file name and $0 stay as they were, which
+		// husky-style stubs rely on to find the real hook.
 		block := gitHookBlock + " (borg install --git; borg uninstall removes it)\n" + call + gitHookEnd + "\n"
+		nl := bytes.IndexByte(cur, '\n')
 		var out []byte
-		if nl < 0 {
+		switch {
+		case !bytes.HasPrefix(cur, []byte("#!")):
+			out = append([]byte(block), cur...)
+		case nl < 0:
 			out = append(append(append([]byte{}, cur...), '\n'), block...)
-		} else {
+		default:
 			out = append(append(append([]byte{}, cur[:nl+1]...), block...), cur[nl+1:]...)
 		}
 		if _, err := installTarget(path, "install"); err != nil {
@@ -489,7 +522,7 @@ func (in Installer) InstallGit() (InstallTarget, error) {
 		if berr != nil {
 			return t, berr
 		}
-		if err := saveBackup(bdir, path, cur, true, true, out); err != nil {
+		if err := saveBackup(bdir, path, cur, exists, true, out); err != nil {
 			return t, err
 		}
 		if err := writeInstallFile(path, out, 0o755, "install"); err != nil {
@@ -499,7 +532,7 @@ func (in Installer) InstallGit() (InstallTarget, error) {
 		return t, nil
 	}
 	chained := path + ".borg-chained"
-	if err == nil {
+	if exists {
 		// Not a shell script (a binary, a Python hook): keep it byte for
 		// byte beside ours and run it first.
 		if _, serr := os.Stat(chained); serr == nil {
@@ -577,7 +610,8 @@ func isShellScript(b []byte) bool {
 }
 
 // UninstallGit removes borg's post-commit hook and puts back the hook it
-// chained, untouched.
+// chained, untouched. Under husky v9 it also takes an older borg's lines
+// out of husky's own file.
 func (in Installer) UninstallGit() (InstallTarget, error) {
 	if GitSupportsConfigHooks() {
 		t := InstallTarget{Kind: "git", Path: "hook.borg (git config)", Action: "not installed"}
@@ -589,56 +623,82 @@ func (in Installer) UninstallGit() (InstallTarget, error) {
 		}
 		return t, nil
 	}
-	dir, err := in.GitHooksDir()
+	path, husky, err := in.gitHookFile()
 	if err != nil {
 		return InstallTarget{Kind: "git"}, err
 	}
-	path := filepath.Join(dir, "post-commit")
 	t := InstallTarget{Kind: "git", Path: path, Action: "not installed"}
-	cur, err := os.ReadFile(path)
-	if err != nil {
-		return t, nil
+	paths := []string{path}
+	if husky {
+		paths = append(paths, filepath.Join(filepath.Dir(path), "_", "post-commit"))
 	}
-	if i := bytes.Index(cur, []byte(gitHookBlock)); i > 0 {
-		// Our block inside someone else's shell hook.
-		bdir, err := in.backupDir(false)
+	for _, p := range paths {
+		action, err := in.uninstallGitFile(p)
 		if err != nil {
 			return t, err
 		}
-		if b, ok := loadBackup(bdir, path); ok && b.existed && bytes.Equal(cur, b.written) {
+		if action != "not installed" && t.Action == "not installed" {
+			t.Path, t.Action = p, action
+		}
+	}
+	return t, nil
+}
+
+// uninstallGitFile takes borg's lines out of the post-commit file at path:
+// its block from a shell hook (the hook's original bytes come back when
+// nothing else changed it; a file install made goes), or its own script,
+// the hook it chained put back. It says what it did.
+func (in Installer) uninstallGitFile(path string) (action string, err error) {
+	cur, err := os.ReadFile(path)
+	if err != nil {
+		return "not installed", nil
+	}
+	if i := bytes.Index(cur, []byte(gitHookBlock)); i >= 0 {
+		// Our block inside someone else's shell hook.
+		bdir, err := in.backupDir(false)
+		if err != nil {
+			return "", err
+		}
+		b, ok := loadBackup(bdir, path)
+		action = "restored"
+		switch {
+		case ok && b.existed && bytes.Equal(cur, b.written):
 			if err := writeInstallFile(path, b.orig, 0o755, "uninstall"); err != nil {
-				return t, err
+				return "", err
 			}
-		} else {
+		case ok && !b.existed && bytes.Equal(cur, b.written) && !isSymlink(path):
+			// A husky hook install made.
+			if err := os.Remove(path); err != nil {
+				return "", fmt.Errorf("remove %s: %w", path, err)
+			}
+			action = "removed"
+		default:
 			end := bytes.Index(cur[i:], []byte(gitHookEnd+"\n"))
 			if end < 0 {
-				return t, fmt.Errorf("%s: borg's block has no end marker; remove the lines from %q by hand", path, gitHookBlock)
+				return "", fmt.Errorf("%s: borg's block has no end marker; remove the lines from %q by hand", path, gitHookBlock)
 			}
 			out := append(append([]byte{}, cur[:i]...), cur[i+end+len(gitHookEnd)+1:]...)
 			if err := writeInstallFile(path, out, 0o755, "uninstall"); err != nil {
-				return t, err
+				return "", err
 			}
 		}
 		dropBackup(bdir, path)
-		t.Action = "restored"
-		return t, nil
+		return action, nil
 	}
 	if !bytes.Contains(cur, []byte(gitHookMarker)) {
-		return t, nil
+		return "not installed", nil
 	}
 	chained := path + ".borg-chained"
 	if _, err := os.Stat(chained); err == nil {
 		if err := os.Rename(chained, path); err != nil {
-			return t, fmt.Errorf("restore %s: %w", path, err)
+			return "", fmt.Errorf("restore %s: %w", path, err)
 		}
-		t.Action = "restored"
-		return t, nil
+		return "restored", nil
 	}
 	if err := os.Remove(path); err != nil {
-		return t, fmt.Errorf("remove %s: %w", path, err)
+		return "", fmt.Errorf("remove %s: %w", path, err)
 	}
-	t.Action = "removed"
-	return t, nil
+	return "removed", nil
 }
 
 type backup struct {
