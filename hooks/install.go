@@ -101,7 +101,10 @@ const gitHookMarker = "# borg: chained post-commit hook"
 type InstallTarget struct {
 	Kind   string `json:"kind"` // claude | codex | gemini | qwen | cursor | cline | git
 	Path   string `json:"path"`
-	Action string `json:"action"` // installed | already installed | removed | restored | not installed
+	Action string `json:"action"` // installed | updated | already installed | skipped | removed | restored | not installed
+	// Note is what the user should know of it: why it was skipped or
+	// left as it is, or why the agent will not run the hooks.
+	Note string `json:"note,omitempty"`
 }
 
 // ClaudeSettingsPath is the settings file for a Claude Code install.
@@ -254,7 +257,11 @@ func (in Installer) UninstallAgent(kind, path string, user bool) (InstallTarget,
 	}
 	root, err := decodeJSONObject(cur)
 	if err != nil {
-		return t, settingsParseError(path, cur, err, "uninstall")
+		perr := settingsParseError(path, cur, err, "uninstall")
+		if unreadableWithoutBorg(&t, perr, borgHookText.Match(cur)) {
+			return t, nil
+		}
+		return t, perr
 	}
 	hooks, _ := root.get("hooks").(*jsonObject)
 	removed := false

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 )
 
@@ -164,7 +165,11 @@ func (in Installer) UninstallClaudeMCP(path string) (InstallTarget, error) {
 	}
 	root, err := decodeJSONObject(cur)
 	if err != nil {
-		return t, settingsParseError(path, cur, err, "uninstall")
+		perr := settingsParseError(path, cur, err, "uninstall")
+		if unreadableWithoutBorg(&t, perr, bytes.Contains(cur, []byte(`"borg"`))) {
+			return t, nil
+		}
+		return t, perr
 	}
 	servers, _ := root.get("mcpServers").(*jsonObject)
 	if !servers.has("borg") {
@@ -412,17 +417,54 @@ func readJSONConfig(path string) (orig []byte, existed bool, root *jsonObject, e
 	return orig, existed, root, nil
 }
 
-// settingsParseError is the error of an agent's settings file that is no
-// JSON borg can rewrite, with the fix. Comments (which Gemini CLI and Qwen
-// Code allow) would be lost in a rewrite, so borg leaves such a file as it
-// is.
+// SettingsError is the error of an agent's settings file that is no JSON
+// borg can rewrite, with the fix. Comments (which Gemini CLI and Qwen Code
+// allow) would be lost in a rewrite, so borg leaves such a file as it is.
+type SettingsError struct {
+	Path     string
+	Comments bool // it holds comments, else it is no JSON
+	verb     string
+	err      error
+}
+
+func (e *SettingsError) Error() string {
+	if e.Comments {
+		return fmt.Sprintf("%s holds comments, which borg would lose in rewriting it: borg leaves it as it is; remove the comments and run borg %s again, or edit borg's hooks in by hand (borg hook stop, borg hook prompt, …)", e.Path, e.verb)
+	}
+	return fmt.Sprintf("parse %s: %v (fix the JSON, then run borg %s again)", e.Path, e.err, e.verb)
+}
+
+func (e *SettingsError) Unwrap() error { return e.err }
+
+// settingsParseError is the SettingsError of the file at path, data, that
+// failed to parse with err.
 func settingsParseError(path string, data []byte, err error, verb string) error {
 	for _, line := range strings.Split(string(data), "\n") {
 		if t := strings.TrimSpace(line); strings.HasPrefix(t, "//") || strings.HasPrefix(t, "/*") {
-			return fmt.Errorf("%s holds comments, which borg would lose in rewriting it: borg leaves it as it is; remove the comments and run borg %s again, or edit borg's hooks in by hand (borg hook stop, borg hook prompt, …)", path, verb)
+			return &SettingsError{Path: path, Comments: true, verb: verb, err: err}
 		}
 	}
-	return fmt.Errorf("parse %s: %w (fix the JSON, then run borg %s again)", path, err, verb)
+	return &SettingsError{Path: path, verb: verb, err: err}
+}
+
+// borgHookText matches a borg hook command in a file's text: each runs
+// "hook <verb>".
+var borgHookText = regexp.MustCompile(`\bhook (stop|prompt|session-start|post-tool)\b`)
+
+// unreadableWithoutBorg is uninstall's answer for a settings file it
+// cannot read (comments, or no JSON) that holds nothing of borg's (has
+// says whether it does): nothing to take out, so the file is left as it
+// is, and the note says so. ok is false when borg's entries are there.
+func unreadableWithoutBorg(t *InstallTarget, perr error, has bool) (ok bool) {
+	if has {
+		return false
+	}
+	why := "is not JSON borg can read"
+	if se, _ := perr.(*SettingsError); se != nil && se.Comments {
+		why = "holds comments"
+	}
+	t.Note = fmt.Sprintf("%s %s and nothing of borg's: left as it is", t.Path, why)
+	return true
 }
 
 // writeUninstalled writes a file with borg's entries taken out (it changed

@@ -120,3 +120,40 @@ func TestJSONObjectRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestUninstallLeavesUnreadableSettings: a settings file uninstall cannot
+// read (comments, or no JSON) is left as it is: with nothing of borg's in
+// it, uninstall is done and says why; with borg's hooks in it, it fails
+// and names the file.
+func TestUninstallLeavesUnreadableSettings(t *testing.T) {
+	for _, tc := range []struct {
+		name, data string
+		wantErr    string // "" for none
+		wantNote   string
+	}{
+		{"comments", "{\n  // dark\n  \"ui\": {\"theme\": \"dark\"}\n}\n", "", "holds comments and nothing of borg's"},
+		{"no JSON", "{\"ui\": ", "", "is not JSON borg can read and nothing of borg's"},
+		{"comments and borg's hooks", "{\n  // mine\n  \"hooks\": {\"AfterAgent\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"borg hook stop\"}]}]}\n}\n", "holds comments, which borg would lose", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := Installer{Repo: newRepo(t), Command: "borg"}
+			path := in.GeminiSettingsPath(false)
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, []byte(tc.data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			tg, err := in.UninstallAgent(AgentGemini, path, false)
+			if tc.wantErr == "" && (err != nil || tg.Action != "not installed" || !strings.Contains(tg.Note, tc.wantNote)) {
+				t.Fatalf("uninstall: %+v %v, want not installed, noted %q", tg, err, tc.wantNote)
+			}
+			if tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
+				t.Fatalf("uninstall: %+v %v, want an error %q", tg, err, tc.wantErr)
+			}
+			if got := readOr(path); got != tc.data {
+				t.Fatalf("uninstall changed the file:\n%s", got)
+			}
+		})
+	}
+}

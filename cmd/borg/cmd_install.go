@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -136,6 +137,13 @@ func runInstall(c *cli.Context, e *env, remove bool) error {
 	var failed []string
 	for _, step := range pl.steps(in) {
 		t, err := step()
+		if se, ok := errors.AsType[*hooks.SettingsError](err); ok && !remove && defaults && optionalAgents[t.Kind] != "" {
+			// An agent wired only because its folder is there, whose
+			// settings borg cannot rewrite: skipped, and said why; an
+			// install that names it (--gemini) fails instead.
+			t.Action, t.Note = "skipped", skippedNote(se, t.Kind)
+			err = nil
+		}
 		if err != nil {
 			failed = append(failed, err.Error())
 			continue
@@ -149,6 +157,11 @@ func runInstall(c *cli.Context, e *env, remove bool) error {
 	} else {
 		for _, t := range done {
 			fmt.Fprintf(e.out, "%-6s %-18s %s\n", t.Kind, t.Action, t.Path)
+		}
+		for _, t := range done {
+			if t.Note != "" {
+				fmt.Fprintf(e.out, "note: %s\n", t.Note)
+			}
 		}
 	}
 	if len(failed) > 0 {
@@ -173,6 +186,21 @@ func runInstall(c *cli.Context, e *env, remove bool) error {
 		fmt.Fprintln(e.out, "note: Codex runs a project's hooks only in a trusted project, once you have trusted the hooks themselves: run /hooks in Codex")
 	}
 	return nil
+}
+
+// optionalAgents are the agents a default install wires only where their
+// folder exists, by their names.
+var optionalAgents = map[string]string{hooks.AgentGemini: "Gemini CLI", hooks.AgentQwen: "Qwen Code", hooks.AgentCursor: "Cursor"}
+
+// skippedNote says why a default install skipped an agent's settings file,
+// and how to wire the agent.
+func skippedNote(se *hooks.SettingsError, kind string) string {
+	why := fmt.Sprintf("is not JSON borg can read (%v)", errors.Unwrap(se))
+	fix := "fix it"
+	if se.Comments {
+		why, fix = "holds comments, which borg would lose in rewriting it", "remove the comments"
+	}
+	return fmt.Sprintf("%s %s: %s is not wired; %s and run borg install --%s, or add borg's hooks by hand (borg hook stop, borg hook prompt, …)", se.Path, why, optionalAgents[kind], fix, kind)
 }
 
 // installCommandPath is the command the hooks run borg by: --command, else
