@@ -103,8 +103,10 @@ type InstallTarget struct {
 	Path   string `json:"path"`
 	Action string `json:"action"` // installed | updated | already installed | skipped | removed | restored | not installed
 	// Note is what the user should know of it: why it was skipped or
-	// left as it is, or why the agent will not run the hooks.
+	// left as it is.
 	Note string `json:"note,omitempty"`
+	// Warning is why the agent will not run the hooks install wrote.
+	Warning string `json:"warning,omitempty"`
 }
 
 // ClaudeSettingsPath is the settings file for a Claude Code install.

@@ -47,9 +47,13 @@ func (in Installer) InstallCodexConfig(path string, user, mcp bool) (InstallTarg
 	changed := false
 	switch {
 	case tomlHasKey(lines, "features", "hooks") || tomlHasKey(lines, "features", "codex_hooks"):
+		// The user's own setting, left as it is; but one that turns
+		// the hooks off is said.
+		t.Warning = codexHooksOff(path, lines)
 	case tomlTopKey(lines, func(k string) bool { return k == "features" }):
 		// features = { … }: an inline table cannot be extended; Codex's
 		// hooks are on by default in the versions that have the flag.
+		t.Warning = codexHooksOff(path, lines)
 	case tomlTopKey(lines, func(k string) bool { return strings.HasPrefix(k, "features.") }):
 		lines = tomlTopLevel(lines, "features.hooks = true"+tomlMark)
 		changed = true
@@ -88,6 +92,26 @@ func (in Installer) InstallCodexConfig(path string, user, mcp bool) (InstallTarg
 	t.Action = "installed"
 	return t, nil
 }
+
+// codexHooksOff is the warning for a config.toml whose hooks feature flag
+// is false (Codex then runs no hook, borg's included), "" when it is not.
+func codexHooksOff(path string, lines []string) string {
+	for _, key := range []string{"hooks", "codex_hooks"} {
+		if v, ok := tomlValue(lines, "features", key); ok && v == "false" {
+			return fmt.Sprintf("Codex runs no hooks, borg's included: %s sets [features] %s = false; set it to true (or delete the line) for borg's hooks to run", path, key)
+		}
+	}
+	if v, ok := tomlValue(lines, "", "features"); ok {
+		if m := inlineHooksOff.FindStringSubmatch(v); m != nil {
+			return fmt.Sprintf("Codex runs no hooks, borg's included: %s sets features = { %s = false }; set it to true (or take it out) for borg's hooks to run", path, m[1])
+		}
+	}
+	return ""
+}
+
+// inlineHooksOff finds the hooks flag set false in an inline features
+// table.
+var inlineHooksOff = regexp.MustCompile(`[{,]\s*((?:codex_)?hooks)\s*=\s*false\b`)
 
 // UninstallCodexConfig takes out what InstallCodexConfig added.
 func (in Installer) UninstallCodexConfig(path string, user bool) (InstallTarget, error) {
@@ -337,6 +361,30 @@ func tomlHasKey(lines []string, table, key string) bool {
 		}
 	}
 	return false
+}
+
+// tomlValue is the value of key in table, as written ("false", "\"x\""),
+// without a trailing comment, from its line in the table or a dotted
+// "table.key =" at the top level.
+func tomlValue(lines []string, table, key string) (string, bool) {
+	in := ""
+	for _, l := range lines {
+		if h := tomlHeader(l); h != "" {
+			in = h
+			continue
+		}
+		k, v, ok := strings.Cut(strings.TrimSpace(l), "=")
+		if !ok {
+			continue
+		}
+		if k = strings.TrimSpace(k); (in == table && k == key) || (in == "" && k == table+"."+key) {
+			if i := strings.Index(v, "#"); i >= 0 && !strings.Contains(v[:i], `"`) {
+				v = v[:i]
+			}
+			return strings.TrimSpace(v), true
+		}
+	}
+	return "", false
 }
 
 // tomlSet adds line to table, right after its header, or as a new table at

@@ -148,3 +148,47 @@ func contains(lines []string, want string) bool {
 	}
 	return false
 }
+
+// TestCodexHooksOffIsSaid: a config.toml whose hooks feature flag the user
+// set false is left so (borg does not flip a user's explicit choice), and
+// install warns that Codex will run none of borg's hooks, naming the
+// setting and the fix.
+func TestCodexHooksOffIsSaid(t *testing.T) {
+	for _, tc := range []struct {
+		name, orig, warn string // warn: "" for none
+	}{
+		{"hooks = false", "[features]\nhooks = false\n", "sets [features] hooks = false; set it to true"},
+		{"codex_hooks = false, with a comment", "[features]\ncodex_hooks = false # not yet\n", "sets [features] codex_hooks = false"},
+		{"a dotted key", "features.hooks = false\n", "sets [features] hooks = false"},
+		{"an inline table", "features = { web_search = true, hooks = false }\n", "sets features = { hooks = false }"},
+		{"hooks = true", "[features]\nhooks = true\n", ""},
+		{"false in another table", "[features]\nhooks = true\n\n[profiles.x]\nhooks = false\n", ""},
+		{"no flag", "model = \"o4\"\n", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := Installer{Repo: newRepo(t), Command: "borg"}
+			path := in.CodexConfigPath(false)
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, []byte(tc.orig), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			tg, err := in.InstallCodexConfig(path, false, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.warn == "" && tg.Warning != "" || tc.warn != "" && !strings.Contains(tg.Warning, tc.warn) {
+				t.Fatalf("warning %q, want %q", tg.Warning, tc.warn)
+			}
+			if tc.warn != "" {
+				if !strings.Contains(tg.Warning, path) {
+					t.Errorf("the warning does not name %s: %q", path, tg.Warning)
+				}
+				if got, _ := os.ReadFile(path); string(got) != tc.orig {
+					t.Fatalf("install changed the user's flag:\n%s", got)
+				}
+			}
+		})
+	}
+}

@@ -159,6 +159,9 @@ func runInstall(c *cli.Context, e *env, remove bool) error {
 			fmt.Fprintf(e.out, "%-6s %-18s %s\n", t.Kind, t.Action, t.Path)
 		}
 		for _, t := range done {
+			if t.Warning != "" {
+				fmt.Fprintf(e.out, "warning: %s\n", t.Warning)
+			}
 			if t.Note != "" {
 				fmt.Fprintf(e.out, "note: %s\n", t.Note)
 			}
