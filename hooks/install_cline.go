@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Cline runs a project's hooks as executables named after the hook in
@@ -28,8 +29,20 @@ var clineHooks = []struct{ name, verb string }{
 // ClineHooksDir is the project's Cline hooks folder.
 func (in Installer) ClineHooksDir() string { return filepath.Join(in.Repo, ".clinerules", "hooks") }
 
+// clineScript is borg's hook file for verb. Where borg is not there (not
+// on PATH, or its path gone) it exits 0 at once, printing nothing: Cline
+// blocks the action on any other exit, and goes on on an empty answer.
 func (in Installer) clineScript(verb string) []byte {
-	return []byte("#!/bin/sh\n" + clineMarker + "\nexec " + in.borgArgs(shellQuote) + " hook " + verb + "\n")
+	return []byte("#!/bin/sh\n" + clineMarker + "\n" + in.borgPresent() + " || exit 0\nexec " + in.borgArgs(shellQuote) + " hook " + verb + "\n")
+}
+
+// borgPresent is a shell test that borg's command is there to run: an
+// executable at its path, or its name found on PATH.
+func (in Installer) borgPresent() string {
+	if strings.ContainsRune(in.Command, '/') {
+		return "[ -x " + shellQuote(in.Command) + " ]"
+	}
+	return "command -v " + shellQuote(in.Command) + " >/dev/null 2>&1"
 }
 
 // InstallCline writes borg's Cline hooks. It is idempotent and refuses,
@@ -42,18 +55,24 @@ func (in Installer) InstallCline() (InstallTarget, error) {
 		return t, fmt.Errorf("%s is a rules file, not a folder: Cline then reads no hooks there; move your rules into .clinerules/ first", filepath.Dir(dir))
 	}
 	todo := map[string]bool{}
+	created := false
 	for _, h := range clineHooks {
 		p := filepath.Join(dir, h.name)
 		cur, err := os.ReadFile(p)
 		switch {
 		case err == nil && bytes.Contains(cur, []byte(clineMarker)):
+			// borg's: written again when it runs another command (or
+			// store), or is an older borg's.
+			if !bytes.Equal(cur, in.clineScript(h.verb)) {
+				todo[h.name] = true
+			}
 			continue
 		case err == nil:
 			return t, fmt.Errorf("%s is not borg's: borg leaves it as it is (Cline runs one file per hook); make it also run `%s hook %s`, or move it away and run borg install again", p, shellQuote(in.Command), h.verb)
 		case !errors.Is(err, os.ErrNotExist):
 			return t, fmt.Errorf("read %s: %w", p, err)
 		}
-		todo[h.name] = true
+		todo[h.name], created = true, true
 	}
 	if len(todo) == 0 {
 		t.Action = "already installed"
@@ -82,6 +101,9 @@ func (in Installer) InstallCline() (InstallTarget, error) {
 		}
 	}
 	t.Action = "installed"
+	if !created {
+		t.Action = "updated"
+	}
 	return t, nil
 }
 

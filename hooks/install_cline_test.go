@@ -60,6 +60,23 @@ func TestInstallClineRoundTrip(t *testing.T) {
 		if err != nil || string(out) != "hook stop\n" {
 			t.Fatalf("script ran %q %v", out, err)
 		}
+		// borg gone (its path, or its name on PATH): exit 0, nothing
+		// said, for Cline blocks on any other exit.
+		for _, gone := range []string{filepath.Join(t.TempDir(), "borg"), "borg-not-on-path"} {
+			in3 := Installer{Repo: t.TempDir(), Command: gone}
+			out, err := exec.Command("sh", "-c", string(in3.clineScript("stop"))).CombinedOutput()
+			if err != nil || len(out) > 0 {
+				t.Fatalf("script without borg (%s): %q %v, want exit 0 and nothing", gone, out, err)
+			}
+		}
+	}
+	// Another command: borg's scripts run it now.
+	moved := Installer{Repo: repo, Command: "/usr/local/bin/borg"}
+	if tg, err := moved.InstallCline(); err != nil || tg.Action != "updated" {
+		t.Fatalf("install with another command: %+v %v", tg, err)
+	}
+	if data := readOr(filepath.Join(rules, "hooks", "TaskComplete")); !strings.HasSuffix(data, "exec /usr/local/bin/borg hook stop\n") {
+		t.Fatalf("after the move:\n%s", data)
 	}
 	tg, err := in.UninstallCline()
 	if err != nil || tg.Action != "removed" {

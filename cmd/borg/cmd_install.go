@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -31,7 +33,7 @@ func installFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "mcp", Usage: "also register borg mcp as an MCP server (Claude Code: .mcp.json; Codex: .codex/config.toml)"},
 		&cli.BoolFlag{Name: "user", Usage: "agent hooks in your home directory instead of the repository"},
 		&cli.StringFlag{Name: "repo", Usage: "the project repository (default: the current one)"},
-		&cli.StringFlag{Name: "command", Usage: "how hooks call borg (default: borg when that name on PATH is this binary, else this binary's absolute path)"},
+		&cli.StringFlag{Name: "command", Usage: "how hooks call borg: one program, a path or a name on PATH, that must be there to run (default: borg when that name on PATH is this binary, else this binary's absolute path)"},
 	}
 }
 
@@ -95,7 +97,7 @@ func runInstall(c *cli.Context, e *env, remove bool) error {
 	if repo == "" && (pl.git || !pl.user) {
 		return fail(exitFail, "not inside a git repository: run borg install from your project, pass --repo DIR, or use --user for agent hooks only")
 	}
-	command, err := installCommandPath(c.String("command"))
+	command, err := installCommandPath(c.String("command"), !remove)
 	if err != nil {
 		return err
 	}
@@ -207,21 +209,72 @@ func skippedNote(se *hooks.SettingsError, kind string) string {
 }
 
 // installCommandPath is the command the hooks run borg by: --command, else
-// "borg" when that is this binary on PATH, else this binary's path.
-func installCommandPath(command string) (string, error) {
-	if command != "" {
-		return command, nil
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		return "", fail(exitFail, "find borg's own path: %v (pass --command)", err)
-	}
-	if p, err := exec.LookPath("borg"); err == nil {
-		if ap, err := filepath.Abs(p); err == nil && sameFile(ap, exe) {
-			exe = "borg"
+// "borg" when that is this binary on PATH, else this binary's path. With
+// check (install), it must be a program there to run, and not the
+// temporary build of go run, which is gone when go run exits: hooks that
+// call a program that is not there fail in every session.
+func installCommandPath(command string, check bool) (string, error) {
+	given := command != ""
+	if !given {
+		exe, err := os.Executable()
+		if err != nil {
+			return "", fail(exitFail, "find borg's own path: %v (pass --command)", err)
+		}
+		command = exe
+		if p, err := exec.LookPath("borg"); err == nil {
+			if ap, err := filepath.Abs(p); err == nil && sameFile(ap, exe) {
+				command = "borg"
+			}
 		}
 	}
-	return exe, nil
+	if !check {
+		return command, nil
+	}
+	if err := checkHookCommand(command, given); err != nil {
+		return "", err
+	}
+	return command, nil
+}
+
+// goRunBuild matches the path of a binary go run built: it deletes it when
+// it exits.
+var goRunBuild = regexp.MustCompile(`(^|[/\\])go-build[0-9]*[/\\]b[0-9]+[/\\]exe[/\\][^/\\]+$`)
+
+// checkHookCommand refuses a hook command that is no program there to
+// run, with the fix; given says the user passed it (--command).
+func checkHookCommand(command string, given bool) error {
+	what := "--command " + command
+	if !given {
+		what = "borg's own path, " + command + ","
+	}
+	fix := "pass borg's installed path: borg install --command /path/to/borg"
+	var resolved string
+	if strings.ContainsAny(command, `/\`) {
+		fi, err := os.Stat(command)
+		switch {
+		case err != nil:
+			return fail(exitFail, "%s is not there (%v): the hooks would fail in every session; %s", what, errors.Unwrap(err), fix)
+		case fi.IsDir() || runtime.GOOS != "windows" && fi.Mode().Perm()&0o111 == 0:
+			return fail(exitFail, "%s is not an executable: the hooks would fail in every session; %s", what, fix)
+		}
+		resolved = command
+	} else {
+		p, err := exec.LookPath(command)
+		if err != nil {
+			msg := fmt.Sprintf("%s: no program of that name on PATH: the hooks would fail in every session; %s, or put borg on PATH first", what, fix)
+			if strings.ContainsAny(command, " \t") {
+				msg += " (--command is one program, borg's path, not a command line: set BORG_* variables in the agent's environment, or in a script that runs borg)"
+			}
+			return fail(exitFail, "%s", msg)
+		}
+		resolved = p
+	}
+	if goRunBuild.MatchString(filepath.ToSlash(resolved)) && !(given && isSelf(resolved)) {
+		// Named on purpose, this very binary, is a caller that knows
+		// (borg demo, run by go run, on its throwaway project).
+		return fail(exitFail, "%s is go run's temporary build, deleted when go run exits: the hooks would call a program that is gone; install borg (go install ./cmd/borg) and run borg install with it, or %s", what, fix)
+	}
+	return nil
 }
 
 // installPlan is what borg install (or, with remove, uninstall) touches.
@@ -269,6 +322,12 @@ func (pl installPlan) steps(in hooks.Installer) []installStep {
 	add(pl.cline, in.InstallCline, in.UninstallCline)
 	add(pl.git, in.InstallGit, in.UninstallGit)
 	return out
+}
+
+// isSelf reports whether path is this running binary.
+func isSelf(path string) bool {
+	exe, err := os.Executable()
+	return err == nil && sameFile(path, exe)
 }
 
 func dirExists(p string) bool {
