@@ -20,7 +20,11 @@ import (
 // were there (they still run), and remembers the original bytes so that
 // uninstall restores them exactly when nothing else changed the file since.
 type Installer struct {
-	Repo    string // the project's git top level ("" for --user only)
+	Repo string // the project's git top level ("" for --user only)
+	// Dir is the folder the agents' project files go in (.claude/,
+	// .codex/, .mcp.json, …): an agent started there reads them. ""
+	// is Repo. The git hook and the backups are the repository's.
+	Dir     string
 	Home    string // the user's home, for --user
 	Command string // how hooks call borg, e.g. "/usr/local/bin/borg"
 	// Store is the store the hooks use, named on their command line
@@ -109,12 +113,21 @@ type InstallTarget struct {
 	Warning string `json:"warning,omitempty"`
 }
 
+// projectDir is the folder the agents' project files go in: Dir, else the
+// repository's top level.
+func (in Installer) projectDir() string {
+	if in.Dir != "" {
+		return in.Dir
+	}
+	return in.Repo
+}
+
 // ClaudeSettingsPath is the settings file for a Claude Code install.
 func (in Installer) ClaudeSettingsPath(user bool) string {
 	if user {
 		return filepath.Join(in.Home, ".claude", "settings.json")
 	}
-	return filepath.Join(in.Repo, ".claude", "settings.json")
+	return filepath.Join(in.projectDir(), ".claude", "settings.json")
 }
 
 // GeminiSettingsPath is the settings file for a Gemini CLI install.
@@ -122,7 +135,7 @@ func (in Installer) GeminiSettingsPath(user bool) string {
 	if user {
 		return filepath.Join(in.Home, ".gemini", "settings.json")
 	}
-	return filepath.Join(in.Repo, ".gemini", "settings.json")
+	return filepath.Join(in.projectDir(), ".gemini", "settings.json")
 }
 
 // QwenSettingsPath is the settings file for a Qwen Code install.
@@ -130,7 +143,7 @@ func (in Installer) QwenSettingsPath(user bool) string {
 	if user {
 		return filepath.Join(in.Home, ".qwen", "settings.json")
 	}
-	return filepath.Join(in.Repo, ".qwen", "settings.json")
+	return filepath.Join(in.projectDir(), ".qwen", "settings.json")
 }
 
 // CursorHooksPath is the hooks file for a Cursor install.
@@ -138,7 +151,7 @@ func (in Installer) CursorHooksPath(user bool) string {
 	if user {
 		return filepath.Join(in.Home, ".cursor", "hooks.json")
 	}
-	return filepath.Join(in.Repo, ".cursor", "hooks.json")
+	return filepath.Join(in.projectDir(), ".cursor", "hooks.json")
 }
 
 // CodexHooksPath is the hooks file for a Codex CLI install.
@@ -146,7 +159,7 @@ func (in Installer) CodexHooksPath(user bool) string {
 	if user {
 		return filepath.Join(in.Home, ".codex", "hooks.json")
 	}
-	return filepath.Join(in.Repo, ".codex", "hooks.json")
+	return filepath.Join(in.projectDir(), ".codex", "hooks.json")
 }
 
 func (in Installer) backupDir(user bool) (string, error) {

@@ -27,7 +27,9 @@ var clineHooks = []struct{ name, verb string }{
 }
 
 // ClineHooksDir is the project's Cline hooks folder.
-func (in Installer) ClineHooksDir() string { return filepath.Join(in.Repo, ".clinerules", "hooks") }
+func (in Installer) ClineHooksDir() string {
+	return filepath.Join(in.projectDir(), ".clinerules", "hooks")
+}
 
 // clineScript is borg's hook file for verb. Where borg is not there (not
 // on PATH, or its path gone) it exits 0 at once, printing nothing: Cline

@@ -26,11 +26,11 @@ func (in Installer) CodexConfigPath(user bool) string {
 	if user {
 		return filepath.Join(in.Home, ".codex", "config.toml")
 	}
-	return filepath.Join(in.Repo, ".codex", "config.toml")
+	return filepath.Join(in.projectDir(), ".codex", "config.toml")
 }
 
 // ClaudeMCPPath is Claude Code's project MCP configuration.
-func (in Installer) ClaudeMCPPath() string { return filepath.Join(in.Repo, ".mcp.json") }
+func (in Installer) ClaudeMCPPath() string { return filepath.Join(in.projectDir(), ".mcp.json") }
 
 // InstallCodexConfig sets Codex's hooks feature flag ([features] hooks =
 // true: Codex runs hooks only with it, in the versions that have the flag)

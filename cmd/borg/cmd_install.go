@@ -33,6 +33,7 @@ func installFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "mcp", Usage: "also register borg mcp as an MCP server (Claude Code: .mcp.json; Codex: .codex/config.toml)"},
 		&cli.BoolFlag{Name: "user", Usage: "agent hooks in your home directory instead of the repository"},
 		&cli.StringFlag{Name: "repo", Usage: "the project repository (default: the current one)"},
+		&cli.StringFlag{Name: "dir", Usage: "the folder inside the repository the agents' project settings go in, for an agent started there (default: the repository's top level; Claude Code reads only the folder it starts in)"},
 		&cli.StringFlag{Name: "command", Usage: "how hooks call borg: one program, a path or a name on PATH, that must be there to run (default: borg when that name on PATH is this binary, else this binary's absolute path)"},
 	}
 }
@@ -84,24 +85,43 @@ func runInstall(c *cli.Context, e *env, remove bool) error {
 		home = h
 	}
 	defaults := !pl.claude && !pl.codex && !pl.git && !pl.gemini && !pl.qwen && !pl.cursor && !pl.cline
-	repo := c.String("repo")
-	if repo == "" {
-		wd, _ := os.Getwd()
-		repo = memfs.GitToplevel(wd)
-	} else {
+	repo, dir := c.String("repo"), c.String("dir")
+	if dir != "" {
+		if pl.user {
+			return usageErr("--dir names a folder of the project; --user writes to your home instead")
+		}
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return usageErr("--dir %s: no such directory (name the folder an agent starts in)", dir)
+		}
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return fail(exitFail, "--dir %s: %v", dir, err)
+		}
+		dir = abs
+	}
+	switch {
+	case repo != "":
 		if fi, err := os.Stat(repo); err != nil || !fi.IsDir() {
 			return usageErr("--repo %s: no such directory (name the project's git repository)", repo)
 		}
 		repo = memfs.GitToplevel(repo)
+	case dir != "":
+		repo = memfs.GitToplevel(dir)
+	default:
+		wd, _ := os.Getwd()
+		repo = memfs.GitToplevel(wd)
 	}
 	if repo == "" && (pl.git || !pl.user) {
 		return fail(exitFail, "not inside a git repository: run borg install from your project, pass --repo DIR, or use --user for agent hooks only")
+	}
+	if dir != "" && !within(repo, dir) {
+		return usageErr("--dir %s is not inside the repository %s", dir, repo)
 	}
 	command, err := installCommandPath(c.String("command"), !remove)
 	if err != nil {
 		return err
 	}
-	in := hooks.Installer{Repo: repo, Home: home, Command: command}
+	in := hooks.Installer{Repo: repo, Dir: dir, Home: home, Command: command}
 	if st := globalStore(c); st != "" {
 		// `borg --store DIR install`: the hooks use that store too.
 		abs, err := filepath.Abs(st)
@@ -184,6 +204,15 @@ func runInstall(c *cli.Context, e *env, remove bool) error {
 		// agent first fails to start it.
 		if _, err := findMCPServer(); err != nil {
 			fmt.Fprintf(e.out, "note: %s\n", strings.TrimPrefix(err.Error(), "mcp: "))
+		}
+	}
+	if pl.claude && !remove && !pl.user && dir == "" && c.String("repo") == "" {
+		// Claude Code reads a project's settings in the folder it
+		// starts in only, not up to the repository's top (Codex looks
+		// up): say so where it is missed, below the top.
+		if wd, err := os.Getwd(); err == nil && within(repo, wd) && !sameFile(wd, repo) {
+			rel, _ := filepath.Rel(resolved(repo), resolved(wd))
+			fmt.Fprintf(e.out, "note: Claude Code reads .claude/settings.json in the folder it starts in only: these hooks run when claude starts in %s, not in %s; to wire sessions started here too, run: borg install --claude --dir .\n", repo, rel)
 		}
 	}
 	if pl.codex && !remove {
@@ -322,6 +351,23 @@ func (pl installPlan) steps(in hooks.Installer) []installStep {
 	add(pl.cline, in.InstallCline, in.UninstallCline)
 	add(pl.git, in.InstallGit, in.UninstallGit)
 	return out
+}
+
+// within reports whether path is top or inside it (symlinks resolved).
+func within(top, path string) bool {
+	rel, err := filepath.Rel(resolved(top), resolved(path))
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// resolved is path absolute, its symlinks resolved where it exists.
+func resolved(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		return r
+	}
+	return path
 }
 
 // isSelf reports whether path is this running binary.
