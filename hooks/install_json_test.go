@@ -157,3 +157,38 @@ func TestUninstallLeavesUnreadableSettings(t *testing.T) {
 		})
 	}
 }
+
+// FuzzJSONObject holds the settings reader and writer on any input: no
+// panic; what is read is what encoding/json reads as an object; written
+// back, it is valid JSON that reads as the same value, and writing that
+// again gives the same bytes.
+func FuzzJSONObject(f *testing.F) {
+	f.Add([]byte("{\n  \"hooks\": {\"Stop\": [{\"command\": \"cd x && ./y <in\"}]},\n  \"n\": 12345678901234567890\n}\n"))
+	f.Add([]byte(`{"a":1.0,"a":2,"b":[null,true,"\u2028"]}`))
+	f.Add([]byte("{} {}"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		o, err := decodeJSONObject(data)
+		var std map[string]any
+		stdErr := json.Unmarshal(data, &std)
+		if err != nil {
+			return
+		}
+		if stdErr != nil {
+			t.Fatalf("read %q, which encoding/json refuses: %v", data, stdErr)
+		}
+		out, err := encodeJSON(o, jsonIndent(data))
+		if err != nil {
+			t.Fatalf("write back %q: %v", data, err)
+		}
+		if !json.Valid(out) {
+			t.Fatalf("%q written back as invalid JSON %q", data, out)
+		}
+		again, err := decodeJSONObject(out)
+		if err != nil || !jsonEqual(o, again) {
+			t.Fatalf("%q written back as %q, which reads differently (%v)", data, out, err)
+		}
+		if out2, err := encodeJSON(again, jsonIndent(out)); err != nil || string(out2) != string(out) {
+			t.Fatalf("writing %q twice gave %q then %q", data, out, out2)
+		}
+	})
+}
