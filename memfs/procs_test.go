@@ -1,6 +1,7 @@
 package memfs
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -74,6 +75,51 @@ func childCrash(dir string) int {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
+		if i == 0 {
+			fmt.Println(wroteLine)
+		}
+	}
+}
+
+// wroteLine is what a child prints once its first write is done: the
+// parent kills it only after that, at a random moment, so every round
+// kills a writer at work however slowly the machine starts processes.
+const wroteLine = "wrote"
+
+// startWriting starts cmd and returns once it has printed wroteLine.
+func startWriting(t *testing.T, cmd *exec.Cmd) {
+	t.Helper()
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	wrote := make(chan bool, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		ok := false
+		for sc.Scan() {
+			if sc.Text() == wroteLine && !ok {
+				ok = true
+				wrote <- true
+			}
+		}
+		if !ok {
+			wrote <- false
+		}
+	}()
+	select {
+	case ok := <-wrote:
+		if !ok {
+			_ = cmd.Wait()
+			t.Fatal("the child ended before its first write")
+		}
+	case <-time.After(2 * time.Minute):
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		t.Fatal("the child did not write within two minutes")
 	}
 }
 
@@ -154,10 +200,8 @@ func TestCrashNeverTears(t *testing.T) {
 	skippedBefore := 0
 	for round := 0; round < 12; round++ {
 		cmd := child(t, "crash", s.Dir())
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(time.Duration(30+r.IntN(270)) * time.Millisecond)
+		startWriting(t, cmd)
+		time.Sleep(time.Duration(r.IntN(270)) * time.Millisecond)
 		_ = cmd.Process.Signal(syscall.SIGKILL)
 		_ = cmd.Wait()
 
@@ -203,6 +247,9 @@ func childCommit(dir, worker string) int {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
+		if i == 0 {
+			fmt.Println(wroteLine)
+		}
 	}
 }
 
@@ -224,10 +271,8 @@ func TestKilledCommitsLeaveNoGitLock(t *testing.T) {
 	r := rand.New(rand.NewPCG(seed, 3))
 	for round := range 30 {
 		cmd := child(t, "commit", s.Dir(), "BORG_MEMFS_WORKER="+strconv.Itoa(round))
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(time.Duration(20+r.IntN(200)) * time.Millisecond)
+		startWriting(t, cmd)
+		time.Sleep(time.Duration(r.IntN(200)) * time.Millisecond)
 		_ = cmd.Process.Signal(syscall.SIGKILL)
 		_ = cmd.Wait()
 		// The killed writer's git holds the write lock until it ends.
