@@ -7,13 +7,17 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/borg-memory/borg/domain"
 )
@@ -55,6 +59,22 @@ type SyncResult struct {
 	Attempts int `json:"attempts"`
 	// Conflicts are the lessons both sides edited, each kept twice.
 	Conflicts []SyncConflict `json:"conflicts"`
+	// Restored are this node's own log files that a commit brought in had
+	// rewritten or deleted (a teammate's hand edit, a bad merge): the
+	// lines this node had committed and the remote's version lacked were
+	// appended back and committed.
+	Restored []RestoredLog `json:"restored_log,omitempty"`
+}
+
+// RestoredLog is one of this node's log files a commit from the remote
+// took lines out of, and sync put back.
+type RestoredLog struct {
+	Path string `json:"path"`
+	// Lines counts the lines put back.
+	Lines int `json:"lines"`
+	// Commits are the commits brought in that changed the file other than
+	// by appending (the remote's side of the merge), newest first.
+	Commits []string `json:"commits,omitempty"`
 }
 
 // SyncConflict is one lesson edited differently on this node and on the
@@ -149,7 +169,11 @@ func (s *Store) Sync(ctx context.Context, o SyncOptions) (SyncResult, error) {
 			}
 			res.Committed = committed
 		}
+		before, _ := s.git.refHash(branch)
 		if err := s.mergeLocked(ctx, branch.String(), tracking, &res); err != nil {
+			return res, err
+		}
+		if err := s.keepOwnLog(ctx, before, o.Remote, &res); err != nil {
 			return res, err
 		}
 		pushed, err := s.push(ctx, o.Remote, branch.String(), tracking)
@@ -219,6 +243,108 @@ func (s *Store) commitOwnLog() (bool, error) {
 		return false, err
 	}
 	return h != before.String(), nil
+}
+
+// keepOwnLog puts back the lines of this node's own log files that a merge
+// took out. Each log file is one node's own and only grows: only this
+// node appends to its file, so a commit from the remote that deleted it,
+// or rewrote it without lines it held (a teammate's hand edit, a bad
+// merge), would erase this node's events on every machine. before is the
+// branch before the merge: every line of this node's files as it held them
+// that the file now lacks is appended back to it, as this node wrote it,
+// and committed. Appending keeps the file one that only grows from here
+// on, and readers take the union of lines in any order.
+func (s *Store) keepOwnLog(ctx context.Context, before plumbing.Hash, remote string, res *SyncResult) error {
+	if before.IsZero() || !s.ShareOutcomes() || s.headCommit() == before.String() {
+		return nil
+	}
+	// Only the files the merge changed: one git diff when it changed none.
+	out, err := s.runGit(ctx, nil, "diff", "--name-only", "--no-renames", "-z", before.String(), "HEAD", "--", LogDir+"/")
+	if err != nil {
+		return fmt.Errorf("sync: list the log files the merge changed: %w", err)
+	}
+	var restored []RestoredLog
+	missing := map[string][][]byte{}
+	for _, p := range nulPaths(out) {
+		if !s.IsOwnLog(p) {
+			continue
+		}
+		had, err := s.ReadFileAt(before.String(), p)
+		if errors.Is(err, ErrNotFound) {
+			continue // new here: nothing of it to lose
+		}
+		if err != nil {
+			return fmt.Errorf("sync: %w", err)
+		}
+		now, err := os.ReadFile(filepath.Join(s.dir, filepath.FromSlash(p)))
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("sync: read %s: %w", p, err)
+		}
+		lost := linesMissing(had, now)
+		if len(lost) == 0 {
+			continue
+		}
+		missing[p] = lost
+		r := RestoredLog{Path: p, Lines: len(lost)}
+		if out, err := s.runGit(ctx, nil, "log", "--no-merges", "--format=%H", before.String()+"..HEAD", "--", p); err == nil {
+			r.Commits = strings.Fields(string(out))
+		}
+		restored = append(restored, r)
+	}
+	if len(restored) == 0 {
+		return nil
+	}
+	paths := slices.Sorted(maps.Keys(missing))
+	var msg strings.Builder
+	fmt.Fprintf(&msg, "borg sync: restore this node's log lines that %s's history took out\n\n", remote)
+	msg.WriteString("A log file is one machine's own and only grows; these lines of this node's\nlog were missing from the version the merge brought in, and are appended back:\n")
+	for _, r := range restored {
+		fmt.Fprintf(&msg, "- %s: %d line(s)", r.Path, r.Lines)
+		if len(r.Commits) > 0 {
+			fmt.Fprintf(&msg, " (changed by %s)", strings.Join(shortIDs(r.Commits), ", "))
+		}
+		msg.WriteString("\n")
+	}
+	if _, err := s.Update(msg.String(), paths, func() error {
+		for _, p := range paths {
+			if err := appendLines(filepath.Join(s.dir, filepath.FromSlash(p)), missing[p]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		return fmt.Errorf("sync: restore this node's log lines (%s): %w", strings.Join(paths, ", "), err)
+	}
+	res.Restored = append(res.Restored, restored...)
+	return nil
+}
+
+// linesMissing is each non-blank line of had (with its newline) that now
+// lacks, each once, in had's order.
+func linesMissing(had, now []byte) [][]byte {
+	present := map[lineKey]bool{}
+	for line := range bytes.Lines(now) {
+		present[keyOfLine(line)] = true
+	}
+	var out [][]byte
+	for line := range bytes.Lines(had) {
+		k := keyOfLine(line)
+		if present[k] || len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		present[k] = true
+		out = append(out, append(slices.Clip(bytes.TrimRight(line, "\n")), '\n'))
+	}
+	return out
+}
+
+// shortIDs is each commit id shortened to 12 digits.
+func shortIDs(ids []string) []string {
+	out := make([]string, len(ids))
+	for i, h := range ids {
+		out[i] = h[:min(12, len(h))]
+	}
+	return out
 }
 
 // mergeLocked runs mergeRemote under the store's write lock, with a journal

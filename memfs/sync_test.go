@@ -413,3 +413,117 @@ func TestSyncKilledMergeKeepsNewLogLines(t *testing.T) {
 		t.Fatalf("the next sync did not bring the teammate's lesson: %v", err)
 	}
 }
+
+// TestSyncRestoresOwnLog: a teammate's commit that deletes this node's log
+// file, or rewrites it without some of its lines, does not erase this
+// node's events: the sync that brings it in (a fast-forward, or a merge
+// when this node has commits of its own) appends the missing lines back,
+// commits them and says so, and every node derives the events again.
+func TestSyncRestoresOwnLog(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		tamper func(t *testing.T, dir, file string)
+		merge  bool
+	}{
+		{"deleted, fast-forward", func(t *testing.T, dir, file string) { gitCLI(t, dir, "rm", "-q", file) }, false},
+		{"deleted, merge", func(t *testing.T, dir, file string) { gitCLI(t, dir, "rm", "-q", file) }, true},
+		{"a line dropped, fast-forward", dropVetoes, false},
+		{"a line dropped, merge", dropVetoes, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, nodes := newSyncNodes(t, 2)
+			a, b := nodes[0], nodes[1]
+			a.session(t, 100, map[string]domain.EventKind{"shared-lesson-0001": domain.KindVetoed})
+			a.sync(t)
+			b.sync(t)
+			own := a.s.LogPath()
+			had, err := os.ReadFile(filepath.Join(a.s.Dir(), filepath.FromSlash(own)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rw, err := b.s.LogRewrites(context.Background()); err != nil || len(rw) != 0 {
+				t.Fatalf("LogRewrites of a history of appends = %+v, %v", rw, err)
+			}
+			tc.tamper(t, b.s.Dir(), own)
+			gitCLI(t, b.s.Dir(), "commit", "-q", "-am", "tamper with a's log")
+			tamper := strings.TrimSpace(gitCLI(t, b.s.Dir(), "rev-parse", "HEAD"))
+			b.sync(t)
+			// Doctor's check names the commit, the lines still missing.
+			rw, err := b.s.LogRewrites(context.Background())
+			if err != nil || len(rw) != 1 || rw[0].Commit != tamper || rw[0].File != own || rw[0].Lines == 0 || rw[0].Restored {
+				t.Fatalf("LogRewrites = %+v, %v; want commit %s, its lines missing", rw, err, tamper)
+			}
+			if tc.merge {
+				// A commit of a's own that leaves its log as it was: git
+				// merges the teammate's version of the log in.
+				l := domain.Lesson{ID: "alpha-lesson-0001", Type: "semantic", Confidence: 0.5, Reach: domain.ReachTeam, Gist: "Pin the Go toolchain in go.mod"}
+				if err := a.s.WriteLesson(l); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := a.s.Commit("learn", LessonPath(l.ID)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			res := a.sync(t)
+			if res.Merged != tc.merge {
+				t.Fatalf("merged %v, want %v", res.Merged, tc.merge)
+			}
+			if len(res.Restored) != 1 || res.Restored[0].Path != own || res.Restored[0].Lines == 0 || len(res.Restored[0].Commits) != 1 {
+				t.Fatalf("restored %+v, want %s restored, naming the teammate's commit", res.Restored, own)
+			}
+			now, err := os.ReadFile(filepath.Join(a.s.Dir(), filepath.FromSlash(own)))
+			if err != nil {
+				t.Fatalf("a's own log is gone after sync: %v", err)
+			}
+			if missing := linesMissing(had, now); len(missing) > 0 {
+				t.Fatalf("a's log lacks %d of its lines after sync:\n%s", len(missing), now)
+			}
+			if st := gitCLI(t, a.s.Dir(), "status", "--porcelain"); st != "" {
+				t.Errorf("git status = %q", st)
+			}
+			b.sync(t)
+			if m := b.memory(t)["shared-lesson-0001"]; m.Vetoed != 1 {
+				t.Errorf("b derives %+v: a's veto was not restored everywhere", m)
+			}
+			if again := a.sync(t); len(again.Restored) != 0 {
+				t.Errorf("a second sync restored %+v", again.Restored)
+			}
+			// Still named, and restored; neither a's merge nor its
+			// commit of the lines took anything out.
+			rw, err = b.s.LogRewrites(context.Background())
+			if err != nil || len(rw) != 1 || rw[0].Commit != tamper || !rw[0].Restored {
+				t.Errorf("LogRewrites after the restore = %+v, %v; want only %s, restored", rw, err, tamper)
+			}
+			// Found a commit range at a time (cached), as from scratch.
+			if err := os.Remove(filepath.Join(b.s.Dir(), filepath.FromSlash(logRewritesFile))); err != nil {
+				t.Fatal(err)
+			}
+			if again, err := b.s.LogRewrites(context.Background()); err != nil || !reflect.DeepEqual(again, rw) {
+				t.Errorf("LogRewrites from scratch = %+v, %v; from the cache %+v", again, err, rw)
+			}
+		})
+	}
+}
+
+// dropVetoes rewrites a log file of dir without its vetoed lines, as a
+// teammate's sed would.
+func dropVetoes(t *testing.T, dir, file string) {
+	t.Helper()
+	p := filepath.Join(dir, filepath.FromSlash(file))
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, l := range strings.SplitAfter(string(data), "\n") {
+		if !strings.Contains(l, `"vetoed"`) {
+			kept = append(kept, l)
+		}
+	}
+	if len(strings.Join(kept, "")) == len(data) {
+		t.Fatal("no vetoed line to drop")
+	}
+	if err := os.WriteFile(p, []byte(strings.Join(kept, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -70,6 +70,11 @@ type doctorReport struct {
 	// EvidenceUnchecked says why there is none.
 	Evidence          []logFileCheck `json:"evidence"`
 	EvidenceUnchecked string         `json:"evidence_unchecked,omitempty"`
+	// Rewrites are the commits of the store's history that took lines
+	// out of a shared log file (deleted it, or wrote a version without
+	// lines the one before held): each log file is one machine's own and
+	// only grows (memfs.LogRewrites).
+	Rewrites []memfs.LogRewrite `json:"log_rewrites,omitempty"`
 	// EvidenceMode is "signed" when only evidence from commits with a
 	// verified signature counts (git config borg.evidence), else "any";
 	// Log.Unsigned counts the lines it leaves out.
@@ -274,6 +279,7 @@ func printDoctor(w io.Writer, rep doctorReport) {
 		fmt.Fprintf(w, "  %s:%d: skipped: %s\n", sk.File, sk.Line, sk.Reason)
 	}
 	printLogChecks(w, rep.Evidence)
+	printLogRewrites(w, rep.Store, rep.Rewrites)
 	if rep.EvidenceMode == "signed" {
 		fmt.Fprintf(w, "evidence: signed only (git config borg.evidence): %d log lines from commits without a verified signature are not counted\n", rep.Log.Unsigned)
 	}
@@ -336,6 +342,9 @@ func runDoctor(e *env, s *memfs.Store, asJSON, fix bool) error {
 		// Who committed what needs git's history; a store git will not
 		// read for this user (another user's) is checked without it.
 		rep.EvidenceUnchecked = fmt.Sprintf("%v (the log's evidence was not checked against its commits)", err)
+	}
+	if rep.Rewrites, err = s.LogRewrites(context.Background()); err != nil {
+		rep.StoreProblems = append(rep.StoreProblems, fmt.Sprintf("the log's history was not checked for rewritten log files: %v", err))
 	}
 	// A fix commits no file that holds no valid lesson, nor one the
 	// screen refuses: a sync would hand the team its secret.

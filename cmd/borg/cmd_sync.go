@@ -71,6 +71,14 @@ func runSync(ctx context.Context, e *env, s *memfs.Store, o memfs.SyncOptions, a
 		}
 		return fail(exitFail, "%v", err)
 	}
+	for _, r := range res.Restored {
+		by := ""
+		if len(r.Commits) > 0 {
+			by = " (" + strings.Join(shortHashes(r.Commits), ", ") + ")"
+		}
+		fmt.Fprintf(e.err, "borg: %s is this machine's own log, and what sync brought in from %s had %d of its lines taken out%s: sync appended them back and committed them (a log file is its machine's alone and only grows; borg doctor names the commit)\n",
+			r.Path, res.Remote, r.Lines, by)
+	}
 	// Never moved by sync itself: a teammate's borg from before the
 	// buckets reads no lesson of a bucketed store.
 	if n := s.FlatLessonFiles(); n > 0 {
@@ -110,6 +118,9 @@ func describeSync(r memfs.SyncResult) string {
 	case r.Received > 0:
 		parts = append(parts, fmt.Sprintf("fast-forwarded %d commit(s) from %s", r.Received, r.Remote))
 	}
+	if n := restoredLines(r); n > 0 {
+		parts = append(parts, fmt.Sprintf("restored %d line(s) of this machine's log that the remote's history took out", n))
+	}
 	if r.Pushed > 0 {
 		parts = append(parts, fmt.Sprintf("pushed %d commit(s) to %s/%s", r.Pushed, r.Remote, r.Branch))
 	}
@@ -121,6 +132,15 @@ func describeSync(r memfs.SyncResult) string {
 		s += fmt.Sprintf(" (%d attempts: the remote moved meanwhile)", r.Attempts)
 	}
 	return s
+}
+
+// restoredLines counts the lines of this machine's log a sync put back.
+func restoredLines(r memfs.SyncResult) int {
+	n := 0
+	for _, l := range r.Restored {
+		n += l.Lines
+	}
+	return n
 }
 
 // The opt-in background sync: with BORG_AUTOSYNC set to a duration (15m),

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/borg-memory/borg/domain"
 	"github.com/borg-memory/borg/memfs"
@@ -250,6 +251,25 @@ func printLogChecks(w io.Writer, checks []logFileCheck) {
 		if c.Fix != "" {
 			fmt.Fprintf(w, "    %s\n", c.Fix)
 		}
+	}
+}
+
+// printLogRewrites writes each commit that took lines out of a log file,
+// one line each, with what puts them back while they are missing.
+func printLogRewrites(w io.Writer, store string, rewrites []memfs.LogRewrite) {
+	for _, r := range rewrites {
+		what := fmt.Sprintf("took %d of its lines out", r.Lines)
+		if r.Deleted {
+			what = fmt.Sprintf("deleted it, and its %d line(s) with it", r.Lines)
+		}
+		fmt.Fprintf(w, "  %s: rewritten: commit %s (%s) %s; a log file is its machine's alone and only grows",
+			r.File, shortHashes([]string{r.Commit})[0], time.UnixMilli(r.MS).UTC().Format("2006-01-02"), what)
+		if r.Restored {
+			fmt.Fprintf(w, "; the file holds them again\n")
+			continue
+		}
+		fmt.Fprintf(w, ": unless the commit meant to drop that evidence (a revert of forged lines), its machine's next borg sync appends back the lines it holds, or git -C %s revert %s restores them (then push)\n",
+			store, shortHashes([]string{r.Commit})[0])
 	}
 }
 
