@@ -26,6 +26,13 @@ import (
 // credentials, a remote that does not exist): nothing was changed.
 var ErrUnreachable = errors.New("remote unreachable")
 
+// ErrRemoteRewritten reports that the remote's branch no longer holds the
+// commit this store last synced with it: a force-push rewrote its history
+// (a purge, say). Nothing was merged or pushed: a merge would
+// bring the old history back. SyncOptions.AcceptRewrite moves the store
+// onto the rewritten branch instead.
+var ErrRemoteRewritten = errors.New("the remote's branch was rewritten")
+
 // ErrSyncConflict reports a merge conflict sync does not resolve by itself
 // (a file other than a lesson or a log); the merge was aborted.
 var ErrSyncConflict = errors.New("conflict sync cannot resolve")
@@ -41,6 +48,12 @@ type SyncOptions struct {
 	// finish (0: wait as long as it takes; negative: do not wait, and
 	// return ErrLocked).
 	Wait time.Duration
+	// AcceptRewrite: when the remote's branch was rewritten (it no longer
+	// holds the commit this store last synced), move the store onto it,
+	// committing on top the changes made here since the last sync (its
+	// lessons, this node's log lines), instead of failing with
+	// ErrRemoteRewritten.
+	AcceptRewrite bool
 }
 
 // SyncResult says what a sync did.
@@ -64,6 +77,20 @@ type SyncResult struct {
 	// lines this node had committed and the remote's version lacked were
 	// appended back and committed.
 	Restored []RestoredLog `json:"restored_log,omitempty"`
+	// Rewrite is set when the store was moved onto a rewritten remote
+	// branch (SyncOptions.AcceptRewrite).
+	Rewrite *SyncRewrite `json:"rewrite,omitempty"`
+}
+
+// SyncRewrite is a move of the store onto its remote's rewritten branch.
+type SyncRewrite struct {
+	// From is the remote's commit this store last synced, which the
+	// rewritten branch no longer holds; To the rewritten branch.
+	From string `json:"from"`
+	To   string `json:"to"`
+	// Kept are the paths this node changed since the last sync, committed
+	// again on top of the rewritten branch.
+	Kept []string `json:"kept"`
 }
 
 // RestoredLog is one of this node's log files a commit from the remote
@@ -159,6 +186,9 @@ func (s *Store) Sync(ctx context.Context, o SyncOptions) (SyncResult, error) {
 	tracking := "refs/remotes/" + o.Remote + "/" + branch.Short()
 	for res.Attempts < o.Attempts {
 		res.Attempts++
+		// What the remote held at the last fetch or push: a branch that no
+		// longer descends from it was rewritten.
+		prev := s.refID(ctx, tracking)
 		if err := s.fetch(ctx, o.Remote, branch.String(), tracking); err != nil {
 			return res, err
 		}
@@ -168,6 +198,9 @@ func (s *Store) Sync(ctx context.Context, o SyncOptions) (SyncResult, error) {
 				return res, fmt.Errorf("sync: commit this node's log: %w", err)
 			}
 			res.Committed = committed
+		}
+		if err := s.checkRewrite(ctx, o, branch, tracking, prev, &res); err != nil {
+			return res, err
 		}
 		before, _ := s.git.refHash(branch)
 		if err := s.mergeLocked(ctx, branch.String(), tracking, &res); err != nil {
@@ -199,6 +232,132 @@ func (s *Store) Sync(ctx context.Context, o SyncOptions) (SyncResult, error) {
 }
 
 var errRemoteMoved = errors.New("remote moved")
+
+// refID is the commit ref names ("" when it does not exist).
+func (s *Store) refID(ctx context.Context, ref string) string {
+	out, err := s.runGit(ctx, nil, "rev-parse", "--verify", "-q", ref+"^{commit}")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// checkRewrite stops a sync whose fetch found the remote's branch no
+// longer descending from prev, the commit the remote-tracking ref named
+// before it (what this store last fetched or pushed): a force-push
+// rewrote the remote's history. Merging would bring
+// every rewritten commit back, and whatever the rewrite took out (a purged
+// secret), and the push would undo the rewrite for everyone. The tracking
+// ref is put back, so the next sync stops too, until AcceptRewrite moves
+// the store onto the rewritten branch (moveOntoRewrite).
+func (s *Store) checkRewrite(ctx context.Context, o SyncOptions, branch plumbing.ReferenceName, tracking, prev string, res *SyncResult) error {
+	if prev == "" {
+		return nil // never synced: nothing to compare
+	}
+	cur := s.refID(ctx, tracking)
+	if cur == "" || cur == prev || gitIsAncestor(ctx, s.dir, prev, cur) {
+		// No branch there (a new remote, or one emptied): the push
+		// publishes the store, as to any empty remote.
+		return nil
+	}
+	name := o.Remote + "/" + branch.Short()
+	if !o.AcceptRewrite {
+		_, _ = s.runGit(ctx, nil, "update-ref", tracking, prev, cur)
+		return fmt.Errorf("sync: %w: %s was force-pushed and no longer holds %.12s, the commit this store last synced with it (it is now %.12s); nothing was merged or pushed (a merge would bring back every rewritten commit, and whatever the rewrite took out, a purged secret say). If the rewrite was meant, run borg sync --accept-rewrite: it moves this store onto the rewritten %s and commits on top the lessons and log lines this machine has not synced yet; if not, ask whoever force-pushed (this store's %s still holds the old history)",
+			ErrRemoteRewritten, name, prev, cur, name, branch.Short())
+	}
+	return s.moveOntoRewrite(ctx, name, prev, cur, res)
+}
+
+// moveOntoRewrite moves the store's branch onto cur, the remote's rewritten
+// branch, keeping what this node changed since prev, the remote's commit it
+// last synced: each such path as HEAD has it (a lesson learned, edited or
+// archived here), and each line of this node's own log that prev lacked,
+// appended to the file as cur has it. The move is git's reset --keep,
+// which refuses rather than lose an uncommitted change; what was kept is
+// committed on top, and the old branch stays in the reflog (ORIG_HEAD).
+func (s *Store) moveOntoRewrite(ctx context.Context, name, prev, cur string, res *SyncResult) error {
+	unlock, err := s.lockWrites()
+	if err != nil {
+		return fmt.Errorf("sync: %w", err)
+	}
+	defer unlock()
+	head := s.headCommit()
+	base := prev
+	if out, err := s.runGit(ctx, nil, "merge-base", prev, head); err == nil {
+		base = strings.TrimSpace(string(out))
+	}
+	out, err := s.runGit(ctx, nil, "diff", "--name-only", "--no-renames", "-z", base, head, "--")
+	if err != nil {
+		return fmt.Errorf("sync: list this node's changes since %.12s: %w", base, err)
+	}
+	paths := nulPaths(out)
+	kept := map[string][]byte{}
+	deleted := map[string]bool{}
+	ownLines := map[string][][]byte{}
+	for _, p := range paths {
+		data, err := s.ReadFileAt(head, p)
+		if errors.Is(err, ErrNotFound) {
+			deleted[p] = true
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("sync: %w", err)
+		}
+		if s.IsOwnLog(p) {
+			// Only the lines not synced yet: those the rewrite took out
+			// of lines already shared stay out.
+			old, _ := s.ReadFileAt(base, p)
+			ownLines[p] = linesMissing(data, old)
+			continue
+		}
+		kept[p] = data
+	}
+	if _, err := s.runGit(ctx, nil, "reset", "-q", "--keep", cur); err != nil {
+		return fmt.Errorf("sync: move onto the rewritten %s: %w (nothing was changed: commit or set aside the files git names, and run borg sync --accept-rewrite again)", name, err)
+	}
+	res.Rewrite = &SyncRewrite{From: prev, To: cur, Kept: paths}
+	if len(paths) == 0 {
+		return nil
+	}
+	var msg strings.Builder
+	fmt.Fprintf(&msg, "borg sync: keep this node's changes on the rewritten %s\n\n", name)
+	fmt.Fprintf(&msg, "%s was force-pushed (it no longer holds %.12s); what this node changed\nsince it last synced is committed again on top of it:\n", name, prev)
+	for _, p := range paths {
+		fmt.Fprintf(&msg, "- %s\n", p)
+	}
+	_, err = s.updateLocked(msg.String(), paths, func() error {
+		for _, p := range paths {
+			full := filepath.Join(s.dir, filepath.FromSlash(p))
+			if lines, ok := ownLines[p]; ok {
+				now, _ := os.ReadFile(full)
+				if missing := linesMissing(bytes.Join(lines, nil), now); len(missing) > 0 {
+					if err := appendLines(full, missing); err != nil {
+						return err
+					}
+				}
+				continue
+			}
+			if deleted[p] {
+				if err := os.Remove(full); err != nil && !errors.Is(err, os.ErrNotExist) {
+					return err
+				}
+				continue
+			}
+			if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+				return err
+			}
+			if err := writeAtomic(s, full, kept[p]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("sync: moved onto the rewritten %s, but could not commit this node's changes on it: %w (the old branch is ORIG_HEAD)", name, err)
+	}
+	return nil
+}
 
 // fetch updates the remote-tracking ref of branch. A remote without the
 // branch (a new, empty remote) leaves tracking absent.

@@ -135,6 +135,11 @@ func (s *Store) Update(msg string, paths []string, prepare func() error) (string
 		return "", fmt.Errorf("commit %s: %w", strings.Join(paths, " "), err)
 	}
 	defer unlock()
+	return s.updateLocked(msg, paths, prepare)
+}
+
+// updateLocked is Update for a caller that holds the write lock.
+func (s *Store) updateLocked(msg string, paths []string, prepare func() error) (string, error) {
 	for _, p := range paths {
 		if err := checkRepoPath(p); err != nil {
 			return "", fmt.Errorf("commit: %w", err)

@@ -25,12 +25,15 @@ func syncCommand(e *env) *cli.Command {
 			"both sides is kept twice: the remote's under its id, this machine's as a new lesson\n" +
 			"linked to it), and pushes, trying again when the remote moved meanwhile. Credentials\n" +
 			"come from your git configuration, as for git itself. Safe from cron or a hook: syncs\n" +
-			"of one store run one at a time, and a remote that cannot be reached changes nothing.",
+			"of one store run one at a time, and a remote that cannot be reached changes nothing.\n" +
+			"A remote whose branch was force-pushed (it no longer holds what this store last synced)\n" +
+			"stops the sync, with nothing merged or pushed; --accept-rewrite moves the store onto it.",
 		Flags: []cli.Flag{
 			storeFlag(), jsonFlag(),
 			&cli.StringFlag{Name: "remote", Value: "origin", Usage: "the git `REMOTE` to sync with"},
 			&cli.DurationFlag{Name: "timeout", Value: 5 * time.Minute, Usage: "give up after this long"},
 			&cli.BoolFlag{Name: "no-wait", Usage: "when another sync of this store is running, exit at once instead of waiting"},
+			&cli.BoolFlag{Name: "accept-rewrite", Usage: "when the remote's branch was rewritten (force-pushed), move this store onto it, committing on top the lessons and log lines not synced yet"},
 			&cli.BoolFlag{Name: "background", Hidden: true, Usage: "started by a hook (BORG_AUTOSYNC): record the outcome, print nothing"},
 		},
 		Action: func(c *cli.Context) error {
@@ -46,7 +49,7 @@ func syncCommand(e *env) *cli.Command {
 			}
 			ctx, cancel := context.WithTimeout(c.Context, c.Duration("timeout"))
 			defer cancel()
-			o := memfs.SyncOptions{Remote: c.String("remote")}
+			o := memfs.SyncOptions{Remote: c.String("remote"), AcceptRewrite: c.Bool("accept-rewrite")}
 			if c.Bool("no-wait") || c.Bool("background") {
 				o.Wait = -1
 			}
@@ -88,6 +91,9 @@ func runSync(ctx context.Context, e *env, s *memfs.Store, o memfs.SyncOptions, a
 		return writeJSON(e, res)
 	}
 	fmt.Fprintln(e.out, describeSync(res))
+	if res.Rewrite != nil && len(res.Rewrite.Kept) > 0 {
+		fmt.Fprintf(e.out, "  kept: %s (review them: a change made here to a file the rewrite took out brings it back)\n", describeList(res.Rewrite.Kept))
+	}
 	for _, c := range res.Conflicts {
 		if c.Copy != "" {
 			fmt.Fprintf(e.out, "  conflict: %s was edited here and on %s: theirs keeps the id, yours is now %s (review both and keep one: the next sleep merges them only if they are near-duplicates)\n", c.Path, res.Remote, c.Copy)
@@ -109,6 +115,9 @@ func describeList(paths []string) string {
 // describeSync is sync's one-line summary.
 func describeSync(r memfs.SyncResult) string {
 	var parts []string
+	if r.Rewrite != nil {
+		parts = append(parts, fmt.Sprintf("moved onto the rewritten %s/%s (it no longer holds %.12s), keeping %d change(s) made here since the last sync", r.Remote, r.Branch, r.Rewrite.From, len(r.Rewrite.Kept)))
+	}
 	if r.Committed {
 		parts = append(parts, "committed this machine's new outcomes")
 	}
