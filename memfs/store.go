@@ -153,6 +153,7 @@ func initStore(ctx context.Context, dir, remote string, opts []Option) (*Store, 
 		return nil, err
 	}
 	var g *gitRepo
+	emptyRemote := false // cloned a remote with nothing pushed yet
 	_, statErr := os.Stat(filepath.Join(dir, ".git"))
 	switch {
 	case statErr == nil:
@@ -176,6 +177,7 @@ func initStore(ctx context.Context, dir, remote string, opts []Option) (*Store, 
 			removeContents(dir)
 			return nil, fmt.Errorf("%s is a git repository with history but no lessons/, not a team's store: give the URL of the store's own repository (an empty one starts a new store)", remote)
 		}
+		emptyRemote = !g.hasCommits()
 		if err := configureNew(ctx, dir); err != nil {
 			return nil, err
 		}
@@ -216,10 +218,38 @@ func initStore(ctx context.Context, dir, remote string, opts []Option) (*Store, 
 		paths = append(paths, name)
 	}
 	sort.Strings(paths)
-	if _, err := s.Commit("borg: init store", paths...); err != nil {
+	if _, err := s.Commit(initMessage, paths...); err != nil {
 		return nil, err
 	}
+	if emptyRemote {
+		s.publishInit(ctx, remote)
+	}
 	return s, nil
+}
+
+// initMessage is the message of a store's first commit, borg init's.
+const initMessage = "borg: init store"
+
+// publishInit pushes the first commit of a store cloned from an empty
+// remote at once, so that the next teammate's borg init --remote clones it
+// rather than starting a second store with a history of its own. When a
+// teammate's init pushed first, or the push fails, the store is kept as it
+// is, and said so: sync joins two stores that both began as borg init
+// (joinableRoots), and pushes what it has.
+func (s *Store) publishInit(ctx context.Context, remote string) {
+	branch, err := s.git.headBranch()
+	if err != nil {
+		return
+	}
+	_, err = s.runGit(ctx, nil, "push", "-q", "origin", "HEAD:"+branch.String())
+	if err == nil {
+		return
+	}
+	if ge, ok := errors.AsType[*GitError](err); ok && (strings.Contains(ge.Stderr, "fetch first") || strings.Contains(ge.Stderr, "non-fast-forward")) {
+		s.warnf("a teammate pushed the first commit of a store to %s meanwhile: borg sync joins the two (both began as borg init)", remote)
+		return
+	}
+	s.warnf("the store's first commit was not pushed to %s (%v): borg sync pushes it", remote, err)
 }
 
 // removeContents removes everything in dir.

@@ -66,6 +66,10 @@ type SyncResult struct {
 	Received int `json:"received"`
 	// Merged is set when a merge commit was made (both sides had moved).
 	Merged bool `json:"merged"`
+	// Joined is set when the merge joined two histories that share no
+	// commit, each begun by a borg init of the same files (two teammates'
+	// borg init --remote of an empty remote at once).
+	Joined bool `json:"joined,omitempty"`
 	// Pushed counts the commits the remote received from this node.
 	Pushed int `json:"pushed"`
 	// Attempts is how many fetch-merge-push rounds it took.
@@ -591,7 +595,12 @@ func writeStoreAttributes(gitDir string) error {
 // when the merge is done or undone (keep leaves the journal for recovery).
 func (s *Store) beginMerge(ctx context.Context, ref, from, msg string) (end func(keep bool) error, err error) {
 	j := journal{PID: os.Getpid(), StartMS: time.Now().UnixMilli(), Message: msg, Ref: ref, Merge: true, From: from}
-	if out, err := s.runGit(ctx, nil, "diff", "--name-only", "-z", "--no-renames", "HEAD..."+from, "--"); err == nil {
+	out, err := s.runGit(ctx, nil, "diff", "--name-only", "-z", "--no-renames", "HEAD..."+from, "--")
+	if err != nil {
+		// No merge base (a join of two histories): what differs.
+		out, err = s.runGit(ctx, nil, "diff", "--name-only", "-z", "--no-renames", "HEAD", from, "--")
+	}
+	if err == nil {
 		for _, p := range strings.Split(string(out), "\x00") {
 			if p != "" && !s.IsOwnLog(p) {
 				j.Undo = append(j.Undo, p)
@@ -650,7 +659,18 @@ func (s *Store) mergeRemote(ctx context.Context, tracking string, res *SyncResul
 		return nil
 	}
 	msg := "borg sync: merge " + strings.TrimPrefix(tracking, "refs/remotes/")
-	_, err := s.runGit(ctx, nil, "merge", "--no-ff", "--no-edit", "-q", "-Xno-renames", "-m", msg, tracking)
+	args := []string{"merge", "--no-ff", "--no-edit", "-q", "-Xno-renames"}
+	if _, err := s.runGit(ctx, nil, "merge-base", "HEAD", tracking); err != nil {
+		if !s.joinableRoots(ctx, tracking) {
+			return unrelatedStore(tracking)
+		}
+		// Two stores begun apart, each by borg init with the same files:
+		// their lessons and logs are apart too, and the merge is a union.
+		args = append(args, "--allow-unrelated-histories")
+		msg = "borg sync: join " + strings.TrimPrefix(tracking, "refs/remotes/") + " (both stores began as borg init)"
+		res.Joined = true
+	}
+	_, err := s.runGit(ctx, nil, append(args, "-m", msg, tracking)...)
 	if err == nil {
 		res.Merged = true
 		return nil
@@ -659,9 +679,7 @@ func (s *Store) mergeRemote(ctx context.Context, tracking string, res *SyncResul
 	if lerr != nil || len(conflicted) == 0 {
 		_, _ = s.runGit(ctx, nil, "merge", "--abort")
 		if ge, ok := errors.AsType[*GitError](err); ok && strings.Contains(ge.Stderr, "unrelated histories") {
-			// This store was made on its own (borg init) and the remote
-			// holds another: the team's, most likely.
-			return fmt.Errorf("sync: %s holds a store with another history than this one (nothing was merged; nothing is lost): to join it, clone it with borg init --store NEWDIR --remote URL, and learn this store's lessons there again (borg list shows them)", tracking)
+			return unrelatedStore(tracking)
 		}
 		return fmt.Errorf("sync: merge %s: %w (the merge was undone; nothing is lost)", tracking, err)
 	}
@@ -695,6 +713,44 @@ func (s *Store) mergeRemote(ctx context.Context, tracking string, res *SyncResul
 	res.Merged = true
 	res.Conflicts = append(res.Conflicts, resolved...)
 	return nil
+}
+
+// unrelatedStore is the error of a sync whose remote holds a store with a
+// history that shares no commit with this one's and did not begin as a
+// borg init of the same files: the team's, most likely, and this store
+// was made on its own.
+func unrelatedStore(tracking string) error {
+	return fmt.Errorf("sync: %s holds a store with another history than this one, begun otherwise than by a borg init like this one's (nothing was merged; nothing is lost): to join it, clone it with borg init --store NEWDIR --remote URL, and learn this store's lessons there again (borg list shows them)", tracking)
+}
+
+// joinableRoots reports whether every root commit of HEAD's history and of
+// tracking's is a borg init commit of one same tree: two stores begun
+// apart by borg init (two teammates' borg init --remote of an empty remote
+// at once, or a store made alone whose remote then got the team's), which
+// share nothing but those files, so that a merge of the two histories is a
+// union of their lessons and logs.
+func (s *Store) joinableRoots(ctx context.Context, tracking string) bool {
+	out, err := s.runGit(ctx, nil, "rev-list", "--max-parents=0", "HEAD", tracking, "--")
+	if err != nil {
+		return false
+	}
+	roots := strings.Fields(string(out))
+	if len(roots) < 2 {
+		return false
+	}
+	tree := ""
+	for _, r := range roots {
+		line, err := s.runGit(ctx, nil, "log", "-1", "--format=%T %s", r, "--")
+		if err != nil {
+			return false
+		}
+		t, subject, _ := strings.Cut(strings.TrimSpace(string(line)), " ")
+		if subject != initMessage || tree != "" && t != tree {
+			return false
+		}
+		tree = t
+	}
+	return true
 }
 
 // unmerged lists the paths a merge left in conflict, sorted.

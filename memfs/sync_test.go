@@ -606,3 +606,96 @@ func mustNode(t *testing.T, s *Store) string {
 	}
 	return n
 }
+
+// TestInitPushesToEmptyRemote: borg init --remote of an empty remote pushes
+// the store's first commit at once, so the next teammate's init clones it
+// and both share one history before either learned anything.
+func TestInitPushesToEmptyRemote(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git CLI")
+	}
+	root := t.TempDir()
+	remote := filepath.Join(root, "remote.git")
+	gitCLI(t, root, "init", "-q", "--bare", "-b", "main", remote)
+	a, err := Init(context.Background(), filepath.Join(root, "a"), remote, WithEnv(testEnv(nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := gitCLI(t, a.Dir(), "rev-parse", "HEAD")
+	if got := gitCLI(t, remote, "rev-parse", "main"); got != head {
+		t.Fatalf("the remote's main is %q, want the store's first commit %q", got, head)
+	}
+	b, err := Init(context.Background(), filepath.Join(root, "b"), remote, WithEnv(testEnv(nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := gitCLI(t, b.Dir(), "rev-parse", "HEAD"); got != head {
+		t.Fatalf("the second init has its own history (%s), not the first's (%s)", got, head)
+	}
+}
+
+// TestSyncJoinsStoresBegunByInit: two teammates whose borg init --remote of
+// an empty remote raced (the second's push of its first commit refused)
+// hold two histories, each begun by borg init with the same files: sync
+// joins them, and both converge. A remote whose store began otherwise is
+// not joined.
+func TestSyncJoinsStoresBegunByInit(t *testing.T) {
+	remote, nodes := newSyncNodes(t, 1)
+	a := nodes[0]
+	root := filepath.Dir(remote)
+	env := testEnv(map[string]string{"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@example.com", "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@example.com"})
+	var warned []string
+	bs, err := Init(context.Background(), filepath.Join(root, "b"), "", WithEnv(env), WithWarn(func(l string) { warned = append(warned, l) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gitCLI(t, bs.Dir(), "remote", "add", "origin", remote)
+	bs.publishInit(context.Background(), remote) // b's init lost the race
+	if len(warned) != 1 || !strings.Contains(warned[0], "borg sync joins the two") {
+		t.Fatalf("warnings %q, want one saying sync joins the two stores", warned)
+	}
+	b := &syncNode{name: "b", s: bs}
+	a.learn(t, "alpha-lesson-0001", "Pin the Go toolchain in go.mod", 10)
+	b.learn(t, "beta-lesson-0001", "Vendor the protobuf plugins", 20)
+	a.sync(t)
+	if res := b.sync(t); !res.Joined || !res.Merged {
+		t.Fatalf("b's sync = %+v, want the two stores joined", res)
+	}
+	a.sync(t)
+	for _, n := range []*syncNode{a, b} {
+		for _, id := range []string{"shared-lesson-0001", "alpha-lesson-0001", "beta-lesson-0001"} {
+			if _, err := n.s.Lesson(id); err != nil {
+				t.Errorf("node %s: %v", n.name, err)
+			}
+		}
+	}
+	if ha, hb := gitCLI(t, a.s.Dir(), "rev-parse", "HEAD"), gitCLI(t, b.s.Dir(), "rev-parse", "HEAD"); ha != hb {
+		t.Errorf("heads differ after syncing: %s %s", ha, hb)
+	}
+
+	// A store whose first commit is not borg init's.
+	other := filepath.Join(root, "other.git")
+	gitCLI(t, root, "init", "-q", "--bare", "-b", "main", other)
+	work := filepath.Join(root, "other")
+	gitCLI(t, root, "clone", "-q", other, work)
+	for name, data := range map[string]string{"lessons/.keep": "", ".gitattributes": "log/*.jsonl merge=union\n", "README": "made by hand\n"} {
+		p := filepath.Join(work, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gitCLI(t, work, "add", ".")
+	gitCLI(t, work, "commit", "-q", "-m", "a store made by hand")
+	gitCLI(t, work, "push", "-q", "origin", "main")
+	gitCLI(t, b.s.Dir(), "remote", "add", "other", other)
+	head := gitCLI(t, b.s.Dir(), "rev-parse", "HEAD")
+	if _, err := b.s.Sync(context.Background(), SyncOptions{Remote: "other"}); err == nil || !strings.Contains(err.Error(), "holds a store with another history") {
+		t.Fatalf("sync with a store begun otherwise = %v, want it refused", err)
+	}
+	if got := gitCLI(t, b.s.Dir(), "rev-parse", "HEAD"); got != head {
+		t.Errorf("HEAD moved from %s to %s", head, got)
+	}
+}

@@ -122,6 +122,8 @@ func describeSync(r memfs.SyncResult) string {
 		parts = append(parts, "committed this machine's new outcomes")
 	}
 	switch {
+	case r.Received > 0 && r.Joined:
+		parts = append(parts, fmt.Sprintf("joined the store of %s/%s, which began as a borg init of the same files as this one: merged %d commit(s)", r.Remote, r.Branch, r.Received))
 	case r.Received > 0 && r.Merged:
 		parts = append(parts, fmt.Sprintf("merged %d commit(s) from %s", r.Received, r.Remote))
 	case r.Received > 0:
