@@ -122,6 +122,10 @@ type SyncConflict struct {
 	// Copy is the path of this node's version as a new lesson ("" when
 	// one side had deleted the lesson).
 	Copy string `json:"copy,omitempty"`
+	// MovedTo is where the side that deleted the lesson put a file of the
+	// same name (archive/<bb>/<id>.html: it archived the lesson), which
+	// keeps that side's version; "" for a plain deletion.
+	MovedTo string `json:"moved_to,omitempty"`
 }
 
 // Sync brings the store and its remote to the same history: it fetches,
@@ -659,8 +663,12 @@ func (s *Store) mergeRemote(ctx context.Context, tracking string, res *SyncResul
 		return nil
 	}
 	msg := "borg sync: merge " + strings.TrimPrefix(tracking, "refs/remotes/")
-	args := []string{"merge", "--no-ff", "--no-edit", "-q", "-Xno-renames"}
-	if _, err := s.runGit(ctx, nil, "merge-base", "HEAD", tracking); err != nil {
+	// The merge is committed by borg, once what git left is settled.
+	args := []string{"merge", "--no-ff", "--no-commit", "-q", "-Xno-renames"}
+	var kept []deletedEdit
+	if out, err := s.runGit(ctx, nil, "merge-base", "HEAD", tracking); err == nil {
+		kept = s.deletedEdits(ctx, strings.TrimSpace(string(out)), tracking)
+	} else {
 		if !s.joinableRoots(ctx, tracking) {
 			return unrelatedStore(tracking)
 		}
@@ -670,20 +678,30 @@ func (s *Store) mergeRemote(ctx context.Context, tracking string, res *SyncResul
 		msg = "borg sync: join " + strings.TrimPrefix(tracking, "refs/remotes/") + " (both stores began as borg init)"
 		res.Joined = true
 	}
-	_, err := s.runGit(ctx, nil, append(args, "-m", msg, tracking)...)
-	if err == nil {
-		res.Merged = true
-		return nil
-	}
-	conflicted, lerr := s.unmerged(ctx)
-	if lerr != nil || len(conflicted) == 0 {
-		_, _ = s.runGit(ctx, nil, "merge", "--abort")
-		if ge, ok := errors.AsType[*GitError](err); ok && strings.Contains(ge.Stderr, "unrelated histories") {
-			return unrelatedStore(tracking)
+	if _, err := s.runGit(ctx, nil, append(args, tracking)...); err != nil {
+		conflicted, lerr := s.unmerged(ctx)
+		if lerr != nil || len(conflicted) == 0 {
+			_, _ = s.runGit(ctx, nil, "merge", "--abort")
+			if ge, ok := errors.AsType[*GitError](err); ok && strings.Contains(ge.Stderr, "unrelated histories") {
+				return unrelatedStore(tracking)
+			}
+			return fmt.Errorf("sync: merge %s: %w (the merge was undone; nothing is lost)", tracking, err)
 		}
-		return fmt.Errorf("sync: merge %s: %w (the merge was undone; nothing is lost)", tracking, err)
 	}
 	var resolved []SyncConflict
+	for _, d := range kept {
+		c, err := s.keepEdit(ctx, d, tracking)
+		if err != nil {
+			_, _ = s.runGit(ctx, nil, "merge", "--abort")
+			return fmt.Errorf("sync: %w: %s: %v; the merge was undone: resolve it by hand (git -C %s merge %s)", ErrSyncConflict, d.path, err, s.dir, tracking)
+		}
+		resolved = append(resolved, c)
+	}
+	conflicted, err := s.unmerged(ctx)
+	if err != nil {
+		_, _ = s.runGit(ctx, nil, "merge", "--abort")
+		return fmt.Errorf("sync: merge %s: %w (the merge was undone; nothing is lost)", tracking, err)
+	}
 	for _, p := range conflicted {
 		c, rerr := s.resolve(ctx, p)
 		if rerr != nil {
@@ -697,11 +715,14 @@ func (s *Store) mergeRemote(ctx context.Context, tracking string, res *SyncResul
 	var b strings.Builder
 	b.WriteString(msg + "\n")
 	if len(resolved) > 0 {
-		b.WriteString("\nLessons edited on both sides, each kept twice (the remote's keeps the id):\n")
+		b.WriteString("\nLessons edited on both sides, each kept twice (the remote's keeps the id),\nor deleted on one side and edited on the other, the edit kept:\n")
 		for _, c := range resolved {
-			if c.Copy != "" {
+			switch {
+			case c.Copy != "":
 				fmt.Fprintf(&b, "- %s: this node's version is now %s\n", c.Path, c.Copy)
-			} else {
+			case c.MovedTo != "":
+				fmt.Fprintf(&b, "- %s: moved to %s on one side, edited on the other: the edit (%s) is kept, and the lesson stays\n", c.Path, c.MovedTo, c.Kept)
+			default:
 				fmt.Fprintf(&b, "- %s: deleted on one side, edited on the other: the edit (%s) is kept\n", c.Path, c.Kept)
 			}
 		}
@@ -751,6 +772,114 @@ func (s *Store) joinableRoots(ctx context.Context, tracking string) bool {
 		tree = t
 	}
 	return true
+}
+
+// deletedEdit is a lesson file one side of a merge deleted (or moved: to
+// archive/, say) and the other edited.
+type deletedEdit struct {
+	path string
+	// editor is the side that edited it: "ours" or "theirs".
+	editor string
+	// added are the lesson files the deleting side added, where git's
+	// rename detection may have carried the edit.
+	added []string
+}
+
+// deletedEdits lists the lesson files (lessons/ and archive/) one side
+// deleted since base and the other changed (tracking is theirs, HEAD
+// ours). git is told not to detect renames (-Xno-renames), so that such a
+// file is a modify/delete conflict, but the ort strategy of git 2.39 and
+// later ignores it (and merge.renames=false): a lesson moved to archive/ on
+// one side and edited on the other merges cleanly as the archived file with
+// the edit, and the edited lesson is no longer live. keepEdit settles each
+// whatever git did.
+func (s *Store) deletedEdits(ctx context.Context, base, tracking string) []deletedEdit {
+	changes := func(to string) map[string]byte {
+		out, err := s.runGit(ctx, nil, "diff", "--name-status", "--no-renames", "-z", base, to, "--", LessonsDir, ArchiveDir)
+		if err != nil {
+			return nil
+		}
+		m := map[string]byte{}
+		f := strings.Split(string(out), "\x00")
+		for i := 0; i+1 < len(f); i += 2 {
+			if f[i] != "" && strings.HasSuffix(f[i+1], ".html") {
+				m[f[i+1]] = f[i][0]
+			}
+		}
+		return m
+	}
+	ours, theirs := changes("HEAD"), changes(tracking)
+	addedBy := func(side map[string]byte) []string {
+		var out []string
+		for p, st := range side {
+			if st == 'A' && theirs[p] != ours[p] {
+				out = append(out, p)
+			}
+		}
+		sort.Strings(out)
+		return out
+	}
+	var out []deletedEdit
+	for _, p := range slices.Sorted(maps.Keys(ours)) {
+		switch o, t := ours[p], theirs[p]; {
+		case o == 'D' && t == 'M':
+			out = append(out, deletedEdit{path: p, editor: "theirs", added: addedBy(ours)})
+		case o == 'M' && t == 'D':
+			out = append(out, deletedEdit{path: p, editor: "ours", added: addedBy(theirs)})
+		}
+	}
+	return out
+}
+
+// keepEdit settles a lesson deleted on one side and edited on the other,
+// as the merge left it: the edited version stays live at its path (the
+// edit is kept, as for any other lesson the merge would lose), and each
+// file the deleting side added holds that side's version (git's rename
+// detection may have carried the edit there: the archived copy of a
+// lesson is as it was archived).
+func (s *Store) keepEdit(ctx context.Context, d deletedEdit, tracking string) (SyncConflict, error) {
+	c := SyncConflict{Path: d.path, Kept: d.editor}
+	editor, deleter := "HEAD", tracking
+	if d.editor == "theirs" {
+		editor, deleter = tracking, "HEAD"
+	}
+	put := func(rev, p string) error {
+		data, err := s.runGit(ctx, nil, "cat-file", "blob", rev+":"+p)
+		if err != nil {
+			return err
+		}
+		full := filepath.Join(s.dir, filepath.FromSlash(p))
+		if err := s.makeBucket(filepath.Dir(full)); err != nil {
+			return err
+		}
+		if err := WriteFileAtomic(full, data, 0o644); err != nil {
+			return err
+		}
+		_, err = s.runGit(ctx, nil, "add", "--", p)
+		return err
+	}
+	if err := put(editor, d.path); err != nil {
+		return c, err
+	}
+	for _, p := range d.added {
+		want, err := s.runGit(ctx, nil, "rev-parse", deleter+":"+p)
+		if err != nil {
+			return c, err
+		}
+		staged, err := s.runGit(ctx, nil, "ls-files", "-s", "--", p)
+		if err != nil {
+			return c, err
+		}
+		if f := strings.Fields(string(staged)); len(f) < 3 || f[1] != strings.TrimSpace(string(want)) || f[2] != "0" || strings.Count(string(staged), "\n") > 1 {
+			if err := put(deleter, p); err != nil {
+				return c, err
+			}
+		}
+		if path.Base(p) == path.Base(d.path) {
+			c.MovedTo = p
+		}
+	}
+	return c, nil
 }
 
 // unmerged lists the paths a merge left in conflict, sorted.

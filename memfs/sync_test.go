@@ -699,3 +699,63 @@ func TestSyncJoinsStoresBegunByInit(t *testing.T) {
 		t.Errorf("HEAD moved from %s to %s", head, got)
 	}
 }
+
+// TestSyncKeepsAnEditOfAnArchivedLesson: a lesson one side moved to
+// archive/ and the other edited stays live with the edit, whichever side
+// did which, and the sync reports it; the archived copy is as it was
+// archived. (git's ort strategy detects the move as a rename whatever
+// -Xno-renames says, and would carry the edit into archive/.)
+func TestSyncKeepsAnEditOfAnArchivedLesson(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		archiver int // the node that archives; the other edits
+		kept     string
+	}{
+		{"archived remotely, edited here", 0, "ours"},
+		{"archived here, edited remotely", 1, "theirs"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, nodes := newSyncNodes(t, 2)
+			id := "shared-lesson-0001"
+			archiver, editor := nodes[tc.archiver], nodes[1-tc.archiver]
+			original, err := archiver.s.Lesson(id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := archiver.s.archive(id); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := archiver.s.Commit("archive", LessonPath(id), ArchivePath(id)); err != nil {
+				t.Fatal(err)
+			}
+			l := original
+			l.Gist = "Run migrations before the integration suite"
+			if err := editor.s.WriteLesson(l); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := editor.s.Commit("edit", LessonPath(id)); err != nil {
+				t.Fatal(err)
+			}
+			a, b := nodes[0], nodes[1]
+			a.sync(t)
+			res := b.sync(t)
+			if len(res.Conflicts) != 1 || res.Conflicts[0].Path != LessonPath(id) || res.Conflicts[0].Kept != tc.kept || res.Conflicts[0].MovedTo != ArchivePath(id) {
+				t.Fatalf("conflicts %+v, want %s kept (%s), moved to %s", res.Conflicts, LessonPath(id), tc.kept, ArchivePath(id))
+			}
+			a.sync(t)
+			for _, n := range nodes {
+				got, err := n.s.Lesson(id)
+				if err != nil || got.Gist != l.Gist {
+					t.Errorf("node %s: the live lesson is %+v, %v; want the edit", n.name, got, err)
+				}
+				archived, err := n.s.ArchivedLesson(id)
+				if err != nil || archived.Gist != original.Gist {
+					t.Errorf("node %s: the archived copy is %+v, %v; want it as archived", n.name, archived, err)
+				}
+				if st := gitCLI(t, n.s.Dir(), "status", "--porcelain"); st != "" {
+					t.Errorf("node %s: git status = %q", n.name, st)
+				}
+			}
+		})
+	}
+}

@@ -95,9 +95,12 @@ func runSync(ctx context.Context, e *env, s *memfs.Store, o memfs.SyncOptions, a
 		fmt.Fprintf(e.out, "  kept: %s (review them: a change made here to a file the rewrite took out brings it back)\n", describeList(res.Rewrite.Kept))
 	}
 	for _, c := range res.Conflicts {
-		if c.Copy != "" {
+		switch {
+		case c.Copy != "":
 			fmt.Fprintf(e.out, "  conflict: %s was edited here and on %s: theirs keeps the id, yours is now %s (review both and keep one: the next sleep merges them only if they are near-duplicates)\n", c.Path, res.Remote, c.Copy)
-		} else {
+		case c.MovedTo != "":
+			fmt.Fprintf(e.out, "  conflict: %s was moved to %s on one side and edited on the other: the edit is kept, and the lesson stays live (%s holds it as it was moved; git rm the one you do not want)\n", c.Path, c.MovedTo, c.MovedTo)
+		default:
 			fmt.Fprintf(e.out, "  conflict: %s was deleted on one side and edited on the other: the edit is kept\n", c.Path)
 		}
 	}
