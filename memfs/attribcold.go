@@ -65,24 +65,12 @@ func gitRawHistory(ctx context.Context, dir, head string) (*rawHistory, error) {
 	args := []string{"-c", "core.quotePath=false", "-c", "log.showSignature=false",
 		"log", "--reverse", "--topo-order", "--full-history", "-m", "--raw", "--no-abbrev",
 		"--no-renames", "--format=%x00%H %at %ae", head, "--", LogDir + "/"}
-	cmd := Git{Dir: dir, Isolate: true, Env: []string{"LC_ALL=C"}}.Command(ctx, args...)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("git log: %w", err)
-	}
-	h, perr := parseRawHistory(out)
-	if perr != nil {
-		_, _ = io.Copy(io.Discard, out)
-	}
-	if err := cmd.Wait(); err != nil {
-		return nil, fmt.Errorf("git log: %w: %s", err, strings.TrimSpace(stderr.String()))
-	}
-	return h, perr
+	var h *rawHistory
+	err := streamGitLog(ctx, dir, args, 0, func(r io.Reader) (err error) {
+		h, err = parseRawHistory(r)
+		return err
+	})
+	return h, err
 }
 
 // parseRawHistory reads gitRawHistory's git log. A merge is listed once

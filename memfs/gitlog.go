@@ -36,18 +36,28 @@ func gitAddedLines(ctx context.Context, dir, rev string, fn func(addedLine)) err
 		"log", "--reverse", "--topo-order", "--full-history", "-m", "-p", "-U0", "--no-color",
 		"--no-ext-diff", "--no-textconv", "--text", "--no-renames", "--diff-filter=AM",
 		"--format=%x00%H %at %ae", rev, "--", LogDir + "/"}
+	return streamGitLog(ctx, dir, args, 1<<20, func(r io.Reader) error { return parseAddedLines(r, fn) })
+}
+
+// streamGitLog runs git log with args in dir (isolated, C locale) and
+// hands its output to parse as it comes, widening the pipe to pipeSize
+// bytes when that is above zero. What parse leaves unread is drained, so
+// that git ends; git's failure is the error, else parse's.
+func streamGitLog(ctx context.Context, dir string, args []string, pipeSize int, parse func(io.Reader) error) error {
 	cmd := Git{Dir: dir, Isolate: true, Env: []string{"LC_ALL=C"}}.Command(ctx, args...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return err
 	}
-	widenPipe(out, 1<<20)
+	if pipeSize > 0 {
+		widenPipe(out, pipeSize)
+	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("git log: %w", err)
 	}
-	perr := parseAddedLines(out, fn)
+	perr := parse(out)
 	if perr != nil {
 		_, _ = io.Copy(io.Discard, out)
 	}

@@ -308,25 +308,12 @@ func gitLogChanges(ctx context.Context, dir, rng string) ([]logChange, error) {
 	args := []string{"-c", "core.quotePath=false", "-c", "log.showSignature=false",
 		"log", "--reverse", "--topo-order", "--full-history", "-m", "--raw", "--no-abbrev",
 		"--no-renames", "--format=%x00%H %at %P", rng, "--", LogDir + "/"}
-	cmd := Git{Dir: dir, Isolate: true, Env: []string{"LC_ALL=C"}}.Command(ctx, args...)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
+	var changes []logChange
+	if err := streamGitLog(ctx, dir, args, 0, func(r io.Reader) (err error) {
+		changes, err = parseLogChanges(r)
+		return err
+	}); err != nil {
 		return nil, err
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("git log: %w", err)
-	}
-	changes, perr := parseLogChanges(stdout)
-	if perr != nil {
-		_, _ = io.Copy(io.Discard, stdout)
-	}
-	if err := cmd.Wait(); err != nil {
-		return nil, fmt.Errorf("git log: %w: %s", err, strings.TrimSpace(stderr.String()))
-	}
-	if perr != nil {
-		return nil, perr
 	}
 	// A merge is listed once per parent, its changes of one file apart:
 	// each commit's changes of a file are put together, in walk order.
