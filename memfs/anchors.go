@@ -42,7 +42,7 @@ func (s *Store) UpdateAnchors(read []domain.Lesson, removed []string, complete b
 		if _, err := os.Stat(filepath.Join(s.dir, filepath.FromSlash(anchorsFile))); !errors.Is(err, os.ErrNotExist) {
 			return err // unreadable: leave it to the next full write
 		}
-		all, _ := s.Lessons()
+		all, _ := s.lessonsAsWritten() // anchors need no dates
 		return s.saveAnchors(anchorsOf(nil, all))
 	}
 	if complete {

@@ -66,21 +66,22 @@ func (s *Store) FirstAdded(ctx context.Context, rev string, paths []string) map[
 
 // defaultCreated gives each lesson of lessons/ without a created date the
 // time its file was first committed (FirstAdded at HEAD), the format's
-// default. paths[i] is lessons[i]'s file.
-func (s *Store) defaultCreated(lessons []domain.Lesson, paths []string) {
+// default.
+func (s *Store) defaultCreated(lessons []domain.Lesson) {
+	paths := map[string]int{}
 	var undated []string
 	for i := range lessons {
 		if lessons[i].Created.IsZero() {
-			undated = append(undated, paths[i])
+			if rel, _, err := s.locate(LessonsDir, lessons[i].ID); err == nil {
+				paths[rel] = i
+				undated = append(undated, rel)
+			}
 		}
 	}
 	if len(undated) == 0 {
 		return
 	}
-	added := s.FirstAdded(context.Background(), "HEAD", undated)
-	for i := range lessons {
-		if t, ok := added[paths[i]]; ok && lessons[i].Created.IsZero() {
-			lessons[i].Created = t
-		}
+	for rel, t := range s.FirstAdded(context.Background(), "HEAD", undated) {
+		lessons[paths[rel]].Created = t
 	}
 }

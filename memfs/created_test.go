@@ -62,6 +62,10 @@ func TestCreatedDefaultsToFirstCommit(t *testing.T) {
 			}
 		}
 	}
+	// The index's read (a hook's path) walks no history: no date.
+	if read, errs := s.ReadLessons([]string{undated.ID}); len(errs) > 0 || len(read) != 1 || !read[0].Created.IsZero() {
+		t.Errorf("ReadLessons: %v %v, want the lesson as written, without a date", read, errs)
+	}
 	got := s.FirstAdded(context.Background(), "HEAD", []string{LessonPath(undated.ID), "lessons/zz/not-there.html"})
 	if len(got) != 1 || !got[LessonPath(undated.ID)].Equal(want) {
 		t.Errorf("FirstAdded = %v, want only %s at %v", got, LessonPath(undated.ID), want)

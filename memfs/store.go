@@ -489,8 +489,18 @@ func nodePattern(n string) bool {
 
 // Lessons reads every lessons/*.html, sorted by id. A file that cannot be
 // read or parsed yields an error naming it (a *domain.InvalidMemory with its
-// Path set when the file breaks the format); the others still load.
+// Path set when the file breaks the format); the others still load. A
+// lesson written without a created date has the time its file was first
+// committed (FirstAdded), the format's default.
 func (s *Store) Lessons() ([]domain.Lesson, []error) {
+	lessons, errs := s.lessonsAsWritten()
+	s.defaultCreated(lessons)
+	return lessons, errs
+}
+
+// lessonsAsWritten is Lessons without the default created date: what the
+// files say, without a walk of the history.
+func (s *Store) lessonsAsWritten() ([]domain.Lesson, []error) {
 	files, stray, err := s.lessonFiles()
 	if err != nil {
 		return nil, []error{err}
@@ -556,31 +566,30 @@ func (s *Store) lessonFiles() ([]LessonFile, []strayFile, error) {
 
 // ReadLessons reads the lesson file of each id, in the order given; the
 // files that cannot be read or are invalid are left out and reported in
-// errs (as Lessons does). A lesson written without a created date has the
-// time its file was first committed (FirstAdded), the format's default.
+// errs (as Lessons does). A lesson written without a created date keeps
+// none here: ReadLessons is the index's read, on a hook's path, where a
+// walk of the store's history (FirstAdded) costs too much; Lessons and
+// Lesson give the format's default.
 func (s *Store) ReadLessons(ids []string) ([]domain.Lesson, []error) {
 	// Parsing is CPU-bound: spread the files over the processors, keeping
 	// the results in order.
 	lessons := make([]domain.Lesson, len(ids))
-	paths := make([]string, len(ids))
 	errs := make([]error, len(ids))
 	_ = perCore(len(ids), func() func(int) error {
 		return func(i int) error {
-			lessons[i], paths[i], errs[i] = s.readLessonAt(LessonsDir, ids[i])
+			lessons[i], errs[i] = s.readLesson(LessonsDir, ids[i])
 			return nil
 		}
 	})
 	var out []domain.Lesson
-	var outPaths []string
 	var bad []error
 	for i := range ids {
 		if errs[i] != nil {
 			bad = append(bad, errs[i])
 			continue
 		}
-		out, outPaths = append(out, lessons[i]), append(outPaths, paths[i])
+		out = append(out, lessons[i])
 	}
-	s.defaultCreated(out, outPaths)
 	return out, bad
 }
 
@@ -591,12 +600,12 @@ func (s *Store) Lesson(id string) (domain.Lesson, error) {
 	if !domain.ValidID(id) {
 		return domain.Lesson{}, &domain.InvalidMemory{Path: id, Reason: fmt.Sprintf("bad id %q (want ^[a-z][a-z0-9-]{2,63}$)", id)}
 	}
-	l, rel, err := s.readLessonAt(LessonsDir, id)
+	l, err := s.readLesson(LessonsDir, id)
 	if err != nil {
 		return l, err
 	}
 	ls := []domain.Lesson{l}
-	s.defaultCreated(ls, []string{rel})
+	s.defaultCreated(ls)
 	return ls[0], nil
 }
 
@@ -607,45 +616,39 @@ func (s *Store) ArchivedLesson(id string) (domain.Lesson, error) {
 }
 
 func (s *Store) readLesson(dir, id string) (domain.Lesson, error) {
-	l, _, err := s.readLessonAt(dir, id)
-	return l, err
-}
-
-// readLessonAt is readLesson that also says which file it read.
-func (s *Store) readLessonAt(dir, id string) (domain.Lesson, string, error) {
 	if !domain.ValidID(id) {
-		return domain.Lesson{}, "", &domain.InvalidMemory{Path: flatPath(dir, id), Reason: "file name is not a lesson id (want ^[a-z][a-z0-9-]{2,63}$.html)"}
+		return domain.Lesson{}, &domain.InvalidMemory{Path: flatPath(dir, id), Reason: "file name is not a lesson id (want ^[a-z][a-z0-9-]{2,63}$.html)"}
 	}
 	rel, fi, err := s.locate(dir, id)
 	if errors.Is(err, os.ErrNotExist) {
-		return domain.Lesson{}, "", fmt.Errorf("read lesson %s: %w", id, ErrNotFound)
+		return domain.Lesson{}, fmt.Errorf("read lesson %s: %w", id, ErrNotFound)
 	}
 	if err != nil {
-		return domain.Lesson{}, "", fmt.Errorf("read lesson %s: %w", id, err)
+		return domain.Lesson{}, fmt.Errorf("read lesson %s: %w", id, err)
 	}
 	p := filepath.Join(s.dir, filepath.FromSlash(rel))
 	if !fi.Mode().IsRegular() {
-		return domain.Lesson{}, "", &domain.InvalidMemory{Path: rel, Reason: "not a regular file (symlinks are refused)"}
+		return domain.Lesson{}, &domain.InvalidMemory{Path: rel, Reason: "not a regular file (symlinks are refused)"}
 	}
 	if fi.Size() > MaxLessonBytes {
-		return domain.Lesson{}, "", &domain.InvalidMemory{Path: rel, Reason: fmt.Sprintf("file larger than %d bytes", MaxLessonBytes)}
+		return domain.Lesson{}, &domain.InvalidMemory{Path: rel, Reason: fmt.Sprintf("file larger than %d bytes", MaxLessonBytes)}
 	}
 	data, err := os.ReadFile(p)
 	if err != nil {
-		return domain.Lesson{}, "", fmt.Errorf("read lesson %s: %w", id, err)
+		return domain.Lesson{}, fmt.Errorf("read lesson %s: %w", id, err)
 	}
 	l, err := Parse(data)
 	if err != nil {
 		var im *domain.InvalidMemory
 		if errors.As(err, &im) {
-			return domain.Lesson{}, "", &domain.InvalidMemory{Path: rel, Reason: im.Reason}
+			return domain.Lesson{}, &domain.InvalidMemory{Path: rel, Reason: im.Reason}
 		}
-		return domain.Lesson{}, "", err
+		return domain.Lesson{}, err
 	}
 	if l.ID != id {
-		return domain.Lesson{}, "", &domain.InvalidMemory{Path: rel, Reason: fmt.Sprintf("memhtml-id %q does not match the file name", l.ID)}
+		return domain.Lesson{}, &domain.InvalidMemory{Path: rel, Reason: fmt.Sprintf("memhtml-id %q does not match the file name", l.ID)}
 	}
-	return l, rel, nil
+	return l, nil
 }
 
 // WriteLesson validates l and writes LessonPath(l.ID) atomically (a temp
