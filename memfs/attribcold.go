@@ -118,25 +118,47 @@ func parseRawHistory(r io.Reader) (*rawHistory, error) {
 // addRaw records one raw line, ":<old mode> <new mode> <old id> <new id>
 // <status>\t<path>", of the last commit.
 func (h *rawHistory) addRaw(line string) error {
-	meta, path, ok := strings.Cut(line[1:], "\t")
-	f := strings.Fields(meta)
-	if !ok || len(f) != 5 || len(h.commits) == 0 {
+	r, ok := parseRawChange(line)
+	if !ok || len(h.commits) == 0 {
 		return fmt.Errorf("git log: bad raw line %q", line)
 	}
-	if !strings.HasSuffix(path, ".jsonl") {
+	if !strings.HasSuffix(r.path, ".jsonl") {
 		return nil // not a log file: git log -p's walk skips it too
 	}
-	if strings.HasPrefix(path, `"`) || (f[4] != "A" && f[4] != "M") || (f[1] != "100644" && f[1] != "100755") || !isHash(f[3]) {
+	if strings.HasPrefix(r.path, `"`) || (r.status != 'A' && r.status != 'M') || !isFileBlobMode(r.newMode) || !isHash(r.newID) {
 		return errSlowPath
 	}
 	c := int32(len(h.commits) - 1)
-	vs := h.versions[path]
-	if n := len(vs); n > 0 && vs[n-1].id == f[3] {
+	vs := h.versions[r.path]
+	if n := len(vs); n > 0 && vs[n-1].id == r.newID {
 		return nil // the same version again (a merge against another parent)
 	}
-	h.versions[path] = append(vs, logVersion{id: f[3], commit: c})
+	h.versions[r.path] = append(vs, logVersion{id: r.newID, commit: c})
 	return nil
 }
+
+// rawChange is one line of git log --raw: ":<old mode> <new mode> <old
+// id> <new id> <status>\t<path>".
+type rawChange struct {
+	oldMode, newMode, oldID, newID, path string
+	status                               byte
+}
+
+// parseRawChange reads a raw line; ok is false when it is not one.
+func parseRawChange(line string) (r rawChange, ok bool) {
+	if !strings.HasPrefix(line, ":") {
+		return r, false
+	}
+	meta, path, ok := strings.Cut(line[1:], "\t")
+	f := strings.Fields(meta)
+	if !ok || len(f) != 5 || f[4] == "" {
+		return r, false
+	}
+	return rawChange{oldMode: f[0], newMode: f[1], oldID: f[2], newID: f[3], status: f[4][0], path: path}, true
+}
+
+// isFileBlobMode reports whether a raw line's mode is a regular file's.
+func isFileBlobMode(mode string) bool { return mode == "100644" || mode == "100755" }
 
 // blobSizes fills in the versions' sizes from git cat-file --batch-check.
 func (h *rawHistory) blobSizes(ctx context.Context, dir string) error {

@@ -363,20 +363,19 @@ func parseLogChanges(r io.Reader) ([]logChange, error) {
 			}
 			commit, ms, parents = f[0], secs*1000, len(f)-2
 		case len(line) > 0 && line[0] == ':':
-			meta, p, ok := strings.Cut(string(line[1:]), "\t")
-			f := strings.Fields(meta)
-			if !ok || len(f) != 5 || commit == "" || f[4] == "" {
+			r, ok := parseRawChange(string(line))
+			if !ok || commit == "" {
 				return nil, fmt.Errorf("git log: bad raw line %q", line)
 			}
-			if !strings.HasSuffix(p, ".jsonl") || strings.HasPrefix(p, `"`) {
+			if !strings.HasSuffix(r.path, ".jsonl") || strings.HasPrefix(r.path, `"`) {
 				break
 			}
-			c := logChange{commit: commit, ms: ms, parents: parents, path: p, status: f[4][0]}
-			if f[2] != zero && isFileBlobMode(f[0]) {
-				c.old, c.oldBlob = f[2], true
+			c := logChange{commit: commit, ms: ms, parents: parents, path: r.path, status: r.status}
+			if r.oldID != zero && isFileBlobMode(r.oldMode) {
+				c.old, c.oldBlob = r.oldID, true
 			}
-			if f[3] != zero && isFileBlobMode(f[1]) {
-				c.new, c.newBlob = f[3], true
+			if r.newID != zero && isFileBlobMode(r.newMode) {
+				c.new, c.newBlob = r.newID, true
 			}
 			out = append(out, c)
 		}
@@ -385,6 +384,3 @@ func parseLogChanges(r io.Reader) ([]logChange, error) {
 		}
 	}
 }
-
-// isFileBlobMode reports whether a raw line's mode is a regular file's.
-func isFileBlobMode(mode string) bool { return mode == "100644" || mode == "100755" }
