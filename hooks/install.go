@@ -273,7 +273,7 @@ func (in Installer) UninstallAgent(kind, path string, user bool) (InstallTarget,
 	root, err := decodeJSONObject(cur)
 	if err != nil {
 		perr := settingsParseError(path, cur, err, "uninstall")
-		if unreadableWithoutBorg(&t, perr, borgHookText.Match(cur)) {
+		if unreadableWithoutBorg(&t, perr, borgHookText().Match(cur)) {
 			return t, nil
 		}
 		return t, perr

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // The agents' configuration beside their hooks: Codex's config.toml (the
@@ -102,7 +103,7 @@ func codexHooksOff(path string, lines []string) string {
 		}
 	}
 	if v, ok := tomlValue(lines, "", "features"); ok {
-		if m := inlineHooksOff.FindStringSubmatch(v); m != nil {
+		if m := inlineHooksOff().FindStringSubmatch(v); m != nil {
 			return fmt.Sprintf("Codex runs no hooks, borg's included: %s sets features = { %s = false }; set it to true (or take it out) for borg's hooks to run", path, m[1])
 		}
 	}
@@ -110,8 +111,11 @@ func codexHooksOff(path string, lines []string) string {
 }
 
 // inlineHooksOff finds the hooks flag set false in an inline features
-// table.
-var inlineHooksOff = regexp.MustCompile(`[{,]\s*((?:codex_)?hooks)\s*=\s*false\b`)
+// table. Compiled on first use, as each of the package's patterns: a hook
+// process, which never installs, does not pay for it.
+var inlineHooksOff = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`[{,]\s*((?:codex_)?hooks)\s*=\s*false\b`)
+})
 
 // UninstallCodexConfig takes out what InstallCodexConfig added.
 func (in Installer) UninstallCodexConfig(path string, user bool) (InstallTarget, error) {
@@ -497,7 +501,9 @@ func settingsParseError(path string, data []byte, err error, verb string) error 
 
 // borgHookText matches a borg hook command in a file's text: each runs
 // "hook <verb>".
-var borgHookText = regexp.MustCompile(`\bhook (stop|prompt|session-start|post-tool)\b`)
+var borgHookText = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\bhook (stop|prompt|session-start|post-tool)\b`)
+})
 
 // unreadableWithoutBorg is uninstall's answer for a settings file it
 // cannot read (comments, or no JSON) that holds nothing of borg's (has
