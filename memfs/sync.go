@@ -915,12 +915,14 @@ func (s *Store) stageBlob(ctx context.Context, stage int, p string) ([]byte, boo
 
 // mergeLessonEdits is one lesson holding both sides' edits of it, when
 // each side changed other parts of it (a sleep's confidence line here, a
-// person's new paragraph there): git's line merge of the merge base's, this
-// node's and the remote's versions (git merge-file; lessons are -merge in
-// .gitattributes, so git merges none itself), taken only when it is clean,
-// reads as a lesson of the path's id, and takes each field whole from one
-// side (a field both sides changed, or a mix of two versions of one
-// field, is a conflict: the lesson is kept twice).
+// person's new paragraph there). First git's line merge of the merge
+// base's, this node's and the remote's versions (git merge-file; lessons
+// are -merge in .gitattributes, so git merges none itself), which keeps
+// each side's text as written: taken when it is clean, reads as a lesson
+// of the path's id, and takes each field whole from one side. Otherwise
+// the three versions are merged field by field (mergeFields) and the
+// result written as borg writes a lesson. A field both sides changed
+// differently is a conflict either way: the lesson is kept twice.
 func (s *Store) mergeLessonEdits(ctx context.Context, p string, ours, theirs []byte) ([]byte, bool) {
 	base, ok := s.stageBlob(ctx, 1, p)
 	if !ok {
@@ -930,6 +932,27 @@ func (s *Store) mergeLessonEdits(ctx context.Context, p string, ours, theirs []b
 	if !ok {
 		return nil, false
 	}
+	lo, oerr := Parse(ours)
+	lt, terr := Parse(theirs)
+	lb, berr := Parse(base)
+	if oerr != nil || terr != nil || berr != nil {
+		return nil, false
+	}
+	if out, ok := s.lineMerge(ctx, ours, base, theirs); ok {
+		if merged, err := Parse(out); err == nil && merged.ID == id && fieldsFromOneSide(merged, lo, lt) {
+			return out, true
+		}
+	}
+	merged, ok := mergeFields(lb, lo, lt)
+	if !ok || merged.ID != id || Validate(merged) != nil {
+		return nil, false
+	}
+	return Render(merged), true
+}
+
+// lineMerge is git merge-file's merge of ours and theirs from base; ok is
+// false when lines conflict (git's exit status counts them) or git fails.
+func (s *Store) lineMerge(ctx context.Context, ours, base, theirs []byte) ([]byte, bool) {
 	dir := filepath.Join(s.dir, filepath.FromSlash(tmpDir))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, false
@@ -953,15 +976,6 @@ func (s *Store) mergeLessonEdits(ctx context.Context, p string, ours, theirs []b
 	}
 	out, err := s.runGit(ctx, nil, "merge-file", "-p", "-q", names[0], names[1], names[2])
 	if err != nil {
-		return nil, false // conflicting lines (git's exit status counts them)
-	}
-	merged, err := Parse(out)
-	if err != nil || merged.ID != id {
-		return nil, false
-	}
-	lo, oerr := Parse(ours)
-	lt, terr := Parse(theirs)
-	if oerr != nil || terr != nil || !fieldsFromOneSide(merged, lo, lt) {
 		return nil, false
 	}
 	return out, true

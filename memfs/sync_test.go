@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -320,16 +321,33 @@ func TestSyncEditsKeptTwice(t *testing.T) {
 // new paragraph) syncs as one lesson holding both; edits of one field on
 // both sides, or of two parts of the body, are kept twice.
 func TestSyncMergesEditsOfDifferentParts(t *testing.T) {
+	link := func(rel, target string, derived bool) func(*domain.Lesson) {
+		return func(l *domain.Lesson) {
+			l.Links = append(l.Links, domain.LessonLink{Rel: rel, Target: target, Derived: derived})
+		}
+	}
+	tag := func(tags ...string) func(*domain.Lesson) {
+		return func(l *domain.Lesson) { l.Tags = append(l.Tags, tags...) }
+	}
 	for _, tc := range []struct {
-		name     string
-		editA    func(*domain.Lesson)
-		editB    func(*domain.Lesson)
-		merged   bool
-		wantConf float64
-		wantBody string
+		name         string
+		editA, editB func(*domain.Lesson)
+		merged       bool
 	}{
-		{"meta here, body there", func(l *domain.Lesson) { l.Confidence = 0.74 }, func(l *domain.Lesson) { l.Body = "The queue is FIFO." }, true, 0.74, "The queue is FIFO."},
-		{"the body on both sides", func(l *domain.Lesson) { l.Body = "From a." }, func(l *domain.Lesson) { l.Body = "From b." }, false, 0, ""},
+		{"meta here, body there", func(l *domain.Lesson) { l.Confidence = 0.74 }, func(l *domain.Lesson) { l.Body = "The queue is FIFO." }, true},
+		// A lesson's meta lines are adjacent: a line merge calls these
+		// conflicts, though each side changed its own field.
+		{"confidence here, type there", func(l *domain.Lesson) { l.Confidence = 0.4425 }, func(l *domain.Lesson) { l.Type = "procedural" }, true},
+		{"confidence here, importance there", func(l *domain.Lesson) { l.Confidence = 0.4425 }, func(l *domain.Lesson) { l.Importance = 8 }, true},
+		{"reach here, confidence there", func(l *domain.Lesson) { l.Reach = "repo:api" }, func(l *domain.Lesson) { l.Confidence = 0.4425 }, true},
+		{"a sleep's link here, a tag there", link(domain.RelSupports, "other-lesson-0002", true), tag("ci"), true},
+		{"a link on each side", link(domain.RelSupports, "other-lesson-0002", true), link(domain.RelContradicts, "other-lesson-0003", false), true},
+		{"a tag on each side", tag("ci"), tag("postgres"), true},
+		{"the same confidence on both sides", func(l *domain.Lesson) { l.Confidence = 0.4425 }, func(l *domain.Lesson) { l.Confidence = 0.4425 }, true},
+		{"the body on both sides", func(l *domain.Lesson) { l.Body = "From a." }, func(l *domain.Lesson) { l.Body = "From b." }, false},
+		{"the gist on both sides", func(l *domain.Lesson) { l.Gist = "Run migrations first" }, func(l *domain.Lesson) { l.Gist = "Run the migrations before tests" }, false},
+		{"confidence on both sides, differently", func(l *domain.Lesson) { l.Confidence = 0.4425 }, func(l *domain.Lesson) { l.Confidence = 0.3 }, false},
+		{"type here, type and a tag there", func(l *domain.Lesson) { l.Type = "procedural" }, func(l *domain.Lesson) { l.Type = "episodic"; l.Tags = []string{"ci"} }, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, nodes := newSyncNodes(t, 2)
@@ -343,6 +361,7 @@ func TestSyncMergesEditsOfDifferentParts(t *testing.T) {
 				edit func(*domain.Lesson)
 			}{{a, tc.editA}, {b, tc.editB}} {
 				l := base
+				l.Tags, l.Links = slices.Clone(base.Tags), slices.Clone(base.Links)
 				w.edit(&l)
 				if err := w.n.s.WriteLesson(l); err != nil {
 					t.Fatal(err)
@@ -359,12 +378,30 @@ func TestSyncMergesEditsOfDifferentParts(t *testing.T) {
 			if !tc.merged {
 				return
 			}
+			want := base
+			tc.editA(&want)
+			tc.editB(&want)
 			got, err := b.s.Lesson("shared-lesson-0001")
-			if err != nil || got.Confidence != tc.wantConf || got.Body != tc.wantBody {
-				t.Errorf("merged lesson %+v, %v; want confidence %v and body %q", got, err, tc.wantConf, tc.wantBody)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g, w := sameOrder(got), sameOrder(want); !reflect.DeepEqual(g, w) {
+				t.Errorf("merged lesson\n%+v\nwant\n%+v", g, w)
+			}
+			if lessons, err := b.s.Lessons(); err != nil || len(lessons) != 1 {
+				t.Errorf("lessons after the merge: %d, %v; want the one lesson", len(lessons), err)
 			}
 		})
 	}
+}
+
+// sameOrder is l as written and read back, its tags and links sorted, so
+// two lessons holding the same sets compare equal.
+func sameOrder(l domain.Lesson) domain.Lesson {
+	l, _ = Parse(Render(l))
+	slices.Sort(l.Tags)
+	slices.SortFunc(l.Links, func(a, b domain.LessonLink) int { return strings.Compare(a.Target, b.Target) })
+	return l
 }
 
 // TestSyncKilledMergeKeepsNewLogLines: a sync killed mid-merge is undone by
