@@ -258,14 +258,28 @@ func (s *Store) refID(ctx context.Context, ref string) string {
 // secret), and the push would undo the rewrite for everyone. The tracking
 // ref is put back, so the next sync stops too, until AcceptRewrite moves
 // the store onto the rewritten branch (moveOntoRewrite).
+//
+// A git fetch run by hand in the store moves the tracking ref before sync
+// looks (prev is then the rewritten commit already): the ref's reflog,
+// which every fetch writes, keeps what it named before, and that commit
+// counts when this store's branch holds it (this store merged it; after
+// an accepted rewrite the branch holds it no more).
 func (s *Store) checkRewrite(ctx context.Context, o SyncOptions, branch plumbing.ReferenceName, tracking, prev string, res *SyncResult) error {
 	if prev == "" {
 		return nil // never synced: nothing to compare
 	}
 	cur := s.refID(ctx, tracking)
-	if cur == "" || cur == prev || gitIsAncestor(ctx, s.dir, prev, cur) {
+	if cur == "" {
 		// No branch there (a new remote, or one emptied): the push
 		// publishes the store, as to any empty remote.
+		return nil
+	}
+	if cur == prev {
+		prev = s.trackedBefore(ctx, tracking, cur)
+		if prev == "" || gitIsAncestor(ctx, s.dir, prev, cur) || !gitIsAncestor(ctx, s.dir, prev, branch.String()) {
+			return nil
+		}
+	} else if gitIsAncestor(ctx, s.dir, prev, cur) {
 		return nil
 	}
 	name := o.Remote + "/" + branch.Short()
@@ -275,6 +289,21 @@ func (s *Store) checkRewrite(ctx context.Context, o SyncOptions, branch plumbing
 			ErrRemoteRewritten, name, prev, cur, name, branch.Short())
 	}
 	return s.moveOntoRewrite(ctx, name, prev, cur, res)
+}
+
+// trackedBefore is the newest commit the remote-tracking ref named before
+// it named cur, from its reflog ("" when the reflog holds none).
+func (s *Store) trackedBefore(ctx context.Context, tracking, cur string) string {
+	out, err := s.runGit(ctx, nil, "reflog", "show", "--format=%H", "-n", "64", tracking, "--")
+	if err != nil {
+		return ""
+	}
+	for _, h := range strings.Fields(string(out)) {
+		if h != cur {
+			return h
+		}
+	}
+	return ""
 }
 
 // moveOntoRewrite moves the store's branch onto cur, the remote's rewritten

@@ -570,68 +570,78 @@ func dropVetoes(t *testing.T, dir, file string) {
 // a store that had the old history: it stops, merging and pushing nothing,
 // and keeps stopping; told to accept the rewrite, it moves onto the
 // rewritten branch, keeping the lessons and log lines it had not synced,
-// and the purged lesson stays out of the remote's history.
+// and the purged lesson stays out of the remote's history. The same when a
+// git fetch run by hand moved the tracking ref first.
 func TestSyncStopsAtRewrittenRemote(t *testing.T) {
-	remote, nodes := newSyncNodes(t, 2)
-	a, b := nodes[0], nodes[1]
-	purged := LessonPath("purged-lesson-0001")
-	a.learn(t, "purged-lesson-0001", "A lesson that must leave the history", 10)
-	a.sync(t)
-	b.sync(t)
-	// a purges the lesson's commit: its branch goes back to before it,
-	// and is force-pushed.
-	learned := strings.TrimSpace(gitCLI(t, a.s.Dir(), "log", "-1", "--format=%H", "--", purged))
-	gitCLI(t, a.s.Dir(), "reset", "-q", "--hard", learned+"^")
-	if out := gitCLI(t, a.s.Dir(), "ls-tree", "-r", "--name-only", "HEAD"); strings.Contains(out, purged) {
-		t.Fatalf("the reset kept the lesson:\n%s", out)
-	}
-	gitCLI(t, a.s.Dir(), "push", "-q", "-f", "origin", "main")
-	rewritten := gitCLI(t, remote, "rev-parse", "main")
-	// b learned a lesson and used one since its last sync.
-	b.learn(t, "beta-lesson-0001", "Vendor the protobuf plugins", 20)
-	b.session(t, 100, map[string]domain.EventKind{"shared-lesson-0001": domain.KindChanged})
-	head := strings.TrimSpace(gitCLI(t, b.s.Dir(), "rev-parse", "HEAD"))
-	for range 2 {
-		_, err := b.s.Sync(context.Background(), SyncOptions{})
-		if !errors.Is(err, ErrRemoteRewritten) || !strings.Contains(err.Error(), "--accept-rewrite") {
-			t.Fatalf("Sync after a force-push = %v, want ErrRemoteRewritten naming --accept-rewrite", err)
-		}
-		if got := gitCLI(t, remote, "rev-parse", "main"); got != rewritten {
-			t.Fatalf("the remote moved from the rewritten %s to %s", rewritten, got)
-		}
-	}
-	// Nothing merged: b's branch only committed its log lines.
-	if got := gitCLI(t, b.s.Dir(), "log", "--format=%s", head+"..HEAD"); strings.TrimSpace(got) != "borg sync: outcomes of "+mustNode(t, b.s) {
-		t.Errorf("b's branch since the refused syncs: %q", got)
-	}
-	res, err := b.s.Sync(context.Background(), SyncOptions{AcceptRewrite: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Rewrite == nil || res.Merged || res.Pushed != 1 {
-		t.Fatalf("sync accepting the rewrite = %+v", res)
-	}
-	if _, err := os.Stat(filepath.Join(b.s.Dir(), filepath.FromSlash(purged))); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("the purged lesson is still in b's worktree: %v", err)
-	}
-	if out := gitCLI(t, remote, "log", "--format=%H", "main", "--", purged); out != "" {
-		t.Errorf("the remote's history holds the purged lesson again: %s", out)
-	}
-	if !gitIsAncestor(context.Background(), remote, strings.TrimSpace(rewritten), "main") {
-		t.Errorf("the remote's branch does not descend from the rewritten one")
-	}
-	if st := gitCLI(t, b.s.Dir(), "status", "--porcelain"); st != "" {
-		t.Errorf("git status = %q", st)
-	}
-	a.sync(t)
-	if _, err := a.s.Lesson("beta-lesson-0001"); err != nil {
-		t.Errorf("b's unsynced lesson did not travel: %v", err)
-	}
-	if m := a.memory(t)["shared-lesson-0001"]; m.Changed != 1 {
-		t.Errorf("b's unsynced session did not travel: %+v", m)
-	}
-	if again := b.sync(t); again.Rewrite != nil {
-		t.Errorf("a later sync moved again: %+v", again.Rewrite)
+	for _, byHand := range []bool{false, true} {
+		t.Run(fmt.Sprintf("fetched by hand %v", byHand), func(t *testing.T) {
+			remote, nodes := newSyncNodes(t, 2)
+			a, b := nodes[0], nodes[1]
+			purged := LessonPath("purged-lesson-0001")
+			a.learn(t, "purged-lesson-0001", "A lesson that must leave the history", 10)
+			a.sync(t)
+			b.sync(t)
+			// a purges the lesson's commit: its branch goes back to before it,
+			// and is force-pushed.
+			learned := strings.TrimSpace(gitCLI(t, a.s.Dir(), "log", "-1", "--format=%H", "--", purged))
+			gitCLI(t, a.s.Dir(), "reset", "-q", "--hard", learned+"^")
+			if out := gitCLI(t, a.s.Dir(), "ls-tree", "-r", "--name-only", "HEAD"); strings.Contains(out, purged) {
+				t.Fatalf("the reset kept the lesson:\n%s", out)
+			}
+			gitCLI(t, a.s.Dir(), "push", "-q", "-f", "origin", "main")
+			rewritten := gitCLI(t, remote, "rev-parse", "main")
+			// b learned a lesson and used one since its last sync.
+			b.learn(t, "beta-lesson-0001", "Vendor the protobuf plugins", 20)
+			b.session(t, 100, map[string]domain.EventKind{"shared-lesson-0001": domain.KindChanged})
+			if byHand {
+				// A git fetch run in the store by hand: the tracking ref already
+				// names the rewritten commit when sync looks.
+				gitCLI(t, b.s.Dir(), "fetch", "-q", "origin")
+			}
+			head := strings.TrimSpace(gitCLI(t, b.s.Dir(), "rev-parse", "HEAD"))
+			for range 2 {
+				_, err := b.s.Sync(context.Background(), SyncOptions{})
+				if !errors.Is(err, ErrRemoteRewritten) || !strings.Contains(err.Error(), "--accept-rewrite") {
+					t.Fatalf("Sync after a force-push = %v, want ErrRemoteRewritten naming --accept-rewrite", err)
+				}
+				if got := gitCLI(t, remote, "rev-parse", "main"); got != rewritten {
+					t.Fatalf("the remote moved from the rewritten %s to %s", rewritten, got)
+				}
+			}
+			// Nothing merged: b's branch only committed its log lines.
+			if got := gitCLI(t, b.s.Dir(), "log", "--format=%s", head+"..HEAD"); strings.TrimSpace(got) != "borg sync: outcomes of "+mustNode(t, b.s) {
+				t.Errorf("b's branch since the refused syncs: %q", got)
+			}
+			res, err := b.s.Sync(context.Background(), SyncOptions{AcceptRewrite: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Rewrite == nil || res.Merged || res.Pushed != 1 {
+				t.Fatalf("sync accepting the rewrite = %+v", res)
+			}
+			if _, err := os.Stat(filepath.Join(b.s.Dir(), filepath.FromSlash(purged))); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("the purged lesson is still in b's worktree: %v", err)
+			}
+			if out := gitCLI(t, remote, "log", "--format=%H", "main", "--", purged); out != "" {
+				t.Errorf("the remote's history holds the purged lesson again: %s", out)
+			}
+			if !gitIsAncestor(context.Background(), remote, strings.TrimSpace(rewritten), "main") {
+				t.Errorf("the remote's branch does not descend from the rewritten one")
+			}
+			if st := gitCLI(t, b.s.Dir(), "status", "--porcelain"); st != "" {
+				t.Errorf("git status = %q", st)
+			}
+			a.sync(t)
+			if _, err := a.s.Lesson("beta-lesson-0001"); err != nil {
+				t.Errorf("b's unsynced lesson did not travel: %v", err)
+			}
+			if m := a.memory(t)["shared-lesson-0001"]; m.Changed != 1 {
+				t.Errorf("b's unsynced session did not travel: %+v", m)
+			}
+			if again := b.sync(t); again.Rewrite != nil {
+				t.Errorf("a later sync moved again: %+v", again.Rewrite)
+			}
+		})
 	}
 }
 
