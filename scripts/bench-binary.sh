@@ -71,3 +71,31 @@ for b in "${bins[@]}"; do
 done
 round "borg version" helloPlain version
 round "empty Stop hook (no store)" helloHook hook
+
+# faults prints the median count of minor page faults (GNU time's %R) of
+# 21 runs of its arguments: on a virtual machine a page's first touch
+# costs tens of microseconds, so a start-up's faults weigh in its time.
+faults() {
+	local i
+	for ((i = 0; i < 21; i++)); do
+		/usr/bin/time -f %R "$@" </dev/null 2>&1 >/dev/null | tail -1
+	done | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
+}
+if [ -x /usr/bin/time ]; then
+	printf 'page faults, median of 21: hello-world %s\n' "$(faults "$hello")"
+	for b in "${bins[@]}"; do
+		printf '  %-40s borg version %s, empty Stop hook %s\n' "$b" "$(faults "$b" version)" \
+			"$(HOME=$work/home faults "$b" hook stop)"
+	done
+fi
+# What each binary's package initialisers cost before main
+# (GODEBUG=inittrace=1, 21 runs of borg version; the clock includes the
+# faults of the pages they touch): the sum and the five dearest, as means.
+for b in "${bins[@]}"; do
+	for ((i = 0; i < 21; i++)); do GODEBUG=inittrace=1 "$b" version 2>&1 >/dev/null; done |
+		awk -v b="$b" '/^init /{ms[$2]+=$5; by[$2]+=$8; n[$2]++} END {
+			for (k in ms) {t+=ms[k]/n[k]; tb+=by[k]/n[k]}
+			printf "%s: initialisers %.2f ms, %d KB before main; dearest:", b, t, tb/1024
+			for (j = 0; j < 5; j++) {best=""; for (k in ms) if (!(k in done) && (best=="" || ms[k]/n[k] > ms[best]/n[best])) best=k; done[best]=1; printf " %s %.2f ms", best, ms[best]/n[best]}
+			printf "\n"}'
+done
