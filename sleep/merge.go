@@ -52,19 +52,50 @@ const (
 
 type sketch [sketchBits / 64]uint64
 
-// refusalStages are the merge filter's refusal stages in its own order.
-var refusalStages = []domain.MergeStage{domain.StageThreshold, domain.StageVetoed, domain.StageSelf, domain.StageRoleGuard, domain.StageCap}
+// stageBorgNo refuses a pair in which a person vetoed a lesson (borg no):
+// a lesson someone said is wrong is never merged. Kept, it would carry its
+// veto into the merged lesson's record (a veto counts as a session result,
+// so the vetoed copy would even be the keeper) and archive the copy nobody
+// vetoed; dropped, its wrong text would join a good lesson's body.
+const stageBorgNo domain.MergeStage = "borg no"
+
+// refusalStages are the merge phase's refusal stages: the merge filter's in
+// its own order, then the veto of a person.
+var refusalStages = []domain.MergeStage{domain.StageThreshold, domain.StageVetoed, domain.StageSelf, domain.StageRoleGuard, domain.StageCap, stageBorgNo}
 
 // merge is phase 3: near-duplicate pairs of one reach above the strict
 // threshold, oriented so the lesson with the record keeps (keepsOver), run
 // through domain.MergeOutcomes (cap, threshold, divergence veto over both
-// texts, self, in-batch role guard). A committed merge folds the other
-// lesson's gist, body, tags, anchors, links and valid-until into the keeper
-// (fold) and moves its file to archive/; its session results stay in the
-// log under its id. The counts name every refusal stage.
+// texts, self, in-batch role guard). A pair with a lesson a person vetoed
+// (borg no) is refused before that filter, so it takes no role and counts
+// toward no cap (stageBorgNo). A committed merge folds the other lesson's
+// gist, body, tags, anchors, links and valid-until into the keeper (fold)
+// and moves its file to archive/; its session results stay in the log
+// under its id. The counts name every refusal stage.
 func (p *planner) merge() PhasePlan {
 	pairs := p.mergePairs(p.active())
-	return p.applyMerges(domain.MergeOutcomes(pairs, domain.MergeOptions{MaxPairs: p.opts.MergeMaxPairs, Threshold: p.opts.MergeThreshold}))
+	open := make([]domain.MergePair, 0, len(pairs))
+	for _, pr := range pairs {
+		if !p.vetoedPair(pr) {
+			open = append(open, pr)
+		}
+	}
+	filtered := domain.MergeOutcomes(open, domain.MergeOptions{MaxPairs: p.opts.MergeMaxPairs, Threshold: p.opts.MergeThreshold})
+	outcomes := make([]domain.MergeOutcome, 0, len(pairs))
+	for _, pr := range pairs { // in the pairs' order, the refused ones among them
+		if p.vetoedPair(pr) {
+			outcomes = append(outcomes, domain.MergeOutcome{Pair: pr, Stage: stageBorgNo})
+			continue
+		}
+		outcomes = append(outcomes, filtered[0])
+		filtered = filtered[1:]
+	}
+	return p.applyMerges(outcomes)
+}
+
+// vetoedPair reports whether a person vetoed (borg no) either lesson of pr.
+func (p *planner) vetoedPair(pr domain.MergePair) bool {
+	return p.mems[pr.KeepPath].Vetoed > 0 || p.mems[pr.DropPath].Vetoed > 0
 }
 
 // applyMerges folds the committed outcomes and reports every one.
@@ -99,6 +130,15 @@ func (p *planner) applyMerges(outcomes []domain.MergeOutcome) PhasePlan {
 				Why: fmt.Sprintf("cosine %s, over tonight's cap of %d merges", sim, p.opts.MergeMaxPairs), NoChange: true})
 		case domain.StageSelf:
 			ph.Items = append(ph.Items, Item{Lesson: drop, Action: "not merged", Why: "a lesson is not its own duplicate", NoChange: true})
+		case stageBorgNo:
+			var who []string
+			for _, id := range []string{keep, drop} {
+				if n := p.mems[id].Vetoed; n > 0 {
+					who = append(who, fmt.Sprintf("%s was vetoed (borg no, %d session(s))", id, n))
+				}
+			}
+			ph.Items = append(ph.Items, Item{Lesson: drop, Action: "not merged into", Other: keep,
+				Why: "cosine " + sim + ", " + strings.Join(who, " and ") + ": a lesson someone said is wrong is not merged", NoChange: true})
 		}
 	}
 	ph.Counts = []Count{{"merged", tally[domain.StageCommitted]}}

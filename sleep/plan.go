@@ -493,12 +493,13 @@ func (p *planner) phaseWhy(ph Phase) string {
 			domain.ReprieveDays, domain.ReprieveFloor, domain.MaxReprieves)
 	case PhaseMerge:
 		return fmt.Sprintf("Neighbour pairs of one reach above %.2f cosine (candidates from %.2f) are\n"+
-			"near-duplicates unless a divergence guard vetoes them. The lesson with more session\n"+
-			"results keeps (changed results first, then all results, then the older one). The\n"+
-			"other's tags, anchors and links join the keeper's; a merge note with its gist, then\n"+
-			"its body paragraphs the keeper lacks, are appended to the keeper's body; the later\n"+
-			"valid-until holds (none when either has none); and its file moves to archive/, its\n"+
-			"results staying in the log under its id. At most %d merges a night.",
+			"near-duplicates unless a divergence guard vetoes them or a person vetoed one of\n"+
+			"them (borg no). The lesson with more session results keeps (changed results first,\n"+
+			"then all results, then the older one). The other's tags, anchors and links join the\n"+
+			"keeper's; a merge note with its gist, then its body paragraphs the keeper lacks, are\n"+
+			"appended to the keeper's body; the later valid-until holds (none when either has\n"+
+			"none); and its file moves to archive/, its results staying in the log under its id.\n"+
+			"At most %d merges a night.",
 			o.MergeThreshold, o.MergeCandidateFloor, o.MergeMaxPairs)
 	case PhaseFrame:
 		return fmt.Sprintf("Lessons of one reach whose gists write different values into the same frame about\n"+

@@ -977,3 +977,56 @@ func TestFrameHandWrittenDatedByCommit(t *testing.T) {
 		t.Errorf("the hand-written fact is not superseded by the one learned after it: %+v", ph.Items)
 	}
 }
+
+// TestMergeSkipsVetoed: a lesson a person vetoed (borg no) is never merged,
+// neither kept (its veto, a session result, made it the keeper) nor dropped;
+// the pair takes no role, so its other lesson may merge with another copy.
+func TestMergeSkipsVetoed(t *testing.T) {
+	tests := []struct {
+		name   string
+		vetoed string
+		merged [][2]string // keep, drop
+	}{
+		{name: "the older copy vetoed", vetoed: "copy-old", merged: [][2]string{{"copy-mid", "copy-new"}}},
+		{name: "the newer copy vetoed", vetoed: "copy-new", merged: [][2]string{{"copy-old", "copy-mid"}}},
+		{name: "no veto", merged: [][2]string{{"copy-mid", "copy-new"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			snap := synthSnapshot(t, []synth{
+				{id: "copy-old", gist: "Use the staging bucket for fixtures.", created: "2026-09-01", vec: unit(0, 1, 1)},
+				{id: "copy-mid", gist: "Use the staging bucket for fixtures.", created: "2026-09-15", vec: unit(0, 1, 0.97)},
+				{id: "copy-new", gist: "Use the staging bucket for fixtures.", created: "2026-10-01", vec: unit(0, 1, 0.99)},
+			})
+			if tt.vetoed != "" {
+				ms := time.Date(2026, 10, 10, 0, 0, 0, 0, time.UTC).UnixMilli()
+				snap.Events = append(snap.Events, domain.Event{MS: ms, Kind: domain.KindVetoed, Session: "s-no", Lesson: tt.vetoed})
+			}
+			ph := phaseOf(t, MakePlan(snap, PlanOptions{}), PhaseMerge)
+			var merged [][2]string
+			refused := 0
+			for _, it := range ph.Items {
+				switch {
+				case it.Action == "merged into":
+					merged = append(merged, [2]string{it.Other, it.Lesson})
+				case strings.Contains(it.Why, "vetoed (borg no"):
+					refused++
+					if it.Lesson != tt.vetoed && it.Other != tt.vetoed {
+						t.Errorf("refused a pair without the vetoed lesson: %+v", it)
+					}
+				}
+			}
+			if !slices.Equal(merged, tt.merged) {
+				t.Errorf("merged %v, want %v (items %+v)", merged, tt.merged, ph.Items)
+			}
+			if want := map[bool]int{true: 2, false: 0}[tt.vetoed != ""]; refused != want || ph.count("refused (borg no)") != want {
+				t.Errorf("%d pairs refused for the veto (count %d), want %d", refused, ph.count("refused (borg no)"), want)
+			}
+			for _, c := range ph.Changes {
+				if tt.vetoed != "" && (c.Path == memfs.ArchivePath(tt.vetoed) || c.Path == memfs.LessonPath(tt.vetoed)) {
+					t.Errorf("the vetoed lesson's file changed: %s", c.Path)
+				}
+			}
+		})
+	}
+}
