@@ -197,6 +197,9 @@ type lessonPage struct {
 	// Withheld says why the screen keeps the lesson from agents ("" for
 	// none).
 	Withheld string
+	// Archived says that a sleep retired the lesson to archive/ and where
+	// ("" for a live lesson).
+	Archived string
 }
 
 // lessonLinkRow is one link from or to the lesson, as borg links derives it.
@@ -227,6 +230,15 @@ func (srv *server) lesson(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	l, err := srv.s.Lesson(id)
+	archived := ""
+	if errors.Is(err, memfs.ErrNotFound) {
+		// A lesson a sleep retired (merged into another, evicted) is shown
+		// as it was archived, as borg show shows it: the links the sleep
+		// wrote (a keeper's supersedes) and its plan's items name it.
+		if l, err = srv.s.ArchivedLesson(id); err == nil {
+			archived = memfs.ArchivePath(memfs.SafeID(id))
+		}
+	}
 	if errors.Is(err, memfs.ErrNotFound) {
 		srv.fail(w, http.StatusNotFound, "no lesson %s in the store", id)
 		return
@@ -248,6 +260,9 @@ func (srv *server) lesson(w http.ResponseWriter, r *http.Request) {
 		Factor: rankingFactor(mems[0]), Results: sessionResults(mems[0])}
 	if verdict != "" {
 		p.Withheld = "This lesson is never quoted to an agent: " + verdict + " (borg doctor says how to fix it)."
+	}
+	if archived != "" {
+		p.Archived = "Archived: a sleep retired this lesson to " + archived + ", and no hook asks it; git log -- " + archived + " in the store says when and why."
 	}
 	for _, k := range l.Links {
 		p.Edges = append(p.Edges, lessonEdgeRow{Rel: k.Rel, Target: k.Target, IsLesson: domain.ValidID(k.Target), Derived: k.Derived})

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -637,5 +638,42 @@ func TestParagraphsHoldNoMarkup(t *testing.T) {
 				t.Fatalf("%q: paragraph %q reads back as %q, want %q", body, s, back, want[i])
 			}
 		}
+	}
+}
+
+// TestServeArchivedLesson: the page of a lesson a sleep archived (a merge's
+// dropped copy, which the keeper's supersedes link names) shows it and says
+// it is archived, as borg show does; an id in neither place is a 404.
+func TestServeArchivedLesson(t *testing.T) {
+	vars, migrations, _ := serveStore(t)
+	store := vars["BORG_STORE"]
+	from, to := memfs.LessonPath(migrations), memfs.ArchivePath(migrations)
+	if err := os.MkdirAll(filepath.Join(store, filepath.Dir(to)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"mv", from, to}, {"commit", "-q", "-m", "test: archive a lesson"}} {
+		if out, err := gitOut(store, args...); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	srv, errb := serveHandler(t, vars, time.Now())
+	get := func(path string) (int, string) {
+		req := httptest.NewRequest(http.MethodGet, path, nil)
+		req.Host = "127.0.0.1:7777"
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, req)
+		return rec.Code, rec.Body.String()
+	}
+	code, body := get("/lesson/" + migrations)
+	if code != http.StatusOK {
+		t.Fatalf("status %d for an archived lesson\n%s\nstderr: %s", code, body, errb)
+	}
+	for _, w := range []string{`id="archived"`, to, `<mark id="gist">Run migrations before the integration tests`} {
+		if !strings.Contains(body, w) {
+			t.Errorf("the page lacks %q:\n%s", w, body)
+		}
+	}
+	if code, _ := get("/lesson/no-such-lesson-0000"); code != http.StatusNotFound {
+		t.Errorf("status %d for a lesson in neither lessons/ nor archive/, want 404", code)
 	}
 }
