@@ -1030,3 +1030,39 @@ func TestMergeSkipsVetoed(t *testing.T) {
 		})
 	}
 }
+
+// TestRetentionRanksSuccessorFirst: a supersedes link lends its weight to
+// the lesson that replaced the stale one, never to the stale one: of two
+// lessons alike but for the link, the successor scores at least as high.
+// (Pointed at the stale fact, the link ranked it first, so retention never
+// took it and the guard kept its successor for as long as it stayed.)
+func TestRetentionRanksSuccessorFirst(t *testing.T) {
+	for _, derived := range []bool{true, false} {
+		t.Run(fmt.Sprintf("derived %v", derived), func(t *testing.T) {
+			snap := synthSnapshot(t, []synth{
+				{id: "fact-old", gist: "x", body: "The bucket, the region and the owner.", created: "2025-01-01"},
+				{id: "fact-new", gist: "y", body: "The bucket, the region and the owner.", created: "2025-01-01"},
+				{id: "other", gist: "z", body: "The bucket, the region and the owner.", created: "2025-01-01"},
+			})
+			for i, lf := range snap.Lessons {
+				l := lf.Lesson
+				l.Confidence = 0.3
+				if l.ID == "fact-new" {
+					l.Links = []domain.LessonLink{{Rel: domain.RelSupersedes, Target: "fact-old", Derived: derived}}
+				}
+				snap.Lessons[i] = LessonFile{Lesson: l, Raw: memfs.Render(l)}
+			}
+			p := newPlanner(snap, PlanOptions{})
+			ids := p.active()
+			g := p.retentionGraph(ids)
+			score := map[string]float64{}
+			for _, id := range ids {
+				score[id] = domain.ScoreRetention(p.retentionInput(id, g)).Score
+			}
+			if g.rank["fact-old"] > g.rank["fact-new"] || score["fact-old"] > score["fact-new"] {
+				t.Errorf("the superseded lesson ranks above its successor: pagerank %v > %v, score %v > %v",
+					g.rank["fact-old"], g.rank["fact-new"], score["fact-old"], score["fact-new"])
+			}
+		})
+	}
+}

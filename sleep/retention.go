@@ -51,8 +51,9 @@ type retentionGraph struct {
 }
 
 // retentionGraph builds the graph over ids: their memhtml links (derived
-// ones at half strength, never counted as authored evidence) plus the
-// lesson-to-lesson links of passing events, then ranks it.
+// ones at half strength, never counted as authored evidence; a supersedes
+// link from the stale lesson to its successor) plus the lesson-to-lesson
+// links of passing events, then ranks it.
 func (p *planner) retentionGraph(ids []string) retentionGraph {
 	g := retentionGraph{inSupports: map[string]int{}, contradictions: map[string]int{}}
 	var edges []domain.GraphEdge
@@ -69,7 +70,15 @@ func (p *planner) retentionGraph(ids []string) retentionGraph {
 			if k.Derived {
 				w = derivedStrength
 			}
-			edges = append(edges, domain.GraphEdge{Src: id, Dst: k.Target, Strength: w})
+			src, dst := id, k.Target
+			if k.Rel == domain.RelSupersedes {
+				// A supersedes link says the target's fact is stale: the
+				// weight it carries runs to the lesson that replaced it.
+				// Pointed at the stale fact, it ranked that one above its
+				// successor, which the guard below then could never evict.
+				src, dst = dst, src
+			}
+			edges = append(edges, domain.GraphEdge{Src: src, Dst: dst, Strength: w})
 			if k.Derived {
 				continue // suspicions never count as authored evidence
 			}
