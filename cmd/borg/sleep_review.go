@@ -51,7 +51,7 @@ func sleepMarkdown(r sleep.Result) string {
 	}
 	b.WriteString(" Each phase is its own commit: review them one by one.\n")
 	if p.Note != "" {
-		fmt.Fprintf(&b, "\n%s\n", p.Note)
+		fmt.Fprintf(&b, "\n%s\n", mdText(p.Note))
 	}
 	for _, ph := range p.Phases {
 		fmt.Fprintf(&b, "\n### %d. %s\n\n", ph.Number, ph.Phase)
@@ -68,7 +68,7 @@ func sleepMarkdown(r sleep.Result) string {
 			fmt.Fprintf(&b, " (%d files)\n", ph.Files)
 		}
 		for _, n := range ph.Notes {
-			fmt.Fprintf(&b, "\n%s\n", n)
+			fmt.Fprintf(&b, "\n%s\n", mdText(n))
 		}
 		// The decisions that change a file first, then the others (a
 		// refusal, a guard, a compress); past the first reviewMarkdownItems,
@@ -110,7 +110,7 @@ func sleepMarkdown(r sleep.Result) string {
 				line += fmt.Sprintf(" `%s`", it.Other)
 			}
 			if it.Why != "" {
-				line += ": " + it.Why
+				line += ": " + mdText(it.Why)
 			}
 			fmt.Fprintf(&b, "- %s\n", line)
 		}
@@ -122,6 +122,15 @@ func sleepMarkdown(r sleep.Result) string {
 		}
 	}
 	return b.String()
+}
+
+// mdText is plan text (a reason quoting lesson text: a frame's values, an
+// entity) fit for a pull request's markdown: its <, > and & as entities, so
+// a value such as "<tenant-id>" or "<!--" reads as written instead of
+// passing as HTML the forge strips (the value vanishes) or as a comment
+// that hides the rest of the description.
+func mdText(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
 }
 
 // reviewMarkdownItems is how many decisions of a phase sleepMarkdown lists.

@@ -136,3 +136,23 @@ func TestSleepMarkdownLongPhase(t *testing.T) {
 		})
 	}
 }
+
+// TestSleepMarkdownEscapesHTML: a reason quoting lesson text that looks like
+// HTML ("<tenant-id>", "<!--") reaches the pull request's description as
+// text: a forge would strip the tag or hide everything after the comment.
+func TestSleepMarkdownEscapesHTML(t *testing.T) {
+	md := sleepMarkdown(sleep.Result{Plan: sleep.Plan{Date: "2026-12-01", Note: "a <b>note</b>", Phases: []sleep.PhasePlan{
+		{Phase: sleep.PhaseFrame, Number: 4, Files: 2, Notes: []string{"pairs & <i>subjects</i>"}, Items: []sleep.Item{
+			{Lesson: "tenant-new", Action: "supersedes", Other: "tenant-old", Why: `frame "placeholder is": "<tenant-id>" is newer than "<!-- x"`},
+		}}}}})
+	for _, w := range []string{`"&lt;tenant-id&gt;" is newer than "&lt;!-- x"`, "a &lt;b&gt;note&lt;/b&gt;", "pairs &amp; &lt;i&gt;subjects&lt;/i&gt;"} {
+		if !strings.Contains(md, w) {
+			t.Errorf("markdown lacks %q:\n%s", w, md)
+		}
+	}
+	for _, w := range []string{"<tenant-id>", "<!--", "<b>", "<i>"} {
+		if strings.Contains(md, w) {
+			t.Errorf("markdown holds the raw %q:\n%s", w, md)
+		}
+	}
+}
