@@ -318,7 +318,7 @@ func termSet(terms []string) map[string]bool {
 // it for this query, as a declared or sleep-derived supersedes would, so
 // the current value of a fact wins at once, before any sleep makes the
 // link durable. Lessons of unknown created time are left alone.
-func (ix *Index) supersedeBySlot(hits []Hit, latest int64) {
+func (ix *Index) supersedeBySlot(hits []Hit, latest int64, useful func(string) Usefulness) {
 	at := make([]int, 0, len(hits)) // hit index of each claim
 	claims := make([]domain.Claim, 0, len(hits))
 	created := make([]int64, 0, len(hits))
@@ -341,6 +341,9 @@ func (ix *Index) supersedeBySlot(hits []Hit, latest int64) {
 		if created[n] == created[old] || repoTag(hits[at[n]].Reach) != repoTag(hits[at[old]].Reach) {
 			continue // no order known, or two reaches: a repo's fact never supersedes the team's, nor the team's a repo's (sleep pairs so too)
 		}
+		if vetoed(useful, hits[at[n]].ID) {
+			continue
+		}
 		if _, same := domain.Rewrites(claims[n], claims[old]); same && !slices.Contains(hits[at[old]].SupersededBy, hits[at[n]].ID) {
 			hits[at[old]].SupersededBy = append(hits[at[old]].SupersededBy, hits[at[n]].ID)
 		}
@@ -348,6 +351,14 @@ func (ix *Index) supersedeBySlot(hits []Hit, latest int64) {
 	for i := range hits {
 		slices.Sort(hits[i].SupersededBy)
 	}
+}
+
+// vetoed reports whether a person vetoed lesson id (borg no), as useful
+// (nil: nothing known) says: a fact someone said is wrong supersedes
+// nothing, so the value it rewrites stays current (sleep's frame phase
+// pairs so too).
+func vetoed(useful func(string) Usefulness, id string) bool {
+	return useful != nil && useful(id).Vetoed > 0
 }
 
 // createdBy is lesson o's creation time in Unix ms as the newer-fact rule
@@ -483,6 +494,9 @@ func (ix *Index) successorsInStore(ctx context.Context, all []Hit, i int, at map
 			continue
 		}
 		id := cat.id(f.ord)
+		if vetoed(useful, id) {
+			continue
+		}
 		if !slices.Contains(all[i].SupersededBy, id) {
 			all[i].SupersededBy = append(all[i].SupersededBy, id)
 			slices.Sort(all[i].SupersededBy)

@@ -142,6 +142,7 @@ type Usefulness struct {
 	Uses    int     `json:"uses"`    // created + changed
 	Results int     `json:"results"` // session results: changed, ignored, corrected, vetoed
 	Asked   int     `json:"asked"`   // sessions that asked it
+	Vetoed  int     `json:"vetoed"`  // sessions in which a person vetoed it (borg no)
 	Mean    float64 `json:"mean"`    // belief mean in [0,1]
 	Draw    float64 `json:"draw"`    // the session's Thompson draw from the belief (the mean without one)
 	Dormant bool    `json:"dormant"`
@@ -156,7 +157,7 @@ func NeutralUsefulness() Usefulness { return neutral }
 // UsefulnessOf is what retrieval reads of a lesson's derived memory.
 func UsefulnessOf(m domain.Memory) Usefulness {
 	return Usefulness{Uses: m.Uses, Results: m.Changed + m.Ignored + m.Corrected + m.Vetoed, Asked: m.Asked,
-		Mean: m.Mean, Draw: m.Draw, Dormant: m.Dormant}
+		Vetoed: m.Vetoed, Mean: m.Mean, Draw: m.Draw, Dormant: m.Dormant}
 }
 
 // EvidenceHalf is how many session results earn a lesson half the ranking
@@ -655,6 +656,7 @@ func (ix *Index) applyUsefulness(ctx context.Context, ranked []domain.Scored, q 
 			untried[r.Path] = true
 		}
 		h := ix.hitAt(o, r.Score, match[r.Path], u)
+		h.SupersededBy = slices.DeleteFunc(h.SupersededBy, func(id string) bool { return vetoed(useful, id) })
 		best = max(best, r.Score*h.MeanWeight)
 		all = append(all, h)
 	}
@@ -663,7 +665,7 @@ func (ix *Index) applyUsefulness(ctx context.Context, ranked []domain.Scored, q 
 		bar = DefaultBar
 	}
 	latest := q.latestCreated()
-	ix.supersedeBySlot(all, latest)
+	ix.supersedeBySlot(all, latest, useful)
 	all = ix.supersedeFromStore(ctx, all, q, floor, useful, latest)
 	top := 0.0
 	for _, h := range all {

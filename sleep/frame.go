@@ -16,7 +16,8 @@ import (
 // relation retrieval demotes by) and the older one's confidence is capped
 // at FrameConfidenceCap. A pair already resolved that way is left alone;
 // lessons of different reach are never paired, nor lessons edge typing
-// deems about different subjects (differentSubjects: one rule for both).
+// deems about different subjects (differentSubjects: one rule for both),
+// and a lesson a person vetoed (borg no) supersedes nothing.
 // When the older lesson carries an authored supersedes link to the newer
 // one, a person has said which is current: the pair is skipped (a derived
 // link the other way would make a cycle) and listed.
@@ -51,6 +52,11 @@ func (p *planner) frames() PhasePlan {
 				// Which is newer is known only when both dates are: an
 				// undated lesson (written by hand) is never superseded
 				// nor supersedes, as at query time (index).
+				continue
+			}
+			if p.mems[ids[n]].Vetoed > 0 {
+				// A fact a person said is wrong (borg no) supersedes
+				// nothing, as at query time (index).
 				continue
 			}
 			if _, same := domain.Rewrites(claims[n], claims[o]); !same {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -152,5 +153,31 @@ func successorsOf(ctx context.Context, e *env, s *memfs.Store, id string) []stri
 	if err != nil {
 		fmt.Fprintf(e.err, "borg: whether a newer lesson supersedes %s is not known: %v\n", id, err)
 	}
-	return succ
+	return unvetoed(s, succ)
+}
+
+// unvetoed is ids without the lessons a person vetoed (borg no): a fact
+// someone said is wrong supersedes nothing, as in a search. A lesson whose
+// memory cannot be read stays.
+func unvetoed(s *memfs.Store, ids []string) []string {
+	if len(ids) == 0 {
+		return ids
+	}
+	var lessons []domain.Lesson
+	for _, id := range ids {
+		if l, err := s.Lesson(id); err == nil {
+			lessons = append(lessons, l)
+		}
+	}
+	mems, err := s.Memories(lessons, "", domain.DefaultWeights)
+	if err != nil {
+		return ids
+	}
+	bad := map[string]bool{}
+	for i, m := range mems {
+		if m.Vetoed > 0 {
+			bad[lessons[i].ID] = true
+		}
+	}
+	return slices.DeleteFunc(ids, func(id string) bool { return bad[id] })
 }
