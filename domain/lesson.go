@@ -1,7 +1,9 @@
 package domain
 
 import (
+	"strings"
 	"time"
+	"unicode"
 )
 
 // FormatVersion is the memhtml format this build writes (memhtml-format).
@@ -97,6 +99,20 @@ func (l Lesson) RepoTag() string {
 		return l.Reach[len(ReachRepoPrefix):]
 	}
 	return ""
+}
+
+// ValidRepoTag reports whether tag can name a repository in a repo reach:
+// a repository's tag is the base name of its top-level directory, so it
+// holds no path separator and is not "." or "..", and, as a word of the
+// reach line, no space, comma or control character. A reach whose tag no
+// directory can have would never reach anyone.
+func ValidRepoTag(tag string) bool {
+	if tag == "" || tag == "." || tag == ".." {
+		return false
+	}
+	return !strings.ContainsFunc(tag, func(r rune) bool {
+		return unicode.IsSpace(r) || unicode.IsControl(r) || r == ',' || r == '/' || r == '\\'
+	})
 }
 
 // EffectiveImportance is Importance with the default applied.

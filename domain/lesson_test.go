@@ -33,3 +33,28 @@ func TestValidIDAndType(t *testing.T) {
 		}
 	}
 }
+
+func TestValidRepoTag(t *testing.T) {
+	for _, tc := range []struct {
+		tag  string
+		want bool
+	}{
+		{"payments", true},
+		{"web-app.v2", true},
+		{"Bäckerei", true},
+		{"", false},
+		{".", false},
+		{"..", false},
+		{"../etc", false},
+		{"a/b", false},
+		{`a\b`, false},
+		{"two words", false},
+		{"a,b", false},
+		{"tab\there", false},
+		{"nul\x00", false},
+	} {
+		if got := ValidRepoTag(tc.tag); got != tc.want {
+			t.Errorf("ValidRepoTag(%q) = %v, want %v", tc.tag, got, tc.want)
+		}
+	}
+}

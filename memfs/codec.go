@@ -597,9 +597,8 @@ func validateCanonical(l domain.Lesson) error {
 		return invalid("no gist (the <mark> text)")
 	}
 	if l.Reach != "" && l.Reach != domain.ReachTeam {
-		tag := l.RepoTag()
-		if tag == "" || strings.ContainsFunc(tag, func(r rune) bool { return unicode.IsSpace(r) || r == ',' }) {
-			return invalid("bad reach %q (want team or repo:<tag>)", l.Reach)
+		if !domain.ValidRepoTag(l.RepoTag()) {
+			return invalid("bad reach %q (want team or repo:<tag>, the tag a repository's directory name)", l.Reach)
 		}
 	}
 	for _, k := range l.Links {

@@ -178,8 +178,8 @@ func checkLearnInput(o learnOptions, repo string) (string, error) {
 	case strings.HasPrefix(reach, domain.ReachRepoPrefix):
 		// Another repository's, named from outside it: its tag is a
 		// directory's name, one word.
-		if tag := (domain.Lesson{Reach: reach}).RepoTag(); tag == "" || strings.ContainsFunc(tag, func(r rune) bool { return unicode.IsSpace(r) || r == ',' }) {
-			return "", usageErr("--reach %q: a repository's tag is the name of its top-level directory, without spaces or commas (repo:payments)", reach)
+		if !domain.ValidRepoTag((domain.Lesson{Reach: reach}).RepoTag()) {
+			return "", usageErr("--reach %q: a repository's tag is the name of its top-level directory, without a slash, spaces or commas (repo:payments)", reach)
 		}
 	default:
 		return "", usageErr("--reach %q: use team, repo, or repo:<tag>", reach)
