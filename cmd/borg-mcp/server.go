@@ -139,6 +139,9 @@ func newServer(store, borg string, opts []memfs.Option, logw io.Writer) *mcp.Ser
 			if in.Repo != "" {
 				args = append(args, "--repo", in.Repo)
 			}
+			if strings.TrimSpace(in.Query) == "" {
+				return toolRefusal("the query is empty: say in a few words what the work is about"), nil, nil
+			}
 			if n := utf8.RuneCountInString(in.Query); n > maxQueryRunes {
 				return toolRefusal(fmt.Sprintf("the query is %d characters, over the %d recall takes: say what the work is about in fewer words", n, maxQueryRunes)), nil, nil
 			}

@@ -303,6 +303,7 @@ func TestTextOffTheCommandLine(t *testing.T) {
 		want string
 	}{
 		{"recall", map[string]any{"query": strings.Repeat("é", maxQueryRunes+1)}, "the query is 10001 characters"},
+		{"recall", map[string]any{"query": " \n\t"}, "the query is empty"},
 		{"learn", map[string]any{"gist": strings.Repeat("a", maxArgBytes+1)}, "shorten it"},
 		{"learn", map[string]any{"gist": "Tag soup", "tags": manyTags}, "shorten"},
 		{"no", map[string]any{"id": "vendor-protobuf-plugins-7d53", "why": strings.Repeat("w", 200<<10)}, "shorten it"},
