@@ -572,6 +572,14 @@ func readLessonResource(ctx context.Context, store string, opts []memfs.Option, 
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("open the store: %v", err)}
 	}
 	l, err := s.Lesson(id)
+	archived := false
+	if errors.Is(err, memfs.ErrNotFound) {
+		// A lesson a sleep retired still answers, said archived, as the
+		// show tool and borg serve answer: a merged lesson links the copy
+		// it archived.
+		l, err = s.ArchivedLesson(id)
+		archived = err == nil
+	}
 	if err != nil {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
@@ -581,7 +589,12 @@ func readLessonResource(ctx context.Context, store string, opts []memfs.Option, 
 		return nil, &jsonrpc.Error{Code: mcp.CodeResourceNotFound, Message: fmt.Sprintf("lesson %s is not quoted to agents: %s (borg doctor)", memfs.SafeID(id), v), Data: data}
 	}
 	var b strings.Builder
-	by, err := successors(ctx, l.ID)
+	var by []string
+	if archived {
+		fmt.Fprintf(&b, "> This lesson is archived: a sleep retired it, and no hook asks it.\n\n")
+	} else {
+		by, err = successors(ctx, l.ID)
+	}
 	switch {
 	case err != nil:
 		fmt.Fprintf(&b, "> Whether a newer lesson supersedes this one is not known: %s\n\n", strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", " "))

@@ -523,6 +523,30 @@ func TestReadWithheldLesson(t *testing.T) {
 	}
 }
 
+// TestReadArchivedLesson: a lesson a sleep archived is read as the show
+// tool shows it, said archived (a merged lesson links the copy it
+// archived); an id in neither place is not found.
+func TestReadArchivedLesson(t *testing.T) {
+	store := testStore(t)
+	ids := writeLessons(t, store, "Run migrations before the integration tests")
+	from := filepath.Join(store, filepath.FromSlash(memfs.LessonPath(ids[0])))
+	to := filepath.Join(store, filepath.FromSlash(memfs.ArchivePath(ids[0])))
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(from, to); err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, newServer(store, "borg", nil, io.Discard))
+	read, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: lessonURI(ids[0])})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := read.Contents[0].Text; !strings.Contains(text, "archived") || !strings.Contains(text, "Run migrations before the integration tests") {
+		t.Errorf("the archived lesson reads %q; want its text, said archived", text)
+	}
+}
+
 // TestSuperseded: when borg show names newer lessons that restate a
 // lesson's fact (memory.superseded_by), the show tool and the lesson's
 // resource say "superseded by <id>: ask that one", so an agent never takes
