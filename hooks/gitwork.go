@@ -219,15 +219,16 @@ func fileStamp(path string) string {
 // file base recorded that it did not hold (an agent's new files are work
 // too, and git diff never shows them), capped at maxDiff bytes in all.
 func DiffSince(ctx context.Context, root, ref string, base Untracked) string {
+	return startDiff(ctx, root, ref, base)()
+}
+
+// startDiff starts DiffSince's git processes and returns what waits for
+// them and reads the work: a hook starts them before it warms the index, so
+// that git's two processes are forked and running before the warm-up's
+// goroutines take the CPU (on two cores they compete for it).
+func startDiff(ctx context.Context, root, ref string, base Untracked) func() string {
 	if root == "" || ref == "" {
-		return ""
-	}
-	// The untracked files are listed while git diff runs: a hook pays for
-	// one git process's time, not two.
-	_, many := base[untrackedMany]
-	names := make(chan []string, 1)
-	if !many {
-		go func() { names <- untrackedNames(ctx, root) }()
+		return func() string { return "" }
 	}
 	// git diff-index, the plumbing under git diff, with git diff's rename
 	// detection: git diff itself takes index.lock to refresh the index
@@ -236,12 +237,32 @@ func DiffSince(ctx context.Context, root, ref string, base Untracked) string {
 	// rewrites the index when that refresh finds a file rewritten
 	// unchanged (git ignores GIT_OPTIONAL_LOCKS there); a hook must not
 	// lock the user's index nor change it. The plumbing also runs no
-	// textconv program of the user's.
-	out, _ := git(ctx, root, "diff-index", "-p", "-M", "--no-color", "--no-ext-diff", ref)
-	if many {
-		return out
+	// textconv program of the user's. It starts first: it is the longer of
+	// the two.
+	diff := make(chan string, 1)
+	go func() {
+		out, _ := git(ctx, root, "diff-index", "-p", "-M", "--no-color", "--no-ext-diff", ref)
+		diff <- out
+	}()
+	// The untracked files are listed while git diff runs: a hook pays for
+	// one git process's time, not two.
+	_, many := base[untrackedMany]
+	names := make(chan []string, 1)
+	if !many {
+		go func() { names <- untrackedNames(ctx, root) }()
 	}
-	untracked := <-names
+	return func() string {
+		out := <-diff
+		if many {
+			return out
+		}
+		return withUntracked(root, out, <-names, base)
+	}
+}
+
+// withUntracked is the diff out followed by the untracked files' lines
+// (untracked: their names) that base did not hold, capped at maxDiff.
+func withUntracked(root, out string, untracked []string, base Untracked) string {
 	if len(out) >= maxDiff {
 		return out
 	}

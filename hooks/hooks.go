@@ -418,10 +418,11 @@ type Warmer interface {
 // ask picks the lessons that bear on the work and asks them: now, as a
 // block of the stop, or, atPrompt, with the next prompt (st.Deferred).
 func (d *Deps) ask(ctx context.Context, st *SessionState, root string, in Input, atPrompt bool) (*Output, error) {
+	work := startDiff(ctx, root, st.StartRef, st.StartUntracked)
 	if w, ok := d.Recall.(Warmer); ok {
 		w.Warm() // while git computes the diff
 	}
-	diff := DiffSince(ctx, root, st.StartRef, st.StartUntracked)
+	diff := work()
 	query := d.stopQuery(st, diff, in)
 	if strings.TrimSpace(query) == "" {
 		return nil, nil
