@@ -486,6 +486,49 @@ func TestRegretFromLaterFix(t *testing.T) {
 	}
 }
 
+// TestRegretOncePerCommit: post-commit run again for the same commit (by
+// hand, by a second hook manager, after a timeout) writes the same regret
+// events, which the log's readers key by id and count once.
+func TestRegretOncePerCommit(t *testing.T) {
+	repo := newRepo(t)
+	d, st := newDeps(t, repo)
+	fix := func(s string) string { return strings.ReplaceAll(s, "REPO", repo) }
+	write := func(body string) {
+		if err := os.WriteFile(filepath.Join(repo, "pay.go"), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runHook(t, d, "prompt", fix(`{"session_id":"A","cwd":"REPO","prompt":"add retries to the payments client"}`), "")
+	runHook(t, d, "stop", fix(`{"session_id":"A","cwd":"REPO","last_assistant_message":"payments retries"}`), "")
+	write("package pay\n\nfunc retry() int { return 3 }\n")
+	gitRun(t, repo, "add", "pay.go")
+	gitRun(t, repo, "commit", "-q", "-m", "retry")
+	runHook(t, d, "post-commit", "", repo)
+	runHook(t, d, "prompt", fix(`{"session_id":"B","cwd":"REPO","prompt":"fix the tests"}`), "")
+	write("package pay\n\nfunc retry() int { return 5 }\n")
+	gitRun(t, repo, "commit", "-q", "-am", "fix retry")
+	regretIDs := func() (n int, ids map[string]bool) {
+		ids = map[string]bool{}
+		for _, e := range st.events {
+			if e.Kind == domain.KindRegret {
+				n++
+				ids[e.ID] = true
+			}
+		}
+		return n, ids
+	}
+	runHook(t, d, "post-commit", "", repo)
+	first, _ := regretIDs()
+	if first == 0 {
+		t.Fatal("no regret recorded for a fix of an asked session's line")
+	}
+	runHook(t, d, "post-commit", "", repo) // the same commit, a second later
+	n, ids := regretIDs()
+	if n != 2*first || len(ids) != first {
+		t.Fatalf("after a second run for one commit: %d regret lines with %d distinct ids, want %d lines with %d ids", n, len(ids), 2*first, first)
+	}
+}
+
 func TestReadHeadMatchesGit(t *testing.T) {
 	repo := newRepo(t)
 	if _, err := ReadHead(repo); err == nil {

@@ -185,7 +185,9 @@ func PostCommit(ctx context.Context, d *Deps, cwd string) (*Output, error) {
 	if !needBlame && len(anchors) == 0 {
 		return nil, nil
 	}
-	diff, err := git(ctx, root, "-c", "core.quotePath=false", "diff-tree", "-p", "-U0", "--no-color", "--no-ext-diff", "--no-renames", "-r", "--root", head)
+	// The first line is the commit's committer time (--format=%ct), which
+	// no diff line is mistaken for.
+	diff, err := git(ctx, root, "-c", "core.quotePath=false", "diff-tree", "-p", "-U0", "--no-color", "--no-ext-diff", "--no-renames", "-r", "--root", "--format=%ct", head)
 	if err != nil {
 		return nil, fmt.Errorf("diff HEAD: %w", err)
 	}
@@ -193,6 +195,16 @@ func PostCommit(ctx context.Context, d *Deps, cwd string) (*Output, error) {
 	var events []domain.Event
 	if needBlame {
 		events = d.regrets(ctx, root, repo, session, head, files, records)
+		// A regret is stamped with the fixing commit's time, not the
+		// hook's: the hook run again for the same commit (by hand, by a
+		// second hook manager, after a timeout) writes the same events,
+		// with the same ids, which readers count once.
+		stamp, _, _ := strings.Cut(diff, "\n")
+		if ct, perr := strconv.ParseInt(strings.TrimSpace(stamp), 10, 64); perr == nil {
+			for i := range events {
+				events[i].MS = ct * 1000
+			}
+		}
 	}
 	if err := d.flagAnchors(head, files, anchors); err != nil {
 		return nil, err
