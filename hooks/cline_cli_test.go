@@ -69,3 +69,48 @@ func TestClineCLISession(t *testing.T) {
 		}
 	}
 }
+
+// TestClineCLIAsksInLaterRuns: Cline's CLI sends no prompt hook, but it
+// starts each prompt's run with TaskStart (agent_start): each run is a
+// turn, so a later run's completion asks about that run's work, as a later
+// turn's stop does with any other agent.
+func TestClineCLIAsksInLaterRuns(t *testing.T) {
+	repo := newRepo(t)
+	d, st := newDeps(t, repo)
+	fix := func(s string) string {
+		return strings.ReplaceAll(strings.ReplaceAll(s, "BASE", clineCLIBase), "REPO", repo)
+	}
+	start := fix(`{BASE,"hookName":"agent_start","taskStart":{"taskMetadata":{}}}`)
+	tool := fix(`{BASE,"hookName":"tool_result","iteration":1,"postToolUse":{"toolName":"read_files","parameters":{"files":"[]"},"result":"ok","success":true,"executionTimeMs":3}}`)
+	complete := func(text string) string {
+		return fix(`{BASE,"hookName":"agent_end","iteration":1,"turn":{"outputText":"` + text + `","status":"completed"},"taskComplete":{"taskMetadata":{}}}`)
+	}
+	asked := func() map[string]bool {
+		out := map[string]bool{}
+		for _, e := range st.events {
+			if e.Kind == domain.KindAsked {
+				out[e.Lesson] = true
+			}
+		}
+		return out
+	}
+	// Run 1: payments work, asked with run 2's first tool result, judged
+	// at run 2's completion.
+	runHook(t, d, "session-start", start, "")
+	writeFile(t, repo, "pay/retry.go", "package pay\n\n// retry the payments client 3 times\nfunc retryPayments() {}\n")
+	runHook(t, d, "stop", complete("I added a retry loop to the payments client."), "")
+	runHook(t, d, "session-start", start, "")
+	if out, _ := runHook(t, d, "post-tool", tool, ""); !strings.Contains(out, "retry-backoff-3c1d") {
+		t.Fatalf("run 2's tool result did not carry run 1's ask: %q", out)
+	}
+	runHook(t, d, "stop", complete("retry-backoff-3c1d: skip"), "")
+	// Run 3: stylesheet work, a lesson no run has been asked.
+	runHook(t, d, "session-start", start, "")
+	writeFile(t, repo, "web/app.css", "/* stylesheet tokens: use design tokens, no hardcoded colours */\n")
+	runHook(t, d, "stop", complete("I moved the stylesheet colours to the design tokens."), "")
+	runHook(t, d, "session-start", start, "")
+	out, _ := runHook(t, d, "post-tool", tool, "")
+	if !strings.Contains(out, "unrelated-css-note-0a1b") || !asked()["unrelated-css-note-0a1b"] {
+		t.Fatalf("run 3's work was never asked about: tool result %q, asked %v", out, asked())
+	}
+}

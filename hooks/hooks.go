@@ -224,9 +224,15 @@ func (d *Deps) early(ctx context.Context, st *SessionState, root, event string, 
 }
 
 // SessionStart records the session and, when configured, delivers the
-// repository's consolidated lessons early.
+// repository's consolidated lessons early. Cline's TaskStart starts a turn:
+// its CLI runs it at the start of every prompt's run and sends no prompt
+// hook, so without it a session's turn would never advance and its stops
+// would ask once in the whole session.
 func SessionStart(ctx context.Context, d *Deps, in Input) (*Output, error) {
 	return d.inSession(ctx, in, func(st *SessionState, root string) (*Output, error) {
+		if in.Agent == AgentCline {
+			st.Turn++
+		}
 		if !d.Config.Early {
 			return nil, nil
 		}
