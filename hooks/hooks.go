@@ -644,6 +644,12 @@ func (d *Deps) judge(ctx context.Context, st *SessionState, root, message string
 // (nil for an external judge).
 func (d *Deps) verdicts(ctx context.Context, st *SessionState, root, message string, lessons map[string]domain.Lesson, ids []string) (verdicts map[string]string, weights map[string]float64, err error) {
 	verdicts = map[string]string{}
+	if root == "" {
+		// Outside a git repository borg cannot read the work: the judge
+		// would see none and read every lesson as not acted on. No
+		// verdict is evidence either way, and the tally counts nothing.
+		return verdicts, nil, nil
+	}
 	if d.Config.Judge != "" {
 		work := DiffSince(ctx, root, st.AskRef, st.AskUntracked)
 		for _, id := range ids {

@@ -529,6 +529,31 @@ func TestRegretOncePerCommit(t *testing.T) {
 	}
 }
 
+// TestNoVerdictOutsideARepository: outside a git repository borg cannot
+// read the work, so an ask there is judged unclear, never ignored, and the
+// judge's tally counts no reading.
+func TestNoVerdictOutsideARepository(t *testing.T) {
+	dir := t.TempDir()
+	if RepoRoot(dir) != "" {
+		t.Skip("the temp directory is inside a git repository")
+	}
+	d, st := newDeps(t, dir)
+	fix := func(s string) string { return strings.ReplaceAll(s, "DIR", dir) }
+	runHook(t, d, "prompt", fix(`{"session_id":"nogit","cwd":"DIR","prompt":"add retries to the payments client"}`), "")
+	if out, _ := runHook(t, d, "stop", fix(`{"session_id":"nogit","cwd":"DIR","last_assistant_message":"I added a retry loop to the payments client."}`), ""); !strings.Contains(out, `"decision":"block"`) {
+		t.Fatalf("no ask: %q", out)
+	}
+	writeFile(t, dir, "pay.go", "// Retry with exponential backoff and jitter; never retry non-idempotent POSTs.\n")
+	runHook(t, d, "stop", fix(`{"session_id":"nogit","cwd":"DIR","last_assistant_message":"retry-backoff-3c1d: applies"}`), "")
+	k := st.kinds()
+	if k[domain.KindIgnored] != 0 || k[domain.KindChanged] != 0 || k[domain.KindUnclear] != k[domain.KindAsked] || k[domain.KindAsked] == 0 {
+		t.Fatalf("results outside a repository: %v, want every asked lesson unclear", k)
+	}
+	if tally, _ := st.JudgeTally(); tally != (domain.JudgeTally{}) {
+		t.Fatalf("the tally counted readings of work it could not see: %+v", tally)
+	}
+}
+
 func TestReadHeadMatchesGit(t *testing.T) {
 	repo := newRepo(t)
 	if _, err := ReadHead(repo); err == nil {
