@@ -190,9 +190,12 @@ func (d *Deps) early(ctx context.Context, st *SessionState, root, event string, 
 	if d.Recall == nil || strings.TrimSpace(q.Text) == "" {
 		return nil
 	}
-	// A lesson already delivered early, or asked (just now, with a deferred
-	// ask), is not delivered again.
+	// A lesson already delivered early, asked, or about to be asked (a
+	// deferred ask) is not delivered again.
 	q.Repo, q.Session, q.ConsolidatedOnly, q.Exclude = st.Repo, st.Session, true, append(keys(st.Early), st.EverAsk...)
+	if st.Deferred != nil {
+		q.Exclude = append(q.Exclude, st.Deferred.Asked...)
+	}
 	q.Engineer = st.Engineer
 	got, err := d.Recall.Recall(ctx, q)
 	if err != nil || len(got) == 0 {
@@ -269,11 +272,14 @@ func Prompt(ctx context.Context, d *Deps, in Input) (*Output, error) {
 		if !PromptContext(in.Agent) {
 			return nil, nil // nowhere to deliver early lessons
 		}
+		// Early delivery's recall runs before the deferred ask is
+		// recorded: once recorded (past Commit), the answer must go out,
+		// and a recall after it could outlast the grace Run gives it.
+		out := d.early(ctx, st, root, "UserPromptSubmit", RecallQuery{Text: in.Prompt, K: 2})
 		deferred, err := d.deliverDeferred(ctx, st, root)
 		if err != nil {
 			return nil, err
 		}
-		out := d.early(ctx, st, root, "UserPromptSubmit", RecallQuery{Text: in.Prompt, K: 2})
 		if deferred == "" {
 			return out, nil
 		}

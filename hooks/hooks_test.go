@@ -1404,3 +1404,43 @@ func TestNothingRecordedPastTheDeadline(t *testing.T) {
 		t.Fatal("the stop in time recorded no ask")
 	}
 }
+
+// slowEarly is a recall whose early (ConsolidatedOnly) query outlasts the
+// hook's deadline and the grace Run gives a hook that has committed.
+type slowEarly struct{ wordRecall }
+
+func (s slowEarly) Recall(ctx context.Context, q RecallQuery) ([]Recalled, error) {
+	if q.ConsolidatedOnly {
+		<-ctx.Done()
+		time.Sleep(CommitGrace + 200*time.Millisecond)
+	}
+	return s.wordRecall.Recall(ctx, q)
+}
+
+// TestDeferredAskNotRecordedWhenDropped: a prompt whose answer Run drops
+// (its early recall ran past the deadline and the grace) records no asked
+// event for the deferred ask it would have delivered: an ask the agent
+// never sees is not an ask.
+func TestDeferredAskNotRecordedWhenDropped(t *testing.T) {
+	repo := newRepo(t)
+	d, st := newDeps(t, repo)
+	d.Config.AskAtPrompt = true
+	fix := func(s string) string { return strings.ReplaceAll(s, "REPO", repo) }
+	runHook(t, d, "prompt", fix(`{"session_id":"g1","cwd":"REPO","prompt":"add retries to the payments client"}`), "")
+	runHook(t, d, "stop", fix(`{"session_id":"g1","cwd":"REPO","last_assistant_message":"I added a retry loop to the payments client."}`), "")
+	if s, _ := d.States.Load(hashSession("g1")); s.Deferred == nil {
+		t.Fatal("no deferred ask")
+	}
+	d.Recall = slowEarly{wordRecall{store: st, consolidated: map[string]bool{"unrelated-css-note-0a1b": true}}}
+	var out, errb bytes.Buffer
+	Main(context.Background(), "prompt", strings.NewReader(fix(`{"session_id":"g1","cwd":"REPO","prompt":"now also log each retry"}`)),
+		&out, &errb, 50*time.Millisecond, "", func(context.Context) (*Deps, error) { return d, nil })
+	if out.Len() != 0 {
+		t.Fatalf("the prompt answered %q past its deadline", out.String())
+	}
+	// Run returned; the hook it gave up on finishes on its own.
+	time.Sleep(CommitGrace + 500*time.Millisecond)
+	if k := st.kinds(); k[domain.KindAsked] != 0 {
+		t.Fatalf("asked recorded for an answer that was dropped: %v (stderr %q)", k, errb.String())
+	}
+}
