@@ -165,13 +165,18 @@ func (s *Store) scanLessonDir(dir string) (found []lessonEntry, stray []strayFil
 			_, claimed, _ := strayID(rel)
 			reason := "file name is not a lesson id (want ^[a-z][a-z0-9-]{2,63}$.html)"
 			if domain.ValidID(claimed) {
-				reason = fmt.Sprintf("not in its bucket: lesson %s belongs at %s/%s/%s.html (borg doctor --fix moves it)", claimed, dir, Bucket(claimed), claimed)
 				// A file that is no lesson is not moved: say what is wrong
-				// with it first (strays are few; each is read once).
-				if data, rerr := os.ReadFile(filepath.Join(s.dir, filepath.FromSlash(rel))); rerr == nil {
-					if _, perr := Parse(data); perr != nil {
-						reason = fmt.Sprintf("not a lesson (%v) and not in its bucket: make it a valid lesson (docs/formats.md), and borg doctor --fix moves it to %s/%s/%s.html", perr, dir, Bucket(claimed), claimed)
-					}
+				// with it first (strays are few; each is read once). A
+				// lesson is moved to its memhtml-id's place, whatever
+				// its file is named.
+				id, perr := s.strayLessonID(rel)
+				switch {
+				case perr != nil:
+					reason = fmt.Sprintf("not a lesson (%v) and not in its bucket: make it a valid lesson (docs/formats.md), and borg doctor --fix moves it to %s/%s/%s.html", perr, dir, Bucket(claimed), claimed)
+				case id != claimed:
+					reason = fmt.Sprintf("not in its place: it holds lesson %s (its memhtml-id), which belongs at %s/%s/%s.html (borg doctor --fix moves it)", id, dir, Bucket(id), id)
+				default:
+					reason = fmt.Sprintf("not in its bucket: lesson %s belongs at %s/%s/%s.html (borg doctor --fix moves it)", id, dir, Bucket(id), id)
 				}
 			}
 			stray = append(stray, strayFile{rel: rel, regular: true, reason: reason})
@@ -283,9 +288,14 @@ func (s *Store) LayoutMoves() ([]LayoutMove, error) {
 		// Two files moving to one place (a flat file and a copy in another
 		// lesson's bucket) are one move when they hold the same bytes, and
 		// a conflict naming both when they do not: both stay.
+		// Each file moves to the place of the lesson it holds (its
+		// memhtml-id), which is not its name's when it was renamed by
+		// hand: moved by its name, it would stay unread.
+		target := make(map[string]string, len(from))
 		bySource := map[string][]string{}
 		for _, rel := range from {
-			_, id, _ := strayID(rel)
+			id, _ := s.strayLessonID(rel)
+			target[rel] = id
 			bySource[id] = append(bySource[id], rel)
 		}
 		read := func(rel string) (string, error) {
@@ -293,7 +303,7 @@ func (s *Store) LayoutMoves() ([]LayoutMove, error) {
 			return string(b), err
 		}
 		for _, rel := range from {
-			_, id, _ := strayID(rel)
+			id := target[rel]
 			m := LayoutMove{From: rel, To: dir + "/" + Bucket(id) + "/" + id + ".html"}
 			a, errA := read(m.From)
 			if placed[id] {
@@ -314,6 +324,26 @@ func (s *Store) LayoutMoves() ([]LayoutMove, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].From < out[j].From })
 	return out, nil
+}
+
+// strayLessonID is the id of the lesson the store file rel holds: its
+// memhtml-id when the file parses (a file renamed by hand keeps the id
+// it was written with), else the id its name claims, with the parse's
+// error. A read error is returned as is.
+func (s *Store) strayLessonID(rel string) (string, error) {
+	_, claimed, _ := strayID(rel)
+	data, err := os.ReadFile(filepath.Join(s.dir, filepath.FromSlash(rel)))
+	if err != nil {
+		return claimed, err
+	}
+	l, err := Parse(data)
+	if err != nil {
+		return claimed, err
+	}
+	if !domain.ValidID(l.ID) {
+		return claimed, nil
+	}
+	return l.ID, nil
 }
 
 // strayID is the id a lesson file's name claims: dir/<id>.html or

@@ -219,3 +219,42 @@ func TestMigrateLayout(t *testing.T) {
 		t.Errorf("second MigrateLayout = %+v, left %+v, %s, %v; want the conflict only", done, left, h, err)
 	}
 }
+
+// TestMigrateLayoutRenamedFile holds a lesson file renamed by hand (its
+// name no longer its memhtml-id) to a move to its id's place, where it is
+// read again; a move by its name would leave it unread.
+func TestMigrateLayoutRenamedFile(t *testing.T) {
+	for _, tc := range []struct{ name, from string }{
+		{"other bucket", "lessons/" + Bucket("alpha-lesson") + "/renamed-by-hand.html"},
+		{"flat", "lessons/renamed-by-hand.html"},
+		{"user folder", "lessons/notes/renamed-by-hand.html"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newTestStore(t)
+			if Bucket("alpha-lesson") == Bucket("renamed-by-hand") {
+				t.Fatal("the test needs two buckets")
+			}
+			writeStoreFile(t, s, tc.from, Render(sampleLesson("alpha-lesson")))
+			if _, err := s.Commit("renamed by hand", tc.from); err != nil {
+				t.Fatal(err)
+			}
+			if ls, _ := s.Lessons(); len(ls) != 0 {
+				t.Fatalf("the renamed file is read as %+v", ls)
+			}
+			moves, err := s.LayoutMoves()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(moves) != 1 || moves[0].To != LessonPath("alpha-lesson") || moves[0].Conflict != "" {
+				t.Fatalf("LayoutMoves = %+v, want %s to %s", moves, tc.from, LessonPath("alpha-lesson"))
+			}
+			if _, left, _, err := s.MigrateLayout(); err != nil || len(left) != 0 {
+				t.Fatalf("MigrateLayout: left %+v, %v", left, err)
+			}
+			ls, errs := s.Lessons()
+			if len(errs) != 0 || len(ls) != 1 || ls[0].ID != "alpha-lesson" {
+				t.Fatalf("after the move: %+v, %v", ls, errs)
+			}
+		})
+	}
+}

@@ -646,7 +646,7 @@ func (s *Store) readLesson(dir, id string) (domain.Lesson, error) {
 		return domain.Lesson{}, err
 	}
 	if l.ID != id {
-		return domain.Lesson{}, &domain.InvalidMemory{Path: rel, Reason: fmt.Sprintf("memhtml-id %q does not match the file name", l.ID)}
+		return domain.Lesson{}, &domain.InvalidMemory{Path: rel, Reason: fmt.Sprintf("memhtml-id %q does not match the file name: rename the file to %s/%s/%s.html, or set memhtml-id to %q", l.ID, dir, Bucket(l.ID), l.ID, id)}
 	}
 	return l, nil
 }
