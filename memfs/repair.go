@@ -180,6 +180,29 @@ func (s *Store) Uncommitted() ([]string, error) {
 // stops on them), as sorted slash paths. git compares, without writing its
 // index.
 func (s *Store) Edited(ctx context.Context) ([]string, error) {
+	paths, err := s.worktreeChanges(ctx, "MT")
+	if err != nil {
+		return nil, fmt.Errorf("list edited lesson files: %w", err)
+	}
+	return paths, nil
+}
+
+// Deleted lists the lesson files under lessons/ and archive/ that git's
+// index holds and that are gone from disk (deleted by hand, or by a tool,
+// and not committed), as sorted slash paths: no search reads them, yet
+// their commit still shares them. git compares, without writing its index.
+func (s *Store) Deleted(ctx context.Context) ([]string, error) {
+	paths, err := s.worktreeChanges(ctx, "D")
+	if err != nil {
+		return nil, fmt.Errorf("list deleted lesson files: %w", err)
+	}
+	return paths, nil
+}
+
+// worktreeChanges lists the paths under lessons/ and archive/ whose work
+// tree side against git's index (the Y of git status) is one of codes,
+// sorted.
+func (s *Store) worktreeChanges(ctx context.Context, codes string) ([]string, error) {
 	if !s.git.hasCommits() {
 		return nil, nil
 	}
@@ -189,15 +212,46 @@ func (s *Store) Edited(ctx context.Context) ([]string, error) {
 	g.Env = append(g.Env, "GIT_OPTIONAL_LOCKS=0")
 	out, err := g.Run(ctx, nil, "status", "--porcelain", "-z", "-uno", "--no-renames", "--", LessonsDir, ArchiveDir)
 	if err != nil {
-		return nil, fmt.Errorf("list edited lesson files: %w", err)
+		return nil, err
 	}
 	var paths []string
 	for _, e := range strings.Split(string(out), "\x00") {
 		// "XY path": Y is the work tree's side against the index.
-		if len(e) > 3 && (e[1] == 'M' || e[1] == 'T') {
+		if len(e) > 3 && strings.IndexByte(codes, e[1]) >= 0 {
 			paths = append(paths, e[3:])
 		}
 	}
 	sort.Strings(paths)
 	return paths, nil
+}
+
+// RestoreDeleted writes each of paths (lesson files Deleted lists) back as
+// git's index holds it, under the write lock: git writes the files, and
+// leaves any that exists again as it is. Nothing else changes: the index
+// is not written, and nothing is committed.
+func (s *Store) RestoreDeleted(paths []string) error {
+	unlock, err := s.lockWrites()
+	if err != nil {
+		return fmt.Errorf("restore deleted lesson files: %w", err)
+	}
+	defer unlock()
+	if len(paths) == 0 {
+		return nil
+	}
+	var in strings.Builder
+	for _, p := range paths {
+		if err := checkRepoPath(p); err != nil {
+			return fmt.Errorf("restore deleted lesson files: %w", err)
+		}
+		if !strings.HasPrefix(p, LessonsDir+"/") && !strings.HasPrefix(p, ArchiveDir+"/") {
+			return fmt.Errorf("restore deleted lesson files: %s is not under %s/ or %s/", p, LessonsDir, ArchiveDir)
+		}
+		in.WriteString(p)
+		in.WriteByte(0)
+	}
+	// Without -f, a file that exists again is kept as it is (-q: quietly).
+	if _, err := s.runGitWaiting(context.Background(), []byte(in.String()), "checkout-index", "-q", "-z", "--stdin"); err != nil {
+		return fmt.Errorf("restore deleted lesson files: %w", err)
+	}
+	return nil
 }

@@ -23,7 +23,7 @@ func doctorCommand(e *env) *cli.Command {
 		Usage:     "check every lesson and log line; exit non-zero when a lesson needs fixing",
 		ArgsUsage: " ",
 		Flags: []cli.Flag{storeFlag(), jsonFlag(),
-			&cli.BoolFlag{Name: "fix", Usage: "repair what a killed borg left: an interrupted commit, a git index that disagrees with HEAD, uncommitted lesson files; move lesson files into their buckets (a stale git lock is named with its fix, never removed)"}},
+			&cli.BoolFlag{Name: "fix", Usage: "repair what a killed borg left: an interrupted commit, a git index that disagrees with HEAD, uncommitted lesson files, committed ones deleted from disk; move lesson files into their buckets (a stale git lock is named with its fix, never removed)"}},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return usageErr("doctor takes no arguments")

@@ -6,9 +6,10 @@ package main
 // interrupted write (finished as the next writer would finish it), a git
 // index that disagrees with HEAD under lessons/, archive/ and log/ (reset to
 // HEAD for those paths, so a plain git commit in the store cannot delete a
-// committed lesson), and lesson files no commit holds (committed, when they
-// are valid lessons). The next borg learn finishes an interrupted write by itself;
-// the index scan reads every entry, so only doctor does it.
+// committed lesson), lesson files no commit holds (committed, when they
+// are valid lessons), and committed lesson files gone from disk (restored
+// from git's index). The next borg learn finishes an interrupted write by
+// itself; the index scan reads every entry, so only doctor does it.
 
 import (
 	"context"
@@ -34,7 +35,11 @@ type repairReport struct {
 	// read the store: another user's).
 	Edited          []string `json:"edited"`
 	EditedUnchecked string   `json:"edited_unchecked,omitempty"`
-	Repaired        []string `json:"repaired"`
+	// Deleted are lesson files git's index holds that are gone from disk
+	// and not committed: no search reads them, and a fix restores them
+	// (a lesson is retired by a veto or a sleep, never by a lost file).
+	Deleted  []string `json:"deleted"`
+	Repaired []string `json:"repaired"`
 	// OK: nothing left to repair.
 	OK bool `json:"ok"`
 }
@@ -43,7 +48,7 @@ type repairReport struct {
 // lesson paths doctor found invalid or refused, each with what to do
 // about it (never committed by a fix).
 func checkRepairs(s *memfs.Store, fix bool, held map[string]string) (repairReport, error) {
-	rep := repairReport{Locks: []memfs.LockState{}, Index: []memfs.IndexMismatch{}, Uncommitted: []string{}, Edited: []string{}, Repaired: []string{}, held: held}
+	rep := repairReport{Locks: []memfs.LockState{}, Index: []memfs.IndexMismatch{}, Uncommitted: []string{}, Edited: []string{}, Deleted: []string{}, Repaired: []string{}, held: held}
 	invalid := func(p string) bool { _, ok := held[p]; return ok }
 	lc, err := s.CheckLocks(fix)
 	if err != nil {
@@ -73,6 +78,24 @@ func checkRepairs(s *memfs.Store, fix bool, held map[string]string) (repairRepor
 		}
 	}
 	rep.Index = append(rep.Index, mis...)
+	// Read after the index's reset: a file git rm took out of the index
+	// and off the disk is, once reset, a deleted file to restore.
+	deleted, err := s.Deleted(context.Background())
+	if err != nil && rep.EditedUnchecked == "" {
+		rep.EditedUnchecked = err.Error()
+	}
+	if fix && len(deleted) > 0 {
+		if err := s.RestoreDeleted(deleted); err != nil {
+			return rep, err
+		}
+		for _, p := range deleted {
+			rep.Repaired = append(rep.Repaired, "restored "+p+" as its commit holds it")
+		}
+		if deleted, err = s.Deleted(context.Background()); err != nil {
+			return rep, err
+		}
+	}
+	rep.Deleted = append(rep.Deleted, deleted...)
 	unc, err := s.Uncommitted()
 	if err != nil {
 		return rep, err
@@ -110,7 +133,7 @@ func checkRepairs(s *memfs.Store, fix bool, held map[string]string) (repairRepor
 			rep.Repaired = append(rep.Repaired, "committed "+p)
 		}
 	}
-	rep.OK = len(rep.Index) == 0 && len(rep.Uncommitted) == 0 && len(rep.Edited) == 0 && rep.Interrupted == ""
+	rep.OK = len(rep.Index) == 0 && len(rep.Uncommitted) == 0 && len(rep.Edited) == 0 && len(rep.Deleted) == 0 && rep.Interrupted == ""
 	for _, l := range rep.Locks {
 		if l.Stale {
 			rep.OK = false
@@ -158,5 +181,8 @@ func printRepairs(w io.Writer, rep repairReport) {
 	}
 	for _, p := range rep.Edited {
 		fmt.Fprintf(w, "edited: %s (changed since its commit, which stops a sync's or a sleep's merge: %s)\n", p, fixCommits(p))
+	}
+	for _, p := range rep.Deleted {
+		fmt.Fprintf(w, "deleted: %s (gone from disk but not from its commit, so no search reads it and a sync still shares it: borg doctor --fix restores it; to retire the lesson, veto it with borg no, or git rm it and commit)\n", p)
 	}
 }
