@@ -1,10 +1,12 @@
 package memfs
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/borg-memory/borg/memfs/gitobj"
@@ -125,4 +127,40 @@ func ignoresPrivate(gitignore string) bool {
 		}
 	}
 	return false
+}
+
+// HeadProblem says what keeps borg from committing on the store's branch,
+// with the fix: HEAD detached (every write refuses), or HEAD naming a
+// branch that does not exist while others do (a commit would start a new
+// history there, apart from the team's). It is "" when HEAD names a branch
+// that exists, and for a store with no branch at all.
+func (s *Store) HeadProblem(ctx context.Context) string {
+	target, err := s.git.dirs().SymbolicTarget("HEAD")
+	if err != nil {
+		return fmt.Sprintf("HEAD cannot be read (%v): check out the store's branch: git -C %s switch main", err, s.dir)
+	}
+	if target != "" && s.git.hasCommits() {
+		return ""
+	}
+	out, err := s.runGit(ctx, nil, "for-each-ref", "--format=%(refname:short)", "refs/heads/")
+	if err != nil {
+		return fmt.Sprintf("HEAD does not name an existing branch, and the branches cannot be listed (%v): check out the store's branch with git switch", err)
+	}
+	branches := strings.Fields(string(out))
+	if len(branches) == 0 {
+		return ""
+	}
+	to := branches[0]
+	for _, b := range []string{"master", "main"} {
+		if slices.Contains(branches, b) {
+			to = b
+		}
+	}
+	fix := fmt.Sprintf("check out the store's branch: git -C %s switch %s", s.dir, to)
+	if target == "" {
+		at, _ := s.git.dirs().ReadRef("HEAD")
+		return fmt.Sprintf("HEAD is detached (at commit %.12s): borg learn, borg no, a sleep, a sync and doctor --fix cannot commit; %s", at, fix)
+	}
+	return fmt.Sprintf("HEAD names %s, a branch that does not exist, while the store has %s: a commit would start a history apart from the team's, and doctor --fix commits nothing; %s",
+		strings.TrimPrefix(target, "refs/heads/"), strings.Join(branches, ", "), fix)
 }

@@ -337,6 +337,14 @@ func runDoctor(e *env, s *memfs.Store, asJSON, fix bool) error {
 	rep.Env = hookEnvProblems(e.getenv)
 	rep.Anchors = anchorReviews(s)
 	problems, leaked := s.Hygiene()
+	// A HEAD off the store's branch fails every commit, or starts a
+	// history apart from the team's: doctor names it, and --fix repairs
+	// nothing until it is back on the branch.
+	head := s.HeadProblem(context.Background())
+	if head != "" {
+		problems = append(problems, head)
+		fix = false
+	}
 	rep.StoreProblems = append(append([]string{}, problems...), rep.StoreProblems...)
 	if rep.Evidence, err = checkLogEvidence(context.Background(), s, e.now().UnixMilli(), engineer(e)); err != nil {
 		// Who committed what needs git's history; a store git will not
@@ -363,7 +371,7 @@ func runDoctor(e *env, s *memfs.Store, asJSON, fix bool) error {
 		return fail(exitFail, "%v", err)
 	}
 	moveReport(e, s, &rep, moved)
-	rep.OK = len(rep.InvalidLessons) == 0 && len(rep.RefusedLessons) == 0 && !leaked && forgedLogs(rep.Evidence) == 0 && rep.Repair.OK && !rep.IndexBroken
+	rep.OK = len(rep.InvalidLessons) == 0 && len(rep.RefusedLessons) == 0 && !leaked && head == "" && forgedLogs(rep.Evidence) == 0 && rep.Repair.OK && !rep.IndexBroken
 	if asJSON {
 		if err := writeJSON(e, rep); err != nil {
 			return err
@@ -373,6 +381,9 @@ func runDoctor(e *env, s *memfs.Store, asJSON, fix bool) error {
 	}
 	if leaked {
 		return fail(exitFail, "the store's private state is committed: see the store: line above")
+	}
+	if head != "" {
+		return fail(exitFail, "the store's HEAD is not on its branch: check out the branch as the store: line above says, then run borg doctor again")
 	}
 	if len(rep.InvalidLessons) > 0 || len(rep.RefusedLessons) > 0 {
 		return fail(exitFail, "%s: fix each one as the reason says, or move it out of lessons/", doctorFailure(len(rep.InvalidLessons), len(rep.RefusedLessons)))
