@@ -375,6 +375,15 @@ func Open(dir string, opts ...Option) (*Store, error) {
 		if fi, err := os.Stat(abs); err == nil && !fi.IsDir() {
 			return nil, fmt.Errorf("open store %s: %w: it is a file, not a directory (name the store's directory with --store or BORG_STORE)", dir, ErrNotStore)
 		}
+		if _, err := os.Stat(filepath.Join(abs, ".git")); err == nil && marked(abs) {
+			// A store whose lessons/ went (deleted by hand, or a checkout
+			// that failed): git still holds every committed lesson, and
+			// borg init refuses the directory, so say how to get it back.
+			if fi, err := os.Lstat(filepath.Join(abs, LessonsDir)); err == nil && !fi.IsDir() {
+				return nil, fmt.Errorf("open store %s: %w: %s is not a directory: move it away, then restore the lessons as the store's last commit holds them: git -C %s checkout HEAD -- %s", dir, ErrNotStore, LessonsDir, dir, LessonsDir)
+			}
+			return nil, fmt.Errorf("open store %s: %w: its %s folder is missing: restore the lessons as the store's last commit holds them: git -C %s checkout HEAD -- %s", dir, ErrNotStore, LessonsDir, dir, LessonsDir)
+		}
 		return nil, fmt.Errorf("open store %s: %w (create one with: borg init --store %s)", dir, ErrNotStore, dir)
 	}
 	if err := checkStoreDirs(abs); err != nil {

@@ -117,6 +117,38 @@ func TestOpenNotStore(t *testing.T) {
 	}
 }
 
+// TestOpenLessonsGone holds Open on a store whose lessons/ was deleted or
+// replaced by a file to an error that says how to restore it from git,
+// not to make a store (borg init refuses the directory).
+func TestOpenLessonsGone(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		damage func(dir string) error
+	}{
+		{"deleted", func(dir string) error { return os.RemoveAll(filepath.Join(dir, LessonsDir)) }},
+		{"a file", func(dir string) error {
+			if err := os.RemoveAll(filepath.Join(dir, LessonsDir)); err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join(dir, LessonsDir), nil, 0o644)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newTestStore(t)
+			if err := tc.damage(s.Dir()); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Open(s.Dir())
+			if !errors.Is(err, ErrNotStore) {
+				t.Fatalf("Open = %v; want ErrNotStore", err)
+			}
+			if want := "git -C " + s.Dir() + " checkout HEAD -- lessons"; !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "borg init") {
+				t.Fatalf("error %q should give the fix %q, not borg init", err, want)
+			}
+		})
+	}
+}
+
 func TestDiscover(t *testing.T) {
 	cases := []struct {
 		name string
