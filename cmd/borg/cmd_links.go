@@ -177,10 +177,19 @@ func printLinks(e *env, links []shownLink, asJSON bool) error {
 		if l.Promoted {
 			state += " (promoted)"
 		}
-		fmt.Fprintf(tw, "%s\t%.2f\t%d\t%s\t→ %s\n", state, l.WeightNow, l.Uses, endpoint(l.Src, l.SrcV), endpoint(l.Dst, l.DstV))
+		fmt.Fprintf(tw, "%s\t%.2f\t%d\t%s\t→ %s\n", state, l.WeightNow, l.Uses, cellSafe(endpoint(l.Src, l.SrcV)), cellSafe(endpoint(l.Dst, l.DstV)))
 	}
 	return tw.Flush()
 }
+
+// cellEscapes spell the characters that would end a table's cell or row.
+var cellEscapes = strings.NewReplacer("\n", `\n`, "\r", `\r`, "\t", `\t`)
+
+// cellSafe is s for one cell of a table: a link's ends come from any
+// teammate's log lines, and a newline or tab in one would start a row or
+// a column of its own (a forged link on screen). termSafe escapes the
+// other control characters.
+func cellSafe(s string) string { return cellEscapes.Replace(s) }
 
 // endpoint prints a link end with its version, shortened for a terminal.
 func endpoint(name, version string) string {
