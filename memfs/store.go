@@ -415,6 +415,20 @@ func checkStoreDirs(root string) error {
 			return err
 		}
 		if !fi.IsDir() {
+			if strings.HasPrefix(d, PrivateDir) {
+				// .borg/ is never committed (its .gitignore says *): there
+				// is no removal to commit.
+				fix := "remove it (derived state: the next command rebuilds it)"
+				switch d {
+				case PrivateDir:
+					fix = "move it away and restore the directory (it holds this machine's node id and local log; the rest is rebuilt)"
+				case localLogDir:
+					fix = "move it away and restore the directory (this machine's local log)"
+				case PrivateDir + "/sessions":
+					fix = "remove it (the agents' session state between hook calls: a session under way starts over)"
+				}
+				return fmt.Errorf("%s is not a directory (a symbolic link or a file; borg keeps everything inside the store): %s", d, fix)
+			}
 			return fmt.Errorf("%s is not a directory (a symbolic link or a file; borg keeps everything inside the store): remove it and commit the removal, or restore the directory", d)
 		}
 	}

@@ -149,6 +149,38 @@ func TestOpenLessonsGone(t *testing.T) {
 	}
 }
 
+// TestOpenStoreDirNotDir holds Open's refusal of a store directory that is
+// a file to a fix that applies: .borg/ is never committed, so a removal
+// there has nothing to commit, and its derived folders are rebuilt.
+func TestOpenStoreDirNotDir(t *testing.T) {
+	for _, tc := range []struct{ dir, want string }{
+		{"log", "commit the removal"},
+		{"archive", "commit the removal"},
+		{".borg/cache", "remove it (derived state: the next command rebuilds it)"},
+		{".borg/index", "remove it (derived state: the next command rebuilds it)"},
+		{".borg/sessions", "remove it (the agents' session state"},
+		{".borg/local", "move it away and restore the directory (this machine's local log)"},
+	} {
+		t.Run(tc.dir, func(t *testing.T) {
+			s := newTestStore(t)
+			p := filepath.Join(s.Dir(), filepath.FromSlash(tc.dir))
+			if err := os.RemoveAll(p); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Open(s.Dir())
+			if err == nil || !strings.Contains(err.Error(), tc.dir+" is not a directory") || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Open = %v; want %s named with %q", err, tc.dir, tc.want)
+			}
+			if strings.HasPrefix(tc.dir, ".borg") && strings.Contains(err.Error(), "commit") {
+				t.Errorf("Open = %v; .borg/ is never committed", err)
+			}
+		})
+	}
+}
+
 func TestDiscover(t *testing.T) {
 	cases := []struct {
 		name string
