@@ -451,6 +451,9 @@ func scanEvents(r io.Reader, start int64, in *interner, fn func(n int, off int64
 	}
 }
 
+// utf8BOM is UTF-8's byte order mark.
+var utf8BOM = []byte("\xef\xbb\xbf")
+
 // decodeLine parses one log line into an event, or says why it cannot.
 func decodeLine(line []byte) (domain.Event, string) { return decodeLineIn(line, nil) }
 
@@ -459,7 +462,9 @@ func decodeLineIn(line []byte, in *interner) (domain.Event, string) {
 	if len(line) > maxLineBytes {
 		return domain.Event{}, fmt.Sprintf("line longer than %d bytes", maxLineBytes)
 	}
-	line = bytes.TrimSpace(line)
+	// A byte order mark is how an editor on Windows begins a file it
+	// saved: the line after it is still the event it was.
+	line = bytes.TrimSpace(bytes.TrimPrefix(line, utf8BOM))
 	if len(line) == 0 || line[0] != '{' {
 		return domain.Event{}, "not a JSON object"
 	}

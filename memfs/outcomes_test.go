@@ -573,3 +573,25 @@ func TestLoadLedgerUsesCache(t *testing.T) {
 		t.Fatal("a cache of another version was trusted")
 	}
 }
+
+// TestReadEventsAfterBOM holds the first event of a log file an editor
+// saved with a byte order mark (and CRLF line ends) to being read, not
+// skipped as "not a JSON object".
+func TestReadEventsAfterBOM(t *testing.T) {
+	s := newTestStore(t)
+	a := domain.Event{MS: 2, Kind: domain.KindCreated, Lesson: "abc"}.WithID()
+	b := domain.Event{MS: 3, Kind: domain.KindCreated, Lesson: "abd"}.WithID()
+	aLine, _ := json.Marshal(a)
+	bLine, _ := json.Marshal(b)
+	content := "\xef\xbb\xbf" + string(aLine) + "\r\n" + string(bLine) + "\r\n"
+	if err := os.WriteFile(filepath.Join(s.Dir(), "log", "n-other.jsonl"), []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	events, rep, err := s.ReadEvents()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Skipped) != 0 || len(events) != 2 {
+		t.Fatalf("events = %+v, skipped %+v; want both events", events, rep.Skipped)
+	}
+}
