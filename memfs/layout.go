@@ -371,15 +371,9 @@ func (s *Store) MigrateLayout() (done, left []LayoutMove, commit string, err err
 	}
 	// Only committed files move: one no commit holds stays for doctor's
 	// own rule (it commits the valid ones; the move comes after).
-	committed := map[string]bool{}
-	for _, dir := range []string{LessonsDir, ArchiveDir} {
-		files, err := s.listAt("HEAD", dir)
-		if err != nil {
-			return nil, nil, "", err
-		}
-		for _, f := range files {
-			committed[f] = true
-		}
+	committed, err := s.committedLessonPaths()
+	if err != nil {
+		return nil, nil, "", err
 	}
 	var paths []string
 	for _, m := range moves {
@@ -418,6 +412,75 @@ func (s *Store) MigrateLayout() (done, left []LayoutMove, commit string, err err
 		return nil, left, "", fmt.Errorf("migrate layout: %w", err)
 	}
 	return done, left, h, nil
+}
+
+// committedLessonPaths is the set of HEAD's files under lessons/ and
+// archive/, as slash paths.
+func (s *Store) committedLessonPaths() (map[string]bool, error) {
+	committed := map[string]bool{}
+	for _, dir := range []string{LessonsDir, ArchiveDir} {
+		files, err := s.listAt("HEAD", dir)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			committed[f] = true
+		}
+	}
+	return committed, nil
+}
+
+// PlaceUncommitted moves each lesson file no commit holds that LayoutMoves
+// lists without a conflict, that is not read where it is (written by hand
+// into lessons/team-notes/ or another lesson's bucket, or named other
+// than its id) and that parses as a lesson, to its place, and commits
+// nothing: it is then an uncommitted lesson like any other, for doctor to
+// check and screen before a commit (MigrateLayout moves only committed
+// files, so it would never move). A file that is no lesson stays where it
+// is, for doctor to name; one of the flat layout is read where it is, and
+// moves once committed. It returns the moves made.
+func (s *Store) PlaceUncommitted() ([]LayoutMove, error) {
+	// The write lock, without finishing a dead writer's journal: that is
+	// CheckLocks's to finish and report, and no borg write names a file
+	// outside its place.
+	if err := s.checkOwner(); err != nil {
+		return nil, err
+	}
+	p := filepath.Join(s.dir, filepath.FromSlash(writeLockFile))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return nil, fmt.Errorf("place uncommitted lesson files: %w", err)
+	}
+	unlock, err := s.takeWriteLock(p, writeWait)
+	if err != nil {
+		return nil, fmt.Errorf("place uncommitted lesson files: take the store's write lock: %w", err)
+	}
+	defer unlock()
+	moves, err := s.LayoutMoves()
+	if err != nil {
+		return nil, err
+	}
+	committed, err := s.committedLessonPaths()
+	if err != nil {
+		return nil, err
+	}
+	var done []LayoutMove
+	for _, m := range moves {
+		if dir, id, _, read := ParseLessonPath(m.From); m.Conflict != "" || committed[m.From] || read && m.To == dir+"/"+Bucket(id)+"/"+id+".html" {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(s.dir, filepath.FromSlash(m.From)))
+		if err != nil {
+			return done, fmt.Errorf("place uncommitted lesson files: %w", err)
+		}
+		if _, err := Parse(data); err != nil {
+			continue
+		}
+		if err := s.moveFile(m.From, m.To); err != nil {
+			return done, fmt.Errorf("place uncommitted lesson files: %w", err)
+		}
+		done = append(done, m)
+	}
+	return done, nil
 }
 
 // moveFile renames the store file from to to (slash paths) as renameInto

@@ -310,6 +310,26 @@ func printDoctor(w io.Writer, rep doctorReport) {
 // (non-zero exit); skipped log lines are reported but tolerated.
 func runDoctor(e *env, s *memfs.Store, asJSON, fix bool) error {
 	rep := doctorReport{Store: s.Dir(), InvalidLessons: []doctorProblem{}}
+	// A HEAD off the store's branch fails every commit, or starts a
+	// history apart from the team's: doctor names it, and --fix repairs
+	// nothing until it is back on the branch.
+	head := s.HeadProblem(context.Background())
+	if head != "" {
+		fix = false
+	}
+	// A lesson written by hand where borg does not read it, and not
+	// committed, is moved to its place first: there it is checked and
+	// screened as every uncommitted lesson is, and committed when valid.
+	var placed []string
+	if fix {
+		moves, err := s.PlaceUncommitted()
+		for _, m := range moves {
+			placed = append(placed, fmt.Sprintf("moved %s to %s, where it is read", m.From, m.To))
+		}
+		if err != nil {
+			return fail(exitFail, "%v", err)
+		}
+	}
 	lessons := checkLessons(e, s, &rep)
 	rep.RefusedLessons = refusedLessons(s, lessons)
 	_, logRep, err := s.ReadEvents()
@@ -337,13 +357,8 @@ func runDoctor(e *env, s *memfs.Store, asJSON, fix bool) error {
 	rep.Env = hookEnvProblems(e.getenv)
 	rep.Anchors = anchorReviews(s)
 	problems, leaked := s.Hygiene()
-	// A HEAD off the store's branch fails every commit, or starts a
-	// history apart from the team's: doctor names it, and --fix repairs
-	// nothing until it is back on the branch.
-	head := s.HeadProblem(context.Background())
 	if head != "" {
 		problems = append(problems, head)
-		fix = false
 	}
 	rep.StoreProblems = append(append([]string{}, problems...), rep.StoreProblems...)
 	if rep.Evidence, err = checkLogEvidence(context.Background(), s, e.now().UnixMilli(), engineer(e)); err != nil {
@@ -366,6 +381,7 @@ func runDoctor(e *env, s *memfs.Store, asJSON, fix bool) error {
 	if rep.Repair, err = checkRepairs(s, fix, held); err != nil {
 		return fail(exitFail, "%v", err)
 	}
+	rep.Repair.Repaired = append(placed, rep.Repair.Repaired...)
 	var moved []memfs.LayoutMove
 	if rep.Layout, moved, err = checkLayout(s, fix); err != nil {
 		return fail(exitFail, "%v", err)
