@@ -312,6 +312,37 @@ func (s *Store) logFiles() ([]string, error) {
 	return out, nil
 }
 
+// LogFileProblems names each log file of log/ and .borg/local/ (a .jsonl
+// name) that is not a regular file, with its fix: readers take no events
+// from it (logFiles lists regular files only), and when it is one of this
+// machine's, no hook can record a session into it.
+func (s *Store) LogFileProblems() []string {
+	own := map[string]bool{s.LogPath(): true, s.LocalLogPath(): true}
+	var out []string
+	for _, dir := range []string{LogDir, localLogDir} {
+		entries, err := os.ReadDir(filepath.Join(s.dir, filepath.FromSlash(dir)))
+		if err != nil {
+			continue // a missing folder is made by the first append
+		}
+		for _, e := range entries {
+			if !strings.HasSuffix(e.Name(), ".jsonl") || e.Type().IsRegular() {
+				continue
+			}
+			rel := dir + "/" + e.Name()
+			what := "a symbolic link or other special file"
+			if e.IsDir() {
+				what = "a directory"
+			}
+			effect := "no events are read from it"
+			if own[rel] {
+				effect += ", and this machine's hooks cannot record a session into it"
+			}
+			out = append(out, fmt.Sprintf("%s is %s, not a log file: %s; move it out of %s/ (borg starts the log file anew on its next append)", rel, what, effect, dir))
+		}
+	}
+	return out
+}
+
 // ReadEvents reads the union of every node's log and the local log,
 // deduplicated by event id (a line without one gets domain.ComputeEventID)
 // and sorted by (ms, id), so line and file order never matter. A torn last

@@ -360,6 +360,8 @@ func runDoctor(e *env, s *memfs.Store, asJSON, fix bool) error {
 	if head != "" {
 		problems = append(problems, head)
 	}
+	badLogs := s.LogFileProblems()
+	problems = append(problems, badLogs...)
 	rep.StoreProblems = append(append([]string{}, problems...), rep.StoreProblems...)
 	if rep.Evidence, err = checkLogEvidence(context.Background(), s, e.now().UnixMilli(), engineer(e)); err != nil {
 		// Who committed what needs git's history; a store git will not
@@ -387,7 +389,7 @@ func runDoctor(e *env, s *memfs.Store, asJSON, fix bool) error {
 		return fail(exitFail, "%v", err)
 	}
 	moveReport(e, s, &rep, moved)
-	rep.OK = len(rep.InvalidLessons) == 0 && len(rep.RefusedLessons) == 0 && !leaked && head == "" && forgedLogs(rep.Evidence) == 0 && rep.Repair.OK && !rep.IndexBroken
+	rep.OK = len(rep.InvalidLessons) == 0 && len(rep.RefusedLessons) == 0 && !leaked && head == "" && len(badLogs) == 0 && forgedLogs(rep.Evidence) == 0 && rep.Repair.OK && !rep.IndexBroken
 	if asJSON {
 		if err := writeJSON(e, rep); err != nil {
 			return err
@@ -400,6 +402,9 @@ func runDoctor(e *env, s *memfs.Store, asJSON, fix bool) error {
 	}
 	if head != "" {
 		return fail(exitFail, "the store's HEAD is not on its branch: check out the branch as the store: line above says, then run borg doctor again")
+	}
+	if len(badLogs) > 0 {
+		return fail(exitFail, "%d log file(s) are not files: move each out of the way as its store: line says", len(badLogs))
 	}
 	if len(rep.InvalidLessons) > 0 || len(rep.RefusedLessons) > 0 {
 		return fail(exitFail, "%s: fix each one as the reason says, or move it out of lessons/", doctorFailure(len(rep.InvalidLessons), len(rep.RefusedLessons)))
