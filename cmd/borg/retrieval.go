@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"io/fs"
 	"os"
@@ -43,84 +41,20 @@ type retrieval struct {
 // indexDir is where a store keeps its index (derived, gitignored).
 func indexDir(s *memfs.Store) string { return filepath.Join(s.Dir(), ".borg", "index") }
 
-// lessonsStamp is a cheap freshness token for lessons/: the modification
-// times of the directory and of each of its buckets (a lesson file
-// written, renamed or deleted in its bucket, by borg or by hand, moves its
-// bucket's time, not lessons/'s), and the store's HEAD. A hand edit made
-// in place and not yet committed is picked up at the next commit or by
-// `borg recall --sync`.
+// lessonsStamp is a cheap freshness token for lessons/: the directory's
+// modification time (every borg write renames into it) and the store's HEAD.
+// A hand edit made in place and not yet committed is picked up at the next
+// commit or by `borg recall --sync`.
 func lessonsStamp(s *memfs.Store) string {
-	dir := filepath.Join(s.Dir(), memfs.LessonsDir)
-	st, err := os.Stat(dir)
+	st, err := os.Stat(filepath.Join(s.Dir(), "lessons"))
 	if err != nil {
 		return ""
-	}
-	h := fnv.New64a()
-	var b [8]byte
-	for _, bk := range bucketTimes(dir) {
-		h.Write([]byte(bk.name))
-		binary.LittleEndian.PutUint64(b[:], uint64(bk.mtime))
-		h.Write(b[:])
 	}
 	head, err := hooks.ReadHead(s.Dir()) // from the files: go-git's open costs ms
 	if err != nil {
 		head, _ = s.ResolveRef("HEAD")
 	}
-	return strconv.FormatInt(st.ModTime().UnixNano(), 10) + "." + strconv.FormatUint(h.Sum64(), 16) + "@" + head
-}
-
-// bucketTime is a bucket directory's name and modification time.
-type bucketTime struct {
-	name  string
-	mtime int64
-}
-
-// maxStampListing is how many entries of lessons/ lessonsStamp lists
-// before it stats the 256 bucket names instead.
-const maxStampListing = 1024
-
-// bucketTimes are the bucket directories of lessons dir (00 to ff) with
-// their times, sorted by name. A bucketed lessons/ is listed (a few
-// hundred names, fewer in a small store); one that holds more entries (a
-// store of the flat layout) is not read through, and its 256 bucket names
-// are stat'ed instead, so a hook never reads every lesson's name.
-func bucketTimes(dir string) []bucketTime {
-	var out []bucketTime
-	add := func(name string, fi os.FileInfo) {
-		if fi.IsDir() {
-			out = append(out, bucketTime{name, fi.ModTime().UnixNano()})
-		}
-	}
-	f, err := os.Open(dir)
-	if err != nil {
-		return nil
-	}
-	entries, err := f.ReadDir(maxStampListing)
-	f.Close()
-	if (err == nil || errors.Is(err, io.EOF)) && len(entries) < maxStampListing {
-		for _, e := range entries {
-			if name := e.Name(); isBucket(name) && e.IsDir() {
-				if fi, err := e.Info(); err == nil {
-					add(name, fi)
-				}
-			}
-		}
-		sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
-		return out
-	}
-	for i := range 256 {
-		name := fmt.Sprintf("%02x", i)
-		if fi, err := os.Lstat(filepath.Join(dir, name)); err == nil {
-			add(name, fi)
-		}
-	}
-	return out
-}
-
-// isBucket reports whether name is a bucket's: two lowercase hex digits.
-func isBucket(name string) bool {
-	hex := func(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' }
-	return len(name) == 2 && hex(name[0]) && hex(name[1])
+	return strconv.FormatInt(st.ModTime().UnixNano(), 10) + "@" + head
 }
 
 // indexFresh reports whether ix was synced with the lessons as they are now

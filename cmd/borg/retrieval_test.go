@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/borg-memory/borg/domain"
 	"github.com/borg-memory/borg/index"
@@ -293,102 +292,5 @@ func TestLessonChangesFromJournal(t *testing.T) {
 	t.Setenv("PATH", path)
 	if changed, _, ok := lessonChanges(s, s0, s2); !ok || !slices.Equal(ids(changed), []string{"alpha-one", "gamma-three"}) {
 		t.Fatalf("from git after a garbage journal: %v, %v", ids(changed), ok)
-	}
-}
-
-// TestHandChangeInBucketIsSeen holds a hook's search to the lesson files on
-// disk when one is written or deleted by hand, without a commit, in a
-// bucket that already exists: that moves the bucket's time, not lessons/'s,
-// and a stamp of lessons/ alone kept the index as it was (the written
-// lesson never found, the deleted one still handed out).
-func TestHandChangeInBucketIsSeen(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "store")
-	s, err := memfs.Init(context.Background(), dir, "", memfs.WithEnv(storeGetenv(dir)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lesson := func(id string) domain.Lesson {
-		return domain.Lesson{ID: id, Type: domain.TypeSemantic, Confidence: 0.8, Gist: "Zebras graze the " + id + " savanna at dawn."}
-	}
-	var ids, paths []string
-	for i := range 20 {
-		id := fmt.Sprintf("grazing-lesson-%03d", i)
-		if err := s.WriteLesson(lesson(id)); err != nil {
-			t.Fatal(err)
-		}
-		ids, paths = append(ids, id), append(paths, memfs.LessonPath(id))
-	}
-	if _, err := s.Commit("lessons", paths...); err != nil {
-		t.Fatal(err)
-	}
-	// A new lesson whose bucket one of the committed lessons already has.
-	hand := ""
-	for i := 0; hand == ""; i++ {
-		id := fmt.Sprintf("hand-lesson-%d", i)
-		if slices.ContainsFunc(ids, func(c string) bool { return memfs.Bucket(c) == memfs.Bucket(id) }) {
-			hand = id
-		}
-	}
-	hook := openOptions{budget: hookBudget(func(string) string { return "" })}
-	indexed := func(id string) bool {
-		t.Helper()
-		r, err := openRetrieval(context.Background(), s, hook)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer r.Close()
-		_, ok := r.ix.Info(id)
-		return ok
-	}
-	if !indexed(ids[0]) {
-		t.Fatal("the committed lesson is not indexed")
-	}
-	time.Sleep(10 * time.Millisecond) // a coarse clock still moves the bucket's time
-	if err := s.WriteLesson(lesson(hand)); err != nil {
-		t.Fatal(err)
-	}
-	if !indexed(hand) {
-		t.Errorf("%s, written by hand into an existing bucket, is not indexed", hand)
-	}
-	if err := os.Remove(filepath.Join(dir, memfs.LessonPath(ids[0]))); err != nil {
-		t.Fatal(err)
-	}
-	if indexed(ids[0]) {
-		t.Errorf("%s, deleted by hand, is still indexed", ids[0])
-	}
-}
-
-// TestBucketTimesListedOrStated holds lessonsStamp's two ways of reading
-// the buckets to one answer: a lessons/ listed whole, and one of the flat
-// layout too large to list, whose bucket names are stat'ed instead.
-func TestBucketTimesListedOrStated(t *testing.T) {
-	for _, flat := range []int{0, maxStampListing} {
-		t.Run(fmt.Sprint(flat, " flat files"), func(t *testing.T) {
-			dir := t.TempDir()
-			for _, b := range []string{"00", "5d", "ff"} {
-				if err := os.Mkdir(filepath.Join(dir, b), 0o755); err != nil {
-					t.Fatal(err)
-				}
-			}
-			// Neither a folder of the user's nor a file named like a bucket is one.
-			if err := os.Mkdir(filepath.Join(dir, "team-notes"), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(dir, "ab"), nil, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			for i := range flat {
-				if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("flat-lesson-%05d.html", i)), nil, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			var names []string
-			for _, b := range bucketTimes(dir) {
-				names = append(names, b.name)
-			}
-			if want := []string{"00", "5d", "ff"}; !slices.Equal(names, want) {
-				t.Fatalf("bucketTimes = %v; want %v", names, want)
-			}
-		})
 	}
 }
