@@ -105,9 +105,9 @@ func indexBehind(s *memfs.Store) int {
 		return 0 // Verify has said what is wrong
 	}
 	defer ix.Close()
-	if _, fresh := indexFresh(s, ix); fresh {
-		return 0
-	}
+	// Every lesson file is compared, not only the freshness stamp a
+	// command reads: the stamp is lessons/'s time and HEAD, which a file
+	// written or deleted by hand in its bucket, uncommitted, leaves alone.
 	stamps, err := lessonFileStamps(s)
 	if err != nil {
 		return 0
@@ -221,7 +221,7 @@ func checkIndex(e *env, s *memfs.Store, rep *doctorReport, fix bool) {
 		return
 	}
 	if rep.IndexBehind = indexBehind(s); rep.IndexBehind > 0 {
-		rep.Index = fmt.Sprintf("behind: %d lesson(s) not indexed as their files are now (run borg reindex, or let the next recall or hook catch up)", rep.IndexBehind)
+		rep.Index = fmt.Sprintf("behind: %d lesson(s) not indexed as their files are now (run borg recall --sync, or borg reindex; a lesson changed by hand is read at its commit)", rep.IndexBehind)
 	}
 }
 
