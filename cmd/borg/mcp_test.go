@@ -77,7 +77,7 @@ func TestMCPSession(t *testing.T) {
 		{"learn", map[string]any{"gist": "Ranked lesson", "importance": 11}, "out of range"},
 		{"no", map[string]any{"id": "no-such-lesson-0000"}, "no lesson no-such-lesson-0000"},
 		{"show", map[string]any{"id": "../../etc/passwd"}, "bad lesson id"},
-		{"recall", map[string]any{"query": "   "}, "recall takes one query"},
+		{"recall", map[string]any{"query": "   "}, "the query is empty"},
 	} {
 		res, text := call(tc.name, tc.args)
 		if !res.IsError || !strings.Contains(text, tc.want) {
