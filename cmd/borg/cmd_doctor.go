@@ -261,49 +261,59 @@ func rebuildIndex(e *env, s *memfs.Store) error {
 	return r.Close()
 }
 
-// printDoctor writes rep for a terminal.
+// printDoctor writes rep for a terminal, one line an item (printLine).
 func printDoctor(w io.Writer, rep doctorReport) {
-	fmt.Fprintf(w, "store %s\n", rep.Store)
-	fmt.Fprintf(w, "lessons: %d valid, %d invalid\n", rep.Lessons, len(rep.InvalidLessons))
+	line := func(format string, args ...any) { printLine(w, format, args...) }
+	line("store %s", rep.Store)
+	line("lessons: %d valid, %d invalid", rep.Lessons, len(rep.InvalidLessons))
 	for _, p := range rep.InvalidLessons {
 		if p.Path == "" {
-			fmt.Fprintf(w, "  %s\n", p.Reason) // the reason names the file
+			line("  %s", p.Reason) // the reason names the file
 			continue
 		}
-		fmt.Fprintf(w, "  %s: %s\n", p.Path, p.Reason)
+		line("  %s: %s", p.Path, p.Reason)
 	}
 	printRefused(w, rep.RefusedLessons)
-	fmt.Fprintf(w, "log: %d files, %d lines, %d events, %d duplicates, %d skipped\n",
+	line("log: %d files, %d lines, %d events, %d duplicates, %d skipped",
 		rep.Log.Files, rep.Log.Lines, rep.Log.Events, rep.Log.Duplicates, len(rep.Log.Skipped))
 	for _, sk := range rep.Log.Skipped {
-		fmt.Fprintf(w, "  %s:%d: skipped: %s\n", sk.File, sk.Line, sk.Reason)
+		line("  %s:%d: skipped: %s", sk.File, sk.Line, sk.Reason)
 	}
 	printLogChecks(w, rep.Evidence)
 	printLogRewrites(w, rep.Store, rep.Rewrites)
 	if rep.EvidenceMode == "signed" {
-		fmt.Fprintf(w, "evidence: signed only (git config borg.evidence): %d log lines from commits without a verified signature are not counted\n", rep.Log.Unsigned)
+		line("evidence: signed only (git config borg.evidence): %d log lines from commits without a verified signature are not counted", rep.Log.Unsigned)
 	}
-	fmt.Fprintf(w, "index: %s\n", rep.Index)
+	line("index: %s", rep.Index)
 	if rep.Background != "" {
-		fmt.Fprintf(w, "background: %s\n", rep.Background)
+		line("background: %s", rep.Background)
 	}
 	if rep.Sync != "" {
-		fmt.Fprintf(w, "sync: %s\n", rep.Sync)
+		line("sync: %s", rep.Sync)
 	}
 	if rep.EvidenceUnchecked != "" {
-		fmt.Fprintf(w, "evidence: %s\n", rep.EvidenceUnchecked)
+		line("evidence: %s", rep.EvidenceUnchecked)
 	}
 	for _, p := range rep.StoreProblems {
-		fmt.Fprintf(w, "store: %s\n", p)
+		line("store: %s", p)
 	}
 	for _, p := range rep.Anchors {
-		fmt.Fprintf(w, "anchor: %s\n", p)
+		line("anchor: %s", p)
 	}
 	for _, p := range rep.Env {
-		fmt.Fprintf(w, "env: %s\n", p)
+		line("env: %s", p)
 	}
 	printRepairs(w, rep.Repair)
 	printLayout(w, rep.Layout)
+}
+
+// printLine writes one line of a report: what it quotes (a file name in
+// the store, a teammate's log line, a git message) may hold a newline or a
+// tab, which would start a line or a column of its own, a forged line of
+// the report on screen; they are written as \n, \r and \t (cellSafe).
+// termSafe escapes the other control characters.
+func printLine(w io.Writer, format string, args ...any) {
+	fmt.Fprintln(w, cellSafe(fmt.Sprintf(format, args...)))
 }
 
 // runDoctor validates the store. Invalid lessons are errors a user must fix

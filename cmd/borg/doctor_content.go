@@ -35,9 +35,9 @@ func printRefused(w io.Writer, refused []doctorProblem) {
 	if len(refused) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "content: %d lesson(s) never quoted to an agent\n", len(refused))
+	printLine(w, "content: %d lesson(s) never quoted to an agent", len(refused))
 	for _, p := range refused {
-		fmt.Fprintf(w, "  %s: %s\n", p.Path, p.Reason)
+		printLine(w, "  %s: %s", p.Path, p.Reason)
 	}
 }
 

@@ -74,12 +74,12 @@ func moveReport(e *env, s *memfs.Store, rep *doctorReport, moves []memfs.LayoutM
 // store can hold 100,000), one per conflict.
 func printLayout(w io.Writer, rep layoutReport) {
 	if rep.Moved > 0 {
-		fmt.Fprintf(w, "repaired: moved %d lesson file(s) into lessons/<bucket>/ and archive/<bucket>/ (commit %s)\n", rep.Moved, shortHash(rep.Commit))
+		printLine(w, "repaired: moved %d lesson file(s) into lessons/<bucket>/ and archive/<bucket>/ (commit %s)", rep.Moved, shortHash(rep.Commit))
 	}
 	movable, first := 0, ""
 	for _, m := range rep.Moves {
 		if m.Conflict != "" {
-			fmt.Fprintf(w, "layout: %s: %s\n", m.From, m.Conflict)
+			printLine(w, "layout: %s: %s", m.From, m.Conflict)
 			continue
 		}
 		if movable == 0 {
@@ -88,6 +88,6 @@ func printLayout(w io.Writer, rep layoutReport) {
 		movable++
 	}
 	if movable > 0 {
-		fmt.Fprintf(w, "layout: %d lesson file(s) outside their buckets%s; borg reads the flat layout, but a commit into a large flat lessons/ costs its size: borg doctor --fix moves them, in one commit\n", movable, first)
+		printLine(w, "layout: %d lesson file(s) outside their buckets%s; borg reads the flat layout, but a commit into a large flat lessons/ costs its size: borg doctor --fix moves them, in one commit", movable, first)
 	}
 }

@@ -145,17 +145,17 @@ func checkRepairs(s *memfs.Store, fix bool, held map[string]string) (repairRepor
 // printRepairs writes the section as text.
 func printRepairs(w io.Writer, rep repairReport) {
 	for _, r := range rep.Repaired {
-		fmt.Fprintf(w, "repaired: %s\n", r)
+		printLine(w, "repaired: %s", r)
 	}
 	if rep.Interrupted != "" {
-		fmt.Fprintf(w, "interrupted: %s (the next borg learn, or borg doctor --fix, finishes it)\n", rep.Interrupted)
+		printLine(w, "interrupted: %s (the next borg learn, or borg doctor --fix, finishes it)", rep.Interrupted)
 	}
 	for _, l := range rep.Locks {
 		state := "busy"
 		if l.Stale {
 			state = "stale"
 		}
-		fmt.Fprintf(w, "lock: %s: %s: %s\n", l.Path, state, l.Why)
+		printLine(w, "lock: %s: %s: %s", l.Path, state, l.Why)
 	}
 	for _, m := range rep.Index {
 		what := "differs from HEAD"
@@ -165,7 +165,7 @@ func printRepairs(w io.Writer, rep repairReport) {
 		case m.Head == "":
 			what = "in the git index but not in HEAD"
 		}
-		fmt.Fprintf(w, "git index: %s: %s (borg doctor --fix resets it to HEAD)\n", m.Path, what)
+		printLine(w, "git index: %s: %s (borg doctor --fix resets it to HEAD)", m.Path, what)
 	}
 	fixCommits := func(p string) string {
 		if why, ok := rep.held[p]; ok {
@@ -174,15 +174,15 @@ func printRepairs(w io.Writer, rep repairReport) {
 		return "borg doctor --fix commits it"
 	}
 	for _, p := range rep.Uncommitted {
-		fmt.Fprintf(w, "uncommitted: %s (no commit holds it: %s)\n", p, fixCommits(p))
+		printLine(w, "uncommitted: %s (no commit holds it: %s)", p, fixCommits(p))
 	}
 	if rep.EditedUnchecked != "" {
-		fmt.Fprintf(w, "edited: not checked: %s\n", rep.EditedUnchecked)
+		printLine(w, "edited: not checked: %s", rep.EditedUnchecked)
 	}
 	for _, p := range rep.Edited {
-		fmt.Fprintf(w, "edited: %s (changed since its commit, which stops a sync's or a sleep's merge: %s)\n", p, fixCommits(p))
+		printLine(w, "edited: %s (changed since its commit, which stops a sync's or a sleep's merge: %s)", p, fixCommits(p))
 	}
 	for _, p := range rep.Deleted {
-		fmt.Fprintf(w, "deleted: %s (gone from disk but not from its commit, so no search reads it and a sync still shares it: borg doctor --fix restores it; to retire the lesson, veto it with borg no, or git rm it and commit)\n", p)
+		printLine(w, "deleted: %s (gone from disk but not from its commit, so no search reads it and a sync still shares it: borg doctor --fix restores it; to retire the lesson, veto it with borg no, or git rm it and commit)", p)
 	}
 }
