@@ -261,9 +261,9 @@ func (s *Store) refID(ctx context.Context, ref string) string {
 //
 // A git fetch run by hand in the store moves the tracking ref before sync
 // looks (prev is then the rewritten commit already): the ref's reflog,
-// which every fetch writes, keeps what it named before, and that commit
-// counts when this store's branch holds it (this store merged it; after
-// an accepted rewrite the branch holds it no more).
+// which every fetch writes, keeps what it named before, and the newest of
+// those this store's branch holds (one it merged: after an accepted
+// rewrite the branch holds the old ones no more) is compared instead.
 func (s *Store) checkRewrite(ctx context.Context, o SyncOptions, branch plumbing.ReferenceName, tracking, prev string, res *SyncResult) error {
 	if prev == "" {
 		return nil // never synced: nothing to compare
@@ -275,8 +275,8 @@ func (s *Store) checkRewrite(ctx context.Context, o SyncOptions, branch plumbing
 		return nil
 	}
 	if cur == prev {
-		prev = s.trackedBefore(ctx, tracking, cur)
-		if prev == "" || gitIsAncestor(ctx, s.dir, prev, cur) || !gitIsAncestor(ctx, s.dir, prev, branch.String()) {
+		prev = s.lastMerged(ctx, tracking, cur, branch.String())
+		if prev == "" || gitIsAncestor(ctx, s.dir, prev, cur) {
 			return nil
 		}
 	} else if gitIsAncestor(ctx, s.dir, prev, cur) {
@@ -291,16 +291,27 @@ func (s *Store) checkRewrite(ctx context.Context, o SyncOptions, branch plumbing
 	return s.moveOntoRewrite(ctx, name, prev, cur, res)
 }
 
-// trackedBefore is the newest commit the remote-tracking ref named before
-// it named cur, from its reflog ("" when the reflog holds none).
-func (s *Store) trackedBefore(ctx context.Context, tracking, cur string) string {
+// lastMerged is the newest commit the remote-tracking ref named before it
+// named cur that this store's branch holds (one this store merged), read
+// from the ref's reflog, which every fetch writes; "" when the reflog holds
+// none. A commit fetched by hand and never merged is passed over: what the
+// remote dropped of it this store never had.
+func (s *Store) lastMerged(ctx context.Context, tracking, cur, branch string) string {
 	out, err := s.runGit(ctx, nil, "reflog", "show", "--format=%H", "-n", "64", tracking, "--")
 	if err != nil {
 		return ""
 	}
+	seen := map[string]bool{cur: true}
 	for _, h := range strings.Fields(string(out)) {
-		if h != cur {
+		if seen[h] {
+			continue
+		}
+		seen[h] = true
+		if gitIsAncestor(ctx, s.dir, h, branch) {
 			return h
+		}
+		if len(seen) > 16 {
+			break // a long run of commits fetched and never merged: give up, as before any fetch by hand
 		}
 	}
 	return ""

@@ -573,14 +573,21 @@ func dropVetoes(t *testing.T, dir, file string) {
 // and the purged lesson stays out of the remote's history. The same when a
 // git fetch run by hand moved the tracking ref first.
 func TestSyncStopsAtRewrittenRemote(t *testing.T) {
-	for _, byHand := range []bool{false, true} {
-		t.Run(fmt.Sprintf("fetched by hand %v", byHand), func(t *testing.T) {
+	for _, byHand := range []int{0, 1, 2} {
+		t.Run(fmt.Sprintf("fetched by hand %d times", byHand), func(t *testing.T) {
 			remote, nodes := newSyncNodes(t, 2)
 			a, b := nodes[0], nodes[1]
 			purged := LessonPath("purged-lesson-0001")
 			a.learn(t, "purged-lesson-0001", "A lesson that must leave the history", 10)
 			a.sync(t)
 			b.sync(t)
+			if byHand == 2 {
+				// b fetches a later push by hand and never merges it; the
+				// rewrite drops it too.
+				a.learn(t, "later-lesson-0001", "Cache the module downloads in CI", 15)
+				a.sync(t)
+				gitCLI(t, b.s.Dir(), "fetch", "-q", "origin")
+			}
 			// a purges the lesson's commit: its branch goes back to before it,
 			// and is force-pushed.
 			learned := strings.TrimSpace(gitCLI(t, a.s.Dir(), "log", "-1", "--format=%H", "--", purged))
@@ -593,7 +600,7 @@ func TestSyncStopsAtRewrittenRemote(t *testing.T) {
 			// b learned a lesson and used one since its last sync.
 			b.learn(t, "beta-lesson-0001", "Vendor the protobuf plugins", 20)
 			b.session(t, 100, map[string]domain.EventKind{"shared-lesson-0001": domain.KindChanged})
-			if byHand {
+			if byHand > 0 {
 				// A git fetch run in the store by hand: the tracking ref already
 				// names the rewritten commit when sync looks.
 				gitCLI(t, b.s.Dir(), "fetch", "-q", "origin")
