@@ -506,10 +506,36 @@ func decodeLineIn(line []byte, in *interner) (domain.Event, string) {
 			return domain.Event{}, "bad JSON: " + err.Error()
 		}
 	}
-	if e.Kind == "" {
-		return domain.Event{}, "no kind"
+	if why := incomplete(e); why != "" {
+		return domain.Event{}, why
 	}
 	return e.WithID(), ""
+}
+
+// incomplete says what an event lacks that its kind needs ("" when
+// nothing): what it is about (a lesson, a session, a link's two ends). Such a line says nothing anyone can count, so it is skipped
+// and counted as junk, as a line that is no JSON is.
+func incomplete(e domain.Event) string {
+	switch e.Kind {
+	case "":
+		return "no kind"
+	case domain.KindSession:
+		if e.Session == "" {
+			return "a session event without its session"
+		}
+	case domain.KindPassing:
+		if e.Src == "" || e.Dst == "" {
+			return "a link event without both ends (src, dst)"
+		}
+	case domain.KindCreated, domain.KindAsked, domain.KindChanged, domain.KindIgnored, domain.KindCorrected,
+		domain.KindVetoed, domain.KindTested, domain.KindRegret, domain.KindCensored, domain.KindUnclear, domain.KindPlacebo:
+		if e.Lesson == "" {
+			return "a " + string(e.Kind) + " event without its lesson"
+		}
+	}
+	// A kind this borg does not know (a newer borg's) is read and left to
+	// the readers, which pass over what they do not count.
+	return ""
 }
 
 // MergeLines merges two versions of a log file: the union of their

@@ -595,3 +595,28 @@ func TestReadEventsAfterBOM(t *testing.T) {
 		t.Fatalf("events = %+v, skipped %+v; want both events", events, rep.Skipped)
 	}
 }
+
+// TestIncompleteEventsSkipped: a line whose event lacks what its kind is
+// about (a result without its lesson, a session event without its session,
+// a link event without both ends) is junk, skipped and counted with its
+// reason; a kind this borg does not know is read as written.
+func TestIncompleteEventsSkipped(t *testing.T) {
+	for _, tc := range []struct {
+		line, why string
+	}{
+		{`{"id":"zz","kind":"vetoed"}`, "a vetoed event without its lesson"},
+		{`{"ms":5,"kind":"changed","session":"s-0123456789abcdef"}`, "a changed event without its lesson"},
+		{`{"ms":5,"kind":"session","author":"e-01234567"}`, "a session event without its session"},
+		{`{"ms":5,"kind":"passing","src":"cmd:make"}`, "a link event without both ends"},
+		{`{"ms":5}`, "no kind"},
+		{`{"ms":5,"kind":"changed","lesson":"a-lesson-0001","session":"s-0123456789abcdef"}`, ""},
+		{`{"ms":5,"kind":"session","session":"s-0123456789abcdef"}`, ""},
+		{`{"ms":5,"kind":"passing","src":"cmd:make","dst":"a-lesson-0001"}`, ""},
+		{`{"ms":5,"kind":"a-kind-from-a-newer-borg"}`, ""},
+	} {
+		_, why := decodeLine([]byte(tc.line))
+		if tc.why == "" && why != "" || tc.why != "" && !strings.Contains(why, tc.why) {
+			t.Errorf("decodeLine(%s) says %q; want %q", tc.line, why, tc.why)
+		}
+	}
+}
