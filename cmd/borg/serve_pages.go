@@ -413,19 +413,53 @@ func (srv *server) sleep(w http.ResponseWriter, r *http.Request) {
 }
 
 // redactLines replaces each line of a file that holds a secret with a note
-// naming its kind: a page shows no secret, in a diff either.
+// naming its kind: a page shows no secret, in a diff either. A secret that
+// spans lines (a private key block: its header and its first line of key are
+// each harmless alone) has every line of the shortest run that holds it
+// replaced, and a key block every line to its END line.
 func redactLines(text string) string {
 	if _, found := memfs.FindSecretFolded(text); !found {
 		return text
 	}
 	lines := strings.SplitAfter(text, "\n")
+	note := func(i int, kind string) {
+		nl := ""
+		if strings.HasSuffix(lines[i], "\n") {
+			nl = "\n"
+		}
+		lines[i] = fmt.Sprintf("[redacted: a secret (%s)]", kind) + nl
+	}
 	for i, line := range lines {
 		if kind, found := memfs.FindSecretFolded(line); found {
-			nl := ""
-			if strings.HasSuffix(line, "\n") {
-				nl = "\n"
+			note(i, kind)
+		}
+	}
+	// What is left holds a secret only across lines. A run of lines that
+	// holds one still does when it grows, so the shortest prefix that holds
+	// it, then the shortest tail of that prefix, are each a binary search.
+	holds := func(from, to int) bool { // lines[from:to]
+		_, found := memfs.FindSecretFolded(strings.Join(lines[from:to], ""))
+		return found
+	}
+	for n := 0; holds(0, len(lines)); n++ {
+		if n == len(lines) { // cannot happen: each run redacts a line not yet redacted
+			for i := range lines {
+				note(i, "unlocated")
 			}
-			lines[i] = fmt.Sprintf("[redacted: a secret (%s)]", kind) + nl
+			break
+		}
+		end := sort.Search(len(lines), func(e int) bool { return holds(0, e+1) }) + 1
+		from := sort.Search(end, func(f int) bool { return !holds(f+1, end) })
+		kind, _ := memfs.FindSecretFolded(strings.Join(lines[from:end], ""))
+		// A key block is found by its header and first line of key: the
+		// rest of the key, to its END line (or the file's end), goes too.
+		if strings.Contains(lines[from], "-----BEGIN") {
+			for end < len(lines) && !strings.Contains(lines[end-1], "-----END") {
+				end++
+			}
+		}
+		for i := from; i < end; i++ {
+			note(i, kind)
 		}
 	}
 	return strings.Join(lines, "")

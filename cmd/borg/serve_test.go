@@ -677,3 +677,73 @@ func TestServeArchivedLesson(t *testing.T) {
 		t.Errorf("status %d for a lesson in neither lessons/ nor archive/, want 404", code)
 	}
 }
+
+// pemKey is a private key block: its header line and each line of key hold
+// no secret alone, the lines together do.
+const pemKey = "-----BEGIN RSA PRIVATE KEY-----\n" +
+	"MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gunVTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u\n" +
+	"+qKhbwKfBstIs+bMY2Zkp18gnTxKLxoS2tFczGkPLPgizskuemMghRniWaoLcyehkd3qqGElvW/VDL5AaWTg0nLVkjRo9z+40RQz\n" +
+	"-----END RSA PRIVATE KEY-----"
+
+// TestServeRedactsMultilineSecret: the sleep page's diff of a lesson file
+// whose secret spans lines (a private key block in its body) shows none of
+// the key, though no one line of it is a secret alone.
+func TestServeRedactsMultilineSecret(t *testing.T) {
+	got := redactLines("<p>before\n" + pemKey + "</p>\nafter\n")
+	if _, found := memfs.FindSecretFolded(got); found || strings.Contains(got, "MIIEow") || strings.Contains(got, "+qKhbw") {
+		t.Errorf("redactLines left the key:\n%s", got)
+	}
+	if !strings.HasPrefix(got, "<p>before\n") || !strings.HasSuffix(got, "\nafter\n") || !strings.Contains(got, "[redacted: a secret (") {
+		t.Errorf("redactLines redacted too much or said nothing:\n%s", got)
+	}
+
+	// A hand-written lesson past its date, of little importance: tonight's
+	// sleep archives it, and the page diffs the whole file twice.
+	vars, _, _ := serveStore(t)
+	store, id := vars["BORG_STORE"], "old-vpn-key-77aa"
+	file := `<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="memhtml-id" content="` + id + `">
+<meta name="memhtml-type" content="episodic">
+<meta name="memhtml-confidence" content="0.4000">
+<meta name="memhtml-importance" content="1">
+<meta name="memhtml-created" content="2026-01-01T09:00:00Z">
+<meta name="memhtml-valid-until" content="2026-02-01T00:00:00Z">
+</head><body><article>
+<p><mark>The old VPN gateway took this key until February.</mark></p>
+<p>` + pemKey + `</p>
+</article></body></html>
+`
+	path := filepath.Join(store, memfs.LessonPath(id))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(file), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"add", "-A"}, {"commit", "-q", "-m", "test: a lesson with a private key"}} {
+		if out, err := gitOut(store, args...); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	srv, errb := serveHandler(t, vars, time.Now().Add(180*24*time.Hour))
+	req := httptest.NewRequest(http.MethodGet, "/sleep", nil)
+	req.Host = "127.0.0.1:7777"
+	rec := httptest.NewRecorder()
+	srv.ServeHTTP(rec, req)
+	body := rec.Body.String()
+	if rec.Code != http.StatusOK {
+		t.Fatalf("status %d\n%s\nstderr: %s", rec.Code, body, errb)
+	}
+	if !strings.Contains(body, memfs.ArchivePath(id)) {
+		t.Fatalf("the plan does not archive %s:\n%s", id, body)
+	}
+	for _, line := range strings.Split(pemKey, "\n")[1:3] {
+		if strings.Contains(body, line[:40]) {
+			t.Errorf("the sleep page shows the private key's line %q", line[:40])
+		}
+	}
+	if !strings.Contains(body, "[redacted: a secret (") {
+		t.Errorf("the sleep page does not say it redacted the key")
+	}
+}
