@@ -747,3 +747,26 @@ func TestServeRedactsMultilineSecret(t *testing.T) {
 		t.Errorf("the sleep page does not say it redacted the key")
 	}
 }
+
+// servePages is one of each kind of page borg serve answers, by path.
+func servePages(migrations string) []string {
+	return []string{"/", "/?q=migrations", "/lesson/" + migrations, "/sleep", "/nope"}
+}
+
+// TestServeNoFaviconRequest: every page names its (empty) icon, so a
+// browser asks for no /favicon.ico, which would be a 404 logged as an error
+// in its console on each page.
+func TestServeNoFaviconRequest(t *testing.T) {
+	vars, migrations, _ := serveStore(t)
+	srv, errb := serveHandler(t, vars, time.Now())
+	for _, path := range servePages(migrations) {
+		req := httptest.NewRequest(http.MethodGet, path, nil)
+		req.Host = "127.0.0.1:7777"
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, req)
+		head, _, _ := strings.Cut(rec.Body.String(), "</head>")
+		if !strings.Contains(head, `<link rel="icon" href="data:,">`) {
+			t.Errorf("%s (status %d) names no icon in its head, so the browser asks /favicon.ico:\n%s\nstderr: %s", path, rec.Code, head, errb)
+		}
+	}
+}
