@@ -770,3 +770,28 @@ func TestServeNoFaviconRequest(t *testing.T) {
 		}
 	}
 }
+
+// TestServeOutline: each page has one h1 for a screen reader to find it by,
+// its links to the other pages in a nav landmark, and a labelled search box.
+func TestServeOutline(t *testing.T) {
+	vars, migrations, _ := serveStore(t)
+	srv, errb := serveHandler(t, vars, time.Now())
+	for _, path := range servePages(migrations) {
+		req := httptest.NewRequest(http.MethodGet, path, nil)
+		req.Host = "127.0.0.1:7777"
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, req)
+		body := rec.Body.String()
+		if n := strings.Count(body, "<h1"); n != 1 {
+			t.Errorf("%s (status %d) has %d h1 element(s), want 1\nstderr: %s", path, rec.Code, n, errb)
+		}
+		if !strings.Contains(body, `<nav aria-label="pages"><a href="/">search</a> <a href="/sleep">sleep plan</a></nav>`) {
+			t.Errorf("%s has no nav landmark over the pages' links", path)
+		}
+		if strings.HasPrefix(path, "/?") || path == "/" {
+			if !regexp.MustCompile(`<input type="search" name="q" id="q"[^>]* aria-label="[^"]+"`).MatchString(body) {
+				t.Errorf("%s: the search box has no label", path)
+			}
+		}
+	}
+}
