@@ -795,3 +795,16 @@ func TestServeOutline(t *testing.T) {
 		}
 	}
 }
+
+// TestServeDiffMonospace: the sleep page sets its diffs in a monospace
+// font, so the columns of a lesson file line up as in git diff.
+func TestServeDiffMonospace(t *testing.T) {
+	b, err := serveFiles.ReadFile("serve/layout.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rule := regexp.MustCompile(`(?m)^\.diff \{[^}]*font-family: ui-monospace, monospace`)
+	if !rule.Match(b) {
+		t.Errorf("the .diff rule sets no monospace font:\n%s", b)
+	}
+}
