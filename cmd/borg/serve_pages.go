@@ -200,6 +200,9 @@ type lessonPage struct {
 	// Archived says that a sleep retired the lesson to archive/ and where
 	// ("" for a live lesson).
 	Archived string
+	// SupersededBy names the newer lessons that rewrite this one's fact,
+	// which the hooks ask instead, as borg show names them.
+	SupersededBy []string
 }
 
 // lessonLinkRow is one link from or to the lesson, as borg links derives it.
@@ -260,6 +263,11 @@ func (srv *server) lesson(w http.ResponseWriter, r *http.Request) {
 		Factor: rankingFactor(mems[0]), Results: sessionResults(mems[0])}
 	if verdict != "" {
 		p.Withheld = "This lesson is never quoted to an agent: " + verdict + " (borg doctor says how to fix it)."
+	}
+	if archived == "" {
+		srv.search.Lock() // the index's lock, as a search takes it
+		p.SupersededBy = successorsOf(r.Context(), srv.e, srv.s, id)
+		srv.search.Unlock()
 	}
 	if archived != "" {
 		p.Archived = "Archived: a sleep retired this lesson to " + archived + ", and no hook asks it; git log -- " + archived + " in the store says when and why."

@@ -808,3 +808,42 @@ func TestServeDiffMonospace(t *testing.T) {
 		t.Errorf("the .diff rule sets no monospace font:\n%s", b)
 	}
 }
+
+// TestServeSupersededFact: the page of a fact a newer lesson rewrites says
+// so at its top and links the newer one, as borg show does; the newer
+// one's page says nothing of the kind.
+func TestServeSupersededFact(t *testing.T) {
+	vars, _, _ := serveStore(t)
+	ids := map[string]string{}
+	for _, v := range []string{"pay-db-stage-1", "pay-db-stage-2"} {
+		code, out, stderr := inProcess(t, vars, "", "learn", "--json", "The staging database of the payments service is "+v+".")
+		if code != 0 {
+			t.Fatalf("learn %s: exit %d: %s", v, code, stderr)
+		}
+		m := regexp.MustCompile(`"id":\s*"([^"]+)"`).FindStringSubmatch(out)
+		if m == nil {
+			t.Fatalf("learn %s printed no id: %s", v, out)
+		}
+		ids[v] = m[1]
+		time.Sleep(5 * time.Millisecond)
+	}
+	old, now := ids["pay-db-stage-1"], ids["pay-db-stage-2"]
+	srv, errb := serveHandler(t, vars, time.Now())
+	get := func(path string) string {
+		req := httptest.NewRequest(http.MethodGet, path, nil)
+		req.Host = "127.0.0.1:7777"
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			t.Fatalf("%s: status %d\n%s\nstderr: %s", path, rec.Code, rec.Body, errb)
+		}
+		return rec.Body.String()
+	}
+	want := `<p class="err" id="superseded">Superseded by <a class="id" href="/lesson/` + now + `">` + now + `</a>`
+	if body := get("/lesson/" + old); !strings.Contains(body, want) {
+		t.Errorf("the old fact's page lacks %q:\n%s\nstderr: %s", want, body, errb)
+	}
+	if body := get("/lesson/" + now); strings.Contains(body, `id="superseded"`) {
+		t.Errorf("the newer fact's page says it is superseded:\n%s", body)
+	}
+}
