@@ -59,6 +59,33 @@ func LastSleep(ctx context.Context, st *memfs.Store, rev string, now time.Time) 
 	return lastSleepBefore(ctx, st, rev, dayOf(now).Add(domain.FutureSlack))
 }
 
+// PendingBranch is a sleep branch the store's branch has not merged: a
+// sleep written and waiting for its review.
+type PendingBranch struct {
+	Name string // e.g. borg/sleep/2026-12-08
+	// Date is the night the branch's name says it slept (zero for a
+	// branch named by --branch another way).
+	Date time.Time
+}
+
+// PendingBranches lists the sleep branches (BranchPrefix) that rev does not
+// hold, by name.
+func PendingBranches(ctx context.Context, st *memfs.Store, rev string) ([]PendingBranch, error) {
+	out, err := st.GitCLI().Run(ctx, nil, "for-each-ref", "--format=%(refname:short)", "--no-merged", rev, "refs/heads/"+BranchPrefix)
+	if err != nil {
+		return nil, fmt.Errorf("list sleep branches: %w", err)
+	}
+	var pending []PendingBranch
+	for _, name := range strings.Fields(string(out)) {
+		b := PendingBranch{Name: name}
+		if d, err := time.Parse(time.DateOnly, strings.TrimPrefix(name, BranchPrefix)); err == nil {
+			b.Date = d
+		}
+		pending = append(pending, b)
+	}
+	return pending, nil
+}
+
 // mergeBranch merges branch into the store's checked-out branch with the git
 // CLI: a fast-forward when the store's branch has not moved since the sleep
 // planned from it, otherwise a 3-way merge commit stamped when. The CLI

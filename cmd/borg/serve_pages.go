@@ -342,6 +342,15 @@ type sleepPage struct {
 	Error  string
 	Plan   sleep.Plan
 	Phases []sleepPhaseView
+	// Pending are the sleep branches written and not merged yet, each
+	// waiting for its review.
+	Pending []pendingSleep
+}
+
+// pendingSleep is a sleep branch waiting for review, as the sleep page
+// lists it: its name, and its night's date when the name holds one.
+type pendingSleep struct {
+	Name, Date string
 }
 
 type sleepPhaseView struct {
@@ -361,6 +370,15 @@ func (srv *server) sleep(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		opts.Date = t
+	}
+	if pending, err := sleep.PendingBranches(r.Context(), srv.s, "HEAD"); err == nil {
+		for _, b := range pending {
+			ps := pendingSleep{Name: b.Name}
+			if !b.Date.IsZero() {
+				ps.Date = b.Date.Format(time.DateOnly)
+			}
+			p.Pending = append(p.Pending, ps)
+		}
 	}
 	srv.dream.Lock()
 	res, err := sleep.Run(r.Context(), srv.s, opts, nil)

@@ -847,3 +847,40 @@ func TestServeSupersededFact(t *testing.T) {
 		t.Errorf("the newer fact's page says it is superseded:\n%s", body)
 	}
 }
+
+// TestServePendingSleeps: the sleep page lists the sleep branches written
+// and not merged yet, each linked to its night's plan, so a reviewer need
+// not guess the date; a merged one is not listed.
+func TestServePendingSleeps(t *testing.T) {
+	vars, _, _ := serveStore(t)
+	store := vars["BORG_STORE"]
+	for _, args := range [][]string{
+		{"branch", "borg/sleep/2026-12-20"},
+		{"commit", "-q", "--allow-empty", "-m", "test: moves the store's branch past a merged sleep branch"},
+	} {
+		if out, err := gitOut(store, args...); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	for _, args := range [][]string{
+		{"switch", "-q", "-c", "borg/sleep/2026-12-21"},
+		{"commit", "-q", "--allow-empty", "-m", "test: a sleep waiting for review"},
+		{"switch", "-q", "-"},
+	} {
+		if out, err := gitOut(store, args...); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	srv, errb := serveHandler(t, vars, time.Now())
+	req := httptest.NewRequest(http.MethodGet, "/sleep", nil)
+	req.Host = "127.0.0.1:7777"
+	rec := httptest.NewRecorder()
+	srv.ServeHTTP(rec, req)
+	body := rec.Body.String()
+	if rec.Code != http.StatusOK || !strings.Contains(body, `<code>borg/sleep/2026-12-21</code>: <a href="/sleep?date=2026-12-21">`) {
+		t.Fatalf("status %d; the page does not list the pending sleep branch:\n%s\nstderr: %s", rec.Code, body, errb)
+	}
+	if strings.Contains(body, "borg/sleep/2026-12-20") {
+		t.Errorf("the page lists a sleep branch the store's branch has merged")
+	}
+}
