@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -82,6 +83,9 @@ func loopbackAddr(addr string) (bool, error) {
 	if port == "" {
 		return false, fmt.Errorf("no port (use :0 for a free one)")
 	}
+	if n, err := strconv.ParseUint(port, 10, 16); err != nil || n > 65535 {
+		return false, fmt.Errorf("port %q: want a number from 0 to 65535 (0: a free one)", port)
+	}
 	if strings.EqualFold(host, "localhost") {
 		return true, nil
 	}
@@ -103,6 +107,9 @@ func runServe(ctx context.Context, e *env, s *memfs.Store, o serveOptions) error
 		return err
 	}
 	ln, err := net.Listen("tcp", o.addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fail(exitFail, "listen on %s: the port is in use (another borg serve?): pick another with --addr, or --addr 127.0.0.1:0 for a free one", o.addr)
+	}
 	if err != nil {
 		return fail(exitFail, "listen on %s: %v", o.addr, err)
 	}

@@ -251,6 +251,8 @@ func TestServeLoopbackAddr(t *testing.T) {
 		{addr: "example.com:7777", bad: true},
 		{addr: "7777", bad: true},
 		{addr: "127.0.0.1:", bad: true},
+		{addr: "127.0.0.1:99999", bad: true},
+		{addr: "127.0.0.1:http", bad: true},
 	} {
 		t.Run(tc.addr, func(t *testing.T) {
 			loop, err := loopbackAddr(tc.addr)
