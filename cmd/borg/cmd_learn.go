@@ -68,7 +68,10 @@ func learnCommand(e *env) *cli.Command {
 					return fmt.Errorf("read body from stdin: %w", err)
 				}
 				if len(data) > memfs.MaxLessonBytes {
-					return usageErr("the body on stdin is over %d bytes, more than a lesson may hold: shorten it, or keep the detail in a file of the repository and pass it with --anchor", memfs.MaxLessonBytes)
+					// A refusal, as a lesson file over the limit is
+					// (exit 3): the text is too long, not the command
+					// mistyped.
+					return fail(exitRefused, "refusing to learn: the body on stdin is over %d bytes, more than a lesson may hold: shorten it, or keep the detail in a file of the repository and pass it with --anchor", memfs.MaxLessonBytes)
 				}
 				opts.body = string(data)
 			}
