@@ -24,3 +24,27 @@ func TestLearnBodyOverLimitRefused(t *testing.T) {
 		t.Fatalf("%d lesson files written by a refused learn", len(files))
 	}
 }
+
+// TestLearnHiddenCharacterNamesFix: a gist or tag holding a character that
+// renders as nothing is refused (exit 3), naming the character, the field
+// and what to do about it, and nothing is written.
+func TestLearnHiddenCharacterNamesFix(t *testing.T) {
+	a := newAdvStore(t)
+	for _, args := range [][]string{
+		{"learn", "The export job\u200b runs nightly"},
+		{"learn", "The export job runs nightly", "--tag", "ex\u200bport"},
+	} {
+		code, out, errs := a.borg("", args...)
+		if code != exitRefused {
+			t.Fatalf("%q: exit %d, want %d (refused); stdout %q stderr %q", args, code, exitRefused, out, errs)
+		}
+		for _, want := range []string{"refusing to learn", "U+200B", "retype", "run borg learn again"} {
+			if !strings.Contains(errs, want) {
+				t.Fatalf("%q: stderr %q lacks %q", args, errs, want)
+			}
+		}
+	}
+	if files, _ := a.s.LessonFiles(); len(files) != 0 {
+		t.Fatalf("%d lesson files written by refused learns", len(files))
+	}
+}

@@ -117,13 +117,22 @@ func flagsOnly(c *cli.Context) error {
 	return nil
 }
 
-// invalidLesson turns a codec error into a refusal.
+// invalidLesson turns a codec error from borg learn into a refusal (exit 3)
+// that says what to do: a reason that names no fix of its own (a hidden
+// character, which the user cannot see to delete) gets one.
 func invalidLesson(err error) error {
 	var im *domain.InvalidMemory
-	if errors.As(err, &im) {
-		return fail(exitRefused, "%v", im)
+	if !errors.As(err, &im) {
+		return err
 	}
-	return err
+	switch {
+	case strings.HasPrefix(im.Reason, "hidden or control character"):
+		return fail(exitRefused, "refusing to learn: %v: it renders as nothing, so an agent could be shown text you cannot see; retype that text without it (or strip it, e.g. with iconv or your editor's show-invisibles) and run borg learn again", im)
+	case strings.Contains(im.Reason, ": "):
+		// The reason already says what to do (the file-size limit).
+		return fail(exitRefused, "refusing to learn: %v", im)
+	}
+	return fail(exitRefused, "refusing to learn: %v; change that text and run borg learn again", im)
 }
 
 // jsonMemory is a lesson's derived memory as JSON. activation is null when
