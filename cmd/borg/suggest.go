@@ -100,6 +100,12 @@ func flagUsageError(cmd string, err error, flags []cli.Flag) error {
 		return usageErr("%s: %v (%s --help lists the flags)", cmd, err, cmd)
 	}
 	typed := dashed(m[1])
+	if m[1] == "store" || strings.HasPrefix(m[1], "store=") {
+		// A command that takes only the global flag (install, uninstall,
+		// demo): the store is named before the command, and the hooks
+		// install writes then carry it (docs/reference.md).
+		return usageErr("%s has no flag --store: name the store before the command, %s", cmd, strings.Replace(cmd, "borg", "borg --store DIR", 1))
+	}
 	var names []string
 	for _, f := range flags {
 		if v, ok := f.(cli.VisibleFlag); ok && !v.IsVisible() {

@@ -29,6 +29,8 @@ func TestSuggestMistypes(t *testing.T) {
 		{name: "global flag", args: []string{"--stor", "x", "list"}, want: "did you mean --store?"},
 		{name: "short flag has no guess", args: []string{"recall", "-z", "x"}, want: "has no flag -z", notWant: "did you mean"},
 		{name: "bad value", args: []string{"recall", "-k", "nope", "x"}, want: `invalid value "nope" for flag -k`},
+		{name: "--store after a command that takes only the global one", args: []string{"install", "--store", "x"}, want: "borg install has no flag --store: name the store before the command, borg --store DIR install"},
+		{name: "--store= after a command that takes only the global one", args: []string{"uninstall", "--store=x"}, want: "borg --store DIR uninstall"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, stdout, stderr := inProcess(t, vars, "", tc.args...)
