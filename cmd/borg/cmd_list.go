@@ -25,6 +25,12 @@ func listCommand(e *env) *cli.Command {
 			if c.NArg() > 0 {
 				return usageErr("list takes no arguments (filter with --type and --reach)")
 			}
+			// A reach no lesson can have (a typo, "teams") would list
+			// nothing and look like an empty store: it is refused.
+			if r := c.String("reach"); r != "" && r != domain.ReachTeam && r != "repo" &&
+				(!strings.HasPrefix(r, domain.ReachRepoPrefix) || !domain.ValidRepoTag(strings.TrimPrefix(r, domain.ReachRepoPrefix))) {
+				return usageErr("--reach %q: use team, repo (any repository's lessons) or repo:<tag> (repo:payments)", r)
+			}
 			s, err := openStore(c, e)
 			if err != nil {
 				return err
