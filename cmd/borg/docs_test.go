@@ -98,7 +98,7 @@ func referenceMarkdown(app *cli.App) string {
 				b.WriteString("\n| flag | meaning |\n|---|---|\n")
 				for _, f := range c.Flags {
 					names := f.Names()
-					flagName := "--" + names[0]
+					flagName := dashed(names[0]) // as --help writes it: -k, --explain
 					if tv, ok := f.(interface{ TakesValue() bool }); ok && tv.TakesValue() {
 						flagName += " VALUE"
 					}
