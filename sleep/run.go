@@ -185,8 +185,14 @@ func Run(ctx context.Context, st *memfs.Store, opts Options, progress io.Writer)
 	}
 	fmt.Fprintf(progress, "sleep %s: planning over %d lessons and %d events\n", day, len(snap.Lessons), len(snap.Events))
 	res.Plan = MakePlan(snap, opts.Plan)
-	if !future.IsZero() && res.Plan.Note == "" {
-		res.Plan.Note = fmt.Sprintf("a sleep dated %s, after today, is not believed (a clock that ran ahead, or --date): this one counts from the sleep before it", future.Format(time.DateOnly))
+	if !future.IsZero() {
+		// Said beside any other note (a night already slept, by the
+		// sleep before it), so a reviewer learns of it either way.
+		note := fmt.Sprintf("a sleep dated %s, after today, is not believed (a clock that ran ahead, or --date): this one counts from the sleep before it", future.Format(time.DateOnly))
+		if res.Plan.Note != "" {
+			note = res.Plan.Note + "; " + note
+		}
+		res.Plan.Note = note
 	}
 	if opts.DryRun {
 		return res, nil

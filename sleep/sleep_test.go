@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/borg-memory/borg/memfs"
 	"github.com/rogpeppe/go-internal/txtar"
@@ -533,5 +534,27 @@ func TestBadBranch(t *testing.T) {
 	}
 	if refs := gitOut(t, st, "for-each-ref", "--format=%(refname)", "refs/heads/"); strings.TrimSpace(refs) != "refs/heads/main" {
 		t.Errorf("branches after the refusals: %s", refs)
+	}
+}
+
+// TestFutureSleepSaidBesideAlreadySlept: a sleep dated after today that is
+// in the history is said in the plan even when tonight is already slept
+// (by a sleep within the day's slack), so a reviewer learns of it.
+func TestFutureSleepSaidBesideAlreadySlept(t *testing.T) {
+	st := newFixtureStore(t)
+	now := fixtureDate.Add(12 * time.Hour)
+	for _, d := range []time.Time{fixtureDate, time.Date(2099, 1, 1, 0, 0, 0, 0, time.UTC)} {
+		if _, err := Run(t.Context(), st, Options{Date: d, Now: now, Apply: true, Embedder: wordEmbedder{dim: 64}}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := Run(t.Context(), st, Options{Date: fixtureDate, Now: now, DryRun: true, Embedder: wordEmbedder{dim: 64}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"already slept on 2026-11-30", "a sleep dated 2099-01-01, after today, is not believed"} {
+		if !strings.Contains(res.Plan.Note, w) {
+			t.Errorf("the plan's note %q lacks %q", res.Plan.Note, w)
+		}
 	}
 }
