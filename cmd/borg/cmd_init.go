@@ -111,6 +111,10 @@ func runInitCI(e *env, dir, system string) error {
 	if _, err := s.Commit("borg init: nightly sleep on "+system, rel); err != nil {
 		return fail(exitFail, "%s written but not committed: %v", rel, err)
 	}
-	_, err = fmt.Fprintf(e.out, "committed %s: each night it runs borg sleep and opens a pull request to review (push the store to share it)\n", rel)
+	review := "opens a pull request to review (push the store to share it; allow workflows to open pull requests: docs/sleep.md)"
+	if system == "gitlab" {
+		review = "opens a merge request to review (push the store to share it; add a pipeline schedule and a BORG_PUSH_TOKEN variable with write access: docs/sleep.md)"
+	}
+	_, err = fmt.Fprintf(e.out, "committed %s: each night it runs borg sleep and %s\n", rel, review)
 	return err
 }

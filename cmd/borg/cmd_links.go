@@ -61,6 +61,10 @@ func linksCommand(e *env) *cli.Command {
 			all := len(links)
 			links = filterLinks(links, linkFilter{from: c.String("from"), to: c.String("to"), state: c.String("state"),
 				protos: c.Bool("protos"), walk: c.String("walk"), depth: c.Int("depth")}, e.now().UnixMilli())
+			if len(links) == 0 && c.Bool("protos") && !c.Bool("json") {
+				_, err := fmt.Fprintf(e.out, "no protos (a proto is a tool, target or file agents reached for and did not find, three times or more; the store has %d link(s))\n", all)
+				return err
+			}
 			if len(links) == 0 && all > 0 && !c.Bool("json") {
 				_, err := fmt.Fprintf(e.out, "no link matches (the store has %d; borg links lists them all)\n", all)
 				return err

@@ -47,8 +47,14 @@ func recallCommand(e *env) *cli.Command {
 			tr.step("store opened", time.Time{})
 			// The hooks' floor marks what is weak, so a recall reads as the
 			// hooks would ask.
+			he := &hookEnv{getenv: e.getenv}
 			q := index.Query{Text: c.Args().First(), K: c.Int("k"), Repo: c.String("repo"), Session: c.String("session"), Explain: c.Bool("explain"),
-				Floor: hookFloor(e.getenv)}
+				Floor: he.floor()}
+			for _, p := range he.problems {
+				// A hook fails open and says nothing; a recall, read by a
+				// person, says what it uses instead.
+				fmt.Fprintf(e.err, "borg: %s\n", p)
+			}
 			if !c.IsSet("repo") {
 				q.Repo = repoTag()
 			}
