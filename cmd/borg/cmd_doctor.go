@@ -393,6 +393,7 @@ func runDoctor(e *env, s *memfs.Store, asJSON, fix bool) error {
 	if rep.Repair, err = checkRepairs(s, fix, held); err != nil {
 		return fail(exitFail, "%v", err)
 	}
+	rep.Repair.headOff = head != ""
 	rep.Repair.Repaired = append(placed, rep.Repair.Repaired...)
 	var moved []memfs.LayoutMove
 	if rep.Layout, moved, err = checkLayout(s, fix); err != nil {

@@ -30,6 +30,9 @@ type repairReport struct {
 	Invalid []string `json:"uncommitted_invalid,omitempty"`
 	// held says, for each path of Invalid, what to do to have it committed.
 	held map[string]string
+	// headOff is set while the store's HEAD is off its branch: --fix
+	// repairs nothing until it is back, and the report says so.
+	headOff bool
 	// Edited are lesson files changed on disk since their commit;
 	// EditedUnchecked says why they were not looked for (git would not
 	// read the store: another user's).
@@ -165,11 +168,18 @@ func printRepairs(w io.Writer, rep repairReport) {
 		case m.Head == "":
 			what = "in the git index but not in HEAD"
 		}
-		printLine(w, "git index: %s: %s (borg doctor --fix resets it to HEAD)", m.Path, what)
+		fix := "borg doctor --fix resets it to HEAD"
+		if rep.headOff {
+			fix = "once HEAD is back on its branch, " + fix
+		}
+		printLine(w, "git index: %s: %s (%s)", m.Path, what, fix)
 	}
 	fixCommits := func(p string) string {
 		if why, ok := rep.held[p]; ok {
 			return why
+		}
+		if rep.headOff {
+			return "once HEAD is back on its branch, borg doctor --fix commits it"
 		}
 		return "borg doctor --fix commits it"
 	}
