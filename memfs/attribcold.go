@@ -87,21 +87,14 @@ func parseRawHistory(r io.Reader) (*rawHistory, error) {
 		line = bytes.TrimSuffix(line, []byte{'\n'})
 		switch {
 		case len(line) > 0 && line[0] == 0:
-			f := strings.SplitN(string(line[1:]), " ", 3)
-			if len(f) < 2 || !isHash(f[0]) {
-				return nil, fmt.Errorf("git log: bad commit line %q", line)
+			hash, ms, email, cerr := parseCommitLine(line)
+			if cerr != nil {
+				return nil, cerr
 			}
-			secs, perr := strconv.ParseInt(f[1], 10, 64)
-			if perr != nil {
-				return nil, fmt.Errorf("git log: bad commit time %q", line)
-			}
-			if n := len(h.commits); n > 0 && h.commits[n-1].Hash == f[0] {
+			if n := len(h.commits); n > 0 && h.commits[n-1].Hash == hash {
 				break // the same merge against its next parent
 			}
-			c := CommitInfo{Hash: f[0], MS: secs * 1000}
-			if len(f) == 3 {
-				c.Email = f[2]
-			}
+			c := CommitInfo{Hash: hash, MS: ms, Email: email}
 			c.Author = commitAuthor(c.Email)
 			h.commits = append(h.commits, c)
 		case len(line) > 0 && line[0] == ':':

@@ -85,18 +85,11 @@ func parseAddedLines(r io.Reader, fn func(addedLine)) error {
 		switch {
 		case len(line) > 0 && line[0] == 0:
 			// "\0<hash> <time> <email>"
-			f := strings.SplitN(string(line[1:]), " ", 3)
-			if len(f) < 2 {
-				return fmt.Errorf("git log: bad commit line %q", line)
+			hash, ms, email, cerr := parseCommitLine(line)
+			if cerr != nil {
+				return cerr
 			}
-			secs, perr := strconv.ParseInt(f[1], 10, 64)
-			if perr != nil {
-				return fmt.Errorf("git log: bad commit time %q", line)
-			}
-			cur = addedLine{Commit: f[0], MS: secs * 1000}
-			if len(f) == 3 {
-				cur.Email = f[2]
-			}
+			cur = addedLine{Commit: hash, MS: ms, Email: email}
 			inHunk = false
 		case bytes.HasPrefix(line, []byte("diff --git ")):
 			// "diff --git a/log/x.jsonl b/log/x.jsonl": the b side.
@@ -117,6 +110,24 @@ func parseAddedLines(r io.Reader, fn func(addedLine)) error {
 			return nil
 		}
 	}
+}
+
+// parseCommitLine reads the commit line borg's git log formats begin each
+// commit with, "\x00<hash> <unix seconds>[ <rest>]": its hash, its time in
+// Unix ms, and the rest of the line (an author's email, the parents).
+func parseCommitLine(line []byte) (hash string, ms int64, rest string, err error) {
+	f := strings.SplitN(string(line[1:]), " ", 3)
+	if len(f) < 2 || !isHash(f[0]) {
+		return "", 0, "", fmt.Errorf("git log: bad commit line %q", line)
+	}
+	secs, err := strconv.ParseInt(f[1], 10, 64)
+	if err != nil {
+		return "", 0, "", fmt.Errorf("git log: bad commit time %q", line)
+	}
+	if len(f) == 3 {
+		rest = f[2]
+	}
+	return f[0], secs * 1000, rest, nil
 }
 
 // readLine reads br through the next newline, however long the line: a

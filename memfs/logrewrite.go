@@ -13,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -353,15 +352,11 @@ func parseLogChanges(r io.Reader) ([]logChange, error) {
 		line = bytes.TrimSuffix(line, []byte{'\n'})
 		switch {
 		case len(line) > 0 && line[0] == 0:
-			f := strings.Fields(string(line[1:]))
-			if len(f) < 2 || !isHash(f[0]) {
-				return nil, fmt.Errorf("git log: bad commit line %q", line)
+			hash, at, rest, cerr := parseCommitLine(line)
+			if cerr != nil {
+				return nil, cerr
 			}
-			secs, perr := strconv.ParseInt(f[1], 10, 64)
-			if perr != nil {
-				return nil, fmt.Errorf("git log: bad commit time %q", line)
-			}
-			commit, ms, parents = f[0], secs*1000, len(f)-2
+			commit, ms, parents = hash, at, len(strings.Fields(rest))
 		case len(line) > 0 && line[0] == ':':
 			r, ok := parseRawChange(string(line))
 			if !ok || commit == "" {
