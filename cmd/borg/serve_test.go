@@ -490,10 +490,7 @@ func TestServeDeclaredLinks(t *testing.T) {
 			notWant: []string{"None: no lesson file declares", "None yet"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			req := httptest.NewRequest(http.MethodGet, "/lesson/"+tc.id, nil)
-			req.Host = "127.0.0.1:7777"
-			rec := httptest.NewRecorder()
-			srv.ServeHTTP(rec, req)
+			rec := serveGet(srv, "/lesson/"+tc.id)
 			body := rec.Body.String()
 			if rec.Code != http.StatusOK {
 				t.Fatalf("status %d\n%s\nstderr: %s", rec.Code, body, errb)
@@ -562,19 +559,13 @@ func TestServeRankingFactor(t *testing.T) {
 		})
 	}
 	srv, _ := serveHandler(t, vars, time.Now())
-	req := httptest.NewRequest(http.MethodGet, "/lesson/"+migrations, nil)
-	req.Host = "127.0.0.1:7777"
-	rec := httptest.NewRecorder()
-	srv.ServeHTTP(rec, req)
+	rec := serveGet(srv, "/lesson/"+migrations)
 	if w := fmt.Sprintf(`id="ranking-factor">%.4f`, want); !strings.Contains(rec.Body.String(), w) {
 		t.Errorf("the lesson page lacks %q:\n%s", w, rec.Body.String())
 	}
 	// The search shows each hit's relevance, on the scale the floor is on,
 	// and no raw fusion score (a few thousandths, meaningless to a reader).
-	req = httptest.NewRequest(http.MethodGet, "/?q=migrations+before+the+integration+tests", nil)
-	req.Host = "127.0.0.1:7777"
-	rec = httptest.NewRecorder()
-	srv.ServeHTTP(rec, req)
+	rec = serveGet(srv, "/?q=migrations+before+the+integration+tests")
 	body := rec.Body.String()
 	if !strings.Contains(body, ">relevance</th>") || !regexp.MustCompile(`<td class="n">[01]\.\d\d( <span class="muted">weak</span>)?</td>`).MatchString(body) {
 		t.Errorf("the search lacks a relevance column:\n%s", body)
@@ -591,10 +582,7 @@ func TestServeRankingFactor(t *testing.T) {
 	none := maps.Clone(vars)
 	none["BORG_FLOOR"] = "0"
 	srv, _ = serveHandler(t, none, time.Now())
-	req = httptest.NewRequest(http.MethodGet, "/?q=migrations+before+the+integration+tests", nil)
-	req.Host = "127.0.0.1:7777"
-	rec = httptest.NewRecorder()
-	srv.ServeHTTP(rec, req)
+	rec = serveGet(srv, "/?q=migrations+before+the+integration+tests")
 	if body := rec.Body.String(); strings.Contains(body, weak) || !strings.Contains(body, ">relevance</th>") {
 		t.Errorf("with BORG_FLOOR=0 the search still marks a hit weak:\n%s", body)
 	}
@@ -660,10 +648,7 @@ func TestServeArchivedLesson(t *testing.T) {
 	}
 	srv, errb := serveHandler(t, vars, time.Now())
 	get := func(path string) (int, string) {
-		req := httptest.NewRequest(http.MethodGet, path, nil)
-		req.Host = "127.0.0.1:7777"
-		rec := httptest.NewRecorder()
-		srv.ServeHTTP(rec, req)
+		rec := serveGet(srv, path)
 		return rec.Code, rec.Body.String()
 	}
 	code, body := get("/lesson/" + migrations)
@@ -729,10 +714,7 @@ func TestServeRedactsMultilineSecret(t *testing.T) {
 		}
 	}
 	srv, errb := serveHandler(t, vars, time.Now().Add(180*24*time.Hour))
-	req := httptest.NewRequest(http.MethodGet, "/sleep", nil)
-	req.Host = "127.0.0.1:7777"
-	rec := httptest.NewRecorder()
-	srv.ServeHTTP(rec, req)
+	rec := serveGet(srv, "/sleep")
 	body := rec.Body.String()
 	if rec.Code != http.StatusOK {
 		t.Fatalf("status %d\n%s\nstderr: %s", rec.Code, body, errb)
@@ -762,10 +744,7 @@ func TestServeNoFaviconRequest(t *testing.T) {
 	vars, migrations, _ := serveStore(t)
 	srv, errb := serveHandler(t, vars, time.Now())
 	for _, path := range servePages(migrations) {
-		req := httptest.NewRequest(http.MethodGet, path, nil)
-		req.Host = "127.0.0.1:7777"
-		rec := httptest.NewRecorder()
-		srv.ServeHTTP(rec, req)
+		rec := serveGet(srv, path)
 		head, _, _ := strings.Cut(rec.Body.String(), "</head>")
 		if !strings.Contains(head, `<link rel="icon" href="data:,">`) {
 			t.Errorf("%s (status %d) names no icon in its head, so the browser asks /favicon.ico:\n%s\nstderr: %s", path, rec.Code, head, errb)
@@ -779,10 +758,7 @@ func TestServeOutline(t *testing.T) {
 	vars, migrations, _ := serveStore(t)
 	srv, errb := serveHandler(t, vars, time.Now())
 	for _, path := range servePages(migrations) {
-		req := httptest.NewRequest(http.MethodGet, path, nil)
-		req.Host = "127.0.0.1:7777"
-		rec := httptest.NewRecorder()
-		srv.ServeHTTP(rec, req)
+		rec := serveGet(srv, path)
 		body := rec.Body.String()
 		if n := strings.Count(body, "<h1"); n != 1 {
 			t.Errorf("%s (status %d) has %d h1 element(s), want 1\nstderr: %s", path, rec.Code, n, errb)
@@ -832,10 +808,7 @@ func TestServeSupersededFact(t *testing.T) {
 	old, now := ids["pay-db-stage-1"], ids["pay-db-stage-2"]
 	srv, errb := serveHandler(t, vars, time.Now())
 	get := func(path string) string {
-		req := httptest.NewRequest(http.MethodGet, path, nil)
-		req.Host = "127.0.0.1:7777"
-		rec := httptest.NewRecorder()
-		srv.ServeHTTP(rec, req)
+		rec := serveGet(srv, path)
 		if rec.Code != http.StatusOK {
 			t.Fatalf("%s: status %d\n%s\nstderr: %s", path, rec.Code, rec.Body, errb)
 		}
@@ -848,6 +821,16 @@ func TestServeSupersededFact(t *testing.T) {
 	if body := get("/lesson/" + now); strings.Contains(body, `id="superseded"`) {
 		t.Errorf("the newer fact's page says it is superseded:\n%s", body)
 	}
+}
+
+// serveGet answers a GET of path as the server answers a browser on its
+// default address.
+func serveGet(srv http.Handler, path string) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(http.MethodGet, path, nil)
+	req.Host = "127.0.0.1:7777"
+	rec := httptest.NewRecorder()
+	srv.ServeHTTP(rec, req)
+	return rec
 }
 
 // TestServePendingSleeps: the sleep page lists the sleep branches written
@@ -874,10 +857,7 @@ func TestServePendingSleeps(t *testing.T) {
 		}
 	}
 	srv, errb := serveHandler(t, vars, time.Now())
-	req := httptest.NewRequest(http.MethodGet, "/sleep", nil)
-	req.Host = "127.0.0.1:7777"
-	rec := httptest.NewRecorder()
-	srv.ServeHTTP(rec, req)
+	rec := serveGet(srv, "/sleep")
 	body := rec.Body.String()
 	if rec.Code != http.StatusOK || !strings.Contains(body, `<code>borg/sleep/2026-12-21</code>: <a href="/sleep?date=2026-12-21">`) {
 		t.Fatalf("status %d; the page does not list the pending sleep branch:\n%s\nstderr: %s", rec.Code, body, errb)
