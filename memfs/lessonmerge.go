@@ -43,22 +43,20 @@ func mergeFields(base, ours, theirs domain.Lesson) (merged domain.Lesson, ok boo
 // pick is a field's merged value: the side that changed it from base, or
 // the value both hold; a field both sides changed differently clears ok.
 func pick[T comparable](base, ours, theirs T, ok *bool) T {
-	switch {
-	case ours == theirs || theirs == base:
-		return ours
-	case ours == base:
-		return theirs
-	}
-	*ok = false
-	return ours
+	return pickBy(base, ours, theirs, func(a, b T) bool { return a == b }, ok)
 }
 
 // pickTime is pick for instants (time.Time's == also compares locations).
 func pickTime(base, ours, theirs time.Time, ok *bool) time.Time {
+	return pickBy(base, ours, theirs, time.Time.Equal, ok)
+}
+
+// pickBy is pick with same as the equality of T.
+func pickBy[T any](base, ours, theirs T, same func(a, b T) bool, ok *bool) T {
 	switch {
-	case ours.Equal(theirs) || theirs.Equal(base):
+	case same(ours, theirs) || same(theirs, base):
 		return ours
-	case ours.Equal(base):
+	case same(ours, base):
 		return theirs
 	}
 	*ok = false
