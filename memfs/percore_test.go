@@ -2,7 +2,6 @@ package memfs
 
 import (
 	"errors"
-	"runtime"
 	"sync/atomic"
 	"testing"
 )
@@ -30,26 +29,40 @@ func TestPerCore(t *testing.T) {
 		}
 	}
 	boom := errors.New("boom")
-	var after atomic.Int32
-	var failed atomic.Bool
-	err := perCore(100000, func() func(int) error {
+	// One worker: the error stops it, so exactly the indexes up to the
+	// failing one are worked.
+	var worked atomic.Int32
+	err := inWorkers(1, 100000, func() func(int) error {
 		return func(i int) error {
-			if failed.Load() {
-				after.Add(1)
-			}
+			worked.Add(1)
 			if i == 10 {
-				failed.Store(true)
 				return boom
 			}
 			return nil
 		}
 	})
 	if !errors.Is(err, boom) {
-		t.Fatalf("err = %v, want boom", err)
+		t.Fatalf("one worker: err = %v, want boom", err)
 	}
-	// Another worker may have taken its next index as the error fell: one
-	// per worker at most.
-	if a := after.Load(); int(a) >= runtime.GOMAXPROCS(0) {
-		t.Fatalf("%d indexes worked after the error", a)
+	if w := worked.Load(); w != 11 {
+		t.Fatalf("one worker: %d indexes worked, want 11", w)
+	}
+	// Several workers: how far the others get before they see the flag is
+	// the scheduler's business; the error comes back, no index is worked
+	// twice, and the call returns.
+	seen := make([]atomic.Int32, 100000)
+	err = inWorkers(4, len(seen), func() func(int) error {
+		return func(i int) error {
+			if seen[i].Add(1) > 1 {
+				t.Errorf("index %d worked twice", i)
+			}
+			if i == 10 {
+				return boom
+			}
+			return nil
+		}
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("four workers: err = %v, want boom", err)
 	}
 }
