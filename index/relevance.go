@@ -353,6 +353,16 @@ func (ix *Index) supersedeBySlot(hits []Hit, latest int64, useful func(string) U
 	}
 }
 
+// successors are the lessons that supersede h, and the one that most likely
+// updates it (UpdatedBy): the order puts each above h, and each gets h's
+// match.
+func (h *Hit) successors() []string {
+	if h.UpdatedBy == "" {
+		return h.SupersededBy
+	}
+	return append(slices.Clip(h.SupersededBy), h.UpdatedBy)
+}
+
 // vetoed reports whether a person vetoed lesson id (borg no), as useful
 // (nil: nothing known) says: a fact someone said is wrong supersedes
 // nothing, so the value it rewrites stays current (sleep's frame phase
@@ -437,7 +447,7 @@ func (ix *Index) supersedeFromStore(ctx context.Context, all []Hit, q Query, flo
 		if len(h.SupersededBy) == 0 {
 			all = ix.successorsInStore(ctx, all, i, at, visible, joins, useful, latest)
 		}
-		for _, id := range all[i].SupersededBy {
+		for _, id := range all[i].successors() {
 			if j, ok := at[id]; ok && all[j].Match < h.Match {
 				all[j].Match = h.Match
 				all[j].Relevance = min(h.Match*all[j].MeanWeight, 1)
@@ -507,5 +517,107 @@ func (ix *Index) successorsInStore(ctx context.Context, all []Hit, i int, at map
 		at[id] = len(all)
 		all = append(all, ix.hitAt(f.ord, h.Fused, 0, useful(id))) // its match is lifted by the caller
 	}
+	if len(all[i].SupersededBy) > 0 || useful == nil {
+		return all
+	}
+	u, ok := ix.updateOf(ctx, o, found, latest, useful)
+	if !ok {
+		return all
+	}
+	id := cat.id(u)
+	all[i].UpdatedBy = id
+	if _, ok := at[id]; !ok && joins(u) {
+		at[id] = len(all)
+		all = append(all, ix.hitAt(u, h.Fused, 0, useful(id)))
+	}
 	return all
+}
+
+// updateShare is how much of the lighter of two gists' IDF weight the
+// other must share for updateOf to read the newer as the older's update:
+// the subject's names and ids carry most of a fact's weight, and a rewrite
+// keeps them while it changes the value.
+const updateShare = 0.3
+
+// updateOf is the newer lesson among found (the lexical arm's best newer
+// matches for lesson o's gist) that most likely rewrites o though no rule
+// reads the two as one slot (domain.Rewrites): it says something changed
+// (domain.AnnouncesChange), shares at least updateShare of the lighter
+// gist's IDF weight with o's, the most of those found, and o is, of the
+// lessons older than it among its own best matches, the one it shares the
+// most with, and none of them is a fact it supersedes or rewrites (an
+// update is not lent to a neighbour of the fact it rewrites). A vetoed
+// lesson updates nothing. It is a guess, never made durable: a hook asks
+// the update in o's place, and sleep links nothing by it.
+func (ix *Index) updateOf(ctx context.Context, o int, found []scoredOrd, latest int64, useful func(string) Usefulness) (int, bool) {
+	cat := ix.cat
+	idf := map[string]float64{}
+	own, gist := ix.gistTerms(o, idf), cat.str(o, slotGist)
+	best, bestShare := -1, updateShare
+	for _, f := range found {
+		newer := cat.str(f.ord, slotGist)
+		if !domain.AnnouncesChange(newer) || !domain.MayUpdate(newer, gist) || vetoed(useful, cat.id(f.ord)) {
+			continue
+		}
+		if sh := own.share(ix.gistTerms(f.ord, idf), idf); sh >= bestShare {
+			best, bestShare = f.ord, sh
+		}
+	}
+	if best < 0 {
+		return 0, false
+	}
+	created, tag := ix.createdBy(best, latest), repoTag(cat.reach(best))
+	// Every term of the update's gist, not only its rarest: those are
+	// mostly its new value, which the fact it rewrites does not hold.
+	terms := analyze(cat.str(best, slotGist))
+	slices.Sort(terms)
+	rivals, err := cat.lexicalSearchTerms(ctx, slices.Compact(terms), successorDepth, func(s int) bool {
+		c := ix.createdBy(s, latest)
+		return s != o && s != best && c > 0 && c < created && repoTag(cat.reach(s)) == tag
+	})
+	if err != nil {
+		return 0, false
+	}
+	update := ix.gistTerms(best, idf)
+	claim := domain.ReadClaim(cat.str(best, slotGist)).Holding(cat.tagHolds(best))
+	for _, r := range rivals {
+		if update.share(ix.gistTerms(r.ord, idf), idf) > bestShare || slices.Contains(cat.supersededBy(r.ord), best) {
+			return 0, false
+		}
+		if _, same := domain.Rewrites(claim, domain.ReadClaim(cat.str(r.ord, slotGist)).Holding(cat.tagHolds(r.ord))); same {
+			return 0, false // the fact it rewrites is another one's
+		}
+	}
+	return best, true
+}
+
+// gistWeights is a gist's distinct analysed terms and their summed IDF.
+type gistWeights struct {
+	terms  map[string]bool
+	weight float64
+}
+
+// gistTerms reads lesson o's gist for updateOf, its terms' IDF cached in idf.
+func (ix *Index) gistTerms(o int, idf map[string]float64) gistWeights {
+	g := gistWeights{terms: termSet(analyze(ix.cat.str(o, slotGist)))}
+	for t := range g.terms {
+		g.weight += ix.cat.termIDF(t, idf)
+	}
+	return g
+}
+
+// share is the IDF weight g and h hold in common, as a share of the
+// lighter one's.
+func (g gistWeights) share(h gistWeights, idf map[string]float64) float64 {
+	lighter := min(g.weight, h.weight)
+	if lighter <= 0 {
+		return 0
+	}
+	common := 0.0
+	for t := range g.terms {
+		if h.terms[t] {
+			common += idf[t]
+		}
+	}
+	return common / lighter
 }

@@ -563,3 +563,63 @@ func TestEffectiveFloor(t *testing.T) {
 		}
 	}
 }
+
+// TestUpdateFromStore: a newer lesson that says something changed and holds
+// most of an older one's words, which no slot rule reads as its rewrite, is
+// taken as its update: it joins a hook's hits with the old lesson's match,
+// ahead of it, and the old lesson names it (UpdatedBy). A newer lesson that
+// says nothing changed, a narrower subject, a vetoed update and one that
+// already rewrites another fact update nothing.
+func TestUpdateFromStore(t *testing.T) {
+	old := createdOn(lesson("disputes-old", "", "Refund disputes are escalated to the payments on-call engineer.", ""), 1)
+	cur := createdOn(lesson("disputes-new", "", "Since the reorganisation, refund disputes now go to the finance operations desk rather than the payments on-call engineer.", ""), 20)
+	rule := createdOn(lesson("disputes-rule", "", "Refund disputes above the chargeback limit need a second approver from the payments team.", ""), 25)
+	jobs := createdOn(lesson("jobs-old", "", "Nightly jobs on the data cluster start at 01:00 UTC.", ""), 2)
+	billing := createdOn(lesson("jobs-billing", "", "Nightly billing jobs on the data cluster now start at 02:30 UTC.", ""), 22)
+	search := func(ix *Index, text string, useful map[string]Usefulness) []Hit {
+		t.Helper()
+		hits, err := ix.Search(context.Background(), Query{Text: text, K: 3, OnlyOverBar: true, Useful: useful})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return hits
+	}
+	find := func(hits []Hit, id string) (Hit, int) {
+		for i, h := range hits {
+			if h.ID == id {
+				return h, i
+			}
+		}
+		return Hit{}, -1
+	}
+	ix := newTestIndex(t, append(filler(40), old, cur, rule, jobs, billing))
+	session := "A customer refund dispute came in; I escalated it to the payments on-call engineer as the runbook says."
+	hits := search(ix, session, nil)
+	h, at := find(hits, "disputes-old")
+	_, nat := find(hits, "disputes-new")
+	if at < 0 || h.UpdatedBy != "disputes-new" || nat < 0 || nat > at {
+		t.Fatalf("the old route is not updated by the newer one ahead of it: %+v", hits)
+	}
+	if r, _ := find(hits, "disputes-rule"); r.UpdatedBy != "" {
+		t.Errorf("a newer rule that says nothing changed updated %+v", r)
+	}
+	vetoed := map[string]Usefulness{"disputes-new": {Vetoed: 1}}
+	if h, _ := find(search(ix, session, vetoed), "disputes-old"); h.UpdatedBy != "" {
+		t.Errorf("a vetoed lesson updated the old route: %+v", h)
+	}
+	for _, h := range search(ix, "The nightly jobs on the data cluster start at 01:00 UTC, so my batch waits for them.", nil) {
+		if h.UpdatedBy != "" {
+			t.Errorf("%s updated by %s: a narrower subject is another fact", h.ID, h.UpdatedBy)
+		}
+	}
+	// An update whose own fact is another lesson's (a slot rule pairs the
+	// two) is lent to no neighbour.
+	bootstrap := createdOn(lesson("kafka-old", "", "The analytics Kafka bootstrap server is kafka-an-01.corp.internal:9092 (plaintext).", ""), 3)
+	moved := createdOn(lesson("kafka-moved", "", "Analytics Kafka has moved: producers and connectors bootstrap from events-kafka.corp.internal:9094, and only TLS connections are accepted.", ""), 30)
+	logs := createdOn(lesson("logs-kafka", "", "Server logs go to their own Kafka cluster; producers and connectors bootstrap from logs-kafka.corp.internal:9092.", ""), 4)
+	ix = newTestIndex(t, append(filler(40), bootstrap, moved, logs))
+	hits = search(ix, "The log shipper's producers and connectors could not bootstrap from logs-kafka.corp.internal:9092, the server logs Kafka cluster.", nil)
+	if h, at := find(hits, "logs-kafka"); at < 0 || h.UpdatedBy != "" {
+		t.Errorf("the logs cluster's lesson updated by %q (at %d), though what updates it rewrites the analytics bootstrap: %+v", h.UpdatedBy, at, hits)
+	}
+}

@@ -295,6 +295,11 @@ type Hit struct {
 	Ranks     ArmRanks `json:"ranks"`
 	// SupersededBy names the lessons that supersede this one.
 	SupersededBy []string `json:"superseded_by,omitempty"`
+	// UpdatedBy names a newer lesson that most likely rewrites this one
+	// though no rule reads the two as one slot (updateOf): it is ordered
+	// above this one, and a hook hands it out in this one's place. Unlike
+	// SupersededBy it is a guess, never made durable.
+	UpdatedBy string `json:"updated_by,omitempty"`
 }
 
 // Search runs q through the pipeline: the arms (lexical BM25, vector cosine,
@@ -756,7 +761,7 @@ func exploreSlot(hits []Hit, k int, untried map[string]bool) []Hit {
 		}
 	}
 	for i := k; i < len(hits); i++ {
-		if untried[hits[i].ID] && hits[i].OverBar && len(hits[i].SupersededBy) == 0 {
+		if untried[hits[i].ID] && hits[i].OverBar && len(hits[i].SupersededBy) == 0 && hits[i].UpdatedBy == "" {
 			h := hits[i]
 			copy(hits[k:i+1], hits[k-1:i])
 			hits[k-1] = h
@@ -815,7 +820,7 @@ func capSuperseded(lists ...[]Hit) {
 		changed = false
 		for _, hs := range lists {
 			for _, h := range hs {
-				for _, succ := range h.SupersededBy {
+				for _, succ := range h.successors() {
 					if sc, ok := score[succ]; ok && score[h.ID] > sc {
 						score[succ], changed = score[h.ID], true
 					}
@@ -826,7 +831,7 @@ func capSuperseded(lists ...[]Hit) {
 	for _, hs := range lists {
 		for i := range hs {
 			hs[i].Score = score[hs[i].ID]
-			for _, succ := range hs[i].SupersededBy {
+			for _, succ := range hs[i].successors() {
 				if sc, ok := score[succ]; ok && hs[i].Score >= sc {
 					hs[i].Score = math.Nextafter(sc, math.Inf(-1))
 				}
@@ -847,7 +852,7 @@ func demoteSuperseded(hits []Hit) []Hit {
 		changed := false
 		for i, h := range hits {
 			last := -1
-			for _, s := range h.SupersededBy {
+			for _, s := range h.successors() {
 				if p, ok := pos[s]; ok && p > i && p > last {
 					last = p
 				}

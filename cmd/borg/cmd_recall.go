@@ -130,6 +130,8 @@ func runRecall(c *cli.Context, e *env, s *memfs.Store, q index.Query, sync, asJS
 		}
 		if len(h.SupersededBy) > 0 {
 			gist += " (superseded by " + strings.Join(h.SupersededBy, ", ") + ")"
+		} else if h.UpdatedBy != "" {
+			gist += " (likely updated by " + h.UpdatedBy + ")" // a guess, not a link: hooks ask the update instead
 		}
 		// The relevance is on the scale the hooks' floor is on; a weak
 		// hit is one no hook would hand an agent.

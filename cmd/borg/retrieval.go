@@ -641,7 +641,7 @@ func (sr *storeRecaller) Recall(ctx context.Context, q hooks.RecallQuery) ([]hoo
 	}
 	var out []hooks.Recalled
 	for _, h := range hits {
-		if len(h.SupersededBy) > 0 {
+		if len(h.SupersededBy) > 0 || h.UpdatedBy != "" {
 			continue
 		}
 		// Early delivery reaches the agent unasked: the lesson must be

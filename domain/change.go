@@ -1,0 +1,78 @@
+package domain
+
+import "slices"
+
+// changeWords and changePairs are the words and two-word phrases with which
+// a lesson says that something changed: the value its slot holds now ("now",
+// "no longer", "as of"), a move ("moved", "switched", "cut over", "migrated
+// to"), a handover ("took over", "handed over"), or an end ("retired",
+// "replaced by", "renamed to"). A participle that a rule uses as an
+// adjective counts only with the preposition a change takes ("never upload
+// a changed catalogue", "until the operators have migrated off it"), and
+// "instead" and "used to" not at all: a rule prescribes an alternative with
+// them ("vary on X instead", "the bucket is used to store…") far more often
+// than a rewrite says what changed.
+var (
+	changeWords = map[string]bool{
+		"now": true, "moved": true, "switched": true, "retired": true, "anymore": true,
+	}
+	changePairs = map[[2]string]bool{
+		{"no", "longer"}: true, {"any", "more"}: true, {"cut", "over"}: true,
+		{"took", "over"}: true, {"taken", "over"}: true, {"handed", "over"}: true,
+		{"going", "forward"}: true, {"as", "of"}: true, {"migrated", "to"}: true,
+		{"replaced", "by"}: true, {"replaced", "with"}: true, {"renamed", "to"}: true,
+		{"changed", "to"}: true,
+	}
+)
+
+// AnnouncesChange reports whether gist says that something changed (see
+// changeWords). Such a lesson is most likely the rewrite of an older one
+// whose content it shares; a lesson that says nothing changed is not, however
+// much it shares (two services' owners, two topics' retention).
+func AnnouncesChange(gist string) bool {
+	w := Words(gist)
+	for i, x := range w {
+		if changeWords[x] || i+1 < len(w) && changePairs[[2]string{x, w[i+1]}] {
+			return true
+		}
+	}
+	return false
+}
+
+// moveWords say that a value moved elsewhere, not only that it is new:
+// what moved keeps its subject and changes its predicate with its value
+// ("tidewater publishes claim decisions to topic X" → "claim decision
+// events moved to topic Y").
+var moveWords = map[string]bool{"moved": true, "migrated": true, "switched": true, "cut": true}
+
+// MayUpdate reports whether the gist newer, which says something changed
+// (AnnouncesChange), may rewrite the gist older by what their readings as
+// facts allow, for a reader that pairs two lessons on shared words alone.
+// When both state a typed value (ReadFact), their subjects must be the same
+// both ways (SubjectsDiffer: "Nightly billing jobs … now start at 02:30 UTC"
+// narrows "Nightly jobs … start at 01:00 UTC"), and their predicates must
+// share a word, unless the newer says the value moved: "Staging database
+// backups now run at 03:00 UTC" does not rewrite "Staging database backups
+// are verified at 05:00 UTC". A gist with no typed value leaves it to the
+// words.
+func MayUpdate(newer, older string) bool {
+	n, o := ReadFact(newer), ReadFact(older)
+	if len(n.values) == 0 || len(o.values) == 0 {
+		return true
+	}
+	if SubjectsDiffer(n, o) {
+		return false
+	}
+	for _, w := range Words(newer) {
+		if moveWords[w] {
+			return true
+		}
+	}
+	pred := n.predicateStems()
+	for _, st := range o.predicateStems() {
+		if slices.Contains(pred, st) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,51 @@
+package domain
+
+import "testing"
+
+func TestAnnouncesChange(t *testing.T) {
+	for _, tt := range []struct {
+		gist string
+		want bool
+	}{
+		{"The croft canary now takes a fifth of production traffic.", true},
+		{"Ines moved over to the Parlour crew, so Dele is who store incidents go to.", true},
+		{"Tomás Ferreira took over Android release management from Marta.", true},
+		{"The v1 topic is no longer written.", true},
+		{"As of March, exports land in the new container.", true},
+		{"Claim events MOVED to the v2 topic.", true},
+		{"Escalation contact for ledger incidents is Ines Varga.", false},
+		{"Vary on the edge-computed header instead.", false},
+		{"The bucket is used to store lab PDFs.", false},
+		{"Know the snowplow's nowcast before deploying.", false}, // "now" only as a word
+		{"Never upload a changed catalogue under an existing name.", false},
+		{"Don't break /api/v1 until the operators have migrated off it.", false},
+		{"The queue was migrated to quorum queues in May.", true},
+		{"", false},
+	} {
+		if got := AnnouncesChange(tt.gist); got != tt.want {
+			t.Errorf("AnnouncesChange(%q) = %v, want %v", tt.gist, got, tt.want)
+		}
+	}
+}
+
+func TestMayUpdate(t *testing.T) {
+	for _, tt := range []struct {
+		newer, older string
+		want         bool
+	}{
+		// Without a typed value on both sides the words decide.
+		{"Since the reorganisation, refund disputes now go to the finance desk.", "Refund disputes are escalated to the payments on-call engineer.", true},
+		// The same subject and a predicate word in common.
+		{"We now cut the client release branch on Thursday at 10:00 CET.", "Client release branches are cut on Tuesdays at 10:00 CET.", true},
+		// A value that moved may change the predicate with it.
+		{"The build cache moved to cache-2.corp.internal last sprint.", "The build cache is served from cache-1.corp.internal.", true},
+		// A narrower subject, another subject, another predicate.
+		{"Nightly billing jobs on the data cluster now start at 02:30 UTC.", "Nightly jobs on the data cluster start at 01:00 UTC.", false},
+		{"The production cluster tsl-prod-us is now in us-east-2.", "The production cluster tsl-prod-eu runs in eu-west-1.", false},
+		{"Staging database backups now run at 03:00 UTC.", "Staging database backups are verified at 05:00 UTC.", false},
+	} {
+		if got := MayUpdate(tt.newer, tt.older); got != tt.want {
+			t.Errorf("MayUpdate(%q, %q) = %v, want %v", tt.newer, tt.older, got, tt.want)
+		}
+	}
+}
