@@ -78,7 +78,7 @@ const recallDescription = "Find the team's lessons that bear on a task, best fir
 	"Each hit is a JSON object with the lesson's id, gist and type; relevance is how much of the lesson's claim " +
 	"the query covers, weighted by how useful the lesson has proved (the scale the floor is on); " +
 	"weak: true marks a hit under the floor, one no hook would hand an agent; " +
-	"superseded_by names newer lessons that restate the fact: ask them instead."
+	"superseded_by names newer lessons that restate the fact: ask them instead; updated_by names a newer lesson that says the fact changed: prefer it."
 
 // lessonURI is a lesson's resource URI.
 func lessonURI(id string) string { return "borg://lesson/" + url.PathEscape(id) }
@@ -378,6 +378,7 @@ func recallFloor(res *mcp.CallToolResult, includeWeak bool) {
 			ID           string   `json:"id"`
 			Weak         bool     `json:"weak"`
 			SupersededBy []string `json:"superseded_by"`
+			UpdatedBy    string   `json:"updated_by"`
 		}
 		if json.Unmarshal(h, &probe) != nil {
 			return
@@ -391,6 +392,8 @@ func recallFloor(res *mcp.CallToolResult, includeWeak bool) {
 		kept = append(kept, h)
 		if len(probe.SupersededBy) > 0 {
 			notes = append(notes, supersededNote(probe.ID, probe.SupersededBy))
+		} else if probe.UpdatedBy != "" {
+			notes = append(notes, fmt.Sprintf("lesson %s is likely updated by %s: that newer lesson says what this one states has changed; prefer it", probe.ID, probe.UpdatedBy))
 		}
 	}
 	data, err := json.Marshal(kept)

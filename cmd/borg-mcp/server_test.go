@@ -408,6 +408,11 @@ func TestRecallFloor(t *testing.T) {
 			"", "no lesson clears"},
 		{"none at all", nil, false, "", "no lesson"},
 		{"all clear", []map[string]any{hit("queues-ack-late-aaaa", 0.8, false)}, false, "queues-ack-late-aaaa", ""},
+		{"an update", []map[string]any{hit("queues-ack-now-dddd", 0.8, false), func() map[string]any {
+			h := hit("queues-ack-late-aaaa", 0.8, false)
+			h["updated_by"] = "queues-ack-now-dddd"
+			return h
+		}()}, false, "queues-ack-now-dddd queues-ack-late-aaaa", "lesson queues-ack-late-aaaa is likely updated by queues-ack-now-dddd"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			data, _ := json.Marshal(tc.hits)

@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -820,6 +821,41 @@ func TestServeSupersededFact(t *testing.T) {
 	}
 	if body := get("/lesson/" + now); strings.Contains(body, `id="superseded"`) {
 		t.Errorf("the newer fact's page says it is superseded:\n%s", body)
+	}
+}
+
+// TestLikelyUpdateShown: a fact a newer lesson says has changed, in other
+// words than a slot rule reads, is marked "likely updated by" the newer one
+// in borg recall and in serve's search, and the newer one comes first.
+func TestLikelyUpdateShown(t *testing.T) {
+	vars, _, _ := serveStore(t)
+	var ids []string
+	for _, g := range []string{"Refund disputes are escalated to the payments on-call engineer.",
+		"Since the reorganisation, refund disputes now go to the finance operations desk rather than the payments on-call engineer."} {
+		code, out, stderr := inProcess(t, vars, "", "learn", "--json", g)
+		if code != 0 {
+			t.Fatalf("learn: exit %d: %s", code, stderr)
+		}
+		m := regexp.MustCompile(`"id":\s*"([^"]+)"`).FindStringSubmatch(out)
+		if m == nil {
+			t.Fatalf("learn printed no id: %s", out)
+		}
+		ids = append(ids, m[1])
+		time.Sleep(5 * time.Millisecond)
+	}
+	old, now := ids[0], ids[1]
+	query := "A refund dispute came in and I escalated it to the payments on-call engineer."
+	code, out, stderr := inProcess(t, vars, "", "recall", query)
+	if code != 0 {
+		t.Fatalf("recall: exit %d: %s", code, stderr)
+	}
+	if i, j := strings.Index(out, now), strings.Index(out, old); i < 0 || j < 0 || i > j || !strings.Contains(out, "(likely updated by "+now+")") {
+		t.Errorf("recall does not put the update first and mark the old fact:\n%s", out)
+	}
+	srv, errb := serveHandler(t, vars, time.Now())
+	rec := serveGet(srv, "/?q="+url.QueryEscape(query))
+	if body := rec.Body.String(); rec.Code != http.StatusOK || !strings.Contains(body, `(likely updated by <a href="/lesson/`+now+`">`+now+`</a>)`) {
+		t.Errorf("serve's search: status %d, no mark of the update:\n%s\nstderr: %s", rec.Code, body, errb)
 	}
 }
 
