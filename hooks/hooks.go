@@ -456,8 +456,10 @@ func (d *Deps) ask(ctx context.Context, st *SessionState, root string, in Input,
 	}
 	// The placebo control: now and then one slot holds a real lesson of low
 	// relevance, so the judge's own false-positive rate can be measured.
+	// An ask of one slot holds none: the placebo would either take the one
+	// lesson worth asking or make the ask larger than its slots.
 	placebo := ""
-	if d.Config.PlaceboRate > 0 {
+	if d.Config.PlaceboRate > 0 && d.Config.Slots > 1 {
 		r := domain.NewRng(domain.Seed(st.Session, fmt.Sprintf("placebo#%d", st.Blocks)))
 		if r.Float64() < d.Config.PlaceboRate {
 			pl, ok, err := d.Recall.Placebo(ctx, RecallQuery{Text: query, Repo: st.Repo, Session: st.Session, Exclude: append(exclude, asked...)})

@@ -318,6 +318,23 @@ func TestPlaceboStaysOutOfResults(t *testing.T) {
 	}
 }
 
+// TestPlaceboNeedsTwoSlots: with one slot (BORG_SLOTS=1) an ask quotes one
+// lesson and no placebo, whatever the placebo rate.
+func TestPlaceboNeedsTwoSlots(t *testing.T) {
+	repo := newRepo(t)
+	d, st := newDeps(t, repo)
+	d.Config.PlaceboRate, d.Config.Slots = 1, 1
+	fix := func(s string) string { return strings.ReplaceAll(s, "REPO", repo) }
+	runHook(t, d, "prompt", fix(`{"session_id":"s3","cwd":"REPO","prompt":"add retries to the payments client"}`), "")
+	out, _ := runHook(t, d, "stop", fix(`{"session_id":"s3","cwd":"REPO","last_assistant_message":"payments retries done"}`), "")
+	if out == "" || strings.Contains(out, "unrelated-css-note-0a1b") {
+		t.Fatalf("one slot: want an ask without the placebo, got %q", out)
+	}
+	if k := st.kinds(); k[domain.KindAsked] != 1 || k[domain.KindPlacebo] != 0 {
+		t.Fatalf("events %v, want one asked and no placebo", k)
+	}
+}
+
 // TestPlaceboNeverAsksAlone: when no lesson clears the relevance floor (the
 // recaller returns none), the Stop hook says nothing, placebo or not: the
 // placebo control rides on asks, it never makes one.
