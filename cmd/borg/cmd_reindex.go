@@ -46,8 +46,11 @@ func reindexCommand(e *env) *cli.Command {
 				return runBackgroundReindex(c, e, s, token)
 			}
 			unlock, err := lockReindex(s, reindexLockWait)
-			if err != nil {
+			if errors.Is(err, memfs.ErrLocked) {
 				return fail(exitFail, "wait for the reindex running in the background: %v", err)
+			}
+			if err != nil {
+				return fail(exitFail, "cannot take the reindex lock: %v (check that you can write the store's .borg/index; a store you cannot write is searched in memory and needs no reindex)", err)
 			}
 			defer unlock()
 			line, err := reindexWith(c.Context, e, s, c.Bool("all"))
