@@ -733,25 +733,39 @@ func (s *Store) Commit(msg string, paths ...string) (string, error) {
 // paths are staged (stage); the journal (writes.go) finishes a commit
 // killed between.
 func (s *Store) commit(msg string, paths []string) (string, error) {
+	return s.commitStaging(msg, paths, nil)
+}
+
+// commitStaging is commit with the paths staged by early, a git
+// update-index started before the paths were written (startEarlyStage), or
+// by a git run now when early is nil or could not stage them.
+func (s *Store) commitStaging(msg string, paths []string, early *earlyStage) (string, error) {
 	ctx := context.Background()
 	// A git command holding the index waits for it first, as git's own
 	// commands would fail on it; the branch must not move under a
-	// git commit that is writing its own.
-	if err := s.waitIndexLock(); err != nil {
+	// git commit that is writing its own. (An early stage began only with
+	// the index free, and holds it itself.)
+	if early == nil {
+		if err := s.waitIndexLock(); err != nil {
+			return "", err
+		}
+	}
+	fail := func(err error) (string, error) {
+		early.abort()
 		return "", err
 	}
 	branch, err := s.git.headBranch()
 	if err != nil {
-		return "", err
+		return fail(err)
 	}
 	cur, err := s.git.refHash(branch)
 	if err != nil {
-		return "", err
+		return fail(err)
 	}
 	changes := make([]FileChange, 0, len(paths))
 	for _, p := range paths {
 		if err := checkRepoPath(p); err != nil {
-			return "", err
+			return fail(err)
 		}
 		full := filepath.Join(s.dir, filepath.FromSlash(p))
 		fi, err := os.Lstat(full)
@@ -760,14 +774,14 @@ func (s *Store) commit(msg string, paths []string) (string, error) {
 			continue
 		}
 		if err != nil {
-			return "", err
+			return fail(err)
 		}
 		if !fi.Mode().IsRegular() {
-			return "", fmt.Errorf("%s is not a regular file", p)
+			return fail(fmt.Errorf("%s is not a regular file", p))
 		}
 		data, unlock, err := readForCommit(full, strings.HasPrefix(p, LogDir+"/"))
 		if err != nil {
-			return "", err
+			return fail(err)
 		}
 		// A log file stays locked until it is staged, so git hashes
 		// the bytes the commit holds.
@@ -780,7 +794,16 @@ func (s *Store) commit(msg string, paths []string) (string, error) {
 	// one (it reads the whole index). Both write the paths' blobs, which
 	// are content-addressed: whichever lands second finds the first.
 	staged := make(chan error, 1)
-	go func() { staged <- s.stage(ctx, paths) }()
+	go func() {
+		if early.finish(paths) == nil {
+			staged <- nil
+			return
+		}
+		// Not started, or it could not stage them (the index was held
+		// when it began): a git run now stages them, waiting for the
+		// index as a late stage does.
+		staged <- s.stage(ctx, paths)
+	}()
 	h, err := s.commitOnRef(branch, cur, cur, changes, msg, s.now())
 	serr := <-staged
 	if errors.Is(err, ErrNoChanges) {

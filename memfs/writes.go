@@ -153,13 +153,15 @@ func (s *Store) updateLocked(msg string, paths []string, prepare func() error) (
 	if err := s.writeJournal(j); err != nil {
 		return "", fmt.Errorf("commit %s: %w", strings.Join(paths, " "), err)
 	}
+	early := s.startEarlyStage(paths)
 	if prepare != nil {
 		if err := prepare(); err != nil {
+			early.abort()
 			_ = s.removeJournal()
 			return "", err
 		}
 	}
-	h, err := s.commit(msg, paths)
+	h, err := s.commitStaging(msg, paths, early)
 	if err != nil {
 		// The journal stays: the next writer finishes the commit (or,
 		// made, stages it). h is the commit when it was made (a

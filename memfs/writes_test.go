@@ -2,6 +2,7 @@ package memfs
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -300,5 +301,62 @@ func TestUpdateStagingFailsAfterTheCommit(t *testing.T) {
 	}
 	if m, err := s.IndexMismatches(); err != nil || len(m) != 0 {
 		t.Errorf("index disagrees with HEAD after the next write: %v %v", m, err)
+	}
+}
+
+// TestEarlyStage: a commit of a few paths starts git update-index before
+// its files are written, and git stages them once they are: the index then
+// matches HEAD and git sees nothing to commit. One that git cannot stage (it
+// failed as it started) is staged by a git run then; one aborted stages
+// nothing and leaves no lock. With git's index held by another git, none is
+// started.
+func TestEarlyStage(t *testing.T) {
+	s := newTestStore(t)
+	learnLessonT(t, s, sampleLesson("early-one"))
+	checkClean(t, s)
+
+	p := LessonPath("early-failed")
+	bad := &earlyStage{cmd: s.GitCLI().Command(context.Background(), "update-index", "--no-such-option")}
+	bad.stdin, _ = bad.cmd.StdinPipe()
+	if err := bad.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.WriteLesson(sampleLesson("early-failed")); err != nil {
+		t.Fatal(err)
+	}
+	unlock, err := s.lockWrites()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.commitStaging("borg learn: early-failed", []string{p}, bad)
+	unlock()
+	if err != nil {
+		t.Fatalf("a commit whose early git failed: %v", err)
+	}
+	checkClean(t, s)
+
+	e := s.startEarlyStage([]string{LessonPath("early-aborted")})
+	if e == nil {
+		t.Fatal("no early stage with git's index free")
+	}
+	writeLessonT(t, s, "early-aborted")
+	e.abort()
+	if _, err := os.Stat(filepath.Join(s.Dir(), ".git", "index.lock")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("index.lock left after an aborted stage: %v", err)
+	}
+	if out := gitCLI(t, s.Dir(), "ls-files", LessonPath("early-aborted")); out != "" {
+		t.Errorf("an aborted stage staged %q", out)
+	}
+
+	lock := filepath.Join(s.Dir(), ".git", "index.lock")
+	if err := os.WriteFile(lock, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if e := s.startEarlyStage([]string{p}); e != nil {
+		e.abort()
+		t.Error("an early stage started while another git held the index")
+	}
+	if err := os.Remove(lock); err != nil {
+		t.Fatal(err)
 	}
 }
