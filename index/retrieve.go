@@ -260,6 +260,9 @@ type Query struct {
 	// (salience, fusion, lateral arm) and "hits" (bar, MMR, hits); or,
 	// after the arms, "nothing clears the floor" (OnlyOverBar).
 	Trace func(step string) `json:"-"`
+	// Warn, when set, is told what the search left out and why, for a
+	// person to read: an embedder that failed leaves the vector arm silent.
+	Warn func(msg string) `json:"-"`
 }
 
 // ArmRanks is a hit's 1-based rank in each arm's list (0: absent from it).
@@ -554,8 +557,13 @@ func (ix *Index) runArms(ctx context.Context, q Query, terms []string, arms ArmW
 		// An embedder that fails (an endpoint down) leaves the vector arm
 		// silent for this query rather than failing the search.
 		qv, err := ix.emb.Embed([]string{q.Text})
-		if err == nil && len(qv) == 1 && len(qv[0]) == ix.vec.dim {
+		if err == nil && (len(qv) != 1 || len(qv[0]) != ix.vec.dim) {
+			err = fmt.Errorf("it returned %d vector(s), want one of dimension %d", len(qv), ix.vec.dim)
+		}
+		if err == nil {
 			vecHits = ix.vec.search(normalized(qv[0]), depth, ix.allowed(q))
+		} else if q.Warn != nil {
+			q.Warn(fmt.Sprintf("the embedder (%s) failed, so meaning played no part in this search: %v", ix.emb.ID(), err))
 		}
 		q.trace("vector arm")
 	}

@@ -49,7 +49,7 @@ func recallCommand(e *env) *cli.Command {
 			// hooks would ask.
 			he := &hookEnv{getenv: e.getenv}
 			q := index.Query{Text: c.Args().First(), K: c.Int("k"), Repo: c.String("repo"), Session: c.String("session"), Explain: c.Bool("explain"),
-				Floor: he.floor()}
+				Floor: he.floor(), Warn: func(msg string) { fmt.Fprintf(e.err, "borg: %s\n", msg) }}
 			for _, p := range he.problems {
 				// A hook fails open and says nothing; a recall, read by a
 				// person, says what it uses instead.

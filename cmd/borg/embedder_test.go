@@ -103,3 +103,26 @@ func TestConfiguredEmbedder(t *testing.T) {
 		})
 	}
 }
+
+// TestEmbedderDownSaysSo: when the endpoint that embedded the lessons stops
+// answering, recall still answers from the words and says on stderr that
+// meaning played no part.
+func TestEmbedderDownSaysSo(t *testing.T) {
+	vars := adversarialStore(t)
+	srv, _ := bagServer(t, 64)
+	t.Setenv("BORG_EMBEDDER", "openai")
+	t.Setenv("BORG_EMBEDDER_URL", srv.URL)
+	t.Setenv("BORG_EMBEDDER_MODEL", "bag-64")
+	t.Setenv("BORG_EMBEDDER_DIM", "64")
+	if code, stdout, stderr := inProcess(t, vars, "", "recall", "migrations before integration tests"); code != 0 || strings.Contains(stderr, "embedder") {
+		t.Fatalf("recall with the endpoint up: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	srv.Close()
+	code, stdout, stderr := inProcess(t, vars, "", "recall", "migrations before integration tests")
+	if code != 0 || !strings.Contains(stdout, "run-migrations-before-integration-tests") {
+		t.Fatalf("recall with the endpoint down: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stderr, "meaning played no part in this search") {
+		t.Errorf("recall with the endpoint down says nothing of it: %q", stderr)
+	}
+}
