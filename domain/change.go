@@ -54,8 +54,12 @@ var moveWords = map[string]bool{"moved": true, "migrated": true, "switched": tru
 // share a word, unless the newer says the value moved: "Staging database
 // backups now run at 03:00 UTC" does not rewrite "Staging database backups
 // are verified at 05:00 UTC". A gist with no typed value leaves it to the
-// words.
+// words. An older gist that prescribes (prescribes) is left to the slot
+// rules.
 func MayUpdate(newer, older string) bool {
+	if prescribes(older) {
+		return false
+	}
 	n, o := ReadFact(newer), ReadFact(older)
 	if len(n.values) == 0 || len(o.values) == 0 {
 		return true
@@ -76,3 +80,21 @@ func MayUpdate(newer, older string) bool {
 	}
 	return false
 }
+
+// prescribes reports whether gist states a rule ("must", "never",
+// "always", "should", "don't", …) rather than a fact: a newer lesson that
+// shares a rule's words is most often another rule about the same work,
+// and asking it in the rule's place would drop the rule.
+func prescribes(gist string) bool {
+	w := Words(gist)
+	for i, x := range w {
+		if prescriptive[x] || x == "do" && i+1 < len(w) && w[i+1] == "not" || x == "don" && i+1 < len(w) && w[i+1] == "t" {
+			return true
+		}
+	}
+	return false
+}
+
+// prescriptive are the words with which a lesson states a rule rather
+// than a fact.
+var prescriptive = map[string]bool{"must": true, "never": true, "always": true, "should": true, "avoid": true, "mustn": true, "shouldn": true}

@@ -39,6 +39,9 @@ func TestMayUpdate(t *testing.T) {
 		{"We now cut the client release branch on Thursday at 10:00 CET.", "Client release branches are cut on Tuesdays at 10:00 CET.", true},
 		// A value that moved may change the predicate with it.
 		{"The build cache moved to cache-2.corp.internal last sprint.", "The build cache is served from cache-1.corp.internal.", true},
+		// A rule is not a value that changed.
+		{"Retries now go through the shared payments client.", "Never retry the payments client without backoff and jitter.", false},
+		{"Deploys now go out from the release branch.", "Don't deploy on Fridays from the release branch.", false},
 		// A narrower subject, another subject, another predicate.
 		{"Nightly billing jobs on the data cluster now start at 02:30 UTC.", "Nightly jobs on the data cluster start at 01:00 UTC.", false},
 		{"The production cluster tsl-prod-us is now in us-east-2.", "The production cluster tsl-prod-eu runs in eu-west-1.", false},
