@@ -19,10 +19,9 @@ const earlyStageMax = 8
 
 // earlyStage is a git update-index started before the paths it stages are
 // written. git takes the index lock and reads the whole index at once,
-// which in a big store is most of a commit's time (about 25 ms of 10 MB at
-// 100,000 lessons), and stages the paths when they come on its stdin, so
-// that read runs while borg writes the files and the commit. A nil
-// earlyStage stages nothing.
+// which in a big store is most of a commit's time, and stages the paths
+// when they come on its stdin, so that read runs while borg writes the
+// files and the commit. A nil earlyStage stages nothing.
 type earlyStage struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
@@ -65,12 +64,7 @@ func (e *earlyStage) finish(paths []string) error {
 	if e == nil {
 		return errNoEarlyStage
 	}
-	var in bytes.Buffer
-	for _, p := range paths {
-		in.WriteString(p)
-		in.WriteByte(0)
-	}
-	_, werr := e.stdin.Write(in.Bytes()) // a git that exited already: a broken pipe, and Wait says why
+	_, werr := e.stdin.Write(nulList(paths)) // a git that exited already: a broken pipe, and Wait says why
 	cerr := e.stdin.Close()
 	if err := e.cmd.Wait(); err != nil {
 		return &GitError{Args: e.cmd.Args[1:], Err: err, Stderr: e.stderr.String()}

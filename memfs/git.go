@@ -844,14 +844,10 @@ func (e *StageError) Unwrap() error { return e.Err }
 // for a path HEAD lacks), through git; a failure is left to the journal's
 // next writer, which stages them again.
 func (s *Store) unstage(ctx context.Context, paths []string) {
-	var in bytes.Buffer
-	for _, p := range paths {
-		in.WriteString(p)
-		in.WriteByte(0)
-	}
+	in := bytes.NewReader(nulList(paths))
 	g := s.GitCLI()
 	g.Env = append(g.Env, "GIT_LITERAL_PATHSPECS=1") // a path, not a pattern
-	_, _ = g.Run(ctx, &in, "reset", "-q", "--pathspec-from-file=-", "--pathspec-file-nul")
+	_, _ = g.Run(ctx, in, "reset", "-q", "--pathspec-from-file=-", "--pathspec-file-nul")
 }
 
 // readForCommit reads a file to commit. A log file is read under its
@@ -892,15 +888,20 @@ func (s *Store) stage(ctx context.Context, paths []string) error {
 	if len(paths) == 0 {
 		return nil
 	}
-	var in bytes.Buffer
-	for _, p := range paths {
-		in.WriteString(p)
-		in.WriteByte(0)
-	}
-	if _, err := s.runGitWaiting(ctx, in.Bytes(), "update-index", "--add", "--remove", "-z", "--stdin"); err != nil {
+	if _, err := s.runGitWaiting(ctx, nulList(paths), "update-index", "--add", "--remove", "-z", "--stdin"); err != nil {
 		return fmt.Errorf("stage %s in the git index: %w", describePaths(paths), err)
 	}
 	return nil
+}
+
+// nulList is paths as git reads them with -z (nulPaths reads them back).
+func nulList(paths []string) []byte {
+	var b bytes.Buffer
+	for _, p := range paths {
+		b.WriteString(p)
+		b.WriteByte(0)
+	}
+	return b.Bytes()
 }
 
 // describePaths names paths in an error: the first, and how many more.
