@@ -42,18 +42,22 @@ func AnnouncesChange(gist string) bool {
 // moveWords say that a value moved elsewhere, not only that it is new:
 // what moved keeps its subject and changes its predicate with its value
 // ("tidewater publishes claim decisions to topic X" → "claim decision
-// events moved to topic Y").
-var moveWords = map[string]bool{"moved": true, "migrated": true, "switched": true, "cut": true}
+// events moved to topic Y"; "lab PDFs are stored in bucket X" → "lab PDFs
+// now go to bucket Y").
+var moveWords = map[string]bool{"moved": true, "migrated": true, "switched": true, "cut": true, "go": true, "goes": true, "went": true}
 
 // MayUpdate reports whether the gist newer, which says something changed
 // (AnnouncesChange), may rewrite the gist older by what their readings as
 // facts allow, for a reader that pairs two lessons on shared words alone.
-// When both state a typed value (ReadFact), their subjects must be the same
-// both ways (SubjectsDiffer: "Nightly billing jobs … now start at 02:30 UTC"
-// narrows "Nightly jobs … start at 01:00 UTC"), and their predicates must
-// share a word, unless the newer says the value moved: "Staging database
-// backups now run at 03:00 UTC" does not rewrite "Staging database backups
-// are verified at 05:00 UTC". A gist with no typed value leaves it to the
+// When both state a typed value (ReadFact), the newer's subject must name
+// no word the older lacks ("Nightly billing jobs … now start at 02:30 UTC"
+// narrows "Nightly jobs … start at 01:00 UTC" and leaves it standing); the
+// older's subject may say more than the newer's, which names the same
+// thing more briefly ("Lab result PDFs now go to …" rewrites "Lab result
+// PDFs extracted by labline are stored in …"). Their predicates must share
+// a word, unless the newer says the value moved: "Staging database backups
+// now run at 03:00 UTC" does not rewrite "Staging database backups are
+// verified at 05:00 UTC". A gist with no typed value leaves it to the
 // words. An older gist that prescribes (prescribes) is left to the slot
 // rules.
 func MayUpdate(newer, older string) bool {
@@ -64,7 +68,7 @@ func MayUpdate(newer, older string) bool {
 	if len(n.values) == 0 || len(o.values) == 0 {
 		return true
 	}
-	if SubjectsDiffer(n, o) {
+	if n.namesOutside(o) {
 		return false
 	}
 	for _, w := range Words(newer) {

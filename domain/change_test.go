@@ -39,6 +39,9 @@ func TestMayUpdate(t *testing.T) {
 		{"We now cut the client release branch on Thursday at 10:00 CET.", "Client release branches are cut on Tuesdays at 10:00 CET.", true},
 		// A value that moved may change the predicate with it.
 		{"The build cache moved to cache-2.corp.internal last sprint.", "The build cache is served from cache-1.corp.internal.", true},
+		{"Lab result PDFs now go to `gs://clinical-attachments` under the `lab/` prefix.", "Lab result PDFs extracted by labline are stored in `gs://lab-pdfs`.", true},
+		// The older names its subject at more length than the newer.
+		{"Release branches are now cut on Thursday at 10:00 CET.", "Client release branches are cut on Tuesdays at 10:00 CET.", true},
 		// A rule is not a value that changed.
 		{"Retries now go through the shared payments client.", "Never retry the payments client without backoff and jitter.", false},
 		{"Deploys now go out from the release branch.", "Don't deploy on Fridays from the release branch.", false},
@@ -46,6 +49,7 @@ func TestMayUpdate(t *testing.T) {
 		{"Nightly billing jobs on the data cluster now start at 02:30 UTC.", "Nightly jobs on the data cluster start at 01:00 UTC.", false},
 		{"The production cluster tsl-prod-us is now in us-east-2.", "The production cluster tsl-prod-eu runs in eu-west-1.", false},
 		{"Staging database backups now run at 03:00 UTC.", "Staging database backups are verified at 05:00 UTC.", false},
+		{"Invoice PDFs now go to `gs://clinical-attachments`.", "Lab result PDFs are stored in `gs://lab-pdfs`.", false},
 	} {
 		if got := MayUpdate(tt.newer, tt.older); got != tt.want {
 			t.Errorf("MayUpdate(%q, %q) = %v, want %v", tt.newer, tt.older, got, tt.want)

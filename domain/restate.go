@@ -1356,17 +1356,6 @@ func DistinctSubjects(a, b Fact) bool {
 	return len(a.values) > 0 && len(b.values) > 0 && a.namesOutside(b) && b.namesOutside(a)
 }
 
-// SubjectsDiffer reports whether two facts that each state a typed value
-// may be about two subjects: either names, before its predicate, a word
-// the other does not hold ("Nightly billing jobs on the data cluster" is
-// not "Nightly jobs on the data cluster"). DistinctSubjects asks it of both
-// sides at once, for the slot rules, which read far more than the words;
-// this is for a reader with less to go on. False when either states no
-// typed value. Symmetric.
-func SubjectsDiffer(a, b Fact) bool {
-	return len(a.values) > 0 && len(b.values) > 0 && (a.namesOutside(b) || b.namesOutside(a))
-}
-
 // predicateStems are the stems of f's content words past its subject and
 // outside its values: what it says of the subject ("verified", "run").
 func (f Fact) predicateStems() []string {

@@ -544,9 +544,10 @@ const updateShare = 0.3
 // reads the two as one slot (domain.Rewrites): it says something changed
 // (domain.AnnouncesChange), shares at least updateShare of the lighter
 // gist's IDF weight with o's, the most of those found, and o is, of the
-// lessons older than it among its own best matches, the one it shares the
-// most with, and none of them is a fact it supersedes or rewrites (an
-// update is not lent to a neighbour of the fact it rewrites). A vetoed
+// lessons older than it among its own best matches that it may update
+// (domain.MayUpdate: a neighbour about another subject is no rival), the
+// one it shares the most with, and none of them is a fact it supersedes or
+// rewrites (an update is not lent to a neighbour of the fact it rewrites). A vetoed
 // lesson updates nothing. It is a guess, never made durable: a hook asks
 // the update in o's place, and sleep links nothing by it.
 func (ix *Index) updateOf(ctx context.Context, o int, found []scoredOrd, latest int64, useful func(string) Usefulness) (int, bool) {
@@ -580,12 +581,19 @@ func (ix *Index) updateOf(ctx context.Context, o int, found []scoredOrd, latest 
 	}
 	update := ix.gistTerms(best, idf)
 	claim := domain.ReadClaim(cat.str(best, slotGist)).Holding(cat.tagHolds(best))
+	newer := cat.str(best, slotGist)
 	for _, r := range rivals {
-		if update.share(ix.gistTerms(r.ord, idf), idf) > bestShare || slices.Contains(cat.supersededBy(r.ord), best) {
+		if slices.Contains(cat.supersededBy(r.ord), best) {
 			return 0, false
 		}
-		if _, same := domain.Rewrites(claim, domain.ReadClaim(cat.str(r.ord, slotGist)).Holding(cat.tagHolds(r.ord))); same {
+		rival := cat.str(r.ord, slotGist)
+		if _, same := domain.Rewrites(claim, domain.ReadClaim(rival).Holding(cat.tagHolds(r.ord))); same {
 			return 0, false // the fact it rewrites is another one's
+		}
+		// A rival it could not update (another subject) is no rival,
+		// however many words they share.
+		if domain.MayUpdate(newer, rival) && update.share(ix.gistTerms(r.ord, idf), idf) > bestShare {
+			return 0, false
 		}
 	}
 	return best, true

@@ -622,4 +622,19 @@ func TestUpdateFromStore(t *testing.T) {
 	if h, at := find(hits, "logs-kafka"); at < 0 || h.UpdatedBy != "" {
 		t.Errorf("the logs cluster's lesson updated by %q (at %d), though what updates it rewrites the analytics bootstrap: %+v", h.UpdatedBy, at, hits)
 	}
+	// A neighbour about another subject is no rival, however many words
+	// it shares with the update: the update is still the old feed's.
+	feed := createdOn(lesson("lab-feed", "", "labline receives Vetronix HL7 over MLLP at mllp-vx.labs.corp.internal:2575.", ""), 5)
+	other := createdOn(lesson("lab-other", "", "labline takes the Hollow Lane HL7 feed through the new gateway at hl7-gw-1.labs.corp.internal:6660.", ""), 6)
+	cutover := createdOn(lesson("lab-cutover", "", "Vetronix was cut over to the new HL7 gateway: labline now takes their MLLP feed at hl7-gw-2.labs.corp.internal:6661.", ""), 30)
+	ix = newTestIndex(t, append(filler(40), feed, other, cutover))
+	hits = search(ix, "labline stopped receiving Vetronix HL7 results over MLLP at mllp-vx.labs.corp.internal:2575.", nil)
+	if h, _ := find(hits, "lab-feed"); h.UpdatedBy != "lab-cutover" {
+		t.Errorf("the Vetronix feed is not updated by its cut-over (another lab's feed taken as a rival): %+v", hits)
+	}
+	for _, h := range search(ix, "The Hollow Lane HL7 feed through the new gateway at hl7-gw-1.labs.corp.internal:6660 went quiet.", nil) {
+		if h.UpdatedBy != "" {
+			t.Errorf("%s updated by %s: the cut-over is another lab's", h.ID, h.UpdatedBy)
+		}
+	}
 }
