@@ -1,6 +1,9 @@
 package domain
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // changeWords and changePairs are the words and two-word phrases with which
 // a lesson says that something changed: the value its slot holds now ("now",
@@ -25,11 +28,18 @@ var (
 	}
 )
 
+// sinceWords open an occasion (see leadIn) that dates a claim from a
+// change: what it says holds from then on.
+var sinceWords = map[string]bool{"since": true, "following": true, "effective": true, "starting": true}
+
 // AnnouncesChange reports whether gist says that something changed (see
 // changeWords). Such a lesson is most likely the rewrite of an older one
 // whose content it shares; a lesson that says nothing changed is not, however
 // much it shares (two services' owners, two topics' retention).
 func AnnouncesChange(gist string) bool {
+	if f := strings.Fields(gist); len(f) >= 4 && occasion(f) > 0 && sinceWords[strings.ToLower(f[0])] {
+		return true // "Since the March policy change, …"
+	}
 	w := Words(gist)
 	for i, x := range w {
 		if changeWords[x] || i+1 < len(w) && changePairs[[2]string{x, w[i+1]}] {
@@ -57,8 +67,10 @@ var moveWords = map[string]bool{"moved": true, "migrated": true, "switched": tru
 // PDFs extracted by labline are stored in …"). Their predicates must share
 // a word, unless the newer says the value moved: "Staging database backups
 // now run at 03:00 UTC" does not rewrite "Staging database backups are
-// verified at 05:00 UTC". A gist with no typed value leaves it to the
-// words. An older gist that prescribes (prescribes) is left to the slot
+// verified at 05:00 UTC". An older gist read as one run of words, with no
+// predicate apart ("turnstile caches entitlement lookups for 300
+// seconds"), offers each of its words that the newer's subject does not
+// hold. A gist with no typed value leaves it to the words. An older gist that prescribes (prescribes) is left to the slot
 // rules.
 func MayUpdate(newer, older string) bool {
 	if prescribes(older) {
@@ -76,8 +88,14 @@ func MayUpdate(newer, older string) bool {
 			return true
 		}
 	}
-	pred := n.predicateStems()
-	for _, st := range o.predicateStems() {
+	pred, said := n.predicateStems(), o.predicateStems()
+	if len(said) == 0 {
+		// The older reads as one run of words ("turnstile caches
+		// entitlement lookups for 300 seconds"): what it says of its
+		// subject is among them, past the words that name the newer's.
+		said = o.stemsOutside(n.toks[:n.boundary])
+	}
+	for _, st := range said {
 		if slices.Contains(pred, st) {
 			return true
 		}

@@ -20,6 +20,10 @@ func TestAnnouncesChange(t *testing.T) {
 		{"Never upload a changed catalogue under an existing name.", false},
 		{"Don't break /api/v1 until the operators have migrated off it.", false},
 		{"The queue was migrated to quorum queues in May.", true},
+		{"Since the March policy change, ledger discrepancies go to the compliance head.", true},
+		{"Effective next sprint, release branches are cut on Thursday.", true},
+		{"Per the runbook, ledger discrepancies go to the compliance head.", false},
+		{"Since staging has no TLS the client port is 8080.", false},
 		{"", false},
 	} {
 		if got := AnnouncesChange(tt.gist); got != tt.want {
@@ -50,6 +54,10 @@ func TestMayUpdate(t *testing.T) {
 		{"The production cluster tsl-prod-us is now in us-east-2.", "The production cluster tsl-prod-eu runs in eu-west-1.", false},
 		{"Staging database backups now run at 03:00 UTC.", "Staging database backups are verified at 05:00 UTC.", false},
 		{"Invoice PDFs now go to `gs://clinical-attachments`.", "Lab result PDFs are stored in `gs://lab-pdfs`.", false},
+		// An older fact read as one run of words shares its predicate
+		// with the newer past the subject's words, or does not.
+		{"Per the INC-4219 follow-up, turnstile now keeps entitlement lookups cached for only 60 seconds.", "turnstile caches entitlement lookups for 300 seconds.", true},
+		{"turnstile now keeps sessions for 60 seconds.", "turnstile caches entitlement lookups for 300 seconds.", false},
 	} {
 		if got := MayUpdate(tt.newer, tt.older); got != tt.want {
 			t.Errorf("MayUpdate(%q, %q) = %v, want %v", tt.newer, tt.older, got, tt.want)

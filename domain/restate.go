@@ -283,6 +283,42 @@ var discourseLabels = map[string]bool{
 	"tl;dr": true, "tldr": true,
 }
 
+// occasionWords open a phrase that says on whose word or since when a
+// claim holds, not where or when it applies; "as" only before "of".
+var occasionWords = map[string]bool{"per": true, "since": true, "following": true, "effective": true, "starting": true, "as": true}
+
+// occasionSource are the words after "per" that make it name a source
+// ("per the runbook", "per our SRE lead"), not a rate or a scope ("per
+// region").
+var occasionSource = map[string]bool{"the": true, "our": true, "a": true, "an": true, "this": true, "that": true, "last": true, "my": true}
+
+// leadInOccasion is the most words such a phrase may have, its comma's
+// word included.
+const leadInOccasion = 8
+
+// occasion is how many of fields an occasion phrase opening them takes
+// (see leadIn), 0 when they open with none.
+func occasion(fields []string) int {
+	w, next := strings.ToLower(fields[0]), fields[1]
+	switch {
+	case !occasionWords[w]:
+		return 0
+	case w == "as" && strings.ToLower(next) != "of":
+		return 0
+	case w == "per" && !occasionSource[strings.ToLower(next)] && !isName(next, false):
+		return 0 // "Per region," is a scope
+	}
+	for i := 1; i < min(leadInOccasion, len(fields)-3); i++ {
+		switch {
+		case strings.HasSuffix(fields[i], ","):
+			return i + 1
+		case endsClause(fields[i]):
+			return 0
+		}
+	}
+	return 0
+}
+
 // leadInSource is the most words what a tl;dr sums up may have ("tl;dr
 // from the #netcode thread:").
 const leadInSource = 5
@@ -295,10 +331,17 @@ const leadInSource = 5
 // ("tl;dr from the #client thread:"). After another label such a phrase
 // may limit the claim ("Heads-up from staging: the pod limit is 40"), as
 // an aside of words may ("Note (staging):"), so the label and it stay.
-// What follows must be three words at least.
+// What follows must be three words at least. A phrase that says on whose
+// word or since when the claim holds, up to leadInOccasion words ending on
+// a comma ("Per the INC-4219 follow-up,", "Since the March policy change,",
+// "As of v3,"), is a lead-in too (occasion); a condition ("After a
+// deploy,", "From the VPN,", "In staging,") is not: it limits the claim.
 func leadIn(fields []string) int {
 	if len(fields) < 4 {
 		return 0
+	}
+	if n := occasion(fields); n > 0 {
+		return n
 	}
 	w := strings.ToLower(strings.TrimRight(fields[0], ":,"))
 	if !discourseLabels[w] {
@@ -1362,6 +1405,18 @@ func (f Fact) predicateStems() []string {
 	var out []string
 	for _, t := range f.toks[f.boundary:] {
 		if t.content && t.value == 0 {
+			out = append(out, t.stem)
+		}
+	}
+	return out
+}
+
+// stemsOutside are the stems of f's content words outside its values that
+// none of toks holds.
+func (f Fact) stemsOutside(toks []factToken) []string {
+	var out []string
+	for _, t := range f.toks {
+		if t.content && t.value == 0 && !slices.ContainsFunc(toks, func(u factToken) bool { return u.stem == t.stem }) {
 			out = append(out, t.stem)
 		}
 	}

@@ -413,6 +413,15 @@ func TestLeadIn(t *testing.T) {
 		{"tl;dr from the #ops thread, the main host is db-b now.", 0},
 		{"tl;dr from the platform team at the offsite in May: the host is db-b now.", 0},
 		{"Note from: the host is db-b.", 0},
+		{"Per the INC-4219 follow-up, turnstile now caches entitlements for 60 seconds.", 4},
+		{"Since the March policy change, ledger discrepancies go to the compliance head.", 5},
+		{"As of v3, the export timeout is 90s.", 3},
+		{"As the export is slow, its timeout is 90s.", 0},
+		{"After a deploy, the cache is cold for 5 minutes.", 0},
+		{"In staging, the export timeout is 90s.", 0},
+		{"Since the export runs nightly its timeout is 90s.", 0},
+		{"Per region, the pod limit is 40.", 0},
+		{"Per Ingrid, the pod limit is 40 now.", 2},
 	}
 	for _, tt := range tests {
 		if got := leadIn(strings.Fields(tt.gist)); got != tt.want {
