@@ -70,14 +70,21 @@ var moveWords = map[string]bool{"moved": true, "migrated": true, "switched": tru
 // verified at 05:00 UTC". An older gist read as one run of words, with no
 // predicate apart ("turnstile caches entitlement lookups for 300
 // seconds"), offers each of its words that the newer's subject does not
-// hold. A gist with no typed value leaves it to the words. An older gist that prescribes (prescribes) is left to the slot
-// rules.
+// hold. A newer gist read as one run of words up to a value has no subject
+// apart to compare, and may update the older when it names, outside its
+// own values, the older's value it replaces ("Briefing weather comes from
+// the METAR gateway at https://metar-gw…/v2 now; the old wx-feed v1
+// endpoint was decommissioned"). A gist with no typed value leaves it to the words. An
+// older gist that prescribes (prescribes) is left to the slot rules.
 func MayUpdate(newer, older string) bool {
 	if prescribes(older) {
 		return false
 	}
 	n, o := ReadFact(newer), ReadFact(older)
 	if len(n.values) == 0 || len(o.values) == 0 {
+		return true
+	}
+	if n.boundary > n.values[0].start && n.namesValueOf(newer, o) {
 		return true
 	}
 	if n.namesOutside(o) {

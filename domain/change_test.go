@@ -58,6 +58,11 @@ func TestMayUpdate(t *testing.T) {
 		// with the newer past the subject's words, or does not.
 		{"Per the INC-4219 follow-up, turnstile now keeps entitlement lookups cached for only 60 seconds.", "turnstile caches entitlement lookups for 300 seconds.", true},
 		{"turnstile now keeps sessions for 60 seconds.", "turnstile caches entitlement lookups for 300 seconds.", false},
+		// A newer read as one run of words updates the fact whose value it
+		// names as replaced, and no other.
+		{"Briefing weather comes from the METAR gateway at https://metar-gw.ops.corp.internal/v2 now; the old wx-feed v1 endpoint was decommissioned.", "dispatch pulls weather for briefings from https://wx-feed.corp.internal/v1.", true},
+		{"Briefing weather comes from the METAR gateway at https://metar-gw.ops.corp.internal/v2 now.", "dispatch pulls weather for briefings from https://wx-feed.corp.internal/v1.", false},
+		{"Briefing weather comes from the METAR gateway at https://metar-gw.ops.corp.internal/v2 now; the old wx-feed v1 endpoint was decommissioned.", "dispatch pulls radar tiles from https://radar.corp.internal/v1.", false},
 	} {
 		if got := MayUpdate(tt.newer, tt.older); got != tt.want {
 			t.Errorf("MayUpdate(%q, %q) = %v, want %v", tt.newer, tt.older, got, tt.want)

@@ -1423,6 +1423,39 @@ func (f Fact) stemsOutside(toks []factToken) []string {
 	return out
 }
 
+// namesValueOf reports whether gist, f's text, says two words or more of
+// one of older's values that f's values do not hold: it names the value it
+// replaces ("the old wx-feed v1 endpoint" names
+// https://wx-feed.saltmarsh.internal/v1), in its claim or after it.
+func (f Fact) namesValueOf(gist string, older Fact) bool {
+	own := map[string]bool{}
+	for _, t := range f.toks {
+		if t.value > 0 {
+			for _, w := range Words(t.word) {
+				own[w] = true
+			}
+		}
+	}
+	said := map[string]bool{}
+	for _, w := range Words(gist) {
+		said[w] = !own[w]
+	}
+	for _, v := range older.values {
+		named := map[string]bool{}
+		for _, t := range older.toks[v.start:v.end] {
+			for _, w := range Words(t.word) {
+				if said[w] {
+					named[w] = true
+				}
+			}
+		}
+		if len(named) >= 2 {
+			return true
+		}
+	}
+	return false
+}
+
 // namesOutside reports whether f's subject holds a word other lacks.
 func (f Fact) namesOutside(other Fact) bool {
 	holds := map[string]bool{}
