@@ -461,21 +461,27 @@ func (ix *Index) supersedeFromStore(ctx context.Context, all []Hit, q Query, flo
 // fact (domain.Rewrites), by the rule a search applies at query time: the
 // lessons a hook asks in its place before any sleep links the two, or that
 // a sleep has linked. Only lessons of its own reach count, as in a search.
-func (ix *Index) Successors(ctx context.Context, id string) ([]string, error) {
+// When none does, update is its likely update, as a search reads it
+// (updateOf), or "". useful says which lessons a person vetoed, which
+// rewrite and update nothing; nil reads none as vetoed.
+func (ix *Index) Successors(ctx context.Context, id string, useful func(string) Usefulness) (succ []string, update string, err error) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	if ix.closed {
-		return nil, errors.New("successors: index closed")
+		return nil, "", errors.New("successors: index closed")
 	}
 	o, ok := ix.cat.find(id)
 	if !ok {
-		return nil, nil
+		return nil, "", nil
 	}
-	all := []Hit{ix.hitAt(o, 0, 0, Usefulness{})}
+	if useful == nil {
+		useful = func(string) Usefulness { return neutral }
+	}
+	all := []Hit{ix.hitAt(o, 0, 0, useful(id))}
 	unscreened := func(s int) bool { return !ix.cat.flagged(s) } // a refused lesson supersedes nothing
 	none := func(int) bool { return false }
-	all = ix.successorsInStore(ctx, all, 0, map[string]int{id: 0}, unscreened, none, nil, (&Query{}).latestCreated())
-	return all[0].SupersededBy, ctx.Err()
+	all = ix.successorsInStore(ctx, all, 0, map[string]int{id: 0}, unscreened, none, useful, (&Query{}).latestCreated())
+	return all[0].SupersededBy, all[0].UpdatedBy, ctx.Err()
 }
 
 // successorsInStore marks the lessons of the store that rewrite hit i's

@@ -269,7 +269,7 @@ func TestSupersedeFromStoreTags(t *testing.T) {
 	old.Tags = []string{"matchwright"}
 	cur := createdOn(lesson("foundry-took-over", "", "Foundry took over matchwright last sprint.", ""), 20)
 	ix := newTestIndex(t, append(filler(20), old, cur))
-	succ, err := ix.Successors(context.Background(), "owned-netcode")
+	succ, _, err := ix.Successors(context.Background(), "owned-netcode", nil)
 	if err != nil || !slices.Equal(succ, []string{"foundry-took-over"}) {
 		t.Errorf("successors %v, %v; want the takeover", succ, err)
 	}
@@ -606,6 +606,14 @@ func TestUpdateFromStore(t *testing.T) {
 	vetoed := map[string]Usefulness{"disputes-new": {Vetoed: 1}}
 	if h, _ := find(search(ix, session, vetoed), "disputes-old"); h.UpdatedBy != "" {
 		t.Errorf("a vetoed lesson updated the old route: %+v", h)
+	}
+	// Show reads the same update from the store, with no query.
+	if succ, upd, err := ix.Successors(context.Background(), "disputes-old", nil); err != nil || len(succ) > 0 || upd != "disputes-new" {
+		t.Errorf("Successors(disputes-old) = %v, %q, %v; want the update alone", succ, upd, err)
+	}
+	veto := func(id string) Usefulness { return vetoed[id] }
+	if _, upd, _ := ix.Successors(context.Background(), "disputes-old", veto); upd != "" {
+		t.Errorf("Successors with the update vetoed = %q", upd)
 	}
 	for _, h := range search(ix, "The nightly jobs on the data cluster start at 01:00 UTC, so my batch waits for them.", nil) {
 		if h.UpdatedBy != "" {

@@ -555,7 +555,9 @@ func TestReadArchivedLesson(t *testing.T) {
 // TestSuperseded: when borg show names newer lessons that restate a
 // lesson's fact (memory.superseded_by), the show tool and the lesson's
 // resource say "superseded by <id>: ask that one", so an agent never takes
-// the stale value for the current one; without them, neither says so.
+// the stale value for the current one, and "likely updated by <id>" for a
+// newer lesson that says the fact changed (memory.updated_by); without
+// them, neither says so.
 func TestSuperseded(t *testing.T) {
 	store := testStore(t)
 	dir, bin := fakeBorg(t)
@@ -566,12 +568,14 @@ func TestSuperseded(t *testing.T) {
 	}{
 		{"superseded", `{"lesson":{"id":"` + ids[0] + `"},"memory":{"uses":0,"superseded_by":["staging-database-payments-service-pay-efff"]}}`,
 			"superseded by staging-database-payments-service-pay-efff: ask that one"},
+		{"updated", `{"lesson":{"id":"` + ids[0] + `"},"memory":{"uses":0,"updated_by":"staging-db-moved-abcd"}}`,
+			"likely updated by staging-db-moved-abcd"},
 		{"current", `{"lesson":{"id":"` + ids[0] + `"},"memory":{"uses":0}}`, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			writeFile(t, dir, "out.show", tc.show+"\n")
 			res, text := callTool(t, cs, "show", map[string]any{"id": ids[0]})
-			if res.IsError || tc.want != "" && !strings.Contains(text, tc.want) || tc.want == "" && strings.Contains(text, "superseded by") {
+			if res.IsError || tc.want != "" && !strings.Contains(text, tc.want) || tc.want == "" && strings.Contains(text, "superseded by") || tc.want == "" && strings.Contains(text, "updated by") {
 				t.Errorf("show: %q; want %q", text, tc.want)
 			}
 			read, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: lessonURI(ids[0])})
@@ -579,7 +583,7 @@ func TestSuperseded(t *testing.T) {
 				t.Fatal(err)
 			}
 			text = read.Contents[0].Text
-			if !strings.Contains(text, "pay-db-stage-1") || tc.want != "" && !strings.Contains(text, tc.want) || tc.want == "" && strings.Contains(text, "superseded") {
+			if !strings.Contains(text, "pay-db-stage-1") || tc.want != "" && !strings.Contains(text, tc.want) || tc.want == "" && (strings.Contains(text, "superseded") || strings.Contains(text, "updated")) {
 				t.Errorf("resource: %q; want %q", text, tc.want)
 			}
 		})

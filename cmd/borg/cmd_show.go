@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -43,6 +42,9 @@ type showJSONMemory struct {
 	// SupersededBy names the newer lessons that state the same fact's
 	// current value: hooks ask them, not this one.
 	SupersededBy []string `json:"superseded_by,omitempty"`
+	// UpdatedBy, when none does, names a newer lesson that says this fact
+	// changed, as recall reads it: a guess, and hooks ask it instead.
+	UpdatedBy string `json:"updated_by,omitempty"`
 }
 
 // runShow prints one lesson with its memory.
@@ -73,8 +75,9 @@ func runShow(ctx context.Context, e *env, s *memfs.Store, id string, asJSON bool
 	}
 	m := mems[0]
 	var succ []string
+	var update string
 	if !archived {
-		succ = successorsOf(ctx, e, s, id)
+		succ, update = successorsOf(ctx, e, s, id)
 	}
 	l, verdict := redacted(l) // a secret is never printed
 	if verdict != "" {
@@ -89,7 +92,7 @@ func runShow(ctx context.Context, e *env, s *memfs.Store, id string, asJSON bool
 			Lesson   jsonLesson     `json:"lesson"`
 			Archived bool           `json:"archived,omitempty"`
 			Memory   showJSONMemory `json:"memory"`
-		}{jl, archived, showJSONMemory{toJSONMemory(m), rankingFactor(m), sessionResults(m), succ}})
+		}{jl, archived, showJSONMemory{toJSONMemory(m), rankingFactor(m), sessionResults(m), succ, update}})
 	}
 	tw := tabwriter.NewWriter(e.out, 0, 0, 2, ' ', 0)
 	row := func(k, v string) {
@@ -118,6 +121,9 @@ func runShow(ctx context.Context, e *env, s *memfs.Store, id string, asJSON bool
 	if len(succ) > 0 {
 		row("superseded by", strings.Join(succ, ", ")+" (a newer value of this fact: hooks ask it instead)")
 	}
+	if update != "" {
+		row("likely updated by", update+" (a newer lesson says this fact changed: hooks ask it instead)")
+	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
@@ -140,44 +146,36 @@ func runShow(ctx context.Context, e *env, s *memfs.Store, id string, asJSON bool
 }
 
 // successorsOf names the newer lessons that rewrite lesson id's fact, as a
-// search finds them. The lesson is shown without them, a note on stderr,
-// when the index cannot be opened.
-func successorsOf(ctx context.Context, e *env, s *memfs.Store, id string) []string {
+// search finds them, or, when none does, its likely update ("" for none).
+// The lesson is shown without them, a note on stderr, when the index cannot
+// be opened.
+func successorsOf(ctx context.Context, e *env, s *memfs.Store, id string) ([]string, string) {
 	r, err := openIndex(s, openOptions{progress: e.err}) // the index alone: show derived the memory itself
 	if err != nil {
 		fmt.Fprintf(e.err, "borg: whether a newer lesson supersedes %s is not known: %v\n", id, err)
-		return nil
+		return nil, ""
 	}
 	defer r.Close()
-	succ, err := r.ix.Successors(ctx, id)
+	succ, update, err := r.ix.Successors(ctx, id, vetoesIn(s))
 	if err != nil {
 		fmt.Fprintf(e.err, "borg: whether a newer lesson supersedes %s is not known: %v\n", id, err)
 	}
-	return unvetoed(s, succ)
+	return succ, update
 }
 
-// unvetoed is ids without the lessons a person vetoed (borg no): a fact
-// someone said is wrong supersedes nothing, as in a search. A lesson whose
-// memory cannot be read stays.
-func unvetoed(s *memfs.Store, ids []string) []string {
-	if len(ids) == 0 {
-		return ids
-	}
-	var lessons []domain.Lesson
-	for _, id := range ids {
-		if l, err := s.Lesson(id); err == nil {
-			lessons = append(lessons, l)
+// vetoesIn reads, for a search's rules, which lessons of s a person vetoed
+// (borg no): a fact someone said is wrong supersedes and updates nothing,
+// as in a search. A lesson whose memory cannot be read is not vetoed.
+func vetoesIn(s *memfs.Store) func(string) index.Usefulness {
+	return func(id string) index.Usefulness {
+		u := index.NeutralUsefulness()
+		l, err := s.Lesson(id)
+		if err != nil {
+			return u
 		}
-	}
-	mems, err := s.Memories(lessons, "", domain.DefaultWeights)
-	if err != nil {
-		return ids
-	}
-	bad := map[string]bool{}
-	for i, m := range mems {
-		if m.Vetoed > 0 {
-			bad[lessons[i].ID] = true
+		if mems, err := s.Memories([]domain.Lesson{l}, "", domain.DefaultWeights); err == nil && len(mems) == 1 {
+			u.Vetoed = mems[0].Vetoed
 		}
+		return u
 	}
-	return slices.DeleteFunc(ids, func(id string) bool { return bad[id] })
 }

@@ -203,6 +203,9 @@ type lessonPage struct {
 	// SupersededBy names the newer lessons that rewrite this one's fact,
 	// which the hooks ask instead, as borg show names them.
 	SupersededBy []string
+	// UpdatedBy, when none does, is the lesson's likely update, as a
+	// search reads it.
+	UpdatedBy string
 }
 
 // lessonLinkRow is one link from or to the lesson, as borg links derives it.
@@ -266,7 +269,7 @@ func (srv *server) lesson(w http.ResponseWriter, r *http.Request) {
 	}
 	if archived == "" {
 		srv.search.Lock() // the index's lock, as a search takes it
-		p.SupersededBy = successorsOf(r.Context(), srv.e, srv.s, id)
+		p.SupersededBy, p.UpdatedBy = successorsOf(r.Context(), srv.e, srv.s, id)
 		srv.search.Unlock()
 	}
 	if archived != "" {

@@ -826,7 +826,8 @@ func TestServeSupersededFact(t *testing.T) {
 
 // TestLikelyUpdateShown: a fact a newer lesson says has changed, in other
 // words than a slot rule reads, is marked "likely updated by" the newer one
-// in borg recall and in serve's search, and the newer one comes first.
+// in borg recall, in serve's search and on its page, and the newer one
+// comes first.
 func TestLikelyUpdateShown(t *testing.T) {
 	vars, _, _ := serveStore(t)
 	var ids []string
@@ -856,6 +857,13 @@ func TestLikelyUpdateShown(t *testing.T) {
 	rec := serveGet(srv, "/?q="+url.QueryEscape(query))
 	if body := rec.Body.String(); rec.Code != http.StatusOK || !strings.Contains(body, `(likely updated by <a href="/lesson/`+now+`">`+now+`</a>)`) {
 		t.Errorf("serve's search: status %d, no mark of the update:\n%s\nstderr: %s", rec.Code, body, errb)
+	}
+	want := `<p class="err" id="updated">Likely updated by <a class="id" href="/lesson/` + now + `">` + now + `</a>`
+	if rec := serveGet(srv, "/lesson/"+old); rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), want) {
+		t.Errorf("the old fact's page: status %d, lacks %q:\n%s\nstderr: %s", rec.Code, want, rec.Body, errb)
+	}
+	if rec := serveGet(srv, "/lesson/"+now); strings.Contains(rec.Body.String(), `id="updated"`) {
+		t.Errorf("the update's own page says it is updated:\n%s", rec.Body)
 	}
 }
 
