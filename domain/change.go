@@ -74,8 +74,9 @@ var moveWords = map[string]bool{"moved": true, "migrated": true, "switched": tru
 // apart to compare, and may update the older when it names, outside its
 // own values, the older's value it replaces ("Briefing weather comes from
 // the METAR gateway at https://metar-gw…/v2 now; the old wx-feed v1
-// endpoint was decommissioned"). A gist with no typed value leaves it to the words. An
-// older gist that prescribes (prescribes) is left to the slot rules.
+// endpoint was decommissioned"). A gist with no typed value leaves it to
+// the words. An older gist that prescribes (prescribes) is left to the
+// slot rules.
 func MayUpdate(newer, older string) bool {
 	if prescribes(older) {
 		return false
