@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/borg-memory/borg/domain"
+	"github.com/borg-memory/borg/memfs/fsutil/tmpfstest"
 )
 
 // The tests below re-execute the test binary as a child writer: TestMain
@@ -24,7 +25,12 @@ const childEnv = "BORG_MEMFS_CHILD"
 func TestMain(m *testing.M) {
 	switch os.Getenv(childEnv) {
 	case "":
-		os.Exit(m.Run())
+		// The tests' stores in memory where it can be (tmpfstest.Use);
+		// the children inherit TMPDIR.
+		tmp := tmpfstest.Use()
+		code := m.Run()
+		tmp()
+		os.Exit(code)
 	case "append":
 		os.Exit(childAppend(os.Getenv("BORG_MEMFS_STORE"), os.Getenv("BORG_MEMFS_WORKER")))
 	case "crash":

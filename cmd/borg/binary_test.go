@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/borg-memory/borg/memfs/fsutil/tmpfstest"
 )
 
 // testBinary is the borg the tests that run borg as a process share.
@@ -63,11 +65,17 @@ func removeBorgBinary() {
 	}
 }
 
-// cleanupM runs the tests, then removes the shared borg binary.
+// cleanupM runs the tests with their temporary files in memory where it
+// can (tmpfstest.Use: the suite's stores and git repositories cost the
+// kernel several times more on a disk), then removes the shared borg
+// binary and that folder. testscript runs it only for the tests, not in the
+// test binary's runs as a script's borg.
 type cleanupM struct{ m *testing.M }
 
 func (c cleanupM) Run() int {
+	tmp := tmpfstest.Use()
 	code := c.m.Run()
 	removeBorgBinary()
+	tmp()
 	return code
 }

@@ -27,6 +27,7 @@ func TestImportBoundaries(t *testing.T) {
 	}{
 		{"domain", stdlibOnly},
 		{"memfs/fsutil", stdlibOnly},
+		{"memfs/fsutil/tmpfstest", stdlibOnly},
 		{"memfs/gitcli", stdlibOnly},
 		{"memfs/gitobj", stdlibAndFsutil},
 		{"index", noStore},
