@@ -788,11 +788,24 @@ func (s *Store) commitStaging(msg string, paths []string, early *earlyStage) (st
 		defer unlock()
 		changes = append(changes, FileChange{Path: p, Data: data})
 	}
+	// borg writes the paths' blobs before git is handed the paths: git
+	// then finds each and leaves it as borg wrote it (a log file over
+	// gitobj.StoreRawAbove stored uncompressed, which attribution compares
+	// in place, fastAdded); handed them first, git would race borg and
+	// could write its own, compressed.
+	blobs := s.git.objs.NewWriter(s.git.readObject)
+	for _, c := range changes {
+		if !c.Delete {
+			blobs.Add(gitobj.Blob, c.Data)
+		}
+	}
+	if err := s.git.flush(blobs); err != nil {
+		return fail(err)
+	}
 	// git stages the paths while borg writes the commit and moves the
 	// ref: the two git processes write different files (the index, the
 	// ref and its log), and in a big store the index update is the longer
-	// one (it reads the whole index). Both write the paths' blobs, which
-	// are content-addressed: whichever lands second finds the first.
+	// one (it reads the whole index).
 	staged := make(chan error, 1)
 	go func() {
 		if early.finish(paths) == nil {
