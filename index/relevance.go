@@ -553,8 +553,8 @@ const updateShare = 0.3
 // lessons older than it among its own best matches that it may update
 // (domain.MayUpdate: a neighbour about another subject is no rival), the
 // one it shares the most with, and none of them is a fact it supersedes or
-// rewrites (an update is not lent to a neighbour of the fact it rewrites). A vetoed
-// lesson updates nothing. It is a guess, never made durable: a hook asks
+// rewrites (an update is not lent to a neighbour of the fact it rewrites).
+// A vetoed lesson updates nothing. It is a guess, never made durable: a hook asks
 // the update in o's place, and sleep links nothing by it.
 func (ix *Index) updateOf(ctx context.Context, o int, found []scoredOrd, latest int64, useful func(string) Usefulness) (int, bool) {
 	cat := ix.cat
