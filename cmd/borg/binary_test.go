@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 
@@ -47,7 +48,7 @@ func borgBinary(tb testing.TB) string {
 		b.path = filepath.Join(b.dir, "borg")
 		// borg-mcp beside it, as the README installs them: borg mcp runs it.
 		cmd := exec.Command("go", "build", "-tags", installTags, "-o", b.dir+string(filepath.Separator), ".", "../borg-mcp")
-		cmd.Env = append(os.Environ(), installEnv)
+		cmd.Env = append(goEnv(), installEnv)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			b.err = fmt.Errorf("go build: %v\n%s", err, out)
 		}
@@ -56,6 +57,22 @@ func borgBinary(tb testing.TB) string {
 		tb.Fatal(b.err)
 	}
 	return b.path
+}
+
+// startEnv is the environment the suite started with, before any test set
+// HOME or XDG_CACHE_HOME to a folder of its own (t.Setenv): the go command
+// finds its build and module caches there.
+var startEnv []string
+
+// goEnv is the environment a test runs the go command in: the suite's own
+// at its start, so that a build from a test that moved HOME uses the
+// caches every other build does (from an empty cache, borg's build takes
+// more than a minute and fetches its modules again).
+func goEnv() []string {
+	if startEnv == nil {
+		return os.Environ()
+	}
+	return slices.Clone(startEnv)
 }
 
 // removeBorgBinary removes what borgBinary built.
@@ -74,6 +91,7 @@ type cleanupM struct{ m *testing.M }
 
 func (c cleanupM) Run() int {
 	tmp := tmpfstest.Use()
+	startEnv = os.Environ()
 	code := c.m.Run()
 	removeBorgBinary()
 	tmp()

@@ -37,7 +37,7 @@ func TestImportBoundaries(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.pkg, func(t *testing.T) {
 			cmd := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}} {{.Standard}}", "./"+tt.pkg)
-			cmd.Dir = repoRoot
+			cmd.Dir, cmd.Env = repoRoot, goEnv()
 			out, err := cmd.Output()
 			if err != nil {
 				t.Fatalf("go list: %v", err)
