@@ -60,6 +60,15 @@ type Options struct {
 	// vector arm or one that diversifies, MergeDue, Pending. Stale then
 	// knows the sidecar by its header alone.
 	LazyVectors bool
+	// DeferVectors leaves the vector sidecar as it is when a sync writes a
+	// delta (a hook: its search has no vector arm, so it neither embeds
+	// nor refits, and a configured embedder endpoint is never called on
+	// its clock). The lessons it changed have no vector of their content
+	// until a sync without it embeds them; such a sync finds them from the
+	// deltas (vectorLag), and CatchUpVectors does it for an index whose
+	// catalog is otherwise up to date. A sync that must write new bases
+	// still syncs the vectors.
+	DeferVectors bool
 }
 
 // SyncStats says what a Sync changed.
@@ -426,7 +435,7 @@ func (ix *Index) SyncChanged(since string, changed []FileStamp, removed []string
 	if ix.verified(&fs.SyncStats, false); ix.catBad || ix.cat.stamp != since || since == "" {
 		return fs, ErrNotSince
 	}
-	if ix.refitDue(ix.cat.len() + len(changed) - len(removed)) {
+	if !ix.opts.DeferVectors && ix.refitDue(ix.cat.len()+len(changed)-len(removed)) {
 		// Every lesson is read again: the listing's path does it.
 		files := ix.heldFiles(changed, removed)
 		fs.Lessons = len(files)
@@ -543,9 +552,11 @@ func (ix *Index) heldFiles(changed []FileStamp, removed []string) []FileStamp {
 // syncFiles is SyncFiles' work once the lock is held.
 func (ix *Index) syncFiles(fs FileSync, files []FileStamp, read func(ids []string) []domain.Lesson, stamp string, reread bool) (FileSync, error) {
 	old := ix.verified(&fs.SyncStats, true)
-	ix.vectorsVerified(&fs.SyncStats)
-	if ix.refitDue(len(files)) {
-		reread = true
+	if !ix.opts.DeferVectors {
+		ix.vectorsVerified(&fs.SyncStats)
+		if ix.refitDue(len(files)) {
+			reread = true
+		}
 	}
 	files = sortedFiles(files)
 	at := old.lookup(fileIDs(files))
@@ -611,7 +622,9 @@ func (ix *Index) Pending(files []FileStamp) (read int, full bool) {
 // PendingChanged is Pending for SyncChanged's change set: how many of the
 // changed files it would read, and whether it would redo every lesson.
 func (ix *Index) PendingChanged(changed []FileStamp, removed []string) (read int, full bool) {
-	ix.ensureVectors()
+	if !ix.opts.DeferVectors {
+		ix.ensureVectors() // a refit is due by the embedder's state
+	}
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	n := ix.cat.len()
@@ -628,7 +641,7 @@ func (ix *Index) PendingChanged(changed []FileStamp, removed []string) (read int
 			n--
 		}
 	}
-	if ix.catBad || ix.refitDue(n) {
+	if ix.catBad || !ix.opts.DeferVectors && ix.refitDue(n) {
 		return n, true
 	}
 	return read, false
@@ -706,8 +719,11 @@ func (ix *Index) begin(n int) (SyncStats, func(), error) {
 	if ix.closed {
 		return SyncStats{}, nil, errors.New("sync index: closed")
 	}
-	ix.ensureVectors()
-	st := SyncStats{Lessons: n, InMemory: ix.dir == "", LexicalRebuilt: ix.catBad, SidecarRebuilt: ix.vecBad}
+	if !ix.opts.DeferVectors {
+		ix.ensureVectors()
+	}
+	// (A sidecar still unread, Options.DeferVectors, was not dropped.)
+	st := SyncStats{Lessons: n, InMemory: ix.dir == "", LexicalRebuilt: ix.catBad, SidecarRebuilt: !ix.vecPending.Load() && ix.vecBad}
 	if ix.dir == "" {
 		return st, func() {}, nil
 	}
@@ -739,7 +755,8 @@ func (ix *Index) begin(n int) (SyncStats, func(), error) {
 			ix.cat, ix.catBad = cat, cat.screen != ix.opts.ScreenID
 			ix.infosOnce, ix.infos = sync.Once{}, nil
 		}
-		if ix.emb.Dim() > 0 && !ix.vecBad {
+		// A sidecar still unread is read as it is when it is needed.
+		if ix.emb.Dim() > 0 && !ix.vecPending.Load() && !ix.vecBad {
 			ix.loadVectors()
 		}
 		ix.sig = sig

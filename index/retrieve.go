@@ -799,7 +799,7 @@ func (ix *Index) diversify(hits []Hit, q Query) []Hit {
 	byID := make(map[string]Hit, len(hits))
 	for i, h := range hits {
 		rel := (h.Score - lo) / (hi - lo)
-		cands[i] = domain.MMRCandidate{Path: h.ID, Score: rel, Vector: ix.vec.vector(h.ID)}
+		cands[i] = domain.MMRCandidate{Path: h.ID, Score: rel, Vector: ix.vectorOf(h.ID)}
 		byID[h.ID] = h
 	}
 	picked := domain.ApplyMMR(cands, len(cands), lambda)
@@ -808,6 +808,17 @@ func (ix *Index) diversify(hits []Hit, q Query) []Hit {
 		out[i] = byID[c.Path]
 	}
 	return out
+}
+
+// vectorOf is id's vector when it is of the lesson's content as the
+// catalog holds it, or nil: a sync that deferred the vectors
+// (Options.DeferVectors) leaves a rewritten lesson its old one.
+func (ix *Index) vectorOf(id string) []float32 {
+	h, ok := ix.vec.hash(id)
+	if g, live := ix.cat.find(id); !ok || !live || !ix.cat.hashIs(g, h) {
+		return nil
+	}
+	return ix.vec.vector(id)
 }
 
 // capSuperseded gives each successor present among the hits the place of

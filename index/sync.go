@@ -81,8 +81,11 @@ func (ix *Index) apply(st *SyncStats, entries []syncEntry, read func([]string) [
 	}
 	st.Lessons = len(set.ids)
 	v := ix.verified(st, whole)
-	ix.vectorsVerified(st)
-	refit := ix.refitDue(len(set.ids))
+	refit := false
+	if !ix.opts.DeferVectors {
+		ix.vectorsVerified(st)
+		refit = ix.refitDue(len(set.ids))
+	}
 	full := ix.catBad || v.screen != ix.opts.ScreenID || v.base.len() == 0
 	merged := false
 	if !full {
@@ -99,6 +102,15 @@ func (ix *Index) apply(st *SyncStats, entries []syncEntry, read func([]string) [
 				return err
 			}
 		}
+	}
+	if ix.opts.DeferVectors {
+		if !full {
+			return nil // the sidecar lags: see Options.DeferVectors
+		}
+		// New bases are written together: the vectors follow.
+		ix.ensureVectors()
+		ix.vectorsVerified(st)
+		refit = ix.refitDue(len(set.ids))
 	}
 	if full {
 		// A new base copies the old base's postings: its checksum is

@@ -34,8 +34,17 @@ type deltaChange struct {
 // sorted by id.
 func (ix *Index) syncDelta(fs FileSync, changed []FileStamp, removed []string, read func(ids []string) []domain.Lesson, stamp string) (_ FileSync, ok bool, err error) {
 	v := ix.cat
-	if ix.noFastSync || ix.catBad || v.screen != ix.opts.ScreenID || v.base.len() == 0 || !ix.vectorsMatch() || v.delta.verify() != nil {
+	if ix.noFastSync || ix.catBad || v.screen != ix.opts.ScreenID || v.base.len() == 0 || v.delta.verify() != nil {
 		return fs, false, nil
+	}
+	// The vectors the deltas' lessons lack are embedded with the change
+	// (none by a sync that defers them).
+	var lag vectorLag
+	if !ix.opts.DeferVectors {
+		var ok bool
+		if lag, ok = ix.vectorLag(); !ok {
+			return fs, false, nil
+		}
 	}
 	cs := placeChanges(v, changed, removed)
 	var todo []string
@@ -47,7 +56,7 @@ func (ix *Index) syncDelta(fs FileSync, changed []FileStamp, removed []string, r
 	// A merge is decided before anything is read: a delta of every change
 	// and every held delta lesson bounds the one written.
 	if !ix.opts.DeferMerge && (ix.forceMerge || mergeDue(v.delta.len()+len(todo), v.ndead+len(cs), max(v.len()-len(cs), 0)) ||
-		mergeDue(ix.vec.delta.len()+len(todo), ix.vec.base.ndead+len(cs), ix.vec.len()+len(todo))) {
+		!ix.opts.DeferVectors && mergeDue(ix.vec.delta.len()+len(todo)+len(lag.todo), ix.vec.base.ndead+len(cs)+len(lag.gone), ix.vec.len()+len(todo))) {
 		return fs, false, nil
 	}
 	if len(todo) > 0 {
@@ -59,6 +68,7 @@ func (ix *Index) syncDelta(fs FileSync, changed []FileStamp, removed []string, r
 			got[l.ID] = l
 		}
 	}
+	lagging := lag.read(cs, read)
 	var fresh []syncEntry
 	for i := range cs {
 		c := &cs[i]
@@ -71,7 +81,7 @@ func (ix *Index) syncDelta(fs FileSync, changed []FileStamp, removed []string, r
 		}
 		fresh = append(fresh, syncEntry{id: c.id, hash: ContentHash(*c.lesson), lesson: c.lesson, file: c.file})
 	}
-	if ix.refitDue(liveAfter(v, cs)) {
+	if !ix.opts.DeferVectors && ix.refitDue(liveAfter(v, cs)) {
 		// The embedder is refitted on every lesson: syncChanged's work,
 		// without reading these again.
 		out, err := ix.syncChanged(fs, changed, removed, readAgain(todo, got, read), stamp)
@@ -90,7 +100,10 @@ func (ix *Index) syncDelta(fs FileSync, changed []FileStamp, removed []string, r
 		return fs, true, err
 	}
 	ix.fastSyncs++
-	return fs, true, ix.syncDeltaVectors(&fs.SyncStats, set, cs)
+	if ix.opts.DeferVectors {
+		return fs, true, nil
+	}
+	return fs, true, ix.syncDeltaVectors(&fs.SyncStats, set, cs, lag, lagging)
 }
 
 // liveAfter is how many lessons v holds once cs is applied (the lessons
@@ -255,34 +268,138 @@ func (v *view) tombstones() []int {
 	return out
 }
 
-// vectorsMatch reports whether the sidecar holds a vector of every live
-// lesson's content and no other, as the fast path assumes of the lessons
-// it does not touch: the counts agree, and every lesson of either delta
-// has its vector of its content. (A base sidecar and a base catalog are
-// written by one merge; only an embedder's failure since leaves a lesson
-// without its vector, and that one is missing from the count.)
-func (ix *Index) vectorsMatch() bool {
+// vectorLag is what the sidecar lacks of the catalog's lessons since a
+// sync left it behind (Options.DeferVectors): the live delta lessons
+// without a vector of their content (todo, with their catalog hashes), and
+// the lessons no longer live that still have a vector (gone). Both are
+// found in the deltas alone, as the fast path assumes of the lessons it
+// does not touch: the bases are written together by one merge, and every
+// other change goes through a delta.
+type vectorLag struct {
+	todo, hashes []string
+	gone         []string
+}
+
+// vectorLag reports the sidecar's lag behind the catalog; ok is false when
+// the sidecar does not follow the catalog otherwise, which the counts tell
+// (a base of another catalog, or a lesson an embedder failed on before
+// lags were read this way): the caller then takes the path that compares
+// every lesson.
+func (ix *Index) vectorLag() (lag vectorLag, ok bool) {
 	v, vec := ix.cat, ix.vec
-	if vec.dim <= 0 || ix.vecBad || vec.base.len() == 0 || vec.len() != v.len() {
-		return false
+	if vec.dim <= 0 || ix.vecBad || vec.base.len() == 0 {
+		return lag, false
 	}
+	missing := 0
 	for o := 0; o < v.delta.len(); o++ {
-		if h, ok := vec.hash(v.delta.id(o).s); !ok || h != v.delta.hash(o).s {
-			return false
+		id, want := v.delta.id(o).s, v.delta.hash(o).s
+		h, has := vec.hash(id)
+		if has && h == want {
+			continue
+		}
+		lag.todo, lag.hashes = append(lag.todo, strings.Clone(id)), append(lag.hashes, strings.Clone(want))
+		if !has {
+			missing++
 		}
 	}
 	for r, id := range vec.delta.ids {
-		if g, ok := v.find(id); !ok || !v.hashIs(g, vec.delta.hashes[r]) {
-			return false
+		g, live := v.find(id)
+		switch {
+		case !live:
+			lag.gone = append(lag.gone, id)
+		case g < v.base.len() && !v.hashIs(g, vec.delta.hashes[r]):
+			return lag, false // a base lesson's vector of other content: not a lag
 		}
 	}
-	return true
+	if len(lag.todo) == 0 && len(lag.gone) == 0 && vec.len() == v.len() {
+		return lag, true // nothing lags (a sync that embeds left it)
+	}
+	for _, g := range v.tombstones() {
+		id := v.idOf(g)
+		if _, live := v.find(id); live {
+			continue // rewritten: its delta entry says what it lacks
+		}
+		if _, has := vec.base.find(id); has && !slices.Contains(lag.gone, id) {
+			lag.gone = append(lag.gone, strings.Clone(id))
+		}
+	}
+	return lag, vec.len()-len(lag.gone) == v.len()-missing
+}
+
+// CatchUpVectors embeds what syncs that deferred the vectors
+// (Options.DeferVectors) left the sidecar without, reading those lessons
+// with read, and drops the vectors of lessons they removed: a command
+// whose catalog is up to date calls it before it searches with the vector
+// arm. refit reports an embedder due for a refit on the lessons as they
+// are now (the deferred syncs changed their number past the bound), which
+// reads every lesson: the caller syncs from a listing (SyncFiles), which
+// does it. A sidecar that does not follow the catalog otherwise is left as
+// it is; a sync that compares every lesson mends it.
+func (ix *Index) CatchUpVectors(read func(ids []string) []domain.Lesson) (st SyncStats, refit bool, err error) {
+	ix.ensureVectors()
+	ix.mu.RLock()
+	lag, ok := ix.vectorLag()
+	ix.mu.RUnlock()
+	if !ok || lag.empty() {
+		return st, false, nil
+	}
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	st, unlock, err := ix.begin(0)
+	if err != nil {
+		return st, false, err
+	}
+	defer unlock()
+	// Again under the lock: another process may have caught up meanwhile.
+	if lag, ok = ix.vectorLag(); !ok || lag.empty() {
+		return st, false, nil
+	}
+	if ix.refitDue(ix.cat.len()) {
+		return st, true, nil
+	}
+	set, err := newSyncSet(nil, nil)
+	if err != nil {
+		return st, false, err
+	}
+	st.Lessons = ix.cat.len()
+	return st, false, ix.syncDeltaVectors(&st, set, nil, lag, lag.read(nil, read))
+}
+
+// empty reports whether nothing lags.
+func (l vectorLag) empty() bool { return len(l.todo) == 0 && len(l.gone) == 0 }
+
+// read reads the lagging lessons the change cs does not hold (those it
+// changes are embedded as part of it), keeping those whose content is the
+// catalog's: entries for syncDeltaVectors' set.
+func (l vectorLag) read(cs []deltaChange, read func([]string) []domain.Lesson) []syncEntry {
+	var ids []string
+	want := map[string]string{}
+	for i, id := range l.todo {
+		// A lesson the change reads is embedded as part of it.
+		if k, ok := slices.BinarySearchFunc(cs, id, func(c deltaChange, id string) int { return strings.Compare(c.id, id) }); !ok || cs[k].same {
+			ids = append(ids, id)
+			want[id] = l.hashes[i]
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	var out []syncEntry
+	got := read(ids)
+	for i := range got {
+		if h, ok := want[got[i].ID]; ok && ContentHash(got[i]) == h {
+			delete(want, got[i].ID)
+			out = append(out, syncEntry{id: got[i].ID, hash: h, lesson: &got[i]})
+		}
+	}
+	return out
 }
 
 // syncDeltaVectors is syncVectors for a change: the changed lessons whose
-// vector is not of their content are embedded into the delta, and the
-// base rows they had or of lessons that went are tombstoned.
-func (ix *Index) syncDeltaVectors(st *SyncStats, set *syncSet, cs []deltaChange) error {
+// vector is not of their content are embedded into the delta, with those
+// the sidecar lagged behind on (lag; lagging holds the ones read for it),
+// and the base rows they had or of lessons that went are tombstoned.
+func (ix *Index) syncDeltaVectors(st *SyncStats, set *syncSet, cs []deltaChange, lag vectorLag, lagging []syncEntry) error {
 	var todo, gone []string
 	for i := range cs {
 		c := &cs[i]
@@ -295,6 +412,20 @@ func (ix *Index) syncDeltaVectors(st *SyncStats, set *syncSet, cs []deltaChange)
 			if h, ok := ix.vec.hash(c.id); !ok || h != set.get(c.id).hash {
 				todo = append(todo, c.id)
 			}
+		}
+	}
+	gone = append(gone, lag.gone...)
+	if len(lagging) > 0 {
+		entries := make([]syncEntry, 0, len(set.es)+len(lagging))
+		for _, e := range set.es {
+			entries = append(entries, *e)
+		}
+		var err error
+		if set, err = newSyncSet(append(entries, lagging...), nil); err != nil {
+			return err
+		}
+		for _, e := range lagging {
+			todo = append(todo, e.id)
 		}
 	}
 	if len(todo) == 0 && len(gone) == 0 {

@@ -54,37 +54,7 @@ func testSyncDeltaSameFiles(t *testing.T, seed uint64, deferMerge bool) {
 		}
 	}
 	for round := range 40 {
-		var changed []FileStamp
-		var removed []string
-		seen := map[string]bool{}
-		for range 1 + c.r.IntN(6) {
-			i := c.r.IntN(n + 10)
-			id := fmt.Sprintf("lesson-%03d", i)
-			if seen[id] {
-				continue
-			}
-			seen[id] = true
-			switch c.r.IntN(6) {
-			case 0: // archived or deleted
-				if _, ok := files.stamps[id]; ok {
-					delete(files.lessons, id)
-					delete(files.stamps, id)
-					removed = append(removed, id)
-				}
-			case 1: // touched: a new stamp, the same content
-				if f, ok := files.stamps[id]; ok {
-					f.ModTime = files.tick()
-					files.stamps[id] = f
-					changed = append(changed, f)
-				}
-			case 2: // a changed file that cannot be read
-				delete(files.lessons, id)
-				delete(files.stamps, id)
-				changed = append(changed, FileStamp{ID: id, ModTime: files.tick(), Size: 7})
-			default: // added or rewritten
-				changed = append(changed, put(c.lesson(i, n)))
-			}
-		}
+		changed, removed := randomChange(c, files, n)
 		since, stamp := fmt.Sprintf("s%d", round), fmt.Sprintf("s%d", round+1)
 		var got [2]FileSync
 		for k, ix := range []*Index{fast, slow} {
@@ -115,6 +85,43 @@ func testSyncDeltaSameFiles(t *testing.T, seed uint64, deferMerge bool) {
 	if err := Verify(fastDir, fast.emb); err != nil {
 		t.Fatalf("verify: %v", err)
 	}
+}
+
+// randomChange changes a few of files' lessons as a store sees them
+// change (c's lessons i < n+10): added or rewritten, touched (a new stamp,
+// the same content), archived or deleted, or changed into a file that
+// cannot be read. It returns the change set a sync is given.
+func randomChange(c *segCorpus, files *fileSet, n int) (changed []FileStamp, removed []string) {
+	seen := map[string]bool{}
+	for range 1 + c.r.IntN(6) {
+		i := c.r.IntN(n + 10)
+		id := fmt.Sprintf("lesson-%03d", i)
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		switch c.r.IntN(6) {
+		case 0: // archived or deleted
+			if _, ok := files.stamps[id]; ok {
+				delete(files.lessons, id)
+				delete(files.stamps, id)
+				removed = append(removed, id)
+			}
+		case 1: // touched: a new stamp, the same content
+			if f, ok := files.stamps[id]; ok {
+				f.ModTime = files.tick()
+				files.stamps[id] = f
+				changed = append(changed, f)
+			}
+		case 2: // a changed file that cannot be read
+			delete(files.lessons, id)
+			delete(files.stamps, id)
+			changed = append(changed, FileStamp{ID: id, ModTime: files.tick(), Size: 7})
+		default: // added or rewritten
+			changed = append(changed, files.put(c.lesson(i, n)))
+		}
+	}
+	return changed, removed
 }
 
 // TestFindBacklinks: the pass over link records finds the lessons a pass

@@ -253,8 +253,11 @@ func openIndex(s *memfs.Store, o openOptions) (*retrieval, error) {
 	// A hook's sync costs what changed: merging the index's segments is
 	// left to a background reindex.
 	opts.DeferMerge = b != nil
-	// Nor does a hook read the vectors unless it syncs or asks.
-	opts.LazyVectors = b != nil
+	// Nor does a hook read the vectors unless it asks, nor embed what it
+	// syncs: its search has no vector arm, and an embedder endpoint is
+	// not called on the agent's clock. The next command that searches
+	// with the arm embeds what the hooks left (CatchUpVectors).
+	opts.LazyVectors, opts.DeferVectors = b != nil, b != nil
 	t0 := time.Now()
 	ix, err := index.Open(indexDir(s), emb, opts)
 	if err != nil {
@@ -265,7 +268,22 @@ func openIndex(s *memfs.Store, o openOptions) (*retrieval, error) {
 	stamp, fresh := indexFresh(s, ix)
 	if fresh && !force && (b != nil || !ix.MergeDue()) {
 		// (Without a budget, segments due for a merge are merged now.)
-		return r, nil
+		if b != nil {
+			return r, nil
+		}
+		// What the hooks' syncs left the vectors without (DeferVectors) is
+		// embedded now; a refit that became due reads every lesson, as
+		// the listing's sync below does.
+		skipped := 0
+		st, refit, err := ix.CatchUpVectors(lessonReader(s, &skipped))
+		if err != nil {
+			_ = ix.Close()
+			return nil, err
+		}
+		o.tr.step(fmt.Sprintf("vectors caught up (%d embedded, refit due %v)", st.Embedded, refit), t0)
+		if !refit {
+			return r, nil
+		}
 	}
 	if !force {
 		if done, err := syncChangedSince(s, ix, r, o, stamp); done || err != nil {
