@@ -567,6 +567,14 @@ func (s *Store) LessonFiles() ([]LessonFile, error) {
 	return out, err
 }
 
+// LessonFilesStray is LessonFiles with how many .html files of lessons/ it
+// leaves out (a name that is no lesson id, a lesson outside its bucket, a
+// symlink): the files Lessons reports as invalid without reading them.
+func (s *Store) LessonFilesStray() ([]LessonFile, int, error) {
+	out, stray, err := s.lessonFiles()
+	return out, len(stray), err
+}
+
 // lessonFiles is LessonFiles with the .html files it leaves out.
 func (s *Store) lessonFiles() ([]LessonFile, []strayFile, error) {
 	found, stray, err := s.scanLessonDir(LessonsDir)

@@ -67,15 +67,23 @@ func indexFresh(s *memfs.Store, ix *index.Index) (stamp string, fresh bool) {
 // lessonFileStamps is what the index compares to know which lesson files
 // changed since it read them.
 func lessonFileStamps(s *memfs.Store) ([]index.FileStamp, error) {
-	files, err := s.LessonFiles()
+	stamps, _, err := lessonFileStampsStray(s)
+	return stamps, err
+}
+
+// lessonFileStampsStray is lessonFileStamps with the number of .html files
+// of lessons/ that are not read as lessons (memfs.Store.LessonFilesStray):
+// a sync counts them among the files it skipped.
+func lessonFileStampsStray(s *memfs.Store) ([]index.FileStamp, int, error) {
+	files, stray, err := s.LessonFilesStray()
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	stamps := make([]index.FileStamp, len(files))
 	for i, f := range files {
 		stamps[i] = index.FileStamp{ID: f.ID, ModTime: f.ModTime, Size: f.Size}
 	}
-	return stamps, nil
+	return stamps, stray, nil
 }
 
 // budget is how much bringing the search state up to date a caller does
@@ -294,7 +302,7 @@ func openIndex(s *memfs.Store, o openOptions) (*retrieval, error) {
 			return r, nil
 		}
 	}
-	stamps, err := lessonFileStamps(s)
+	stamps, stray, err := lessonFileStampsStray(s)
 	if err != nil {
 		_ = ix.Close()
 		return nil, err
@@ -313,7 +321,7 @@ func openIndex(s *memfs.Store, o openOptions) (*retrieval, error) {
 		// off below learnHeapLimit, would hold all of it.
 		buildGC()
 	}
-	skipped := 0
+	skipped := stray // never read: borg doctor names them, as borg list does
 	fs, err := ix.SyncFiles(stamps, lessonReader(s, &skipped), stamp, force)
 	if err != nil {
 		_ = ix.Close()
