@@ -52,6 +52,15 @@ func bagServer(t *testing.T, dim int) (*httptest.Server, *atomic.Int64) {
 	return srv, &calls
 }
 
+// useBagServer points this test's borg at srv (a bagServer of dimension
+// 64) as an OpenAI-compatible embedder.
+func useBagServer(t *testing.T, srv *httptest.Server) {
+	t.Setenv("BORG_EMBEDDER", "openai")
+	t.Setenv("BORG_EMBEDDER_URL", srv.URL)
+	t.Setenv("BORG_EMBEDDER_MODEL", "bag-64")
+	t.Setenv("BORG_EMBEDDER_DIM", "64")
+}
+
 // TestConfiguredEmbedder: BORG_EMBEDDER=openai makes recall and reindex
 // embed through the endpoint; the sidecar records which embedder made its
 // vectors, so switching models rebuilds them rather than mixing; a wrong
@@ -110,10 +119,7 @@ func TestConfiguredEmbedder(t *testing.T) {
 func TestEmbedderDownSaysSo(t *testing.T) {
 	vars := adversarialStore(t)
 	srv, _ := bagServer(t, 64)
-	t.Setenv("BORG_EMBEDDER", "openai")
-	t.Setenv("BORG_EMBEDDER_URL", srv.URL)
-	t.Setenv("BORG_EMBEDDER_MODEL", "bag-64")
-	t.Setenv("BORG_EMBEDDER_DIM", "64")
+	useBagServer(t, srv)
 	if code, stdout, stderr := inProcess(t, vars, "", "recall", "migrations before integration tests"); code != 0 || strings.Contains(stderr, "embedder") {
 		t.Fatalf("recall with the endpoint up: exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -134,10 +140,7 @@ func TestEmbedderDownSaysSo(t *testing.T) {
 func TestHookDefersEmbedding(t *testing.T) {
 	vars := adversarialStore(t)
 	srv, calls := bagServer(t, 64)
-	t.Setenv("BORG_EMBEDDER", "openai")
-	t.Setenv("BORG_EMBEDDER_URL", srv.URL)
-	t.Setenv("BORG_EMBEDDER_MODEL", "bag-64")
-	t.Setenv("BORG_EMBEDDER_DIM", "64")
+	useBagServer(t, srv)
 	if code, stdout, stderr := inProcess(t, vars, "", "recall", "migrations before integration tests"); code != 0 {
 		t.Fatalf("recall: exit %d\n%s\n%s", code, stdout, stderr)
 	}
