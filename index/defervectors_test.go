@@ -2,22 +2,28 @@ package index
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/borg-memory/borg/domain"
 )
 
 // TestDeferVectors: syncs that defer the vectors (a hook's) write the
-// catalog a sync that embeds writes, byte for byte, and leave the sidecar
-// unread and untouched; the next sync without it (a change, or
-// CatchUpVectors on an index otherwise up to date) leaves the vector arm
-// as an index that never deferred has it: every lesson's vector of its
-// content, none of a lesson gone, the same searches. Both stay on the fast
-// path.
+// catalog a sync that embeds writes, byte for byte, leave the sidecar
+// unread and untouched and mark the index behind; the next sync without
+// it (of a change, or CatchUpVectors on an index otherwise up to date)
+// leaves every lesson a vector of its content and none of a lesson gone,
+// clears the mark, and searches as an index that never deferred (once the
+// two have fitted the embedder on the same lessons). Changes include
+// lessons removed and restored as they were, and the syncs of changes
+// stay on the fast path.
 func TestDeferVectors(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
@@ -59,12 +65,11 @@ func TestDeferVectors(t *testing.T) {
 		}
 		return out
 	}
-	deferred, lagging, fast := 0, false, 0
+	deferred, commands, commandFast, whole, lagging := 0, 0, 0, 0, false
 	for round := range 40 {
 		changed, removed := randomChange(c, files, n)
 		since, stamp := fmt.Sprintf("s%d", round), fmt.Sprintf("s%d", round+1)
-		_, err := ref.SyncChanged(since, slices.Clone(changed), slices.Clone(removed), files.read, stamp)
-		if err != nil {
+		if _, err := ref.SyncChanged(since, slices.Clone(changed), slices.Clone(removed), files.read, stamp); err != nil {
 			t.Fatalf("round %d: %v", round, err)
 		}
 		defers := c.r.IntN(3) > 0
@@ -78,7 +83,6 @@ func TestDeferVectors(t *testing.T) {
 		if err != nil {
 			t.Fatalf("round %d: %v", round, err)
 		}
-		fast += def.fastSyncs
 		for _, name := range []string{catalogName, deltaName} {
 			a, _ := os.ReadFile(filepath.Join(defDir, name))
 			b, _ := os.ReadFile(filepath.Join(refDir, name))
@@ -88,10 +92,13 @@ func TestDeferVectors(t *testing.T) {
 		}
 		if defers {
 			deferred++
-			lagging = lagging || len(changed)+len(removed) > 0
 			if fs.Embedded != 0 || !def.vecPending.Load() || !slices.EqualFunc(before, vectorFiles(), bytes.Equal) {
 				t.Fatalf("round %d: a deferring sync embedded %d, read the sidecar %v, or wrote it", round, fs.Embedded, !def.vecPending.Load())
 			}
+			if (fs.Indexed > 0 || len(fs.Removed) > 0) && !def.vectorsBehind() {
+				t.Fatalf("round %d: a deferring sync indexed %d lessons, removed %v, and left no mark", round, fs.Indexed, fs.Removed)
+			}
+			lagging = lagging || def.vectorsBehind()
 			if c.r.IntN(2) == 0 {
 				// A command whose catalog is up to date catches up.
 				def.Close()
@@ -108,30 +115,131 @@ func TestDeferVectors(t *testing.T) {
 				lagging = false
 			}
 		} else {
+			commands++
+			commandFast += def.fastSyncs
 			lagging = false
 		}
 		if !lagging {
 			def.ensureVectors()
-			if lag, ok := def.vectorLag(); !ok || !lag.empty() {
-				t.Fatalf("round %d: vectors lag after a sync that embeds: %+v (follow the catalog %v)", round, lag, ok)
+			if def.vectorsBehind() || !def.vectorsMatch() {
+				t.Fatalf("round %d: after a sync that embeds, marked behind %v, sidecar in step %v", round, def.vectorsBehind(), def.vectorsMatch())
 			}
+			ofContent(t, def, files)
 			if def.vec.len() != ref.vec.len() {
 				t.Fatalf("round %d: %d vectors, want %d", round, def.vec.len(), ref.vec.len())
 			}
-			ofContent(t, def, files)
-			// A refit a deferring sync left to this one was fitted on the
-			// lessons of a later round than ref's: the arms agree once the
-			// fits do.
+			// A refit a deferring sync left to a later one was fitted on
+			// the lessons of a later round than ref's.
 			if bytes.Equal(def.emb.(CorpusFitter).State(), ref.emb.(CorpusFitter).State()) {
 				sameSearches(t, def, ref, corpusQueries)
 			} else {
 				sameLexical(t, def, ref, corpusQueries)
 			}
 		}
+		whole += def.wholeVecs
 		def.Close()
 	}
-	if deferred < 10 || fast < 20 {
-		t.Fatalf("%d of 40 syncs deferred, %d took the fast path", deferred, fast)
+	if deferred < 10 || commands < 5 || commandFast < commands*2/3 {
+		t.Fatalf("%d of 40 syncs deferred; %d of the %d others took the fast path", deferred, commandFast, commands)
+	}
+	if whole > 0 {
+		t.Fatalf("%d catch-ups compared every vector; the lessons the mark lists were enough", whole)
+	}
+}
+
+// flakyEmbedder is the n-gram embedder as an endpoint that fails every
+// batch holding a text with the word fail.
+type flakyEmbedder struct {
+	*NGramEmbedder
+	fail string
+}
+
+func (e *flakyEmbedder) Embed(texts []string) ([][]float32, error) {
+	for _, s := range texts {
+		if e.fail != "" && strings.Contains(s, e.fail) {
+			return nil, errors.New("endpoint failed")
+		}
+	}
+	return e.NGramEmbedder.Embed(texts)
+}
+
+// TestDeferVectorsMends: what the sidecar lacks besides the hooks' lag is
+// found and mended by the catch-up too: a lesson an embedder failed on
+// when the index was built, beside a base lesson a hook removed (the two
+// cancel in a count), and a lesson a hook removed and another restored as
+// it was (its vector is of its content still). A catch-up whose embedder
+// fails keeps the mark, and the next one ends the lag.
+func TestDeferVectorsMends(t *testing.T) {
+	files := newFileSet()
+	lesson := func(i int) domain.Lesson {
+		return domain.Lesson{ID: fmt.Sprintf("lesson-%03d", i), Type: "semantic", Title: fmt.Sprintf("note %d", i),
+			Gist: fmt.Sprintf("Topic%d services retry payments with backoff %d", i, i)}
+	}
+	for i := range 60 {
+		files.put(lesson(i))
+	}
+	dir := t.TempDir()
+	emb := &flakyEmbedder{NGramEmbedder: NewNGramEmbedder(NGramOptions{}), fail: "Topic59 "}
+	open := func(o Options) *Index {
+		o.EmbedBatch = 1
+		ix, err := Open(dir, emb, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ix
+	}
+	ix := open(Options{})
+	if st, err := ix.SyncFiles(files.listing(), files.read, "s0", false); err != nil || st.EmbedError == "" {
+		t.Fatalf("build: %v, embed error %q; want the flaky lesson to fail", err, st.EmbedError)
+	}
+	ix.Close()
+	emb.fail = ""
+
+	// Hooks: lesson-010 removed (a base lesson), lesson-020 removed and
+	// restored as it was, lesson-100 added.
+	removed := files.lessons["lesson-010"]
+	delete(files.lessons, "lesson-010")
+	delete(files.stamps, "lesson-010")
+	restored := files.lessons["lesson-020"]
+	delete(files.lessons, "lesson-020")
+	delete(files.stamps, "lesson-020")
+	hook := Options{DeferMerge: true, LazyVectors: true, DeferVectors: true}
+	for k, change := range []struct {
+		changed []FileStamp
+		removed []string
+	}{
+		{nil, []string{"lesson-010", "lesson-020"}},
+		{[]FileStamp{files.put(restored), files.put(lesson(100))}, nil},
+	} {
+		h := open(hook)
+		if _, err := h.SyncChanged(fmt.Sprintf("s%d", k), change.changed, change.removed, files.read, fmt.Sprintf("s%d", k+1)); err != nil {
+			t.Fatal(err)
+		}
+		h.Close()
+	}
+	_ = removed
+
+	emb.fail = "Topic100 "
+	ix = open(Options{})
+	if st, refit, err := ix.CatchUpVectors(files.read); err != nil || refit || st.EmbedError == "" || !ix.vectorsBehind() {
+		t.Fatalf("a catch-up whose embedder fails: %v, refit %v, embed error %q, marked behind %v; want the mark kept", err, refit, st.EmbedError, ix.vectorsBehind())
+	}
+	ix.Close()
+	emb.fail = ""
+	ix = open(Options{})
+	defer ix.Close()
+	if _, refit, err := ix.CatchUpVectors(files.read); err != nil || refit {
+		t.Fatalf("catch-up: %v, refit %v", err, refit)
+	}
+	if ix.vectorsBehind() || !ix.vectorsMatch() || ix.wholeVecs != 1 {
+		t.Fatalf("after the catch-up: marked behind %v, sidecar in step %v, %d comparisons of every vector (want 1: the failed lesson is not on the mark)", ix.vectorsBehind(), ix.vectorsMatch(), ix.wholeVecs)
+	}
+	ofContent(t, ix, files)
+	if _, ok := ix.vec.hash("lesson-010"); ok {
+		t.Error("the removed lesson kept its vector")
+	}
+	if ix.vec.len() != ix.cat.len() {
+		t.Errorf("%d vectors for %d lessons", ix.vec.len(), ix.cat.len())
 	}
 }
 

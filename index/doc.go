@@ -68,12 +68,12 @@
 //
 // A hook's sync (Options.DeferVectors) writes the catalog's delta alone:
 // the lessons it changed keep no vector, or an older one, until a sync
-// without it embeds them. What the sidecar lags by is read from the two
-// deltas (vectorLag: delta lessons without a vector of their content,
-// vectors of lessons gone), since every change but a merge goes through
-// a delta; the next SyncChanged embeds it with its own change, and
-// CatchUpVectors does it for a command whose catalog is up to date. A
-// refit left due is done by a sync from a listing.
+// without it embeds them. Before its delta it adds their ids to a mark
+// (vectors.behind); the next sync that embeds, or CatchUpVectors for a
+// command whose catalog is up to date, brings those lessons' vectors in
+// line, compares every lesson's only when the sidecar still does not
+// match the catalog (a lesson an embedder failed on), and removes the
+// mark. A refit left due is done by a sync from a listing.
 //
 // bleve's own index (scorch) is not used: linking it slows every process's
 // start-up measurably (it builds Levenshtein automata in an init function;

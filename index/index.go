@@ -118,6 +118,7 @@ type Index struct {
 	forceMerge bool   // tests: the next sync merges whatever its deltas hold
 	noFastSync bool   // tests: SyncChanged never takes syncDelta
 	fastSyncs  int    // tests: the syncs syncDelta did
+	wholeVecs  int    // tests: the catch-ups that compared every vector
 	sig        string // the index files' stat signature when read (filesSig)
 
 	infosOnce sync.Once
@@ -149,6 +150,14 @@ func Open(dir string, emb Embedder, opts Options) (*Index, error) {
 	ix.sig = filesSig(dir)
 	ix.cat, ok = readView(dir)
 	ix.catBad = !ok || ix.cat.screen != opts.ScreenID
+	if opts.LazyVectors && opts.DeferVectors {
+		// Nothing here asks the embedder (an endpoint probed for its
+		// dimension would be called on the hook's clock): the sidecar is
+		// read, and checked against it, if a call needs the vectors.
+		ix.vec = newVecView(newVectorStore("", 0))
+		ix.vecPending.Store(true)
+		return ix, nil
+	}
 	ix.vec = newVecView(newVectorStore(emb.ID(), max(emb.Dim(), 0)))
 	switch {
 	case emb.Dim() <= 0:
@@ -170,7 +179,13 @@ func (ix *Index) ensureVectors() {
 	ix.vecMu.Lock()
 	defer ix.vecMu.Unlock()
 	if ix.vecPending.Load() {
-		ix.loadVectors()
+		if ix.emb.Dim() > 0 {
+			ix.loadVectors()
+		} else {
+			// An unavailable embedder keeps the sidecar for later, as
+			// Open does.
+			ix.vec = newVecView(newVectorStore(ix.emb.ID(), 0))
+		}
 		ix.vecPending.Store(false)
 	}
 }
@@ -601,13 +616,15 @@ func (ix *Index) syncFiles(fs FileSync, files []FileStamp, read func(ids []strin
 // unreadable catalog, an embedder due for a refit on the corpus). A hook
 // asks before it syncs, to leave large syncs to a background process.
 func (ix *Index) Pending(files []FileStamp) (read int, full bool) {
-	ix.ensureVectors() // a refit is due by the embedder's state
+	if !ix.opts.DeferVectors {
+		ix.ensureVectors() // a refit is due by the embedder's state
+	}
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	if ix.catBad {
 		return len(files), true
 	}
-	if ix.refitDue(len(files)) {
+	if !ix.opts.DeferVectors && ix.refitDue(len(files)) {
 		return len(files), true
 	}
 	at := ix.cat.lookup(fileIDs(files))
@@ -756,7 +773,7 @@ func (ix *Index) begin(n int) (SyncStats, func(), error) {
 			ix.infosOnce, ix.infos = sync.Once{}, nil
 		}
 		// A sidecar still unread is read as it is when it is needed.
-		if ix.emb.Dim() > 0 && !ix.vecPending.Load() && !ix.vecBad {
+		if !ix.vecPending.Load() && !ix.vecBad && ix.emb.Dim() > 0 {
 			ix.loadVectors()
 		}
 		ix.sig = sig

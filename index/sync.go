@@ -98,6 +98,11 @@ func (ix *Index) apply(st *SyncStats, entries []syncEntry, read func([]string) [
 			full = true
 		} else {
 			st.MergeDue = due
+			if ix.opts.DeferVectors {
+				if err := ix.markVectorsBehind([]string{everyLesson}); err != nil {
+					return err
+				}
+			}
 			if err := ix.writeDelta(st, v, d, stamp); err != nil {
 				return err
 			}
@@ -117,13 +122,18 @@ func (ix *Index) apply(st *SyncStats, entries []syncEntry, read func([]string) [
 		// checked first (a corrupt base is rebuilt from the lessons).
 		v = ix.verified(st, true)
 		if !serialForTest && ix.vectorsApart(set, refit) {
-			return ix.writeBoth(st, v, set, stamp, refit)
+			err = ix.writeBoth(st, v, set, stamp, refit)
+		} else if merged, err = ix.writeBase(st, v, set, stamp); err == nil {
+			err = ix.syncVectors(st, set, refit, merged)
 		}
-		if merged, err = ix.writeBase(st, v, set, stamp); err != nil {
-			return err
-		}
+	} else {
+		err = ix.syncVectors(st, set, refit, merged)
 	}
-	return ix.syncVectors(st, set, refit, merged)
+	if err == nil {
+		// Every lesson's vector was compared with the catalog.
+		ix.caughtUp(*st)
+	}
+	return err
 }
 
 // vectorsApart reports whether syncVectors can run beside writeBase: it

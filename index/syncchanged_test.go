@@ -130,12 +130,13 @@ func sameFileStamps(t *testing.T, a, b *Index) {
 type fileSet struct {
 	lessons map[string]domain.Lesson
 	stamps  map[string]FileStamp
+	gone    map[string]domain.Lesson // lessons removed, as they were
 	reads   []string
 	clock   int64
 }
 
 func newFileSet() *fileSet {
-	return &fileSet{lessons: map[string]domain.Lesson{}, stamps: map[string]FileStamp{}, clock: 1000}
+	return &fileSet{lessons: map[string]domain.Lesson{}, stamps: map[string]FileStamp{}, gone: map[string]domain.Lesson{}, clock: 1000}
 }
 
 // tick is a modification time later than any before it.

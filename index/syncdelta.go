@@ -1,11 +1,17 @@
 package index
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/borg-memory/borg/domain"
+	"github.com/borg-memory/borg/memfs/fsutil"
 )
 
 // SyncChanged's fast path: a change set applied to the delta
@@ -37,12 +43,14 @@ func (ix *Index) syncDelta(fs FileSync, changed []FileStamp, removed []string, r
 	if ix.noFastSync || ix.catBad || v.screen != ix.opts.ScreenID || v.base.len() == 0 || v.delta.verify() != nil {
 		return fs, false, nil
 	}
-	// The vectors the deltas' lessons lack are embedded with the change
-	// (none by a sync that defers them).
-	var lag vectorLag
+	// A sync that defers the vectors does not look at them; one that
+	// embeds brings every vector in line: the change's alone when the
+	// sidecar is in step, the change's and those deferring syncs left
+	// behind when it is marked (catchUp), else the path that compares
+	// them all.
+	behind, marked := []string(nil), false
 	if !ix.opts.DeferVectors {
-		var ok bool
-		if lag, ok = ix.vectorLag(); !ok {
+		if behind, marked = ix.behindIDs(); !marked && !ix.vectorsMatch() {
 			return fs, false, nil
 		}
 	}
@@ -56,7 +64,7 @@ func (ix *Index) syncDelta(fs FileSync, changed []FileStamp, removed []string, r
 	// A merge is decided before anything is read: a delta of every change
 	// and every held delta lesson bounds the one written.
 	if !ix.opts.DeferMerge && (ix.forceMerge || mergeDue(v.delta.len()+len(todo), v.ndead+len(cs), max(v.len()-len(cs), 0)) ||
-		!ix.opts.DeferVectors && mergeDue(ix.vec.delta.len()+len(todo)+len(lag.todo), ix.vec.base.ndead+len(cs)+len(lag.gone), ix.vec.len()+len(todo))) {
+		!ix.opts.DeferVectors && mergeDue(ix.vec.delta.len()+len(todo), ix.vec.base.ndead+len(cs), ix.vec.len()+len(todo))) {
 		return fs, false, nil
 	}
 	if len(todo) > 0 {
@@ -68,7 +76,6 @@ func (ix *Index) syncDelta(fs FileSync, changed []FileStamp, removed []string, r
 			got[l.ID] = l
 		}
 	}
-	lagging := lag.read(cs, read)
 	var fresh []syncEntry
 	for i := range cs {
 		c := &cs[i]
@@ -96,14 +103,31 @@ func (ix *Index) syncDelta(fs FileSync, changed []FileStamp, removed []string, r
 	fs.Lessons = d.live
 	fs.SyncStats.Lessons = d.live
 	fs.MergeDue = ix.forceMerge || mergeDue(len(d.docs), len(d.tomb), d.live)
+	if ix.opts.DeferVectors {
+		var ids []string
+		for i := range cs {
+			if !cs[i].same {
+				ids = append(ids, cs[i].id)
+			}
+		}
+		if err := ix.markVectorsBehind(ids); err != nil {
+			return fs, true, err
+		}
+	}
 	if err := ix.writeDelta(&fs.SyncStats, v, d, stamp); err != nil {
 		return fs, true, err
 	}
 	ix.fastSyncs++
-	if ix.opts.DeferVectors {
+	switch {
+	case ix.opts.DeferVectors:
 		return fs, true, nil
+	case marked:
+		for i := range cs {
+			behind = append(behind, cs[i].id)
+		}
+		return fs, true, ix.catchUp(&fs.SyncStats, behind, fs.Read, read)
 	}
-	return fs, true, ix.syncDeltaVectors(&fs.SyncStats, set, cs, lag, lagging)
+	return fs, true, ix.syncDeltaVectors(&fs.SyncStats, set, cs)
 }
 
 // liveAfter is how many lessons v holds once cs is applied (the lessons
@@ -268,138 +292,34 @@ func (v *view) tombstones() []int {
 	return out
 }
 
-// vectorLag is what the sidecar lacks of the catalog's lessons since a
-// sync left it behind (Options.DeferVectors): the live delta lessons
-// without a vector of their content (todo, with their catalog hashes), and
-// the lessons no longer live that still have a vector (gone). Both are
-// found in the deltas alone, as the fast path assumes of the lessons it
-// does not touch: the bases are written together by one merge, and every
-// other change goes through a delta.
-type vectorLag struct {
-	todo, hashes []string
-	gone         []string
-}
-
-// vectorLag reports the sidecar's lag behind the catalog; ok is false when
-// the sidecar does not follow the catalog otherwise, which the counts tell
-// (a base of another catalog, or a lesson an embedder failed on before
-// lags were read this way): the caller then takes the path that compares
-// every lesson.
-func (ix *Index) vectorLag() (lag vectorLag, ok bool) {
+// vectorsMatch reports whether the sidecar holds a vector of every live
+// lesson's content and no other, as the fast path assumes of the lessons
+// it does not touch: the counts agree, and every lesson of either delta
+// has its vector of its content. (A base sidecar and a base catalog are
+// written by one merge; only an embedder's failure since leaves a lesson
+// without its vector, and that one is missing from the count.)
+func (ix *Index) vectorsMatch() bool {
 	v, vec := ix.cat, ix.vec
-	if vec.dim <= 0 || ix.vecBad || vec.base.len() == 0 {
-		return lag, false
+	if vec.dim <= 0 || ix.vecBad || vec.base.len() == 0 || vec.len() != v.len() {
+		return false
 	}
-	missing := 0
 	for o := 0; o < v.delta.len(); o++ {
-		id, want := v.delta.id(o).s, v.delta.hash(o).s
-		h, has := vec.hash(id)
-		if has && h == want {
-			continue
-		}
-		lag.todo, lag.hashes = append(lag.todo, strings.Clone(id)), append(lag.hashes, strings.Clone(want))
-		if !has {
-			missing++
+		if h, ok := vec.hash(v.delta.id(o).s); !ok || h != v.delta.hash(o).s {
+			return false
 		}
 	}
 	for r, id := range vec.delta.ids {
-		g, live := v.find(id)
-		switch {
-		case !live:
-			lag.gone = append(lag.gone, id)
-		case g < v.base.len() && !v.hashIs(g, vec.delta.hashes[r]):
-			return lag, false // a base lesson's vector of other content: not a lag
+		if g, ok := v.find(id); !ok || !v.hashIs(g, vec.delta.hashes[r]) {
+			return false
 		}
 	}
-	if len(lag.todo) == 0 && len(lag.gone) == 0 && vec.len() == v.len() {
-		return lag, true // nothing lags (a sync that embeds left it)
-	}
-	for _, g := range v.tombstones() {
-		id := v.idOf(g)
-		if _, live := v.find(id); live {
-			continue // rewritten: its delta entry says what it lacks
-		}
-		if _, has := vec.base.find(id); has && !slices.Contains(lag.gone, id) {
-			lag.gone = append(lag.gone, strings.Clone(id))
-		}
-	}
-	return lag, vec.len()-len(lag.gone) == v.len()-missing
-}
-
-// CatchUpVectors embeds what syncs that deferred the vectors
-// (Options.DeferVectors) left the sidecar without, reading those lessons
-// with read, and drops the vectors of lessons they removed: a command
-// whose catalog is up to date calls it before it searches with the vector
-// arm. refit reports an embedder due for a refit on the lessons as they
-// are now (the deferred syncs changed their number past the bound), which
-// reads every lesson: the caller syncs from a listing (SyncFiles), which
-// does it. A sidecar that does not follow the catalog otherwise is left as
-// it is; a sync that compares every lesson mends it.
-func (ix *Index) CatchUpVectors(read func(ids []string) []domain.Lesson) (st SyncStats, refit bool, err error) {
-	ix.ensureVectors()
-	ix.mu.RLock()
-	lag, ok := ix.vectorLag()
-	ix.mu.RUnlock()
-	if !ok || lag.empty() {
-		return st, false, nil
-	}
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	st, unlock, err := ix.begin(0)
-	if err != nil {
-		return st, false, err
-	}
-	defer unlock()
-	// Again under the lock: another process may have caught up meanwhile.
-	if lag, ok = ix.vectorLag(); !ok || lag.empty() {
-		return st, false, nil
-	}
-	if ix.refitDue(ix.cat.len()) {
-		return st, true, nil
-	}
-	set, err := newSyncSet(nil, nil)
-	if err != nil {
-		return st, false, err
-	}
-	st.Lessons = ix.cat.len()
-	return st, false, ix.syncDeltaVectors(&st, set, nil, lag, lag.read(nil, read))
-}
-
-// empty reports whether nothing lags.
-func (l vectorLag) empty() bool { return len(l.todo) == 0 && len(l.gone) == 0 }
-
-// read reads the lagging lessons the change cs does not hold (those it
-// changes are embedded as part of it), keeping those whose content is the
-// catalog's: entries for syncDeltaVectors' set.
-func (l vectorLag) read(cs []deltaChange, read func([]string) []domain.Lesson) []syncEntry {
-	var ids []string
-	want := map[string]string{}
-	for i, id := range l.todo {
-		// A lesson the change reads is embedded as part of it.
-		if k, ok := slices.BinarySearchFunc(cs, id, func(c deltaChange, id string) int { return strings.Compare(c.id, id) }); !ok || cs[k].same {
-			ids = append(ids, id)
-			want[id] = l.hashes[i]
-		}
-	}
-	if len(ids) == 0 {
-		return nil
-	}
-	var out []syncEntry
-	got := read(ids)
-	for i := range got {
-		if h, ok := want[got[i].ID]; ok && ContentHash(got[i]) == h {
-			delete(want, got[i].ID)
-			out = append(out, syncEntry{id: got[i].ID, hash: h, lesson: &got[i]})
-		}
-	}
-	return out
+	return true
 }
 
 // syncDeltaVectors is syncVectors for a change: the changed lessons whose
-// vector is not of their content are embedded into the delta, with those
-// the sidecar lagged behind on (lag; lagging holds the ones read for it),
-// and the base rows they had or of lessons that went are tombstoned.
-func (ix *Index) syncDeltaVectors(st *SyncStats, set *syncSet, cs []deltaChange, lag vectorLag, lagging []syncEntry) error {
+// vector is not of their content are embedded into the delta, and the
+// base rows they had or of lessons that went are tombstoned.
+func (ix *Index) syncDeltaVectors(st *SyncStats, set *syncSet, cs []deltaChange) error {
 	var todo, gone []string
 	for i := range cs {
 		c := &cs[i]
@@ -412,20 +332,6 @@ func (ix *Index) syncDeltaVectors(st *SyncStats, set *syncSet, cs []deltaChange,
 			if h, ok := ix.vec.hash(c.id); !ok || h != set.get(c.id).hash {
 				todo = append(todo, c.id)
 			}
-		}
-	}
-	gone = append(gone, lag.gone...)
-	if len(lagging) > 0 {
-		entries := make([]syncEntry, 0, len(set.es)+len(lagging))
-		for _, e := range set.es {
-			entries = append(entries, *e)
-		}
-		var err error
-		if set, err = newSyncSet(append(entries, lagging...), nil); err != nil {
-			return err
-		}
-		for _, e := range lagging {
-			todo = append(todo, e.id)
 		}
 	}
 	if len(todo) == 0 && len(gone) == 0 {
@@ -442,4 +348,212 @@ func (ix *Index) syncDeltaVectors(st *SyncStats, set *syncSet, cs []deltaChange,
 	}
 	ix.embed(st, set, todo, ix.vec.delta)
 	return ix.writeVecDelta(dead)
+}
+
+// vectorsBehindName marks an index whose vectors syncs that deferred
+// them (Options.DeferVectors) left behind its catalog, and lists the
+// lessons those syncs changed or removed, one id a line ("*" for every
+// lesson: a sync from a listing). A deferring sync writes it before its
+// catalog delta; a sync that embeds brings those lessons' vectors in line
+// (and every lesson's when the sidecar still does not match the catalog,
+// vectorsMatch) and removes it. Its absence says that the sidecar followed
+// the catalog as of the last sync that embedded.
+const vectorsBehindName = "vectors.behind"
+
+// everyLesson is the mark's line for "any lesson may lag".
+const everyLesson = "*"
+
+// behindIDs reads the mark: the ids it lists, sorted, and whether it is
+// set. A mark that cannot be read lists every lesson.
+func (ix *Index) behindIDs() (ids []string, marked bool) {
+	if ix.dir == "" {
+		return nil, false
+	}
+	b, err := os.ReadFile(filepath.Join(ix.dir, vectorsBehindName))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false
+	}
+	if err != nil {
+		return []string{everyLesson}, true
+	}
+	ids = strings.Fields(string(b))
+	slices.Sort(ids)
+	return slices.Compact(ids), true
+}
+
+// vectorsBehind reports whether the mark is set.
+func (ix *Index) vectorsBehind() bool {
+	if ix.dir == "" {
+		return false
+	}
+	_, err := os.Stat(filepath.Join(ix.dir, vectorsBehindName))
+	return err == nil
+}
+
+// markVectorsBehind adds ids to the mark, before the catalog moves past
+// their vectors. The caller holds the lock.
+func (ix *Index) markVectorsBehind(ids []string) error {
+	if ix.dir == "" || ix.fallback || len(ids) == 0 {
+		return nil
+	}
+	old, _ := ix.behindIDs()
+	if slices.Contains(old, everyLesson) {
+		return nil
+	}
+	all := append(old, ids...)
+	slices.Sort(all)
+	all = slices.Compact(all)
+	if slices.Equal(all, old) {
+		return nil
+	}
+	data := []byte(strings.Join(all, "\n") + "\n")
+	if err := fsutil.WriteFileAtomic(filepath.Join(ix.dir, vectorsBehindName), data, 0o644, deltaWrite); err != nil {
+		return fmt.Errorf("sync index: %w (delete %s to rebuild the index)", err, ix.dir)
+	}
+	return nil
+}
+
+// caughtUp removes the mark after a sync that brought every vector in
+// line, unless an embedder failed on one (the next command tries again).
+// The caller holds the lock.
+func (ix *Index) caughtUp(st SyncStats) {
+	if ix.dir == "" || ix.fallback || st.EmbedError != "" || !ix.vectorsBehind() {
+		return
+	}
+	_ = os.Remove(filepath.Join(ix.dir, vectorsBehindName))
+}
+
+// catchUp brings the vectors of the lessons ids (the mark's, and the
+// change's of a sync that embeds) in line with the catalog as it is: each
+// live one whose vector is missing or of other content is embedded (taken
+// from have when there, read with read otherwise), the vector of each one
+// gone is dropped. When the sidecar then still does not match the
+// catalog (a lesson an embedder failed on before, a mark that lists every
+// lesson), every lesson's vector is compared (syncVectors over all). The
+// caller holds ix.mu and the lock.
+func (ix *Index) catchUp(st *SyncStats, ids []string, have []domain.Lesson, read func([]string) []domain.Lesson) error {
+	if ix.vec.dim <= 0 {
+		st.EmbedError = "embedder unavailable (no dimension)"
+		return nil
+	}
+	byID := make(map[string]*domain.Lesson, len(have))
+	for i := range have {
+		byID[have[i].ID] = &have[i]
+	}
+	ids = slices.Clone(ids)
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	v := ix.cat
+	every := slices.Contains(ids, everyLesson)
+	var entries []syncEntry
+	var gone []string
+	if !every {
+		for _, id := range ids {
+			g, live := v.find(id)
+			if !live {
+				if _, ok := ix.vec.hash(id); ok {
+					gone = append(gone, id)
+				}
+				continue
+			}
+			e := syncEntry{id: id, hash: v.hash(g)}
+			if h, ok := ix.vec.hash(id); ok && h == e.hash {
+				continue
+			}
+			if l := byID[id]; l != nil && ContentHash(*l) == e.hash {
+				e.lesson = l
+			}
+			entries = append(entries, e)
+		}
+	}
+	if len(entries) > 0 || len(gone) > 0 {
+		set, err := newSyncSet(entries, read)
+		if err != nil {
+			return err
+		}
+		todo := slices.Clone(set.ids)
+		set.fill(todo)
+		todo = slices.DeleteFunc(todo, func(id string) bool { return set.get(id).lesson == nil })
+		dead := ix.vec.base.deadRows()
+		for _, id := range gone {
+			ix.removeVector(id, false, &dead)
+		}
+		for _, id := range todo {
+			if r, ok := ix.vec.base.find(id); ok {
+				dead = append(dead, r)
+			}
+		}
+		ix.embed(st, set, todo, ix.vec.delta)
+		if err := ix.writeVecDelta(dead); err != nil {
+			return err
+		}
+	}
+	if every || st.EmbedError == "" && !ix.vectorsMatch() {
+		ix.wholeVecs++
+		return ix.syncVectorsWhole(st, have, read)
+	}
+	ix.caughtUp(*st)
+	return nil
+}
+
+// syncVectorsWhole brings the sidecar in line with the catalog as it is:
+// each live lesson whose vector is missing or of other content is embedded
+// (taken from have when there, read with read otherwise), and the vectors
+// of lessons no longer live are dropped (syncVectors over every lesson).
+// The caller holds ix.mu and the lock.
+func (ix *Index) syncVectorsWhole(st *SyncStats, have []domain.Lesson, read func([]string) []domain.Lesson) error {
+	v := ix.cat
+	ords := v.ordered()
+	entries := make([]syncEntry, len(ords))
+	byID := make(map[string]*domain.Lesson, len(have))
+	for i := range have {
+		byID[have[i].ID] = &have[i]
+	}
+	for i, g := range ords {
+		e := syncEntry{id: v.idOf(g), hash: v.hash(g)}
+		if l := byID[e.id]; l != nil && ContentHash(*l) == e.hash {
+			e.lesson = l
+		}
+		entries[i] = e
+	}
+	set, err := newSyncSet(entries, read)
+	if err != nil {
+		return err
+	}
+	if err := ix.syncVectors(st, set, false, false); err != nil {
+		return err
+	}
+	ix.caughtUp(*st)
+	return nil
+}
+
+// CatchUpVectors brings the vectors in line with a catalog that is up to
+// date but that syncs which deferred the vectors (Options.DeferVectors)
+// moved past them: a command that searches with the vector arm calls it
+// first, and read reads the lessons to embed. It costs a stat when nothing
+// lags, and what the deferring syncs changed when something does. refit
+// reports an embedder due for a refit on the lessons as they are now,
+// which reads every lesson: the caller syncs from a listing (SyncFiles),
+// which does it.
+func (ix *Index) CatchUpVectors(read func(ids []string) []domain.Lesson) (st SyncStats, refit bool, err error) {
+	if ix.opts.DeferVectors || !ix.vectorsBehind() {
+		return st, false, nil
+	}
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	st, unlock, err := ix.begin(0)
+	if err != nil {
+		return st, false, err
+	}
+	defer unlock()
+	// Again under the lock: another process may have caught up meanwhile.
+	ids, marked := ix.behindIDs()
+	if !marked {
+		return st, false, nil
+	}
+	if ix.refitDue(ix.cat.len()) {
+		return st, true, nil
+	}
+	st.Lessons = ix.cat.len()
+	return st, false, ix.catchUp(&st, ids, nil, read)
 }

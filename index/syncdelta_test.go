@@ -89,8 +89,9 @@ func testSyncDeltaSameFiles(t *testing.T, seed uint64, deferMerge bool) {
 
 // randomChange changes a few of files' lessons as a store sees them
 // change (c's lessons i < n+10): added or rewritten, touched (a new stamp,
-// the same content), archived or deleted, or changed into a file that
-// cannot be read. It returns the change set a sync is given.
+// the same content), archived or deleted, restored as it was, or changed
+// into a file that cannot be read. It returns the change set a sync is
+// given.
 func randomChange(c *segCorpus, files *fileSet, n int) (changed []FileStamp, removed []string) {
 	seen := map[string]bool{}
 	for range 1 + c.r.IntN(6) {
@@ -100,12 +101,22 @@ func randomChange(c *segCorpus, files *fileSet, n int) (changed []FileStamp, rem
 			continue
 		}
 		seen[id] = true
-		switch c.r.IntN(6) {
+		switch c.r.IntN(7) {
 		case 0: // archived or deleted
+			if l, ok := files.lessons[id]; ok {
+				files.gone[id] = l
+			}
 			if _, ok := files.stamps[id]; ok {
 				delete(files.lessons, id)
 				delete(files.stamps, id)
 				removed = append(removed, id)
+			}
+		case 6: // restored as it was before it went
+			if l, ok := files.gone[id]; ok {
+				if _, held := files.stamps[id]; !held {
+					delete(files.gone, id)
+					changed = append(changed, files.put(l))
+				}
 			}
 		case 1: // touched: a new stamp, the same content
 			if f, ok := files.stamps[id]; ok {

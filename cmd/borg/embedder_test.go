@@ -135,39 +135,50 @@ func TestEmbedderDownSaysSo(t *testing.T) {
 
 // TestHookDefersEmbedding: a hook that finds a new lesson indexes its words
 // but never calls the embedder endpoint (its search has no vector arm, and
-// the endpoint must not run on the agent's clock); the next recall embeds
-// the lesson, and no more than that, before it searches with meaning.
+// the endpoint must not run on the agent's clock), not even to ask its
+// dimension; the next recall embeds the lesson, and no more than that,
+// before it searches with meaning.
 func TestHookDefersEmbedding(t *testing.T) {
-	vars := adversarialStore(t)
-	srv, calls := bagServer(t, 64)
-	useBagServer(t, srv)
-	if code, stdout, stderr := inProcess(t, vars, "", "recall", "migrations before integration tests"); code != 0 {
-		t.Fatalf("recall: exit %d\n%s\n%s", code, stdout, stderr)
-	}
-	if code, _, stderr := inProcess(t, vars, "", "learn", "Payments gateway retries need jitter between attempts"); code != 0 {
-		t.Fatalf("learn: exit %d\n%s", code, stderr)
-	}
-	before := calls.Load()
-	stop := `{"session_id":"defer-1","hook_event_name":"Stop","stop_hook_active":false,"cwd":"` + t.TempDir() +
-		`","last_assistant_message":"I added retries with jitter to the payments gateway client."}`
-	code, stdout, stderr := inProcess(t, vars, stop, "hook", "stop")
-	if code != 0 || !strings.Contains(stdout, "payments-gateway-retries") {
-		t.Fatalf("the Stop after the learn: exit %d, %q %q; want the new lesson asked", code, stdout, stderr)
-	}
-	if n := calls.Load() - before; n != 0 {
-		t.Fatalf("the Stop called the embedder endpoint %d time(s)", n)
-	}
-	code, stdout, stderr = inProcess(t, vars, "", "recall", "payments gateway jitter")
-	if code != 0 || !strings.Contains(stdout, "payments-gateway-retries") || strings.Contains(stderr, "embedder") {
-		t.Fatalf("recall after the Stop: exit %d\n%s\n%s", code, stdout, stderr)
-	}
-	// One call embeds the lesson the Stop left without a vector, one the
-	// query.
-	if n := calls.Load() - before; n != 2 {
-		t.Errorf("recall after the Stop called the endpoint %d time(s), want 2", n)
-	}
-	before = calls.Load()
-	if code, _, stderr := inProcess(t, vars, "", "recall", "payments gateway jitter"); code != 0 || calls.Load()-before != 1 {
-		t.Errorf("a second recall: exit %d, %d endpoint call(s), want the query's alone (%s)", code, calls.Load()-before, stderr)
+	for _, dim := range []string{"64", ""} {
+		t.Run("BORG_EMBEDDER_DIM="+dim, func(t *testing.T) {
+			vars := adversarialStore(t)
+			srv, calls := bagServer(t, 64)
+			useBagServer(t, srv)
+			t.Setenv("BORG_EMBEDDER_DIM", dim)
+			// Without a dimension every process asks it once.
+			probe := int64(0)
+			if dim == "" {
+				probe = 1
+			}
+			if code, stdout, stderr := inProcess(t, vars, "", "recall", "migrations before integration tests"); code != 0 {
+				t.Fatalf("recall: exit %d\n%s\n%s", code, stdout, stderr)
+			}
+			if code, _, stderr := inProcess(t, vars, "", "learn", "Payments gateway retries need jitter between attempts"); code != 0 {
+				t.Fatalf("learn: exit %d\n%s", code, stderr)
+			}
+			before := calls.Load()
+			stop := `{"session_id":"defer-1","hook_event_name":"Stop","stop_hook_active":false,"cwd":"` + t.TempDir() +
+				`","last_assistant_message":"I added retries with jitter to the payments gateway client."}`
+			code, stdout, stderr := inProcess(t, vars, stop, "hook", "stop")
+			if code != 0 || !strings.Contains(stdout, "payments-gateway-retries") {
+				t.Fatalf("the Stop after the learn: exit %d, %q %q; want the new lesson asked", code, stdout, stderr)
+			}
+			if n := calls.Load() - before; n != 0 {
+				t.Fatalf("the Stop called the embedder endpoint %d time(s)", n)
+			}
+			code, stdout, stderr = inProcess(t, vars, "", "recall", "payments gateway jitter")
+			if code != 0 || !strings.Contains(stdout, "payments-gateway-retries") || strings.Contains(stderr, "embedder") {
+				t.Fatalf("recall after the Stop: exit %d\n%s\n%s", code, stdout, stderr)
+			}
+			// One call embeds the lesson the Stop left without a vector,
+			// one the query.
+			if n := calls.Load() - before; n != 2+probe {
+				t.Errorf("recall after the Stop called the endpoint %d time(s), want %d", n, 2+probe)
+			}
+			before = calls.Load()
+			if code, _, stderr := inProcess(t, vars, "", "recall", "payments gateway jitter"); code != 0 || calls.Load()-before != 1+probe {
+				t.Errorf("a second recall: exit %d, %d endpoint call(s), want the query's alone (%s)", code, calls.Load()-before, stderr)
+			}
+		})
 	}
 }
