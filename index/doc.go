@@ -39,6 +39,8 @@
 //     id); another embedder id drops them whole. The base's keys are read
 //     in place through their offsets: a hook wants the vectors of a few
 //     hits (MMR) and the hash of what it re-embeds, not 100,000 keys.
+//   - vectors.behind: the lessons hooks' syncs changed without embedding
+//     them (Options.DeferVectors), one id a line; absent when none lag.
 //   - lock: taken by Sync only.
 //
 // Every file is written whole with memfs.WriteFileAtomic (the sidecar's
