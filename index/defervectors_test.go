@@ -2,6 +2,7 @@ package index
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -196,7 +197,7 @@ func TestDeferVectorsMends(t *testing.T) {
 	emb.fail = ""
 
 	// Hooks: lesson-010 removed (a base lesson), lesson-020 removed and
-	// restored as it was, lesson-100 added.
+	// restored as it was, lesson-030 rewritten, lesson-100 added.
 	removed := files.lessons["lesson-010"]
 	delete(files.lessons, "lesson-010")
 	delete(files.stamps, "lesson-010")
@@ -209,7 +210,8 @@ func TestDeferVectorsMends(t *testing.T) {
 		removed []string
 	}{
 		{nil, []string{"lesson-010", "lesson-020"}},
-		{[]FileStamp{files.put(restored), files.put(lesson(100))}, nil},
+		{[]FileStamp{files.put(restored), files.put(lesson(100)), files.put(domain.Lesson{ID: "lesson-030", Type: "semantic",
+			Title: "vacuum", Gist: "Nightly database vacuum runs with a cost limit of 2000"})}, nil},
 	} {
 		h := open(hook)
 		if _, err := h.SyncChanged(fmt.Sprintf("s%d", k), change.changed, change.removed, files.read, fmt.Sprintf("s%d", k+1)); err != nil {
@@ -218,6 +220,20 @@ func TestDeferVectorsMends(t *testing.T) {
 		h.Close()
 	}
 	_ = removed
+
+	// Before any catch-up, the vector arm (alone here) finds no lesson by
+	// a vector of content it no longer has.
+	ix = open(Options{})
+	hits, err := ix.Search(context.Background(), Query{Text: "Topic30 services retry payments with backoff 30", K: 60, Arms: ArmWeights{Vector: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hits {
+		if h.ID == "lesson-030" {
+			t.Errorf("the vector arm found the rewritten lesson by its old vector (hit %+v)", h)
+		}
+	}
+	ix.Close()
 
 	emb.fail = "Topic100 "
 	ix = open(Options{})

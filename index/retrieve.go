@@ -561,7 +561,10 @@ func (ix *Index) runArms(ctx context.Context, q Query, terms []string, arms ArmW
 			err = fmt.Errorf("it returned %d vector(s), want one of dimension %d", len(qv), ix.vec.dim)
 		}
 		if err == nil {
-			vecHits = ix.vec.search(normalized(qv[0]), depth, ix.allowed(q))
+			allowed := ix.allowed(q)
+			vecHits = ix.vec.search(normalized(qv[0]), depth, func(id string) bool {
+				return allowed(id) && ix.vectorIsCurrent(id)
+			})
 		} else if q.Warn != nil {
 			q.Warn(fmt.Sprintf("the embedder (%s) failed, so meaning played no part in this search: %v", ix.emb.ID(), err))
 		}
@@ -812,13 +815,21 @@ func (ix *Index) diversify(hits []Hit, q Query) []Hit {
 
 // vectorOf is id's vector when it is of the lesson's content as the
 // catalog holds it, or nil: a sync that deferred the vectors
-// (Options.DeferVectors) leaves a rewritten lesson its old one.
+// (Options.DeferVectors) leaves a rewritten lesson its old one until a
+// command catches up (a catch-up that could not be saved, for longer).
 func (ix *Index) vectorOf(id string) []float32 {
-	h, ok := ix.vec.hash(id)
-	if g, live := ix.cat.find(id); !ok || !live || !ix.cat.hashIs(g, h) {
+	if !ix.vectorIsCurrent(id) {
 		return nil
 	}
 	return ix.vec.vector(id)
+}
+
+// vectorIsCurrent reports whether id has a vector of its content as the
+// catalog holds it.
+func (ix *Index) vectorIsCurrent(id string) bool {
+	h, ok := ix.vec.hash(id)
+	g, live := ix.cat.find(id)
+	return ok && live && ix.cat.hashIs(g, h)
 }
 
 // capSuperseded gives each successor present among the hits the place of

@@ -150,7 +150,7 @@ func runShow(ctx context.Context, e *env, s *memfs.Store, id string, asJSON bool
 // The lesson is shown without them, a note on stderr, when the index cannot
 // be opened.
 func successorsOf(ctx context.Context, e *env, s *memfs.Store, id string) ([]string, string) {
-	r, err := openIndex(s, openOptions{progress: e.err}) // the index alone: show derived the memory itself
+	r, err := openIndex(s, openOptions{progress: e.err, noVectors: true}) // the index alone: show derived the memory itself
 	if err != nil {
 		fmt.Fprintf(e.err, "borg: whether a newer lesson supersedes %s is not known: %v\n", id, err)
 		return nil, ""

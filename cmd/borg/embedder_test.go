@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -165,6 +166,11 @@ func TestHookDefersEmbedding(t *testing.T) {
 			}
 			if n := calls.Load() - before; n != 0 {
 				t.Fatalf("the Stop called the embedder endpoint %d time(s)", n)
+			}
+			// show reads no vector: it leaves the catch-up to recall.
+			id := regexp.MustCompile(`payments-gateway-retries[a-z0-9-]*`).FindString(stdout)
+			if code, out, stderr := inProcess(t, vars, "", "show", id); code != 0 || !strings.Contains(out, id) || calls.Load() != before {
+				t.Fatalf("show %s: exit %d, %d endpoint call(s)\n%s\n%s", id, code, calls.Load()-before, out, stderr)
 			}
 			code, stdout, stderr = inProcess(t, vars, "", "recall", "payments gateway jitter")
 			if code != 0 || !strings.Contains(stdout, "payments-gateway-retries") || strings.Contains(stderr, "embedder") {

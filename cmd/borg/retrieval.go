@@ -141,6 +141,10 @@ type openOptions struct {
 	tr       *tracer
 	budget   *budget       // a hook's budget; nil: all the work
 	lockWait time.Duration // wait for another writer of the index (0: index.DefaultLockWait)
+	// noVectors: the caller reads no vector (show), so the vectors are
+	// read, embedded and caught up only by the commands that search with
+	// them, as for a hook.
+	noVectors bool
 }
 
 // openRetrieval opens the store's index and brings it up to date (only
@@ -265,7 +269,7 @@ func openIndex(s *memfs.Store, o openOptions) (*retrieval, error) {
 	// syncs: its search has no vector arm, and an embedder endpoint is
 	// not called on the agent's clock. The next command that searches
 	// with the arm embeds what the hooks left (CatchUpVectors).
-	opts.LazyVectors, opts.DeferVectors = b != nil, b != nil
+	opts.LazyVectors, opts.DeferVectors = b != nil || o.noVectors, b != nil || o.noVectors
 	t0 := time.Now()
 	ix, err := index.Open(indexDir(s), emb, opts)
 	if err != nil {
@@ -274,22 +278,24 @@ func openIndex(s *memfs.Store, o openOptions) (*retrieval, error) {
 	o.tr.step("index files read", t0)
 	r := &retrieval{ix: ix}
 	stamp, fresh := indexFresh(s, ix)
-	if fresh && !force && (b != nil || !ix.MergeDue()) {
-		// (Without a budget, segments due for a merge are merged now.)
-		if b != nil {
+	if fresh && !force && (b != nil || o.noVectors || !ix.MergeDue()) {
+		// (Without a budget, segments due for a merge are merged now,
+		// unless the caller reads no vector: show.)
+		if b != nil || o.noVectors {
 			return r, nil
 		}
 		// What the hooks' syncs left the vectors without (DeferVectors) is
 		// embedded now; a refit that became due reads every lesson, as
-		// the listing's sync below does.
+		// the listing's sync below does. A catch-up that cannot be saved
+		// leaves those lessons out of the vector arm, and says so: the
+		// words still find them.
 		skipped := 0
 		st, refit, err := ix.CatchUpVectors(lessonReader(s, &skipped))
-		if err != nil {
-			_ = ix.Close()
-			return nil, err
+		if err != nil && o.progress != nil {
+			fmt.Fprintf(o.progress, "borg: the lessons the hooks indexed are not embedded yet, so the vector arm leaves them out: %v\n", err)
 		}
 		o.tr.step(fmt.Sprintf("vectors caught up (%d embedded, refit due %v)", st.Embedded, refit), t0)
-		if !refit {
+		if err != nil || !refit {
 			return r, nil
 		}
 	}
