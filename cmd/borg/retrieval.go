@@ -67,8 +67,8 @@ func indexFresh(s *memfs.Store, ix *index.Index) (stamp string, fresh bool) {
 // lessonFileStamps is what the index compares to know which lesson files
 // changed since it read them.
 func lessonFileStamps(s *memfs.Store) ([]index.FileStamp, error) {
-	stamps, _, err := lessonFileStampsStray(s)
-	return stamps, err
+	files, err := s.LessonFiles()
+	return fileStamps(files), err
 }
 
 // lessonFileStampsStray is lessonFileStamps with the number of .html files
@@ -76,14 +76,16 @@ func lessonFileStamps(s *memfs.Store) ([]index.FileStamp, error) {
 // a sync counts them among the files it skipped.
 func lessonFileStampsStray(s *memfs.Store) ([]index.FileStamp, int, error) {
 	files, stray, err := s.LessonFilesStray()
-	if err != nil {
-		return nil, 0, err
-	}
+	return fileStamps(files), stray, err
+}
+
+// fileStamps is the index's stamp of each lesson file.
+func fileStamps(files []memfs.LessonFile) []index.FileStamp {
 	stamps := make([]index.FileStamp, len(files))
 	for i, f := range files {
 		stamps[i] = index.FileStamp{ID: f.ID, ModTime: f.ModTime, Size: f.Size}
 	}
-	return stamps, stray, nil
+	return stamps
 }
 
 // budget is how much bringing the search state up to date a caller does
