@@ -334,6 +334,13 @@ func (ix *Index) syncDeltaVectors(st *SyncStats, set *syncSet, cs []deltaChange)
 			}
 		}
 	}
+	return ix.embedIntoDelta(st, set, todo, gone)
+}
+
+// embedIntoDelta drops the vectors of gone and embeds todo (each with its
+// lesson in set) into the vector delta, tombstoning the base rows either
+// had, and writes the delta.
+func (ix *Index) embedIntoDelta(st *SyncStats, set *syncSet, todo, gone []string) error {
 	if len(todo) == 0 && len(gone) == 0 {
 		return nil
 	}
@@ -474,17 +481,7 @@ func (ix *Index) catchUp(st *SyncStats, ids []string, have []domain.Lesson, read
 		todo := slices.Clone(set.ids)
 		set.fill(todo)
 		todo = slices.DeleteFunc(todo, func(id string) bool { return set.get(id).lesson == nil })
-		dead := ix.vec.base.deadRows()
-		for _, id := range gone {
-			ix.removeVector(id, false, &dead)
-		}
-		for _, id := range todo {
-			if r, ok := ix.vec.base.find(id); ok {
-				dead = append(dead, r)
-			}
-		}
-		ix.embed(st, set, todo, ix.vec.delta)
-		if err := ix.writeVecDelta(dead); err != nil {
+		if err := ix.embedIntoDelta(st, set, todo, gone); err != nil {
 			return err
 		}
 	}
