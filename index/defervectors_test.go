@@ -166,10 +166,12 @@ func (e *flakyEmbedder) Embed(texts []string) ([][]float32, error) {
 
 // TestDeferVectorsMends: what the sidecar lacks besides the hooks' lag is
 // found and mended by the catch-up too: a lesson an embedder failed on
-// when the index was built, beside a base lesson a hook removed (the two
-// cancel in a count), and a lesson a hook removed and another restored as
-// it was (its vector is of its content still). A catch-up whose embedder
-// fails keeps the mark, and the next one ends the lag.
+// when the index was built (not on the mark: the comparison of every
+// vector finds it), beside a base lesson a hook removed, and a lesson a
+// hook removed and another restored as it was (its vector is of its
+// content still). Before the catch-up the vector arm finds no lesson by an
+// old vector; a catch-up whose embedder fails keeps the mark, and the
+// next one ends the lag.
 func TestDeferVectorsMends(t *testing.T) {
 	files := newFileSet()
 	lesson := func(i int) domain.Lesson {
@@ -198,7 +200,6 @@ func TestDeferVectorsMends(t *testing.T) {
 
 	// Hooks: lesson-010 removed (a base lesson), lesson-020 removed and
 	// restored as it was, lesson-030 rewritten, lesson-100 added.
-	removed := files.lessons["lesson-010"]
 	delete(files.lessons, "lesson-010")
 	delete(files.stamps, "lesson-010")
 	restored := files.lessons["lesson-020"]
@@ -219,7 +220,6 @@ func TestDeferVectorsMends(t *testing.T) {
 		}
 		h.Close()
 	}
-	_ = removed
 
 	// Before any catch-up, the vector arm (alone here) finds no lesson by
 	// a vector of content it no longer has.
@@ -257,6 +257,57 @@ func TestDeferVectorsMends(t *testing.T) {
 	if ix.vec.len() != ix.cat.len() {
 		t.Errorf("%d vectors for %d lessons", ix.vec.len(), ix.cat.len())
 	}
+}
+
+// TestDeferVectorsListing: a hook's sync from a listing of every file
+// (taken when a change cannot be read from git) marks the lessons it
+// changed or removed, and nothing when it changed none, so that the next
+// command embeds those alone.
+func TestDeferVectorsListing(t *testing.T) {
+	files := newFileSet()
+	c := newSegCorpus(7)
+	for i := range 40 {
+		files.put(c.lesson(i, 40))
+	}
+	dir := t.TempDir()
+	open := func(o Options) *Index {
+		ix, err := Open(dir, NewNGramEmbedder(NGramOptions{NoIDF: true}), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ix
+	}
+	ix := open(Options{})
+	if _, err := ix.SyncFiles(files.listing(), files.read, "s0", false); err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+	hook := Options{DeferMerge: true, LazyVectors: true, DeferVectors: true}
+	sync := func(stamp string) {
+		t.Helper()
+		h := open(hook)
+		defer h.Close()
+		if _, err := h.SyncFiles(files.listing(), files.read, stamp, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sync("s1")
+	if ids, marked := ix.behindIDs(); marked {
+		t.Fatalf("a listing that changed nothing marked %v", ids)
+	}
+	files.put(c.lesson(3, 40))
+	delete(files.lessons, "lesson-007")
+	delete(files.stamps, "lesson-007")
+	sync("s2")
+	if ids, _ := ix.behindIDs(); !slices.Equal(ids, []string{"lesson-003", "lesson-007"}) {
+		t.Fatalf("the mark lists %v, want the rewritten and the removed lesson", ids)
+	}
+	ix = open(Options{})
+	defer ix.Close()
+	if _, refit, err := ix.CatchUpVectors(files.read); err != nil || refit || ix.wholeVecs != 0 || ix.vectorsBehind() {
+		t.Fatalf("catch-up: %v, refit %v, compared every vector %d time(s), marked %v", err, refit, ix.wholeVecs, ix.vectorsBehind())
+	}
+	ofContent(t, ix, files)
 }
 
 // ofContent checks that every lesson ix holds has a vector of its content

@@ -99,7 +99,7 @@ func (ix *Index) apply(st *SyncStats, entries []syncEntry, read func([]string) [
 		} else {
 			st.MergeDue = due
 			if ix.opts.DeferVectors {
-				if err := ix.markVectorsBehind([]string{everyLesson}); err != nil {
+				if err := ix.markVectorsBehind(changedIn(v, d, set)); err != nil {
 					return err
 				}
 			}
@@ -134,6 +134,23 @@ func (ix *Index) apply(st *SyncStats, entries []syncEntry, read func([]string) [
 		ix.caughtUp(*st)
 	}
 	return err
+}
+
+// changedIn lists the lessons d changes against v: those it analyses anew
+// and those of v that set no longer holds.
+func changedIn(v *view, d *deltaPlan, set *syncSet) []string {
+	var ids []string
+	for _, i := range d.fresh {
+		ids = append(ids, d.docs[i].id)
+	}
+	if d.removed > 0 {
+		for _, g := range v.ordered() {
+			if id := v.idOf(g); set.get(id) == nil {
+				ids = append(ids, id)
+			}
+		}
+	}
+	return ids
 }
 
 // vectorsApart reports whether syncVectors can run beside writeBase: it

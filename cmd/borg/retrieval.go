@@ -265,8 +265,8 @@ func openIndex(s *memfs.Store, o openOptions) (*retrieval, error) {
 	}
 	opts := indexOptions(s, o.lockWait)
 	// A hook's sync costs what changed: merging the index's segments is
-	// left to a background reindex.
-	opts.DeferMerge = b != nil
+	// left to a background reindex (show's too).
+	opts.DeferMerge = b != nil || o.noVectors
 	// Nor does a hook read the vectors unless it asks, nor embed what it
 	// syncs: its search has no vector arm, and an embedder endpoint is
 	// not called on the agent's clock. The next command that searches
@@ -293,6 +293,9 @@ func openIndex(s *memfs.Store, o openOptions) (*retrieval, error) {
 		// words still find them.
 		skipped := 0
 		st, refit, err := ix.CatchUpVectors(lessonReader(s, &skipped))
+		if err == nil && st.EmbedError != "" {
+			err = errors.New(st.EmbedError)
+		}
 		if err != nil && o.progress != nil {
 			fmt.Fprintf(o.progress, "borg: the lessons the hooks indexed are not embedded yet, so the vector arm leaves them out: %v\n", err)
 		}
