@@ -450,7 +450,7 @@ func (ix *Index) SyncChanged(since string, changed []FileStamp, removed []string
 	if ix.verified(&fs.SyncStats, false); ix.catBad || ix.cat.stamp != since || since == "" {
 		return fs, ErrNotSince
 	}
-	if !ix.opts.DeferVectors && ix.refitDue(ix.cat.len()+len(changed)-len(removed)) {
+	if ix.refitDue(ix.cat.len() + len(changed) - len(removed)) {
 		// Every lesson is read again: the listing's path does it.
 		files := ix.heldFiles(changed, removed)
 		fs.Lessons = len(files)
@@ -624,7 +624,7 @@ func (ix *Index) Pending(files []FileStamp) (read int, full bool) {
 	if ix.catBad {
 		return len(files), true
 	}
-	if !ix.opts.DeferVectors && ix.refitDue(len(files)) {
+	if ix.refitDue(len(files)) {
 		return len(files), true
 	}
 	at := ix.cat.lookup(fileIDs(files))
@@ -658,7 +658,7 @@ func (ix *Index) PendingChanged(changed []FileStamp, removed []string) (read int
 			n--
 		}
 	}
-	if ix.catBad || !ix.opts.DeferVectors && ix.refitDue(n) {
+	if ix.catBad || ix.refitDue(n) {
 		return n, true
 	}
 	return read, false

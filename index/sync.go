@@ -115,7 +115,7 @@ func (ix *Index) apply(st *SyncStats, entries []syncEntry, read func([]string) [
 		// New bases are written together: the vectors follow.
 		ix.ensureVectors()
 		ix.vectorsVerified(st)
-		refit = ix.refitDue(len(set.ids))
+		refit = ix.refitDueAt(len(set.ids))
 	}
 	if full {
 		// A new base copies the old base's postings: its checksum is
@@ -191,6 +191,13 @@ func (ix *Index) writeBoth(st *SyncStats, v *view, set *syncSet, stamp string, r
 // refit on a corpus of n lessons (an n-gram embedder without IDF never is:
 // its Fit does nothing).
 func (ix *Index) refitDue(n int) bool {
+	// A sync that defers the vectors leaves a refit to one that embeds.
+	return !ix.opts.DeferVectors && ix.refitDueAt(n)
+}
+
+// refitDueAt is refitDue whatever the sync defers: a sync that writes new
+// bases syncs the vectors, refit included.
+func (ix *Index) refitDueAt(n int) bool {
 	if ng, ok := ix.emb.(*NGramEmbedder); ok && !ng.useIDF {
 		return false
 	}

@@ -88,7 +88,7 @@ func (ix *Index) syncDelta(fs FileSync, changed []FileStamp, removed []string, r
 		}
 		fresh = append(fresh, syncEntry{id: c.id, hash: ContentHash(*c.lesson), lesson: c.lesson, file: c.file})
 	}
-	if !ix.opts.DeferVectors && ix.refitDue(liveAfter(v, cs)) {
+	if ix.refitDue(liveAfter(v, cs)) {
 		// The embedder is refitted on every lesson: syncChanged's work,
 		// without reading these again.
 		out, err := ix.syncChanged(fs, changed, removed, readAgain(todo, got, read), stamp)
@@ -424,10 +424,25 @@ func (ix *Index) markVectorsBehind(ids []string) error {
 // line, unless an embedder failed on one (the next command tries again).
 // The caller holds the lock.
 func (ix *Index) caughtUp(st SyncStats) {
-	if ix.dir == "" || ix.fallback || st.EmbedError != "" || !ix.vectorsBehind() {
+	if ix.dir == "" || ix.fallback || st.EmbedError != "" {
 		return
 	}
-	_ = os.Remove(filepath.Join(ix.dir, vectorsBehindName))
+	_ = os.Remove(filepath.Join(ix.dir, vectorsBehindName)) // none: nothing lagged
+}
+
+// lessonsOf finds a lesson of have by id when it is of the content hash
+// the catalog holds (have: the lessons a sync already read).
+func lessonsOf(have []domain.Lesson) func(id, hash string) *domain.Lesson {
+	byID := make(map[string]*domain.Lesson, len(have))
+	for i := range have {
+		byID[have[i].ID] = &have[i]
+	}
+	return func(id, hash string) *domain.Lesson {
+		if l := byID[id]; l != nil && ContentHash(*l) == hash {
+			return l
+		}
+		return nil
+	}
 }
 
 // catchUp brings the vectors of the lessons ids (the mark's, and the
@@ -443,10 +458,7 @@ func (ix *Index) catchUp(st *SyncStats, ids []string, have []domain.Lesson, read
 		st.EmbedError = "embedder unavailable (no dimension)"
 		return nil
 	}
-	byID := make(map[string]*domain.Lesson, len(have))
-	for i := range have {
-		byID[have[i].ID] = &have[i]
-	}
+	held := lessonsOf(have)
 	ids = slices.Clone(ids)
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
@@ -463,14 +475,11 @@ func (ix *Index) catchUp(st *SyncStats, ids []string, have []domain.Lesson, read
 				}
 				continue
 			}
-			e := syncEntry{id: id, hash: v.hash(g)}
-			if h, ok := ix.vec.hash(id); ok && h == e.hash {
+			h := v.hash(g)
+			if vh, ok := ix.vec.hash(id); ok && vh == h {
 				continue
 			}
-			if l := byID[id]; l != nil && ContentHash(*l) == e.hash {
-				e.lesson = l
-			}
-			entries = append(entries, e)
+			entries = append(entries, syncEntry{id: id, hash: h, lesson: held(id, h)})
 		}
 	}
 	if len(entries) > 0 || len(gone) > 0 {
@@ -502,16 +511,10 @@ func (ix *Index) syncVectorsWhole(st *SyncStats, have []domain.Lesson, read func
 	v := ix.cat
 	ords := v.ordered()
 	entries := make([]syncEntry, len(ords))
-	byID := make(map[string]*domain.Lesson, len(have))
-	for i := range have {
-		byID[have[i].ID] = &have[i]
-	}
+	held := lessonsOf(have)
 	for i, g := range ords {
-		e := syncEntry{id: v.idOf(g), hash: v.hash(g)}
-		if l := byID[e.id]; l != nil && ContentHash(*l) == e.hash {
-			e.lesson = l
-		}
-		entries[i] = e
+		id, h := v.idOf(g), v.hash(g)
+		entries[i] = syncEntry{id: id, hash: h, lesson: held(id, h)}
 	}
 	set, err := newSyncSet(entries, read)
 	if err != nil {

@@ -293,9 +293,6 @@ func openIndex(s *memfs.Store, o openOptions) (*retrieval, error) {
 		// words still find them.
 		skipped := 0
 		st, refit, err := ix.CatchUpVectors(lessonReader(s, &skipped))
-		if err == nil && st.EmbedError != "" {
-			err = errors.New(st.EmbedError)
-		}
 		if err != nil && o.progress != nil {
 			fmt.Fprintf(o.progress, "borg: the lessons the hooks indexed are not embedded yet, so the vector arm leaves them out: %v\n", err)
 		}
