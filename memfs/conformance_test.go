@@ -6,10 +6,12 @@ package memfs
 // diff-files and git status show nothing, git reflog names the commit, and
 // git, go-git and a freshly opened Store read the same HEAD, tree and
 // lessons. Each case runs in a plain store, in a store that is a linked
-// worktree (git worktree add) and in one with feature.manyFiles.
+// worktree (git worktree add), in one whose index is in git's default
+// version 2 and in one with feature.manyFiles.
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"os/exec"
@@ -32,6 +34,13 @@ var conformanceLayouts = []struct {
 }{
 	{"plain", func(t *testing.T) *Store { return newTestStore(t) }},
 	{"linked worktree", newWorktreeStore},
+	{"index version 2", func(t *testing.T) *Store {
+		// A store made by a borg that left git's default format.
+		s := newTestStore(t)
+		gitCLI(t, s.Dir(), "config", "index.version", "2")
+		gitCLI(t, s.Dir(), "update-index", "--index-version", "2")
+		return s
+	}},
 	{"many files", func(t *testing.T) *Store {
 		s := newTestStore(t)
 		gitCLI(t, s.Dir(), "config", "feature.manyFiles", "true")
@@ -383,6 +392,78 @@ func TestConformanceSplitIndexIsGits(t *testing.T) {
 		many(t, s)
 		if m := shared(s); !slices.Equal(m, before) {
 			t.Errorf("a new shared index (%v, before %v) though core.splitIndex is false", m, before)
+		}
+		checkClean(t, s)
+	})
+}
+
+// TestConformanceIndexVersion checks the index format borg asks of git in a
+// repository it makes (docs/git.md): version 4 in a new store and in a
+// clone of a team's store (whose index git wrote before the setting
+// existed), the user's own index.version kept, and a store whose index is
+// in version 2 (made by an older borg) left in it and still written right.
+func TestConformanceIndexVersion(t *testing.T) {
+	version := func(t *testing.T, s *Store) uint32 {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(s.Dir(), ".git", "index"))
+		if err != nil || len(b) < 8 || string(b[:4]) != "DIRC" {
+			t.Fatalf("read the store's git index: %v (%d bytes)", err, len(b))
+		}
+		return binary.BigEndian.Uint32(b[4:8])
+	}
+	t.Run("new store", func(t *testing.T) {
+		s := newTestStore(t)
+		if v := strings.TrimSpace(gitCLI(t, s.Dir(), "config", "--get", "index.version")); v != "4" {
+			t.Errorf("index.version = %q in a new store, want 4", v)
+		}
+		learnLessonT(t, s, sampleLesson("conformance-v4"))
+		if v := version(t, s); v != 4 {
+			t.Errorf("git index in version %d after a learn, want 4", v)
+		}
+		checkClean(t, s)
+	})
+	t.Run("clone", func(t *testing.T) {
+		remote := filepath.Join(t.TempDir(), "remote.git")
+		gitCLI(t, t.TempDir(), "init", "-q", "--bare", "--initial-branch=main", remote)
+		a, err := Init(context.Background(), filepath.Join(t.TempDir(), "a"), remote, WithEnv(testEnv(nil)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		learnLessonT(t, a, sampleLesson("conformance-cloned"))
+		gitCLI(t, a.Dir(), "push", "-q", "origin", "main")
+		b, err := Init(context.Background(), filepath.Join(t.TempDir(), "b"), remote, WithEnv(testEnv(nil)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v := version(t, b); v != 4 {
+			t.Errorf("a clone's git index in version %d, want 4", v)
+		}
+		checkClean(t, b)
+		learnLessonT(t, b, sampleLesson("conformance-after-clone"))
+		checkClean(t, b)
+	})
+	t.Run("the user's setting", func(t *testing.T) {
+		global := filepath.Join(t.TempDir(), "gitconfig")
+		if err := os.WriteFile(global, []byte("[index]\n\tversion = 2\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv("GIT_CONFIG_GLOBAL", global)
+		s := newTestStore(t)
+		if b, _ := os.ReadFile(filepath.Join(s.Dir(), ".git", "config")); strings.Contains(string(b), "[index]") {
+			t.Errorf("borg set index.version over the user's 2:\n%s", b)
+		}
+		learnLessonT(t, s, sampleLesson("conformance-v3"))
+		if v := version(t, s); v != 2 {
+			t.Errorf("git index in version %d, want the user's 2", v)
+		}
+	})
+	t.Run("an older store's version 2", func(t *testing.T) {
+		s := newTestStore(t)
+		gitCLI(t, s.Dir(), "config", "--unset", "index.version")
+		gitCLI(t, s.Dir(), "update-index", "--index-version", "2")
+		learnLessonT(t, s, sampleLesson("conformance-v2"))
+		if v := version(t, s); v != 2 {
+			t.Errorf("git index in version %d, want 2 as it was", v)
 		}
 		checkClean(t, s)
 	})

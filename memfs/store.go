@@ -261,19 +261,43 @@ func removeContents(dir string) {
 }
 
 // configureNew sets, in the git config of a repository borg just made, what
-// borg's commits need to stay cheap in a large store (docs/git.md):
-// core.splitIndex=true, so that git update-index writes the few entries a
-// commit changed instead of the whole index (10 MB at 100,000 lessons),
-// unless the user's git config already says. git keeps the split index and
-// re-shares it by itself; go-git and libgit2 do not read one, and
-// git config core.splitIndex false in the store turns it off.
+// borg's commits need to stay cheap in a large store (docs/git.md), each
+// unless the user's git config already says:
+//   - core.splitIndex=true, so that git update-index writes the few entries
+//     a commit changed instead of the whole index (10 MB at 100,000
+//     lessons). git keeps the split index and re-shares it by itself;
+//     go-git and libgit2 do not read one, and git config core.splitIndex
+//     false in the store turns it off.
+//   - index.version=4 (unless feature.manyFiles, which implies it): paths
+//     stored as their difference from the entry before, so every git that
+//     reads the index reads about a third less at 100,000 lessons. A clone's
+//     index, which git wrote before this setting existed, is rewritten in
+//     it by git update-index --index-version.
 func configureNew(ctx context.Context, dir string) error {
 	g := storeGit(dir)
-	if v, err := g.Line(ctx, "config", "--get", "core.splitIndex"); err == nil && v != "" {
+	isSet := func(key string) bool {
+		v, err := g.Line(ctx, "config", "--get", key)
+		return err == nil && v != ""
+	}
+	if !isSet("core.splitIndex") {
+		if _, err := g.Run(ctx, nil, "config", "core.splitIndex", "true"); err != nil {
+			return fmt.Errorf("configure the store's git: %w", err)
+		}
+	}
+	if isSet("index.version") {
 		return nil
 	}
-	if _, err := g.Run(ctx, nil, "config", "core.splitIndex", "true"); err != nil {
+	if v, _ := g.Line(ctx, "config", "--type=bool", "--get", "feature.manyFiles"); v == "true" {
+		return nil
+	}
+	if _, err := g.Run(ctx, nil, "config", "index.version", "4"); err != nil {
 		return fmt.Errorf("configure the store's git: %w", err)
+	}
+	if _, err := g.Line(ctx, "rev-parse", "--verify", "-q", "HEAD"); err != nil {
+		return nil // no commit, so no index yet: git writes the first in version 4
+	}
+	if _, err := g.Run(ctx, nil, "update-index", "--index-version", "4"); err != nil {
+		return fmt.Errorf("rewrite the clone's git index in version 4: %w", err)
 	}
 	return nil
 }
