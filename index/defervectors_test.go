@@ -341,3 +341,61 @@ func cosine(a, b []float32) float64 {
 	}
 	return ab / math.Sqrt(aa*bb)
 }
+
+// probingEmbedder is an embedder that, like an HTTP one without a
+// configured dimension, must call out to learn its dimension: probes counts
+// those calls (Dim, or ID, which names it).
+type probingEmbedder struct {
+	*NGramEmbedder
+	probes int
+	model  string
+}
+
+func (e *probingEmbedder) Dim() int              { e.probes++; return e.NGramEmbedder.Dim() }
+func (e *probingEmbedder) ID() string            { return e.IDWith(e.Dim()) }
+func (e *probingEmbedder) KnownDim() int         { return 0 }
+func (e *probingEmbedder) IDWith(dim int) string { return fmt.Sprintf("probing-%s-d%d", e.model, dim) }
+
+// TestDeferredVectorsAskNoDimension: an index that defers its vectors (a
+// hook's) reads the sidecar, when it diversifies its hits, at the
+// dimension the sidecar was written at by the same embedder, without
+// asking the embedder (an endpoint call on the hook's clock); a sidecar of
+// another model is not read.
+func TestDeferredVectorsAskNoDimension(t *testing.T) {
+	c := newSegCorpus(7)
+	const n = 40
+	files := newFileSet()
+	for i := range n {
+		files.put(c.lesson(i, n))
+	}
+	dir := t.TempDir()
+	ix, err := Open(dir, &probingEmbedder{NGramEmbedder: NewNGramEmbedder(NGramOptions{}), model: "a"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.SyncFiles(files.listing(), files.read, "s0", false); err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+	for _, tt := range []struct {
+		model string
+		want  int
+	}{{"a", n}, {"b", 0}} {
+		emb := &probingEmbedder{NGramEmbedder: NewNGramEmbedder(NGramOptions{}), model: tt.model}
+		hook, err := Open(dir, emb, Options{LazyVectors: true, DeferVectors: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		hook.ensureVectors()
+		got := 0
+		for _, f := range files.listing() {
+			if hook.vectorOf(f.ID) != nil {
+				got++
+			}
+		}
+		if got != tt.want || emb.probes != 0 {
+			t.Errorf("model %s: %d lessons with a vector (want %d), %d probe(s) of the dimension (want none)", tt.model, got, tt.want, emb.probes)
+		}
+		hook.Close()
+	}
+}

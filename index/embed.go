@@ -22,6 +22,15 @@ type Embedder interface {
 	Embed(texts []string) ([][]float32, error)
 }
 
+// lazyDimEmbedder is implemented by an embedder that calls its endpoint to
+// learn its dimension unless it was told it: KnownDim is the dimension it
+// has without a call (0: none yet), IDWith its ID at dimension dim. An
+// index that defers its vectors reads the sidecar through them (vectorShape).
+type lazyDimEmbedder interface {
+	KnownDim() int
+	IDWith(dim int) string
+}
+
 // CorpusFitter is implemented by an embedder whose weights depend on the
 // corpus it embeds (document frequencies, for instance). The index fits it on
 // the lessons when the sidecar holds no state or the corpus has drifted, and

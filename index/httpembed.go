@@ -81,9 +81,16 @@ func NewHTTPEmbedder(opts HTTPEmbedderOptions) (*HTTPEmbedder, error) {
 }
 
 // ID is "http-<api>-<model>-d<dim>".
-func (e *HTTPEmbedder) ID() string {
-	return fmt.Sprintf("http-%s-%s-d%d", e.opts.API, e.opts.Model, e.Dim())
+func (e *HTTPEmbedder) ID() string { return e.IDWith(e.Dim()) }
+
+// IDWith is the embedder's ID at dimension dim, without a call.
+func (e *HTTPEmbedder) IDWith(dim int) string {
+	return fmt.Sprintf("http-%s-%s-d%d", e.opts.API, e.opts.Model, dim)
 }
+
+// KnownDim is the dimension known without calling the endpoint: the
+// configured one, or what a probe found (0: neither yet).
+func (e *HTTPEmbedder) KnownDim() int { return e.dim }
 
 // Dim is the vector length, probed from the endpoint when not configured
 // (0 when the probe failed; Embed then returns the error).

@@ -179,15 +179,36 @@ func (ix *Index) ensureVectors() {
 	ix.vecMu.Lock()
 	defer ix.vecMu.Unlock()
 	if ix.vecPending.Load() {
-		if ix.emb.Dim() > 0 {
-			ix.loadVectors()
+		if dim, id := ix.vectorShape(); dim > 0 {
+			ix.loadVectorsAt(dim, id)
 		} else {
 			// An unavailable embedder keeps the sidecar for later, as
 			// Open does.
-			ix.vec = newVecView(newVectorStore(ix.emb.ID(), 0))
+			ix.vec = newVecView(newVectorStore(id, 0))
 		}
 		ix.vecPending.Store(false)
 	}
+}
+
+// sidecarHead is what the sidecar in dir says of itself in its first
+// bytes: its dimension, its count of vectors and its embedder's id; ok is
+// false when it is missing or not a sidecar of a format borg reads.
+func sidecarHead(dir string) (dim, count int, id string, ok bool) {
+	f, err := os.Open(filepath.Join(dir, sidecarName))
+	if err != nil {
+		return 0, 0, "", false
+	}
+	defer f.Close()
+	head := make([]byte, len(sidecarMagic)+16+maxSidecarID)
+	n, _ := io.ReadFull(f, head)
+	r := &sliceReader{b: head[:n], off: len(sidecarMagic)}
+	if n < len(sidecarMagic) || string(head[:len(sidecarMagic)]) != sidecarMagic {
+		return 0, 0, "", false
+	}
+	format, d, c := r.u32(), r.u32(), r.u32()
+	id = string(r.blob32(maxSidecarID))
+	ok = r.err == nil && (format == sidecarFormat || format == sidecarFormatNoOffsets)
+	return int(d), int(c), id, ok
 }
 
 // sidecarLooksFit reports whether the sidecar in dir starts as one of emb
@@ -195,34 +216,40 @@ func (ix *Index) ensureVectors() {
 // and a vector at least when the catalog holds lessons. What only a full
 // read finds (a checksum, a torn delta) is found when it is read.
 func sidecarLooksFit(dir string, emb Embedder, lessons int) bool {
-	f, err := os.Open(filepath.Join(dir, sidecarName))
-	if err != nil {
-		return false
+	dim, count, id, ok := sidecarHead(dir)
+	return ok && dim == emb.Dim() && id == emb.ID() && (count > 0 || lessons == 0)
+}
+
+// vectorShape is the dimension and embedder id the sidecar is read at:
+// the embedder's; or, for an index that defers the vectors (a hook, which
+// reads vectors only to diversify its hits) and an embedder that would
+// call its endpoint to learn its dimension, those the sidecar says it was
+// written at when its id is the embedder's at that dimension (0 and ""
+// when it is not), so that no call is made on the hook's clock.
+func (ix *Index) vectorShape() (dim int, id string) {
+	if l, ok := ix.emb.(lazyDimEmbedder); ok && ix.opts.DeferVectors && l.KnownDim() <= 0 {
+		if d, _, sid, ok := sidecarHead(ix.dir); ok && d > 0 && sid == l.IDWith(d) {
+			return d, sid
+		}
+		return 0, ""
 	}
-	defer f.Close()
-	head := make([]byte, len(sidecarMagic)+16+maxSidecarID)
-	n, _ := io.ReadFull(f, head)
-	r := &sliceReader{b: head[:n], off: len(sidecarMagic)}
-	if n < len(sidecarMagic) || string(head[:len(sidecarMagic)]) != sidecarMagic {
-		return false
-	}
-	format, dim, count := r.u32(), r.u32(), r.u32()
-	id := string(r.blob32(maxSidecarID))
-	return r.err == nil && (format == sidecarFormat || format == sidecarFormatNoOffsets) &&
-		int(dim) == emb.Dim() && id == emb.ID() && (count > 0 || lessons == 0)
+	return ix.emb.Dim(), ix.emb.ID()
 }
 
 // loadVectors (re)reads the sidecar's segments and hands the embedder the
 // corpus state they were embedded with. A sidecar dropped (another
 // embedder or format, corrupt), a corrupt delta, or vectors missing beside
 // lessons must be rebuilt: Stale says so.
-func (ix *Index) loadVectors() {
-	vec, verr := loadVecView(ix.dir, ix.emb.ID(), ix.emb.Dim())
+func (ix *Index) loadVectors() { ix.loadVectorsAt(ix.emb.Dim(), ix.emb.ID()) }
+
+// loadVectorsAt is loadVectors with the embedder's dimension and id given.
+func (ix *Index) loadVectorsAt(dim int, id string) {
+	vec, verr := loadVecView(ix.dir, id, dim)
 	bad := verr != nil || (vec.len() == 0 && ix.cat.len() > 0)
 	if f, ok := ix.emb.(CorpusFitter); ok && len(vec.base.state) > 0 {
 		if err := f.LoadState(vec.base.state); err != nil {
 			vec.close()
-			vec, bad = newVecView(newVectorStore(ix.emb.ID(), ix.emb.Dim())), true
+			vec, bad = newVecView(newVectorStore(id, dim)), true
 		}
 	}
 	old := ix.vec

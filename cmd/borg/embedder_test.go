@@ -185,6 +185,27 @@ func TestHookDefersEmbedding(t *testing.T) {
 			if code, _, stderr := inProcess(t, vars, "", "recall", "payments gateway jitter"); code != 0 || calls.Load()-before != 1+probe {
 				t.Errorf("a second recall: exit %d, %d endpoint call(s), want the query's alone (%s)", code, calls.Load()-before, stderr)
 			}
+			// A Stop that asks several lessons orders them by MMR, over the
+			// vectors the sidecar already holds: it asks the endpoint
+			// nothing either, not even its dimension.
+			for _, gist := range []string{"Payments gateway retries need a cap on attempts", "Payments gateway retries need backoff between attempts"} {
+				if code, _, stderr := inProcess(t, vars, "", "learn", gist); code != 0 {
+					t.Fatalf("learn: exit %d\n%s", code, stderr)
+				}
+			}
+			if code, _, stderr := inProcess(t, vars, "", "recall", "payments gateway retries"); code != 0 {
+				t.Fatalf("recall: exit %d\n%s", code, stderr)
+			}
+			before = calls.Load()
+			several := `{"session_id":"defer-2","hook_event_name":"Stop","stop_hook_active":false,"cwd":"` + t.TempDir() +
+				`","last_assistant_message":"I added retries with jitter and backoff between attempts, and a cap on attempts, to the payments gateway client."}`
+			code, out, stderr := inProcess(t, vars, several, "hook", "stop")
+			if n := strings.Count(out, "payments-gateway-retries"); code != 0 || n < 3 {
+				t.Fatalf("the Stop asking several lessons: exit %d, %d asked, %q %q; want three", code, n, out, stderr)
+			}
+			if n := calls.Load() - before; n != 0 {
+				t.Fatalf("the Stop asking several lessons called the embedder endpoint %d time(s)", n)
+			}
 		})
 	}
 }
