@@ -2,6 +2,7 @@ package index
 
 import (
 	"bytes"
+	"encoding/binary"
 	"context"
 	"errors"
 	"fmt"
@@ -397,5 +398,25 @@ func TestDeferredVectorsAskNoDimension(t *testing.T) {
 			t.Errorf("model %s: %d lessons with a vector (want %d), %d probe(s) of the dimension (want none)", tt.model, got, tt.want, emb.probes)
 		}
 		hook.Close()
+	}
+	// A header claiming a dimension no model has is not believed: no
+	// embedder vouches for it, and reading it would allocate for it.
+	emb := &probingEmbedder{NGramEmbedder: NewNGramEmbedder(NGramOptions{}), model: "a"}
+	id := emb.IDWith(0xFFFFFFF0)
+	head := binary.LittleEndian.AppendUint32(nil, sidecarFormat)
+	head = binary.LittleEndian.AppendUint32(head, 0xFFFFFFF0)
+	head = binary.LittleEndian.AppendUint32(head, 0)
+	head = binary.LittleEndian.AppendUint32(head, uint32(len(id)))
+	if err := os.WriteFile(filepath.Join(dir, sidecarName), append(append([]byte(sidecarMagic), head...), id...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hook, err := Open(dir, emb, Options{LazyVectors: true, DeferVectors: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hook.Close()
+	hook.ensureVectors()
+	if hook.vec.len() != 0 || emb.probes != 0 {
+		t.Errorf("a header of dimension %d: %d vectors read, %d probe(s)", uint32(0xFFFFFFF0), hook.vec.len(), emb.probes)
 	}
 }

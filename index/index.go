@@ -228,7 +228,7 @@ func sidecarLooksFit(dir string, emb Embedder, lessons int) bool {
 // when it is not), so that no call is made on the hook's clock.
 func (ix *Index) vectorShape() (dim int, id string) {
 	if l, ok := ix.emb.(lazyDimEmbedder); ok && ix.opts.DeferVectors && l.KnownDim() <= 0 {
-		if d, _, sid, ok := sidecarHead(ix.dir); ok && d > 0 && sid == l.IDWith(d) {
+		if d, _, sid, ok := sidecarHead(ix.dir); ok && d > 0 && d <= maxSidecarDim && sid == l.IDWith(d) {
 			return d, sid
 		}
 		return 0, ""
@@ -800,8 +800,10 @@ func (ix *Index) begin(n int) (SyncStats, func(), error) {
 			ix.infosOnce, ix.infos = sync.Once{}, nil
 		}
 		// A sidecar still unread is read as it is when it is needed.
-		if !ix.vecPending.Load() && !ix.vecBad && ix.emb.Dim() > 0 {
-			ix.loadVectors()
+		if !ix.vecPending.Load() && !ix.vecBad {
+			if dim, id := ix.vectorShape(); dim > 0 {
+				ix.loadVectorsAt(dim, id)
+			}
 		}
 		ix.sig = sig
 	}

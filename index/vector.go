@@ -52,6 +52,10 @@ const (
 	sidecarName            = "vectors.bin"
 	maxSidecarID           = 1 << 12
 	maxSidecarBlob         = 1 << 30
+	// maxSidecarDim bounds the dimension a sidecar's header may claim
+	// where no embedder vouches for it (vectorShape): models' vectors are
+	// a few thousand long.
+	maxSidecarDim = 1 << 16
 )
 
 // vectorStore holds one embedder's vectors column-major (cols[c][row]),

@@ -457,6 +457,17 @@ func TestConformanceIndexVersion(t *testing.T) {
 			t.Errorf("git index in version %d, want the user's 2", v)
 		}
 	})
+	t.Run("GIT_INDEX_VERSION", func(t *testing.T) {
+		t.Setenv("GIT_INDEX_VERSION", "2")
+		s := newTestStore(t)
+		if b, _ := os.ReadFile(filepath.Join(s.Dir(), ".git", "config")); strings.Contains(string(b), "[index]") {
+			t.Errorf("borg set index.version over GIT_INDEX_VERSION=2:\n%s", b)
+		}
+		learnLessonT(t, s, sampleLesson("conformance-env-v2"))
+		if v := version(t, s); v != 2 {
+			t.Errorf("git index in version %d, want GIT_INDEX_VERSION's 2", v)
+		}
+	})
 	t.Run("an older store's version 2", func(t *testing.T) {
 		s := newTestStore(t)
 		gitCLI(t, s.Dir(), "config", "--unset", "index.version")

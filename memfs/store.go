@@ -268,7 +268,8 @@ func removeContents(dir string) {
 //     lessons). git keeps the split index and re-shares it by itself;
 //     go-git and libgit2 do not read one, and git config core.splitIndex
 //     false in the store turns it off.
-//   - index.version=4 (unless feature.manyFiles, which implies it): paths
+//   - index.version=4 (unless feature.manyFiles implies it, or the
+//     environment's GIT_INDEX_VERSION, which git reads first, says): paths
 //     stored as their difference from the entry before, so every git that
 //     reads the index reads about a third less at 100,000 lessons. A clone's
 //     index, which git wrote before this setting existed, is rewritten in
@@ -284,7 +285,7 @@ func configureNew(ctx context.Context, dir string) error {
 			return fmt.Errorf("configure the store's git: %w", err)
 		}
 	}
-	if isSet("index.version") {
+	if isSet("index.version") || os.Getenv("GIT_INDEX_VERSION") != "" {
 		return nil
 	}
 	if v, _ := g.Line(ctx, "config", "--type=bool", "--get", "feature.manyFiles"); v == "true" {
