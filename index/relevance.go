@@ -43,6 +43,16 @@ import (
 // are about it more often than a session that shares the words one by one
 // (measured with `borg eval asks`, BENCHMARKS.md).
 //
+// A query that meets a lesson's claim in one word at most has the share
+// multiplied by OneWordShare: one shared word, however rare, says that the
+// work names what the lesson names, not that it is about what the lesson
+// says (a rota's name, a project's, a unit). Only words that weigh
+// something count (distinctWeight of a word one lesson holds: a word at
+// most a fifth of the lessons hold in a store of a hundred, one in
+// twenty-five in a store of ten thousand);
+// the words of ordinary prose and those of the body and tags alone do
+// not, nor does the same word twice.
+//
 // A fact that says who owns a service (domain.Ownership) bears on work
 // about who answers for it, not on every change to it: its relevance is 0
 // for a query holding no word of such work and no word of the owner's name
@@ -72,7 +82,15 @@ const (
 	// queue", "retry budget") has its share multiplied by PhraseBoost.
 	PhraseRun   = 2
 	PhraseBoost = 1.3
+	// OneWordShare multiplies the share of a lesson whose claim the query
+	// meets in one word that counts (distinctWeight) at most.
+	OneWordShare = 0.5
 )
+
+// distinctWeight is the share of a rare word's weight (rareWeight) a
+// claim's word must have to count as a word the query meets for
+// OneWordShare.
+const distinctWeight = 0.05
 
 // termIDF is the lexical arm's IDF of t over v's live lessons (0 for a
 // term no lesson holds).
@@ -181,11 +199,15 @@ func (v *view) relevance(o int, q *relevanceQuery) float64 {
 	terms = slices.Compact(terms)
 	q.claim = terms
 	var own, shared float64
+	met := 0 // the claim's words the query holds that count (distinctWeight)
 	for _, t := range terms {
 		w := v.termWeight(t, q.idf)
 		own += w
 		if q.terms[t] {
 			shared += w
+			if w >= distinctWeight*v.rareWeight() {
+				met++
+			}
 		}
 	}
 	seg, local := 0, o
@@ -201,6 +223,9 @@ func (v *view) relevance(o int, q *relevanceQuery) float64 {
 		return 0
 	}
 	share := shared / (own + RelevancePrior*v.rareWeight())
+	if met < 2 {
+		share *= OneWordShare
+	}
 	if phrases >= PhraseRun {
 		share *= PhraseBoost
 	}

@@ -646,3 +646,42 @@ func TestUpdateFromStore(t *testing.T) {
 		}
 	}
 }
+
+// TestOneWordShare: a session that meets a lesson's claim in one word that
+// counts has the lesson's share halved (OneWordShare), and so does one that
+// meets it in ordinary words alone; two words that count, the whole share.
+func TestOneWordShare(t *testing.T) {
+	target := lesson("zephyr-quince", "", "Zephyr drains the quince queue before each deploy.", "")
+	ix := newTestIndex(t, append(filler(100), target))
+	v := ix.cat
+	idf := map[string]float64{}
+	claim := analyze(target.Gist)
+	slices.Sort(claim)
+	own := 0.0
+	for _, term := range slices.Compact(claim) {
+		own += v.termWeight(term, idf)
+	}
+	share := func(words string) float64 {
+		s := 0.0
+		for _, term := range analyze(words) {
+			s += v.termWeight(term, idf)
+		}
+		return s / (own + RelevancePrior*v.rareWeight())
+	}
+	if w := v.termWeight(analyze("deploy")[0], idf); w >= distinctWeight*v.rareWeight() {
+		t.Fatalf("deploy, in every lesson of the filler, counts (%.3f)", w)
+	}
+	for _, tt := range []struct {
+		query, met string
+		factor     float64
+	}{
+		{"Renamed the zephyr dashboard panel.", "zephyr", 0.5},
+		{"Renamed the zephyr dashboard panel before the deploy.", "zephyr deploy", 0.5},
+		{"Renamed the zephyr quince dashboard panel.", "zephyr quince", 1},
+	} {
+		want := share(tt.met) * tt.factor
+		if got := relevanceOf(t, ix, target.ID, tt.query); math.Abs(got-want) > 1e-9 {
+			t.Errorf("%q: relevance %.4f, want %.4f (the share of %q × %g)", tt.query, got, want, tt.met, tt.factor)
+		}
+	}
+}

@@ -44,10 +44,10 @@ func TestAskSets(t *testing.T) {
 		// Ampercove, tidewright, kelpie and brindle were written blind
 		// after the floor was set, each measured as written below the
 		// acceptance; these hold them from getting worse.
-		{"ampercove", 0.94, 0.51, 0.66, 0},
+		{"ampercove", 0.94, 0.51, 0.67, 0},
 		{"tidewright", 0.85, 0.62, 0.69, 0},
 		{"kelpie", 0.94, 0.58, 0.81, 2},
-		{"brindle", 0.93, 0.63, 0.79, 2},
+		{"brindle", 0.96, 0.63, 0.82, 2},
 		// Foxglove was written blind after every change above; its stale
 		// asks were read since (README.md there).
 		{"foxglove", 0.91, 0.60, 0.74, 0},
