@@ -442,32 +442,29 @@ func TestConformanceIndexVersion(t *testing.T) {
 		learnLessonT(t, b, sampleLesson("conformance-after-clone"))
 		checkClean(t, b)
 	})
-	t.Run("the user's setting", func(t *testing.T) {
-		global := filepath.Join(t.TempDir(), "gitconfig")
-		if err := os.WriteFile(global, []byte("[index]\n\tversion = 2\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		t.Setenv("GIT_CONFIG_GLOBAL", global)
-		s := newTestStore(t)
-		if b, _ := os.ReadFile(filepath.Join(s.Dir(), ".git", "config")); strings.Contains(string(b), "[index]") {
-			t.Errorf("borg set index.version over the user's 2:\n%s", b)
-		}
-		learnLessonT(t, s, sampleLesson("conformance-v3"))
-		if v := version(t, s); v != 2 {
-			t.Errorf("git index in version %d, want the user's 2", v)
-		}
-	})
-	t.Run("GIT_INDEX_VERSION", func(t *testing.T) {
-		t.Setenv("GIT_INDEX_VERSION", "2")
-		s := newTestStore(t)
-		if b, _ := os.ReadFile(filepath.Join(s.Dir(), ".git", "config")); strings.Contains(string(b), "[index]") {
-			t.Errorf("borg set index.version over GIT_INDEX_VERSION=2:\n%s", b)
-		}
-		learnLessonT(t, s, sampleLesson("conformance-env-v2"))
-		if v := version(t, s); v != 2 {
-			t.Errorf("git index in version %d, want GIT_INDEX_VERSION's 2", v)
-		}
-	})
+	// The user's own choice of version 2, in git's config or in the
+	// environment (which git reads first), is kept.
+	for _, setting := range []string{"git config", "GIT_INDEX_VERSION"} {
+		t.Run("the user's "+setting, func(t *testing.T) {
+			if setting == "GIT_INDEX_VERSION" {
+				t.Setenv("GIT_INDEX_VERSION", "2")
+			} else {
+				global := filepath.Join(t.TempDir(), "gitconfig")
+				if err := os.WriteFile(global, []byte("[index]\n\tversion = 2\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				t.Setenv("GIT_CONFIG_GLOBAL", global)
+			}
+			s := newTestStore(t)
+			if b, _ := os.ReadFile(filepath.Join(s.Dir(), ".git", "config")); strings.Contains(string(b), "[index]") {
+				t.Errorf("borg set index.version over the user's %s:\n%s", setting, b)
+			}
+			learnLessonT(t, s, sampleLesson("conformance-users-v2"))
+			if v := version(t, s); v != 2 {
+				t.Errorf("git index in version %d, want the user's 2 (%s)", v, setting)
+			}
+		})
+	}
 	t.Run("an older store's version 2", func(t *testing.T) {
 		s := newTestStore(t)
 		gitCLI(t, s.Dir(), "config", "--unset", "index.version")
