@@ -178,7 +178,7 @@ func initStore(ctx context.Context, dir, remote string, opts []Option) (*Store, 
 			return nil, fmt.Errorf("%s is a git repository with history but no lessons/, not a team's store: give the URL of the store's own repository (an empty one starts a new store)", remote)
 		}
 		emptyRemote = !g.hasCommits()
-		if err := configureNew(ctx, dir); err != nil {
+		if err := configureNew(ctx, dir, g.hasCommits()); err != nil {
 			return nil, err
 		}
 		// Before anything is written into the clone: a teammate's commit
@@ -190,7 +190,7 @@ func initStore(ctx context.Context, dir, remote string, opts []Option) (*Store, 
 		if g, err = initGit(ctx, dir); err != nil {
 			return nil, err
 		}
-		if err := configureNew(ctx, dir); err != nil {
+		if err := configureNew(ctx, dir, false); err != nil {
 			return nil, err
 		}
 	}
@@ -268,34 +268,35 @@ func removeContents(dir string) {
 //     lessons). git keeps the split index and re-shares it by itself;
 //     go-git and libgit2 do not read one, and git config core.splitIndex
 //     false in the store turns it off.
-//   - index.version=4 (unless feature.manyFiles implies it, or the
-//     environment's GIT_INDEX_VERSION, which git reads first, says): paths
+//   - index.version=4 (what feature.manyFiles asks for too), unless the
+//     environment's GIT_INDEX_VERSION, which git reads first, says: paths
 //     stored as their difference from the entry before, so every git that
 //     reads the index reads about a third less at 100,000 lessons. A clone's
 //     index, which git wrote before this setting existed, is rewritten in
-//     it by git update-index --index-version.
-func configureNew(ctx context.Context, dir string) error {
+//     it by git update-index --index-version (checkedOut: the repository
+//     has a commit checked out, so an index).
+func configureNew(ctx context.Context, dir string, checkedOut bool) error {
 	g := storeGit(dir)
-	isSet := func(key string) bool {
-		v, err := g.Line(ctx, "config", "--get", key)
-		return err == nil && v != ""
+	// What the user's config already says, read in one git process.
+	out, _ := g.Run(ctx, nil, "config", "--get-regexp", `^(core\.splitindex|index\.version)$`)
+	said := map[string]bool{}
+	for line := range strings.Lines(string(out)) {
+		key, _, _ := strings.Cut(strings.TrimSpace(line), " ")
+		said[key] = true
 	}
-	if !isSet("core.splitIndex") {
+	if !said["core.splitindex"] {
 		if _, err := g.Run(ctx, nil, "config", "core.splitIndex", "true"); err != nil {
 			return fmt.Errorf("configure the store's git: %w", err)
 		}
 	}
-	if isSet("index.version") || os.Getenv("GIT_INDEX_VERSION") != "" {
-		return nil
-	}
-	if v, _ := g.Line(ctx, "config", "--type=bool", "--get", "feature.manyFiles"); v == "true" {
+	if said["index.version"] || os.Getenv("GIT_INDEX_VERSION") != "" {
 		return nil
 	}
 	if _, err := g.Run(ctx, nil, "config", "index.version", "4"); err != nil {
 		return fmt.Errorf("configure the store's git: %w", err)
 	}
-	if _, err := g.Line(ctx, "rev-parse", "--verify", "-q", "HEAD"); err != nil {
-		return nil // no commit, so no index yet: git writes the first in version 4
+	if !checkedOut {
+		return nil // no index yet: git writes the first in version 4
 	}
 	if _, err := g.Run(ctx, nil, "update-index", "--index-version", "4"); err != nil {
 		return fmt.Errorf("rewrite the clone's git index in version 4: %w", err)
