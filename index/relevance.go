@@ -199,13 +199,14 @@ func (v *view) relevance(o int, q *relevanceQuery) float64 {
 	terms = slices.Compact(terms)
 	q.claim = terms
 	var own, shared float64
+	rare := v.rareWeight()
 	met := 0 // the claim's words the query holds that count (distinctWeight)
 	for _, t := range terms {
 		w := v.termWeight(t, q.idf)
 		own += w
 		if q.terms[t] {
 			shared += w
-			if w >= distinctWeight*v.rareWeight() {
+			if w >= distinctWeight*rare {
 				met++
 			}
 		}
@@ -222,7 +223,7 @@ func (v *view) relevance(o int, q *relevanceQuery) float64 {
 	if shared == 0 || !q.touchesOwner(v.str(o, slotGist), terms) {
 		return 0
 	}
-	share := shared / (own + RelevancePrior*v.rareWeight())
+	share := shared / (own + RelevancePrior*rare)
 	if met < 2 {
 		share *= OneWordShare
 	}
