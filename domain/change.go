@@ -24,7 +24,9 @@ var (
 		{"took", "over"}: true, {"taken", "over"}: true, {"handed", "over"}: true,
 		{"going", "forward"}: true, {"as", "of"}: true, {"migrated", "to"}: true,
 		{"replaced", "by"}: true, {"replaced", "with"}: true, {"renamed", "to"}: true,
-		{"changed", "to"}: true,
+		{"changed", "to"}: true, {"went", "up"}: true, {"went", "down"}: true,
+		{"raised", "to"}: true, {"lowered", "to"}: true, {"increased", "to"}: true,
+		{"reduced", "to"}: true, {"bumped", "to"}: true,
 	}
 )
 
@@ -67,7 +69,8 @@ var moveWords = map[string]bool{"moved": true, "migrated": true, "switched": tru
 // PDFs extracted by labline are stored in …"). Their predicates must share
 // a word, unless the newer says the value moved: "Staging database backups
 // now run at 03:00 UTC" does not rewrite "Staging database backups are
-// verified at 05:00 UTC". An older gist read as one run of words, with no
+// verified at 05:00 UTC". A newer that says the value moved may also name
+// its subject more fully than the older, when it renames it (renames). An older gist read as one run of words, with no
 // predicate apart ("turnstile caches entitlement lookups for 300
 // seconds"), offers each of its words that the newer's subject does not
 // hold. A newer gist read as one run of words up to a value has no subject
@@ -88,13 +91,12 @@ func MayUpdate(newer, older string) bool {
 	if n.boundary > n.values[0].start && n.namesValueOf(newer, o) {
 		return true
 	}
-	if n.namesOutside(o) {
+	moved := slices.ContainsFunc(Words(newer), func(w string) bool { return moveWords[w] })
+	if n.namesOutside(o) && !(moved && n.renames(o)) {
 		return false
 	}
-	for _, w := range Words(newer) {
-		if moveWords[w] {
-			return true
-		}
+	if moved {
+		return true
 	}
 	pred, said := n.predicateStems(), o.predicateStems()
 	if len(said) == 0 {
@@ -128,3 +130,54 @@ func prescribes(gist string) bool {
 // prescriptive are the words with which a lesson states a rule rather
 // than a fact.
 var prescriptive = map[string]bool{"must": true, "never": true, "always": true, "should": true, "avoid": true, "mustn": true, "shouldn": true}
+
+// renames reports whether the moved value's subject, as f (the newer
+// fact) names it before its predicate and its first value, is older's
+// named more fully: it shares RestateMinSubject content words or more with
+// older, adds words only after the last of them (a head, "claim decision
+// events", or the change's own words, "chat throttle went up"; not a
+// qualifier, "nightly billing jobs"), and one of its values is labelled by
+// the noun that labels an older value of the same type ("the
+// `tidewater-decisions-v2` topic" and "the topic `claims.decisions.v1`";
+// "8 messages" and "5 messages"): what moved is the same kind of thing.
+func (f Fact) renames(older Fact) bool {
+	lead := f.toks[:min(f.boundary, f.values[0].start)]
+	holds := map[string]bool{}
+	for _, t := range older.toks {
+		holds[t.stem] = true
+	}
+	shared := 0
+	for _, t := range lead {
+		if t.content && holds[t.stem] {
+			shared++
+		}
+	}
+	if shared < RestateMinSubject || lacksBefore(lead, older.toks) {
+		return false
+	}
+	for _, v := range f.values {
+		for _, w := range older.values {
+			if v.typ != w.typ {
+				continue
+			}
+			for _, a := range f.labels(v) {
+				if slices.Contains(older.labels(w), a) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// labels are the stems of the content words right before and right after
+// value v, outside any value: the nouns that say what kind of thing it is.
+func (f Fact) labels(v factValue) []string {
+	var out []string
+	for _, i := range []int{v.start - 1, v.end} {
+		if i >= 0 && i < len(f.toks) && f.toks[i].content && f.toks[i].value == 0 {
+			out = append(out, f.toks[i].stem)
+		}
+	}
+	return out
+}

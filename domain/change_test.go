@@ -24,6 +24,9 @@ func TestAnnouncesChange(t *testing.T) {
 		{"Effective next sprint, release branches are cut on Thursday.", true},
 		{"Per the runbook, ledger discrepancies go to the compliance head.", false},
 		{"Since staging has no TLS the client port is 8080.", false},
+		{"The search API's throttle went up to 50 requests per second.", true},
+		{"The upload size limit was raised to 50 MB.", true},
+		{"The upload size limit was raised in review.", false},
 		{"", false},
 	} {
 		if got := AnnouncesChange(tt.gist); got != tt.want {
@@ -63,6 +66,14 @@ func TestMayUpdate(t *testing.T) {
 		{"Briefing weather comes from the METAR gateway at https://metar-gw.ops.corp.internal/v2 now; the old wx-feed v1 endpoint was decommissioned.", "dispatch pulls weather for briefings from https://wx-feed.corp.internal/v1.", true},
 		{"Briefing weather comes from the METAR gateway at https://metar-gw.ops.corp.internal/v2 now.", "dispatch pulls weather for briefings from https://wx-feed.corp.internal/v1.", false},
 		{"Briefing weather comes from the METAR gateway at https://metar-gw.ops.corp.internal/v2 now; the old wx-feed v1 endpoint was decommissioned.", "dispatch pulls radar tiles from https://radar.corp.internal/v1.", false},
+		// What moved may be named by its head ("order confirmation
+		// events") or with the change's own words ("throttle went up"),
+		// when its new value is the same kind of thing as the old.
+		{"Order confirmation events moved to the `orders-confirmed-v3` queue.", "checkout publishes order confirmations to the queue `orders.confirmations.v2`.", true},
+		{"The search API's throttle went up to 50 requests per second per key.", "search API rate-limits callers to 20 requests per second per key.", true},
+		{"Order confirmation emails moved to the `orders-confirmed-v3` template.", "checkout publishes order confirmations to the queue `orders.confirmations.v2`.", false},
+		{"Nightly billing jobs moved to 02:30 UTC.", "Nightly jobs on the data cluster start at 01:00 UTC.", false},
+		{"The search API's throttle went up to 50 requests per second per key.", "search API keeps 20 workers per key.", false},
 	} {
 		if got := MayUpdate(tt.newer, tt.older); got != tt.want {
 			t.Errorf("MayUpdate(%q, %q) = %v, want %v", tt.newer, tt.older, got, tt.want)
