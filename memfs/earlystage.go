@@ -31,13 +31,13 @@ type earlyStage struct {
 // errNoEarlyStage is finish's answer for a stage never started.
 var errNoEarlyStage = errors.New("no early stage")
 
-// startEarlyStage starts git update-index for a commit of paths, or returns
-// nil when there are too many paths, another git holds the index (the
-// commit waits for it then, as it always did), or git does not start: the
-// commit then stages as it always did. The caller holds the write lock,
-// and must finish or abort what it gets.
-func (s *Store) startEarlyStage(paths []string) *earlyStage {
-	if len(paths) == 0 || len(paths) > earlyStageMax {
+// startEarlyStage starts git update-index for a commit of n paths, or
+// returns nil when there are too many paths, another git holds the index
+// (the commit waits for it then, as it always did), or git does not start:
+// the commit then stages as it always did. The caller holds the write
+// lock, and must finish or abort what it gets.
+func (s *Store) startEarlyStage(n int) *earlyStage {
+	if n == 0 || n > earlyStageMax {
 		return nil
 	}
 	if _, err := os.Lstat(filepath.Join(s.git.gitDir, "index.lock")); !errors.Is(err, os.ErrNotExist) {

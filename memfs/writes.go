@@ -138,22 +138,77 @@ func (s *Store) Update(msg string, paths []string, prepare func() error) (string
 	return s.updateLocked(msg, paths, prepare)
 }
 
+// Pending is an Update begun before its caller knows what it writes: the
+// store's write lock is held and git update-index is already reading the
+// index (startEarlyStage), while the caller checks what it is about to
+// write (a learn screens the lesson and looks for its claim, a few
+// milliseconds that a big store's index read then hides). The caller must
+// end it with Update or Abort.
+type Pending struct {
+	s      *Store
+	unlock func()
+	early  *earlyStage
+}
+
+// Begin takes the write lock as Update does and starts staging for a
+// commit of up to n paths (see earlyStageMax; more, and the commit stages
+// as it always did).
+func (s *Store) Begin(n int) (*Pending, error) {
+	unlock, err := s.lockWrites()
+	if err != nil {
+		return nil, fmt.Errorf("begin a commit: %w", err)
+	}
+	return &Pending{s: s, unlock: unlock, early: s.startEarlyStage(n)}, nil
+}
+
+// Update is Store.Update under p's lock; it ends p.
+func (p *Pending) Update(msg string, paths []string, prepare func() error) (string, error) {
+	defer p.unlock()
+	early := p.early
+	p.early = nil
+	if len(paths) > earlyStageMax {
+		early.abort()
+		early = nil
+	}
+	return p.s.updateStaged(msg, paths, prepare, early)
+}
+
+// Abort ends p with nothing written: git stages nothing and the lock is
+// released.
+func (p *Pending) Abort() {
+	p.early.abort()
+	p.early = nil
+	p.unlock()
+}
+
 // updateLocked is Update for a caller that holds the write lock.
 func (s *Store) updateLocked(msg string, paths []string, prepare func() error) (string, error) {
+	return s.updateStaged(msg, paths, prepare, nil)
+}
+
+// updateStaged is updateLocked with a stage the caller started (nil:
+// started here, after the journal).
+func (s *Store) updateStaged(msg string, paths []string, prepare func() error, early *earlyStage) (string, error) {
+	fail := func(err error) (string, error) {
+		early.abort()
+		return "", err
+	}
 	for _, p := range paths {
 		if err := checkRepoPath(p); err != nil {
-			return "", fmt.Errorf("commit: %w", err)
+			return fail(fmt.Errorf("commit: %w", err))
 		}
 	}
 	branch, err := s.git.headBranch()
 	if err != nil {
-		return "", fmt.Errorf("commit %s: %w", strings.Join(paths, " "), err)
+		return fail(fmt.Errorf("commit %s: %w", strings.Join(paths, " "), err))
 	}
 	j := journal{PID: os.Getpid(), StartMS: time.Now().UnixMilli(), Message: msg, Ref: branch.String(), Paths: paths}
 	if err := s.writeJournal(j); err != nil {
-		return "", fmt.Errorf("commit %s: %w", strings.Join(paths, " "), err)
+		return fail(fmt.Errorf("commit %s: %w", strings.Join(paths, " "), err))
 	}
-	early := s.startEarlyStage(paths)
+	if early == nil {
+		early = s.startEarlyStage(len(paths))
+	}
 	if prepare != nil {
 		if err := prepare(); err != nil {
 			early.abort()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path"
@@ -335,7 +336,7 @@ func TestEarlyStage(t *testing.T) {
 	}
 	checkClean(t, s)
 
-	e := s.startEarlyStage([]string{LessonPath("early-aborted")})
+	e := s.startEarlyStage(1)
 	if e == nil {
 		t.Fatal("no early stage with git's index free")
 	}
@@ -352,11 +353,78 @@ func TestEarlyStage(t *testing.T) {
 	if err := os.WriteFile(lock, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if e := s.startEarlyStage([]string{p}); e != nil {
+	if e := s.startEarlyStage(1); e != nil {
 		e.abort()
 		t.Error("an early stage started while another git held the index")
 	}
 	if err := os.Remove(lock); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestPending: a commit begun before its paths are known holds the write
+// lock and has git reading the index; its Update commits and stages what
+// prepare wrote, as Update does, with many paths too, and Abort leaves the
+// index, the branch and the locks as they were.
+func TestPending(t *testing.T) {
+	s := newTestStore(t)
+	learnLessonT(t, s, sampleLesson("pending-base"))
+	head, _ := s.ResolveRef("HEAD")
+
+	p, err := s.Begin(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.early == nil {
+		t.Fatal("Begin started no stage with git's index free")
+	}
+	if s.held.Load() == nil {
+		t.Fatal("Begin does not hold the write lock")
+	}
+	writeLessonT(t, s, "pending-aborted")
+	p.Abort()
+	if s.held.Load() != nil {
+		t.Error("Abort left the write lock held")
+	}
+	if _, err := os.Stat(filepath.Join(s.Dir(), ".git", "index.lock")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("index.lock left after Abort: %v", err)
+	}
+	if out := gitCLI(t, s.Dir(), "ls-files", LessonPath("pending-aborted")); out != "" {
+		t.Errorf("an aborted commit staged %q", out)
+	}
+	if now, _ := s.ResolveRef("HEAD"); now != head {
+		t.Errorf("Abort moved HEAD %s → %s", head, now)
+	}
+	if err := os.Remove(filepath.Join(s.Dir(), filepath.FromSlash(LessonPath("pending-aborted")))); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, n := range []int{1, earlyStageMax + 1} {
+		p, err := s.Begin(1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var paths []string
+		for i := range n {
+			paths = append(paths, LessonPath(fmt.Sprintf("pending-%d-%d", n, i)))
+		}
+		h, err := p.Update(fmt.Sprintf("borg learn: %d lessons", n), paths, func() error {
+			for i := range n {
+				if err := s.WriteLesson(sampleLesson(fmt.Sprintf("pending-%d-%d", n, i))); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("Update of %d paths: %v", n, err)
+		}
+		if now, _ := s.ResolveRef("HEAD"); now != h {
+			t.Fatalf("%d paths: HEAD %s, want the commit %s", n, now, h)
+		}
+		if s.held.Load() != nil {
+			t.Errorf("%d paths: Update left the write lock held", n)
+		}
+		checkClean(t, s)
 	}
 }

@@ -39,6 +39,9 @@ for k in "${!pbin[@]}"; do
     BORG_STORE="$work/store-$k" "${pbin[$k]}" init >/dev/null
   fi
 done
+# The copies' writeback done before the first timed run: each learn syncs
+# its files, and would wait behind it.
+sync
 for i in $(seq 1 "$runs"); do
   for k in "${!pbin[@]}"; do
     start=$EPOCHREALTIME

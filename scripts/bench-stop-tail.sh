@@ -55,6 +55,9 @@ for k in "${!bins[@]}"; do
   cp -a "$from" "$work/store-$k"
   BORG_STORE="$work/store-$k" "${bins[$k]}" recall "warm up the index and the caches" >/dev/null
 done
+# The copies' writeback done before the first timed run: each learn and
+# Stop syncs files, and would wait behind it.
+sync
 msg="I added a retry with backoff to the payments gateway client and a timeout to the request context."
 for i in $(seq 1 "$runs"); do
   for k in "${!bins[@]}"; do

@@ -134,11 +134,9 @@ func runLearn(e *env, s *memfs.Store, o learnOptions) error {
 	return err
 }
 
-// checkLearnInput refuses a lesson that carries a secret or reads as an
-// instruction, and bad input (an empty gist, --importance out of range, an
-// unknown reach); it returns the lesson's reach, with repo the repository
-// tag of a --reach repo.
-func checkLearnInput(o learnOptions, repo string) (string, error) {
+// screenLearnInput refuses a lesson any field of which carries a secret or
+// reads as an instruction.
+func screenLearnInput(o learnOptions) error {
 	// Each field is screened as memfs.Screen reads it (folded: Unicode
 	// spaces, fullwidth and look-alike letters, entities), so text the
 	// codec would canonicalise into a secret or an order is refused here.
@@ -147,11 +145,18 @@ func checkLearnInput(o learnOptions, repo string) (string, error) {
 		{"tags", strings.Join(o.tags, " ")}, {"anchors", strings.Join(o.anchors, " ")},
 	} {
 		if v := memfs.ScreenField(f.name, f.text); memfs.IsSecretVerdict(v) {
-			return "", fail(exitRefused, "refusing to learn: the %s carries a %s; remove it and run borg learn again", f.name, strings.TrimSuffix(v, " in the "+f.name))
+			return fail(exitRefused, "refusing to learn: the %s carries a %s; remove it and run borg learn again", f.name, strings.TrimSuffix(v, " in the "+f.name))
 		} else if v != "" {
-			return "", fail(exitRefused, "refusing to learn: the %s reads as an instruction to the agent (%s), which borg never quotes to one; say the lesson as a fact or a practice", f.name, strings.TrimSuffix(strings.TrimPrefix(v, "instruction-like text ("), ") in the "+f.name))
+			return fail(exitRefused, "refusing to learn: the %s reads as an instruction to the agent (%s), which borg never quotes to one; say the lesson as a fact or a practice", f.name, strings.TrimSuffix(strings.TrimPrefix(v, "instruction-like text ("), ") in the "+f.name))
 		}
 	}
+	return nil
+}
+
+// checkLearnOptions refuses bad input (text that is not UTF-8, an empty
+// gist, --importance out of range, an unknown reach) and returns the
+// lesson's reach, with repo the repository tag of a --reach repo.
+func checkLearnOptions(o learnOptions, repo string) (string, error) {
 	for _, f := range []struct{ name, text string }{{"gist", o.gist}, {"body", o.body}, {"title", o.title}} {
 		if !utf8.ValidString(f.text) {
 			return "", usageErr("the %s is not UTF-8 text: save it as UTF-8 and run borg learn again", f.name)
@@ -197,9 +202,29 @@ func checkLearnInput(o learnOptions, repo string) (string, error) {
 // product path commits a corpus at once).
 func learnLesson(e *env, s *memfs.Store, o learnOptions, commit bool) (domain.Lesson, string, error) {
 	repo := repoTag()
-	reach, err := checkLearnInput(o, repo)
-	if err != nil {
+	reach, badOption := checkLearnOptions(o, repo)
+	var pending *memfs.Pending
+	if badOption == nil && commit {
+		// The commit begins now, so that git reads a big store's index
+		// while the lesson is screened and its claim looked up (the
+		// commit's longest step, BENCHMARKS.md); refused, it writes
+		// nothing.
+		var err error
+		if pending, err = s.Begin(1); err != nil {
+			return domain.Lesson{}, "", err
+		}
+		defer func() {
+			if pending != nil {
+				pending.Abort()
+			}
+		}()
+	}
+	// A secret or an instruction is named before a bad option.
+	if err := screenLearnInput(o); err != nil {
 		return domain.Lesson{}, "", err
+	}
+	if badOption != nil {
+		return domain.Lesson{}, "", badOption
 	}
 	anchors, err := resolveAnchors(o.anchors)
 	if err != nil {
@@ -281,7 +306,11 @@ func learnLesson(e *env, s *memfs.Store, o learnOptions, commit bool) (domain.Le
 	// second and 140 MB of objects per learn at 1,000,000 events).
 	paths := []string{memfs.LessonPath(l.ID)}
 	wrote := false
-	hash, err := s.Update("borg learn: "+l.ID, paths, func() error {
+	update := s.Update
+	if pending != nil {
+		update, pending = pending.Update, nil
+	}
+	hash, err := update("borg learn: "+l.ID, paths, func() error {
 		err := write()
 		wrote = err == nil
 		if wrote {
