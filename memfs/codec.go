@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"html"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -42,10 +41,24 @@ const (
 // derivedAttr marks a link sleep mined rather than one a person authored.
 const derivedAttr = "data-derived"
 
-var (
-	authorPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^e-[0-9a-f]{8}$`) })
-	relPattern    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z-]{1,31}$`) })
-)
+// hashedID reports whether s is prefix and then n lowercase hex digits:
+// an engineer's hashed id ("e-", 8) or a session's ("s-", 16). A check by
+// hand, not an expression: every hook checks one, and compiling one costs
+// a hook more than the check.
+func hashedID(s, prefix string, n int) bool {
+	hex, ok := strings.CutPrefix(s, prefix)
+	return ok && len(hex) == n && !strings.ContainsFunc(hex, func(r rune) bool {
+		return (r < '0' || r > '9') && (r < 'a' || r > 'f')
+	})
+}
+
+// relName reports whether s names a link's relation: a lowercase letter,
+// then 1 to 31 lowercase letters or hyphens.
+func relName(s string) bool {
+	return len(s) >= 2 && len(s) <= 32 && s[0] >= 'a' && s[0] <= 'z' && !strings.ContainsFunc(s, func(r rune) bool {
+		return (r < 'a' || r > 'z') && r != '-'
+	})
+}
 
 // htmlTags are the elements Parse reads, as selectors compiled once, on the
 // first parse rather than at every start-up (goquery compiles a selector
@@ -292,7 +305,7 @@ func readLinks(sel *goquery.Selection) ([]domain.LessonLink, error) {
 		if !ok || !domain.ValidID(target) {
 			return nil, invalid("link href %q is not a lesson (<id>.html)", href)
 		}
-		if !relPattern().MatchString(rel) {
+		if !relName(rel) {
 			return nil, invalid("bad link rel %q", rel)
 		}
 		_, derived := k.Attr(derivedAttr)
@@ -591,7 +604,7 @@ func validateCanonical(l domain.Lesson) error {
 		return invalid("importance %d out of range 1..10", l.Importance)
 	case l.Reprieves < 0:
 		return invalid("negative reprieves %d", l.Reprieves)
-	case l.Author != "" && !authorPattern().MatchString(l.Author):
+	case l.Author != "" && !hashedID(l.Author, "e-", 8):
 		return invalid("bad author %q (want a hashed engineer id e-xxxxxxxx)", l.Author)
 	case l.Gist == "":
 		return invalid("no gist (the <mark> text)")
@@ -605,7 +618,7 @@ func validateCanonical(l domain.Lesson) error {
 		if !domain.ValidID(k.Target) {
 			return invalid("link target %q is not a lesson id", k.Target)
 		}
-		if !relPattern().MatchString(k.Rel) {
+		if !relName(k.Rel) {
 			return invalid("bad link rel %q", k.Rel)
 		}
 	}

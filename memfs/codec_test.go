@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -395,4 +396,39 @@ func FuzzCanonicalShortcuts(f *testing.F) {
 			t.Fatalf("bodyCanonical(%q), but canonicalBody makes it %q", s, canonicalBodyCopy(s))
 		}
 	})
+}
+
+// TestHashedIDAndRelName: the hand checks accept what the expressions they
+// stand for (^e-[0-9a-f]{8}$, ^s-[0-9a-f]{16}$, ^[a-z][a-z-]{1,31}$) match,
+// and nothing else; FuzzHashedIDAndRelName tries more.
+func TestHashedIDAndRelName(t *testing.T) {
+	for _, s := range []string{
+		"e-0123abcd", "e-0123abcD", "e-0123abc", "e-0123abcde", "E-0123abcd", "e-0123abcg", "s-0123456789abcdef",
+		"s-0123456789abcde", "s-0123456789abcdefa", "", "e-", "x", "ab", "a-", "-a", "supersedes", "a" + strings.Repeat("b", 31),
+		"a" + strings.Repeat("b", 32), "rel_name", "Rel", "é-0123abcd", "e-０123abcd", "ab\n",
+	} {
+		checkHandPatterns(t, s)
+	}
+}
+
+func FuzzHashedIDAndRelName(f *testing.F) {
+	for _, s := range []string{"e-0123abcd", "s-0123456789abcdef", "supersedes", "a-", "e-0123abcD"} {
+		f.Add(s)
+	}
+	f.Fuzz(checkHandPatterns)
+}
+
+func checkHandPatterns(t *testing.T, s string) {
+	for _, c := range []struct {
+		re   string
+		hand bool
+	}{
+		{`^e-[0-9a-f]{8}$`, hashedID(s, "e-", 8)},
+		{`^s-[0-9a-f]{16}$`, hashedID(s, "s-", 16)},
+		{`^[a-z][a-z-]{1,31}$`, relName(s)},
+	} {
+		if want := regexp.MustCompile(c.re).MatchString(s); c.hand != want {
+			t.Errorf("%q: hand check %v, %s %v", s, c.hand, c.re, want)
+		}
+	}
 }

@@ -144,7 +144,7 @@ func renderedLink(line string) (domain.LessonLink, bool) {
 		return domain.LessonLink{}, false
 	}
 	target, ok := strings.CutSuffix(html.UnescapeString(href), ".html")
-	if !ok || !domain.ValidID(target) || !relPattern().MatchString(k.Rel) {
+	if !ok || !domain.ValidID(target) || !relName(k.Rel) {
 		return domain.LessonLink{}, false
 	}
 	k.Target = target

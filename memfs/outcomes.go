@@ -13,11 +13,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/borg-memory/borg/domain"
 )
@@ -25,16 +23,11 @@ import (
 // maxLineBytes bounds one log line; a longer one is junk.
 const maxLineBytes = 64 << 10
 
-var (
-	hashedSession  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^s-[0-9a-f]{16}$`) })
-	hashedEngineer = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^e-[0-9a-f]{8}$`) })
-)
-
 // HashSession turns a raw session id into the form the shared log carries:
 // "s-" and 16 hex of a SHA-256. An id already in that form and "" pass
 // through unchanged.
 func HashSession(raw string) string {
-	if raw == "" || hashedSession().MatchString(raw) {
+	if raw == "" || hashedID(raw, "s-", 16) {
 		return raw
 	}
 	sum := sha256.Sum256([]byte("borg-session\x00" + raw))
@@ -45,7 +38,7 @@ func HashSession(raw string) string {
 // into "e-" and 8 hex of a SHA-256. An id already in that form and "" pass
 // through unchanged.
 func HashEngineer(raw string) string {
-	if raw == "" || hashedEngineer().MatchString(raw) {
+	if raw == "" || hashedID(raw, "e-", 8) {
 		return raw
 	}
 	sum := sha256.Sum256([]byte("borg-engineer\x00" + strings.ToLower(strings.TrimSpace(raw))))
