@@ -70,8 +70,8 @@ var moveWords = map[string]bool{"moved": true, "migrated": true, "switched": tru
 // a word, unless the newer says the value moved: "Staging database backups
 // now run at 03:00 UTC" does not rewrite "Staging database backups are
 // verified at 05:00 UTC". A newer that says the value moved may also name
-// its subject more fully than the older, when it renames it (renames). An older gist read as one run of words, with no
-// predicate apart ("turnstile caches entitlement lookups for 300
+// its subject more fully than the older, when it pins the value (renames).
+// An older gist read as one run of words, with no predicate apart ("turnstile caches entitlement lookups for 300
 // seconds"), offers each of its words that the newer's subject does not
 // hold. A newer gist read as one run of words up to a value has no subject
 // apart to compare, and may update the older when it names, outside its
@@ -91,11 +91,10 @@ func MayUpdate(newer, older string) bool {
 	if n.boundary > n.values[0].start && n.namesValueOf(newer, o) {
 		return true
 	}
-	moved := slices.ContainsFunc(Words(newer), func(w string) bool { return moveWords[w] })
-	if n.namesOutside(o) && !(moved && n.renames(o)) {
+	if n.namesOutside(o) && !n.renames(newer, o) {
 		return false
 	}
-	if moved {
+	if slices.ContainsFunc(Words(newer), func(w string) bool { return moveWords[w] }) {
 		return true
 	}
 	pred, said := n.predicateStems(), o.predicateStems()
@@ -131,43 +130,127 @@ func prescribes(gist string) bool {
 // than a fact.
 var prescriptive = map[string]bool{"must": true, "never": true, "always": true, "should": true, "avoid": true, "mustn": true, "shouldn": true}
 
-// renames reports whether the moved value's subject, as f (the newer
-// fact) names it before its predicate and its first value, is older's
-// named more fully: it shares RestateMinSubject content words or more with
-// older, adds words only after the last of them (a head, "claim decision
-// events", or the change's own words, "chat throttle went up"; not a
-// qualifier, "nightly billing jobs"), and one of its values is labelled by
-// the noun that labels an older value of the same type ("the
-// `tidewater-decisions-v2` topic" and "the topic `claims.decisions.v1`";
-// "8 messages" and "5 messages"): what moved is the same kind of thing.
-func (f Fact) renames(older Fact) bool {
-	lead := f.toks[:min(f.boundary, f.values[0].start)]
+// renames reports whether newer, the gist f reads, says that the value of
+// older's slot moved while naming its subject more fully than older does.
+// It says so with a move word before its first value, and names a subject
+// that shares RestateMinSubject content words or more with older's words
+// and adds to them only after the last of them, with no phrase of its own
+// ("claim decision events", "chat throttle went up"; not "nightly billing
+// jobs", nor "jobs for billing"). That much is said of many facts about
+// one thing (a consumer's lag and its batch size, a service's replicas in
+// staging and in production), so the value must also be pinned: newer
+// calls older's value old (callsOld), or the two values count the same
+// rate to the end of their clauses (sameRate).
+func (f Fact) renames(newer string, older Fact) bool {
+	first := f.values[0].start
+	if !slices.ContainsFunc(f.toks[:first], func(t factToken) bool { return moveWords[t.word] }) {
+		return false
+	}
+	lead := f.toks[:min(f.boundary, first)]
 	holds := map[string]bool{}
 	for _, t := range older.toks {
 		holds[t.stem] = true
 	}
-	shared := 0
-	for _, t := range lead {
+	var shared []string
+	last := -1
+	for i, t := range lead {
 		if t.content && holds[t.stem] {
-			shared++
+			if !slices.Contains(shared, t.stem) {
+				shared = append(shared, t.stem)
+			}
+			last = i
 		}
 	}
-	if shared < RestateMinSubject || lacksBefore(lead, older.toks) {
+	if len(shared) < RestateMinSubject || lacksBefore(lead, older.toks) {
 		return false
 	}
-	for _, v := range f.values {
-		for _, w := range older.values {
-			if v.typ != w.typ {
-				continue
+	for i := last + 1; i < len(lead); i++ {
+		if restatePrepositions[lead[i].word] && slices.ContainsFunc(lead[i+1:], func(t factToken) bool { return t.content }) {
+			return false // a phrase that narrows the subject
+		}
+	}
+	return f.callsOld(newer, older) || f.sameRate(older)
+}
+
+// oldWords call a value the one that was.
+var oldWords = map[string]bool{"old": true, "previous": true, "former": true}
+
+// callsOld reports whether newer, the gist f reads, calls a value of older
+// old by a part of it that f's values do not hold and by the noun that
+// labels it there, within four words ("the old v1 topic" of "the topic
+// `claims.decisions.v1`").
+func (f Fact) callsOld(newer string, older Fact) bool {
+	own := map[string]bool{}
+	for _, t := range f.toks {
+		if t.value > 0 {
+			for _, w := range Words(t.word) {
+				own[w] = true
 			}
-			for _, a := range f.labels(v) {
-				if slices.Contains(older.labels(w), a) {
-					return true
-				}
+		}
+	}
+	words := Words(newer)
+	for i, w := range words {
+		if !oldWords[w] {
+			continue
+		}
+		window := words[i+1 : min(len(words), i+5)]
+		for _, v := range older.values {
+			labels := older.labels(v)
+			var parts []string
+			for _, t := range older.toks[v.start:v.end] {
+				parts = append(parts, Words(t.word)...)
+			}
+			part := slices.ContainsFunc(window, func(x string) bool { return !own[x] && slices.Contains(parts, x) })
+			label := slices.ContainsFunc(window, func(x string) bool { return slices.Contains(labels, restateStem(x)) })
+			if part && label {
+				return true
 			}
 		}
 	}
 	return false
+}
+
+// sameRate reports whether f and older each hold a number, the two
+// different, followed to the end of its clause by the same rate ("8
+// messages per 10 s per player" and "5 messages per 10 seconds per
+// player"): the count, what it counts and per what, with no word after it
+// that narrows it ("… per second for internal callers").
+func (f Fact) sameRate(older Fact) bool {
+	for _, v := range f.values {
+		if v.typ != "number" {
+			continue
+		}
+		unit := f.unitAfter(v)
+		if len(unit) < 3 || !slices.Contains(unit, "per") {
+			continue
+		}
+		for _, w := range older.values {
+			if w.typ == "number" && w.norm != v.norm && slices.Equal(unit, older.unitAfter(w)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// unitAfter is what follows value v to the end of its clause (a comma, or
+// the fact's end): each word's stem, each value as its type and norm.
+func (f Fact) unitAfter(v factValue) []string {
+	var out []string
+	for i := v.end; i < len(f.toks); i++ {
+		t := f.toks[i]
+		switch {
+		case t.value == 0:
+			out = append(out, t.stem)
+		case i == f.values[t.value-1].start:
+			u := f.values[t.value-1]
+			out = append(out, u.typ+":"+u.norm)
+		}
+		if t.comma {
+			break
+		}
+	}
+	return out
 }
 
 // labels are the stems of the content words right before and right after

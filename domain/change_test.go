@@ -68,12 +68,25 @@ func TestMayUpdate(t *testing.T) {
 		{"Briefing weather comes from the METAR gateway at https://metar-gw.ops.corp.internal/v2 now; the old wx-feed v1 endpoint was decommissioned.", "dispatch pulls radar tiles from https://radar.corp.internal/v1.", false},
 		// What moved may be named by its head ("order confirmation
 		// events") or with the change's own words ("throttle went up"),
-		// when its new value is the same kind of thing as the old.
-		{"Order confirmation events moved to the `orders-confirmed-v3` queue.", "checkout publishes order confirmations to the queue `orders.confirmations.v2`.", true},
+		// when the value is pinned: called old, or the same rate.
+		{"Order confirmation events moved to the `orders-confirmed-v3` queue; the old v2 queue is drained.", "checkout publishes order confirmations to the queue `orders.confirmations.v2`.", true},
 		{"The search API's throttle went up to 50 requests per second per key.", "search API rate-limits callers to 20 requests per second per key.", true},
-		{"Order confirmation emails moved to the `orders-confirmed-v3` template.", "checkout publishes order confirmations to the queue `orders.confirmations.v2`.", false},
+		{"Order confirmation events moved to the `orders-confirmed-v3` queue.", "checkout publishes order confirmations to the queue `orders.confirmations.v2`.", false},
+		{"Order confirmation emails moved to the `orders-confirmed-v3` template; the old v2 template is gone.", "checkout publishes order confirmations to the queue `orders.confirmations.v2`.", false},
 		{"Nightly billing jobs moved to 02:30 UTC.", "Nightly jobs on the data cluster start at 01:00 UTC.", false},
 		{"The search API's throttle went up to 50 requests per second per key.", "search API keeps 20 workers per key.", false},
+		// Another fact about the same thing, a narrower subject, a rate
+		// narrowed after it, a move said of something else.
+		{"Kafka consumer lag alert threshold went up to 5000 messages.", "Kafka consumer batch size is 500 messages.", false},
+		{"The export queue consumer moved to the `export-worker-v2` deployment.", "The export queue producer runs in the `export-api-v1` deployment.", false},
+		{"The checkout service in staging went down to 2 replicas.", "The checkout service runs 6 replicas.", false},
+		{"The checkout service canary went up to 3 replicas.", "The checkout service runs 12 replicas in prod.", false},
+		{"Nightly jobs for billing moved to the `billing-nightly-v2` queue.", "Nightly jobs run on the `nightly-v1` queue.", false},
+		{"CI runners for the mobile repo moved to 8 vCPU machines.", "CI runners use 4 vCPU machines.", false},
+		{"Search API rate limit went up to 200 requests per second for internal callers.", "Search API rate limit is 20 requests per second.", false},
+		{"Checkout API rate limit for partners went up to 50 requests per second.", "Checkout API rate limit is 20 requests per second.", false},
+		{"The checkout service in staging now runs 2 replicas, so deploys go faster.", "The checkout service runs 6 replicas.", false},
+		{"The build farm scheduler moved to a new host and runs 3 jobs at once.", "The build farm runs 12 agents.", false},
 	} {
 		if got := MayUpdate(tt.newer, tt.older); got != tt.want {
 			t.Errorf("MayUpdate(%q, %q) = %v, want %v", tt.newer, tt.older, got, tt.want)

@@ -69,7 +69,11 @@ type journal struct {
 
 // lockWrites takes the store's write lock and finishes the work of a writer
 // that died holding it. The returned function releases the lock.
-func (s *Store) lockWrites() (func(), error) {
+func (s *Store) lockWrites() (func(), error) { return s.lockWritesWithin(writeWait) }
+
+// lockWritesWithin is lockWrites waiting at most wait for another writer
+// (0: trying once).
+func (s *Store) lockWritesWithin(wait time.Duration) (func(), error) {
 	if err := s.checkOwner(); err != nil {
 		return nil, err
 	}
@@ -80,9 +84,9 @@ func (s *Store) lockWrites() (func(), error) {
 		}
 		return nil, err
 	}
-	unlock, err := s.takeWriteLock(p, writeWait)
+	unlock, err := s.takeWriteLock(p, wait)
 	if errors.Is(err, ErrLocked) {
-		return nil, fmt.Errorf("%w (still after %s; it holds %s)", ErrBusy, writeWait, writeLockFile)
+		return nil, fmt.Errorf("%w (still after %s; it holds %s)", ErrBusy, wait, writeLockFile)
 	}
 	if r := writeRefusal(s.dir, "take the store's write lock", err); r != nil {
 		return nil, r
@@ -143,18 +147,23 @@ func (s *Store) Update(msg string, paths []string, prepare func() error) (string
 // index (startEarlyStage), while the caller checks what it is about to
 // write (a learn screens the lesson and looks for its claim, a few
 // milliseconds that a big store's index read then hides). The caller must
-// end it with Update or Abort.
+// end it with Update or Abort; either ends it, and a second call is an
+// error (Update) or nothing (Abort).
 type Pending struct {
 	s      *Store
-	unlock func()
+	unlock func() // nil once ended
 	early  *earlyStage
 }
 
-// Begin takes the write lock as Update does and starts staging for a
-// commit of up to n paths (see earlyStageMax; more, and the commit stages
-// as it always did).
+// errPendingEnded is Pending.Update's answer once the commit has ended.
+var errPendingEnded = errors.New("commit already ended")
+
+// Begin takes the write lock if no other writer holds it (it does not
+// wait: ErrBusy, and the caller writes through Update, which waits, after
+// its checks), and starts staging for a commit of up to n paths (see
+// earlyStageMax; more, and the commit stages as it always did).
 func (s *Store) Begin(n int) (*Pending, error) {
-	unlock, err := s.lockWrites()
+	unlock, err := s.lockWritesWithin(0)
 	if err != nil {
 		return nil, fmt.Errorf("begin a commit: %w", err)
 	}
@@ -163,7 +172,10 @@ func (s *Store) Begin(n int) (*Pending, error) {
 
 // Update is Store.Update under p's lock; it ends p.
 func (p *Pending) Update(msg string, paths []string, prepare func() error) (string, error) {
-	defer p.unlock()
+	if p.unlock == nil {
+		return "", fmt.Errorf("commit %s: %w", strings.Join(paths, " "), errPendingEnded)
+	}
+	defer p.end()
 	early := p.early
 	p.early = nil
 	if len(paths) > earlyStageMax {
@@ -174,11 +186,19 @@ func (p *Pending) Update(msg string, paths []string, prepare func() error) (stri
 }
 
 // Abort ends p with nothing written: git stages nothing and the lock is
-// released.
+// released. It does nothing to an ended p.
 func (p *Pending) Abort() {
 	p.early.abort()
 	p.early = nil
-	p.unlock()
+	p.end()
+}
+
+// end releases p's lock, once.
+func (p *Pending) end() {
+	if p.unlock != nil {
+		p.unlock()
+		p.unlock = nil
+	}
 }
 
 // updateLocked is Update for a caller that holds the write lock.

@@ -399,6 +399,34 @@ func TestPending(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// Ended once, a commit ends no more: no second release of the lock.
+	p, err = s.Begin(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Abort()
+	p.Abort()
+	if _, err := p.Update("borg learn: late", []string{LessonPath("late")}, nil); !errors.Is(err, errPendingEnded) {
+		t.Errorf("Update after Abort = %v, want errPendingEnded", err)
+	}
+
+	// Another writer holding the store: Begin does not wait for it.
+	other, err := Open(s.Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock, err := other.lockWrites()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, err := s.Begin(1); !errors.Is(err, ErrBusy) {
+		if p != nil {
+			p.Abort()
+		}
+		t.Errorf("Begin with the store held = %v, want ErrBusy at once", err)
+	}
+	unlock()
+
 	for _, n := range []int{1, earlyStageMax + 1} {
 		p, err := s.Begin(1)
 		if err != nil {
@@ -426,5 +454,9 @@ func TestPending(t *testing.T) {
 			t.Errorf("%d paths: Update left the write lock held", n)
 		}
 		checkClean(t, s)
+		p.Abort() // ended by Update: nothing
+		if s.held.Load() != nil {
+			t.Errorf("%d paths: Abort after Update took the lock again", n)
+		}
 	}
 }

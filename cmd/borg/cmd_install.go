@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/urfave/cli/v2"
 
@@ -267,7 +268,10 @@ func installCommandPath(command string, check bool) (string, error) {
 
 // goRunBuild matches the path of a binary go run built: it deletes it when
 // it exits.
-var goRunBuild = regexp.MustCompile(`(^|[/\\])go-build[0-9]*[/\\]b[0-9]+[/\\]exe[/\\][^/\\]+$`)
+// Compiled on first use: every borg process would pay for it at start-up.
+var goRunBuild = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(^|[/\\])go-build[0-9]*[/\\]b[0-9]+[/\\]exe[/\\][^/\\]+$`)
+})
 
 // checkHookCommand refuses a hook command that is no program there to
 // run, with the fix; given says the user passed it (--command).
@@ -298,7 +302,7 @@ func checkHookCommand(command string, given bool) error {
 		}
 		resolved = p
 	}
-	if goRunBuild.MatchString(filepath.ToSlash(resolved)) && !(given && isSelf(resolved)) {
+	if goRunBuild().MatchString(filepath.ToSlash(resolved)) && !(given && isSelf(resolved)) {
 		// Named on purpose, this very binary, is a caller that knows
 		// (borg demo, run by go run, on its throwaway project).
 		return fail(exitFail, "%s is go run's temporary build, deleted when go run exits: the hooks would call a program that is gone; install borg (go install ./cmd/borg) and run borg install with it, or %s", what, fix)

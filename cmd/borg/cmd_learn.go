@@ -205,19 +205,16 @@ func learnLesson(e *env, s *memfs.Store, o learnOptions, commit bool) (domain.Le
 	reach, badOption := checkLearnOptions(o, repo)
 	var pending *memfs.Pending
 	if badOption == nil && commit {
-		// The commit begins now, so that git reads a big store's index
-		// while the lesson is screened and its claim looked up (the
-		// commit's longest step, BENCHMARKS.md); refused, it writes
-		// nothing.
-		var err error
-		if pending, err = s.Begin(1); err != nil {
-			return domain.Lesson{}, "", err
+		// The commit begins now if the store is free, so that git reads
+		// a big store's index while the lesson is screened and its claim
+		// looked up (the commit's longest step, BENCHMARKS.md); refused,
+		// it writes nothing. A store another writer holds, or one that
+		// cannot be written, is met by the commit below, after the
+		// checks: a lesson refused is refused at once.
+		if p, err := s.Begin(1); err == nil {
+			pending = p
+			defer pending.Abort() // nothing once the commit has ended
 		}
-		defer func() {
-			if pending != nil {
-				pending.Abort()
-			}
-		}()
 	}
 	// A secret or an instruction is named before a bad option.
 	if err := screenLearnInput(o); err != nil {
@@ -308,7 +305,7 @@ func learnLesson(e *env, s *memfs.Store, o learnOptions, commit bool) (domain.Le
 	wrote := false
 	update := s.Update
 	if pending != nil {
-		update, pending = pending.Update, nil
+		update = pending.Update
 	}
 	hash, err := update("borg learn: "+l.ID, paths, func() error {
 		err := write()

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -46,5 +49,46 @@ func TestLearnHiddenCharacterNamesFix(t *testing.T) {
 	}
 	if files, _ := a.s.LessonFiles(); len(files) != 0 {
 		t.Fatalf("%d lesson files written by refused learns", len(files))
+	}
+}
+
+// TestLearnRefusedWhileStoreBusy: a lesson borg refuses (a secret in it, a
+// claim a lesson already makes) is refused at once while another writer
+// holds the store, not after waiting for it; and with the store free, a
+// refused learn leaves no lock, journal or index change behind.
+func TestLearnRefusedWhileStoreBusy(t *testing.T) {
+	a := newAdvStore(t)
+	if code, out, errs := a.borg("", "learn", "The export job runs nightly at 02:00 UTC"); code != 0 {
+		t.Fatalf("learn: exit %d; stdout %q stderr %q", code, out, errs)
+	}
+	refused := [][]string{
+		{"learn", "The deploy token is ghp_Ab3dEfGh1jKlMn0pQrStUvWxYz0123456789"},
+		{"learn", "The export job runs nightly at 02:00 UTC"},
+	}
+	unlock, err := a.s.LockWrites()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range refused {
+		// A learn that waited for the store would fail after a minute,
+		// busy, rather than be refused.
+		code, out, errs := a.borg("", args...)
+		if code != exitRefused {
+			t.Fatalf("%q with the store held: exit %d, want %d (refused); stdout %q stderr %q", args, code, exitRefused, out, errs)
+		}
+	}
+	unlock()
+	for _, args := range refused {
+		if code, out, errs := a.borg("", args...); code != exitRefused {
+			t.Fatalf("%q: exit %d, want %d (refused); stdout %q stderr %q", args, code, exitRefused, out, errs)
+		}
+	}
+	for _, p := range []string{".git/index.lock", ".borg/journal.json"} {
+		if _, err := os.Stat(filepath.Join(a.s.Dir(), p)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s after refused learns: %v", p, err)
+		}
+	}
+	if files, _ := a.s.LessonFiles(); len(files) != 1 {
+		t.Errorf("%d lesson files after one learn and refused ones, want 1", len(files))
 	}
 }
