@@ -180,14 +180,7 @@ var oldWords = map[string]bool{"old": true, "previous": true, "former": true}
 // labels it there, within four words ("the old v1 topic" of "the topic
 // `claims.decisions.v1`").
 func (f Fact) callsOld(newer string, older Fact) bool {
-	own := map[string]bool{}
-	for _, t := range f.toks {
-		if t.value > 0 {
-			for _, w := range Words(t.word) {
-				own[w] = true
-			}
-		}
-	}
+	own := f.valueWords()
 	words := Words(newer)
 	for i, w := range words {
 		if !oldWords[w] {

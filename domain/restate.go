@@ -1423,11 +1423,8 @@ func (f Fact) stemsOutside(toks []factToken) []string {
 	return out
 }
 
-// namesValueOf reports whether gist, f's text, says two words or more of
-// one of older's values that f's values do not hold: it names the value it
-// replaces ("the old wx-feed v1 endpoint" names
-// https://wx-feed.saltmarsh.internal/v1), in its claim or after it.
-func (f Fact) namesValueOf(gist string, older Fact) bool {
+// valueWords are the words (Words) of f's values.
+func (f Fact) valueWords() map[string]bool {
 	own := map[string]bool{}
 	for _, t := range f.toks {
 		if t.value > 0 {
@@ -1436,6 +1433,15 @@ func (f Fact) namesValueOf(gist string, older Fact) bool {
 			}
 		}
 	}
+	return own
+}
+
+// namesValueOf reports whether gist, f's text, says two words or more of
+// one of older's values that f's values do not hold: it names the value it
+// replaces ("the old wx-feed v1 endpoint" names
+// https://wx-feed.saltmarsh.internal/v1), in its claim or after it.
+func (f Fact) namesValueOf(gist string, older Fact) bool {
+	own := f.valueWords()
 	said := map[string]bool{}
 	for _, w := range Words(gist) {
 		said[w] = !own[w]
