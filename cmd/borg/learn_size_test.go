@@ -53,9 +53,10 @@ func TestLearnHiddenCharacterNamesFix(t *testing.T) {
 }
 
 // TestLearnRefusedWhileStoreBusy: a lesson borg refuses (a secret in it, a
-// claim a lesson already makes) is refused at once while another writer
-// holds the store, not after waiting for it; and with the store free, a
-// refused learn leaves no lock, journal or index change behind.
+// claim a lesson already makes) is refused while another writer holds the
+// store (that the learn does not wait for it first, TestPending holds of
+// memfs.Store.Begin); and with the store free, a refused learn leaves no
+// lock, journal or index change behind.
 func TestLearnRefusedWhileStoreBusy(t *testing.T) {
 	a := newAdvStore(t)
 	if code, out, errs := a.borg("", "learn", "The export job runs nightly at 02:00 UTC"); code != 0 {
@@ -70,8 +71,6 @@ func TestLearnRefusedWhileStoreBusy(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, args := range refused {
-		// A learn that waited for the store would fail after a minute,
-		// busy, rather than be refused.
 		code, out, errs := a.borg("", args...)
 		if code != exitRefused {
 			t.Fatalf("%q with the store held: exit %d, want %d (refused); stdout %q stderr %q", args, code, exitRefused, out, errs)
