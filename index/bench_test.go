@@ -227,13 +227,31 @@ func BenchmarkSyncOneChange(b *testing.B) {
 		ls := newLessonGen(1, 20_000).lessons(n)
 		for _, mode := range []string{"files", "changed"} {
 			b.Run(fmt.Sprintf("lessons=%d/%s", n, mode), func(b *testing.B) {
-				benchSyncOneChange(b, slices.Clone(ls), mode == "changed")
+				benchSyncOneChange(b, slices.Clone(ls), mode == "changed", 0, Options{DeferMerge: true})
 			})
 		}
 	}
 }
 
-func benchSyncOneChange(b *testing.B, ls []domain.Lesson, changed bool) {
+// BenchmarkSyncOneChangeGrownDelta is the first Stop's sync after a learn
+// (SyncChanged, one lesson) when earlier syncs left held lessons in the
+// delta: a team's store between two background merges holds up to
+// maxDeltaDocs of them, and every such sync rewrites the delta. The syncs
+// after the first are a hook's: merges and vectors deferred.
+func BenchmarkSyncOneChangeGrownDelta(b *testing.B) {
+	n := 10_000
+	ls := newLessonGen(1, 20_000).lessons(n)
+	for _, held := range []int{0, 256, 1000} {
+		b.Run(fmt.Sprintf("lessons=%d/delta=%d", n, held), func(b *testing.B) {
+			benchSyncOneChange(b, slices.Clone(ls), true, held, Options{DeferMerge: true, DeferVectors: true, LazyVectors: true})
+		})
+	}
+}
+
+// benchSyncOneChange times syncs of one changed lesson each, after a first
+// sync of every lesson and, when held > 0, a sync of held changed lessons
+// into the delta; opts are those of every sync after the first.
+func benchSyncOneChange(b *testing.B, ls []domain.Lesson, changed bool, held int, opts Options) {
 	n := len(ls)
 	dir := b.TempDir()
 	stamps := make([]FileStamp, n)
@@ -251,7 +269,11 @@ func benchSyncOneChange(b *testing.B, ls []domain.Lesson, changed bool) {
 	}
 	stamp := 0
 	sync := func(k int) {
-		ix, err := Open(dir, NewNGramEmbedder(NGramOptions{}), Options{DeferMerge: true})
+		o := opts
+		if k < 0 {
+			o = Options{DeferMerge: true}
+		}
+		ix, err := Open(dir, NewNGramEmbedder(NGramOptions{}), o)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -270,6 +292,32 @@ func benchSyncOneChange(b *testing.B, ls []domain.Lesson, changed bool) {
 		}
 	}
 	sync(-1)
+	if held > 0 {
+		ix, err := Open(dir, NewNGramEmbedder(NGramOptions{}), opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var some []FileStamp
+		for k := 0; k < held; k++ {
+			j := (k*104729 + 3) % n
+			byID[ls[j].ID].Gist = fmt.Sprintf("payments gateway retries with backoff, held revision %d.", k)
+			stamps[j].ModTime++
+			some = append(some, stamps[j])
+		}
+		slices.SortFunc(some, func(a, b FileStamp) int { return strings.Compare(a.ID, b.ID) })
+		since := fmt.Sprint(stamp)
+		stamp++
+		st, err := ix.SyncChanged(since, slices.CompactFunc(some, func(a, b FileStamp) bool { return a.ID == b.ID }), nil, read, fmt.Sprint(stamp))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := ix.Close(); err != nil {
+			b.Fatal(err)
+		}
+		if st.DeltaDocs < held/2 {
+			b.Fatalf("the delta holds %d lessons, want about %d", st.DeltaDocs, held)
+		}
+	}
 	i := 0
 	for b.Loop() {
 		k := (i * 7919) % n

@@ -635,6 +635,18 @@ func encodeField(docs []catalogDoc, base *catalog, f textField, moved []int32) (
 		postCap += len(fv.post)
 	}
 	post = make([]byte, 0, postCap)
+	// The term tables sized to their bound too: the base's terms and the
+	// distinct fresh ones.
+	terms, termBytes := nb, 0
+	if fv != nil {
+		termBytes = len(fv.termBytes)
+	}
+	for j := range fresh {
+		if j == 0 || fresh[j].term != fresh[j-1].term {
+			terms, termBytes = terms+1, termBytes+len(fresh[j].term)
+		}
+	}
+	offs, starts, blob = make([]byte, 0, 4*(terms+1)), make([]byte, 0, 4*(terms+1)), make([]byte, 0, termBytes)
 	u32 := binary.LittleEndian.AppendUint32
 	emit := func(term string, old []byte, add []newPosting) {
 		begin := len(post)

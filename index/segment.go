@@ -470,12 +470,18 @@ func parseDelta(raw []byte, base *catalog) (*view, error) {
 	if err != nil {
 		return nil, fmt.Errorf("decode catalog delta: %w", err)
 	}
-	if delta.screen != base.screen || v.live != base.len()-nt+delta.len() {
+	return deltaView(base, delta, v.live, v.sumLen, tomb, back)
+}
+
+// deltaView is the view of delta over base with the header's live count,
+// live field length sums, tombstones and backlinks (increasing).
+func deltaView(base, delta *catalog, live int, sums [numFields]uint64, tomb, back []int) (*view, error) {
+	if delta.screen != base.screen || live != base.len()-len(tomb)+delta.len() {
 		return nil, errors.New("decode catalog delta: inconsistent with its base")
 	}
-	v.delta, v.backlinks, v.stamp, v.screen, v.ndead = delta, back, delta.stamp, base.screen, nt
+	v := &view{base: base, delta: delta, live: live, sumLen: sums, backlinks: back, stamp: delta.stamp, screen: base.screen, ndead: len(tomb)}
 	v.tomb, v.summed = tomb, true
-	if nt > 0 {
+	if len(tomb) > 0 {
 		v.dead = make([]bool, base.len())
 		for _, o := range tomb {
 			v.dead[o] = true
@@ -508,10 +514,12 @@ func (r *sliceReader) u64() uint64 {
 	return binary.LittleEndian.Uint64(p)
 }
 
-// encodeDelta builds the delta file of delta (an encoded catalog) over base.
-func encodeDelta(base *catalog, delta []byte, live int, sums [numFields]uint64, tomb, back []int) []byte {
+// deltaHeader is the head of a delta file over base, up to and with its
+// checksum: the encoded catalog of the delta follows it.
+func deltaHeader(base *catalog, live int, sums [numFields]uint64, tomb, back []int) []byte {
 	le := binary.LittleEndian
-	out := append([]byte(nil), deltaMagic...)
+	out := make([]byte, 0, len(deltaMagic)+4+8+4+8*int(numFields)+4+4+4*(len(tomb)+len(back))+4)
+	out = append(out, deltaMagic...)
 	out = le.AppendUint32(out, deltaFormat)
 	out = le.AppendUint64(out, base.baseID())
 	out = le.AppendUint32(out, uint32(live))
@@ -526,8 +534,7 @@ func encodeDelta(base *catalog, delta []byte, live int, sums [numFields]uint64, 
 	for _, o := range back {
 		out = le.AppendUint32(out, uint32(o))
 	}
-	out = le.AppendUint32(out, crc32.ChecksumIEEE(out))
-	return append(out, delta...)
+	return le.AppendUint32(out, crc32.ChecksumIEEE(out))
 }
 
 // findBacklinks lists the live base ordinals with a link to one of ids

@@ -2,6 +2,7 @@ package index
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -361,15 +362,24 @@ func (ix *Index) writeDelta(st *SyncStats, v *view, d *deltaPlan, stamp string) 
 	if !d.summed {
 		sums = liveSums(v.base, dcat, dead)
 	}
-	file := encodeDelta(v.base, raw, d.live, sums, d.tomb, back)
-	next, err := parseDelta(file, v.base)
+	next, err := deltaView(v.base, dcat, d.live, sums, d.tomb, back)
 	if err != nil {
 		return fmt.Errorf("sync index: %w", err)
 	}
 	if ix.dir != "" && !ix.fallback {
+		// The head and the catalog go to the file one after the other:
+		// the catalog, most of the file, is not copied again to join them.
+		head := deltaHeader(v.base, d.live, sums, d.tomb, back)
+		write := func(f *os.File) error {
+			if _, err := f.Write(head); err != nil {
+				return err
+			}
+			_, err := f.Write(raw)
+			return err
+		}
 		// Not synced (deltaWrite): a delta lost or torn by a power cut is
 		// refused at open, and the older state it leaves is synced again.
-		if err := fsutil.WriteFileAtomic(filepath.Join(ix.dir, deltaName), file, 0o644, deltaWrite); err != nil {
+		if err := fsutil.WriteFileAtomicFunc(filepath.Join(ix.dir, deltaName), 0o644, write, deltaWrite); err != nil {
 			return fmt.Errorf("sync index: %w (delete %s to rebuild the index)", err, ix.dir)
 		}
 	}

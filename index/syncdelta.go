@@ -197,7 +197,7 @@ func placeChanges(v *view, changed []FileStamp, removed []string) []deltaChange 
 // those that changed or went join the tombstones. removed lists the held
 // lessons that went, sorted.
 func (ix *Index) planChange(v *view, cs []deltaChange, set *syncSet) (*deltaPlan, []string) {
-	d := &deltaPlan{}
+	d := &deltaPlan{docs: make([]catalogDoc, 0, v.delta.len()+len(cs))}
 	tomb := slices.Clone(v.tombstones())
 	var dropped []int // held delta ordinals changed or gone
 	var removed []string
