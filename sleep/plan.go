@@ -206,7 +206,7 @@ func (p Plan) String() string {
 	for _, ph := range p.Phases {
 		fmt.Fprintf(&b, "\n%d. %s: %s", ph.Number, ph.Phase, countLine(ph.Counts))
 		if ph.Files > 0 {
-			fmt.Fprintf(&b, " (%d files)\n", ph.Files)
+			fmt.Fprintf(&b, " (%s)\n", FileCount(ph.Files))
 		} else {
 			b.WriteString(" (no commit)\n")
 		}
@@ -229,6 +229,14 @@ func (it Item) line() string {
 		s += " (" + it.Why + ")"
 	}
 	return s
+}
+
+// FileCount says how many files a phase changed: "1 file", "3 files".
+func FileCount(n int) string {
+	if n == 1 {
+		return "1 file"
+	}
+	return fmt.Sprintf("%d files", n)
 }
 
 // countLine joins a phase's counts, the first always and the others when

@@ -65,7 +65,7 @@ func sleepMarkdown(r sleep.Result) string {
 		if ph.Files == 0 {
 			b.WriteString(" (no change)\n")
 		} else {
-			fmt.Fprintf(&b, " (%d files)\n", ph.Files)
+			fmt.Fprintf(&b, " (%s)\n", sleep.FileCount(ph.Files))
 		}
 		for _, n := range ph.Notes {
 			fmt.Fprintf(&b, "\n%s\n", mdText(n))
