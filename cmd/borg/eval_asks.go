@@ -188,8 +188,8 @@ type askReport struct {
 	StaleAsks int `json:"stale_asks"`
 	// Misses lists the sessions with a relevant lesson that asked none of
 	// them, Needless those with none that were blocked, and Stale each
-	// session that asked a rewritten fact, with its key (at most 10 each,
-	// for reading).
+	// session that asked a rewritten fact, with its key: all of them (the
+	// table prints the first askListed of each).
 	Misses   []string `json:"misses,omitempty"`
 	Needless []string `json:"needless,omitempty"`
 	Stale    []string `json:"stale,omitempty"`
@@ -387,9 +387,7 @@ func (a *askEval) run(ctx context.Context, set askSet, dir string) (askReport, e
 			}
 			if replaced[id] {
 				rep.StaleAsks++
-				if len(rep.Stale) < 10 {
-					rep.Stale = append(rep.Stale, s.ID+": "+keyOf[id])
-				}
+				rep.Stale = append(rep.Stale, s.ID+": "+keyOf[id])
 			}
 		}
 		switch {
@@ -397,15 +395,13 @@ func (a *askEval) run(ctx context.Context, set askSet, dir string) (askReport, e
 			rep.Empty++
 			if !blocked {
 				emptyLeft++
-			} else if len(rep.Needless) < 10 {
+			} else {
 				rep.Needless = append(rep.Needless, s.ID+": "+strings.Join(keysOf(asked, keyOf), ","))
 			}
 		case hit:
 			withHit++
 		default:
-			if len(rep.Misses) < 10 {
-				rep.Misses = append(rep.Misses, s.ID+": asked "+strings.Join(keysOf(asked, keyOf), ",")+"; wanted "+strings.Join(s.Relevant, ","))
-			}
+			rep.Misses = append(rep.Misses, s.ID+": asked "+strings.Join(keysOf(asked, keyOf), ",")+"; wanted "+strings.Join(s.Relevant, ","))
 		}
 	}
 	if a.progress != nil && isTerminal(a.progress) {
@@ -717,6 +713,10 @@ func runAskEvals(ctx context.Context, e *env, sets []askSet, keep, margins bool)
 	return reps, nil
 }
 
+// askListed is how many misses, needless asks and stale asks of a set the
+// table prints.
+const askListed = 10
+
 // writeAskTable prints one row per set, then each set's misses, needless
 // asks and stale asks.
 func writeAskTable(w io.Writer, reps []askReport) error {
@@ -730,14 +730,16 @@ func writeAskTable(w io.Writer, reps []askReport) error {
 		return err
 	}
 	for _, r := range reps {
-		for _, m := range r.Misses {
-			fmt.Fprintf(w, "%s: missed %s\n", r.Set, m)
-		}
-		for _, m := range r.Needless {
-			fmt.Fprintf(w, "%s: needless ask %s\n", r.Set, m)
-		}
-		for _, m := range r.Stale {
-			fmt.Fprintf(w, "%s: stale ask %s\n", r.Set, m)
+		for _, l := range []struct {
+			what  string
+			items []string
+		}{{"missed", r.Misses}, {"needless ask", r.Needless}, {"stale ask", r.Stale}} {
+			for _, m := range l.items[:min(len(l.items), askListed)] {
+				fmt.Fprintf(w, "%s: %s %s\n", r.Set, l.what, m)
+			}
+			if n := len(l.items) - askListed; n > 0 {
+				fmt.Fprintf(w, "%s: %d more %s (--json lists them all)\n", r.Set, n, l.what)
+			}
 		}
 	}
 	for _, r := range reps {
