@@ -820,13 +820,27 @@ func programOf(cmd string) string {
 		return ""
 	}
 	prog := path.Base(strings.ReplaceAll(f[0], "\\", "/"))
-	if !plainName().MatchString(prog) {
+	if !plainName(prog) {
 		return "sh"
 	}
 	return prog
 }
 
-var plainName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.+-]{0,39}$`) })
+// plainName reports whether s is a program's plain name: a letter or digit,
+// then up to 39 letters, digits and "_.+-".
+func plainName(s string) bool {
+	if len(s) == 0 || len(s) > 40 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		alnum := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+		if !alnum && (i == 0 || !strings.ContainsRune("_.+-", rune(c))) {
+			return false
+		}
+	}
+	return true
+}
 
 var pathToken = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`[A-Za-z0-9_.\-]*/[A-Za-z0-9_.\-/]+|[A-Za-z0-9_\-]+\.[A-Za-z0-9]{1,6}\b`)

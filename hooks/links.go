@@ -86,8 +86,15 @@ func PathVersion(p string) string {
 // destination: "cmd:NAME" (command not found), "make:TARGET",
 // "npm:SCRIPT", "file:PATH"; "" when the output says nothing of the kind.
 func wanted(in Input) string {
-	text := toolOutput(in.ToolResponse)
-	if text == "" {
+	return wantedIn(toolOutput(in.ToolResponse), in.CWD, true)
+}
+
+// wantedIn is wanted of a tool's output text; with filter, a text that
+// holds none of the phrases every pattern's match holds is read without
+// compiling the patterns: most tool calls succeed, and this hook runs at
+// every one.
+func wantedIn(text, cwd string, filter bool) string {
+	if text == "" || filter && !holdsAny(text, wantPhrases) {
 		return ""
 	}
 	for _, p := range protoPatterns() {
@@ -97,7 +104,7 @@ func wanted(in Input) string {
 				continue
 			}
 			if p.kind == "file" || p.kind == "make" {
-				v = repoRelative(v, in.CWD)
+				v = repoRelative(v, cwd)
 			}
 			return p.kind + ":" + v
 		}
@@ -119,6 +126,10 @@ func repoRelative(p, cwd string) string {
 	}
 	return path.Base(p)
 }
+
+// wantPhrases are, lower-cased, the phrases of protoPatterns: a match of
+// each pattern holds one of them.
+var wantPhrases = []string{"no rule to make target", "missing script", "not found", "no such file", "does not exist"}
 
 type protoPattern struct {
 	kind string

@@ -3,6 +3,7 @@ package hooks
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -109,20 +110,38 @@ func TestLessonPassing(t *testing.T) {
 }
 
 // FuzzWanted: any tool response gives a proto destination that is empty or
-// KIND:VALUE on one line, short, with no absolute path.
+// KIND:VALUE on one line, short, with no absolute path, and the same with
+// the phrase filter as without.
 func FuzzWanted(f *testing.F) {
 	for _, s := range []string{`{"stderr":"bash: pnpm: command not found"}`, `"make: *** No rule to make target 'x'.  Stop."`,
-		`{"stderr":"cat: cannot open '/etc/passwd': No such file or directory"}`, `not json`} {
+		`{"stderr":"cat: cannot open '/etc/passwd': No such file or directory"}`, `not json`, `"npm ERR! Miſſing ſcript: build"`} {
 		f.Add(s, "/repo")
 	}
 	f.Fuzz(func(t *testing.T, response, cwd string) {
 		got := wanted(Input{ToolResponse: json.RawMessage(response), CWD: cwd})
+		// The phrase filter drops no text a pattern reads.
+		if all := wantedIn(toolOutput(json.RawMessage(response)), cwd, false); got != all {
+			t.Fatalf("wanted = %q with the phrase filter, %q without", got, all)
+		}
 		if got == "" {
 			return
 		}
 		kind, v, ok := strings.Cut(got, ":")
 		if !ok || kind == "" || v == "" || len(v) > 120 || strings.ContainsAny(got, "\n\x00") || strings.HasPrefix(v, "/") {
 			t.Fatalf("wanted = %q", got)
+		}
+	})
+}
+
+// FuzzPlainName: the hand check says what the expression it replaced says.
+func FuzzPlainName(f *testing.F) {
+	re := regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.+-]{0,39}$`)
+	for _, s := range []string{"go", "golangci-lint", "g++", "-x", "", "a/b", strings.Repeat("a", 40), strings.Repeat("a", 41), "é", "a\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := plainName(s), re.MatchString(s); got != want {
+			t.Fatalf("plainName(%q) = %v, the expression says %v", s, got, want)
 		}
 	})
 }

@@ -3,6 +3,7 @@ package hooks
 import (
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -18,8 +19,29 @@ var testCommand = sync.OnceValue(func() *regexp.Regexp {
 		`($|[\s;&|)])`)
 })
 
+// testWords are, lower-cased, the words of testCommand: a command that
+// holds none of them runs no test, and is read without compiling it (the
+// post-tool hook runs at every shell command an agent runs).
+var testWords = []string{"test", "tox", "nox", "jest", "mocha", "check", "rspec", "phpunit"}
+
 // IsTestCommand reports whether a shell command runs tests.
-func IsTestCommand(cmd string) bool { return testCommand().MatchString(cmd) }
+func IsTestCommand(cmd string) bool {
+	if !holdsAny(cmd, testWords) {
+		return false
+	}
+	return testCommand().MatchString(cmd)
+}
+
+// holdsAny reports whether text holds one of words (lower-case ASCII) in
+// any case, as an expression's (?i) reads it: its case folding also takes
+// the long s "ſ" for an s (the Kelvin sign lower-cases to k).
+func holdsAny(text string, words []string) bool {
+	lower := strings.ToLower(text)
+	if strings.Contains(lower, "ſ") {
+		lower = strings.ReplaceAll(lower, "ſ", "s")
+	}
+	return slices.ContainsFunc(words, func(w string) bool { return strings.Contains(lower, w) })
+}
 
 var (
 	testFailed = sync.OnceValue(func() *regexp.Regexp {

@@ -34,6 +34,19 @@ func TestIsTestCommand(t *testing.T) {
 	}
 }
 
+// FuzzIsTestCommand: the word filter drops no command the expression
+// reads as a test run.
+func FuzzIsTestCommand(f *testing.F) {
+	for _, s := range []string{"go test ./...", "make check", "TOX -e py312", "npx Jest", "bundle exec rspec", "ls -la", "", "go teſt", "make chec\u212a"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, cmd string) {
+		if got, want := IsTestCommand(cmd), testCommand().MatchString(cmd); got != want {
+			t.Fatalf("IsTestCommand(%q) = %v, the expression says %v", cmd, got, want)
+		}
+	})
+}
+
 func TestTestOutcome(t *testing.T) {
 	js := func(v any) json.RawMessage { b, _ := json.Marshal(v); return b }
 	cases := []struct {
