@@ -747,7 +747,7 @@ func PostTool(ctx context.Context, d *Deps, in Input) (*Output, error) {
 			out = Context("PostToolUse", ask)
 		}
 		var events []domain.Event
-		if cmd := in.ToolCommand(); cmd != "" && IsTestCommand(cmd) && len(st.EverAsk) > 0 {
+		if cmd := in.ToolCommand(); len(st.EverAsk) > 0 && cmd != "" && IsTestCommand(cmd) {
 			if passed, known := TestOutcome(in.ToolResponse); known && passed {
 				if st.Tested == nil {
 					st.Tested = map[string]bool{}

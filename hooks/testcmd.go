@@ -36,10 +36,7 @@ func IsTestCommand(cmd string) bool {
 // any case, as an expression's (?i) reads it: its case folding also takes
 // the long s "ſ" for an s (the Kelvin sign lower-cases to k).
 func holdsAny(text string, words []string) bool {
-	lower := strings.ToLower(text)
-	if strings.Contains(lower, "ſ") {
-		lower = strings.ReplaceAll(lower, "ſ", "s")
-	}
+	lower := strings.ReplaceAll(strings.ToLower(text), "ſ", "s")
 	return slices.ContainsFunc(words, func(w string) bool { return strings.Contains(lower, w) })
 }
 

@@ -39,10 +39,22 @@ func TestGroupPostingsMatchesStableSort(t *testing.T) {
 		}
 	}
 	sort.SliceStable(want, func(i, j int) bool { return want[i].term < want[j].term })
-	if got := groupPostings(docs, fieldAll); !slices.Equal(got, want) {
+	got, terms, bytes := groupPostings(docs, fieldAll)
+	if !slices.Equal(got, want) {
 		t.Fatalf("groupPostings differs from a stable sort:\n got %v\nwant %v", got[:min(10, len(got))], want[:min(10, len(want))])
 	}
-	if got := groupPostings(docs, fieldTitle); got != nil {
+	distinct := map[string]bool{}
+	wantBytes := 0
+	for _, p := range want {
+		if !distinct[p.term] {
+			distinct[p.term] = true
+			wantBytes += len(p.term)
+		}
+	}
+	if terms != len(distinct) || bytes != wantBytes {
+		t.Fatalf("groupPostings counts %d terms of %d bytes, want %d of %d", terms, bytes, len(distinct), wantBytes)
+	}
+	if got, _, _ := groupPostings(docs, fieldTitle); got != nil {
 		t.Fatalf("a field without terms: got %v, want none", got)
 	}
 }

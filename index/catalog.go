@@ -620,7 +620,7 @@ type newPosting struct {
 // posting starts, postings): base's term lists merged, term by term, with
 // the postings of the docs analysed anew.
 func encodeField(docs []catalogDoc, base *catalog, f textField, moved []int32) (offs, blob, starts, post []byte, err error) {
-	fresh := groupPostings(docs, f)
+	fresh, freshTerms, freshBytes := groupPostings(docs, f)
 	var fv *fieldView
 	nb := 0
 	if base != nil {
@@ -637,14 +637,9 @@ func encodeField(docs []catalogDoc, base *catalog, f textField, moved []int32) (
 	post = make([]byte, 0, postCap)
 	// The term tables sized to their bound too: the base's terms and the
 	// distinct fresh ones.
-	terms, termBytes := nb, 0
+	terms, termBytes := nb+freshTerms, freshBytes
 	if fv != nil {
-		termBytes = len(fv.termBytes)
-	}
-	for j := range fresh {
-		if j == 0 || fresh[j].term != fresh[j-1].term {
-			terms, termBytes = terms+1, termBytes+len(fresh[j].term)
-		}
+		termBytes += len(fv.termBytes)
 	}
 	offs, starts, blob = make([]byte, 0, 4*(terms+1)), make([]byte, 0, 4*(terms+1)), make([]byte, 0, termBytes)
 	u32 := binary.LittleEndian.AppendUint32
@@ -692,8 +687,9 @@ func encodeField(docs []catalogDoc, base *catalog, f textField, moved []int32) (
 // 0), by term, then ordinal: each distinct term is numbered as met, the
 // numbers ranked by term, and the postings placed by a counting sort, which
 // keeps them in ordinal order within a term. (A comparison sort of every
-// posting cost a rebuild of 100,000 lessons 8 s of CPU.)
-func groupPostings(docs []catalogDoc, f textField) []newPosting {
+// posting cost a rebuild of 100,000 lessons 8 s of CPU.) terms and bytes
+// are the distinct terms' count and summed length.
+func groupPostings(docs []catalogDoc, f textField) (post []newPosting, terms, bytes int) {
 	n := 0
 	for i := range docs {
 		if docs[i].from == 0 {
@@ -701,10 +697,10 @@ func groupPostings(docs []catalogDoc, f textField) []newPosting {
 		}
 	}
 	if n == 0 {
-		return nil
+		return nil, 0, 0
 	}
 	num := make(map[string]int32)
-	var terms []string // by number
+	var names []string // by number
 	var count []int32  // postings per term number
 	nums := make([]int32, 0, n)
 	for i := range docs {
@@ -714,21 +710,22 @@ func groupPostings(docs []catalogDoc, f textField) []newPosting {
 		for _, tf := range docs[i].terms[f].terms {
 			k, ok := num[tf.term]
 			if !ok {
-				k = int32(len(terms))
+				k = int32(len(names))
 				num[tf.term] = k
-				terms = append(terms, tf.term)
+				names = append(names, tf.term)
+				bytes += len(tf.term)
 				count = append(count, 0)
 			}
 			count[k]++
 			nums = append(nums, k)
 		}
 	}
-	byTerm := make([]int32, len(terms))
+	byTerm := make([]int32, len(names))
 	for k := range byTerm {
 		byTerm[k] = int32(k)
 	}
-	slices.SortFunc(byTerm, func(a, b int32) int { return strings.Compare(terms[a], terms[b]) })
-	next := make([]int32, len(terms)) // where term number k's next posting goes
+	slices.SortFunc(byTerm, func(a, b int32) int { return strings.Compare(names[a], names[b]) })
+	next := make([]int32, len(names)) // where term number k's next posting goes
 	at := int32(0)
 	for _, k := range byTerm {
 		next[k] = at
@@ -747,7 +744,7 @@ func groupPostings(docs []catalogDoc, f textField) []newPosting {
 			next[k]++
 		}
 	}
-	return out
+	return out, len(names), bytes
 }
 
 // mergePostings appends to post one term's postings: old's (a base term

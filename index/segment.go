@@ -448,10 +448,10 @@ func parseDelta(raw []byte, base *catalog) (*view, error) {
 	if string(r.take(len(deltaMagic))) != deltaMagic || r.u32() != deltaFormat {
 		return nil, errors.New("decode catalog delta: bad magic or format")
 	}
-	id := r.u64()
-	v := &view{base: base, live: int(r.u32())}
-	for f := range v.sumLen {
-		v.sumLen[f] = r.u64()
+	id, live := r.u64(), int(r.u32())
+	var sums [numFields]uint64
+	for f := range sums {
+		sums[f] = r.u64()
 	}
 	nt, nb := int(r.u32()), int(r.u32())
 	if r.err != nil || nt > base.len() || nb > base.len() {
@@ -470,7 +470,7 @@ func parseDelta(raw []byte, base *catalog) (*view, error) {
 	if err != nil {
 		return nil, fmt.Errorf("decode catalog delta: %w", err)
 	}
-	return deltaView(base, delta, v.live, v.sumLen, tomb, back)
+	return deltaView(base, delta, live, sums, tomb, back)
 }
 
 // deltaView is the view of delta over base with the header's live count,

@@ -84,8 +84,8 @@ func testSyncDeltaSameFiles(t *testing.T, seed uint64, deferMerge bool) {
 		a, b := fast.cat, again.cat
 		if a.live != b.live || a.sumLen != b.sumLen || a.stamp != b.stamp || a.ndead != b.ndead || a.delta.len() != b.delta.len() ||
 			!slices.Equal(a.tombstones(), b.tombstones()) || !slices.Equal(a.backlinks, b.backlinks) {
-			t.Fatalf("round %d: the view kept in memory (live %d, sums %v, %d dead, %d in the delta, backlinks %v) is not the one opened (live %d, sums %v, %d dead, %d in the delta, backlinks %v)",
-				round, a.live, a.sumLen, a.ndead, a.delta.len(), a.backlinks, b.live, b.sumLen, b.ndead, b.delta.len(), b.backlinks)
+			t.Fatalf("round %d: the view kept in memory (stamp %q, live %d, sums %v, %d dead, %d in the delta, backlinks %v) is not the one opened (stamp %q, live %d, sums %v, %d dead, %d in the delta, backlinks %v)",
+				round, a.stamp, a.live, a.sumLen, a.ndead, a.delta.len(), a.backlinks, b.stamp, b.live, b.sumLen, b.ndead, b.delta.len(), b.backlinks)
 		}
 		sameSearches(t, fast, again, corpusQueries)
 		again.Close()

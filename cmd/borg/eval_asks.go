@@ -731,14 +731,14 @@ func writeAskTable(w io.Writer, reps []askReport) error {
 	}
 	for _, r := range reps {
 		for _, l := range []struct {
-			what  string
-			items []string
-		}{{"missed", r.Misses}, {"needless ask", r.Needless}, {"stale ask", r.Stale}} {
+			what, more string
+			items      []string
+		}{{"missed", "missed sessions", r.Misses}, {"needless ask", "needless asks", r.Needless}, {"stale ask", "stale asks", r.Stale}} {
 			for _, m := range l.items[:min(len(l.items), askListed)] {
 				fmt.Fprintf(w, "%s: %s %s\n", r.Set, l.what, m)
 			}
 			if n := len(l.items) - askListed; n > 0 {
-				fmt.Fprintf(w, "%s: %d more %s (--json lists them all)\n", r.Set, n, l.what)
+				fmt.Fprintf(w, "%s: %d more %s (--json lists them all)\n", r.Set, n, l.more)
 			}
 		}
 	}

@@ -75,12 +75,13 @@ func TestAskSets(t *testing.T) {
 			if rep.Refused != 0 || rep.Sessions != len(set.Sessions) {
 				t.Fatalf("%d lessons refused, %d of %d sessions played", rep.Refused, rep.Sessions, len(set.Sessions))
 			}
-			// Every miss and every needless ask is listed (the table
-			// prints the first few): the lists agree with the ratios.
+			// Every miss, needless ask and stale ask is listed (the
+			// table prints the first few): the lists agree with the
+			// figures.
 			relevant := rep.Sessions - rep.Empty
-			if hits := relevant - len(rep.Misses); ratio(hits, relevant) != rep.SessionRecall || ratio(rep.Empty-len(rep.Needless), rep.Empty) != rep.Abstention {
-				t.Errorf("%d misses and %d needless asks listed, against session recall %.3f of %d and abstention %.3f of %d",
-					len(rep.Misses), len(rep.Needless), rep.SessionRecall, relevant, rep.Abstention, rep.Empty)
+			if hits := relevant - len(rep.Misses); ratio(hits, relevant) != rep.SessionRecall || ratio(rep.Empty-len(rep.Needless), rep.Empty) != rep.Abstention || len(rep.Stale) != rep.StaleAsks {
+				t.Errorf("%d misses, %d needless asks and %d stale asks listed, against session recall %.3f of %d, abstention %.3f of %d and %d stale asks",
+					len(rep.Misses), len(rep.Needless), len(rep.Stale), rep.SessionRecall, relevant, rep.Abstention, rep.Empty, rep.StaleAsks)
 			}
 			if rep.Abstention < tt.abstention || rep.SessionRecall < tt.recall || rep.Precision < tt.precise || rep.StaleAsks > tt.stale {
 				t.Errorf("abstention %.3f (want ≥ %.2f), session recall %.3f (≥ %.2f), precision %.3f (≥ %.2f), stale asks %d (≤ %d)",
