@@ -461,6 +461,32 @@ func EarnedSupersedes(by, of string, byHolds func(word string) bool) bool {
 	return ok
 }
 
+// SupersededBy maps each lesson of lessons that another of them supersedes
+// by an earned link (EarnedSupersedes: a sleep's, or a declared one that
+// rewrites its slot) to those others' ids, sorted: what a listing of the
+// lessons marks as superseded without a search.
+func SupersededBy(lessons []Lesson) map[string][]string {
+	gist := make(map[string]string, len(lessons))
+	for _, l := range lessons {
+		gist[l.ID] = l.Gist
+	}
+	out := map[string][]string{}
+	for _, l := range lessons {
+		for _, k := range l.Links {
+			old, ok := gist[k.Target]
+			if k.Rel != RelSupersedes || !ok || k.Target == l.ID || slices.Contains(out[k.Target], l.ID) ||
+				!EarnedSupersedes(l.Gist, old, TagHolds(l.Tags)) {
+				continue
+			}
+			out[k.Target] = append(out[k.Target], l.ID)
+		}
+	}
+	for _, ids := range out {
+		slices.Sort(ids)
+	}
+	return out
+}
+
 // allWeekdays reports a value made of weekdays only.
 func allWeekdays(ws []string) bool {
 	return len(ws) > 0 && !slices.ContainsFunc(ws, func(w string) bool {

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"reflect"
 	"slices"
 	"testing"
 )
@@ -119,4 +120,22 @@ func FuzzSameSlot(f *testing.F) {
 			t.Fatalf("pair outside one block or with one value: %q %q %+v", x, y, m)
 		}
 	})
+}
+
+// TestSupersededBy: a listing marks a lesson only where an earned link
+// replaces it: not for a link between two subjects, to itself, or to a
+// lesson outside the list, and each successor once, sorted.
+func TestSupersededBy(t *testing.T) {
+	old := Lesson{ID: "old", Gist: "The staging database of the payments service is pay-db-stage-1."}
+	newer := Lesson{ID: "new", Gist: "The staging database of the payments service is pay-db-stage-2.",
+		Links: []LessonLink{{Rel: RelSupersedes, Target: "old"}, {Rel: RelSupersedes, Target: "old"}, {Rel: RelSupersedes, Target: "gone"}}}
+	newest := Lesson{ID: "a-newest", Gist: "The staging database of the payments service is pay-db-stage-3.",
+		Links: []LessonLink{{Rel: RelSupersedes, Target: "old"}, {Rel: RelSupersedes, Target: "a-newest"}}}
+	other := Lesson{ID: "other", Gist: "Never trust the payments gateway's retries.",
+		Links: []LessonLink{{Rel: RelSupersedes, Target: "new"}, {Rel: RelSupports, Target: "old"}}}
+	got := SupersededBy([]Lesson{old, newer, newest, other})
+	want := map[string][]string{"old": {"a-newest", "new"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("SupersededBy = %v, want %v", got, want)
+	}
 }

@@ -47,6 +47,17 @@ type listJSONLesson struct {
 	jsonLesson
 	RankingFactor float64 `json:"ranking_factor"`
 	Results       int     `json:"results"`
+	// SupersededBy names the lessons of the store whose earned supersedes
+	// link replaces this one (domain.SupersededBy).
+	SupersededBy []string `json:"superseded_by,omitempty"`
+}
+
+// supersededNote is what a listing adds after a superseded lesson's gist.
+func supersededNote(by []string) string {
+	if len(by) == 0 {
+		return ""
+	}
+	return "  (superseded by " + strings.Join(by, ", ") + ")"
 }
 
 // runList prints the lessons matching the filters; unreadable files are
@@ -71,6 +82,7 @@ func runList(e *env, s *memfs.Store, typ, reach string, asJSON bool) error {
 		}
 		out = append(out, l)
 	}
+	supBy := domain.SupersededBy(lessons)
 	if asJSON {
 		mems, err := s.Memories(out, e.getenv("BORG_SESSION"), domain.DefaultWeights)
 		if err != nil {
@@ -81,14 +93,14 @@ func runList(e *env, s *memfs.Store, typ, reach string, asJSON bool) error {
 			rl, _ := redacted(l) // a secret is never printed
 			j := toJSONLesson(rl)
 			j.Body = ""
-			items = append(items, listJSONLesson{j, rankingFactor(mems[i]), sessionResults(mems[i])})
+			items = append(items, listJSONLesson{j, rankingFactor(mems[i]), sessionResults(mems[i]), supBy[l.ID]})
 		}
 		return writeJSON(e, items)
 	}
 	tw := tabwriter.NewWriter(e.out, 0, 0, 2, ' ', 0)
 	for _, l := range out {
 		rl, _ := redacted(l)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", rl.ID, rl.Type, reachOf(rl), rl.Gist)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s%s\n", rl.ID, rl.Type, reachOf(rl), rl.Gist, supersededNote(supBy[l.ID]))
 	}
 	return tw.Flush()
 }

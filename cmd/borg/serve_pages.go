@@ -142,6 +142,9 @@ type indexPage struct {
 	Error    string
 	Lessons  []domain.Lesson
 	Skipped  int
+	// SupersededBy maps each listed lesson another one supersedes to
+	// those (domain.SupersededBy).
+	SupersededBy map[string][]string
 }
 
 func (srv *server) index(w http.ResponseWriter, r *http.Request) {
@@ -162,7 +165,7 @@ func (srv *server) index(w http.ResponseWriter, r *http.Request) {
 		lessons[i], _ = redacted(lessons[i]) // a secret is never shown, not even here
 	}
 	sort.Slice(lessons, func(i, j int) bool { return lessons[i].ID < lessons[j].ID })
-	p.Lessons, p.Skipped = lessons, len(errs)
+	p.Lessons, p.Skipped, p.SupersededBy = lessons, len(errs), domain.SupersededBy(lessons)
 	srv.render(w, http.StatusOK, "index", p)
 }
 

@@ -510,6 +510,49 @@ func TestServeDeclaredLinks(t *testing.T) {
 	}
 }
 
+// TestServeListMarksSuperseded: the lesson list on / marks a lesson an
+// earned supersedes link replaces, with a link to its successor, and not
+// one a link between two subjects names (TestServeDeclaredLinks' kind).
+func TestServeListMarksSuperseded(t *testing.T) {
+	vars, migrations, hostile := serveStore(t)
+	for _, gist := range []string{"The staging database of the payments service is pay-db-stage-1.", "The staging database of the payments service is pay-db-stage-2."} {
+		if code, _, stderr := inProcess(t, vars, "", "learn", gist); code != 0 {
+			t.Fatalf("borg learn: exit %d: %s", code, stderr)
+		}
+	}
+	s, err := memfs.Open(vars["BORG_STORE"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	const older, newer = "staging-database-payments-service-pay-5bcb", "staging-database-payments-service-pay-efff"
+	for _, link := range [][2]string{{newer, older}, {hostile, migrations}} {
+		l, err := s.Lesson(link[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.Links = append(l.Links, domain.LessonLink{Rel: domain.RelSupersedes, Target: link[1]})
+		if err := s.WriteLesson(l); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Commit("test: declare a supersedes link", memfs.LessonPath(link[0])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv, errb := serveHandler(t, vars, time.Now())
+	rec := serveGet(srv, "/")
+	body := rec.Body.String()
+	if rec.Code != http.StatusOK {
+		t.Fatalf("status %d\n%s\nstderr: %s", rec.Code, body, errb)
+	}
+	want := `pay-db-stage-1. <span class="muted superseded">(superseded by <a href="/lesson/` + newer + `">` + newer + `</a>)</span>`
+	if !strings.Contains(body, want) {
+		t.Errorf("the list lacks %q:\n%s", want, body)
+	}
+	if n := strings.Count(body, "(superseded by"); n != 1 {
+		t.Errorf("%d lessons marked superseded, want 1 (the migrations lesson's link is not earned):\n%s", n, body)
+	}
+}
+
 // TestServeRankingFactor: show, list --json and serve report the factor
 // recall multiplies a lesson's text score by, the same one recall reports
 // as a hit's mean_weight, beside the seed's weight, labelled as not ranking.
