@@ -7,10 +7,8 @@ import (
 	"fmt"
 	"maps"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/borg-memory/borg/domain"
@@ -833,35 +831,89 @@ func plainName(s string) bool {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		alnum := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
-		if !alnum && (i == 0 || !strings.ContainsRune("_.+-", rune(c))) {
+		if c := s[i]; !alnumByte(c) && (i == 0 || !strings.ContainsRune("_.+-", rune(c))) {
 			return false
 		}
 	}
 	return true
 }
 
-var pathToken = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`[A-Za-z0-9_.\-]*/[A-Za-z0-9_.\-/]+|[A-Za-z0-9_\-]+\.[A-Za-z0-9]{1,6}\b`)
-})
-
+// pathsIn is up to n distinct paths and file names a tool printed in s (of
+// four bytes or more, their leading and trailing dots and slashes left
+// out), in order.
 func pathsIn(s string, n int) []string {
 	seen := map[string]bool{}
 	var out []string
-	for _, m := range pathToken().FindAllString(s, -1) {
+	pathTokens(s, func(m string) bool {
 		m = strings.Trim(m, "./")
 		if len(m) < 4 || seen[m] {
-			continue
+			return true
 		}
 		seen[m] = true
 		out = append(out, m)
-		if len(out) == n {
-			break
-		}
-	}
+		return len(out) < n
+	})
 	return out
 }
+
+// pathTokens calls yield with each path-like token of s, in order, until
+// it returns false: a run that holds a slash (`[A-Za-z0-9_.-]*/[A-Za-z0-9_./-]+`)
+// or a name with an extension of one to six letters or digits that ends
+// there (`[A-Za-z0-9_-]+\.[A-Za-z0-9]{1,6}\b`), the first of the two where
+// both start, taken leftmost first and not overlapping, as a regular
+// expression of the two would find them (FuzzPathTokens holds it to
+// one). A hand scan: this runs in every post-tool hook, whose process
+// would compile the expression for it alone. The ends of the runs it
+// looks at move only forward, so it reads s in linear time.
+func pathTokens(s string, yield func(string) bool) {
+	n := len(s)
+	run, name := -1, -1 // where the runs of pathByte and nameByte from i end
+	for i := 0; i < n; {
+		if i > run {
+			for run = i; run < n && pathByte(s[run]); run++ {
+			}
+		}
+		if run+1 < n && s[run] == '/' && (pathByte(s[run+1]) || s[run+1] == '/') {
+			e := run + 1
+			for e < n && (pathByte(s[e]) || s[e] == '/') {
+				e++
+			}
+			if !yield(s[i:e]) {
+				return
+			}
+			i = e
+			continue
+		}
+		if i > name {
+			for name = i; name < n && nameByte(s[name]); name++ {
+			}
+		}
+		if name > i && name < n && s[name] == '.' {
+			ext := 0
+			for ext < 6 && name+1+ext < n && alnumByte(s[name+1+ext]) {
+				ext++
+			}
+			if e := name + 1 + ext; ext > 0 && (e == n || !alnumByte(s[e]) && s[e] != '_') {
+				if !yield(s[i:e]) {
+					return
+				}
+				i = e
+				continue
+			}
+		}
+		i++
+	}
+}
+
+func alnumByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
+
+// pathByte is a byte of a path's part: a letter or digit, '_', '.', '-'.
+func pathByte(c byte) bool { return alnumByte(c) || c == '_' || c == '.' || c == '-' }
+
+// nameByte is a byte of a file's name before its extension.
+func nameByte(c byte) bool { return alnumByte(c) || c == '_' || c == '-' }
 
 func usesAny(s string, paths []string) bool {
 	for _, p := range paths {

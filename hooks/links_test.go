@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -166,4 +167,24 @@ func TestProgramOf(t *testing.T) {
 	if v := PathVersion("/usr/bin/make"); !strings.HasPrefix(v, "p-") || strings.Contains(v, "/") || len(v) != 10 {
 		t.Errorf("PathVersion = %q", v)
 	}
+}
+
+// FuzzPathTokens: the hand scan finds what the expression it replaced
+// finds, and pathsIn stops at its bound.
+func FuzzPathTokens(f *testing.F) {
+	re := regexp.MustCompile(`[A-Za-z0-9_.\-]*/[A-Za-z0-9_.\-/]+|[A-Za-z0-9_\-]+\.[A-Za-z0-9]{1,6}\b`)
+	for _, s := range []string{"ok  \tpayments\t0.012s\n", "/usr/bin/go", "a.b.cd", "main.go:12: x", "archive.tar.gz", "x.abcdefg", "x.abc_", "./cmd/borg/main_test.go ok",
+		"//", "a/", "é.go", "name.é", "v1.2.3/x", strings.Repeat("a", 300) + ".go"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var got []string
+		pathTokens(s, func(m string) bool { got = append(got, m); return true })
+		if want := re.FindAllString(s, -1); !slices.Equal(got, want) {
+			t.Fatalf("pathTokens(%q) = %q, the expression finds %q", s, got, want)
+		}
+		if p := pathsIn(s, 2); len(p) > 2 {
+			t.Fatalf("pathsIn(%q, 2) = %q", s, p)
+		}
+	})
 }
