@@ -464,18 +464,26 @@ func EarnedSupersedes(by, of string, byHolds func(word string) bool) bool {
 // SupersededBy maps each lesson of lessons that another of them supersedes
 // by an earned link (EarnedSupersedes: a sleep's, or a declared one that
 // rewrites its slot) to those others' ids, sorted: what a listing of the
-// lessons marks as superseded without a search.
-func SupersededBy(lessons []Lesson) map[string][]string {
+// lessons marks as superseded without a search. holds is the Holding
+// function of a newer lesson's tags (nil: TagHolds); a lesson vetoed says
+// is wrong (vetoed, nil for none) supersedes nothing.
+func SupersededBy(lessons []Lesson, holds func(Lesson) func(word string) bool, vetoed func(id string) bool) map[string][]string {
+	if holds == nil {
+		holds = func(l Lesson) func(string) bool { return TagHolds(l.Tags) }
+	}
 	gist := make(map[string]string, len(lessons))
 	for _, l := range lessons {
 		gist[l.ID] = l.Gist
 	}
 	out := map[string][]string{}
 	for _, l := range lessons {
+		if vetoed != nil && vetoed(l.ID) {
+			continue
+		}
 		for _, k := range l.Links {
 			old, ok := gist[k.Target]
 			if k.Rel != RelSupersedes || !ok || k.Target == l.ID || slices.Contains(out[k.Target], l.ID) ||
-				!EarnedSupersedes(l.Gist, old, TagHolds(l.Tags)) {
+				!EarnedSupersedes(l.Gist, old, holds(l)) {
 				continue
 			}
 			out[k.Target] = append(out[k.Target], l.ID)

@@ -313,6 +313,18 @@ func (v *view) tagHolds(o int) func(word string) bool {
 	return tagWord(func(t string) bool { return holds(c.postings(fieldTags, t), local) })
 }
 
+// TagHolds is a lesson's tags read as the index reads them when it decides
+// whether a supersedes link is earned (a tag holds a word when it holds
+// all of the word's analysed terms: "order" holds "orders"), for a caller
+// that reads links without the index (a listing); nil for no tags.
+func TagHolds(tags []string) func(word string) bool {
+	if len(tags) == 0 {
+		return nil
+	}
+	terms := termSet(analyze(strings.Join(tags, " ")))
+	return tagWord(func(t string) bool { return terms[t] })
+}
+
 // tagWord is a domain.TagHolds function over a lesson's tags field, which
 // has reports term by term: a word is held when all its analysed terms are.
 func tagWord(has func(term string) bool) func(word string) bool {

@@ -435,22 +435,30 @@ func TestAdversarialDeclaredSupersedes(t *testing.T) {
 // earned, in the base catalog and in a delta over it; tags that name
 // something else leave it unearned.
 func TestDeclaredSupersedesEarnedByTags(t *testing.T) {
-	fact := lesson("timeout-old", "", "The visibility timeout on the export SQS queue is 45 seconds.", "")
+	const sqs = "The visibility timeout on the export SQS queue is 45 seconds."
 	rewrite := func(tags []string) domain.Lesson {
 		l := lesson("timeout-new", "", "Export queue visibility timeout was raised to 90s.", "")
 		l.Tags = tags
-		l.Links = []domain.LessonLink{{Rel: domain.RelSupersedes, Target: fact.ID, Derived: true}}
+		l.Links = []domain.LessonLink{{Rel: domain.RelSupersedes, Target: "timeout-old", Derived: true}}
 		return l
 	}
 	for _, tc := range []struct {
 		name string
+		old  string // the older fact's gist
 		tags []string
 		want []string
 	}{
-		{"tags name it", []string{"sqs", "limits"}, []string{"timeout-new"}},
-		{"tags name another", []string{"pulsar"}, nil},
+		{"tags name it", sqs, []string{"sqs", "limits"}, []string{"timeout-new"}},
+		{"tags name another", sqs, []string{"pulsar"}, nil},
+		{"a tag names it in another form", "The visibility timeout on the export Orders queue is 45 seconds.", []string{"order"}, []string{"timeout-new"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			fact := lesson("timeout-old", "", tc.old, "")
+			// TagHolds, for a listing that reads links without the
+			// index, reads the tags as the index does.
+			if earned := domain.EarnedSupersedes(rewrite(tc.tags).Gist, fact.Gist, TagHolds(tc.tags)); earned != (tc.want != nil) {
+				t.Errorf("TagHolds(%q) earns the link: %v, the index: %v", tc.tags, earned, tc.want != nil)
+			}
 			whole := append(filler(20), fact, rewrite(tc.tags))
 			dir := t.TempDir()
 			ix, err := Open(dir, NewNGramEmbedder(NGramOptions{}), Options{DeferMerge: true})

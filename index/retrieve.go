@@ -748,7 +748,9 @@ func (ix *Index) hitAt(o int, fused, match float64, u Usefulness) Hit {
 		Fused: fused, Weight: weight, MeanWeight: meanWeight, Dormant: u.Dormant,
 		Match: match, Relevance: min(match*meanWeight, 1)}
 	for _, s := range cat.supersededBy(o) {
-		h.SupersededBy = append(h.SupersededBy, cat.id(s))
+		if !cat.flagged(s) { // a lesson the screen refuses supersedes nothing: no agent is handed it instead
+			h.SupersededBy = append(h.SupersededBy, cat.id(s))
+		}
 	}
 	return h
 }

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -199,12 +200,17 @@ func TestAdversarialHandCommittedSecret(t *testing.T) {
 			slack = sec.Token
 		}
 	}
-	idLesson := domain.Lesson{ID: "deploy-" + slack, Gist: "Deploy the billing service with the key in the id."}
+	// It also claims to supersede a clean lesson (an earned link: a newer
+	// value of one fact); refused by the screen, it supersedes nothing: no
+	// listing or search marks the older one, so none names the id.
+	older := domain.Lesson{ID: "billing-deploy-port-old-1a2c", Gist: "The billing deploy port is 8080."}
+	idLesson := domain.Lesson{ID: "deploy-" + slack, Gist: "The billing deploy port is 9090.",
+		Links: []domain.LessonLink{{Rel: domain.RelSupersedes, Target: older.ID}}}
 	if !domain.ValidID(idLesson.ID) {
 		t.Fatalf("test id %q is not a valid id", idLesson.ID)
 	}
 	lessons = append(lessons, idLesson)
-	a.handCommit(lessons...)
+	a.handCommit(append(slices.Clone(lessons), older)...)
 	flagged := len(lessons) - 1
 
 	noLeak := func(t *testing.T, what, text string) {
@@ -233,6 +239,11 @@ func TestAdversarialHandCommittedSecret(t *testing.T) {
 			}
 		}},
 		{"recall json", "", []string{"recall", "--json", "--k", "50", "billing deploy key vault"}, 0, nil},
+		{"recall of the older port", "", []string{"recall", "--json", "billing deploy port"}, 0, func(t *testing.T, out, _ string) {
+			if !strings.Contains(out, older.ID) || strings.Contains(out, `"superseded_by"`) {
+				t.Fatalf("recall does not give the older port as current: %s", out)
+			}
+		}},
 		{"prompt hook", a.promptInput("adv-1"), []string{"hook", "prompt"}, 0, nil},
 		{"stop hook", a.stopInput("adv-1"), []string{"hook", "stop"}, 0, func(t *testing.T, out, _ string) {
 			if !strings.Contains(out, clean.ID) {
@@ -243,8 +254,15 @@ func TestAdversarialHandCommittedSecret(t *testing.T) {
 			if !strings.Contains(out, "[redacted: a secret (") || !strings.Contains(out, "[id redacted") {
 				t.Fatalf("list does not redact: %s", out)
 			}
+			if !strings.Contains(out, "The billing deploy port is 8080.\n") {
+				t.Fatalf("list marks the older port superseded by a refused lesson: %s", out)
+			}
 		}},
-		{"list json", "", []string{"list", "--json"}, 0, nil},
+		{"list json", "", []string{"list", "--json"}, 0, func(t *testing.T, out, _ string) {
+			if strings.Contains(out, `"superseded_by"`) {
+				t.Fatalf("list --json marks a lesson superseded by a refused one: %s", out)
+			}
+		}},
 		{"show", "", []string{"show", lessons[1].ID}, 0, func(t *testing.T, out, errs string) {
 			if !strings.Contains(out, "[redacted: a secret (") || !strings.Contains(errs, "never quoted to an agent") {
 				t.Fatalf("show does not redact or warn: %s / %s", out, errs)

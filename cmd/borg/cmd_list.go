@@ -2,12 +2,14 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/borg-memory/borg/domain"
+	"github.com/borg-memory/borg/index"
 	"github.com/borg-memory/borg/memfs"
 )
 
@@ -48,7 +50,7 @@ type listJSONLesson struct {
 	RankingFactor float64 `json:"ranking_factor"`
 	Results       int     `json:"results"`
 	// SupersededBy names the lessons of the store whose earned supersedes
-	// link replaces this one (domain.SupersededBy).
+	// link replaces this one (supersededMarks).
 	SupersededBy []string `json:"superseded_by,omitempty"`
 }
 
@@ -82,7 +84,10 @@ func runList(e *env, s *memfs.Store, typ, reach string, asJSON bool) error {
 		}
 		out = append(out, l)
 	}
-	supBy := domain.SupersededBy(lessons)
+	supBy, err := supersededMarks(s, lessons, e.getenv("BORG_SESSION"))
+	if err != nil {
+		return err
+	}
 	if asJSON {
 		mems, err := s.Memories(out, e.getenv("BORG_SESSION"), domain.DefaultWeights)
 		if err != nil {
@@ -93,14 +98,59 @@ func runList(e *env, s *memfs.Store, typ, reach string, asJSON bool) error {
 			rl, _ := redacted(l) // a secret is never printed
 			j := toJSONLesson(rl)
 			j.Body = ""
-			items = append(items, listJSONLesson{j, rankingFactor(mems[i]), sessionResults(mems[i]), supBy[l.ID]})
+			items = append(items, listJSONLesson{j, rankingFactor(mems[i]), sessionResults(mems[i]), supBy[rl.ID]})
 		}
 		return writeJSON(e, items)
 	}
 	tw := tabwriter.NewWriter(e.out, 0, 0, 2, ' ', 0)
 	for _, l := range out {
 		rl, _ := redacted(l)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s%s\n", rl.ID, rl.Type, reachOf(rl), rl.Gist, supersededNote(supBy[l.ID]))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s%s\n", rl.ID, rl.Type, reachOf(rl), rl.Gist, supersededNote(supBy[rl.ID]))
 	}
 	return tw.Flush()
+}
+
+// supersededMarks is what a listing marks as superseded among lessons (the
+// store's, unredacted): each lesson an earned supersedes link of another
+// replaces, read as the index reads links (its reading of tags; a lesson
+// vetoed or refused by the screen supersedes nothing), keys and successors
+// as a listing may print them (memfs.SafeID).
+func supersededMarks(s *memfs.Store, lessons []domain.Lesson, session string) (map[string][]string, error) {
+	holds := func(l domain.Lesson) func(string) bool { return index.TagHolds(l.Tags) }
+	marks := domain.SupersededBy(lessons, holds, nil)
+	if len(marks) == 0 {
+		return marks, nil
+	}
+	succ := map[string]bool{}
+	for _, ids := range marks {
+		for _, id := range ids {
+			succ[id] = true
+		}
+	}
+	var those []domain.Lesson
+	for _, l := range lessons {
+		if succ[l.ID] {
+			those = append(those, l)
+		}
+	}
+	mems, err := s.Memories(those, session, domain.DefaultWeights)
+	if err != nil {
+		return nil, err
+	}
+	vetoed := map[string]bool{}
+	for i, m := range mems {
+		vetoed[those[i].ID] = m.Vetoed > 0 || memfs.Screen(those[i]) != ""
+	}
+	if slices.ContainsFunc(those, func(l domain.Lesson) bool { return vetoed[l.ID] }) {
+		marks = domain.SupersededBy(lessons, holds, func(id string) bool { return vetoed[id] })
+	}
+	safe := make(map[string][]string, len(marks))
+	for id, ids := range marks {
+		out := make([]string, len(ids))
+		for i, s := range ids {
+			out[i] = memfs.SafeID(s)
+		}
+		safe[memfs.SafeID(id)] = out
+	}
+	return safe, nil
 }

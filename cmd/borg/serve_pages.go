@@ -143,7 +143,7 @@ type indexPage struct {
 	Lessons  []domain.Lesson
 	Skipped  int
 	// SupersededBy maps each listed lesson another one supersedes to
-	// those (domain.SupersededBy).
+	// those (supersededMarks), by their ids as listed.
 	SupersededBy map[string][]string
 }
 
@@ -161,11 +161,16 @@ func (srv *server) index(w http.ResponseWriter, r *http.Request) {
 		p.Hits = hits
 	}
 	lessons, errs := srv.s.Lessons()
+	marks, err := supersededMarks(srv.s, lessons, "")
+	if err != nil {
+		srv.fail(w, http.StatusInternalServerError, "the log's summary: %v", err)
+		return
+	}
 	for i := range lessons {
 		lessons[i], _ = redacted(lessons[i]) // a secret is never shown, not even here
 	}
 	sort.Slice(lessons, func(i, j int) bool { return lessons[i].ID < lessons[j].ID })
-	p.Lessons, p.Skipped, p.SupersededBy = lessons, len(errs), domain.SupersededBy(lessons)
+	p.Lessons, p.Skipped, p.SupersededBy = lessons, len(errs), marks
 	srv.render(w, http.StatusOK, "index", p)
 }
 
