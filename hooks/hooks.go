@@ -838,9 +838,9 @@ func plainName(s string) bool {
 	return true
 }
 
-// pathsIn is up to n distinct paths and file names a tool printed in s (of
-// four bytes or more, their leading and trailing dots and slashes left
-// out), in order.
+// pathsIn is up to n (> 0) distinct paths and file names a tool printed in
+// s (of four bytes or more, their leading and trailing dots and slashes
+// left out), in order.
 func pathsIn(s string, n int) []string {
 	seen := map[string]bool{}
 	var out []string
