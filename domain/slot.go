@@ -465,9 +465,8 @@ func EarnedSupersedes(by, of string, byHolds func(word string) bool) bool {
 // by an earned link (EarnedSupersedes: a sleep's, or a declared one that
 // rewrites its slot) to those others' ids, sorted: what a listing of the
 // lessons marks as superseded without a search. holds is the Holding
-// function of a newer lesson's tags (nil: TagHolds); a lesson vetoed says
-// is wrong (vetoed, nil for none) supersedes nothing.
-func SupersededBy(lessons []Lesson, holds func(Lesson) func(word string) bool, vetoed func(id string) bool) map[string][]string {
+// function of a newer lesson's tags (nil: TagHolds).
+func SupersededBy(lessons []Lesson, holds func(Lesson) func(word string) bool) map[string][]string {
 	if holds == nil {
 		holds = func(l Lesson) func(string) bool { return TagHolds(l.Tags) }
 	}
@@ -477,9 +476,6 @@ func SupersededBy(lessons []Lesson, holds func(Lesson) func(word string) bool, v
 	}
 	out := map[string][]string{}
 	for _, l := range lessons {
-		if vetoed != nil && vetoed(l.ID) {
-			continue
-		}
 		for _, k := range l.Links {
 			old, ok := gist[k.Target]
 			if k.Rel != RelSupersedes || !ok || k.Target == l.ID || slices.Contains(out[k.Target], l.ID) ||

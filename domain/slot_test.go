@@ -134,15 +134,10 @@ func TestSupersededBy(t *testing.T) {
 		Links: []LessonLink{{Rel: RelSupersedes, Target: "old"}, {Rel: RelSupersedes, Target: "a-newest"}}}
 	other := Lesson{ID: "other", Gist: "Never trust the payments gateway's retries.",
 		Links: []LessonLink{{Rel: RelSupersedes, Target: "new"}, {Rel: RelSupports, Target: "old"}}}
-	got := SupersededBy([]Lesson{old, newer, newest, other}, nil, nil)
+	got := SupersededBy([]Lesson{old, newer, newest, other}, nil)
 	want := map[string][]string{"old": {"a-newest", "new"}}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("SupersededBy = %v, want %v", got, want)
-	}
-	// A vetoed lesson supersedes nothing.
-	got = SupersededBy([]Lesson{old, newer, newest, other}, nil, func(id string) bool { return id == "new" })
-	if want := map[string][]string{"old": {"a-newest"}}; !reflect.DeepEqual(got, want) {
-		t.Fatalf("SupersededBy with new vetoed = %v, want %v", got, want)
 	}
 	// The newer lesson's tags read as holds reads them: a subject word the
 	// older names and only a tag of the newer holds.
@@ -154,7 +149,7 @@ func TestSupersededBy(t *testing.T) {
 	stems := func(l Lesson) func(string) bool {
 		return func(w string) bool { return strings.HasPrefix(strings.ToLower(w), "order") && len(l.Tags) > 0 }
 	}
-	if got := SupersededBy(tagged, stems, nil); !reflect.DeepEqual(got, map[string][]string{"q-old": {"q-new"}}) {
+	if got := SupersededBy(tagged, stems); !reflect.DeepEqual(got, map[string][]string{"q-old": {"q-new"}}) {
 		t.Fatalf("SupersededBy with the tag read as a stem = %v, want q-old superseded by q-new", got)
 	}
 }

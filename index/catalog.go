@@ -687,9 +687,9 @@ func encodeField(docs []catalogDoc, base *catalog, f textField, moved []int32) (
 // 0), by term, then ordinal: each distinct term is numbered as met, the
 // numbers ranked by term, and the postings placed by a counting sort, which
 // keeps them in ordinal order within a term. (A comparison sort of every
-// posting cost a rebuild of 100,000 lessons 8 s of CPU.) terms and bytes
-// are the distinct terms' count and summed length.
-func groupPostings(docs []catalogDoc, f textField) (post []newPosting, terms, bytes int) {
+// posting cost a rebuild of 100,000 lessons 8 s of CPU.) It also returns
+// the distinct terms' count and their summed length.
+func groupPostings(docs []catalogDoc, f textField) ([]newPosting, int, int) {
 	n := 0
 	for i := range docs {
 		if docs[i].from == 0 {
@@ -700,6 +700,7 @@ func groupPostings(docs []catalogDoc, f textField) (post []newPosting, terms, by
 		return nil, 0, 0
 	}
 	num := make(map[string]int32)
+	bytes := 0
 	var names []string // by number
 	var count []int32  // postings per term number
 	nums := make([]int32, 0, n)

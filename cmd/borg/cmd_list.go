@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -116,8 +115,7 @@ func runList(e *env, s *memfs.Store, typ, reach string, asJSON bool) error {
 // vetoed or refused by the screen supersedes nothing), keys and successors
 // as a listing may print them (memfs.SafeID).
 func supersededMarks(s *memfs.Store, lessons []domain.Lesson, session string) (map[string][]string, error) {
-	holds := func(l domain.Lesson) func(string) bool { return index.TagHolds(l.Tags) }
-	marks := domain.SupersededBy(lessons, holds, nil)
+	marks := domain.SupersededBy(lessons, func(l domain.Lesson) func(string) bool { return index.TagHolds(l.Tags) })
 	if len(marks) == 0 {
 		return marks, nil
 	}
@@ -137,20 +135,20 @@ func supersededMarks(s *memfs.Store, lessons []domain.Lesson, session string) (m
 	if err != nil {
 		return nil, err
 	}
-	vetoed := map[string]bool{}
 	for i, m := range mems {
-		vetoed[those[i].ID] = m.Vetoed > 0 || memfs.Screen(those[i]) != ""
-	}
-	if slices.ContainsFunc(those, func(l domain.Lesson) bool { return vetoed[l.ID] }) {
-		marks = domain.SupersededBy(lessons, holds, func(id string) bool { return vetoed[id] })
+		succ[those[i].ID] = m.Vetoed == 0 && memfs.Screen(those[i]) == ""
 	}
 	safe := make(map[string][]string, len(marks))
 	for id, ids := range marks {
-		out := make([]string, len(ids))
-		for i, s := range ids {
-			out[i] = memfs.SafeID(s)
+		var out []string
+		for _, s := range ids {
+			if succ[s] {
+				out = append(out, memfs.SafeID(s))
+			}
 		}
-		safe[memfs.SafeID(id)] = out
+		if len(out) > 0 {
+			safe[memfs.SafeID(id)] = out
+		}
 	}
 	return safe, nil
 }

@@ -163,7 +163,7 @@ func (srv *server) index(w http.ResponseWriter, r *http.Request) {
 	lessons, errs := srv.s.Lessons()
 	marks, err := supersededMarks(srv.s, lessons, "")
 	if err != nil {
-		srv.fail(w, http.StatusInternalServerError, "the log's summary: %v", err)
+		srv.fail(w, http.StatusInternalServerError, "the log's summary: %v (borg doctor names what is wrong with the log)", err)
 		return
 	}
 	for i := range lessons {
